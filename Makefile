@@ -1,0 +1,58 @@
+# mneme — a persistent memory for Claude Code.
+SHELL := /bin/bash
+BIN     := bin/mneme
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+GO      ?= go
+export CGO_ENABLED ?= 0
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: generate
+generate: ## Generate templ code (views/*_templ.go)
+	$(GO) tool templ generate
+
+.PHONY: build
+build: ## Build the static binary into bin/mneme
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mneme
+
+.PHONY: run
+run: build ## Run the worker on embedded SQLite; viewer at http://localhost:37777
+	./$(BIN) serve
+
+.PHONY: dev
+dev: generate ## Run the worker with static files read from disk
+	$(GO) run ./cmd/mneme serve --dev
+
+.PHONY: test
+test: ## Run every test (race detector on) and the real Claude Code e2e suite
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
+
+.PHONY: e2e
+e2e: build ## Run only the end-to-end suite against real Claude Code
+	bash e2e/install-claude.sh
+	$(GO) test -count=1 -v -timeout 10m ./e2e/
+
+.PHONY: bench
+bench: ## Run the benchmarks and print their figures
+	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./...
+
+.PHONY: lint
+lint: ## gofmt check and go vet
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+.PHONY: check-generated
+check-generated: ## Fail if templ's generated code is not current
+	$(GO) tool templ generate
+	@git diff --exit-code -- '*_templ.go' || { echo "generated templ code is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- '*_templ.go')" || { echo "untracked generated files"; git status --porcelain -- '*_templ.go'; exit 1; }
+
+.PHONY: clean
+clean: ## Remove build output and caches
+	rm -rf bin .cache

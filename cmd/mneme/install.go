@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// hookSpec is one hook mneme installs into Claude Code.
+type hookSpec struct {
+	Event   string
+	Slug    string
+	Matcher string
+	Timeout int
+}
+
+var mnemeHooks = []hookSpec{
+	{"SessionStart", "session-start", "startup|resume|clear|compact", 10},
+	{"UserPromptSubmit", "user-prompt-submit", "", 5},
+	{"PostToolUse", "post-tool-use", "*", 5},
+	{"PostToolUseFailure", "post-tool-use-failure", "*", 5},
+	{"Stop", "stop", "", 5},
+	{"SessionEnd", "session-end", "", 2},
+}
+
+func installCmd(g *globals, uninstall bool) *cobra.Command {
+	var project bool
+	var settingsPath, bin string
+	use, short := "install", "Wire mneme's hooks into Claude Code (~/.claude/settings.json)"
+	if uninstall {
+		use, short = "uninstall", "Remove mneme's hooks from Claude Code's settings"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			path := settingsPath
+			if path == "" {
+				base, err := os.UserHomeDir()
+				if project {
+					base, err = os.Getwd()
+				}
+				if err != nil {
+					return err
+				}
+				path = filepath.Join(base, ".claude", "settings.json")
+			}
+			if uninstall {
+				changed, err := uninstallHooks(path)
+				if err != nil {
+					return err
+				}
+				if changed {
+					fmt.Fprintf(cmd.OutOrStdout(), "Removed mneme's hooks from %s\n", path)
+				} else {
+					fmt.Fprintf(cmd.OutOrStdout(), "No mneme hooks in %s; nothing to do\n", path)
+				}
+				return nil
+			}
+			if bin == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				if bin, err = filepath.EvalSymlinks(exe); err != nil {
+					return err
+				}
+			}
+			changed, backup, err := installHooks(path, hookCommand(g, bin))
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if !changed {
+				fmt.Fprintf(out, "mneme's hooks are already installed in %s\n", path)
+				return nil
+			}
+			fmt.Fprintf(out, "Installed mneme's hooks in %s\n", path)
+			if backup != "" {
+				fmt.Fprintf(out, "Backup of the previous file: %s\n", backup)
+			}
+			fmt.Fprintf(out, "The worker starts by itself on the first hook; the viewer is at %s\n", g.baseURL())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json instead of the user's")
+	cmd.Flags().StringVar(&settingsPath, "settings", "", "path of the settings file to edit")
+	if !uninstall {
+		cmd.Flags().StringVar(&bin, "bin", "", "path of the mneme binary the hooks run (default: this binary)")
+	}
+	return cmd
+}
+
+// hookCommand is the command line prefix of every installed hook. Non-default
+// ports and data directories are carried as flags.
+func hookCommand(g *globals, bin string) string {
+	cmd := shellQuote(bin)
+	if g.port != DefaultPort {
+		cmd += " --port " + strconv.Itoa(g.port)
+	}
+	if g.dataDir != defaultDataDir() {
+		cmd += " --data-dir " + shellQuote(g.dataDir)
+	}
+	return cmd
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isMnemeHook recognises a hook command mneme installed, whatever binary
+// path it used: "<…/mneme> [flags] hook <event>".
+func isMnemeHook(command string) bool {
+	fields := strings.Fields(command)
+	if len(fields) < 3 || fields[len(fields)-2] != "hook" {
+		return false
+	}
+	return strings.TrimSuffix(filepath.Base(strings.Trim(fields[0], `'"`)), ".exe") == "mneme"
+}
+
+// readSettings loads a settings file; a missing file is an empty object.
+func readSettings(path string) (map[string]any, []byte, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	settings := map[string]any{}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return nil, nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, mneme will not overwrite it", path, err)
+		}
+	}
+	return settings, raw, nil
+}
+
+// removeMnemeHooks strips mneme's entries from the hooks map, dropping
+// groups and events left empty. It reports whether anything was removed.
+func removeMnemeHooks(settings map[string]any) bool {
+	hooksMap, _ := settings["hooks"].(map[string]any)
+	removed := false
+	for event, v := range hooksMap {
+		groups, _ := v.([]any)
+		var keep []any
+		for _, gv := range groups {
+			group, _ := gv.(map[string]any)
+			inner, _ := group["hooks"].([]any)
+			var innerKeep []any
+			for _, hv := range inner {
+				h, _ := hv.(map[string]any)
+				if cmd, _ := h["command"].(string); isMnemeHook(cmd) {
+					removed = true
+					continue
+				}
+				innerKeep = append(innerKeep, hv)
+			}
+			if len(innerKeep) == 0 && len(inner) > 0 {
+				continue
+			}
+			if group != nil && len(inner) > 0 {
+				group["hooks"] = innerKeep
+			}
+			keep = append(keep, gv)
+		}
+		if len(keep) == 0 {
+			delete(hooksMap, event)
+		} else {
+			hooksMap[event] = keep
+		}
+	}
+	if hooksMap != nil && len(hooksMap) == 0 && removed {
+		delete(settings, "hooks")
+	}
+	return removed
+}
+
+// installHooks merges mneme's hooks into the settings file at path. It keeps
+// every unrelated setting and hook, replaces mneme entries from an earlier
+// install, and changes nothing when the file already holds exactly these.
+func installHooks(path, command string) (changed bool, backup string, err error) {
+	settings, raw, err := readSettings(path)
+	if err != nil {
+		return false, "", err
+	}
+	removeMnemeHooks(settings)
+	hooksMap, _ := settings["hooks"].(map[string]any)
+	if hooksMap == nil {
+		hooksMap = map[string]any{}
+		settings["hooks"] = hooksMap
+	}
+	for _, spec := range mnemeHooks {
+		group := map[string]any{
+			"hooks": []any{map[string]any{
+				"type":    "command",
+				"command": command + " hook " + spec.Slug,
+				"timeout": spec.Timeout,
+			}},
+		}
+		if spec.Matcher != "" {
+			group["matcher"] = spec.Matcher
+		}
+		existing, _ := hooksMap[spec.Event].([]any)
+		hooksMap[spec.Event] = append(existing, group)
+	}
+	return writeSettings(path, raw, settings)
+}
+
+// uninstallHooks removes exactly the hooks install added.
+func uninstallHooks(path string) (bool, error) {
+	settings, raw, err := readSettings(path)
+	if err != nil || raw == nil {
+		return false, err
+	}
+	if !removeMnemeHooks(settings) {
+		return false, nil
+	}
+	changed, _, err := writeSettings(path, raw, settings)
+	return changed, err
+}
+
+// writeSettings writes settings if they differ from raw, backing up the old
+// file first and replacing it atomically.
+func writeSettings(path string, raw []byte, settings map[string]any) (changed bool, backup string, err error) {
+	out, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return false, "", err
+	}
+	out = append(out, '\n')
+	if raw != nil && jsonEqual(raw, out) {
+		return false, "", nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, "", err
+	}
+	mode := fs.FileMode(0o644)
+	if raw != nil {
+		if info, err := os.Stat(path); err == nil {
+			mode = info.Mode().Perm()
+		}
+		backup = path + ".mneme-backup-" + time.Now().Format("20060102-150405")
+		if err := os.WriteFile(backup, raw, mode); err != nil {
+			return false, "", fmt.Errorf("write backup: %w", err)
+		}
+	}
+	tmp := path + ".mneme-tmp"
+	if err := os.WriteFile(tmp, out, mode); err != nil {
+		return false, "", err
+	}
+	return true, backup, os.Rename(tmp, path)
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/hooks"
+)
+
+func statusCmd(g *globals, code *int) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show whether the worker runs, what it holds, and what waits in the spool",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "data directory: %s\n", g.dataDir)
+			spool := hooks.Spool{Dir: filepath.Join(g.dataDir, "spool")}
+			if spool.Pending() {
+				fmt.Fprintln(out, "spool:          events are waiting to be replayed")
+			} else {
+				fmt.Fprintln(out, "spool:          empty")
+			}
+			client := &http.Client{Timeout: 2 * time.Second}
+			resp, err := client.Get(g.baseURL() + "/api/health")
+			if err != nil {
+				fmt.Fprintf(out, "worker:         not running on port %d (it starts by itself on the next hook, or run `mneme serve`)\n", g.port)
+				*code = 3
+				return nil
+			}
+			defer resp.Body.Close()
+			var h handlers.Health
+			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
+				fmt.Fprintf(out, "worker:         port %d answers, but not as mneme\n", g.port)
+				*code = 3
+				return nil
+			}
+			fmt.Fprintf(out, "worker:         %s, version %s, pid %d, up %s\n", h.Status, h.Version, h.PID, time.Duration(h.UptimeSeconds*float64(time.Second)).Round(time.Second))
+			if h.Problem != "" {
+				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
+			}
+			fmt.Fprintf(out, "stored:         %d sessions, %d prompts, %d observations, %d summaries\n", h.Counts.Sessions, h.Counts.Prompts, h.Counts.Observations, h.Counts.Summaries)
+			fmt.Fprintf(out, "viewer:         %s\n", g.baseURL())
+			return nil
+		},
+	}
+}

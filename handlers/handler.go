@@ -1,0 +1,29 @@
+// Package handlers holds mneme's HTTP handlers: thin methods that parse
+// input, call the capture pipeline or the store, and answer with JSON or a
+// templ page.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/sse"
+)
+
+// Handler carries what every handler needs.
+type Handler struct {
+	Store   *models.Store
+	Capture *capture.Service
+	Broker  *sse.Broker
+	Log     *slog.Logger
+	Version string
+	Started time.Time
+	// Status reports a problem the worker knows of (disk full, read-only
+	// data directory), shown on /api/health and in the viewer.
+	Status func() string
+	// Replay replays the spool; wired by cmd.
+	Replay func(ctx context.Context) (int, error)
+}

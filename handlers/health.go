@@ -1,0 +1,62 @@
+package handlers
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Health is the body of GET /api/health.
+type Health struct {
+	Service       string        `json:"service"`
+	Status        string        `json:"status"`
+	Problem       string        `json:"problem,omitempty"`
+	Version       string        `json:"version"`
+	PID           int           `json:"pid"`
+	UptimeSeconds float64       `json:"uptimeSeconds"`
+	SchemaVersion int           `json:"schemaVersion"`
+	Counts        models.Counts `json:"counts"`
+	StreamClients int           `json:"streamClients"`
+}
+
+var pid = os.Getpid()
+
+var countsCache struct {
+	sync.Mutex
+	at     time.Time
+	counts models.Counts
+}
+
+// ShowHealth answers fast: counts are cached for two seconds.
+func (h *Handler) ShowHealth(c *fiber.Ctx) error {
+	countsCache.Lock()
+	if time.Since(countsCache.at) > 2*time.Second {
+		if counts, err := h.Store.Counts(c.UserContext()); err == nil {
+			countsCache.counts, countsCache.at = counts, time.Now()
+		}
+	}
+	counts := countsCache.counts
+	countsCache.Unlock()
+	out := Health{
+		Service:       "mneme",
+		Status:        "ok",
+		Version:       h.Version,
+		PID:           pid,
+		UptimeSeconds: time.Since(h.Started).Seconds(),
+		SchemaVersion: models.SchemaVersion(),
+		Counts:        counts,
+	}
+	if h.Broker != nil {
+		out.StreamClients = h.Broker.Clients()
+	}
+	if h.Status != nil {
+		if p := h.Status(); p != "" {
+			out.Status, out.Problem = "degraded", p
+		}
+	}
+	return c.JSON(out)
+}

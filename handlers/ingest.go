@@ -1,0 +1,35 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/hooks"
+)
+
+// IngestHook takes Claude Code's own hook JSON for one event and answers with
+// exactly the JSON the hook must print, after the data is committed.
+func (h *Handler) IngestHook(c *fiber.Ctx) error {
+	event, ok := hooks.EventName(c.Params("event"))
+	if !ok {
+		return fiber.NewError(fiber.StatusNotFound, "unknown hook event "+c.Params("event"))
+	}
+	return h.ingest(c, event, c.Body())
+}
+
+// ingest decodes body as a hook payload for event and runs it through the
+// capture pipeline.
+func (h *Handler) ingest(c *fiber.Ctx, event string, body []byte) error {
+	p, err := hooks.Decode(event, body)
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	return h.handle(c, event, p)
+}
+
+func (h *Handler) handle(c *fiber.Ctx, event string, p *hooks.Payload) error {
+	out, err := h.Capture.Handle(c.UserContext(), event, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}

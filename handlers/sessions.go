@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Page is the answer of every list API: the items and whether more follow.
+type Page[T any] struct {
+	Items   []T  `json:"items"`
+	HasMore bool `json:"hasMore"`
+}
+
+// newPage trims the extra row the store fetched to tell hasMore.
+func newPage[T any](items []T, limit int) Page[T] {
+	if items == nil {
+		items = []T{}
+	}
+	if len(items) > limit {
+		return Page[T]{Items: items[:limit], HasMore: true}
+	}
+	return Page[T]{Items: items}
+}
+
+// listFilter parses offset, limit and project; bad values are a 400.
+func listFilter(c *fiber.Ctx) (models.ListFilter, error) {
+	f := models.ListFilter{Project: c.Query("project"), Limit: 50}
+	if v := c.Query("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return f, badRequest("offset must be a whole number ≥ 0")
+		}
+		f.Offset = n
+	}
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			return f, badRequest("limit must be a whole number from 1 to 500")
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+// ListSessions serves GET /api/sessions.
+func (h *Handler) ListSessions(c *fiber.Ctx) error {
+	f, err := listFilter(c)
+	if err != nil {
+		return err
+	}
+	items, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Offset: f.Offset, Limit: f.Limit})
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, f.Limit))
+}
+
+// SessionDetail is a session with everything recorded in it.
+type SessionDetail struct {
+	Session      *models.Session      `json:"session"`
+	Prompts      []models.Prompt      `json:"prompts"`
+	Observations []models.Observation `json:"observations"`
+	Summaries    []models.Summary     `json:"summaries"`
+}
+
+// sessionParam finds the session named by :id, a database id or Claude
+// Code's session_id.
+func (h *Handler) sessionParam(c *fiber.Ctx) (*models.Session, error) {
+	id := c.Params("id")
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+		return h.Store.SessionByID(c.UserContext(), n)
+	}
+	return h.Store.SessionByClaudeID(c.UserContext(), id)
+}
+
+// LoadSessionDetail loads a session with its prompts, observations and
+// summaries.
+func LoadSessionDetail(ctx context.Context, store *models.Store, s *models.Session) (*SessionDetail, error) {
+	d := &SessionDetail{Session: s}
+	var err error
+	if d.Prompts, err = store.PromptsOfSession(ctx, s.ID); err != nil {
+		return nil, err
+	}
+	if d.Observations, err = store.ObservationsOfSession(ctx, s.ID); err != nil {
+		return nil, err
+	}
+	if d.Summaries, err = store.SummariesOfSession(ctx, s.ID); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ShowSessionJSON serves GET /api/sessions/:id.
+func (h *Handler) ShowSessionJSON(c *fiber.Ctx) error {
+	s, err := h.sessionParam(c)
+	if err != nil {
+		return err
+	}
+	d, err := LoadSessionDetail(c.UserContext(), h.Store, s)
+	if err != nil {
+		return err
+	}
+	return c.JSON(d)
+}

@@ -1,0 +1,250 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// MaxStdin bounds what `mneme hook` reads from Claude Code.
+const MaxStdin = 64 << 20
+
+// sendLimit keeps a payload under the worker's 2 MiB body cap.
+const sendLimit = 1800 << 10
+
+// Client is the thin client behind `mneme hook`: it strips private tags at
+// the edge, posts the event to the worker, starts the worker when it is not
+// running, and spools the event when the worker cannot be reached in time.
+type Client struct {
+	BaseURL string // e.g. http://127.0.0.1:37777
+	Token   string // MNEME_TOKEN, when the worker requires one
+	Spool   Spool
+	// StartWorker launches `mneme serve` detached; nil disables auto-start.
+	StartWorker func() error
+	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
+	Debug io.Writer
+	HTTP  *http.Client
+}
+
+// Budget is how long one event may keep Claude Code waiting.
+type Budget struct {
+	Request time.Duration // one attempt to post the event
+	Start   time.Duration // waiting for an auto-started worker to be healthy
+}
+
+// BudgetFor returns the time budget of an event. Tool and Stop events are on
+// Claude Code's hot path; SessionEnd gets about 1.5 s from Claude Code;
+// SessionStart carries the context and may wait a little longer.
+func BudgetFor(event string) Budget {
+	switch event {
+	case SessionStart:
+		return Budget{Request: 3 * time.Second, Start: 3 * time.Second}
+	case UserPromptSubmit:
+		return Budget{Request: 1500 * time.Millisecond, Start: 1500 * time.Millisecond}
+	case SessionEnd:
+		return Budget{Request: 600 * time.Millisecond, Start: 500 * time.Millisecond}
+	}
+	return Budget{Request: 400 * time.Millisecond, Start: 250 * time.Millisecond}
+}
+
+func (c *Client) debugf(format string, args ...any) {
+	if c.Debug != nil {
+		fmt.Fprintf(c.Debug, "mneme hook: "+format+"\n", args...)
+	}
+}
+
+// Run handles one hook invocation. It always writes valid JSON to stdout:
+// the worker's answer, or the neutral Continue answer. It never returns an
+// error that should block Claude Code.
+func (c *Client) Run(slug string, stdin io.Reader, stdout io.Writer) {
+	out := c.run(slug, stdin)
+	if !json.Valid(out) {
+		out = []byte(ContinueJSON)
+	}
+	stdout.Write(out)
+	stdout.Write([]byte("\n"))
+}
+
+func (c *Client) run(slug string, stdin io.Reader) []byte {
+	event, ok := EventName(slug)
+	if !ok {
+		c.debugf("unknown event %q", slug)
+		return []byte(ContinueJSON)
+	}
+	raw, err := io.ReadAll(io.LimitReader(stdin, MaxStdin))
+	if err != nil || len(bytes.TrimSpace(raw)) == 0 {
+		c.debugf("no payload on stdin: %v", err)
+		return []byte(ContinueJSON)
+	}
+	body := Shrink(StripTagsJSON(raw), sendLimit)
+	budget := BudgetFor(event)
+
+	// Events spooled earlier go first, so the worker sees them in order.
+	if c.Spool.Pending() {
+		if err := c.flush(budget.Request); err != nil {
+			c.debugf("spool not flushed (%v); spooling this event too", err)
+			if c.Spool.Pending() {
+				if c.tryStart(budget) == nil && c.flush(budget.Request) == nil {
+					return c.sendOrSpool(slug, body, budget, false)
+				}
+				c.spool(slug, body)
+				return []byte(ContinueJSON)
+			}
+		}
+	}
+	return c.sendOrSpool(slug, body, budget, true)
+}
+
+func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart bool) []byte {
+	resp, err := c.post(slug, body, budget.Request)
+	if err == nil {
+		return resp
+	}
+	var perm *PermanentError
+	if errors.As(err, &perm) {
+		c.debugf("worker refused the event: %v", err)
+		return []byte(ContinueJSON)
+	}
+	c.debugf("worker not reachable: %v", err)
+	if mayStart && isConnRefused(err) && c.tryStart(budget) == nil {
+		if resp, err := c.post(slug, body, budget.Request); err == nil {
+			return resp
+		}
+	}
+	c.spool(slug, body)
+	return []byte(ContinueJSON)
+}
+
+func (c *Client) spool(slug string, body []byte) {
+	if err := c.Spool.Append(slug, body); err != nil {
+		c.debugf("spool failed, event lost: %v", err)
+	}
+}
+
+// tryStart launches the worker and waits for it to answer /api/health.
+func (c *Client) tryStart(b Budget) error {
+	if c.StartWorker == nil {
+		return errors.New("auto-start disabled")
+	}
+	if err := c.StartWorker(); err != nil {
+		c.debugf("start worker: %v", err)
+		return err
+	}
+	deadline := time.Now().Add(b.Start)
+	for time.Now().Before(deadline) {
+		if c.Healthy(100 * time.Millisecond) {
+			return nil
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+	return errors.New("worker did not become healthy in time")
+}
+
+// Healthy reports whether the worker answers /api/health within timeout.
+func (c *Client) Healthy(timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+"/api/health", nil)
+	c.auth(req)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// flush replays the spool to the worker.
+func (c *Client) flush(timeout time.Duration) error {
+	res, err := c.Spool.Replay(func(event string, body []byte) error {
+		_, err := c.post(event, body, timeout)
+		return err
+	})
+	if res.Sent > 0 || res.Corrupt > 0 {
+		c.debugf("spool replayed: %d sent, %d set aside", res.Sent, res.Corrupt)
+	}
+	return err
+}
+
+// post sends one event and returns the worker's answer. A 4xx answer is a
+// PermanentError: the event is malformed and retrying cannot help.
+func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/api/hooks/"+slug, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	c.auth(req)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return out, nil
+	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusUnauthorized:
+		return nil, &PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))}
+	}
+	return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
+}
+
+func (c *Client) auth(req *http.Request) {
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return defaultHTTP
+}
+
+var defaultHTTP = &http.Client{Transport: &http.Transport{
+	Proxy:             nil, // never send loopback traffic through a proxy
+	DisableKeepAlives: true,
+	DialContext:       (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext,
+}}
+
+func isConnRefused(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// Shrink keeps a payload under limit bytes by windowing its longest strings
+// (head and tail kept, the middle replaced by an omission marker). The
+// worker compresses far below this anyway; this only keeps huge tool
+// responses (a 50 MB build log) from being refused as too large.
+func Shrink(body []byte, limit int) []byte {
+	if len(body) <= limit {
+		return body
+	}
+	for _, keep := range []int{64 << 10, 16 << 10, 2 << 10} {
+		body = mapJSONStrings(body, func(s string) string {
+			if len(s) <= 2*keep {
+				return s
+			}
+			head, tail := s[:runeStart(s, keep)], s[runeStart(s, len(s)-keep):]
+			return head + fmt.Sprintf("\n… %d bytes omitted by mneme …\n", len(s)-len(head)-len(tail)) + tail
+		})
+		if len(body) <= limit {
+			return body
+		}
+	}
+	return body
+}

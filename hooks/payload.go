@@ -1,0 +1,166 @@
+// Package hooks owns the Claude Code hook contract: the payload of each
+// lifecycle event, the JSON a hook must print, the privacy pipeline (tag
+// stripping, exclusion, redaction), the deterministic description and
+// compression of tool calls, and the thin client and spool that the
+// `mneme hook` command uses to reach the worker.
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Event names as Claude Code sends them in hook_event_name.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	Stop               = "Stop"
+	SessionEnd         = "SessionEnd"
+)
+
+// eventSlugs maps the URL / CLI form of each event to Claude Code's name.
+var eventSlugs = map[string]string{
+	"session-start":         SessionStart,
+	"user-prompt-submit":    UserPromptSubmit,
+	"post-tool-use":         PostToolUse,
+	"post-tool-use-failure": PostToolUseFailure,
+	"stop":                  Stop,
+	"session-end":           SessionEnd,
+}
+
+// EventName turns "post-tool-use" (or "PostToolUse") into "PostToolUse".
+func EventName(slug string) (string, bool) {
+	if name, ok := eventSlugs[slug]; ok {
+		return name, true
+	}
+	for _, name := range eventSlugs {
+		if name == slug {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// EventSlug turns "PostToolUse" into "post-tool-use".
+func EventSlug(name string) string {
+	for slug, n := range eventSlugs {
+		if n == name {
+			return slug
+		}
+	}
+	return ""
+}
+
+// Slugs lists the event slugs accepted by `mneme hook` and the ingest route.
+func Slugs() []string {
+	return []string{"session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure", "stop", "session-end"}
+}
+
+// Payload is the union of the fields Claude Code sends to any hook. Fields
+// that an event does not carry stay zero. tool_input and tool_response vary
+// per tool and are kept raw.
+type Payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	Cwd            string `json:"cwd,omitempty"`
+	HookEventName  string `json:"hook_event_name,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+	PromptID       string `json:"prompt_id,omitempty"`
+
+	// SessionStart
+	Source string `json:"source,omitempty"`
+	// UserPromptSubmit
+	Prompt string `json:"prompt,omitempty"`
+	// PostToolUse, PostToolUseFailure
+	ToolName     string          `json:"tool_name,omitempty"`
+	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	DurationMS   int64           `json:"duration_ms,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	IsInterrupt  bool            `json:"is_interrupt,omitempty"`
+	// Stop
+	StopHookActive       bool   `json:"stop_hook_active,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+	// SessionEnd
+	Reason string `json:"reason,omitempty"`
+
+	// Project names the project explicitly. Claude Code never sends it; the
+	// compatibility routes of other memory tools do.
+	Project string `json:"project,omitempty"`
+	// MnemeTime is when the event really happened, added by the spool so a
+	// replayed event keeps its original time.
+	MnemeTime *time.Time `json:"mneme_time,omitempty"`
+}
+
+// DecodeError is returned by Decode for input that is not a valid payload.
+type DecodeError struct{ Msg string }
+
+func (e *DecodeError) Error() string { return e.Msg }
+
+// Decode parses a hook payload for the given event and checks the fields the
+// event cannot do without.
+func Decode(event string, body []byte) (*Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, &DecodeError{Msg: "malformed JSON: " + jsonProblem(err)}
+	}
+	if p.SessionID == "" {
+		return nil, &DecodeError{Msg: "missing session_id"}
+	}
+	if len(p.SessionID) > 256 {
+		return nil, &DecodeError{Msg: "session_id is too long"}
+	}
+	if (event == PostToolUse || event == PostToolUseFailure) && p.ToolName == "" {
+		return nil, &DecodeError{Msg: "missing tool_name"}
+	}
+	if p.HookEventName == "" {
+		p.HookEventName = event
+	}
+	return &p, nil
+}
+
+func jsonProblem(err error) string {
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		return fmt.Sprintf("%s (at byte %d)", e.Error(), e.Offset)
+	case *json.UnmarshalTypeError:
+		return fmt.Sprintf("field %q must be %s, not %s", e.Field, e.Type, e.Value)
+	}
+	return err.Error()
+}
+
+// Output is the JSON a hook prints on stdout for Claude Code.
+type Output struct {
+	Continue           *bool               `json:"continue,omitempty"`
+	SuppressOutput     bool                `json:"suppressOutput,omitempty"`
+	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
+}
+
+// HookSpecificOutput carries additional context for SessionStart and
+// UserPromptSubmit.
+type HookSpecificOutput struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// Continue is the neutral answer: go on, show nothing.
+func Continue() Output {
+	t := true
+	return Output{Continue: &t, SuppressOutput: true}
+}
+
+// ContinueJSON is Continue() marshalled, for paths that must not fail.
+const ContinueJSON = `{"continue":true,"suppressOutput":true}`
+
+// WithContext answers with additional context for Claude, or with Continue
+// when there is none.
+func WithContext(event, text string) Output {
+	if text == "" {
+		return Continue()
+	}
+	return Output{HookSpecificOutput: &HookSpecificOutput{HookEventName: event, AdditionalContext: text}}
+}

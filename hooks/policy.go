@@ -1,0 +1,148 @@
+package hooks
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Policy is the compiled form of the runtime settings that the ingest path
+// consults on every event. Build it once per settings change.
+type Policy struct {
+	Settings models.Settings
+	Redactor *Redactor
+	skip     map[string]bool
+	excluded map[string]bool
+}
+
+// NewPolicy compiles settings into a Policy.
+func NewPolicy(s models.Settings) *Policy {
+	p := &Policy{
+		Settings: s,
+		Redactor: NewRedactor(s.Privacy.RedactionRules),
+		skip:     map[string]bool{},
+		excluded: map[string]bool{},
+	}
+	for _, t := range s.Capture.SkipTools {
+		p.skip[t] = true
+	}
+	for _, proj := range s.Privacy.ExcludedProjects {
+		p.excluded[proj] = true
+	}
+	return p
+}
+
+// Skips reports whether the tool is on the skip list, or is a read tool and
+// reads are not recorded.
+func (p *Policy) Skips(tool string) bool {
+	if p.skip[tool] {
+		return true
+	}
+	return IsReadTool(tool) && p.Settings.Capture.ReadTools == models.ReadsOff
+}
+
+// ProjectExcluded reports whether nothing at all is stored for project.
+func (p *Policy) ProjectExcluded(project string) bool { return p.excluded[project] }
+
+// Clean strips tags and redacts secrets: the treatment of every stored string.
+func (p *Policy) Clean(s string) string {
+	return p.Redactor.Redact(StripTags(s))
+}
+
+// ExcludedBy returns the exclude glob that matches one of the files, or a
+// path-like token of a Bash command, or "" when none does.
+func (p *Policy) ExcludedBy(cwd, command string, files []string) string {
+	globs := p.Settings.Privacy.ExcludeGlobs
+	if len(globs) == 0 {
+		return ""
+	}
+	candidates := make([]string, 0, len(files)+4)
+	candidates = append(candidates, files...)
+	if command != "" {
+		for _, tok := range strings.FieldsFunc(command, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '|' || r == '&' || r == '<' || r == '>' || r == '(' || r == ')' || r == '=' || r == '`'
+		}) {
+			tok = strings.Trim(tok, `"'`)
+			if tok != "" && !strings.HasPrefix(tok, "-") {
+				candidates = append(candidates, tok)
+			}
+		}
+	}
+	for _, c := range candidates {
+		for _, g := range globs {
+			if globMatch(g, cwd, c) {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
+// globMatch matches a gitignore-like glob: a pattern without '/' matches the
+// base name; one with '/' matches the path, absolute or relative to cwd.
+// "**/x" also matches "x" at the top.
+func globMatch(pattern, cwd, name string) bool {
+	name = filepath.ToSlash(name)
+	if !strings.Contains(pattern, "/") {
+		ok, _ := doublestar.Match(pattern, path.Base(name))
+		return ok
+	}
+	abs := name
+	if !path.IsAbs(abs) && cwd != "" {
+		abs = path.Join(filepath.ToSlash(cwd), name)
+	}
+	for _, cand := range []string{strings.TrimPrefix(abs, "/"), strings.TrimPrefix(name, "./")} {
+		if ok, _ := doublestar.Match(strings.TrimPrefix(pattern, "/"), cand); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// BuildObservation turns a tool payload into the observation to store,
+// applying the whole privacy pipeline: read-tool mode, exclude globs (which
+// leave only a stub naming the rule), tag stripping, redaction, and
+// compression. It returns nil when the tool is not recorded at all.
+func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
+	if p.Skips(ev.ToolName) {
+		return nil
+	}
+	d := Describe(ev)
+	o := &models.Observation{
+		ToolName:   ev.ToolName,
+		Kind:       d.Kind,
+		Success:    d.Success,
+		Importance: d.Importance,
+		DurationMS: ev.DurationMS,
+	}
+	if ev.ToolUseID != "" {
+		id := ev.ToolUseID
+		o.ToolUseID = &id
+	}
+	command := ""
+	if ev.ToolName == "Bash" {
+		command = d.Input
+	}
+	if rule := p.ExcludedBy(ev.Cwd, command, d.Files); rule != "" {
+		o.Kind = models.KindExcluded
+		o.ExcludedBy = rule
+		o.Title = ev.ToolName + ": excluded by privacy rule " + rule
+		o.Files = []string{}
+		return o
+	}
+	outputCap := p.Settings.Capture.OutputCapBytes
+	if d.IsRead && p.Settings.Capture.ReadTools == models.ReadsMetadata {
+		d.Output = ""
+	}
+	o.Title = p.Clean(d.Title)
+	o.Input = Compress(p.Clean(Window(d.Input)), outputCap)
+	o.Output = Compress(p.Clean(Window(d.Output)), outputCap)
+	o.Files = make([]string, 0, len(d.Files))
+	for _, f := range d.Files {
+		o.Files = append(o.Files, p.Clean(f))
+	}
+	return o
+}

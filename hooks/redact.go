@@ -1,0 +1,137 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Redactor replaces secrets with [REDACTED:<rule>]. Build one per settings
+// version with NewRedactor and share it: it is safe for concurrent use.
+type Redactor struct {
+	rules []compiledRule
+}
+
+type compiledRule struct {
+	name   string
+	re     *regexp.Regexp
+	secret int // index of the (?P<secret>…) group, or -1 to replace the whole match
+	marker string
+}
+
+// NewRedactor compiles the enabled rules. Invalid rules are skipped (settings
+// validation rejects them before they are saved).
+func NewRedactor(rules []models.RedactionRule) *Redactor {
+	r := &Redactor{}
+	for _, rule := range rules {
+		if !rule.Enabled {
+			continue
+		}
+		re, err := regexp.Compile(rule.Pattern)
+		if err != nil {
+			continue
+		}
+		r.rules = append(r.rules, compiledRule{
+			name:   rule.Name,
+			re:     re,
+			secret: re.SubexpIndex("secret"),
+			marker: "[REDACTED:" + rule.Name + "]",
+		})
+	}
+	return r
+}
+
+// Redact returns s with every match of every rule replaced.
+func (r *Redactor) Redact(s string) string {
+	if r == nil || s == "" {
+		return s
+	}
+	for _, rule := range r.rules {
+		s = rule.apply(s)
+	}
+	return s
+}
+
+// Rules names the active rules, in the order they apply.
+func (r *Redactor) Rules() []string {
+	out := make([]string, len(r.rules))
+	for i, rule := range r.rules {
+		out[i] = rule.name
+	}
+	return out
+}
+
+func (c compiledRule) apply(s string) string {
+	if c.secret < 0 {
+		return c.re.ReplaceAllLiteralString(s, c.marker)
+	}
+	idx := c.re.FindAllStringSubmatchIndex(s, -1)
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range idx {
+		start, end := m[2*c.secret], m[2*c.secret+1]
+		if start < 0 {
+			start, end = m[0], m[1]
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(c.marker)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// TestRule applies one rule to sample and counts its matches, for the settings page's
+// "test this rule" box.
+func TestRule(rule models.RedactionRule, sample string) (result string, matches int, err error) {
+	re, err := regexp.Compile(rule.Pattern)
+	if err != nil {
+		return "", 0, err
+	}
+	c := compiledRule{name: rule.Name, re: re, secret: re.SubexpIndex("secret"), marker: "[REDACTED:" + rule.Name + "]"}
+	return c.apply(sample), len(re.FindAllStringIndex(sample, -1)), nil
+}
+
+// mapJSONStrings applies fn to every string value (not keys) in a JSON
+// document. Numbers are preserved as written. Invalid JSON is treated as one
+// string.
+func mapJSONStrings(raw []byte, fn func(string) string) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		out, _ := json.Marshal(fn(string(raw)))
+		return out
+	}
+	v = walkStrings(v, fn)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return raw
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func walkStrings(v any, fn func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return fn(t)
+	case []any:
+		for i := range t {
+			t[i] = walkStrings(t[i], fn)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = walkStrings(e, fn)
+		}
+	}
+	return v
+}

@@ -1,0 +1,248 @@
+package hooks
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SpoolVersion is the format version written in each spool line.
+const SpoolVersion = 1
+
+// SpoolLine is one spooled event.
+type SpoolLine struct {
+	V         int             `json:"v"`
+	Event     string          `json:"event"` // slug, e.g. "post-tool-use"
+	SpooledAt time.Time       `json:"spooledAt"`
+	Body      json.RawMessage `json:"body"`
+}
+
+// Spool is the on-disk queue of events that could not reach the worker:
+// JSON lines appended (under an exclusive lock, fsynced) to
+// <dir>/pending.jsonl. Replay renames the file first, so appends that race
+// with a replay land in a new file and nothing is read twice or lost.
+type Spool struct {
+	Dir string
+}
+
+const pendingName = "pending.jsonl"
+
+// Append writes one event to the spool and fsyncs it.
+func (s Spool) Append(event string, body []byte) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	if !json.Valid(body) {
+		b, _ := json.Marshal(string(body))
+		body = b
+	}
+	line, err := json.Marshal(SpoolLine{V: SpoolVersion, Event: event, SpooledAt: time.Now().UTC(), Body: body})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(s.Dir, pendingName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// Pending reports whether anything waits in the spool.
+func (s Spool) Pending() bool {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if isSpoolFile(e.Name()) {
+			if info, err := e.Info(); err == nil && info.Size() > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isSpoolFile(name string) bool {
+	return name == pendingName || strings.HasPrefix(name, "replay-") && strings.HasSuffix(name, ".jsonl")
+}
+
+// ReplayResult counts what a replay did.
+type ReplayResult struct {
+	Sent    int
+	Corrupt int
+}
+
+// Replay sends every spooled event, oldest first, through send. A line that
+// send fails on stops the replay and stays spooled (with the lines after
+// it); a corrupt line, or one from an unknown newer version, is moved to
+// <dir>/rejected-*.jsonl with the reason and skipped. Only one replay runs
+// at a time (a lock file); a second caller returns at once.
+func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult, error) {
+	var res ReplayResult
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return res, err
+	}
+	lock, err := os.OpenFile(filepath.Join(s.Dir, ".replay.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return res, err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return res, nil // another replay is running
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	// Take the pending file out of the appenders' way, under their lock.
+	if err := s.rotate(); err != nil {
+		return res, err
+	}
+	files, err := filepath.Glob(filepath.Join(s.Dir, "replay-*.jsonl"))
+	if err != nil {
+		return res, err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if err := s.replayFile(f, send, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (s Spool) rotate() error {
+	pending := filepath.Join(s.Dir, pendingName)
+	f, err := os.OpenFile(pending, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if info, err := f.Stat(); err == nil && info.Size() == 0 {
+		return os.Remove(pending)
+	}
+	name := fmt.Sprintf("replay-%020d.jsonl", time.Now().UnixNano())
+	return os.Rename(pending, filepath.Join(s.Dir, name))
+}
+
+// replayFile sends the lines of one file. On a send failure it rewrites the
+// file to hold only the unsent lines, so nothing is sent twice needlessly.
+func (s Spool) replayFile(path string, send func(string, []byte) error, res *ReplayResult) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	for i, raw := range lines {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var line SpoolLine
+		if err := json.Unmarshal(raw, &line); err != nil || line.Event == "" || len(line.Body) == 0 {
+			s.reject(raw, "corrupt line")
+			res.Corrupt++
+			continue
+		}
+		if line.V > SpoolVersion {
+			s.reject(raw, fmt.Sprintf("spool version %d is newer than this mneme (%d)", line.V, SpoolVersion))
+			res.Corrupt++
+			continue
+		}
+		body := withEventTime(line.Body, line.SpooledAt)
+		if err := send(line.Event, body); err != nil {
+			var perm *PermanentError
+			if errors.As(err, &perm) {
+				s.reject(raw, perm.Error())
+				res.Corrupt++
+				continue
+			}
+			rest := bytes.Join(lines[i:], []byte("\n"))
+			if werr := writeFileSync(path, rest); werr != nil {
+				return werr
+			}
+			return err
+		}
+		res.Sent++
+	}
+	return os.Remove(path)
+}
+
+// PermanentError marks a spooled event the worker refused for good (a 4xx):
+// retrying it cannot succeed, so it is set aside instead of blocking the
+// spool.
+type PermanentError struct{ Msg string }
+
+func (e *PermanentError) Error() string { return e.Msg }
+
+func (s Spool) reject(raw []byte, reason string) {
+	f, err := os.OpenFile(filepath.Join(s.Dir, "rejected.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# %s %s\n", time.Now().UTC().Format(time.RFC3339), reason)
+	w.Write(raw)
+	w.WriteByte('\n')
+	w.Flush()
+	f.Sync()
+}
+
+// withEventTime adds mneme_time to a spooled body so the worker records
+// when the event happened, not when it was replayed.
+func withEventTime(body json.RawMessage, at time.Time) []byte {
+	if at.IsZero() || len(body) == 0 || body[0] != '{' || bytes.Contains(body, []byte(`"mneme_time"`)) {
+		return body
+	}
+	ts, _ := json.Marshal(at)
+	trimmed := bytes.TrimSpace(body)
+	if bytes.Equal(trimmed, []byte("{}")) {
+		return []byte(`{"mneme_time":` + string(ts) + `}`)
+	}
+	out := make([]byte, 0, len(body)+40)
+	out = append(out, `{"mneme_time":`...)
+	out = append(out, ts...)
+	out = append(out, ',')
+	return append(out, trimmed[1:]...)
+}
+
+func writeFileSync(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	f.Close()
+	return os.Rename(tmp, path)
+}

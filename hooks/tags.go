@@ -1,0 +1,125 @@
+package hooks
+
+import (
+	"strings"
+)
+
+// MaxTagsPerField bounds how many private-style tags are removed from one
+// field. Past it, everything from the next opening tag on is dropped: the
+// safe direction for privacy, and a hard bound on work.
+const MaxTagsPerField = 100
+
+// strippedTags are removed with their content: the user's private blocks,
+// mneme's own injected context (which would otherwise be re-ingested and
+// recurse), claude-mem's context and Claude Code's system reminders.
+var strippedTags = []string{"private", "mneme-context", "claude-mem-context", "system-reminder"}
+
+// StripTags removes every <private>, <mneme-context>, <claude-mem-context>
+// and <system-reminder> block from s, content included. It runs in linear
+// time (each byte is scanned a bounded number of times) and is
+// case-insensitive. An opening tag without its closing tag hides everything
+// after it: an unterminated <private> must not leak.
+func StripTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	lower := strings.ToLower(s)
+	if !hasAnyTag(lower) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	pos, tags := 0, 0
+	for pos < len(s) {
+		start, name, openEnd := nextOpenTag(lower, pos)
+		if start < 0 {
+			b.WriteString(s[pos:])
+			break
+		}
+		b.WriteString(s[pos:start])
+		tags++
+		if tags > MaxTagsPerField {
+			break
+		}
+		closeTag := "</" + name + ">"
+		end := strings.Index(lower[openEnd:], closeTag)
+		if end < 0 {
+			break // unterminated: drop the rest
+		}
+		pos = openEnd + end + len(closeTag)
+	}
+	return strings.TrimSpace(collapseBlankRuns(b.String()))
+}
+
+func hasAnyTag(lower string) bool {
+	for _, t := range strippedTags {
+		if strings.Contains(lower, "<"+t) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextOpenTag finds the earliest opening tag of a stripped kind at or after
+// pos. It returns its start, its name and the index just past its '>'.
+func nextOpenTag(lower string, pos int) (start int, name string, openEnd int) {
+	for {
+		i := strings.IndexByte(lower[pos:], '<')
+		if i < 0 {
+			return -1, "", 0
+		}
+		i += pos
+		for _, t := range strippedTags {
+			if !strings.HasPrefix(lower[i+1:], t) {
+				continue
+			}
+			after := i + 1 + len(t)
+			if after >= len(lower) {
+				continue
+			}
+			switch lower[after] {
+			case '>':
+				return i, t, after + 1
+			case ' ', '\t', '\n', '\r':
+				gt := strings.IndexByte(lower[after:], '>')
+				if gt < 0 {
+					return i, t, len(lower)
+				}
+				return i, t, after + gt + 1
+			}
+		}
+		pos = i + 1
+	}
+}
+
+// collapseBlankRuns turns three or more newlines, left where blocks were
+// cut out, into two.
+func collapseBlankRuns(s string) string {
+	if !strings.Contains(s, "\n\n\n") {
+		return s
+	}
+	var b strings.Builder
+	nl := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			nl++
+			if nl > 2 {
+				continue
+			}
+		} else {
+			nl = 0
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// StripTagsJSON applies StripTags to every string inside a JSON document
+// without re-encoding what has no tags. It returns raw unchanged when there
+// is nothing to strip.
+func StripTagsJSON(raw []byte) []byte {
+	if len(raw) == 0 || !hasAnyTag(strings.ToLower(string(raw))) {
+		return raw
+	}
+	return mapJSONStrings(raw, StripTags)
+}

@@ -1,0 +1,184 @@
+// Package capture turns Claude Code hook events into stored sessions,
+// prompts and observations. It applies the privacy pipeline, commits through
+// the store's group-commit writer, and announces what it stored to the live
+// stream only after the commit.
+package capture
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Publisher receives events after they are committed (the SSE broker).
+type Publisher interface {
+	Publish(ev models.Event)
+}
+
+// ContextBuilder builds what SessionStart and UserPromptSubmit inject.
+type ContextBuilder interface {
+	SessionContext(ctx context.Context, req ContextRequest) (string, error)
+	RelatedMemory(ctx context.Context, project string, sessionID int64, prompt string) (string, error)
+}
+
+// ContextRequest describes the session asking for context.
+type ContextRequest struct {
+	Project   string
+	SessionID int64  // the database id of the session starting
+	Source    string // startup, resume, clear, compact
+	Created   bool   // the session did not exist before this event
+}
+
+// SummaryQueue receives requests for turn and session summaries.
+type SummaryQueue interface {
+	Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int) error
+}
+
+// Service is the ingest pipeline. It is safe for concurrent use.
+type Service struct {
+	Store     *models.Store
+	Publisher Publisher
+	Context   ContextBuilder
+	Summaries SummaryQueue
+
+	policy   atomic.Pointer[hooks.Policy]
+	sessions sync.Map // claude session id → models.SessionRef
+	now      func() time.Time
+}
+
+// New builds the service with the stored settings.
+func New(ctx context.Context, store *models.Store, pub Publisher) (*Service, error) {
+	st, err := store.LoadSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{Store: store, Publisher: pub, now: func() time.Time { return time.Now().UTC() }}
+	s.SetSettings(st)
+	return s, nil
+}
+
+// SetSettings swaps in new runtime settings; they apply to the next event.
+func (s *Service) SetSettings(st models.Settings) { s.policy.Store(hooks.NewPolicy(st)) }
+
+// Policy is the compiled settings in force.
+func (s *Service) Policy() *hooks.Policy { return s.policy.Load() }
+
+// Handle ingests one event and returns what the hook must print.
+func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (hooks.Output, error) {
+	switch event {
+	case hooks.SessionStart:
+		return s.sessionStart(ctx, p)
+	case hooks.UserPromptSubmit:
+		return s.userPrompt(ctx, p)
+	case hooks.PostToolUse, hooks.PostToolUseFailure:
+		return hooks.Continue(), s.toolUse(ctx, p)
+	case hooks.Stop:
+		return hooks.Continue(), s.stop(ctx, p)
+	case hooks.SessionEnd:
+		return hooks.Continue(), s.sessionEnd(ctx, p)
+	}
+	return hooks.Output{}, errors.New("unknown event " + event)
+}
+
+// session returns the session of p, creating it inside tx when needed.
+func (s *Service) session(tx *gorm.DB, p *hooks.Payload, pending *[]models.Event) (models.SessionRef, error) {
+	if ref, ok := s.sessions.Load(p.SessionID); ok {
+		r := ref.(models.SessionRef)
+		r.Created = false
+		return r, nil
+	}
+	proj := s.project(p)
+	ref, err := models.EnsureSession(tx, &models.Session{
+		ClaudeSessionID: p.SessionID,
+		Project:         proj.Name,
+		Cwd:             p.Cwd,
+		GitBranch:       proj.Branch,
+		Source:          p.Source,
+		StartedAt:       eventTime(p, s.now),
+		TranscriptPath:  p.TranscriptPath,
+	})
+	if err != nil {
+		return ref, err
+	}
+	if ref.Created {
+		ev, err := models.AppendEvent(tx, models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
+			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
+			"branch": proj.Branch, "source": p.Source, "cwd": p.Cwd,
+		})
+		if err != nil {
+			return ref, err
+		}
+		*pending = append(*pending, *ev)
+	}
+	return ref, nil
+}
+
+// remember caches a session once its creating transaction has committed.
+func (s *Service) remember(claudeID string, ref models.SessionRef) {
+	if ref.ID != 0 {
+		ref.Created = false
+		s.sessions.Store(claudeID, ref)
+	}
+}
+
+// Forget drops cached session lookups (after sessions are deleted).
+func (s *Service) Forget() { s.sessions.Clear() }
+
+func (s *Service) project(p *hooks.Payload) hooks.Project {
+	cwd := p.Cwd
+	proj := hooks.ResolveProject(cwd)
+	if p.Project != "" {
+		proj.Name = p.Project
+		return proj
+	}
+	for prefix, name := range s.Policy().Settings.Capture.ProjectAliases {
+		if prefix != "" && strings.HasPrefix(cwd, prefix) {
+			proj.Name = name
+		}
+	}
+	return proj
+}
+
+// write runs fn in a group-committed transaction, then publishes the events
+// fn collected: only after the commit.
+func (s *Service) write(ctx context.Context, fn func(tx *gorm.DB, pending *[]models.Event) error) error {
+	var pending []models.Event
+	err := s.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
+		pending = pending[:0]
+		return fn(tx, &pending)
+	})
+	if err != nil {
+		return err
+	}
+	if s.Publisher != nil {
+		for _, ev := range pending {
+			s.Publisher.Publish(ev)
+		}
+	}
+	return nil
+}
+
+// eventTime is when the event happened: the spooled time of a replayed
+// event, else now.
+func eventTime(p *hooks.Payload, now func() time.Time) time.Time {
+	if p.MnemeTime != nil && !p.MnemeTime.IsZero() {
+		return p.MnemeTime.UTC()
+	}
+	return now()
+}
+
+// PreviewContext is the context a new session of project would receive now.
+func (s *Service) PreviewContext(ctx context.Context, project string) (string, error) {
+	if s.Context == nil || project == "" {
+		return "", nil
+	}
+	return s.Context.SessionContext(ctx, ContextRequest{Project: project, Source: "startup", Created: true})
+}

@@ -1,0 +1,196 @@
+package capture
+
+import (
+	"context"
+	"log/slog"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/models"
+)
+
+func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
+	var ref models.SessionRef
+	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+		var err error
+		ref, err = s.session(tx, p, pending)
+		if err != nil || ref.Created {
+			return err
+		}
+		// A resumed, cleared or compacted session: record the new source
+		// and mark it active again.
+		return tx.Exec(`UPDATE sessions SET source = ?, status = ?, ended_at = NULL, end_reason = '' WHERE id = ?`,
+			p.Source, models.StatusActive, ref.ID).Error
+	})
+	if err != nil {
+		return hooks.Output{}, err
+	}
+	s.remember(p.SessionID, ref)
+	if s.Context == nil || s.Policy().ProjectExcluded(ref.Project) {
+		return hooks.Continue(), nil
+	}
+	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
+	if err != nil {
+		// Context is a courtesy: the session must start regardless.
+		slog.Warn("build session context", "project", ref.Project, "err", err)
+		return hooks.Continue(), nil
+	}
+	return hooks.WithContext(hooks.SessionStart, text), nil
+}
+
+func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
+	pol := s.Policy()
+	text := pol.Clean(hooks.Window(p.Prompt))
+	private := text == "" && p.Prompt != ""
+	var ref models.SessionRef
+	var res models.PromptResult
+	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+		var err error
+		if ref, err = s.session(tx, p, pending); err != nil {
+			return err
+		}
+		if pol.ProjectExcluded(ref.Project) {
+			return nil
+		}
+		res, err = models.RecordPrompt(tx, ref.ID, ref.Project, p.PromptID, text, private, eventTime(p, s.now))
+		if err != nil || res.PromptID == 0 {
+			return err
+		}
+		ev, err := models.AppendEvent(tx, models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
+			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
+			"text": hooks.Truncate(text, 2000),
+		})
+		if err == nil {
+			*pending = append(*pending, *ev)
+		}
+		return err
+	})
+	if err != nil {
+		return hooks.Output{}, err
+	}
+	s.remember(p.SessionID, ref)
+	if private || res.PromptID == 0 || s.Context == nil {
+		return hooks.Continue(), nil
+	}
+	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)
+	if err != nil {
+		slog.Warn("related memory", "project", ref.Project, "err", err)
+		return hooks.Continue(), nil
+	}
+	return hooks.WithContext(hooks.UserPromptSubmit, hint), nil
+}
+
+func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
+	pol := s.Policy()
+	obs := pol.BuildObservation(p)
+	var ref models.SessionRef
+	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+		var err error
+		if ref, err = s.session(tx, p, pending); err != nil {
+			return err
+		}
+		if obs == nil || pol.ProjectExcluded(ref.Project) {
+			return nil
+		}
+		number, private, err := models.PromptNumber(tx, ref.ID, p.PromptID)
+		if err != nil || private {
+			return err // the turn of a fully private prompt is not recorded
+		}
+		o := *obs
+		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
+		inserted, err := models.InsertObservation(tx, &o)
+		if err != nil || !inserted {
+			return err
+		}
+		ev, err := models.AppendEvent(tx, models.EventObservation, ref.Project, ref.ID, o.ID, observationEvent(&o))
+		if err == nil {
+			*pending = append(*pending, *ev)
+		}
+		return err
+	})
+	if err == nil {
+		s.remember(p.SessionID, ref)
+	}
+	return err
+}
+
+// observationEvent is the JSON an observation travels as on the stream: the
+// row minus its bulky input and output.
+func observationEvent(o *models.Observation) map[string]any {
+	return map[string]any{
+		"id": o.ID, "sessionId": o.SessionID, "project": o.Project, "promptNumber": o.PromptNumber,
+		"toolName": o.ToolName, "kind": o.Kind, "title": o.Title, "files": o.Files,
+		"success": o.Success, "importance": o.Importance, "durationMs": o.DurationMS,
+		"excludedBy": o.ExcludedBy, "createdAt": o.CreatedAt,
+	}
+}
+
+func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
+	pol := s.Policy()
+	msg := p.LastAssistantMessage
+	if msg == "" && p.TranscriptPath != "" {
+		msg = LastAssistantMessage(p.TranscriptPath)
+	}
+	msg = hooks.Compress(pol.Clean(hooks.Window(msg)), pol.Settings.Capture.OutputCapBytes)
+	var ref models.SessionRef
+	var number int
+	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+		var err error
+		if ref, err = s.session(tx, p, pending); err != nil {
+			return err
+		}
+		if pol.ProjectExcluded(ref.Project) {
+			return nil
+		}
+		var private bool
+		if number, private, err = models.PromptNumber(tx, ref.ID, p.PromptID); err != nil || private {
+			return err
+		}
+		return tx.Exec(`UPDATE sessions SET last_assistant_message = ? WHERE id = ?`, msg, ref.ID).Error
+	})
+	if err != nil {
+		return err
+	}
+	s.remember(p.SessionID, ref)
+	if s.Summaries != nil && !pol.ProjectExcluded(ref.Project) {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number); err != nil {
+			slog.Warn("queue turn summary", "session", ref.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
+	reason := hooks.Truncate(p.Reason, 100)
+	var ref models.SessionRef
+	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+		var err error
+		if ref, err = s.session(tx, p, pending); err != nil {
+			return err
+		}
+		now := eventTime(p, s.now)
+		res := tx.Exec(`UPDATE sessions SET status = ?, ended_at = ?, end_reason = ? WHERE id = ? AND status != ?`,
+			models.StatusCompleted, now, reason, ref.ID, models.StatusCompleted)
+		if res.Error != nil || res.RowsAffected == 0 {
+			return res.Error // already completed: a replay
+		}
+		ev, err := models.AppendEvent(tx, models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
+			"sessionId": ref.ID, "project": ref.Project, "reason": reason, "endedAt": now,
+		})
+		if err == nil {
+			*pending = append(*pending, *ev)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.remember(p.SessionID, ref)
+	if s.Summaries != nil && !s.Policy().ProjectExcluded(ref.Project) {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0); err != nil {
+			slog.Warn("queue final summary", "session", ref.ID, "err", err)
+		}
+	}
+	return nil
+}

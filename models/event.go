@@ -1,0 +1,65 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Event kinds on the live stream.
+const (
+	EventSessionStarted   = "session_started"
+	EventPrompt           = "prompt"
+	EventObservation      = "observation"
+	EventSummary          = "summary"
+	EventSessionCompleted = "session_completed"
+	EventSettingsChanged  = "settings_changed"
+)
+
+// Event is one entry of the event log behind the live stream. It is written
+// in the same transaction as the data it announces, so its id orders events
+// and lets a client replay what it missed with Last-Event-ID.
+type Event struct {
+	ID        int64           `gorm:"primaryKey" json:"id"`
+	Kind      string          `json:"kind"`
+	Project   string          `json:"project"`
+	SessionID int64           `json:"sessionId"`
+	RefID     int64           `json:"refId"`
+	Data      json.RawMessage `gorm:"type:text" json:"data"`
+	CreatedAt time.Time       `json:"createdAt"`
+}
+
+// AppendEvent writes an event to the log inside tx. data is marshalled to
+// JSON and becomes the SSE payload.
+func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data any) (*Event, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	ev := &Event{Kind: kind, Project: project, SessionID: sessionID, RefID: refID, Data: b, CreatedAt: time.Now().UTC()}
+	if err := tx.Create(ev).Error; err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// EventsAfter returns up to limit events with id > after, oldest first,
+// restricted to project when it is not empty.
+func (s *Store) EventsAfter(ctx context.Context, after int64, project string, limit int) ([]Event, error) {
+	q := s.DB.WithContext(ctx).Where("id > ?", after)
+	if project != "" {
+		q = q.Where("project = ? OR kind = ?", project, EventSettingsChanged)
+	}
+	var out []Event
+	err := q.Order("id").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// LastEventID is the id of the newest event, 0 when there is none.
+func (s *Store) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.DB.WithContext(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&id)
+	return id, err
+}

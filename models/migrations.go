@@ -1,0 +1,197 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"database/sql"
+)
+
+// migrations is mneme's schema history. It is append-only: never edit or
+// reorder an entry that has shipped; add a new one. The schema version stored
+// in schema_version is the number of entries applied.
+var migrations = []string{
+	// 1: sessions, prompts, observations, summaries, settings, event log.
+	`CREATE TABLE sessions (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		claude_session_id TEXT NOT NULL UNIQUE,
+		project TEXT NOT NULL DEFAULT '',
+		cwd TEXT NOT NULL DEFAULT '',
+		git_branch TEXT NOT NULL DEFAULT '',
+		source TEXT NOT NULL DEFAULT '',
+		status TEXT NOT NULL DEFAULT 'active',
+		prompt_counter INTEGER NOT NULL DEFAULT 0,
+		started_at DATETIME NOT NULL,
+		ended_at DATETIME,
+		end_reason TEXT NOT NULL DEFAULT '',
+		transcript_path TEXT NOT NULL DEFAULT '',
+		last_assistant_message TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX sessions_project_started ON sessions(project, started_at);
+	CREATE INDEX sessions_started ON sessions(started_at);
+
+	CREATE TABLE prompts (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		project TEXT NOT NULL DEFAULT '',
+		number INTEGER NOT NULL,
+		text TEXT NOT NULL,
+		prompt_id TEXT NOT NULL DEFAULT '',
+		created_at DATETIME NOT NULL
+	);
+	CREATE UNIQUE INDEX prompts_session_number ON prompts(session_id, number);
+	CREATE INDEX prompts_prompt_id ON prompts(session_id, prompt_id);
+	CREATE INDEX prompts_project_created ON prompts(project, created_at);
+
+	CREATE TABLE private_prompts (
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		number INTEGER NOT NULL,
+		prompt_id TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (session_id, number)
+	);
+
+	CREATE TABLE observations (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		project TEXT NOT NULL DEFAULT '',
+		prompt_number INTEGER NOT NULL DEFAULT 0,
+		tool_use_id TEXT,
+		tool_name TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		title TEXT NOT NULL,
+		input TEXT NOT NULL DEFAULT '',
+		output TEXT NOT NULL DEFAULT '',
+		files TEXT NOT NULL DEFAULT '[]',
+		success BOOLEAN NOT NULL DEFAULT 1,
+		importance REAL NOT NULL DEFAULT 0.5,
+		duration_ms INTEGER NOT NULL DEFAULT 0,
+		excluded_by TEXT NOT NULL DEFAULT '',
+		created_at DATETIME NOT NULL
+	);
+	CREATE UNIQUE INDEX observations_tool_use ON observations(session_id, tool_use_id) WHERE tool_use_id IS NOT NULL;
+	CREATE INDEX observations_session ON observations(session_id, id);
+	CREATE INDEX observations_project_created ON observations(project, created_at);
+	CREATE INDEX observations_created ON observations(created_at);
+
+	CREATE TABLE summaries (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		project TEXT NOT NULL DEFAULT '',
+		prompt_number INTEGER NOT NULL DEFAULT 0,
+		kind TEXT NOT NULL,
+		request TEXT NOT NULL DEFAULT '',
+		investigated TEXT NOT NULL DEFAULT '',
+		learned TEXT NOT NULL DEFAULT '',
+		completed TEXT NOT NULL DEFAULT '',
+		next_steps TEXT NOT NULL DEFAULT '',
+		last_user_message TEXT NOT NULL DEFAULT '',
+		last_assistant_message TEXT NOT NULL DEFAULT '',
+		generator TEXT NOT NULL DEFAULT 'heuristic',
+		note TEXT NOT NULL DEFAULT '',
+		input_tokens INTEGER NOT NULL DEFAULT 0,
+		output_tokens INTEGER NOT NULL DEFAULT 0,
+		cost_usd REAL NOT NULL DEFAULT 0,
+		created_at DATETIME NOT NULL
+	);
+	CREATE INDEX summaries_session ON summaries(session_id, id);
+	CREATE INDEX summaries_project_created ON summaries(project, created_at);
+
+	CREATE TABLE settings (
+		key TEXT PRIMARY KEY,
+		value TEXT NOT NULL,
+		updated_at DATETIME NOT NULL
+	);
+
+	CREATE TABLE events (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		kind TEXT NOT NULL,
+		project TEXT NOT NULL DEFAULT '',
+		session_id INTEGER NOT NULL DEFAULT 0,
+		ref_id INTEGER NOT NULL DEFAULT 0,
+		data TEXT NOT NULL DEFAULT '{}',
+		created_at DATETIME NOT NULL
+	);
+	CREATE INDEX events_created ON events(created_at);`,
+
+	// 2: full-text search over prompts, observations and summaries, kept in
+	// sync by triggers (external-content FTS5 tables).
+	`CREATE VIRTUAL TABLE prompts_fts USING fts5(text, content='prompts', content_rowid='id', tokenize='porter unicode61');
+	CREATE TRIGGER prompts_ai AFTER INSERT ON prompts BEGIN
+		INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
+	END;
+	CREATE TRIGGER prompts_ad AFTER DELETE ON prompts BEGIN
+		INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	END;
+	CREATE TRIGGER prompts_au AFTER UPDATE OF text ON prompts BEGIN
+		INSERT INTO prompts_fts(prompts_fts, rowid, text) VALUES ('delete', old.id, old.text);
+		INSERT INTO prompts_fts(rowid, text) VALUES (new.id, new.text);
+	END;
+
+	CREATE VIRTUAL TABLE observations_fts USING fts5(title, input, output, files, content='observations', content_rowid='id', tokenize='porter unicode61');
+	CREATE TRIGGER observations_ai AFTER INSERT ON observations BEGIN
+		INSERT INTO observations_fts(rowid, title, input, output, files) VALUES (new.id, new.title, new.input, new.output, new.files);
+	END;
+	CREATE TRIGGER observations_ad AFTER DELETE ON observations BEGIN
+		INSERT INTO observations_fts(observations_fts, rowid, title, input, output, files) VALUES ('delete', old.id, old.title, old.input, old.output, old.files);
+	END;
+	CREATE TRIGGER observations_au AFTER UPDATE OF title, input, output, files ON observations BEGIN
+		INSERT INTO observations_fts(observations_fts, rowid, title, input, output, files) VALUES ('delete', old.id, old.title, old.input, old.output, old.files);
+		INSERT INTO observations_fts(rowid, title, input, output, files) VALUES (new.id, new.title, new.input, new.output, new.files);
+	END;
+
+	CREATE VIRTUAL TABLE summaries_fts USING fts5(request, investigated, learned, completed, next_steps, last_assistant_message, content='summaries', content_rowid='id', tokenize='porter unicode61');
+	CREATE TRIGGER summaries_ai AFTER INSERT ON summaries BEGIN
+		INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.last_assistant_message);
+	END;
+	CREATE TRIGGER summaries_ad AFTER DELETE ON summaries BEGIN
+		INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.last_assistant_message);
+	END;
+	CREATE TRIGGER summaries_au AFTER UPDATE ON summaries BEGIN
+		INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.last_assistant_message);
+		INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.last_assistant_message);
+	END;`,
+}
+
+// SchemaVersion is the schema version this binary migrates to.
+func SchemaVersion() int { return len(migrations) }
+
+func (s *Store) migrate(ctx context.Context) error {
+	// Migrations hold several statements each, so they run on the plain
+	// database/sql handle rather than GORM's prepared-statement pool.
+	db, err := s.DB.DB()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var current int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+		return fmt.Errorf("migrate: read version: %w", err)
+	}
+	if current > len(migrations) {
+		return fmt.Errorf("migrate: database schema version %d is newer than this mneme (%d); upgrade mneme", current, len(migrations))
+	}
+	for v := current; v < len(migrations); v++ {
+		if err := applyMigration(ctx, db, v+1, migrations[v]); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, version int, stmt string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`, version, time.Now().UTC()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

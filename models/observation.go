@@ -1,0 +1,126 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Observation kinds.
+const (
+	KindBash       = "bash"
+	KindTest       = "test"
+	KindFileChange = "file_change"
+	KindRead       = "read"
+	KindSearch     = "search"
+	KindWeb        = "web"
+	KindAgent      = "agent"
+	KindMCP        = "mcp"
+	KindFailure    = "failure"
+	KindExcluded   = "excluded"
+	KindToolUse    = "tool_use"
+)
+
+// Observation is one tool call: what ran, what came of it, how much it
+// matters. Input and Output are compressed and redacted before storage.
+type Observation struct {
+	ID           int64     `gorm:"primaryKey" json:"id"`
+	SessionID    int64     `json:"sessionId"`
+	Project      string    `json:"project"`
+	PromptNumber int       `json:"promptNumber"`
+	ToolUseID    *string   `json:"toolUseId,omitempty"`
+	ToolName     string    `json:"toolName"`
+	Kind         string    `json:"kind"`
+	Title        string    `json:"title"`
+	Input        string    `json:"input,omitempty"`
+	Output       string    `json:"output,omitempty"`
+	Files        []string  `gorm:"serializer:json" json:"files"`
+	Success      bool      `json:"success"`
+	Importance   float64   `json:"importance"`
+	DurationMS   int64     `gorm:"column:duration_ms" json:"durationMs"`
+	ExcludedBy   string    `json:"excludedBy,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// InsertObservation stores o unless an observation with the same session and
+// tool_use_id exists already. inserted is false for such a replay.
+func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
+	if o.Files == nil {
+		o.Files = []string{}
+	}
+	if o.ToolUseID != nil && *o.ToolUseID == "" {
+		o.ToolUseID = nil
+	}
+	if o.CreatedAt.IsZero() {
+		o.CreatedAt = time.Now().UTC()
+	}
+	if o.ToolUseID != nil {
+		var n int64
+		if err := tx.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ? AND tool_use_id = ?`, o.SessionID, *o.ToolUseID).Row().Scan(&n); err != nil {
+			return false, err
+		}
+		if n > 0 {
+			return false, nil
+		}
+	}
+	if err := tx.Create(o).Error; err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ObservationByID loads one observation.
+func (s *Store) ObservationByID(ctx context.Context, id int64) (*Observation, error) {
+	var out Observation
+	err := s.DB.WithContext(ctx).First(&out, id).Error
+	return &out, notFound(err)
+}
+
+// ObservationsByIDs loads the observations with the given ids, in id order.
+func (s *Store) ObservationsByIDs(ctx context.Context, ids []int64) ([]Observation, error) {
+	var out []Observation
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := s.DB.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
+	return out, err
+}
+
+// ObservationFilter narrows an observation listing.
+type ObservationFilter struct {
+	ListFilter
+	Kind         string
+	Tool         string
+	FailuresOnly bool
+}
+
+// Observations lists observations newest first (one more than Limit).
+func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observation, error) {
+	q := s.DB.WithContext(ctx).Model(&Observation{})
+	if f.Project != "" {
+		q = q.Where("project = ?", f.Project)
+	}
+	if f.SessionID != 0 {
+		q = q.Where("session_id = ?", f.SessionID)
+	}
+	if f.Kind != "" {
+		q = q.Where("kind = ?", f.Kind)
+	}
+	if f.Tool != "" {
+		q = q.Where("tool_name = ?", f.Tool)
+	}
+	if f.FailuresOnly {
+		q = q.Where("success = 0")
+	}
+	var out []Observation
+	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
+	return out, err
+}
+
+// ObservationsOfSession lists a session's observations in order.
+func (s *Store) ObservationsOfSession(ctx context.Context, sessionID int64) ([]Observation, error) {
+	var out []Observation
+	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
+	return out, err
+}

@@ -1,0 +1,100 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Prompt is one user prompt, numbered within its session.
+type Prompt struct {
+	ID        int64     `gorm:"primaryKey" json:"id"`
+	SessionID int64     `json:"sessionId"`
+	Project   string    `json:"project"`
+	Number    int       `json:"number"`
+	Text      string    `json:"text"`
+	PromptID  string    `json:"promptId,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// PromptResult tells ingest what happened to a prompt.
+type PromptResult struct {
+	Number   int
+	PromptID int64 // database id; 0 when nothing was stored
+	Replayed bool  // the same prompt_id was already recorded
+}
+
+// RecordPrompt increments the session's prompt counter and stores the prompt.
+// With private set, only the counter moves and the number is remembered as
+// private (no text is stored), so the observations of that turn are dropped.
+// A replay of the same prompt_id is recognised and changes nothing.
+func RecordPrompt(tx *gorm.DB, sessionID int64, project, promptID, text string, private bool, now time.Time) (PromptResult, error) {
+	if promptID != "" {
+		var n int
+		row := tx.Raw(`SELECT number FROM prompts WHERE session_id = ? AND prompt_id = ?
+			UNION ALL SELECT number FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
+			sessionID, promptID, sessionID, promptID).Row()
+		if err := row.Scan(&n); err == nil {
+			return PromptResult{Number: n, Replayed: true}, nil
+		}
+	}
+	var number int
+	if err := tx.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? RETURNING prompt_counter`, sessionID).Row().Scan(&number); err != nil {
+		return PromptResult{}, err
+	}
+	if private {
+		err := tx.Exec(`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (?, ?, ?)`, sessionID, number, promptID).Error
+		return PromptResult{Number: number}, err
+	}
+	p := Prompt{SessionID: sessionID, Project: project, Number: number, Text: text, PromptID: promptID, CreatedAt: now}
+	if err := tx.Create(&p).Error; err != nil {
+		return PromptResult{}, err
+	}
+	return PromptResult{Number: number, PromptID: p.ID}, nil
+}
+
+// PromptNumber resolves which prompt of the session an event belongs to: the
+// prompt carrying promptID if known, else the session's current counter.
+// private reports that the prompt was entirely private.
+func PromptNumber(tx *gorm.DB, sessionID int64, promptID string) (number int, private bool, err error) {
+	if promptID != "" {
+		row := tx.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
+			UNION ALL SELECT number, 1 FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
+			sessionID, promptID, sessionID, promptID).Row()
+		if err := row.Scan(&number, &private); err == nil {
+			return number, private, nil
+		}
+	}
+	err = tx.Raw(`SELECT prompt_counter FROM sessions WHERE id = ?`, sessionID).Row().Scan(&number)
+	return number, false, err
+}
+
+// ListFilter is the common offset/limit/project filter of the list APIs.
+type ListFilter struct {
+	Project   string
+	SessionID int64
+	Offset    int
+	Limit     int
+}
+
+// Prompts lists prompts newest first (one more than Limit, to tell hasMore).
+func (s *Store) Prompts(ctx context.Context, f ListFilter) ([]Prompt, error) {
+	q := s.DB.WithContext(ctx).Model(&Prompt{})
+	if f.Project != "" {
+		q = q.Where("project = ?", f.Project)
+	}
+	if f.SessionID != 0 {
+		q = q.Where("session_id = ?", f.SessionID)
+	}
+	var out []Prompt
+	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
+	return out, err
+}
+
+// PromptsOfSession lists a session's prompts in order.
+func (s *Store) PromptsOfSession(ctx context.Context, sessionID int64) ([]Prompt, error) {
+	var out []Prompt
+	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("number").Find(&out).Error
+	return out, err
+}

@@ -1,0 +1,115 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Session statuses.
+const (
+	StatusActive    = "active"
+	StatusCompleted = "completed"
+)
+
+// Session is one Claude Code session, keyed by Claude Code's session_id.
+type Session struct {
+	ID                   int64      `gorm:"primaryKey" json:"id"`
+	ClaudeSessionID      string     `json:"claudeSessionId"`
+	Project              string     `json:"project"`
+	Cwd                  string     `json:"cwd"`
+	GitBranch            string     `json:"gitBranch"`
+	Source               string     `json:"source"`
+	Status               string     `json:"status"`
+	PromptCounter        int        `json:"promptCounter"`
+	StartedAt            time.Time  `json:"startedAt"`
+	EndedAt              *time.Time `json:"endedAt,omitempty"`
+	EndReason            string     `json:"endReason,omitempty"`
+	TranscriptPath       string     `json:"transcriptPath,omitempty"`
+	LastAssistantMessage string     `json:"lastAssistantMessage,omitempty"`
+}
+
+// SessionRef is what ingest needs to know about a session once it exists.
+type SessionRef struct {
+	ID      int64
+	Project string
+	Created bool // true when this call created the session
+}
+
+// EnsureSession returns the session for s.ClaudeSessionID, creating it from s
+// when it does not exist yet. It is idempotent: the first event of a session,
+// whichever it is, creates it; later calls only fill in blanks.
+func EnsureSession(tx *gorm.DB, s *Session) (SessionRef, error) {
+	if s.StartedAt.IsZero() {
+		s.StartedAt = time.Now().UTC()
+	}
+	if s.Status == "" {
+		s.Status = StatusActive
+	}
+	res := tx.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING`,
+		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath)
+	if res.Error != nil {
+		return SessionRef{}, res.Error
+	}
+	ref := SessionRef{Created: res.RowsAffected == 1}
+	row := tx.Raw(`SELECT id, project FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
+	if err := row.Scan(&ref.ID, &ref.Project); err != nil {
+		return SessionRef{}, err
+	}
+	return ref, nil
+}
+
+// SessionByID loads one session by its database id.
+func (s *Store) SessionByID(ctx context.Context, id int64) (*Session, error) {
+	var out Session
+	err := s.DB.WithContext(ctx).First(&out, id).Error
+	return &out, notFound(err)
+}
+
+// SessionByClaudeID loads one session by Claude Code's session_id.
+func (s *Store) SessionByClaudeID(ctx context.Context, claudeID string) (*Session, error) {
+	var out Session
+	err := s.DB.WithContext(ctx).Where("claude_session_id = ?", claudeID).First(&out).Error
+	return &out, notFound(err)
+}
+
+// SessionFilter narrows a session listing.
+type SessionFilter struct {
+	Project string
+	Offset  int
+	Limit   int
+}
+
+// SessionStats is a session row with the counts the session list shows.
+type SessionStats struct {
+	Session
+	Prompts      int `json:"prompts"`
+	ToolCalls    int `json:"toolCalls"`
+	Failures     int `json:"failures"`
+	Observations int `json:"observations"`
+}
+
+// Sessions lists sessions newest first with their counts. It fetches one row
+// more than Limit so callers can tell whether there are more.
+func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]SessionStats, error) {
+	q := s.DB.WithContext(ctx).Table("sessions").Select(`sessions.*,
+		(SELECT COUNT(*) FROM prompts p WHERE p.session_id = sessions.id) AS prompts,
+		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.excluded_by = '') AS tool_calls,
+		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.success = 0) AS failures,
+		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id) AS observations`)
+	if f.Project != "" {
+		q = q.Where("sessions.project = ?", f.Project)
+	}
+	var out []SessionStats
+	err := q.Order("sessions.started_at DESC, sessions.id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Scan(&out).Error
+	return out, err
+}
+
+func limitPlusOne(limit int) int {
+	if limit <= 0 {
+		limit = 50
+	}
+	return limit + 1
+}

@@ -1,0 +1,115 @@
+// Package web wires mneme's HTTP application: the Fiber app, its middleware
+// (recover, the Host, Origin and token checks, security headers) and every
+// route, in routes.go.
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// DefaultBodyLimit caps request bodies (2 MiB).
+const DefaultBodyLimit = 2 << 20
+
+// Config is what the app needs to know about how it is served.
+type Config struct {
+	// Port is the port the worker listens on; the Host check allows only
+	// loopback names with this port.
+	Port int
+	// Token, when set, is required as a bearer token on every request.
+	Token string
+	// Dev serves static files from disk.
+	Dev bool
+	// BodyLimit caps request bodies; 0 means DefaultBodyLimit.
+	BodyLimit int
+	// Log receives 5xx errors.
+	Log *slog.Logger
+}
+
+// New builds the Fiber app around h.
+func New(cfg Config, h *handlers.Handler) *fiber.App {
+	if cfg.BodyLimit == 0 {
+		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	app := fiber.New(fiber.Config{
+		AppName:               "mneme",
+		BodyLimit:             cfg.BodyLimit,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ErrorHandler:          errorHandler(cfg.Log),
+		// Streams must not be cut by a write timeout.
+		WriteTimeout: 0,
+	})
+	app.Use(recover.New())
+	app.Use(securityHeaders)
+	app.Use(checkHost(cfg.Port))
+	if cfg.Token != "" {
+		app.Use(requireToken(cfg.Token))
+	}
+	app.Use(checkOrigin(cfg.Port))
+	routes(app, cfg, h)
+	return app
+}
+
+// apiError is the JSON body of every API error.
+type apiError struct {
+	Error  string              `json:"error"`
+	Status int                 `json:"status"`
+	Fields []models.FieldError `json:"fields,omitempty"`
+}
+
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		status := fiber.StatusInternalServerError
+		msg := "internal error"
+		var fields []models.FieldError
+		var fe *fiber.Error
+		var de *hooks.DecodeError
+		var ve *models.ValidationError
+		switch {
+		case errors.As(err, &fe):
+			status, msg = fe.Code, fe.Message
+		case errors.As(err, &de):
+			status, msg = fiber.StatusBadRequest, de.Msg
+		case errors.As(err, &ve):
+			status, msg, fields = fiber.StatusUnprocessableEntity, ve.Error(), ve.Fields
+		case errors.Is(err, models.ErrNotFound):
+			status, msg = fiber.StatusNotFound, "not found"
+		case errors.Is(err, models.ErrInvalid):
+			status, msg = fiber.StatusBadRequest, err.Error()
+		}
+		if status == fiber.StatusRequestEntityTooLarge {
+			msg = "request body too large"
+		}
+		if status >= 500 {
+			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+		}
+		if wantsHTML(c) {
+			c.Status(status)
+			return renderErrorPage(c, status, msg)
+		}
+		return c.Status(status).JSON(apiError{Error: msg, Status: status, Fields: fields})
+	}
+}
+
+// wantsHTML is true for page requests (not the API, hooks or stream).
+func wantsHTML(c *fiber.Ctx) bool {
+	p := c.Path()
+	if strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/stream") || strings.HasPrefix(p, "/sessions/") && c.Method() != fiber.MethodGet {
+		return false
+	}
+	return strings.Contains(c.Get(fiber.HeaderAccept), "text/html")
+}

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// loopbackHost reports whether a Host header names this worker on loopback:
+// localhost, 127.0.0.1 or [::1], with our port. Anything else is a DNS
+// rebinding attempt or a mistake.
+func loopbackHost(host string, port int) bool {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil {
+		return false
+	}
+	if p != strconv.Itoa(port) {
+		return false
+	}
+	switch strings.ToLower(h) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+func checkHost(port int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if port == 0 || loopbackHost(string(c.Request().Host()), port) {
+			return c.Next()
+		}
+		return fiber.NewError(fiber.StatusForbidden, "forbidden host: mneme answers only to localhost, 127.0.0.1 or [::1] on its own port")
+	}
+}
+
+// checkOrigin refuses state-changing requests from a foreign origin. A
+// request with neither Origin nor Referer (curl, `mneme hook`, Claude Code's
+// HTTP hooks) is not a browser's cross-site request and passes.
+func checkOrigin(port int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		switch c.Method() {
+		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+			return c.Next()
+		}
+		origin := c.Get(fiber.HeaderOrigin)
+		if origin == "" {
+			if ref := c.Get(fiber.HeaderReferer); ref != "" {
+				origin = ref
+			}
+		}
+		if origin == "" {
+			return c.Next()
+		}
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" || (port != 0 && !loopbackHost(u.Host, port)) {
+			return fiber.NewError(fiber.StatusForbidden, "cross-origin request refused")
+		}
+		return c.Next()
+	}
+}
+
+func requireToken(token string) fiber.Handler {
+	want := []byte("Bearer " + token)
+	return func(c *fiber.Ctx) error {
+		got := []byte(c.Get(fiber.HeaderAuthorization))
+		if subtle.ConstantTimeCompare(got, want) == 1 {
+			return c.Next()
+		}
+		return fiber.NewError(fiber.StatusUnauthorized, "missing or wrong bearer token (MNEME_TOKEN)")
+	}
+}
+
+// contentSecurityPolicy allows only our own scripts and styles: no inline
+// script, no framing, no foreign connections.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+func securityHeaders(c *fiber.Ctx) error {
+	c.Set("Content-Security-Policy", contentSecurityPolicy)
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Referrer-Policy", "same-origin")
+	c.Set("X-Frame-Options", "DENY")
+	c.Set("Cross-Origin-Opener-Policy", "same-origin")
+	c.Set("Cross-Origin-Resource-Policy", "same-origin")
+	return c.Next()
+}

@@ -1,0 +1,39 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/handlers"
+)
+
+// routes registers every route of the worker: the whole URL space in one
+// place.
+func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
+	// Native ingest: Claude Code's hook JSON in, the hook's answer out.
+	app.Post("/api/hooks/:event", h.IngestHook)
+
+	// claude-mem compatibility.
+	app.Get("/api/health", h.ShowHealth)
+	app.Get("/api/context/inject", h.InjectContext)
+	app.Post("/api/sessions/init", h.CompatSessionInit())
+	app.Post("/sessions/:id/init", h.CompatSessionInit())
+	app.Post("/api/sessions/observations", h.CompatObservation())
+	app.Post("/api/sessions/summarize", h.CompatSummarize())
+	app.Post("/api/sessions/complete", h.CompatSessionComplete())
+	app.Post("/api/processing", h.CompatProcessing)
+
+	// jikime-mem compatibility.
+	app.Post("/api/sessions/start", h.CompatSessionStart())
+	app.Get("/api/context", h.CompatContext)
+	app.Post("/api/prompts", h.CompatPrompt())
+	app.Post("/api/observations", h.CompatObservation())
+	app.Post("/api/responses", h.CompatSummarize())
+	app.Post("/api/sessions/stop", h.CompatSessionComplete())
+
+	// Read API.
+	app.Get("/api/sessions", h.ListSessions)
+	app.Get("/api/sessions/:id", h.ShowSessionJSON)
+
+	// Live stream.
+	app.Get("/stream", h.Stream)
+}
