@@ -19,12 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/internal/capture"
-	"github.com/mneme-dev/mneme/internal/recall"
-	"github.com/mneme-dev/mneme/models"
-	"github.com/mneme-dev/mneme/web"
-	"github.com/mneme-dev/mneme/web/sse"
+	"github.com/mneme-dev/mneme/internal/worker"
 )
 
 func serveCmd(g *globals, code *int) *cobra.Command {
@@ -92,35 +87,22 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		return 1, fmt.Errorf("port %d is in use by another program; choose another with --port or MNEME_PORT", o.Port)
 	}
 
-	store, err := models.Open(filepath.Join(o.DataDir, "mneme.db"))
-	if err != nil {
-		ln.Close()
-		return 1, err
-	}
-	defer store.Close()
-	broker := sse.NewBroker()
-	svc, err := capture.New(ctx, store, broker)
-	if err != nil {
-		ln.Close()
-		return 1, err
-	}
-	svc.Context = &recall.Builder{Store: store, Settings: func() models.Settings { return svc.Policy().Settings }}
-
 	health := newHealthWatch(o.DataDir)
-	spool := hooks.Spool{Dir: filepath.Join(o.DataDir, "spool")}
-	replay := func(ctx context.Context) (int, error) { return replaySpool(ctx, svc, spool) }
-	h := &handlers.Handler{
-		Store: store, Capture: svc, Broker: broker, Log: log,
-		Version: version, Started: time.Now(), Status: health.Problem, Replay: replay,
+	w, err := worker.New(ctx, worker.Options{
+		DataDir: o.DataDir, Port: o.Port, Token: o.Token, Dev: o.Dev,
+		Version: version, Log: log, Status: health.Problem,
+	})
+	if err != nil {
+		ln.Close()
+		return 1, err
 	}
-	app := web.New(web.Config{Port: o.Port, Token: o.Token, Dev: o.Dev, Log: log}, h)
-
-	if n, err := replay(ctx); err != nil {
+	app := w.App
+	if n, err := w.ReplaySpool(ctx); err != nil {
 		log.Warn("spool replay stopped", "err", err)
 	} else if n > 0 {
 		log.Info("spool replayed", "events", n)
 	}
-	go health.Run(ctx, spool, replay)
+	go health.Run(ctx, w.Spool, w.ReplaySpool)
 
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listener(ln) }()
@@ -136,31 +118,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		}
 	}
 	log.Info("shutting down")
-	broker.Close() // ends open streams so the server can drain
-	if err := app.ShutdownWithTimeout(5 * time.Second); err != nil {
+	if err := w.Shutdown(5 * time.Second); err != nil {
 		log.Warn("shutdown", "err", err)
 	}
 	return 0, nil
-}
-
-// replaySpool feeds spooled events through the capture pipeline in-process.
-func replaySpool(ctx context.Context, svc *capture.Service, spool hooks.Spool) (int, error) {
-	if !spool.Pending() {
-		return 0, nil
-	}
-	res, err := spool.Replay(func(slug string, body []byte) error {
-		event, ok := hooks.EventName(slug)
-		if !ok {
-			return &hooks.PermanentError{Msg: "unknown event " + slug}
-		}
-		p, err := hooks.Decode(event, body)
-		if err != nil {
-			return &hooks.PermanentError{Msg: err.Error()}
-		}
-		_, err = svc.Handle(ctx, event, p)
-		return err
-	})
-	return res.Sent, err
 }
 
 // probeMneme asks whatever listens on port whether it is mneme.

@@ -1,0 +1,168 @@
+// Package testutil builds real mneme workers for tests: a real SQLite file in
+// a temp dir, the real Fiber app on a loopback port, and helpers to ingest
+// events through the real HTTP ingest path.
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/worker"
+)
+
+// Server is a worker listening on 127.0.0.1 for the duration of a test.
+type Server struct {
+	*worker.Worker
+	URL     string // http://127.0.0.1:<port>
+	Port    int
+	DataDir string
+}
+
+// NewServer starts a worker on a random loopback port with its data in a
+// fresh temp dir. It is shut down when the test ends.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	return NewServerIn(t, t.TempDir())
+}
+
+// NewServerIn is NewServer with a chosen data directory (for restarts).
+func NewServerIn(t testing.TB, dataDir string) *Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	w, err := worker.New(context.Background(), worker.Options{
+		DataDir: dataDir, Port: port, Version: "test",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	go w.App.Listener(ln)
+	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir}
+	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
+	return s
+}
+
+// Post sends body (a []byte, string, or any value marshalled to JSON) to
+// path and returns the status and response body.
+func (s *Server) Post(t testing.TB, path string, body any) (int, []byte) {
+	t.Helper()
+	return s.Do(t, http.MethodPost, path, body, nil)
+}
+
+// Get fetches path and returns the status and body.
+func (s *Server) Get(t testing.TB, path string) (int, []byte) {
+	t.Helper()
+	return s.Do(t, http.MethodGet, path, nil, nil)
+}
+
+// Do sends one request with optional headers.
+func (s *Server) Do(t testing.TB, method, path string, body any, header http.Header) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		r = bytes.NewReader(b)
+	case string:
+		r = bytes.NewReader([]byte(b))
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// Hook posts a hook payload to the native ingest route and fails the test
+// unless it is acknowledged with 200.
+func (s *Server) Hook(t testing.TB, slug string, payload any) []byte {
+	t.Helper()
+	status, body := s.Post(t, "/api/hooks/"+slug, payload)
+	if status != http.StatusOK {
+		t.Fatalf("POST /api/hooks/%s: %d %s", slug, status, body)
+	}
+	return body
+}
+
+// GetJSON fetches path and decodes its JSON body into v, failing unless 200.
+func (s *Server) GetJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	status, body := s.Get(t, path)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v in %s", path, err, body)
+	}
+}
+
+// FixtureDir is ../shared/fixtures/claude-code-2.1.330 seen from the repo.
+func FixtureDir(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", "claude-code-2.1.330")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("fixtures not found at %s", dir)
+	}
+	return dir
+}
+
+// FixtureEvents reads session-basic.hooks.jsonl: one raw payload per line.
+func FixtureEvents(t testing.TB) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(FixtureDir(t), "session-basic.hooks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			out = append(out, json.RawMessage(bytes.Clone(line)))
+		}
+	}
+	return out
+}
+
+// RepoRoot is the repository's top directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
