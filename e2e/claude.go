@@ -30,6 +30,9 @@ const cachedBinRel = ".cache/claude-code/node_modules/@anthropic-ai/claude-code-
 // cachedBinGlob matches the binary of any platform under the cache.
 const cachedBinGlob = ".cache/claude-code/node_modules/@anthropic-ai/claude-code-*/claude"
 
+// ErrNoClaude is returned by FindClaude when no binary is available.
+var ErrNoClaude = errors.New("claude code binary not found")
+
 // DefaultAllowedTools is passed to --allowedTools when ClaudeOptions.Args is
 // nil.
 const DefaultAllowedTools = "Bash,Write,Read,Edit"
@@ -428,4 +431,15 @@ func KillTagged(tag string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return len(killed)
+}
+
+// PathEnv returns a PATH=... entry for ClaudeOptions.ExtraEnv that puts
+// dirs (e.g. the directory of a freshly built mneme binary) in front of the
+// test process's PATH, so hooks can call the binary by name.
+func PathEnv(dirs ...string) string {
+	parts := append([]string(nil), dirs...)
+	if p := os.Getenv("PATH"); p != "" {
+		parts = append(parts, p)
+	}
+	return "PATH=" + strings.Join(parts, string(os.PathListSeparator))
 }

@@ -109,6 +109,9 @@ func TestClaudeTalksToFake(t *testing.T) {
 		}
 	}
 	recs := readHookLog(t, hookLog)
+	if len(recs) == 0 {
+		t.Fatalf("no hook fired")
+	}
 	seen := map[string]int{}
 	var failure hookRecord
 	for _, r := range recs {
@@ -136,6 +139,15 @@ func TestClaudeTalksToFake(t *testing.T) {
 	}
 	if !strings.Contains(failure.str("error"), "nonexistent-dir") {
 		t.Errorf("PostToolUseFailure error = %q", failure.str("error"))
+	}
+	sid := recs[0].str("session_id")
+	for _, r := range fake.MessageRequests() {
+		if r.SessionID != sid {
+			t.Errorf("request #%d has session %q, hooks have %q", r.Seq, r.SessionID, sid)
+		}
+	}
+	if res.JSON != nil && res.JSON.SessionID != sid {
+		t.Errorf("result session_id %q, hooks have %q", res.JSON.SessionID, sid)
 	}
 	if seen["PostToolUse"] != 3 {
 		t.Errorf("PostToolUse fired %d times, want 3 (echo, Write, Edit)", seen["PostToolUse"])

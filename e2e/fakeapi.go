@@ -18,7 +18,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -83,6 +82,9 @@ type Request struct {
 	Header http.Header
 	// Body is the raw request body.
 	Body []byte
+	// SessionID is Claude Code's session id from the
+	// X-Claude-Code-Session-Id header: the session_id its hooks receive.
+	SessionID string
 
 	// The fields below are only set for POST /v1/messages.
 
@@ -328,6 +330,8 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Header:   r.Header.Clone(),
 		Body:     body,
 		Step:     -1,
+
+		SessionID: r.Header.Get("X-Claude-Code-Session-Id"),
 	}
 	var mr messagesRequest
 	if req.IsMessages() {
@@ -523,9 +527,6 @@ func BodiesContain(bodies [][]byte, substr string) bool {
 	}
 	return false
 }
-
-// ErrNoClaude is returned by FindClaude when no binary is available.
-var ErrNoClaude = errors.New("claude code binary not found")
 
 // RequestText returns the human-readable text of a Messages API request
 // body: the system prompt, then every message's text (string content, text
