@@ -151,6 +151,38 @@ var migrations = []string{
 		INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.last_assistant_message);
 		INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.last_assistant_message);
 	END;`,
+
+	// 3: the persisted summary queue and the token ledger of LLM calls.
+	`CREATE TABLE summary_jobs (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		kind TEXT NOT NULL,
+		prompt_number INTEGER NOT NULL DEFAULT 0,
+		status TEXT NOT NULL DEFAULT 'pending',
+		attempts INTEGER NOT NULL DEFAULT 0,
+		next_attempt_at DATETIME NOT NULL,
+		last_error TEXT NOT NULL DEFAULT '',
+		summary_id INTEGER NOT NULL DEFAULT 0,
+		created_at DATETIME NOT NULL,
+		updated_at DATETIME NOT NULL
+	);
+	CREATE UNIQUE INDEX summary_jobs_unique ON summary_jobs(session_id, kind, prompt_number);
+	CREATE INDEX summary_jobs_due ON summary_jobs(status, next_attempt_at);
+
+	CREATE TABLE token_ledger (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER NOT NULL DEFAULT 0,
+		summary_id INTEGER NOT NULL DEFAULT 0,
+		day TEXT NOT NULL,
+		generator TEXT NOT NULL,
+		model TEXT NOT NULL DEFAULT '',
+		input_tokens INTEGER NOT NULL DEFAULT 0,
+		output_tokens INTEGER NOT NULL DEFAULT 0,
+		cost_usd REAL NOT NULL DEFAULT 0,
+		created_at DATETIME NOT NULL
+	);
+	CREATE INDEX token_ledger_day ON token_ledger(day);
+	CREATE INDEX token_ledger_session ON token_ledger(session_id);`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

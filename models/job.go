@@ -1,0 +1,101 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Summary job statuses.
+const (
+	JobPending = "pending"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// SummaryJob is a persisted request for a summary. Jobs survive a restart:
+// a job left running by a crash is pending again at the next start. The
+// triple (session, kind, prompt number) is unique, so the same turn queued
+// twice yields one job and one summary.
+type SummaryJob struct {
+	ID            int64     `gorm:"primaryKey" json:"id"`
+	SessionID     int64     `json:"sessionId"`
+	Kind          string    `json:"kind"`
+	PromptNumber  int       `json:"promptNumber"`
+	Status        string    `json:"status"`
+	Attempts      int       `json:"attempts"`
+	NextAttemptAt time.Time `json:"nextAttemptAt"`
+	LastError     string    `json:"lastError,omitempty"`
+	SummaryID     int64     `json:"summaryId,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// EnqueueJob inserts a pending job unless one exists for the same session,
+// kind and prompt number. inserted is false for such a duplicate.
+func EnqueueJob(tx *gorm.DB, sessionID int64, kind string, promptNumber int, now time.Time) (inserted bool, err error) {
+	res := tx.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT(session_id, kind, prompt_number) DO NOTHING`,
+		sessionID, kind, promptNumber, JobPending, now, now, now)
+	return res.RowsAffected == 1, res.Error
+}
+
+// LastJobTime is when the newest job of one of kinds was queued for the
+// session; ok is false when there is none.
+func LastJobTime(tx *gorm.DB, sessionID int64, kinds ...string) (t time.Time, ok bool, err error) {
+	var j SummaryJob
+	err = tx.Where("session_id = ? AND kind IN ?", sessionID, kinds).Order("created_at DESC").Limit(1).Find(&j).Error
+	if err != nil || j.ID == 0 {
+		return time.Time{}, false, err
+	}
+	return j.CreatedAt, true, nil
+}
+
+// NextJob returns the oldest pending job due at now, or ErrNotFound.
+func (s *Store) NextJob(ctx context.Context, now time.Time) (*SummaryJob, error) {
+	var j SummaryJob
+	err := s.DB.WithContext(ctx).Where("status = ? AND next_attempt_at <= ?", JobPending, now).
+		Order("next_attempt_at, id").First(&j).Error
+	return &j, notFound(err)
+}
+
+// NextJobDue is when the earliest pending job falls due; ok is false when
+// no job is pending.
+func (s *Store) NextJobDue(ctx context.Context) (due time.Time, ok bool, err error) {
+	var j SummaryJob
+	err = s.DB.WithContext(ctx).Where("status = ?", JobPending).Order("next_attempt_at").Limit(1).Find(&j).Error
+	if err != nil || j.ID == 0 {
+		return time.Time{}, false, err
+	}
+	return j.NextAttemptAt, true, nil
+}
+
+// JobsOfSession lists a session's jobs in order.
+func (s *Store) JobsOfSession(ctx context.Context, sessionID int64) ([]SummaryJob, error) {
+	var out []SummaryJob
+	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
+	return out, err
+}
+
+// CountJobs counts jobs by status.
+func (s *Store) CountJobs(ctx context.Context, status string) (int64, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Model(&SummaryJob{}).Where("status = ?", status).Count(&n).Error
+	return n, err
+}
+
+// MarkJob moves a job to status, recording attempts, the next attempt time,
+// the last error and the summary it produced.
+func MarkJob(tx *gorm.DB, j *SummaryJob) error {
+	j.UpdatedAt = time.Now().UTC()
+	return tx.Exec(`UPDATE summary_jobs SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, summary_id = ?, updated_at = ? WHERE id = ?`,
+		j.Status, j.Attempts, j.NextAttemptAt, j.LastError, j.SummaryID, j.UpdatedAt, j.ID).Error
+}
+
+// ResetRunningJobs makes jobs left running by a crash pending again.
+func ResetRunningJobs(tx *gorm.DB) (int64, error) {
+	res := tx.Exec(`UPDATE summary_jobs SET status = ? WHERE status = ?`, JobPending, JobRunning)
+	return res.RowsAffected, res.Error
+}
