@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 )
 
@@ -221,9 +222,11 @@ var defaultHTTP = &http.Client{Transport: &http.Transport{
 	DialContext:       (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext,
 }}
 
+// isConnRefused is true when nothing listens on the port: the worker is not
+// running, so starting it can help. A timeout means a busy worker, and
+// starting another would only cost time.
 func isConnRefused(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // Shrink keeps a payload under limit bytes by windowing its longest strings
