@@ -57,14 +57,19 @@ func Compress(s string, capBytes int) string {
 	if capBytes <= 0 || len(s) <= capBytes {
 		return s
 	}
-	marker := fmt.Sprintf("\n… %d bytes omitted …\n", len(s)-capBytes)
-	half := (capBytes - len(marker)) / 2
+	// Reserve room for the widest marker; the tail starts at the first rune
+	// boundary at or after its cut, so head+marker+tail stays within the cap.
+	half := (capBytes - len(fmt.Sprintf("\n… %d bytes omitted …\n", len(s)))) / 2
 	if half < 0 {
 		half = 0
 	}
 	head := s[:runeStart(s, half)]
-	tail := s[runeStart(s, len(s)-half):]
-	return head + marker + tail
+	j := len(s) - half
+	for j < len(s) && !utf8.RuneStart(s[j]) {
+		j++
+	}
+	tail := s[j:]
+	return head + fmt.Sprintf("\n… %d bytes omitted …\n", len(s)-len(head)-len(tail)) + tail
 }
 
 // runeStart moves i back to the start of the rune it falls in.

@@ -15,6 +15,10 @@ type Redactor struct {
 	rules []compiledRule
 }
 
+// redactedPrefix starts every marker. A later rule must not redact an earlier
+// rule's marker (password=[REDACTED:github_token] keeps its rule name).
+const redactedPrefix = "[REDACTED:"
+
 type compiledRule struct {
 	name   string
 	re     *regexp.Regexp
@@ -38,7 +42,7 @@ func NewRedactor(rules []models.RedactionRule) *Redactor {
 			name:   rule.Name,
 			re:     re,
 			secret: re.SubexpIndex("secret"),
-			marker: "[REDACTED:" + rule.Name + "]",
+			marker: redactedPrefix + rule.Name + "]",
 		})
 	}
 	return r
@@ -65,9 +69,6 @@ func (r *Redactor) Rules() []string {
 }
 
 func (c compiledRule) apply(s string) string {
-	if c.secret < 0 {
-		return c.re.ReplaceAllLiteralString(s, c.marker)
-	}
 	idx := c.re.FindAllStringSubmatchIndex(s, -1)
 	if idx == nil {
 		return s
@@ -76,9 +77,12 @@ func (c compiledRule) apply(s string) string {
 	b.Grow(len(s))
 	last := 0
 	for _, m := range idx {
-		start, end := m[2*c.secret], m[2*c.secret+1]
-		if start < 0 {
-			start, end = m[0], m[1]
+		start, end := m[0], m[1]
+		if c.secret >= 0 && m[2*c.secret] >= 0 {
+			start, end = m[2*c.secret], m[2*c.secret+1]
+		}
+		if strings.HasPrefix(s[start:end], redactedPrefix) {
+			continue // an earlier rule's marker: keep its name
 		}
 		b.WriteString(s[last:start])
 		b.WriteString(c.marker)
@@ -95,7 +99,7 @@ func TestRule(rule models.RedactionRule, sample string) (result string, matches 
 	if err != nil {
 		return "", 0, err
 	}
-	c := compiledRule{name: rule.Name, re: re, secret: re.SubexpIndex("secret"), marker: "[REDACTED:" + rule.Name + "]"}
+	c := compiledRule{name: rule.Name, re: re, secret: re.SubexpIndex("secret"), marker: redactedPrefix + rule.Name + "]"}
 	return c.apply(sample), len(re.FindAllStringIndex(sample, -1)), nil
 }
 

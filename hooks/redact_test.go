@@ -1,0 +1,174 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// redactionCases hold, for every built-in rule, a realistic sample that must
+// be redacted (and what must remain of it) and a near miss that must not be.
+var redactionCases = map[string]struct {
+	sample     string
+	want       string // the sample after redaction
+	secret     string // the part that must be gone
+	nearMisses []string
+}{
+	"pem_private_key": {
+		sample: "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----\ndone",
+		want:   "key:\n[REDACTED:pem_private_key]\ndone",
+		secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+		nearMisses: []string{
+			"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+			"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----",
+		},
+	},
+	"aws_access_key": {
+		sample:     "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+		want:       "export AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key]",
+		secret:     "AKIAIOSFODNN7EXAMPLE",
+		nearMisses: []string{"AKIA1234", "the word AKIAIOSFODNN7EXAMPLEXYZ is too long", "akiaiosfodnn7example"},
+	},
+	"aws_secret_key": {
+		sample:     `aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`,
+		want:       `aws_secret_access_key = "[REDACTED:aws_secret_key]"`,
+		secret:     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		nearMisses: []string{"the aws secret access key rotates monthly", "aws_region = eu-west-1"},
+	},
+	"github_token": {
+		sample:     "git push https://x@github.com using ghp_16C7e42F292c6912E7710c838347Ae178B4a now",
+		want:       "git push https://x@github.com using [REDACTED:github_token] now",
+		secret:     "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+		nearMisses: []string{"ghp_short", "branch gh-pages_deploy", "ghx_16C7e42F292c6912E7710c838347Ae178B4a"},
+	},
+	"anthropic_key": {
+		sample:     "ANTHROPIC=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		want:       "ANTHROPIC=[REDACTED:anthropic_key]",
+		secret:     "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		nearMisses: []string{"sk-ant-short", "task-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"},
+	},
+	"openai_key": {
+		sample:     "client = OpenAI(key=\"sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34\")",
+		want:       "client = OpenAI(key=\"[REDACTED:openai_key]\")",
+		secret:     "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34",
+		nearMisses: []string{"sk-12345", "risk-assessment-document-for-2024-q3"},
+	},
+	"slack_token": {
+		sample:     "SLACK_TOKEN xoxb-123456789012-1234567890123-AbCdEfGhIjKl",
+		want:       "SLACK_TOKEN [REDACTED:slack_token]",
+		secret:     "xoxb-123456789012",
+		nearMisses: []string{"xoxb-123", "xoxz-123456789012-1234567890123"},
+	},
+	"jwt": {
+		sample:     "token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		want:       "token: [REDACTED:jwt]",
+		secret:     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		nearMisses: []string{"eyJhbGciOiJIUzI1NiJ9 alone is just base64", "eyJa.eyJb.c"},
+	},
+	"bearer_token": {
+		sample:     "curl -H 'Authorization: Bearer abcDEF123456._-~+/=' https://api.example.com",
+		want:       "curl -H 'Authorization: Bearer [REDACTED:bearer_token]' https://api.example.com",
+		secret:     "abcDEF123456",
+		nearMisses: []string{"the bearer of bad news", "Bearer short"},
+	},
+	"url_credentials": {
+		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
+		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
+		secret:     "s3cr3tP4ss",
+		nearMisses: []string{"https://example.com:8443/path", "mailto:someone@example.com", "https://user@example.com/"},
+	},
+	"secret_assignment": {
+		sample:     "password=hunter22 && api_key: 'abcd1234efgh' CLIENT_SECRET=\"zzzz9999\"",
+		want:       "password=[REDACTED:secret_assignment] && api_key: '[REDACTED:secret_assignment]' CLIENT_SECRET=\"[REDACTED:secret_assignment]\"",
+		secret:     "hunter22",
+		nearMisses: []string{"password = x", "reset your password in settings", "the secret is out", "passwordless=true"},
+	},
+}
+
+func TestBuiltinRedactionRules(t *testing.T) {
+	builtins := models.BuiltinRedactionRules()
+	r := NewRedactor(builtins)
+	seen := map[string]bool{}
+	for _, rule := range builtins {
+		seen[rule.Name] = true
+		tc, ok := redactionCases[rule.Name]
+		if !ok {
+			t.Errorf("built-in rule %q has no test case: add one", rule.Name)
+			continue
+		}
+		t.Run(rule.Name, func(t *testing.T) {
+			got := r.Redact(tc.sample)
+			if got != tc.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", tc.sample, got, tc.want)
+			}
+			if strings.Contains(got, tc.secret) {
+				t.Errorf("secret %q survived: %q", tc.secret, got)
+			}
+			// The rule on its own must catch it too (not only with help
+			// from a neighbour).
+			alone, n, err := TestRule(rule, tc.sample)
+			if err != nil || n == 0 || strings.Contains(alone, tc.secret) {
+				t.Errorf("rule alone: %d matches, %q, %v", n, alone, err)
+			}
+			for _, miss := range tc.nearMisses {
+				if got := r.Redact(miss); got != miss {
+					t.Errorf("near miss %q must stay as it is, got %q", miss, got)
+				}
+			}
+		})
+	}
+	for name := range redactionCases {
+		if !seen[name] {
+			t.Errorf("test case %q names no built-in rule", name)
+		}
+	}
+}
+
+func TestRedactorDisabledAndCustomRules(t *testing.T) {
+	rules := models.BuiltinRedactionRules()
+	for i := range rules {
+		if rules[i].Name == "aws_access_key" {
+			rules[i].Enabled = false
+		}
+	}
+	rules = append(rules,
+		models.RedactionRule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true},
+		models.RedactionRule{Name: "broken", Pattern: `(`, Enabled: true},
+	)
+	r := NewRedactor(rules)
+	if got := r.Redact("AKIAIOSFODNN7EXAMPLE"); got != "AKIAIOSFODNN7EXAMPLE" {
+		t.Errorf("a disabled rule must not apply, got %q", got)
+	}
+	if got := r.Redact("see TICKET-42"); got != "see [REDACTED:ticket]" {
+		t.Errorf("custom rule: got %q", got)
+	}
+	for _, name := range r.Rules() {
+		if name == "broken" || name == "aws_access_key" {
+			t.Errorf("rule %q must not be active", name)
+		}
+	}
+	var nilR *Redactor
+	if nilR.Redact("password=hunter22") != "password=hunter22" {
+		t.Error("a nil Redactor returns its input")
+	}
+	if _, _, err := TestRule(models.RedactionRule{Name: "x", Pattern: "("}, "a"); err == nil {
+		t.Error("TestRule must report an invalid pattern")
+	}
+}
+
+// A later rule must not re-redact an earlier rule's marker, so the stored
+// text names the rule that really matched.
+func TestRedactKeepsEarlierMarkers(t *testing.T) {
+	r := NewRedactor(models.BuiltinRedactionRules())
+	tests := []struct{ in, want string }{
+		{"password=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "password=[REDACTED:github_token]"},
+		{"API_KEY=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "API_KEY=[REDACTED:anthropic_key]"},
+		{"password=hunter22", "password=[REDACTED:secret_assignment]"},
+	}
+	for _, tt := range tests {
+		if got := r.Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStripTags(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"no tags", "plain text with a < sign", "plain text with a < sign"},
+		{"private", "keep <private>hunter2</private> this", "keep  this"},
+		{"mneme-context", "a <mneme-context>old memory</mneme-context>b", "a b"},
+		{"claude-mem-context", "<claude-mem-context>x\ny</claude-mem-context>after", "after"},
+		{"system-reminder", "before<system-reminder>be nice</system-reminder> after", "before after"},
+		{"upper case", "a <PRIVATE>secret</PRIVATE> b", "a  b"},
+		{"mixed case closing", "a <Private>secret</pRiVaTe> b", "a  b"},
+		{"attributes", `a <private reason="pw">secret</private> b`, "a  b"},
+		{"attributes on newline", "a <private\n  x=1>secret</private> b", "a  b"},
+		{"several", "1<private>a</private>2<system-reminder>b</system-reminder>3", "123"},
+		{"unterminated hides the rest", "visible <private>hunter2 and everything after", "visible"},
+		{"unterminated open tag", "visible <private attr='x' hunter2", "visible"},
+		{"similar names are kept", "<privateer>ahoy</privateer> <privates>", "<privateer>ahoy</privateer> <privates>"},
+		{"closing of another kind does not end", "<private>a</system-reminder>b</private>c", "c"},
+		{"whole text private", "<private>all of it</private>", ""},
+		{"blank runs collapse", "a\n\n<private>x</private>\n\n\nb", "a\n\nb"},
+		{"multibyte around", "été <private>ü</private> 日本", "été  日本"},
+		{"lone tag at end", "text <private", "text <private"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := StripTags(tt.in); got != tt.want {
+				t.Errorf("StripTags(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// Past MaxTagsPerField tags, the rest of the field is dropped: a bounded
+// amount of work, and nothing after the bound can leak.
+func TestStripTagsBound(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < MaxTagsPerField; i++ {
+		b.WriteString("k<private>s</private>")
+	}
+	b.WriteString("tail-before<private>LEAK</private>tail-after")
+	got := StripTags(b.String())
+	if strings.Contains(got, "LEAK") || strings.Contains(got, "<private>") || strings.Contains(got, "tail-after") {
+		t.Fatalf("text after tag %d must be dropped, got …%q", MaxTagsPerField+1, got[max(0, len(got)-40):])
+	}
+	if want := strings.Repeat("k", MaxTagsPerField) + "tail-before"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+
+	// Exactly MaxTagsPerField tags are all processed and the tail kept.
+	b.Reset()
+	for i := 0; i < MaxTagsPerField; i++ {
+		b.WriteString("<private>s</private>")
+	}
+	b.WriteString("end")
+	if got := StripTags(b.String()); got != "end" {
+		t.Fatalf("with %d tags got %q, want %q", MaxTagsPerField, got, "end")
+	}
+}
+
+func TestStripTagsJSON(t *testing.T) {
+	in := []byte(`{"command":"echo <private>pw</private> ok","n":12345678901234567890,"nested":["<system-reminder>x</system-reminder>y"]}`)
+	got := string(StripTagsJSON(in))
+	for _, bad := range []string{"pw", "<private>", "system-reminder"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("StripTagsJSON left %q in %s", bad, got)
+		}
+	}
+	if !strings.Contains(got, "12345678901234567890") {
+		t.Errorf("numbers must be preserved as written: %s", got)
+	}
+	plain := []byte(`{"a":"<b>bold</b>"}`)
+	if out := StripTagsJSON(plain); string(out) != string(plain) {
+		t.Errorf("JSON without stripped tags must be returned unchanged, got %s", out)
+	}
+}
+
+// BenchmarkStripTags runs over 1 MB holding 10,000 tags (past the bound, so
+// the tail is dropped) and 1 MB of text with 10,000 '<' that are not tags:
+// linear time shows as MB/s that do not collapse with the tag count.
+func BenchmarkStripTags(b *testing.B) {
+	var tagged strings.Builder
+	for tagged.Len() < 1<<20 {
+		tagged.WriteString(strings.Repeat("lorem ipsum ", 4))
+		tagged.WriteString("<private>secret</private>")
+	}
+	var lookalike strings.Builder
+	for i := 0; lookalike.Len() < 1<<20; i++ {
+		lookalike.WriteString(strings.Repeat("x", 90))
+		if i < 10000 {
+			lookalike.WriteString("<privat")
+		}
+	}
+	// Worst case for an unbounded scanner: many opening tags, no closings.
+	opens := strings.Repeat("<private "+strings.Repeat("y", 95), 10000)
+	for _, c := range []struct{ name, s string }{
+		{"10k-tags-1MB", tagged.String()},
+		{"10k-lookalikes-1MB", lookalike.String()},
+		{"10k-unclosed-1MB", opens},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.s)))
+			for b.Loop() {
+				StripTags(c.s)
+			}
+		})
+	}
+}
