@@ -1,130 +1,111 @@
 // Package recall builds the context mneme gives Claude Code: the block
-// injected at SessionStart and the related-memory hints on UserPromptSubmit.
+// injected at SessionStart (context.go) and the related-memory hints on
+// UserPromptSubmit (related.go).
+//
+// Both read only the asking session's project, never excluded stubs, and run
+// every line through the privacy rules in force before it leaves, so a rule
+// added after a secret was captured already protects what is injected.
 package recall
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
-// Builder builds context from the store with the settings in force.
+// OpenTag and CloseTag wrap everything mneme injects. hooks.StripTags removes
+// such blocks on the way in, so injected text is never stored again.
+const (
+	OpenTag  = "<mneme-context>"
+	CloseTag = "</mneme-context>"
+)
+
+// Builder builds context from the store with the settings in force. It
+// implements capture.ContextBuilder.
 type Builder struct {
-	Store    *models.Store
-	Settings func() models.Settings
+	Store *models.Store
+	// Policy is the compiled settings in force (capture.Service.Policy).
+	Policy func() *hooks.Policy
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
-// EstimateTokens estimates the tokens of s at about four characters each.
-func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+// BytesPerToken is the estimate mneme budgets with: about four bytes of
+// text per token. Counting bytes rather than characters errs on the safe
+// side for non-ASCII text.
+const BytesPerToken = 4
 
-// block collects whole lines under a budget: a line that does not fit is
-// left out whole, never cut.
-type block struct {
-	lines    []string
-	used     int
-	maxBytes int
+// EstimateTokens estimates the tokens of s: its UTF-8 length divided by
+// BytesPerToken, rounded up.
+func EstimateTokens(s string) int { return (len(s) + BytesPerToken - 1) / BytesPerToken }
+
+// BudgetBytes is the largest context, in bytes, that maxTokens allows: never
+// more than models.MaxInjectBytes (Claude Code truncates beyond 10 KB).
+func BudgetBytes(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 0
+	}
+	return min(maxTokens*BytesPerToken, models.MaxInjectBytes)
 }
 
-func (b *block) add(line string) bool {
-	if b.used+len(line)+1 > b.maxBytes {
-		return false
+func (b *Builder) policy() *hooks.Policy {
+	if b.Policy != nil {
+		if p := b.Policy(); p != nil {
+			return p
+		}
 	}
-	b.lines = append(b.lines, line)
-	b.used += len(line) + 1
-	return true
+	return hooks.NewPolicy(models.DefaultSettings())
 }
 
-// SessionContext builds the <mneme-context> block for a starting session.
-func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest) (string, error) {
-	st := b.Settings().Injection
-	for _, p := range st.DisabledProjects {
-		if p == req.Project {
-			return "", nil
-		}
+func (b *Builder) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
 	}
-	maxBytes := st.MaxInjectTokens * 4
-	if maxBytes > models.MaxInjectBytes {
-		maxBytes = models.MaxInjectBytes
-	}
-	const open, closeTag = "<mneme-context>\n", "\n</mneme-context>"
-	footer := "Details: run `mneme search <words>` or open http://localhost:37777 (ids above are observation ids)."
-	body := &block{maxBytes: maxBytes - len(open) - len(closeTag) - len(footer) - 1}
-	if body.maxBytes <= 0 {
-		return "", nil
-	}
-	header := fmt.Sprintf("# mneme: memory of project %s", req.Project)
-	body.add(header)
-	n := len(body.lines)
-
-	db := b.Store.DB.WithContext(ctx)
-	if st.Sessions > 0 {
-		var sessions []models.Session
-		if err := db.Where("project = ? AND id != ?", req.Project, req.SessionID).
-			Order("started_at DESC").Limit(st.Sessions).Find(&sessions).Error; err != nil {
-			return "", err
-		}
-		if len(sessions) > 0 {
-			body.add("\n## Recent sessions")
-		}
-		for _, s := range sessions {
-			line := "- " + s.StartedAt.Format("2006-01-02 15:04") + ": "
-			var first models.Prompt
-			if err := db.Where("session_id = ?", s.ID).Order("number").First(&first).Error; err == nil {
-				line += "asked \"" + oneLine(first.Text, 160) + "\""
-			}
-			if s.LastAssistantMessage != "" {
-				line += "; ended with \"" + oneLine(s.LastAssistantMessage, 200) + "\""
-			}
-			body.add(line)
-		}
-	}
-	if st.Observations > 0 {
-		var obs []models.Observation
-		if err := db.Where("project = ? AND session_id != ? AND excluded_by = ''", req.Project, req.SessionID).
-			Order("created_at DESC").Limit(st.Observations).Find(&obs).Error; err != nil {
-			return "", err
-		}
-		sortByImportance(obs)
-		if len(obs) > 0 {
-			body.add("\n## Notable recent activity")
-		}
-		for _, o := range obs {
-			status := ""
-			if !o.Success {
-				status = " [FAILED]"
-			}
-			body.add(fmt.Sprintf("- #%d %s%s (%s)", o.ID, oneLine(o.Title, 200), status, o.CreatedAt.Format(time.DateOnly)))
-		}
-	}
-	if len(body.lines) == n {
-		return "", nil // nothing known about this project yet
-	}
-	return open + strings.Join(body.lines, "\n") + "\n" + footer + closeTag, nil
+	return time.Now().UTC()
 }
 
-// RelatedMemory is filled in by the related-memory search.
-func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID int64, prompt string) (string, error) {
-	return "", nil
-}
+// cleaner makes stored text safe to inject on one line: tags stripped,
+// secrets redacted with the current rules, whitespace collapsed, our own tag
+// name defused, and cut to n runes.
+type cleaner struct{ p *hooks.Policy }
 
-func sortByImportance(obs []models.Observation) {
-	// Stable insertion sort: few items, keeps recency order within a score.
-	for i := 1; i < len(obs); i++ {
-		for j := i; j > 0 && obs[j].Importance > obs[j-1].Importance; j-- {
-			obs[j], obs[j-1] = obs[j-1], obs[j]
-		}
+func (c cleaner) text(s string, n int) string {
+	if s == "" {
+		return ""
 	}
-}
-
-func oneLine(s string, n int) string {
+	s = c.p.Clean(s)
 	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
+	if strings.Contains(strings.ToLower(s), "mneme-context") {
+		s = defuseTag(s)
 	}
-	return s
+	return cut(s, n)
+}
+
+// defuseTag rewrites any spelling of "mneme-context" so that stored text can
+// never close (or open) the injected block early.
+func defuseTag(s string) string {
+	lower := strings.ToLower(s)
+	var b strings.Builder
+	for {
+		i := strings.Index(lower, "mneme-context")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString("mneme context")
+		s, lower = s[i+len("mneme-context"):], lower[i+len("mneme-context"):]
+	}
+}
+
+// cut shortens s to at most n runes, marking the cut with an ellipsis.
+func cut(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }

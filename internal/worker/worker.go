@@ -58,7 +58,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		store.Close()
 		return nil, err
 	}
-	svc.Context = &recall.Builder{Store: store, Settings: func() models.Settings { return svc.Policy().Settings }}
+	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
 	w := &Worker{Store: store, Broker: broker, Capture: svc, Spool: hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")}}
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,

@@ -1,0 +1,399 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Footer is the last line of every injected block: how to get details.
+const Footer = "Details: run `mneme search <words>` (ids like #123 are observation ids; sessions and summaries are at http://localhost:37777)."
+
+// section is a titled list of whole lines, in priority order.
+type section struct {
+	title string
+	items []string
+}
+
+// SessionContext builds the <mneme-context> block for a starting session. It
+// returns "" when injection is off for the project or nothing is known yet.
+func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest) (string, error) {
+	pol := b.policy()
+	inj := pol.Settings.Injection
+	if slices.Contains(inj.DisabledProjects, req.Project) || pol.ProjectExcluded(req.Project) {
+		return "", nil
+	}
+	budget := BudgetBytes(inj.MaxInjectTokens)
+	if budget == 0 {
+		return "", nil
+	}
+	secs, err := b.sections(ctx, req, cleaner{pol})
+	if err != nil {
+		return "", err
+	}
+	return render(req.Project, secs, budget), nil
+}
+
+// render fills the budget with whole lines, section by section in priority
+// order. A section's title goes in only with its first item; an item that
+// does not fit is left out whole and smaller ones after it may still fit.
+// The result is at most budget bytes, or "" when no item fits.
+func render(project string, secs []section, budget int) string {
+	header := "# mneme: memory of project " + cut(strings.Join(strings.Fields(project), " "), 80)
+	fixed := len(OpenTag) + 1 + len(header) + 1 + len(Footer) + 1 + len(CloseTag)
+	left := budget - fixed
+	var lines []string
+	for _, s := range secs {
+		titled := false
+		for _, item := range s.items {
+			cost := len(item) + 1
+			if !titled {
+				cost += len(s.title) + 2 // a blank line, then the title
+			}
+			if cost > left {
+				continue
+			}
+			if !titled {
+				lines = append(lines, "", s.title)
+				titled = true
+			}
+			lines = append(lines, item)
+			left -= cost
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	var out strings.Builder
+	out.Grow(budget)
+	out.WriteString(OpenTag + "\n" + header + "\n")
+	for _, l := range lines {
+		out.WriteString(l + "\n")
+	}
+	out.WriteString(Footer + "\n" + CloseTag)
+	return out.String()
+}
+
+// obsColumns are the observation columns context lines need; input is cut
+// short since only a Bash command is ever read from it.
+const obsColumns = "id, session_id, tool_name, kind, title, substr(input, 1, 400) AS input, files, success, importance, excluded_by, created_at"
+
+// sections gathers the candidate lines in priority order:
+//  1. after compact, the session's own recent work;
+//  2. the latest sessions, from their summaries (or first prompt and last
+//     answer when there is none yet);
+//  3. unresolved failures;
+//  4. decisions and files changed;
+//  5. the most important other observations.
+//
+// After resume, only what happened since the session was last active.
+func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cleaner) ([]section, error) {
+	inj := c.p.Settings.Injection
+	db := b.Store.DB.WithContext(ctx)
+	var since time.Time
+	if req.Source == "resume" && req.SessionID != 0 {
+		t, err := lastActive(db, req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		since = t
+	}
+	var secs []section
+	if req.Source == "compact" && req.SessionID != 0 {
+		own, err := b.ownWork(db, req.SessionID, inj.Observations, c)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, own)
+	}
+
+	sessions, err := recentSessions(db, req.Project, req.SessionID, since, inj.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	var sums map[int64]models.Summary
+	if inj.IncludeSummaries {
+		if sums, err = latestSummaries(db, sessions); err != nil {
+			return nil, err
+		}
+	}
+	firsts, err := firstPrompts(db, sessions)
+	if err != nil {
+		return nil, err
+	}
+	sessSec := section{title: "## Recent sessions"}
+	decisions := section{title: "## Decisions and files changed"}
+	for _, s := range sessions {
+		if line := sessionLine(s, sums[s.ID], firsts[s.ID], c); line != "" {
+			sessSec.items = append(sessSec.items, line)
+		}
+		if sum, ok := sums[s.ID]; ok && sum.Learned != "" {
+			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+" ("+s.StartedAt.Format(time.DateOnly)+")")
+		}
+	}
+
+	var obs []models.Observation
+	if inj.Observations > 0 {
+		q := db.Model(&models.Observation{}).Select(obsColumns).
+			Where("project = ? AND excluded_by = '' AND session_id != ?", req.Project, req.SessionID)
+		if !since.IsZero() {
+			q = q.Where("created_at > ?", since)
+		}
+		if err := q.Order("created_at DESC, id DESC").Limit(inj.Observations).Find(&obs).Error; err != nil {
+			return nil, err
+		}
+	}
+	failed := unresolvedFailures(obs)
+	failSec := section{title: "## Unresolved failures (no later success of the same command or file)"}
+	listed := map[int64]bool{}
+	for _, o := range failed {
+		failSec.items = append(failSec.items, obsLine(o, c))
+		listed[o.ID] = true
+	}
+	cwd := projectCwd(db, req.Project)
+	decisions.items = append(decisions.items, filesChanged(obs, cwd, c)...)
+
+	notable := section{title: "## Notable recent activity"}
+	rest := make([]models.Observation, 0, len(obs))
+	for _, o := range obs {
+		if !listed[o.ID] && o.Kind != models.KindFileChange && o.Success {
+			rest = append(rest, o)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Importance > rest[j].Importance })
+	for _, o := range rest {
+		notable.items = append(notable.items, obsLine(o, c))
+	}
+	return append(secs, sessSec, failSec, decisions, notable), nil
+}
+
+// ownWork is the compacted session's own recent work: its latest prompts
+// and its most recent observations, newest first.
+func (b *Builder) ownWork(db *gorm.DB, sessionID int64, limit int, c cleaner) (section, error) {
+	sec := section{title: "## This session before compaction"}
+	var prompts []models.Prompt
+	if err := db.Where("session_id = ?", sessionID).Order("number DESC").Limit(3).Find(&prompts).Error; err != nil {
+		return sec, err
+	}
+	for _, p := range prompts {
+		if t := c.text(p.Text, 300); t != "" {
+			sec.items = append(sec.items, fmt.Sprintf("- prompt %d: %s", p.Number, t))
+		}
+	}
+	if limit > 0 {
+		var obs []models.Observation
+		if err := db.Model(&models.Observation{}).Select(obsColumns).
+			Where("session_id = ? AND excluded_by = ''", sessionID).
+			Order("created_at DESC, id DESC").Limit(limit).Find(&obs).Error; err != nil {
+			return sec, err
+		}
+		for _, o := range obs {
+			sec.items = append(sec.items, obsLine(o, c))
+		}
+	}
+	return sec, nil
+}
+
+// lastActive is when the session last did something: its newest prompt or
+// observation, else its start.
+func lastActive(db *gorm.DB, sessionID int64) (time.Time, error) {
+	var s models.Session
+	if err := db.First(&s, sessionID).Error; err != nil {
+		return time.Time{}, err
+	}
+	t := s.StartedAt
+	for _, table := range []string{"prompts", "observations"} {
+		var row struct{ CreatedAt time.Time }
+		err := db.Table(table).Select("created_at").Where("session_id = ?", sessionID).
+			Order("created_at DESC").Limit(1).Scan(&row).Error
+		if err != nil {
+			return t, err
+		}
+		if row.CreatedAt.After(t) {
+			t = row.CreatedAt
+		}
+	}
+	if s.EndedAt != nil && s.EndedAt.After(t) {
+		t = *s.EndedAt
+	}
+	return t, nil
+}
+
+func recentSessions(db *gorm.DB, project string, exclude int64, since time.Time, n int) ([]models.Session, error) {
+	var out []models.Session
+	if n <= 0 {
+		return out, nil
+	}
+	q := db.Where("project = ? AND id != ?", project, exclude)
+	if !since.IsZero() {
+		q = q.Where("started_at > ?", since)
+	}
+	err := q.Order("started_at DESC, id DESC").Limit(n).Find(&out).Error
+	return out, err
+}
+
+func sessionIDs(ss []models.Session) []int64 {
+	ids := make([]int64, len(ss))
+	for i, s := range ss {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// latestSummaries picks each session's best summary: its latest final one,
+// else its latest of any kind.
+func latestSummaries(db *gorm.DB, ss []models.Session) (map[int64]models.Summary, error) {
+	out := map[int64]models.Summary{}
+	if len(ss) == 0 {
+		return out, nil
+	}
+	var rows []models.Summary
+	err := db.Raw(`SELECT * FROM summaries WHERE id IN (
+		SELECT (SELECT s2.id FROM summaries s2 WHERE s2.session_id = s.session_id
+			ORDER BY (s2.kind = 'final') DESC, s2.id DESC LIMIT 1)
+		FROM summaries s WHERE s.session_id IN ? GROUP BY s.session_id)`, sessionIDs(ss)).Scan(&rows).Error
+	for _, r := range rows {
+		out[r.SessionID] = r
+	}
+	return out, err
+}
+
+// firstPrompts maps each session to its first stored prompt.
+func firstPrompts(db *gorm.DB, ss []models.Session) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ss) == 0 {
+		return out, nil
+	}
+	var rows []models.Prompt
+	err := db.Raw(`SELECT * FROM prompts WHERE id IN (SELECT MIN(id) FROM prompts WHERE session_id IN ? GROUP BY session_id)`,
+		sessionIDs(ss)).Scan(&rows).Error
+	for _, r := range rows {
+		out[r.SessionID] = r.Text
+	}
+	return out, err
+}
+
+// sessionLine is one line per session: its date and what was asked, done
+// and left to do, from the summary when there is one.
+func sessionLine(s models.Session, sum models.Summary, first string, c cleaner) string {
+	var parts []string
+	if sum.ID != 0 {
+		if t := c.text(sum.Request, 160); t != "" {
+			parts = append(parts, "asked: "+t)
+		}
+		if t := c.text(sum.Completed, 200); t != "" {
+			parts = append(parts, "done: "+t)
+		}
+		if t := c.text(sum.NextSteps, 160); t != "" {
+			parts = append(parts, "next: "+t)
+		}
+	}
+	if len(parts) == 0 {
+		if t := c.text(first, 160); t != "" {
+			parts = append(parts, "asked: "+t)
+		}
+		if t := c.text(s.LastAssistantMessage, 200); t != "" {
+			parts = append(parts, "last answer: "+t)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "- " + s.StartedAt.UTC().Format("2006-01-02 15:04") + " — " + strings.Join(parts, " · ")
+}
+
+// obsLine is one observation on one line, with its id and date.
+func obsLine(o models.Observation, c cleaner) string {
+	mark := ""
+	if !o.Success {
+		mark = " [FAILED]"
+	}
+	return fmt.Sprintf("- #%d %s%s (%s)", o.ID, c.text(o.Title, 200), mark, o.CreatedAt.UTC().Format(time.DateOnly))
+}
+
+// failureKeys name what a later success must share to resolve a failure:
+// the same Bash command, or one of the same files.
+func failureKeys(o models.Observation) []string {
+	var keys []string
+	if o.ToolName == "Bash" && strings.TrimSpace(o.Input) != "" {
+		keys = append(keys, "cmd:"+strings.Join(strings.Fields(o.Input), " "))
+	}
+	for _, f := range o.Files {
+		keys = append(keys, "file:"+f)
+	}
+	return keys
+}
+
+// unresolvedFailures returns the failures of obs (newest first) that no
+// later success of the same command or file followed, newest first.
+func unresolvedFailures(obs []models.Observation) []models.Observation {
+	resolved := map[string]bool{} // keys seen succeeding later (obs is newest first)
+	var out []models.Observation
+	for _, o := range obs {
+		keys := failureKeys(o)
+		if o.Success {
+			for _, k := range keys {
+				resolved[k] = true
+			}
+			continue
+		}
+		fixed := false
+		for _, k := range keys {
+			fixed = fixed || resolved[k]
+		}
+		if !fixed {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// filesChanged is one line per changed file: how often, the latest id.
+func filesChanged(obs []models.Observation, cwd string, c cleaner) []string {
+	type agg struct {
+		n      int
+		latest models.Observation
+	}
+	var order []string
+	seen := map[string]*agg{}
+	for _, o := range obs { // newest first
+		if o.Kind != models.KindFileChange || !o.Success {
+			continue
+		}
+		for _, f := range o.Files {
+			if a, ok := seen[f]; ok {
+				a.n++
+				continue
+			}
+			seen[f] = &agg{n: 1, latest: o}
+			order = append(order, f)
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, f := range order {
+		a := seen[f]
+		name := f
+		if cwd != "" && strings.HasPrefix(f, cwd+"/") {
+			name = strings.TrimPrefix(f, cwd+"/")
+		}
+		out = append(out, fmt.Sprintf("- changed `%s` (%d×, latest #%d, %s)", c.text(name, 160), a.n, a.latest.ID,
+			a.latest.CreatedAt.UTC().Format(time.DateOnly)))
+	}
+	return out
+}
+
+// projectCwd is the working directory of the project's latest session, to
+// show file paths relative to it.
+func projectCwd(db *gorm.DB, project string) string {
+	var cwd string
+	db.Raw(`SELECT cwd FROM sessions WHERE project = ? ORDER BY started_at DESC LIMIT 1`, project).Row().Scan(&cwd)
+	return strings.TrimRight(cwd, "/")
+}

@@ -1,0 +1,243 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// MaxKeywords bounds the terms of a related-memory query: more terms cost
+// more index lookups and add little.
+const MaxKeywords = 10
+
+// candidates is how many BM25 hits are scored for relevance.
+const candidates = 20
+
+// bm25Half is the BM25 score (negated) at which the score part of relevance
+// reaches one half. SQLite's bm25() of a match on one rare term in a title
+// is around 5 to 15 on a 100k-row table.
+const bm25Half = 8.0
+
+// Hint is one related memory: an observation and how relevant it is (0..1).
+type Hint struct {
+	ID        int64
+	Title     string
+	Relevance float64
+	CreatedAt time.Time
+}
+
+// RelatedMemory returns, for a prompt just submitted, at most relatedCount
+// one-line hints about earlier work of the same project whose relevance
+// clears the threshold, wrapped in <mneme-context>; or "" when nothing does.
+func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID int64, prompt string) (string, error) {
+	pol := b.policy()
+	inj := pol.Settings.Injection
+	if !inj.RelatedEnabled || inj.RelatedCount <= 0 || pol.ProjectExcluded(project) {
+		return "", nil
+	}
+	hints, err := b.Related(ctx, project, sessionID, prompt, inj.RelatedCount, inj.RelatedThreshold)
+	if err != nil || len(hints) == 0 {
+		return "", err
+	}
+	c := cleaner{pol}
+	var out strings.Builder
+	out.WriteString(OpenTag + "\nmneme: related memory from earlier sessions (run `mneme search <words>` for details):\n")
+	for _, h := range hints {
+		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)\n", h.ID, h.Relevance, c.text(h.Title, 160), h.CreatedAt.UTC().Format(time.DateOnly))
+	}
+	out.WriteString(CloseTag)
+	return out.String(), nil
+}
+
+// Related searches the project's observations (outside session sessionID)
+// for the prompt's keywords and returns up to limit hints with relevance of
+// at least threshold, best first.
+func (b *Builder) Related(ctx context.Context, project string, sessionID int64, prompt string, limit int, threshold float64) ([]Hint, error) {
+	kws := Keywords(prompt, MaxKeywords)
+	if len(kws) == 0 {
+		return nil, nil
+	}
+	var rows []struct {
+		ID        int64
+		Title     string
+		Files     string
+		Input     string
+		CreatedAt time.Time
+		Score     float64
+	}
+	// BM25 weights: title 4, input 1, output 0.5, files 2. bm25() is
+	// negative, better matches more so.
+	err := b.Store.DB.WithContext(ctx).Raw(`SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at, -f.score AS score
+		FROM (SELECT rowid, bm25(observations_fts, 4.0, 1.0, 0.5, 2.0) AS score
+			FROM observations_fts WHERE observations_fts MATCH ?) f
+		JOIN observations o ON o.id = f.rowid
+		WHERE o.project = ? AND o.session_id != ? AND o.excluded_by = ''
+		ORDER BY f.score LIMIT ?`, FTSQuery(kws), project, sessionID, candidates).Scan(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	var out []Hint
+	for _, r := range rows {
+		rel := Relevance(r.Score, coverage(kws, r.Title+" "+r.Files+" "+r.Input))
+		if rel >= threshold {
+			out = append(out, Hint{ID: r.ID, Title: r.Title, Relevance: rel, CreatedAt: r.CreatedAt})
+		}
+	}
+	sortHints(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func sortHints(h []Hint) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].Relevance > h[j-1].Relevance; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+// Relevance maps a (positive) BM25 score and the share of the prompt's
+// keywords a hit contains to 0..1: half from coverage, half from the score
+// squashed as s/(s+bm25Half). BM25 alone is not comparable across queries;
+// coverage alone ignores how rare the matched terms are.
+func Relevance(bm25, coverage float64) float64 {
+	if bm25 < 0 {
+		bm25 = 0
+	}
+	return 0.5*coverage + 0.5*bm25/(bm25+bm25Half)
+}
+
+// coverage is the share of keywords found in text, counting at most four:
+// a hit matching four keywords of a long prompt is fully on topic.
+func coverage(kws []string, text string) float64 {
+	text = strings.ToLower(text)
+	found := 0
+	for _, k := range kws {
+		if strings.Contains(text, stem(k)) {
+			found++
+		}
+	}
+	return min(float64(found)/float64(min(len(kws), 4)), 1)
+}
+
+// stem is a crude prefix of a keyword that survives English endings
+// ("failing" → "fail", "tests" → "test"), to check coverage in raw text the
+// way the porter tokenizer matched it.
+func stem(k string) string {
+	if isCodeish(k) || len(k) <= 4 {
+		return k
+	}
+	n := max(4, len(k)-3)
+	return k[:n]
+}
+
+// FTSQuery ORs the keywords as quoted FTS5 strings (quotes doubled), so no
+// keyword is ever read as FTS5 syntax. A code-ish keyword like "foo.go"
+// becomes the phrase "foo go" under the unicode61 tokenizer.
+func FTSQuery(kws []string) string {
+	parts := make([]string, len(kws))
+	for i, k := range kws {
+		parts[i] = `"` + strings.ReplaceAll(k, `"`, `""`) + `"`
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// Keywords extracts up to max search terms from a prompt: stop words and
+// words under three letters dropped, code-ish tokens (snake_case, dotted
+// names, paths, camelCase, flags) kept whole and first, then the longer
+// words first, lower-cased and without duplicates.
+func Keywords(prompt string, max int) []string {
+	var code, words []string
+	seen := map[string]bool{}
+	for _, tok := range strings.FieldsFunc(prompt, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '/' || r == '-')
+	}) {
+		tok = strings.Trim(tok, "./-")
+		if !hasAlnum(tok) {
+			continue
+		}
+		codeish := isCodeish(tok)
+		tok = strings.ToLower(tok)
+		if seen[tok] {
+			continue
+		}
+		if !codeish && (len(tok) < 3 || stopWords[tok] || isNumber(tok)) {
+			continue
+		}
+		seen[tok] = true
+		if codeish {
+			code = append(code, tok)
+		} else {
+			words = append(words, tok)
+		}
+	}
+	// Longer words tend to be rarer and more telling; keep prompt order among
+	// equals.
+	for i := 1; i < len(words); i++ {
+		for j := i; j > 0 && len(words[j]) > len(words[j-1]); j-- {
+			words[j], words[j-1] = words[j-1], words[j]
+		}
+	}
+	out := append(code, words...)
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+func hasAlnum(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCodeish reports a token that looks like code rather than prose: it
+// holds '_', '.', '/' or an inner '-', or mixes cases inside (camelCase).
+func isCodeish(tok string) bool {
+	if strings.ContainsAny(tok, "_./") || strings.Contains(strings.Trim(tok, "-"), "-") {
+		return true
+	}
+	rs := []rune(tok)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWords are common English words (and prompt filler) that say nothing
+// about a topic.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all also am an and any are aren't as at be because been
+		before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
+		during each few for from further get got had hadn't has hasn't have haven't having he her here hers herself him
+		himself his how i if in into is isn't it it's its itself just let let's like make me more most mustn't my myself
+		need no nor not now of off on once only or other ought our ours ourselves out over own please same shan't she
+		should shouldn't so some such than that that's the their theirs them themselves then there there's these they
+		this those through to too under until up us use using very via want was wasn't we were weren't what when where
+		which while who whom why will with won't would wouldn't you your yours yourself yourselves
+		thanks thank okay ok yes yeah hey hi hello sure maybe something anything everything thing things way look
+		see know think try tried trying going work working works done again still really just also now new one two
+		add added change changed fix fixed check run ran make made show tell give help find able next last first`) {
+		m[w] = true
+	}
+	return m
+}()
