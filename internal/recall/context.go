@@ -15,7 +15,7 @@ import (
 )
 
 // Footer is the last line of every injected block: how to get details.
-const Footer = "Details: run `mneme search <words>` (ids like #123 are observation ids; sessions and summaries are at http://localhost:37777)."
+const Footer = "Details: run `mneme search <words>`; #ids are observation ids."
 
 // section is a titled list of whole lines, in priority order.
 type section struct {
@@ -43,14 +43,16 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 }
 
 // render fills the budget with whole lines, section by section in priority
-// order. A section's title goes in only with its first item; an item that
-// does not fit is left out whole and smaller ones after it may still fit.
-// The result is at most budget bytes, or "" when no item fits.
+// order, and stops at the first item that does not fit: nothing of lower
+// priority is ever shown in place of something more important. A section's
+// title goes in only with its first item. The result is at most budget
+// bytes, or "" when no item fits.
 func render(project string, secs []section, budget int) string {
 	header := "# mneme: memory of project " + cut(strings.Join(strings.Fields(project), " "), 80)
 	fixed := len(OpenTag) + 1 + len(header) + 1 + len(Footer) + 1 + len(CloseTag)
 	left := budget - fixed
 	var lines []string
+fill:
 	for _, s := range secs {
 		titled := false
 		for _, item := range s.items {
@@ -59,7 +61,7 @@ func render(project string, secs []section, budget int) string {
 				cost += len(s.title) + 2 // a blank line, then the title
 			}
 			if cost > left {
-				continue
+				break fill
 			}
 			if !titled {
 				lines = append(lines, "", s.title)
@@ -152,7 +154,7 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		}
 	}
 	failed := unresolvedFailures(obs)
-	failSec := section{title: "## Unresolved failures (no later success of the same command or file)"}
+	failSec := section{title: "## Unresolved failures"}
 	listed := map[int64]bool{}
 	for _, o := range failed {
 		failSec.items = append(failSec.items, obsLine(o, c))
