@@ -21,8 +21,8 @@ func TestEstimateTokens(t *testing.T) {
 		{"abcd", 1},
 		{"abcde", 2},
 		{strings.Repeat("x", 8000), 2000},
-		{"é", 1},                         // 2 bytes
-		{strings.Repeat("é", 4), 2},      // 8 bytes: counted by bytes, the safe side
+		{"é", 1},                       // 2 bytes
+		{strings.Repeat("é", 4), 2},    // 8 bytes: counted by bytes, the safe side
 		{strings.Repeat("日本", 10), 15}, // 60 bytes
 	}
 	for _, tt := range tests {
