@@ -1,0 +1,901 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The end-to-end tests of mneme with real Claude Code: a freshly built
+// mneme binary is installed into a temporary HOME with `mneme install`,
+// Claude Code runs scripted sessions against the fake Messages API, and the
+// tests check what mneme stored (through its HTTP API and the files in its
+// data directory) and what context it gave the model.
+
+// claudeRunTimeout bounds every Claude Code run of these tests.
+const claudeRunTimeout = 60 * time.Second
+
+// Secrets and private text put in session 1's prompt and files. None of them
+// may be stored by mneme in any form.
+var (
+	privateWord  = "hunter2"
+	githubToken  = "ghp_" + "Zq8xK2mN4pR7tV1wY5bC9dF3gH6jL0sA2eU4"
+	anthropicKey = "sk-ant-" + "api03-Xk9Lm2Np4Qr6St8Uv0Wx1Yz3Ab5Cd7Ef9"
+)
+
+// rawSecrets are the strings that must appear nowhere in mneme's data.
+func rawSecrets() []string { return []string{privateWord, githubToken, anthropicKey} }
+
+// session1Words is a distinctive phrase of session 1's first prompt; it must
+// come back in session 2's context.
+const session1Words = "zebra-release checklist"
+
+// --- building mneme -------------------------------------------------------
+
+var mnemeBuild struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// TestMain removes the mneme binary built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if mnemeBuild.dir != "" {
+		_ = os.RemoveAll(mnemeBuild.dir)
+	}
+	os.Exit(code)
+}
+
+// goTool returns the go command that runs these tests.
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); isExecutable(p) {
+		return p
+	}
+	return "go"
+}
+
+// MnemeBin builds ./cmd/mneme once per test binary (CGO_ENABLED=0, as
+// released) and returns its path.
+func MnemeBin(t testing.TB) string {
+	t.Helper()
+	mnemeBuild.once.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			mnemeBuild.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "mneme-e2e-bin")
+		if err != nil {
+			mnemeBuild.err = err
+			return
+		}
+		mnemeBuild.dir = dir
+		out := filepath.Join(dir, "mneme")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", out, "./cmd/mneme")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			mnemeBuild.err = fmt.Errorf("go build ./cmd/mneme: %v\n%s", err, b)
+			return
+		}
+		mnemeBuild.path = out
+	})
+	if mnemeBuild.err != nil {
+		t.Fatalf("build mneme: %v", mnemeBuild.err)
+	}
+	return mnemeBuild.path
+}
+
+// --- one mneme installation ----------------------------------------------
+
+// Mneme is one installation of mneme for a test: a data directory, a port,
+// and a HOME whose ~/.claude/settings.json was written by `mneme install`.
+type Mneme struct {
+	Bin     string
+	Home    string
+	DataDir string
+	Port    int
+	// URL is the worker's base URL, http://127.0.0.1:<port>.
+	URL string
+
+	worker *exec.Cmd
+	done   chan struct{}
+	logf   string
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// NewMneme builds mneme, picks a data directory and a free port, and runs
+// `mneme install` into a new temporary HOME. No worker is started.
+func NewMneme(t testing.TB) *Mneme {
+	t.Helper()
+	m := &Mneme{
+		Bin:     MnemeBin(t),
+		Home:    NewHome(t),
+		DataDir: filepath.Join(t.TempDir(), "mneme-data"),
+		Port:    freePort(t),
+	}
+	m.URL = "http://127.0.0.1:" + strconv.Itoa(m.Port)
+	settings := filepath.Join(m.Home, ".claude", "settings.json")
+	out, err := m.command("--port", strconv.Itoa(m.Port), "--data-dir", m.DataDir,
+		"install", "--settings", settings).CombinedOutput()
+	if err != nil {
+		t.Fatalf("mneme install: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatalf("mneme install wrote no settings: %v", err)
+	}
+	// Every hook must run this binary with this port and data directory,
+	// or the sessions would go to a worker on the default port.
+	var parsed struct {
+		Hooks map[string][]HookMatcher `json:"hooks"`
+	}
+	if err := json.Unmarshal(raw, &parsed); err != nil {
+		t.Fatalf("settings.json: %v\n%s", err, raw)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"} {
+		if len(parsed.Hooks[ev]) != 1 || len(parsed.Hooks[ev][0].Hooks) != 1 {
+			t.Fatalf("settings.json has no single %s hook:\n%s", ev, raw)
+		}
+		c := parsed.Hooks[ev][0].Hooks[0].Command
+		for _, want := range []string{m.Bin, "--port " + strconv.Itoa(m.Port), "--data-dir " + m.DataDir, " hook "} {
+			if !strings.Contains(c, want) {
+				t.Fatalf("%s hook command %q lacks %q", ev, c, want)
+			}
+		}
+	}
+	return m
+}
+
+// command returns an exec.Cmd running mneme with a clean environment whose
+// HOME, MNEME_PORT and MNEME_DATA_DIR are the installation's.
+func (m *Mneme) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(m.Bin, args...)
+	cmd.Env = append(CleanEnv(m.Home, ""), "MNEME_PORT="+strconv.Itoa(m.Port), "MNEME_DATA_DIR="+m.DataDir)
+	return cmd
+}
+
+// Serve starts `mneme serve` on the installation's port and data directory,
+// waits for /api/health, and stops it gracefully when the test ends.
+func (m *Mneme) Serve(t testing.TB) {
+	t.Helper()
+	if m.worker != nil {
+		t.Fatal("Serve: the worker is already running")
+	}
+	if err := os.MkdirAll(m.DataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m.logf = filepath.Join(t.TempDir(), "serve.stderr")
+	errf, err := os.Create(m.logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errf.Close()
+	cmd := m.command("serve")
+	cmd.Stdout, cmd.Stderr = errf, errf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("mneme serve: %v", err)
+	}
+	m.worker, m.done = cmd, make(chan struct{})
+	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(m.done)
+	t.Cleanup(func() { m.Stop(t) })
+	if !m.waitHealthy(10 * time.Second) {
+		b, _ := os.ReadFile(m.logf)
+		t.Fatalf("mneme serve did not become healthy on %s:\n%s", m.URL, b)
+	}
+}
+
+// waitHealthy polls /api/health until it answers 200 or d passes.
+func (m *Mneme) waitHealthy(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if _, err := m.Health(); err == nil {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return false
+}
+
+// mnemeHealth is the part of GET /api/health the tests read.
+type mnemeHealth struct {
+	Service string `json:"service"`
+	Status  string `json:"status"`
+	PID     int    `json:"pid"`
+}
+
+// Health asks the worker for /api/health.
+func (m *Mneme) Health() (mnemeHealth, error) {
+	var h mnemeHealth
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	resp, err := client.Get(m.URL + "/api/health")
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return h, fmt.Errorf("health: %s", resp.Status)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&h)
+	if err == nil && h.Service != "mneme" {
+		err = fmt.Errorf("not mneme: %+v", h)
+	}
+	return h, err
+}
+
+// Stop stops the worker started by Serve with SIGTERM and waits for it to
+// exit (SIGKILL after 10 s). It is idempotent.
+func (m *Mneme) Stop(t testing.TB) {
+	t.Helper()
+	if m.worker == nil {
+		return
+	}
+	cmd, done := m.worker, m.done
+	m.worker = nil
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Errorf("mneme serve did not stop within 10 s of SIGTERM")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		b, _ := os.ReadFile(m.logf)
+		t.Errorf("mneme serve exited %d after SIGTERM:\n%s", code, b)
+	}
+}
+
+// StopPID stops a worker this test did not start (one a hook started) by
+// pid with SIGTERM and waits until it is gone.
+func StopPID(t testing.TB, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM worker %d: %v", pid, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("worker %d did not stop within 10 s of SIGTERM", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processAlive reports whether pid exists and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// "pid (comm) S ..." — the state follows the last ')'.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+// Claude runs Claude Code headless in dir against fake with the
+// installation's HOME and fails the test unless it exits 0.
+func (m *Mneme) Claude(t testing.TB, fake *FakeAPI, dir, prompt string) ClaudeResult {
+	t.Helper()
+	res := RunClaude(context.Background(), t, ClaudeOptions{
+		Bin: ClaudeBin(t), Home: m.Home, Dir: dir, BaseURL: fake.URL, Prompt: prompt,
+		Timeout: claudeRunTimeout,
+	})
+	if res.TimedOut || res.ExitCode != 0 || res.JSON == nil || res.JSON.IsError {
+		t.Fatalf("claude failed: exit %d, timed out %v, json %+v\nstdout: %s\nstderr: %s",
+			res.ExitCode, res.TimedOut, res.JSON, res.Stdout, res.Stderr)
+	}
+	return res
+}
+
+// --- mneme's read API -----------------------------------------------------
+
+type apiSession struct {
+	ID                   int64  `json:"id"`
+	ClaudeSessionID      string `json:"claudeSessionId"`
+	Project              string `json:"project"`
+	Cwd                  string `json:"cwd"`
+	Source               string `json:"source"`
+	Status               string `json:"status"`
+	PromptCounter        int    `json:"promptCounter"`
+	EndReason            string `json:"endReason"`
+	LastAssistantMessage string `json:"lastAssistantMessage"`
+}
+
+type apiPrompt struct {
+	Number int    `json:"number"`
+	Text   string `json:"text"`
+}
+
+type apiObservation struct {
+	ID         int64    `json:"id"`
+	ToolUseID  *string  `json:"toolUseId"`
+	ToolName   string   `json:"toolName"`
+	Kind       string   `json:"kind"`
+	Title      string   `json:"title"`
+	Input      string   `json:"input"`
+	Output     string   `json:"output"`
+	Files      []string `json:"files"`
+	Success    bool     `json:"success"`
+	Importance float64  `json:"importance"`
+	ExcludedBy string   `json:"excludedBy"`
+}
+
+type apiSessionDetail struct {
+	Session      apiSession       `json:"session"`
+	Prompts      []apiPrompt      `json:"prompts"`
+	Observations []apiObservation `json:"observations"`
+}
+
+// GetJSON GETs path from the worker, fails the test unless it answers 200,
+// decodes the body into v and returns the raw body.
+func (m *Mneme) GetJSON(t testing.TB, path string, v any) []byte {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(m.URL + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", path, resp.Status, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v: %s", path, err, b)
+	}
+	return b
+}
+
+// Session returns GET /api/sessions/<claude session id>.
+func (m *Mneme) Session(t testing.TB, claudeID string) (apiSessionDetail, []byte) {
+	t.Helper()
+	var d apiSessionDetail
+	raw := m.GetJSON(t, "/api/sessions/"+claudeID, &d)
+	return d, raw
+}
+
+// WaitCompleted polls the session until SessionEnd marked it completed.
+// The SessionEnd hook runs while Claude Code exits, so it may land a moment
+// after the process is gone.
+func (m *Mneme) WaitCompleted(t testing.TB, claudeID string) (apiSessionDetail, []byte) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		d, raw := m.Session(t, claudeID)
+		if d.Session.Status == "completed" || time.Now().After(deadline) {
+			return d, raw
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// --- the SSE stream -------------------------------------------------------
+
+// streamCapture reads GET /stream in the background and keeps everything
+// it received.
+type streamCapture struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	err  error
+	seen chan struct{} // closed when the awaited event arrived
+}
+
+// CaptureStream opens GET /stream (with Last-Event-ID when lastID > 0, to
+// replay the log after that id) and reads it until Close. It waits until the
+// stream's first bytes arrived, so nothing published afterwards is missed.
+// The awaited event name (e.g. "session_completed") closes Seen().
+func (m *Mneme) CaptureStream(t testing.TB, lastID int, awaited string) *streamCapture {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.Itoa(lastID))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("GET /stream: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body.Close()
+		cancel()
+		t.Fatalf("GET /stream: %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	s := &streamCapture{cancel: cancel, done: make(chan struct{}), seen: make(chan struct{})}
+	first := make(chan struct{})
+	go func() {
+		defer close(s.done)
+		defer resp.Body.Close()
+		r := bufio.NewReader(resp.Body)
+		firstOnce, seenOnce := sync.Once{}, sync.Once{}
+		for {
+			line, err := r.ReadString('\n')
+			s.mu.Lock()
+			s.buf.WriteString(line)
+			s.mu.Unlock()
+			if line != "" {
+				firstOnce.Do(func() { close(first) })
+			}
+			if awaited != "" && strings.TrimSpace(line) == "event: "+awaited {
+				seenOnce.Do(func() { close(s.seen) })
+			}
+			if err != nil {
+				s.mu.Lock()
+				if ctx.Err() == nil {
+					s.err = err
+				}
+				s.mu.Unlock()
+				firstOnce.Do(func() { close(first) })
+				return
+			}
+		}
+	}()
+	select {
+	case <-first:
+	case <-time.After(5 * time.Second):
+		s.Close()
+		t.Fatalf("GET /stream sent nothing within 5 s")
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Seen is closed when the awaited event arrived.
+func (s *streamCapture) Seen() <-chan struct{} { return s.seen }
+
+// Close stops reading and waits for the reader to finish.
+func (s *streamCapture) Close() {
+	s.cancel()
+	<-s.done
+}
+
+// Text returns everything received so far.
+func (s *streamCapture) Text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// streamEvents parses SSE text into (id, event name) pairs, in order.
+func streamEvents(text string) (ids []int, names []string) {
+	for _, frame := range strings.Split(text, "\n\n") {
+		id, name := 0, ""
+		for _, line := range strings.Split(frame, "\n") {
+			if v, ok := strings.CutPrefix(line, "id: "); ok {
+				id, _ = strconv.Atoi(v)
+			}
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			}
+		}
+		if name != "" {
+			ids, names = append(ids, id), append(names, name)
+		}
+	}
+	return ids, names
+}
+
+// --- session scripts ------------------------------------------------------
+
+// session1 is the first session's script and prompt. It succeeds once, fails
+// twice (one failure stays unresolved, the other is fixed by writing the
+// file it was about and rerunning the same command), writes and edits a file
+// holding a secret, and ends with a text answer.
+type session1 struct {
+	Prompt    string
+	NotesPath string
+	Final     string
+	Steps     []Step
+}
+
+func newSession1(project string) session1 {
+	notes := filepath.Join(project, "notes.md")
+	s := session1{
+		Prompt: "Prepare the " + session1Words + " in notes.md. <private>my password is " + privateWord +
+			"</private> Deploy with token " + githubToken + " and key " + anthropicKey + ".",
+		NotesPath: notes,
+		Final:     "The notes are written; /nonexistent-dir is still missing.",
+	}
+	s.Steps = []Step{
+		ToolUse("Bash", map[string]any{"command": "echo hello-from-fake", "description": "say hello"}),
+		ToolUse("Bash", map[string]any{"command": "ls /nonexistent-dir", "description": "list a missing dir"}),
+		ToolUse("Bash", map[string]any{"command": "cat notes.md", "description": "show the notes"}),
+		ToolUse("Write", map[string]any{"file_path": notes, "content": "# Release notes\nstatus: draft\ndeploy token: " + githubToken + "\n"}),
+		ToolUse("Edit", map[string]any{"file_path": notes, "old_string": "status: draft", "new_string": "status: final"}),
+		ToolUse("Bash", map[string]any{"command": "cat notes.md", "description": "show the notes again"}),
+		Text(s.Final),
+	}
+	return s
+}
+
+// mnemeContext returns the <mneme-context> block that SessionStart put in a
+// model request (tags included), or "" when there is none.
+func mnemeContext(body []byte) string {
+	text := RequestText(body)
+	const marker = "SessionStart hook additional context: "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len(marker):]
+	if !strings.HasPrefix(rest, "<mneme-context>") {
+		return ""
+	}
+	j := strings.Index(rest, "</mneme-context>")
+	if j < 0 {
+		return ""
+	}
+	return rest[:j+len("</mneme-context>")]
+}
+
+// runContextSession runs a one-turn session and returns the <mneme-context>
+// block of its first model request and its session id.
+func runContextSession(t *testing.T, m *Mneme, project, prompt string) (block string, sid string) {
+	t.Helper()
+	fake := NewFakeAPI(t, Text("Noted."))
+	res := m.Claude(t, fake, project, prompt)
+	first := fake.FirstToolRequestBody()
+	if first == nil {
+		t.Fatalf("the fake got no model request; paths %v", fake.Paths())
+	}
+	return mnemeContext(first), res.JSON.SessionID
+}
+
+// checkContextBudget checks a block against max_inject_tokens (4 bytes per
+// token) and the 10 KB hard cap.
+func checkContextBudget(t *testing.T, block string, maxTokens int) {
+	t.Helper()
+	if len(block) > maxTokens*4 {
+		t.Errorf("context block is %d bytes, over max_inject_tokens %d × 4 = %d", len(block), maxTokens, maxTokens*4)
+	}
+	if len(block) > 10*1024 {
+		t.Errorf("context block is %d bytes, over the 10 KB cap", len(block))
+	}
+}
+
+// assertNoSecrets fails when any raw secret or private word is in s.
+func assertNoSecrets(t *testing.T, where, s string) {
+	t.Helper()
+	for _, secret := range rawSecrets() {
+		if strings.Contains(s, secret) {
+			t.Errorf("%s contains %q", where, secret)
+		}
+	}
+	if strings.Contains(s, "<private>") {
+		t.Errorf("%s contains a <private> tag", where)
+	}
+}
+
+// assertDataDirClean reads every file under mneme's data directory (the
+// database, its WAL and shared memory, logs and spool) and fails when a raw
+// secret or the private word is in any of them. The worker must be stopped.
+func assertDataDirClean(t *testing.T, dataDir string) {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dataDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, fmt.Sprintf("%s (%d bytes)", strings.TrimPrefix(p, dataDir+"/"), len(b)))
+		for _, secret := range rawSecrets() {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds %q", p, secret)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walk %s: %v", dataDir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "mneme.db")); err != nil {
+		t.Errorf("no mneme.db in the data directory: %v (files: %v)", err, files)
+	}
+	t.Logf("data directory checked for secrets: %s", strings.Join(files, ", "))
+}
+
+// findObs returns the observations of tool whose title contains titlePart.
+func findObs(obs []apiObservation, tool, titlePart string) []apiObservation {
+	var out []apiObservation
+	for _, o := range obs {
+		if o.ToolName == tool && strings.Contains(o.Title, titlePart) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// checkSession1 asserts what mneme stored for session 1.
+func checkSession1(t *testing.T, m *Mneme, s1 session1, project, sid string) apiSessionDetail {
+	t.Helper()
+	name := filepath.Base(project)
+	var list struct {
+		Items []apiSession `json:"items"`
+	}
+	m.GetJSON(t, "/api/sessions?project="+name, &list)
+	if len(list.Items) != 1 || list.Items[0].ClaudeSessionID != sid || list.Items[0].Project != name {
+		t.Errorf("GET /api/sessions?project=%s = %+v, want one session %s of project %s", name, list.Items, sid, name)
+	}
+
+	d, raw := m.WaitCompleted(t, sid)
+	t.Logf("session 1 as stored: %s", raw)
+	assertNoSecrets(t, "GET /api/sessions/"+sid, string(raw))
+
+	ss := d.Session
+	if ss.Project != name || ss.Cwd != project || ss.Source != "startup" {
+		t.Errorf("session project %q cwd %q source %q, want %q %q startup", ss.Project, ss.Cwd, ss.Source, name, project)
+	}
+	if ss.Status != "completed" || ss.EndReason == "" {
+		t.Errorf("session status %q end reason %q, want completed with a reason (SessionEnd)", ss.Status, ss.EndReason)
+	}
+	if ss.LastAssistantMessage != s1.Final {
+		t.Errorf("last assistant message %q, want %q (Stop)", ss.LastAssistantMessage, s1.Final)
+	}
+
+	if len(d.Prompts) != 1 {
+		t.Fatalf("%d prompts stored, want 1: %+v", len(d.Prompts), d.Prompts)
+	}
+	p := d.Prompts[0].Text
+	for _, want := range []string{session1Words, "[REDACTED:github_token]", "[REDACTED:anthropic_key]"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("stored prompt %q lacks %q", p, want)
+		}
+	}
+	if strings.Contains(p, "my password") {
+		t.Errorf("stored prompt %q kept the private part", p)
+	}
+
+	obs := d.Observations
+	if len(obs) != 6 {
+		t.Errorf("%d observations stored, want 6 (echo, ls, cat, Write, Edit, cat)", len(obs))
+	}
+	ids := map[string]bool{}
+	for _, o := range obs {
+		if o.ToolUseID == nil || *o.ToolUseID == "" || ids[*o.ToolUseID] {
+			t.Errorf("observation #%d has a missing or duplicate tool_use_id", o.ID)
+		} else {
+			ids[*o.ToolUseID] = true
+		}
+	}
+	one := func(tool, title string) apiObservation {
+		t.Helper()
+		got := findObs(obs, tool, title)
+		if len(got) != 1 {
+			t.Errorf("want one %s observation titled like %q, got %d", tool, title, len(got))
+			return apiObservation{}
+		}
+		return got[0]
+	}
+	if o := one("Bash", "echo hello-from-fake"); o.ID != 0 {
+		if !o.Success || o.Kind == "failure" || !strings.Contains(o.Output, "hello-from-fake") {
+			t.Errorf("echo observation: %+v, want a success whose output says hello-from-fake", o)
+		}
+	}
+	if o := one("Bash", "ls /nonexistent-dir"); o.ID != 0 {
+		if o.Success || o.Importance != 1.0 || o.Kind != "failure" {
+			t.Errorf("ls observation: success %v importance %v kind %q, want a failure with importance 1.0", o.Success, o.Importance, o.Kind)
+		}
+	}
+	if cats := findObs(obs, "Bash", "cat notes.md"); len(cats) != 2 {
+		t.Errorf("want two `cat notes.md` observations (failed, then fixed), got %d", len(cats))
+	} else {
+		if cats[0].Success || cats[0].Kind != "failure" || cats[0].Importance != 1.0 {
+			t.Errorf("first cat: %+v, want a failure with importance 1.0", cats[0])
+		}
+		if !cats[1].Success || !strings.Contains(cats[1].Output, "status: final") ||
+			!strings.Contains(cats[1].Output, "[REDACTED:github_token]") {
+			t.Errorf("second cat: %+v, want a success showing the edited file with the token redacted", cats[1])
+		}
+	}
+	for _, tool := range []string{"Write", "Edit"} {
+		o := one(tool, "notes.md")
+		if o.ID == 0 {
+			continue
+		}
+		if !o.Success || o.Kind != "file_change" || o.Importance != 0.7 {
+			t.Errorf("%s observation: success %v kind %q importance %v, want a file_change with importance 0.7", tool, o.Success, o.Kind, o.Importance)
+		}
+		touched := false
+		for _, f := range o.Files {
+			touched = touched || strings.HasSuffix(f, "notes.md")
+		}
+		if !touched {
+			t.Errorf("%s observation files %v lack notes.md", tool, o.Files)
+		}
+	}
+	// A Write's content is stored as its output.
+	if o := one("Write", "notes.md"); o.ID != 0 && !strings.Contains(o.Output, "[REDACTED:github_token]") {
+		t.Errorf("Write output %q: the token in the written content is not redacted", o.Output)
+	}
+	return d
+}
+
+// --- the tests ------------------------------------------------------------
+
+// TestClaudeCodeWithMneme runs two real Claude Code sessions in one project
+// with mneme installed and a worker the test started: session 1 is captured
+// completely and privately, session 2's first model request carries
+// mneme's context about session 1 within the budget.
+func TestClaudeCodeWithMneme(t *testing.T) {
+	ClaudeBin(t)
+	m := NewMneme(t)
+	m.Serve(t)
+	project := NewProject(t, "mneme-e2e-notes")
+
+	// Follow the live stream over the whole session.
+	live := m.CaptureStream(t, 0, "session_completed")
+
+	s1 := newSession1(project)
+	fake1 := NewFakeAPI(t, s1.Steps...)
+	res1 := m.Claude(t, fake1, project, s1.Prompt)
+	sid := res1.JSON.SessionID
+	if sid == "" || res1.JSON.Result != s1.Final {
+		t.Fatalf("session 1 result %+v", res1.JSON)
+	}
+	if b, err := os.ReadFile(s1.NotesPath); err != nil || !strings.Contains(string(b), "status: final") {
+		t.Fatalf("Write/Edit did not run: %q %v", b, err)
+	}
+	d1 := checkSession1(t, m, s1, project, sid)
+
+	select {
+	case <-live.Seen():
+	case <-time.After(5 * time.Second):
+		t.Errorf("no session_completed event on /stream within 5 s")
+	}
+	live.Close()
+	liveText := live.Text()
+	assertNoSecrets(t, "the live /stream", liveText)
+	_, names := streamEvents(liveText)
+	counts := map[string]int{}
+	for _, n := range names {
+		counts[n]++
+	}
+	t.Logf("live /stream events: %v", counts)
+	if counts["session_started"] != 1 || counts["prompt"] != 1 || counts["observation"] != len(d1.Observations) || counts["session_completed"] != 1 {
+		t.Errorf("live /stream events %v, want 1 session_started, 1 prompt, %d observation, 1 session_completed", counts, len(d1.Observations))
+	}
+	if !strings.Contains(liveText, "[REDACTED:github_token]") {
+		t.Errorf("the live stream never shows the redacted prompt or output")
+	}
+
+	// Replaying the log from the first event gives the same content.
+	ids, _ := streamEvents(liveText)
+	if len(ids) > 0 {
+		replay := m.CaptureStream(t, ids[0], "session_completed")
+		select {
+		case <-replay.Seen():
+		case <-time.After(5 * time.Second):
+			t.Errorf("replayed /stream (Last-Event-ID %d) lacks session_completed", ids[0])
+		}
+		replay.Close()
+		assertNoSecrets(t, "the replayed /stream", replay.Text())
+		rids, _ := streamEvents(replay.Text())
+		if len(rids) != len(ids)-1 {
+			t.Errorf("replay after id %d gave %d events, want %d", ids[0], len(rids), len(ids)-1)
+		}
+	}
+
+	// Session 2: mneme's context about session 1 reaches the model.
+	block, sid2 := runContextSession(t, m, project, "What happened in the last session?")
+	if sid2 == sid {
+		t.Fatalf("session 2 reused session id %s", sid)
+	}
+	if block == "" {
+		t.Fatalf("session 2's first model request has no SessionStart <mneme-context> block")
+	}
+	t.Logf("session 2 context block (%d bytes):\n%s", len(block), block)
+	checkContextBudget(t, block, 2000)
+	for _, want := range []string{"notes.md", "ls /nonexistent-dir", session1Words} {
+		if !strings.Contains(block, want) {
+			t.Errorf("session 2 context lacks %q", want)
+		}
+	}
+	// The failing `cat notes.md` was fixed later in the session (the file
+	// was written and the same command then succeeded): it must not come
+	// back as a failure.
+	if strings.Contains(block, "`cat notes.md` failed") {
+		t.Errorf("session 2 context reports the resolved `cat notes.md` failure")
+	}
+	assertNoSecrets(t, "session 2's context", block)
+
+	// Nothing private or secret at rest: stop the worker (checkpointing the
+	// WAL on close) and read every file it wrote.
+	m.WaitCompleted(t, sid2)
+	m.Stop(t)
+	assertDataDirClean(t, m.DataDir)
+}
+
+// TestClaudeCodeWithMnemeAutoStart starts no worker: the first hook of the
+// session must start it, and the whole session must still be stored.
+func TestClaudeCodeWithMnemeAutoStart(t *testing.T) {
+	ClaudeBin(t)
+	m := NewMneme(t)
+	if _, err := m.Health(); err == nil {
+		t.Fatalf("a worker already answers on %s", m.URL)
+	}
+	project := NewProject(t, "mneme-e2e-autostart")
+	s1 := newSession1(project)
+	fake := NewFakeAPI(t, s1.Steps...)
+	res := m.Claude(t, fake, project, s1.Prompt)
+
+	h, err := m.Health()
+	if err != nil {
+		t.Fatalf("no worker after the session: %v", err)
+	}
+	t.Logf("worker started by the SessionStart hook: pid %d", h.PID)
+	checkSession1(t, m, s1, project, res.JSON.SessionID)
+	entries, _ := os.ReadDir(filepath.Join(m.DataDir, "spool"))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			t.Errorf("spool file %s left with %d bytes: an event was not delivered", e.Name(), info.Size())
+		}
+	}
+	StopPID(t, h.PID)
+	assertDataDirClean(t, m.DataDir)
+}
+
+// settingsPageAvailable reports whether the worker serves /settings.
+func settingsPageAvailable(t *testing.T, m *Mneme) (bool, error) {
+	t.Helper()
+	resp, err := http.Get(m.URL + "/settings")
+	if err != nil {
+		return false, err
+	}
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return true, nil
+	case http.StatusNotFound:
+		return false, nil
+	}
+	return false, errors.New("GET /settings: " + resp.Status)
+}
