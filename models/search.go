@@ -1,0 +1,574 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Search types: what a hit is, and what SearchQuery.Type may restrict to.
+const (
+	SearchPrompt      = "prompt"
+	SearchObservation = "observation"
+	SearchSummary     = "summary"
+)
+
+// Snippet markers. SQLite's snippet() wraps every matched phrase in
+// SnippetOpen … SnippetClose. They are ASCII control characters (STX, ETX)
+// that never appear in text worth showing, so a page can split a snippet on
+// them (SplitSnippet) and render the matches as <mark> while escaping the
+// text itself — no HTML ever travels inside a snippet.
+const (
+	SnippetOpen  = "\x02"
+	SnippetClose = "\x03"
+)
+
+// MaxSearchWindow bounds Offset+Limit of one search: deep pages of a ranked
+// search cost a full ranking each and are never what a user wants.
+const MaxSearchWindow = 5000
+
+// SearchQuery is one full-text search.
+type SearchQuery struct {
+	// Q is FTS5 query syntax: words (implicit AND), AND/OR/NOT, NEAR(),
+	// prefix*, ^initial, "phrases", column filters (title:, input:, output:,
+	// files: on observations; text: on prompts; request:, learned:, … on
+	// summaries) and parentheses. See NormalizeQuery for the one rewrite
+	// applied before it reaches MATCH.
+	Q string
+	// Project restricts hits to one project ("" for all).
+	Project string
+	// Type restricts hits to SearchPrompt, SearchObservation or
+	// SearchSummary; "" searches all three.
+	Type string
+	// Tool restricts observation hits to one tool name. A non-empty Tool
+	// implies Type SearchObservation (prompts and summaries have no tool).
+	Tool string
+	// From and To bound created_at: From inclusive, To exclusive; zero
+	// values leave that side open.
+	From, To time.Time
+	// ExcludeSessionID drops hits from one session (0 keeps all); related
+	// memory uses it to leave out the session asking.
+	ExcludeSessionID int64
+	// Offset and Limit page the merged, ranked hits. Limit defaults to 20.
+	Offset, Limit int
+}
+
+// SearchHit is one ranked result. Rank is SQLite's bm25() — lower is better,
+// negative for any real match; Score is -Rank (higher is better), handy for
+// display and thresholds. Ranks of the three tables are merged as they are:
+// bm25 is comparable enough across them for one result list.
+type SearchHit struct {
+	Type      string `json:"type"`
+	ID        int64  `json:"id"`
+	SessionID int64  `json:"sessionId"`
+	Project   string `json:"project"`
+	// Title is the observation's title, "Prompt #n" for a prompt, or the
+	// request (else the kind) of a summary.
+	Title string `json:"title"`
+	// Snippet is the best-matching fragment, matches wrapped in
+	// SnippetOpen/SnippetClose; render it through SplitSnippet.
+	Snippet string `json:"snippet"`
+	// ToolName, Kind and Success describe observation hits; Kind is also
+	// the summary kind (turn, intermediate, final).
+	ToolName     string    `json:"toolName,omitempty"`
+	Kind         string    `json:"kind,omitempty"`
+	Success      bool      `json:"success"`
+	PromptNumber int       `json:"promptNumber"`
+	CreatedAt    time.Time `json:"createdAt"`
+	Rank         float64   `json:"rank"`
+	Score        float64   `json:"score"`
+}
+
+// SnippetPart is a piece of a snippet: plain text or a match.
+type SnippetPart struct {
+	Text  string `json:"text"`
+	Match bool   `json:"match"`
+}
+
+// SplitSnippet cuts a snippet made by Search into plain and matched parts.
+// Unbalanced or stray markers are dropped, never shown; empty parts are
+// omitted. The parts hold text only: escape them when rendering.
+func SplitSnippet(s string) []SnippetPart {
+	var parts []SnippetPart
+	match := false
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			parts = append(parts, SnippetPart{Text: b.String(), Match: match})
+			b.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case SnippetOpen[0]:
+			if !match {
+				flush()
+				match = true
+			}
+		case SnippetClose[0]:
+			if match {
+				flush()
+				match = false
+			}
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	flush()
+	return parts
+}
+
+// QueryError is an FTS5 query that SQLite refused, with a message fit for
+// the user. It matches ErrInvalid (errors.Is), so handlers answer 400.
+type QueryError struct {
+	Query string
+	Msg   string
+}
+
+// Error implements error.
+func (e *QueryError) Error() string { return "invalid search query: " + e.Msg }
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *QueryError) Is(target error) bool { return target == ErrInvalid }
+
+// searchTable describes how one FTS5 table is searched.
+type searchTable struct {
+	typ     string
+	fts     string // FTS5 table
+	content string // content table
+	bm25    string // bm25() call with column weights
+	// hasTool tells whether the content table has tool_name.
+	hasTool bool
+	// detail selects the hit's fields from the content table aliased c,
+	// in the order scanned by scan.
+	detail string
+}
+
+var searchTables = []searchTable{
+	{
+		typ: SearchObservation, fts: "observations_fts", content: "observations",
+		// title, input, output, files
+		bm25: "bm25(observations_fts, 4.0, 1.0, 1.0, 2.0)", hasTool: true,
+		detail: "c.session_id, c.project, c.title, c.tool_name, c.kind, c.success, c.prompt_number, c.created_at",
+	},
+	{
+		typ: SearchPrompt, fts: "prompts_fts", content: "prompts",
+		bm25:   "bm25(prompts_fts)",
+		detail: "c.session_id, c.project, 'Prompt #' || c.number, '', '', 1, c.number, c.created_at",
+	},
+	{
+		typ: SearchSummary, fts: "summaries_fts", content: "summaries",
+		// request, investigated, learned, completed, next_steps, last_assistant_message
+		bm25:   "bm25(summaries_fts, 3.0, 1.0, 2.0, 2.0, 1.0, 0.5)",
+		detail: "c.session_id, c.project, CASE WHEN c.request != '' THEN c.request ELSE c.kind || ' summary' END, '', c.kind, 1, c.prompt_number, c.created_at",
+	},
+}
+
+// ranked is a hit before its details are loaded.
+type ranked struct {
+	table *searchTable
+	id    int64
+	rank  float64
+}
+
+// Search runs q over prompts, observations and summaries (as q.Type says),
+// ranks each table's matches with bm25, merges them by rank and returns the
+// page q.Offset…q.Offset+q.Limit plus one more hit when there is one, so
+// callers can tell hasMore (like the other listings).
+//
+// Each table yields at most Offset+Limit+1 matches, ordered by bm25 inside
+// SQLite; snippets and details are then loaded for the returned page only.
+// A query FTS5 refuses comes back as *QueryError; a column filter that only
+// some tables have (title:) just skips the others.
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	match, err := NormalizeQuery(q.Q)
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	if q.Offset < 0 || q.Offset+q.Limit > MaxSearchWindow {
+		return nil, fmt.Errorf("%w: offset+limit must be at most %d", ErrInvalid, MaxSearchWindow)
+	}
+	if q.Type != "" && q.Type != SearchPrompt && q.Type != SearchObservation && q.Type != SearchSummary {
+		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
+	}
+	want := q.Offset + q.Limit + 1
+	var all []ranked
+	var qerr *QueryError
+	searched := 0
+	for i := range searchTables {
+		t := &searchTables[i]
+		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
+			continue
+		}
+		hits, err := s.rankTable(ctx, t, match, q, want)
+		var qe *QueryError
+		if errors.As(err, &qe) {
+			if qerr == nil {
+				qerr = qe
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		searched++
+		all = append(all, hits...)
+	}
+	if searched == 0 && qerr != nil {
+		qerr.Query = q.Q
+		return nil, qerr
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+	if q.Offset >= len(all) {
+		return []SearchHit{}, nil
+	}
+	all = all[q.Offset:]
+	if len(all) > q.Limit+1 {
+		all = all[:q.Limit+1]
+	}
+	return s.loadHits(ctx, match, all)
+}
+
+// RelatedSearch finds memory of project that matches ftsQuery (FTS5 syntax,
+// e.g. built by AnyTermsQuery), leaving out excludeSessionID, best first.
+// Hits carry bm25 in Rank and -bm25 in Score, so callers can apply a
+// relevance threshold. At most limit hits are returned.
+func (s *Store) RelatedSearch(ctx context.Context, project, ftsQuery string, excludeSessionID int64, limit int) ([]SearchHit, error) {
+	if project == "" {
+		return nil, fmt.Errorf("%w: related search needs a project", ErrInvalid)
+	}
+	if limit <= 0 {
+		limit = 5
+	}
+	hits, err := s.Search(ctx, SearchQuery{Q: ftsQuery, Project: project, ExcludeSessionID: excludeSessionID, Limit: limit})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, err
+}
+
+// rankTable returns the best n matches of one table, by bm25.
+func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q SearchQuery, n int) ([]ranked, error) {
+	var where []string
+	args := []any{match}
+	if q.Project != "" {
+		where = append(where, "c.project = ?")
+		args = append(args, q.Project)
+	}
+	if q.Tool != "" {
+		where = append(where, "c.tool_name = ?")
+		args = append(args, q.Tool)
+	}
+	if !q.From.IsZero() {
+		where = append(where, "c.created_at >= ?")
+		args = append(args, timeBound(q.From))
+	}
+	if !q.To.IsZero() {
+		where = append(where, "c.created_at < ?")
+		args = append(args, timeBound(q.To))
+	}
+	if q.ExcludeSessionID != 0 {
+		where = append(where, "c.session_id != ?")
+		args = append(args, q.ExcludeSessionID)
+	}
+	// Without filters the content table is not touched at all. With them,
+	// CROSS JOIN keeps the FTS index as the outer loop (one primary-key
+	// lookup per match) rather than letting the planner scan by project.
+	sql := "SELECT " + t.fts + ".rowid, " + t.bm25 + " AS r FROM " + t.fts
+	if len(where) > 0 {
+		sql += " CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid"
+	}
+	sql += " WHERE " + t.fts + " MATCH ?"
+	for _, w := range where {
+		sql += " AND " + w
+	}
+	sql += " ORDER BY r LIMIT ?"
+	args = append(args, n)
+	rows, err := s.DB.WithContext(ctx).Raw(sql, args...).Rows()
+	if err != nil {
+		return nil, ftsError(err, q.Q)
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		r := ranked{table: t}
+		if err := rows.Scan(&r.id, &r.rank); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, ftsError(err, q.Q)
+	}
+	return out, nil
+}
+
+// loadHits loads details and snippets for the ranked page, keeping its order.
+func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]SearchHit, error) {
+	out := make([]SearchHit, len(page))
+	byTable := map[*searchTable][]int{}
+	for i, r := range page {
+		byTable[r.table] = append(byTable[r.table], i)
+	}
+	for t, idx := range byTable {
+		ids := make([]any, 0, len(idx)+1)
+		ids = append(ids, match)
+		pos := map[int64]int{}
+		for _, i := range idx {
+			ids = append(ids, page[i].id)
+			pos[page[i].id] = i
+		}
+		// snippet() needs the row positioned by the same MATCH; the rowid
+		// IN list lets FTS5 seek straight to the page's rows.
+		sql := "SELECT " + t.fts + ".rowid, " + t.detail +
+			", snippet(" + t.fts + ", -1, char(2), char(3), '…', 24) FROM " + t.fts +
+			" CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid WHERE " + t.fts +
+			" MATCH ? AND " + t.fts + ".rowid IN (" + strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",") + ")"
+		rows, err := s.DB.WithContext(ctx).Raw(sql, ids...).Rows()
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var h SearchHit
+			var created any
+			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &created, &h.Snippet); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			i := pos[h.ID]
+			h.Type, h.Rank, h.Score = t.typ, page[i].rank, -page[i].rank
+			h.CreatedAt = parseStoredTime(created)
+			out[i] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// A row deleted between the two queries leaves a zero hit; drop it.
+	kept := out[:0]
+	for _, h := range out {
+		if h.Type != "" {
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
+}
+
+// timeBound formats t for comparison with stored created_at values, which
+// the driver writes as text in UTC: "2026-11-21 19:35:22.7796+00:00". The
+// bound has no fraction and no zone suffix, so it is a prefix of every
+// stored value of that second and sorts before them: >= From keeps them,
+// < To drops them.
+func timeBound(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
+
+// parseStoredTime reads a created_at value as the driver returns it: a
+// time.Time for DATETIME columns, else the stored text.
+func parseStoredTime(v any) time.Time {
+	var s string
+	switch v := v.(type) {
+	case time.Time:
+		return v.UTC()
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// ftsError turns SQLite's complaint about a MATCH expression into a
+// *QueryError; other errors pass through unchanged.
+func ftsError(err error, q string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "SQL logic error: "); i >= 0 {
+		msg = msg[i+len("SQL logic error: "):]
+	}
+	msg = strings.TrimSuffix(msg, " (1)")
+	switch {
+	case strings.Contains(msg, "unterminated string"):
+		return &QueryError{Query: q, Msg: `a "quoted phrase" is not closed`}
+	case strings.Contains(msg, "fts5: syntax error near"):
+		near := strings.TrimPrefix(msg[strings.Index(msg, "near")+len("near"):], " ")
+		if near == `""` {
+			return &QueryError{Query: q, Msg: "the query ends too early (an operator or a parenthesis is missing its other side)"}
+		}
+		return &QueryError{Query: q, Msg: "syntax error near " + near + ` (operators are AND, OR, NOT and NEAR(); quote words that contain them: "and")`}
+	case strings.Contains(msg, "no such column"):
+		col := strings.TrimSpace(msg[strings.Index(msg, "no such column")+len("no such column"):])
+		col = strings.TrimPrefix(col, ": ")
+		return &QueryError{Query: q, Msg: fmt.Sprintf("unknown column %q before ':' (columns: title, input, output, files, text, request, investigated, learned, completed, next_steps)", col)}
+	case strings.Contains(msg, "unknown special query"):
+		return &QueryError{Query: q, Msg: "a query cannot start with '*'; put the * right after a word prefix, like migr*"}
+	case strings.Contains(msg, "fts5:"):
+		return &QueryError{Query: q, Msg: strings.TrimPrefix(msg[strings.Index(msg, "fts5:"):], "fts5: ")}
+	}
+	return err
+}
+
+// ftsColumns are the column names that may precede ':' in a query.
+var ftsColumns = map[string]bool{
+	"title": true, "input": true, "output": true, "files": true, "text": true,
+	"request": true, "investigated": true, "learned": true, "completed": true,
+	"next_steps": true, "last_assistant_message": true,
+}
+
+// maxQueryLen bounds the query text handed to FTS5.
+const maxQueryLen = 1000
+
+// NormalizeQuery checks q and prepares it for FTS5 MATCH. The user's syntax
+// goes through unchanged — AND/OR/NOT, NEAR(), prefix*, ^, "phrases",
+// column: filters, parentheses — with one rewrite: a bare word holding
+// characters FTS5 refuses outside quotes (foo_test.go, mneme-dev,
+// src/app.ts, http://x) is wrapped in quotes, which searches it as the
+// phrase of its tokens, as the user meant. A word that starts with '-' is
+// refused with a hint (FTS5 has no '-' operator; use NOT).
+func NormalizeQuery(q string) (string, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return "", &QueryError{Msg: "enter something to search for"}
+	}
+	if len(q) > maxQueryLen {
+		return "", &QueryError{Query: q, Msg: fmt.Sprintf("the query is longer than %d bytes", maxQueryLen)}
+	}
+	if !utf8.ValidString(q) {
+		return "", &QueryError{Query: q, Msg: "the query is not valid UTF-8"}
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '"':
+			// A quoted phrase: copy up to the closing quote ("" escapes a
+			// quote inside); an unclosed one is left for FTS5 to refuse.
+			j := i + 1
+			for j < len(q) {
+				if q[j] == '"' {
+					if j+1 < len(q) && q[j+1] == '"' {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			if j < len(q) {
+				j++
+			}
+			b.WriteString(q[i:j])
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' || c == '{' || c == '}' || c == ',':
+			b.WriteByte(c)
+			i++
+		default:
+			j := i
+			for j < len(q) && !strings.ContainsRune(" \t\n\r(){},\"", rune(q[j])) {
+				j++
+			}
+			w, err := normalizeWord(q[i:j], q)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(w)
+			i = j
+		}
+	}
+	return b.String(), nil
+}
+
+// normalizeWord quotes one bare word of a query when FTS5 would refuse it.
+func normalizeWord(w, q string) (string, error) {
+	if w == "*" || w == "+" || w == "^" {
+		return w, nil
+	}
+	if strings.HasPrefix(w, "-") && len(w) > 1 {
+		return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: FTS5 has no '-' operator; write NOT %s to exclude it, or quote it", w, strings.TrimLeft(w, "-"))}
+	}
+	core, prefix := w, ""
+	if strings.HasSuffix(core, "*") {
+		core, prefix = strings.TrimSuffix(core, "*"), "*"
+	}
+	caret := ""
+	if strings.HasPrefix(core, "^") {
+		core, caret = core[1:], "^"
+	}
+	// col:word keeps its column filter when col is a real column.
+	if i := strings.IndexByte(core, ':'); i > 0 && ftsColumns[strings.ToLower(core[:i])] {
+		rest, err := normalizeWord(core[i+1:]+prefix, q)
+		if err != nil {
+			return "", err
+		}
+		return caret + core[:i+1] + rest, nil
+	}
+	if core == "" || bareword(core) {
+		return w, nil
+	}
+	return caret + `"` + strings.ReplaceAll(core, `"`, `""`) + `"` + prefix, nil
+}
+
+// bareword reports whether FTS5 accepts w unquoted: letters, digits, '_'
+// and any non-ASCII character.
+func bareword(w string) bool {
+	for _, r := range w {
+		if r < 0x80 && !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwords are left out of AnyTermsQuery: too common to say anything.
+var stopwords = map[string]bool{
+	"the": true, "and": true, "for": true, "are": true, "but": true, "not": true, "you": true,
+	"all": true, "can": true, "her": true, "was": true, "one": true, "our": true, "out": true,
+	"this": true, "that": true, "with": true, "have": true, "from": true, "they": true,
+	"will": true, "what": true, "when": true, "make": true, "like": true, "just": true,
+	"into": true, "then": true, "than": true, "them": true, "some": true, "could": true,
+	"would": true, "should": true, "there": true, "their": true, "about": true, "which": true,
+	"please": true, "does": true, "did": true, "how": true, "why": true, "its": true,
+	"near": true, "use": true, "get": true, "let": true, "also": true, "any": true,
+}
+
+// AnyTermsQuery builds a safe FTS5 query matching any of the meaningful
+// words of free text (a prompt): words of at least 3 letters, stopwords and
+// duplicates left out, at most maxTerms of them, each quoted, joined by OR.
+// It returns "" when text has no such word.
+func AnyTermsQuery(text string, maxTerms int) string {
+	if maxTerms <= 0 {
+		maxTerms = 12
+	}
+	seen := map[string]bool{}
+	var terms []string
+	words := strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) })
+	for _, w := range words {
+		lw := strings.ToLower(w)
+		if utf8.RuneCountInString(lw) < 3 || stopwords[lw] || seen[lw] {
+			continue
+		}
+		seen[lw] = true
+		terms = append(terms, `"`+lw+`"`)
+		if len(terms) == maxTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
