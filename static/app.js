@@ -1,1 +1,180 @@
-// placeholder
+// mneme viewer: theme switch, live feed over SSE, "load more".
+// Live rows are HTML fragments rendered on the server by the same templ
+// component as the page (GET /fragments/event/:id); nothing is templated
+// here. No inline scripts: the CSP allows only this file.
+(function () {
+  "use strict";
+
+  // ---- Theme: system → light → dark → system, kept in localStorage. ----
+  var THEMES = ["system", "light", "dark"];
+  function currentTheme() {
+    var t = document.documentElement.getAttribute("data-theme");
+    return t === "light" || t === "dark" ? t : "system";
+  }
+  function applyTheme(t) {
+    var root = document.documentElement;
+    if (t === "system") {
+      root.removeAttribute("data-theme");
+    } else {
+      root.setAttribute("data-theme", t);
+    }
+    try {
+      if (t === "system") localStorage.removeItem("mneme-theme");
+      else localStorage.setItem("mneme-theme", t);
+    } catch (e) { /* storage disabled */ }
+    var btn = document.getElementById("theme-toggle");
+    if (btn) {
+      btn.setAttribute("data-theme-choice", t);
+      btn.title = t === "system" ? "Theme: follow the system" : "Theme: " + t;
+    }
+  }
+
+  // ---- Live connection indicator. ----
+  function setLive(state, label) {
+    var el = document.getElementById("live");
+    if (!el) return;
+    el.setAttribute("data-state", state);
+    var l = el.querySelector(".live-label");
+    if (l) l.textContent = label || state;
+  }
+
+  // insertRows parses server-rendered HTML and returns its element nodes.
+  function parseRows(html) {
+    var tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    return Array.prototype.filter.call(tpl.content.childNodes, function (n) {
+      return n.nodeType === 1;
+    });
+  }
+
+  // ---- Live feed. ----
+  function startFeed(feed) {
+    var lastId = parseInt(feed.getAttribute("data-last-event-id") || "0", 10) || 0;
+    var query = feed.getAttribute("data-query") || "";
+    var project = feed.getAttribute("data-project") || "";
+    var es = null;
+    var retry = 1000;
+    var timer = null;
+    var queue = Promise.resolve();
+
+    function fragmentURL(id) {
+      return "/fragments/event/" + id + (query ? "?" + query : "");
+    }
+
+    // Fetch and prepend one event's row; rows arrive in event order because
+    // the fetches are chained.
+    function addEvent(id) {
+      queue = queue.then(function () {
+        return fetch(fragmentURL(id), { headers: { Accept: "text/html" } })
+          .then(function (r) { return r.status === 200 ? r.text() : ""; })
+          .then(function (html) {
+            if (!html) return;
+            parseRows(html).forEach(function (row) {
+              if (row.id && document.getElementById(row.id)) return; // replayed
+              row.classList.add("row-new");
+              feed.insertBefore(row, feed.firstChild);
+            });
+            var empty = document.getElementById("feed-empty");
+            if (empty) empty.remove();
+          })
+          .catch(function () { /* a missed row reappears on reload */ });
+      });
+    }
+
+    function onEvent(e) {
+      var id = parseInt(e.lastEventId, 10);
+      if (!id || id <= lastId) return;
+      lastId = id;
+      addEvent(id);
+    }
+
+    function connect() {
+      clearTimeout(timer);
+      setLive("connecting", "connecting");
+      var u = "/stream?lastEventId=" + lastId + (project ? "&project=" + encodeURIComponent(project) : "");
+      es = new EventSource(u);
+      es.onopen = function () {
+        retry = 1000;
+        setLive("live", "live");
+      };
+      ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
+        es.addEventListener(k, onEvent);
+      });
+      es.onerror = function () {
+        // The browser retries by itself while readyState is CONNECTING; we
+        // reconnect ourselves (resuming after lastId) when it gives up.
+        if (es.readyState === EventSource.CLOSED) {
+          setLive("offline", "offline");
+          es.close();
+          timer = setTimeout(connect, retry);
+          retry = Math.min(retry * 2, 10000);
+        } else {
+          setLive("offline", "reconnecting");
+        }
+      };
+    }
+
+    connect();
+    // Close the stream when the page goes away so the worker frees it.
+    window.addEventListener("pagehide", function () { if (es) es.close(); });
+  }
+
+  // ---- "Load more": append the next page in place. ----
+  function onLoadMore(e) {
+    var a = e.target.closest("#load-more a[data-fragment]");
+    if (!a) return;
+    e.preventDefault();
+    var feed = document.getElementById("feed");
+    a.classList.add("loading");
+    fetch(a.getAttribute("data-fragment"), { headers: { Accept: "text/html" } })
+      .then(function (r) {
+        if (!r.ok) throw new Error(r.status);
+        return r.text();
+      })
+      .then(function (html) {
+        var box = document.getElementById("load-more");
+        parseRows(html).forEach(function (n) {
+          if (n.id === "load-more") {
+            box.replaceWith(n);
+          } else if (!(n.id && document.getElementById(n.id))) {
+            feed.appendChild(n);
+          }
+        });
+      })
+      .catch(function () {
+        window.location.href = a.href; // fall back to a full page
+      });
+  }
+
+  // ---- Close open menus (e.g. Export) on outside click or Escape. ----
+  function closeMenus(except) {
+    document.querySelectorAll("details.menu[open]").forEach(function (d) {
+      if (d !== except) d.removeAttribute("open");
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    applyTheme(currentTheme());
+    var btn = document.getElementById("theme-toggle");
+    if (btn) {
+      btn.addEventListener("click", function () {
+        var i = THEMES.indexOf(currentTheme());
+        applyTheme(THEMES[(i + 1) % THEMES.length]);
+      });
+    }
+    var feed = document.getElementById("feed");
+    if (feed && feed.getAttribute("data-live") === "true") startFeed(feed);
+    document.addEventListener("click", function (e) {
+      onLoadMore(e);
+      closeMenus(e.target.closest("details.menu"));
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") closeMenus(null);
+    });
+    // Filter selects apply at once.
+    var form = document.getElementById("feed-filters");
+    if (form) {
+      form.addEventListener("change", function () { form.submit(); });
+    }
+  });
+})();

@@ -36,4 +36,14 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 
 	// Live stream.
 	app.Get("/stream", h.Stream)
+
+	// Pages: the viewer (templ, rendered on the server), its static assets,
+	// and the HTML fragments app.js fetches for live rows and "load more"
+	// (rendered by the same components as the pages).
+	app.Use("/static", staticHandler(cfg.Dev))
+	app.Get("/", h.ShowFeed)
+	app.Get("/sessions", h.ShowSessions)
+	app.Get("/sessions/:id", h.ShowSession)
+	app.Get("/fragments/feed", h.ShowFeedFragment)
+	app.Get("/fragments/event/:id", h.ShowEventFragment)
 }

@@ -1,0 +1,263 @@
+package views
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// ObservationView is one tool call as the viewer shows it.
+type ObservationView struct {
+	ID, SessionID int64
+	Project       string
+	PromptNumber  int
+	Tool          string
+	Kind          string
+	Title         string
+	Input         string
+	Output        string
+	Files         []string
+	Success       bool
+	Importance    float64
+	DurationMS    int64
+	ExcludedBy    string
+	At            time.Time
+}
+
+// PromptView is one user prompt.
+type PromptView struct {
+	ID, SessionID int64
+	Project       string
+	Number        int
+	Text          string
+	At            time.Time
+}
+
+// SummaryView is a turn, intermediate or final summary.
+type SummaryView struct {
+	ID, SessionID int64
+	Project       string
+	PromptNumber  int
+	Kind          string
+	Request       string
+	Investigated  string
+	Learned       string
+	Completed     string
+	NextSteps     string
+	Generator     string
+	Note          string
+	At            time.Time
+}
+
+// SessionMarkView marks a session starting or completing in the feed.
+type SessionMarkView struct {
+	SessionID int64
+	Project   string
+	Branch    string
+	Source    string
+	Completed bool
+	Reason    string
+	At        time.Time
+}
+
+// FeedItem is one row of the feed: exactly one of its pointers is set.
+// EventID is the event-log id the row was announced with (0 when unknown).
+type FeedItem struct {
+	EventID int64
+	Obs     *ObservationView
+	Prompt  *PromptView
+	Summary *SummaryView
+	Session *SessionMarkView
+}
+
+// FeedFilter is the feed's filter form. Kind, Tool and FailuresOnly narrow
+// the feed to observations.
+type FeedFilter struct {
+	Project      string
+	Kind         string
+	Tool         string
+	FailuresOnly bool
+}
+
+// ObservationsOnly reports whether the filter narrows the feed to tool calls.
+func (f FeedFilter) ObservationsOnly() bool {
+	return f.Kind != "" || f.Tool != "" || f.FailuresOnly
+}
+
+// Query encodes the filter as URL query parameters, plus extra pairs.
+func (f FeedFilter) Query(extra ...string) string {
+	v := url.Values{}
+	if f.Project != "" {
+		v.Set("project", f.Project)
+	}
+	if f.Kind != "" {
+		v.Set("kind", f.Kind)
+	}
+	if f.Tool != "" {
+		v.Set("tool", f.Tool)
+	}
+	if f.FailuresOnly {
+		v.Set("failures", "1")
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		v.Set(extra[i], extra[i+1])
+	}
+	return v.Encode()
+}
+
+// FeedPage is the live feed at /.
+type FeedPage struct {
+	Meta     PageMeta
+	Filter   FeedFilter
+	Projects []string
+	Tools    []string
+	Kinds    []string
+	Items    []FeedItem
+	// HasMore and NextOffset drive "load more".
+	HasMore    bool
+	NextOffset int
+	// LastEventID is the newest event when the page was rendered: the live
+	// stream resumes after it, so nothing falls between render and connect.
+	LastEventID int64
+	// Live is set on the first page: only it follows the stream.
+	Live bool
+}
+
+// SessionRow is one line of the session list.
+type SessionRow struct {
+	ID           int64
+	Project      string
+	Branch       string
+	Status       string
+	StartedAt    time.Time
+	EndedAt      *time.Time
+	Prompts      int
+	ToolCalls    int
+	Failures     int
+	Observations int
+}
+
+// SessionsPage is the session list at /sessions.
+type SessionsPage struct {
+	Meta       PageMeta
+	Project    string
+	Projects   []string
+	Rows       []SessionRow
+	HasMore    bool
+	Offset     int
+	NextOffset int
+	PrevOffset int
+}
+
+// Turn is one prompt of a session with what happened under it. Prompt is
+// nil for activity before the first prompt (or under a private prompt).
+type Turn struct {
+	Number       int
+	Prompt       *PromptView
+	Observations []ObservationView
+	Summaries    []SummaryView
+	Failures     int
+}
+
+// SessionPage is one session's timeline at /sessions/:id.
+type SessionPage struct {
+	Meta         PageMeta
+	Session      SessionRow
+	ClaudeID     string
+	Cwd          string
+	Source       string
+	EndReason    string
+	Turns        []Turn
+	Final        []SummaryView
+	Files        []FileTouch
+	LastResponse string
+}
+
+// FileTouch is a file a session touched and how often.
+type FileTouch struct {
+	Path  string
+	Count int
+}
+
+// Duration renders how long the session ran (or has been running).
+func (r SessionRow) Duration() string {
+	end := time.Now()
+	if r.EndedAt != nil {
+		end = *r.EndedAt
+	}
+	return humanDuration(end.Sub(r.StartedAt))
+}
+
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "–"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < time.Minute:
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	default:
+		return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// clock renders a timestamp as local time of day; dateTime with the date.
+func clock(t time.Time) string { return t.Local().Format("15:04:05") }
+
+func dateTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// durationMS renders a tool call's duration.
+func durationMS(ms int64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return humanDuration(time.Duration(ms) * time.Millisecond)
+}
+
+// importanceClass buckets importance for its badge.
+func importanceClass(v float64) string {
+	switch {
+	case v >= 0.95:
+		return "imp imp-high"
+	case v >= 0.7:
+		return "imp imp-mid"
+	default:
+		return "imp imp-low"
+	}
+}
+
+func importanceLabel(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func sessionURL(id int64) string { return "/sessions/" + strconv.FormatInt(id, 10) }
+
+func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func summaryLabel(kind string) string {
+	switch kind {
+	case "final":
+		return "session summary"
+	case "intermediate":
+		return "interim summary"
+	default:
+		return "turn summary"
+	}
+}
+
+func sessionMarkID(m SessionMarkView) string {
+	if m.Completed {
+		return "session-end-" + itoa(m.SessionID)
+	}
+	return "session-start-" + itoa(m.SessionID)
+}
