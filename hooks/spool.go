@@ -49,19 +49,40 @@ func (s Spool) Append(event string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, pendingName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	for {
+		retry, err := s.appendLine(append(line, '\n'))
+		if !retry {
+			return err
+		}
+	}
+}
+
+// appendLine appends to pending.jsonl under its lock. A replay may have
+// renamed the file between our open and our lock; writing then would land
+// in a file the replay has already read, and the event would be lost. So
+// once locked, the open file must still be pending.jsonl, else retry.
+func (s Spool) appendLine(line []byte) (retry bool, err error) {
+	path := filepath.Join(s.Dir, pendingName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return err
+		return false, err
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return err
+	opened, err := f.Stat()
+	if err != nil {
+		return false, err
 	}
-	return f.Sync()
+	if current, err := os.Stat(path); err != nil || !os.SameFile(opened, current) {
+		return true, nil
+	}
+	if _, err := f.Write(line); err != nil {
+		return false, err
+	}
+	return false, f.Sync()
 }
 
 // Pending reports whether anything waits in the spool.

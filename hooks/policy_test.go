@@ -1,0 +1,166 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+func TestExcludedBy(t *testing.T) {
+	p := NewPolicy(models.DefaultSettings())
+	const cwd = "/home/dev/app"
+	tests := []struct {
+		name    string
+		command string
+		files   []string
+		want    string
+	}{
+		{"env file", "", []string{"/home/dev/app/.env"}, "**/.env"},
+		{"env variant", "", []string{"/home/dev/app/config/.env.local"}, "**/.env.*"},
+		{"pem", "", []string{"/home/dev/app/certs/server.pem"}, "**/*.pem"},
+		{"ssh key", "", []string{"/home/dev/.ssh/id_rsa"}, "**/*id_rsa*"},
+		{"ssh pub key", "", []string{"/home/dev/.ssh/id_rsa.pub"}, "**/*id_rsa*"},
+		{"secrets dir", "", []string{"/home/dev/app/secrets/db.yaml"}, "**/secrets/**"},
+		{"relative path", "", []string{"secrets/x"}, "**/secrets/**"},
+		{"bash cat", "cat .env", nil, "**/.env"},
+		{"bash redirect", "echo x>secrets/token", nil, "**/secrets/**"},
+		{"bash quoted", `grep KEY "config/.env.prod" | head`, nil, "**/.env.*"},
+		{"bash assignment", "FILE=~/.ssh/id_rsa ssh-add", nil, "**/*id_rsa*"},
+		{"ordinary file", "", []string{"/home/dev/app/main.go"}, ""},
+		{"environment.go is not .env", "", []string{"/home/dev/app/environment.go"}, ""},
+		{"ordinary command", "go test ./...", nil, ""},
+		{"flag is not a path", "ls --secrets", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.ExcludedBy(cwd, tt.command, tt.files); got != tt.want {
+				t.Errorf("ExcludedBy(%q, %q) = %q, want %q", tt.command, tt.files, got, tt.want)
+			}
+		})
+	}
+	noGlobs := models.DefaultSettings()
+	noGlobs.Privacy.ExcludeGlobs = nil
+	if got := NewPolicy(noGlobs).ExcludedBy(cwd, "cat .env", nil); got != "" {
+		t.Errorf("without globs nothing is excluded, got %q", got)
+	}
+}
+
+func toolPayload(tool, input, response string) *Payload {
+	return &Payload{SessionID: "s", Cwd: "/home/dev/app", HookEventName: PostToolUse, ToolName: tool,
+		ToolInput: json.RawMessage(input), ToolResponse: json.RawMessage(response), ToolUseID: "toolu_x", DurationMS: 12}
+}
+
+func TestBuildObservationExcludedIsStub(t *testing.T) {
+	p := NewPolicy(models.DefaultSettings())
+	tests := []struct {
+		name string
+		ev   *Payload
+		rule string
+	}{
+		{"read .env", toolPayload("Read", `{"file_path":"/home/dev/app/.env"}`, `{"file":{"content":"DB_PASSWORD=topsecretvalue"}}`), "**/.env"},
+		{"write secrets", toolPayload("Write", `{"file_path":"/home/dev/app/secrets/k.txt","content":"topsecretvalue"}`, `{"type":"create"}`), "**/secrets/**"},
+		{"bash cat key", toolPayload("Bash", `{"command":"cat ~/.ssh/id_rsa"}`, `{"stdout":"topsecretvalue"}`), "**/*id_rsa*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := p.BuildObservation(tt.ev)
+			if o == nil {
+				t.Fatal("an excluded call still leaves a stub")
+			}
+			if o.Kind != models.KindExcluded || o.ExcludedBy != tt.rule {
+				t.Errorf("kind %q excludedBy %q, want excluded by %q", o.Kind, o.ExcludedBy, tt.rule)
+			}
+			if want := tt.ev.ToolName + ": excluded by privacy rule " + tt.rule; o.Title != want {
+				t.Errorf("title %q, want %q", o.Title, want)
+			}
+			b, _ := json.Marshal(o)
+			if strings.Contains(string(b), "topsecretvalue") || strings.Contains(string(b), "id_rsa\"") || o.Input != "" || o.Output != "" || len(o.Files) != 0 {
+				t.Errorf("a stub has no content: %s", b)
+			}
+			if o.ToolName != tt.ev.ToolName || o.ToolUseID == nil || *o.ToolUseID != "toolu_x" || o.DurationMS != 12 {
+				t.Errorf("a stub keeps tool, id and duration: %+v", o)
+			}
+		})
+	}
+}
+
+func TestBuildObservationReadTools(t *testing.T) {
+	read := toolPayload("Read", `{"file_path":"/home/dev/app/main.go"}`, `{"file":{"content":"package main\nfunc main() {}\n","numLines":2}}`)
+	tests := []struct {
+		mode       string
+		recorded   bool
+		hasContent bool
+	}{
+		{models.ReadsOff, false, false},
+		{models.ReadsMetadata, true, false},
+		{models.ReadsFull, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			st := models.DefaultSettings()
+			st.Capture.ReadTools = tt.mode
+			o := NewPolicy(st).BuildObservation(read)
+			if (o != nil) != tt.recorded {
+				t.Fatalf("recorded = %v, want %v", o != nil, tt.recorded)
+			}
+			if o == nil {
+				return
+			}
+			if o.Title != "Read main.go (2 lines)" || len(o.Files) != 1 || o.Files[0] != "/home/dev/app/main.go" {
+				t.Errorf("metadata kept: title %q files %q", o.Title, o.Files)
+			}
+			if got := strings.Contains(o.Output, "package main"); got != tt.hasContent {
+				t.Errorf("content stored = %v, want %v (output %q)", got, tt.hasContent, o.Output)
+			}
+		})
+	}
+	// The mode applies to read tools only: Bash output stays.
+	st := models.DefaultSettings()
+	st.Capture.ReadTools = models.ReadsOff
+	if o := NewPolicy(st).BuildObservation(toolPayload("Bash", `{"command":"cat main.go"}`, `{"stdout":"package main"}`)); o == nil || o.Output != "package main" {
+		t.Errorf("Bash is not a read tool: %+v", o)
+	}
+}
+
+func TestBuildObservationSkipList(t *testing.T) {
+	p := NewPolicy(models.DefaultSettings())
+	for _, tool := range []string{"ListMcpResourcesTool", "SlashCommand", "Skill", "TodoWrite", "AskUserQuestion"} {
+		if o := p.BuildObservation(toolPayload(tool, `{}`, `{}`)); o != nil {
+			t.Errorf("%s is on the default skip list but was recorded", tool)
+		}
+	}
+	st := models.DefaultSettings()
+	st.Capture.SkipTools = []string{"Bash"}
+	p = NewPolicy(st)
+	if p.BuildObservation(toolPayload("Bash", `{"command":"ls"}`, `{}`)) != nil {
+		t.Error("a tool added to the skip list must be skipped")
+	}
+	if p.BuildObservation(toolPayload("TodoWrite", `{"todos":[]}`, `{}`)) == nil {
+		t.Error("a tool removed from the skip list must be recorded")
+	}
+}
+
+func TestBuildObservationCleansEveryField(t *testing.T) {
+	p := NewPolicy(models.DefaultSettings())
+	ev := toolPayload("Bash",
+		`{"command":"curl -H 'Authorization: Bearer abcdefgh12345678' https://x <private>hunter2</private>"}`,
+		`{"stdout":"ghp_16C7e42F292c6912E7710c838347Ae178B4a\n<system-reminder>internal</system-reminder>done"}`)
+	o := p.BuildObservation(ev)
+	b, _ := json.Marshal(o)
+	for _, bad := range []string{"hunter2", "abcdefgh12345678", "ghp_16C7", "internal", "<private>"} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("%q survived: %s", bad, b)
+		}
+	}
+	for _, want := range []string{"[REDACTED:bearer_token]", "[REDACTED:github_token]", "done"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("missing %q: %s", want, b)
+		}
+	}
+	big := toolPayload("Bash", `{"command":"seq 100000"}`, `{"stdout":"`+strings.Repeat("0123456789\\n", 20000)+`"}`)
+	if o := p.BuildObservation(big); len(o.Output) > models.DefaultSettings().Capture.OutputCapBytes {
+		t.Errorf("output of %d bytes exceeds the cap", len(o.Output))
+	}
+}

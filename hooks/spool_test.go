@@ -1,0 +1,248 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type sent struct {
+	event string
+	body  map[string]any
+}
+
+func collect(t *testing.T, s Spool) ([]sent, ReplayResult) {
+	t.Helper()
+	var got []sent
+	res, err := s.Replay(func(event string, body []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			t.Errorf("replayed body is not JSON: %s", body)
+		}
+		got = append(got, sent{event, m})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, res
+}
+
+func TestSpoolAppendReplayOrder(t *testing.T) {
+	s := Spool{Dir: filepath.Join(t.TempDir(), "spool")}
+	if s.Pending() {
+		t.Fatal("a new spool has nothing pending")
+	}
+	before := time.Now().UTC().Add(-time.Second)
+	for i := 0; i < 5; i++ {
+		if err := s.Append("post-tool-use", []byte(fmt.Sprintf(`{"session_id":"s","tool_use_id":"t%d"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.Pending() {
+		t.Fatal("Pending must be true after Append")
+	}
+	info, err := os.Stat(filepath.Join(s.Dir, pendingName))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("spool file must be private (0600): %v %v", info.Mode(), err)
+	}
+	got, res := collect(t, s)
+	if res.Sent != 5 || len(got) != 5 {
+		t.Fatalf("sent %d, want 5", res.Sent)
+	}
+	for i, g := range got {
+		if g.event != "post-tool-use" || g.body["tool_use_id"] != fmt.Sprintf("t%d", i) {
+			t.Errorf("event %d: %s %v", i, g.event, g.body)
+		}
+		ts, _ := g.body["mneme_time"].(string)
+		at, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil || at.Before(before) || at.After(time.Now().Add(time.Second)) {
+			t.Errorf("event %d: mneme_time %q must be the spooling time", i, ts)
+		}
+	}
+	if s.Pending() {
+		t.Error("nothing is pending after a full replay")
+	}
+	if got, _ := collect(t, s); len(got) != 0 {
+		t.Errorf("a second replay sends nothing, sent %d", len(got))
+	}
+}
+
+func TestSpoolKeepsExistingMnemeTime(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	s.Append("stop", []byte(`{"session_id":"s","mneme_time":"2020-01-02T03:04:05Z"}`))
+	s.Append("stop", []byte(`{}`))
+	got, _ := collect(t, s)
+	if got[0].body["mneme_time"] != "2020-01-02T03:04:05Z" {
+		t.Errorf("an existing mneme_time must be kept: %v", got[0].body)
+	}
+	if _, ok := got[1].body["mneme_time"]; !ok {
+		t.Errorf("an empty object gets mneme_time too: %v", got[1].body)
+	}
+}
+
+func TestSpoolFailingSendKeepsTheRest(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	for i := 0; i < 6; i++ {
+		s.Append("post-tool-use", []byte(fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	var first []float64
+	down := errors.New("worker down")
+	res, err := s.Replay(func(_ string, body []byte) error {
+		var m map[string]any
+		json.Unmarshal(body, &m)
+		if len(first) == 3 {
+			return down
+		}
+		first = append(first, m["n"].(float64))
+		return nil
+	})
+	if !errors.Is(err, down) || res.Sent != 3 {
+		t.Fatalf("replay: %d sent, err %v", res.Sent, err)
+	}
+	if !s.Pending() {
+		t.Fatal("the unsent events stay pending")
+	}
+	// Events spooled after the failure come after the unsent ones.
+	s.Append("post-tool-use", []byte(`{"n":6}`))
+	got, res := collect(t, s)
+	if res.Sent != 4 {
+		t.Fatalf("second replay sent %d, want 4", res.Sent)
+	}
+	for i, g := range got {
+		if g.body["n"].(float64) != float64(3+i) {
+			t.Errorf("second replay, event %d is n=%v, want %d", i, g.body["n"], 3+i)
+		}
+	}
+}
+
+func TestSpoolRejectsCorruptAndNewerLines(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	s.Append("stop", []byte(`{"n":1}`))
+	f, _ := os.OpenFile(filepath.Join(s.Dir, pendingName), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("this is not json\n")
+	f.WriteString(`{"v":99,"event":"stop","spooledAt":"2026-01-01T00:00:00Z","body":{"n":"future"}}` + "\n")
+	f.WriteString(`{"v":1,"event":"","body":{}}` + "\n")
+	f.Close()
+	s.Append("stop", []byte(`{"n":2}`))
+	// A body that is not JSON at all is spooled as a JSON string, not lost.
+	s.Append("stop", []byte(`not json`))
+
+	var bodies []string
+	res, err := s.Replay(func(_ string, body []byte) error {
+		bodies = append(bodies, string(body))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sent != 3 || res.Corrupt != 3 {
+		t.Fatalf("sent %d, corrupt %d; want 3 and 3 (%q)", res.Sent, res.Corrupt, bodies)
+	}
+	rejected, err := os.ReadFile(filepath.Join(s.Dir, "rejected.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"this is not json", `"v":99`, "spool version 99 is newer", "corrupt line"} {
+		if !strings.Contains(string(rejected), want) {
+			t.Errorf("rejected.jsonl lacks %q:\n%s", want, rejected)
+		}
+	}
+	if s.Pending() {
+		t.Error("set-aside lines must not stay pending")
+	}
+}
+
+func TestSpoolPermanentErrorIsSetAside(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	s.Append("post-tool-use", []byte(`{"n":1}`))
+	s.Append("post-tool-use", []byte(`{"n":2}`))
+	n := 0
+	res, err := s.Replay(func(_ string, body []byte) error {
+		n++
+		if n == 1 {
+			return &PermanentError{Msg: "worker answered 400: missing session_id"}
+		}
+		return nil
+	})
+	if err != nil || res.Sent != 1 || res.Corrupt != 1 {
+		t.Fatalf("sent %d corrupt %d err %v", res.Sent, res.Corrupt, err)
+	}
+	rejected, _ := os.ReadFile(filepath.Join(s.Dir, "rejected.jsonl"))
+	if !strings.Contains(string(rejected), "missing session_id") {
+		t.Errorf("rejected.jsonl must give the reason: %s", rejected)
+	}
+}
+
+// Many appenders race with repeated replays: every event is delivered
+// exactly once.
+func TestSpoolConcurrentAppendAndReplay(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	const writers, perWriter = 8, 60
+	var mu sync.Mutex
+	seen := map[string]int{}
+	send := func(_ string, body []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			return err
+		}
+		mu.Lock()
+		seen[m["id"].(string)]++
+		mu.Unlock()
+		return nil
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				if err := s.Append("post-tool-use", []byte(fmt.Sprintf(`{"id":"%d-%d"}`, w, i))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	var replayers sync.WaitGroup
+	for r := 0; r < 2; r++ {
+		replayers.Add(1)
+		go func() {
+			defer replayers.Done()
+			for {
+				if _, err := s.Replay(send); err != nil {
+					t.Error(err)
+				}
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	replayers.Wait()
+	if _, err := s.Replay(send); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != writers*perWriter {
+		t.Errorf("%d distinct events delivered, want %d", len(seen), writers*perWriter)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("event %s delivered %d times", id, n)
+		}
+	}
+	if s.Pending() {
+		t.Error("spool must be empty at the end")
+	}
+}
