@@ -1,8 +1,12 @@
 package handlers
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
@@ -167,4 +171,155 @@ func sessionPage(d *SessionDetail) views.SessionPage {
 		return p.Files[i].Path < p.Files[j].Path
 	})
 	return p
+}
+
+// searchPageSize is how many hits a search page shows.
+const searchPageSize = 20
+
+// ShowSearch serves GET /search. A query FTS5 refuses, or a malformed
+// filter, is answered with the page and a message (status 400), never a 500.
+func (h *Handler) ShowSearch(c *fiber.Ctx) error {
+	p := views.SearchPage{
+		Meta: h.PageMeta(c, "Search", "search"),
+		Q:    c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"),
+		From: c.Query("from"), To: c.Query("to"),
+	}
+	facets, err := h.Store.FeedFacets(c.UserContext())
+	if err != nil {
+		return err
+	}
+	p.Projects, p.Tools = facets.Projects, facets.Tools
+	q, err := searchQuery(c, &p)
+	if err == nil && strings.TrimSpace(p.Q) != "" {
+		p.Searched = true
+		var hits []models.SearchHit
+		hits, err = h.Store.Search(c.UserContext(), q)
+		page := newPage(hits, searchPageSize)
+		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
+		for _, hit := range page.Items {
+			p.Results = append(p.Results, searchResult(hit))
+		}
+	}
+	if err != nil {
+		if !errors.Is(err, models.ErrInvalid) {
+			return err
+		}
+		p.Error = err.Error()
+		c.Status(fiber.StatusBadRequest)
+	}
+	return render(c, views.Search(p))
+}
+
+// searchQuery reads the search form into a models.SearchQuery; it asks for
+// one hit more than a page, to tell whether more follow.
+func searchQuery(c *fiber.Ctx, p *views.SearchPage) (models.SearchQuery, error) {
+	q := models.SearchQuery{Q: p.Q, Project: p.Project, Type: p.Type, Tool: p.Tool, Limit: searchPageSize + 1}
+	switch p.Type {
+	case "", models.SearchPrompt, models.SearchObservation, models.SearchSummary:
+	default:
+		return q, fmt.Errorf("%w: type must be prompt, observation or summary", models.ErrInvalid)
+	}
+	if v := c.Query("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return q, fmt.Errorf("%w: offset must be a whole number ≥ 0", models.ErrInvalid)
+		}
+		q.Offset, p.Offset = n, n
+	}
+	var err error
+	if q.From, err = parseDay(p.From, "from"); err != nil {
+		return q, err
+	}
+	if q.To, err = parseDay(p.To, "to"); err != nil {
+		return q, err
+	}
+	if !q.To.IsZero() {
+		q.To = q.To.AddDate(0, 0, 1) // the form's "to" day is included
+	}
+	return q, nil
+}
+
+// parseDay reads a YYYY-MM-DD form date; "" is the zero time.
+func parseDay(v, name string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		return t, fmt.Errorf("%w: %s must be a date like 2026-01-31", models.ErrInvalid, name)
+	}
+	return t, nil
+}
+
+func searchResult(hit models.SearchHit) views.SearchResult {
+	r := views.SearchResult{
+		Type: hit.Type, ID: hit.ID, SessionID: hit.SessionID, Project: hit.Project, Title: hit.Title,
+		ToolName: hit.ToolName, Kind: hit.Kind, Success: hit.Success, PromptNumber: hit.PromptNumber, At: hit.CreatedAt,
+	}
+	for _, part := range models.SplitSnippet(hit.Snippet) {
+		r.Snippet = append(r.Snippet, views.SnippetPart{Text: part.Text, Match: part.Match})
+	}
+	return r
+}
+
+// ShowStats serves GET /stats: totals and SVG charts of a window of days.
+func (h *Handler) ShowStats(c *fiber.Ctx) error {
+	days := models.DefaultStatsDays
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > models.MaxStatsDays {
+			return badRequest(fmt.Sprintf("days must be a whole number from 1 to %d", models.MaxStatsDays))
+		}
+		days = n
+	}
+	project := c.Query("project")
+	st, err := h.Store.Stats(c.UserContext(), models.StatsQuery{Project: project, Days: days})
+	if err != nil {
+		return err
+	}
+	facets, err := h.Store.FeedFacets(c.UserContext())
+	if err != nil {
+		return err
+	}
+	p := statsPage(st)
+	p.Meta, p.Project, p.Projects, p.Days = h.PageMeta(c, "Stats", "stats"), project, facets.Projects, days
+	return render(c, views.Stats(p))
+}
+
+// statsPage turns the aggregates into the page's charts.
+func statsPage(st *models.Stats) views.StatsPage {
+	p := views.StatsPage{
+		From: st.From, To: st.To, Sessions: st.Totals.Sessions, Prompts: st.Totals.Prompts,
+		ToolCalls: st.Totals.Observations, Failures: st.Totals.Failures, Summaries: st.Totals.Summaries,
+	}
+	var activity, failures, tools, files, projects []views.Point
+	for _, d := range st.Days {
+		activity = append(activity, views.Point{Label: d.Day, Value: d.Observations, Sub: d.Failures})
+		failures = append(failures, views.Point{Label: d.Day, Value: d.Failures})
+	}
+	for _, t := range st.Tools {
+		tools = append(tools, views.Point{Label: t.Name, Value: t.Count})
+	}
+	for _, f := range st.Files {
+		files = append(files, views.Point{Label: shortPath(f.Name, 72), Value: f.Count})
+	}
+	for _, pr := range st.Projects {
+		projects = append(projects, views.Point{Label: pr.Project, Value: pr.Observations, Sub: pr.Failures})
+		p.ProjectRows = append(p.ProjectRows, views.ProjectRow{Project: pr.Project, Sessions: pr.Sessions, Prompts: pr.Prompts, ToolCalls: pr.Observations, Failures: pr.Failures})
+	}
+	p.Activity = views.NewColumnChart(activity, false, "Tool calls per day")
+	p.FailuresByDay = views.NewColumnChart(failures, true, "Failures per day")
+	p.Tools = views.NewHBarChart(tools, "Tool calls by tool")
+	p.Files = views.NewHBarChart(files, "Most touched files")
+	p.PerProject = views.NewHBarChart(projects, "Tool calls per project")
+	return p
+}
+
+// shortPath keeps the end of a long path, where the file name is.
+func shortPath(p string, max int) string {
+	r := []rune(p)
+	if len(r) <= max {
+		return p
+	}
+	return "…" + string(r[len(r)-max+1:])
 }

@@ -261,3 +261,15 @@ func sessionMarkID(m SessionMarkView) string {
 	}
 	return "session-start-" + itoa(m.SessionID)
 }
+
+// searchPageURL is the search with the same form at another offset.
+func searchPageURL(p SearchPage, offset int) string {
+	v := url.Values{}
+	for k, s := range map[string]string{"q": p.Q, "project": p.Project, "type": p.Type, "tool": p.Tool, "from": p.From, "to": p.To} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	v.Set("offset", itoa(offset))
+	return "/search?" + v.Encode()
+}

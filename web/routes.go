@@ -44,6 +44,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	app.Get("/", h.ShowFeed)
 	app.Get("/sessions", h.ShowSessions)
 	app.Get("/sessions/:id", h.ShowSession)
+	app.Get("/search", h.ShowSearch)
+	app.Get("/stats", h.ShowStats)
 	app.Get("/fragments/feed", h.ShowFeedFragment)
 	app.Get("/fragments/event/:id", h.ShowEventFragment)
 }
