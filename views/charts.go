@@ -6,13 +6,13 @@ import (
 
 // Chart geometry, in SVG user units; the SVGs scale to their box.
 const (
-	chartW     = 640.0
-	colH       = 180.0
-	colTop     = 10.0
-	colBottom  = 22.0
-	colLeft    = 34.0
-	hbarRowH   = 30.0
-	hbarBarH   = 9.0
+	chartW    = 640.0
+	colH      = 180.0
+	colTop    = 10.0
+	colBottom = 22.0
+	colLeft   = 34.0
+	hbarRowH  = 30.0
+	hbarBarH  = 9.0
 )
 
 // Point is one value of a series: a day, a tool, a file. Sub is a part of
