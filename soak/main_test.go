@@ -1,0 +1,146 @@
+package soak
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/glebarez/go-sqlite"
+)
+
+// bin is the mneme binary built once for every test of the package.
+var bin string
+
+func TestMain(m *testing.M) {
+	// MNEME_SOAK_BIN names a binary built beforehand (make soak builds one).
+	if bin = os.Getenv("MNEME_SOAK_BIN"); bin != "" {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "mneme-soak-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin, err = Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startWorker runs `mneme serve` on dataDir and stops it when the test ends.
+func startWorker(t testing.TB, dataDir string, env ...string) *Proc {
+	t.Helper()
+	p, err := NewProc(bin, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Env = env
+	if _, err := p.Start(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// restart starts a new worker process on the same port and data directory.
+func restart(t testing.TB, old *Proc) *Proc {
+	t.Helper()
+	p := &Proc{Bin: old.Bin, DataDir: old.DataDir, Port: old.Port, URL: old.URL, Env: old.Env, log: &lockedBuffer{}}
+	if _, err := p.Start(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// openDB opens the worker's database read-write through the plain SQL
+// driver, as another process would.
+func openDB(t testing.TB, dataDir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "mneme.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// integrity runs PRAGMA integrity_check and fails unless it says ok.
+func integrity(t testing.TB, db *sql.DB) {
+	t.Helper()
+	var res string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil {
+		t.Fatalf("integrity_check: %v", err)
+	}
+	if res != "ok" {
+		t.Fatalf("integrity_check: %s", res)
+	}
+}
+
+// toolUseIDs counts the stored observations per tool_use_id.
+func toolUseIDs(t testing.TB, db *sql.DB) map[string]int {
+	t.Helper()
+	rows, err := db.Query(`SELECT tool_use_id FROM observations WHERE tool_use_id IS NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out[id]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// duplicates lists ids stored more than once.
+func duplicates(ids map[string]int) []string {
+	var out []string
+	for id, n := range ids {
+		if n > 1 {
+			out = append(out, fmt.Sprintf("%s×%d", id, n))
+		}
+	}
+	return out
+}
+
+// hook runs the built `mneme hook` against p's port and data directory.
+func hook(t testing.TB, port int, dataDir, slug string, body []byte, env ...string) HookResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := Hook(ctx, bin, port, dataDir, slug, body, env...)
+	if r.Err != nil {
+		t.Fatalf("mneme hook %s: %v\nstderr: %s", slug, r.Err, r.Stderr)
+	}
+	out := strings.TrimSpace(string(r.Stdout))
+	if !strings.HasPrefix(out, "{") || !strings.HasSuffix(out, "}") {
+		t.Fatalf("mneme hook %s printed %q, want JSON", slug, out)
+	}
+	return r
+}
+
+// scale picks the short or the long (MNEME_SOAK=1) figure.
+func scale[T any](short, long T) T {
+	if Long() {
+		return long
+	}
+	return short
+}

@@ -1,0 +1,247 @@
+// Package soak is mneme's durability and fault harness: it builds the real
+// binary, runs `mneme serve` as a subprocess on a loopback port with a temp
+// data directory, drives it through `mneme hook` and the HTTP ingest route,
+// and kills, starves and corrupts what is around it. The short tests run in
+// `make test`; MNEME_SOAK=1 (`make soak`) runs the long versions.
+//
+// The load generator (loadgen.go) is shared with bench/compare, which drives
+// claude-mem with the same requests.
+package soak
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Long reports whether the long (soak) versions of the tests should run.
+func Long() bool { return os.Getenv("MNEME_SOAK") != "" }
+
+// RepoRoot is the repository's top directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..")
+}
+
+// Build compiles ./cmd/mneme into dir and returns the binary's path.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "mneme")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mneme")
+	cmd.Dir = RepoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Proc is one `mneme serve` subprocess.
+type Proc struct {
+	Bin     string
+	DataDir string
+	Port    int
+	URL     string
+	Env     []string // extra environment, KEY=VALUE
+
+	cmd  *exec.Cmd
+	log  *lockedBuffer
+	done chan struct{}
+}
+
+// NewProc describes a worker on a fresh free port; Start runs it.
+func NewProc(bin, dataDir string) (*Proc, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	return &Proc{Bin: bin, DataDir: dataDir, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &lockedBuffer{}}, nil
+}
+
+// Start launches the worker and waits until /api/health answers 200. It
+// returns how long that took (spawn to healthy).
+func (p *Proc) Start(timeout time.Duration) (time.Duration, error) {
+	begin := time.Now()
+	p.cmd = exec.Command(p.Bin, "--port", strconv.Itoa(p.Port), "--data-dir", p.DataDir, "serve")
+	p.cmd.Env = append(os.Environ(), p.Env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		return 0, err
+	}
+	p.done = make(chan struct{})
+	go func() { p.cmd.Wait(); close(p.done) }()
+	client := &http.Client{Timeout: 200 * time.Millisecond}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			return 0, fmt.Errorf("worker exited at start: %s\n%s", p.cmd.ProcessState, p.Log())
+		default:
+		}
+		resp, err := client.Get(p.URL + "/api/health")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(begin), nil
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	p.Kill()
+	return 0, fmt.Errorf("worker not healthy after %s\n%s", timeout, p.Log())
+}
+
+// PID is the worker's process id.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
+// Kill sends SIGKILL and waits for the process to be gone.
+func (p *Proc) Kill() {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Stop sends SIGTERM and waits up to 10 s for a clean exit, then kills.
+func (p *Proc) Stop() {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.Kill()
+	}
+}
+
+// Exited reports whether the process has ended.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Log is everything the worker wrote to stdout and stderr so far.
+func (p *Proc) Log() string { return p.log.String() }
+
+// Health is the part of /api/health the harness reads.
+type Health struct {
+	Status     string `json:"status"`
+	Problem    string `json:"problem"`
+	PID        int    `json:"pid"`
+	Goroutines int    `json:"goroutines"`
+	Counts     struct {
+		Sessions     int64 `json:"sessions"`
+		Prompts      int64 `json:"prompts"`
+		Observations int64 `json:"observations"`
+	} `json:"counts"`
+}
+
+// Health fetches /api/health.
+func (p *Proc) Health() (Health, error) {
+	var h Health
+	client := &http.Client{Timeout: 2 * time.Second}
+	resp, err := client.Get(p.URL + "/api/health")
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return h, fmt.Errorf("health: %s", resp.Status)
+	}
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}
+
+// RSSKiB reads VmRSS of pid from /proc.
+func RSSKiB(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) > 0 {
+				return strconv.ParseInt(fields[0], 10, 64)
+			}
+		}
+	}
+	return 0, errors.New("VmRSS not found")
+}
+
+// HookResult is one run of `mneme hook`.
+type HookResult struct {
+	Stdout   []byte
+	Stderr   []byte
+	Elapsed  time.Duration
+	MaxRSSKB int64
+	Err      error
+}
+
+// Hook runs `mneme hook <slug>` with body on stdin, against the worker on
+// port with dataDir, and extra environment.
+func Hook(ctx context.Context, bin string, port int, dataDir, slug string, body []byte, env ...string) HookResult {
+	cmd := exec.CommandContext(ctx, bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = bytes.NewReader(body)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	begin := time.Now()
+	err := cmd.Run()
+	r := HookResult{Stdout: out.Bytes(), Stderr: errb.Bytes(), Elapsed: time.Since(begin), Err: err}
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.MaxRSSKB = ru.Maxrss
+		}
+	}
+	return r
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
