@@ -29,16 +29,20 @@ type SummaryJob struct {
 	NextAttemptAt time.Time `json:"nextAttemptAt"`
 	LastError     string    `json:"lastError,omitempty"`
 	SummaryID     int64     `json:"summaryId,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	// AssistantMessage is Claude's last answer when the job was queued.
+	AssistantMessage string    `json:"-"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
 }
 
 // EnqueueJob inserts a pending job unless one exists for the same session,
-// kind and prompt number. inserted is false for such a duplicate.
+// kind and prompt number. inserted is false for such a duplicate. The
+// session's last assistant message is kept with the job.
 func EnqueueJob(tx *gorm.DB, sessionID int64, kind string, promptNumber int, now time.Time) (inserted bool, err error) {
-	res := tx.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at)
-		VALUES (?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT(session_id, kind, prompt_number) DO NOTHING`,
-		sessionID, kind, promptNumber, JobPending, now, now, now)
+	res := tx.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at, assistant_message)
+		SELECT ?, ?, ?, ?, 0, ?, ?, ?, last_assistant_message FROM sessions WHERE id = ?
+		ON CONFLICT(session_id, kind, prompt_number) DO NOTHING`,
+		sessionID, kind, promptNumber, JobPending, now, now, now, sessionID)
 	return res.RowsAffected == 1, res.Error
 }
 

@@ -183,6 +183,10 @@ var migrations = []string{
 	);
 	CREATE INDEX token_ledger_day ON token_ledger(day);
 	CREATE INDEX token_ledger_session ON token_ledger(session_id);`,
+
+	// 4: a summary job keeps Claude's answer of its turn, read when the job
+	// is queued (the session row only holds the newest answer).
+	`ALTER TABLE summary_jobs ADD COLUMN assistant_message TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

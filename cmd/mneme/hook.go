@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/summarize"
 )
 
 func hookCmd(g *globals) *cobra.Command {
@@ -22,6 +23,12 @@ func hookCmd(g *globals) *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: hooks.Slugs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if os.Getenv(summarize.EnvSummarizer) != "" {
+				// mneme's own summarizer is running claude -p: record nothing.
+				io.Copy(io.Discard, io.LimitReader(cmd.InOrStdin(), 4<<20))
+				io.WriteString(cmd.OutOrStdout(), hooks.ContinueJSON+"\n")
+				return nil
+			}
 			newHookClient(g, cmd.ErrOrStderr()).Run(args[0], cmd.InOrStdin(), cmd.OutOrStdout())
 			return nil
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/recall"
+	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web"
 	"github.com/mneme-dev/mneme/web/sse"
@@ -40,6 +41,8 @@ type Worker struct {
 	Handler *handlers.Handler
 	App     *fiber.App
 	Spool   hooks.Spool
+	// Summaries is the persisted background summary queue.
+	Summaries *summarize.Queue
 }
 
 // New opens the database in opts.DataDir and assembles the worker.
@@ -60,6 +63,14 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
 	w := &Worker{Store: store, Broker: broker, Capture: svc, Spool: hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")}}
+	// Summary queue: jobs persist in the database and resume after a restart.
+	w.Summaries = summarize.NewQueue(store, broker, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	if err := w.Summaries.Start(); err != nil {
+		broker.Close()
+		store.Close()
+		return nil, err
+	}
+	svc.Summaries = w.Summaries
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, Replay: w.ReplaySpool,
@@ -94,6 +105,7 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 func (w *Worker) Shutdown(timeout time.Duration) error {
 	w.Broker.Close()
 	err := w.App.ShutdownWithTimeout(timeout)
+	w.Summaries.Stop() // a job in progress stays queued for the next start
 	if cerr := w.Store.Close(); err == nil {
 		err = cerr
 	}

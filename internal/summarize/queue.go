@@ -1,0 +1,401 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Publisher receives events after they are committed (the SSE broker).
+type Publisher interface {
+	Publish(ev models.Event)
+}
+
+// Queue is the worker's background summary queue. Jobs are rows of
+// summary_jobs, so they survive a restart; one goroutine runs them one at a
+// time, retrying LLM failures with exponential backoff and falling back to
+// the heuristic summary when the LLM cannot deliver.
+type Queue struct {
+	Store     *models.Store
+	Publisher Publisher
+	// Settings returns the settings in force; read for every job.
+	Settings func() models.Settings
+	Log      *slog.Logger
+	// Backoff is the delay before the first retry; it doubles per attempt.
+	Backoff time.Duration
+	// MaxAttempts is how many times an LLM is tried before the fallback.
+	MaxAttempts int
+	// Timeout bounds one LLM call.
+	Timeout time.Duration
+	// IntermediateEvery is how often a long session gets an intermediate
+	// summary (30 minutes).
+	IntermediateEvery time.Duration
+	// Now is the clock; tests move it.
+	Now func() time.Time
+
+	cli       *ClaudeCLI
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	cancel    context.CancelFunc
+	startOnce sync.Once
+	stopOnce  sync.Once
+}
+
+// Defaults of the queue.
+const (
+	DefaultBackoff           = 10 * time.Second
+	DefaultMaxAttempts       = 3
+	DefaultTimeout           = 2 * time.Minute
+	DefaultIntermediateEvery = 30 * time.Minute
+)
+
+// NewQueue builds a queue over store with the default timings.
+func NewQueue(store *models.Store, pub Publisher, settings func() models.Settings, log *slog.Logger) *Queue {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Queue{
+		Store: store, Publisher: pub, Settings: settings, Log: log,
+		Backoff: DefaultBackoff, MaxAttempts: DefaultMaxAttempts, Timeout: DefaultTimeout,
+		IntermediateEvery: DefaultIntermediateEvery,
+	}
+}
+
+func (q *Queue) now() time.Time {
+	if q.Now != nil {
+		return q.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Start makes jobs a crash left running pending again and starts the
+// goroutine that runs them.
+func (q *Queue) Start() error {
+	var err error
+	q.startOnce.Do(func() {
+		q.wake = make(chan struct{}, 1)
+		q.stop = make(chan struct{})
+		q.done = make(chan struct{})
+		q.cli = &ClaudeCLI{}
+		var n int64
+		err = q.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+			var e error
+			n, e = models.ResetRunningJobs(tx)
+			return e
+		})
+		if n > 0 {
+			q.Log.Info("summary jobs resumed after restart", "jobs", n)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		q.cancel = cancel
+		go q.loop(ctx)
+	})
+	return err
+}
+
+// Stop cancels the job in progress (it stays queued and runs again at the
+// next start) and waits for the goroutine to end.
+func (q *Queue) Stop() {
+	if q.stop == nil {
+		return
+	}
+	q.stopOnce.Do(func() {
+		close(q.stop)
+		q.cancel()
+		<-q.done
+	})
+}
+
+func (q *Queue) signal() {
+	if q.wake == nil {
+		return
+	}
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Enqueue queues a summary of the session: a turn (promptNumber), an
+// intermediate or a final one. The same request twice is one job. A turn of
+// a session running for more than IntermediateEvery since its last
+// intermediate or final summary also queues an intermediate summary.
+func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int) error {
+	switch kind {
+	case models.SummaryTurn, models.SummaryIntermediate, models.SummaryFinal:
+	default:
+		return fmt.Errorf("%w: summary kind %q", models.ErrInvalid, kind)
+	}
+	now := q.now()
+	every := q.IntermediateEvery
+	if every <= 0 {
+		every = DefaultIntermediateEvery
+	}
+	err := q.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
+		var sess models.Session
+		if err := tx.Select("id, started_at, prompt_counter").First(&sess, sessionID).Error; err != nil {
+			return err
+		}
+		if kind == models.SummaryFinal && promptNumber == 0 {
+			// A resumed session that ends again after new prompts gets a
+			// new final summary; a replayed SessionEnd does not.
+			promptNumber = sess.PromptCounter
+		}
+		if _, err := models.EnqueueJob(tx, sessionID, kind, promptNumber, now); err != nil {
+			return err
+		}
+		if kind != models.SummaryTurn {
+			return nil
+		}
+		last, ok, err := models.LastJobTime(tx, sessionID, models.SummaryIntermediate, models.SummaryFinal)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			last = sess.StartedAt
+		}
+		if now.Sub(last) >= every {
+			_, err = models.EnqueueJob(tx, sessionID, models.SummaryIntermediate, promptNumber, now)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	q.signal()
+	return nil
+}
+
+func (q *Queue) loop(ctx context.Context) {
+	defer close(q.done)
+	for {
+		for {
+			select {
+			case <-q.stop:
+				return
+			default:
+			}
+			job, err := q.Store.NextJob(ctx, q.now())
+			if err != nil {
+				if !errors.Is(err, models.ErrNotFound) && ctx.Err() == nil {
+					q.Log.Error("summary queue: read next job", "err", err)
+				}
+				break
+			}
+			q.run(ctx, job)
+		}
+		wait := time.Minute
+		if due, ok, err := q.Store.NextJobDue(ctx); err == nil && ok {
+			wait = max(due.Sub(q.now()), 10*time.Millisecond)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-q.stop:
+			t.Stop()
+			return
+		case <-q.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// run processes one job and records its outcome.
+func (q *Queue) run(ctx context.Context, job *models.SummaryJob) {
+	job.Status = models.JobRunning
+	job.Attempts++
+	if err := q.Store.Writer.Do(ctx, func(tx *gorm.DB) error { return models.MarkJob(tx, job) }); err != nil {
+		return
+	}
+	in, err := LoadInput(ctx, q.Store, job.SessionID, job.Kind, job.PromptNumber)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // stopping: the job stays running and resumes at start
+		}
+		q.retry(ctx, job, nil, err)
+		return
+	}
+	if job.AssistantMessage != "" {
+		in.LastAssistantMessage = job.AssistantMessage
+	}
+	res, spent, err := q.summarize(ctx, job, in)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		q.retry(ctx, job, spent, err)
+		return
+	}
+	q.store(ctx, job, in, res, spent)
+}
+
+// summarize runs the configured summarizer, applying the daily budget and
+// the fallback. It returns an error only when the job should be retried.
+func (q *Queue) summarize(ctx context.Context, job *models.SummaryJob, in *Input) (Result, *Result, error) {
+	st := q.Settings().Summarizer
+	llm := q.llm(st)
+	if llm == nil {
+		res, _ := Heuristic{}.Summarize(ctx, in)
+		return res, nil, nil
+	}
+	if st.DailyTokenBudget > 0 {
+		used, err := q.Store.TokensOnDay(ctx, models.LedgerDay(q.now()))
+		if err != nil {
+			return Result{}, nil, err
+		}
+		if used >= st.DailyTokenBudget {
+			res := Heuristic{}.Build(in)
+			res.Note = joinNote(fmt.Sprintf("daily token budget of %d reached (%d used today): heuristic summary instead of %s", st.DailyTokenBudget, used, llm.Name()), res.Note)
+			return res, nil, nil
+		}
+	}
+	timeout := q.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	res, err := llm.Summarize(cctx, in)
+	cancel()
+	var spent *Result
+	if res.InputTokens+res.OutputTokens > 0 {
+		r := res
+		r.Generator = llm.Name()
+		spent = &r
+	}
+	if err == nil {
+		res.Generator = llm.Name()
+		return res, spent, nil
+	}
+	if ctx.Err() != nil {
+		return Result{}, nil, ctx.Err()
+	}
+	q.Log.Warn("LLM summary failed", "generator", llm.Name(), "session", job.SessionID, "attempt", job.Attempts, "err", err)
+	if !IsPermanent(err) && job.Attempts < q.maxAttempts() {
+		return Result{}, spent, err
+	}
+	fb := Heuristic{}.Build(in)
+	fb.Note = joinNote(fmt.Sprintf("%s failed after %d attempt(s) (%s): heuristic summary instead", llm.Name(), job.Attempts, clip(err.Error(), 200)), fb.Note)
+	if spent != nil {
+		fb.InputTokens, fb.OutputTokens, fb.CostUSD = spent.InputTokens, spent.OutputTokens, spent.CostUSD
+	}
+	return fb, spent, nil
+}
+
+func (q *Queue) maxAttempts() int {
+	if q.MaxAttempts <= 0 {
+		return DefaultMaxAttempts
+	}
+	return q.MaxAttempts
+}
+
+// llm is the LLM summarizer the settings ask for, nil for the heuristic.
+func (q *Queue) llm(st models.SummarizerSettings) Summarizer {
+	switch st.Kind {
+	case GenClaudeCLI:
+		q.cli.Configure(st.ClaudePath, st.Model)
+		return q.cli
+	case GenAPI:
+		return &AnthropicAPI{APIKey: st.APIKey, Model: st.Model, BaseURL: st.BaseURL}
+	}
+	return nil
+}
+
+func joinNote(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+// retry schedules the job's next attempt with exponential backoff, or marks
+// it failed when its session is gone or its attempts are spent. What a
+// failed LLM call cost is recorded meanwhile.
+func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result, err error) {
+	job.LastError = clip(err.Error(), 500)
+	if errors.Is(err, models.ErrNotFound) || job.Attempts >= q.maxAttempts() {
+		job.Status = models.JobFailed
+		q.Log.Error("summary job failed", "job", job.ID, "session", job.SessionID, "err", err)
+	} else {
+		job.Status = models.JobPending
+		backoff := q.Backoff
+		if backoff <= 0 {
+			backoff = DefaultBackoff
+		}
+		job.NextAttemptAt = q.now().Add(backoff << (job.Attempts - 1))
+	}
+	werr := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
+		if spent != nil {
+			if err := models.RecordTokens(tx, ledgerEntry(job, 0, spent)); err != nil {
+				return err
+			}
+		}
+		return models.MarkJob(tx, job)
+	})
+	if werr != nil {
+		q.Log.Error("summary queue: record failure", "job", job.ID, "err", werr)
+	}
+}
+
+func ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Result) *models.LedgerEntry {
+	return &models.LedgerEntry{
+		SessionID: job.SessionID, SummaryID: summaryID, Generator: spent.Generator, Model: spent.Model,
+		InputTokens: spent.InputTokens, OutputTokens: spent.OutputTokens, CostUSD: spent.CostUSD,
+	}
+}
+
+// store writes the summary, its event, its ledger entry and the job's
+// completion in one transaction, then publishes the event.
+func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result) {
+	sum := toSummary(res, in)
+	sum.CreatedAt = q.now()
+	var ev *models.Event
+	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
+		sum.ID = 0
+		if err := tx.Create(&sum).Error; err != nil {
+			return err
+		}
+		var err error
+		ev, err = models.AppendEvent(tx, models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum))
+		if err != nil {
+			return err
+		}
+		if spent != nil {
+			if err := models.RecordTokens(tx, ledgerEntry(job, sum.ID, spent)); err != nil {
+				return err
+			}
+		}
+		job.Status, job.SummaryID, job.LastError = models.JobDone, sum.ID, ""
+		return models.MarkJob(tx, job)
+	})
+	if err != nil {
+		q.Log.Error("summary queue: store summary", "job", job.ID, "err", err)
+		return
+	}
+	if q.Publisher != nil {
+		q.Publisher.Publish(*ev)
+	}
+}
+
+// SummaryEvent is the JSON a summary travels as on the live stream.
+func SummaryEvent(s *models.Summary) map[string]any {
+	return map[string]any{
+		"id": s.ID, "sessionId": s.SessionID, "project": s.Project, "kind": s.Kind, "promptNumber": s.PromptNumber,
+		"request": s.Request, "investigated": s.Investigated, "learned": s.Learned,
+		"completed": s.Completed, "nextSteps": s.NextSteps,
+		"generator": s.Generator, "note": s.Note, "createdAt": s.CreatedAt,
+	}
+}
+
+// Totals is the LLM spend the stats page shows: all time, today and each
+// of the last 30 days, against the daily token budget in force.
+func Totals(ctx context.Context, store *models.Store, st models.Settings, now time.Time) (models.LedgerTotals, error) {
+	return store.LedgerTotals(ctx, now, 30, st.Summarizer.DailyTokenBudget)
+}

@@ -1,0 +1,177 @@
+// Package summarize turns a turn or a whole session into a structured
+// summary (request, investigated, learned, completed, next steps).
+//
+// Three summarizers exist: the heuristic one (the default: offline,
+// deterministic, zero tokens), one that runs the user's own `claude -p`, and
+// one that calls the Anthropic Messages API. A persisted queue in the worker
+// runs them in the background with retries; a failed LLM summary falls back
+// to the heuristic one and says so. LLM calls are recorded in the token
+// ledger, and a daily token budget stops them when it is spent.
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Generator names, stored in Summary.Generator. They match the values of
+// settings.summarizer.kind.
+const (
+	GenHeuristic = "heuristic"
+	GenClaudeCLI = "claude-cli"
+	GenAPI       = "anthropic-api"
+)
+
+// Summarizer produces a summary of what in describes.
+type Summarizer interface {
+	// Name is the generator name stored with the summary.
+	Name() string
+	// Summarize summarizes in. LLM summarizers report the tokens they used
+	// in the result, even when they fail after the call.
+	Summarize(ctx context.Context, in *Input) (Result, error)
+}
+
+// Result is a summary as a summarizer produced it.
+type Result struct {
+	Request      string
+	Investigated string
+	Learned      string
+	Completed    string
+	NextSteps    string
+	Generator    string
+	Note         string
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	CostUSD      float64
+}
+
+// ErrMalformed is returned when an LLM answered something that is not the
+// strict summary format. It is not retried: the queue falls back to the
+// heuristic summary at once.
+var ErrMalformed = errors.New("answer is not in the summary format")
+
+// Permanent marks an error that retrying will not fix (a missing binary,
+// a rejected API key, a malformed answer).
+type Permanent struct{ Err error }
+
+func (p *Permanent) Error() string { return p.Err.Error() }
+func (p *Permanent) Unwrap() error { return p.Err }
+
+// IsPermanent reports whether err should not be retried.
+func IsPermanent(err error) bool {
+	var p *Permanent
+	return errors.As(err, &p) || errors.Is(err, ErrMalformed)
+}
+
+// fields are the labels of the strict output format, in order.
+var fields = []string{"REQUEST", "INVESTIGATED", "LEARNED", "COMPLETED", "NEXT_STEPS"}
+
+// FormatInstructions is the part of the prompt that fixes the output format.
+const FormatInstructions = `Answer with exactly these five lines and nothing else, each label in capitals at the start of its line, followed by one to three plain sentences (no markdown, no bullet lists; write "none" when there is nothing to say):
+REQUEST: what the user asked for
+INVESTIGATED: what was examined or debugged, and why things failed
+LEARNED: facts discovered that matter later (causes of failures, how the code works)
+COMPLETED: what was actually done: files created or changed, tests run and their results
+NEXT_STEPS: what remains to do, or "none"`
+
+// SystemPrompt is the instruction given to LLM summarizers.
+const SystemPrompt = `You summarize one Claude Code coding session (or one turn of it) for the developer's future self and colleagues. Be concrete: name files, commands, test results and error causes from the record. Never invent facts that are not in the record. ` + FormatInstructions
+
+// ParseStrict reads the strict five-label format. Every label must appear
+// exactly once; a label's text runs until the next label. Anything else is
+// ErrMalformed.
+func ParseStrict(text string) (Result, error) {
+	var r Result
+	vals := map[string]*strings.Builder{}
+	var cur *strings.Builder
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		trimmed := strings.TrimSpace(strings.TrimLeft(line, "*#- "))
+		label, rest, ok := cutLabel(trimmed)
+		if ok {
+			if vals[label] != nil {
+				return r, fmt.Errorf("%w: %s appears twice", ErrMalformed, label)
+			}
+			cur = &strings.Builder{}
+			vals[label] = cur
+			cur.WriteString(strings.TrimSpace(rest))
+			continue
+		}
+		if cur == nil {
+			if trimmed != "" {
+				return r, fmt.Errorf("%w: text before REQUEST", ErrMalformed)
+			}
+			continue
+		}
+		if trimmed != "" {
+			if cur.Len() > 0 {
+				cur.WriteByte(' ')
+			}
+			cur.WriteString(trimmed)
+		}
+	}
+	get := func(label string) (string, error) {
+		b := vals[label]
+		if b == nil {
+			return "", fmt.Errorf("%w: %s missing", ErrMalformed, label)
+		}
+		v := strings.TrimSpace(b.String())
+		if strings.EqualFold(strings.TrimRight(v, "."), "none") {
+			v = ""
+		}
+		return clip(v, 2000), nil
+	}
+	var err error
+	dst := []*string{&r.Request, &r.Investigated, &r.Learned, &r.Completed, &r.NextSteps}
+	for i, f := range fields {
+		if *dst[i], err = get(f); err != nil {
+			return r, err
+		}
+	}
+	if r.Request == "" && r.Completed == "" && r.Investigated == "" {
+		return r, fmt.Errorf("%w: all fields empty", ErrMalformed)
+	}
+	return r, nil
+}
+
+func cutLabel(line string) (label, rest string, ok bool) {
+	for _, f := range fields {
+		for _, alias := range []string{f, strings.ReplaceAll(f, "_", " ")} {
+			if len(line) > len(alias) && strings.EqualFold(line[:len(alias)], alias) {
+				after := strings.TrimLeft(line[len(alias):], "*")
+				if strings.HasPrefix(after, ":") {
+					return f, after[1:], true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !runeStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// toSummary turns a result into the row to store.
+func toSummary(r Result, in *Input) models.Summary {
+	return models.Summary{
+		SessionID: in.Session.ID, Project: in.Session.Project, PromptNumber: in.PromptNumber, Kind: in.Kind,
+		Request: r.Request, Investigated: r.Investigated, Learned: r.Learned, Completed: r.Completed, NextSteps: r.NextSteps,
+		LastUserMessage: clip(in.LastUserMessage(), 2000), LastAssistantMessage: clip(in.LastAssistantMessage, 4000),
+		Generator: r.Generator, Note: r.Note,
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
+	}
+}
