@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sort"
@@ -58,7 +59,7 @@ type SearchQuery struct {
 	Offset, Limit int
 }
 
-// SearchHit is one ranked result. Rank is SQLite's bm25() — lower is better,
+// SearchHit is one result. Rank is SQLite's bm25() — lower is better,
 // negative for any real match; Score is -Rank (higher is better), handy for
 // display and thresholds. Ranks of the three tables are merged as they are:
 // bm25 is comparable enough across them for one result list.
@@ -80,8 +81,12 @@ type SearchHit struct {
 	Success      bool      `json:"success"`
 	PromptNumber int       `json:"promptNumber"`
 	CreatedAt    time.Time `json:"createdAt"`
-	Rank         float64   `json:"rank"`
-	Score        float64   `json:"score"`
+	// Ranked is true when Rank and Score are bm25; false when the search
+	// matched too many rows to rank (see Search) and hits are newest first,
+	// Rank and Score 0.
+	Ranked bool    `json:"ranked"`
+	Rank   float64 `json:"rank"`
+	Score  float64 `json:"score"`
 }
 
 // SnippetPart is a piece of a snippet: plain text or a match.
@@ -171,18 +176,33 @@ var searchTables = []searchTable{
 
 // ranked is a hit before its details are loaded.
 type ranked struct {
-	table *searchTable
-	id    int64
-	rank  float64
+	table  *searchTable
+	id     int64
+	rank   float64
+	ranked bool
+	at     string // created_at as stored, for the newest-first merge
 }
 
-// Search runs q over prompts, observations and summaries (as q.Type says),
-// ranks each table's matches with bm25, merges them by rank and returns the
-// page q.Offset…q.Offset+q.Limit plus one more hit when there is one, so
-// callers can tell hasMore (like the other listings).
+// RankLimit is how many raw matches a table may have for its hits to be
+// ranked by bm25. SQLite's bm25() costs about 10 µs per matching row and
+// first walks every row holding each query term, so ranking a word found in
+// 100,000 rows of 1M takes a second. Past this many matches a table's hits
+// are its newest matches instead (Ranked false): still every hit matches,
+// and for a word that common recency says more than bm25 does.
+var RankLimit = 2000
+
+// Search runs q over prompts, observations and summaries (as q.Type says)
+// and returns the page q.Offset…q.Offset+q.Limit plus one more hit when
+// there is one, so callers can tell hasMore (like the other listings).
 //
-// Each table yields at most Offset+Limit+1 matches, ordered by bm25 inside
-// SQLite; snippets and details are then loaded for the returned page only.
+// Each table is first probed for its number of raw matches, up to
+// RankLimit (a walk of its doclists in rowid order, cheap). When every
+// searched table is under the limit, each yields its best Offset+Limit+1
+// matches by bm25, ordered inside SQLite, and the lists are merged by
+// rank. When any table is over it, every table yields its newest matches
+// and the lists are merged newest first (hits have Ranked false). Snippets
+// and details are loaded for the returned page only.
+//
 // A query FTS5 refuses comes back as *QueryError; a column filter that only
 // some tables have (title:) just skips the others.
 func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
@@ -200,15 +220,15 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
 	}
 	want := q.Offset + q.Limit + 1
-	var all []ranked
+	var tables []*searchTable
 	var qerr *QueryError
-	searched := 0
+	rank := true
 	for i := range searchTables {
 		t := &searchTables[i]
 		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
 			continue
 		}
-		hits, err := s.rankTable(ctx, t, match, q, want)
+		large, err := s.probeTable(ctx, t, match)
 		var qe *QueryError
 		if errors.As(err, &qe) {
 			if qerr == nil {
@@ -219,14 +239,26 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 		if err != nil {
 			return nil, err
 		}
-		searched++
-		all = append(all, hits...)
+		tables = append(tables, t)
+		rank = rank && !large
 	}
-	if searched == 0 && qerr != nil {
+	if len(tables) == 0 && qerr != nil {
 		qerr.Query = q.Q
 		return nil, qerr
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+	var all []ranked
+	for _, t := range tables {
+		hits, err := s.rankTable(ctx, t, match, q, want, rank)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, hits...)
+	}
+	if rank {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+	} else {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].at > all[j].at })
+	}
 	if q.Offset >= len(all) {
 		return []SearchHit{}, nil
 	}
@@ -255,8 +287,22 @@ func (s *Store) RelatedSearch(ctx context.Context, project, ftsQuery string, exc
 	return hits, err
 }
 
-// rankTable returns the best n matches of one table, by bm25.
-func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q SearchQuery, n int) ([]ranked, error) {
+// probeTable tells whether t has more than RankLimit raw matches for
+// match. It walks the doclists newest first and stops at the limit, so it
+// costs at most RankLimit steps whatever the size of the table.
+func (s *Store) probeTable(ctx context.Context, t *searchTable, match string) (large bool, err error) {
+	rows, err := s.DB.WithContext(ctx).Raw("SELECT rowid FROM "+t.fts+" WHERE "+t.fts+" MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", match, RankLimit).Rows()
+	if err != nil {
+		return false, ftsError(err, match)
+	}
+	defer rows.Close()
+	large = rows.Next()
+	return large, ftsError(rows.Err(), match)
+}
+
+// rankTable returns n matches of one table: the best by bm25 when rank is
+// set, else the newest.
+func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q SearchQuery, n int, rank bool) ([]ranked, error) {
 	var where []string
 	args := []any{match}
 	if q.Project != "" {
@@ -279,18 +325,18 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 		where = append(where, "c.session_id != ?")
 		args = append(args, q.ExcludeSessionID)
 	}
-	// Without filters the content table is not touched at all. With them,
 	// CROSS JOIN keeps the FTS index as the outer loop (one primary-key
 	// lookup per match) rather than letting the planner scan by project.
-	sql := "SELECT " + t.fts + ".rowid, " + t.bm25 + " AS r FROM " + t.fts
-	if len(where) > 0 {
-		sql += " CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid"
+	score, order := t.bm25, "r"
+	if !rank {
+		score, order = "0", t.fts+".rowid DESC"
 	}
-	sql += " WHERE " + t.fts + " MATCH ?"
+	sql := "SELECT " + t.fts + ".rowid, " + score + " AS r, c.created_at FROM " + t.fts +
+		" CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid WHERE " + t.fts + " MATCH ?"
 	for _, w := range where {
 		sql += " AND " + w
 	}
-	sql += " ORDER BY r LIMIT ?"
+	sql += " ORDER BY " + order + " LIMIT ?"
 	args = append(args, n)
 	rows, err := s.DB.WithContext(ctx).Raw(sql, args...).Rows()
 	if err != nil {
@@ -299,10 +345,12 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 	defer rows.Close()
 	var out []ranked
 	for rows.Next() {
-		r := ranked{table: t}
-		if err := rows.Scan(&r.id, &r.rank); err != nil {
+		r := ranked{table: t, ranked: rank}
+		var at any
+		if err := rows.Scan(&r.id, &r.rank, &at); err != nil {
 			return nil, err
 		}
+		r.at = parseStoredTime(at).Format(time.RFC3339Nano)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -311,40 +359,41 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 	return out, nil
 }
 
-// loadHits loads details and snippets for the ranked page, keeping its order.
+// loadHits loads details and snippets for the page, keeping its order:
+// the details of each table's rows in one query by primary key, and each
+// snippet by its own MATCH positioned on the row (rowid = ?), since
+// snippet() needs the row found by the same MATCH. A rowid IN (…) list would
+// do the same per value, and be re-planned for every page size.
 func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]SearchHit, error) {
 	out := make([]SearchHit, len(page))
 	byTable := map[*searchTable][]int{}
 	for i, r := range page {
 		byTable[r.table] = append(byTable[r.table], i)
 	}
+	db := s.DB.WithContext(ctx)
 	for t, idx := range byTable {
-		ids := make([]any, 0, len(idx)+1)
-		ids = append(ids, match)
+		ids := make([]int64, len(idx))
 		pos := map[int64]int{}
-		for _, i := range idx {
-			ids = append(ids, page[i].id)
+		for k, i := range idx {
+			ids[k] = page[i].id
 			pos[page[i].id] = i
 		}
-		// snippet() needs the row positioned by the same MATCH; the rowid
-		// IN list lets FTS5 seek straight to the page's rows.
-		sql := "SELECT " + t.fts + ".rowid, " + t.detail +
-			", snippet(" + t.fts + ", -1, char(2), char(3), '…', 24) FROM " + t.fts +
-			" CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid WHERE " + t.fts +
-			" MATCH ? AND " + t.fts + ".rowid IN (" + strings.TrimSuffix(strings.Repeat("?,", len(idx)), ",") + ")"
-		rows, err := s.DB.WithContext(ctx).Raw(sql, ids...).Rows()
+		rows, err := db.Raw("SELECT c.id, "+t.detail+" FROM "+t.content+" c WHERE c.id IN ?", ids).Rows()
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var h SearchHit
 			var created any
-			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &created, &h.Snippet); err != nil {
+			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &created); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			i := pos[h.ID]
-			h.Type, h.Rank, h.Score = t.typ, page[i].rank, -page[i].rank
+			h.Type, h.Ranked = t.typ, page[i].ranked
+			if h.Ranked {
+				h.Rank, h.Score = page[i].rank, -page[i].rank
+			}
 			h.CreatedAt = parseStoredTime(created)
 			out[i] = h
 		}
@@ -353,8 +402,17 @@ func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]Se
 		if err != nil {
 			return nil, err
 		}
+		snippet := "SELECT snippet(" + t.fts + ", -1, char(2), char(3), '…', 24) FROM " + t.fts + " WHERE " + t.fts + " MATCH ? AND rowid = ?"
+		for _, id := range ids {
+			var sn string
+			err := db.Raw(snippet, match, id).Row().Scan(&sn)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, err
+			}
+			out[pos[id]].Snippet = sn
+		}
 	}
-	// A row deleted between the two queries leaves a zero hit; drop it.
+	// A row deleted between the queries leaves a zero hit; drop it.
 	kept := out[:0]
 	for _, h := range out {
 		if h.Type != "" {

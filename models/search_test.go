@@ -165,7 +165,7 @@ func TestSearchSyntax(t *testing.T) {
 				t.Errorf("Search(%+v) = %v, want %v", tt.q, got, tt.want)
 			}
 			for i, h := range hits {
-				if h.Rank >= 0 || h.Score != -h.Rank {
+				if !h.Ranked || h.Rank >= 0 || h.Score != -h.Rank {
 					t.Errorf("hit %d: rank %v score %v, want bm25 < 0 and score = -rank", i, h.Rank, h.Score)
 				}
 				if i > 0 && hits[i-1].Rank > h.Rank {
@@ -194,7 +194,7 @@ func TestSearchHitDetails(t *testing.T) {
 	h := hits[0]
 	want := SearchHit{Type: SearchObservation, ID: f.obs["gotest"], SessionID: f.sessA, Project: "alpha",
 		Title: "Ran `go test ./...`: 2 failed", ToolName: "Bash", Kind: KindTest, Success: false, PromptNumber: 0,
-		CreatedAt: f.baseTime}
+		CreatedAt: f.baseTime, Ranked: true}
 	h.Snippet, h.Rank, h.Score = "", 0, 0
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("hit = %+v\nwant %+v", h, want)
@@ -247,6 +247,43 @@ func TestSearchPaging(t *testing.T) {
 	}
 	if _, err := f.s.Search(ctx, SearchQuery{Q: "x", Type: "bogus"}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad type: err = %v, want ErrInvalid", err)
+	}
+}
+
+// TestSearchTooManyToRank: past RankLimit raw matches in any table, hits
+// come newest first, unranked, across all tables, and still page cleanly.
+func TestSearchTooManyToRank(t *testing.T) {
+	f := seedSearch(t)
+	defer func(old int) { RankLimit = old }(RankLimit)
+	RankLimit = 2
+	q := SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100}
+	hits, err := f.s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// o:gotest and p:migrate share a timestamp: ties keep table order.
+	want := []string{"s:final", "o:grep", "o:ws", "o:edit", "p:beta", "o:gotest", "p:migrate"}
+	if got := f.keys(hits); !reflect.DeepEqual(got, want) {
+		t.Errorf("newest first = %v, want %v", got, want)
+	}
+	for _, h := range hits {
+		if h.Ranked || h.Rank != 0 || h.Snippet == "" {
+			t.Errorf("hit %+v: want unranked with a snippet", h)
+		}
+	}
+	q.Offset, q.Limit = 2, 2
+	page, err := f.s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.keys(page); !reflect.DeepEqual(got, want[2:5]) {
+		t.Errorf("page = %v, want %v", got, want[2:5])
+	}
+	// Under the limit, the same search is ranked again.
+	RankLimit = 100
+	hits, _ = f.s.Search(context.Background(), q)
+	if len(hits) == 0 || !hits[0].Ranked {
+		t.Errorf("under the limit: %+v", hits)
 	}
 }
 

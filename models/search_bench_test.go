@@ -1,0 +1,160 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/benchdb"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// openBenchStore opens the synthetic database (1M observations unless
+// -short or MNEME_BENCH_ROWS) and reports how it was built.
+func openBenchStore(b *testing.B) (*models.Store, *benchdb.DB) {
+	b.Helper()
+	db := benchdb.Build(b, benchdb.Rows(b))
+	if db.Built > 0 {
+		b.Logf("built synthetic DB: %d observations, %d prompts, %d summaries in %s", db.Observations, db.Prompts, db.Summaries, db.Built.Round(time.Second))
+	}
+	s, err := models.Open(filepath.Join(db.Dir, "mneme.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, db
+}
+
+// latencies collects per-operation durations and reports percentiles.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B, unit string) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	pct := func(p float64) float64 {
+		i := int(float64(len(l)-1) * p)
+		return float64(l[i].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-"+unit)
+	b.ReportMetric(pct(0.95), "p95-"+unit)
+	b.ReportMetric(pct(0.99), "p99-"+unit)
+}
+
+// searchCases are the query shapes measured, from the synthetic vocabulary
+// (BenchWord(rank): low ranks are frequent words).
+func searchCases(db *benchdb.DB) []struct {
+	name string
+	qs   []models.SearchQuery
+} {
+	w := benchdb.Word
+	mk := func(n int, f func(i int) models.SearchQuery) []models.SearchQuery {
+		out := make([]models.SearchQuery, n)
+		for i := range out {
+			out[i] = f(i)
+			out[i].Limit = 20
+		}
+		return out
+	}
+	return []struct {
+		name string
+		qs   []models.SearchQuery
+	}{
+		{"rare-word", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(3000 + i*37)} })},
+		{"medium-word", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(300 + i*7)} })},
+		{"common-word", mk(20, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(20 + i)} })},
+		{"two-words-AND", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(200+i) + " " + w(400+i*3)} })},
+		{"OR", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(1000+i) + " OR " + w(2000+i)} })},
+		{"phrase", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: `"` + w(50+i) + " " + w(60+i) + `"`} })},
+		{"prefix", mk(50, func(i int) models.SearchQuery { return models.SearchQuery{Q: w(500 + i*5)[:4] + "*"} })},
+		{"project-filter", mk(50, func(i int) models.SearchQuery {
+			return models.SearchQuery{Q: w(300 + i*7), Project: db.Projects[i%len(db.Projects)]}
+		})},
+		{"type-observation+tool", mk(50, func(i int) models.SearchQuery {
+			return models.SearchQuery{Q: w(300 + i*7), Type: models.SearchObservation, Tool: "Bash"}
+		})},
+		{"last-7-days", mk(50, func(i int) models.SearchQuery {
+			return models.SearchQuery{Q: w(300 + i*7), From: time.Now().AddDate(0, 0, -7)}
+		})},
+	}
+}
+
+// BenchmarkSearch measures Store.Search over the synthetic database, per
+// query shape and over all shapes mixed, reporting p50/p95/p99 in ms.
+func BenchmarkSearch(b *testing.B) {
+	s, db := openBenchStore(b)
+	ctx := context.Background()
+	cases := searchCases(db)
+	var mix []models.SearchQuery
+	for _, c := range cases {
+		mix = append(mix, c.qs...)
+	}
+	cases = append(cases, struct {
+		name string
+		qs   []models.SearchQuery
+	}{"mix", mix})
+	for _, c := range cases {
+		b.Run(fmt.Sprintf("%s/rows=%d", c.name, db.Observations), func(b *testing.B) {
+			lat := make(latencies, 0, b.N)
+			hits := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := c.qs[i%len(c.qs)]
+				t0 := time.Now()
+				res, err := s.Search(ctx, q)
+				lat = append(lat, time.Since(t0))
+				if err != nil {
+					b.Fatalf("%+v: %v", q, err)
+				}
+				hits += len(res)
+			}
+			b.StopTimer()
+			lat.report(b, "ms")
+			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+		})
+	}
+}
+
+// BenchmarkStats measures the /stats aggregates over the synthetic
+// database: the default 14-day window and a 90-day one, all projects and
+// one.
+func BenchmarkStats(b *testing.B) {
+	s, db := openBenchStore(b)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		q    models.StatsQuery
+	}{
+		{"14d", models.StatsQuery{}},
+		{"90d", models.StatsQuery{Days: 90}},
+		{"14d-project", models.StatsQuery{Project: db.Projects[3]}},
+		{"365d", models.StatsQuery{Days: 365}},
+	} {
+		b.Run(fmt.Sprintf("%s/rows=%d", c.name, db.Observations), func(b *testing.B) {
+			lat := make(latencies, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := s.Stats(ctx, c.q); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			lat.report(b, "ms")
+		})
+	}
+	b.Run(fmt.Sprintf("projects/rows=%d", db.Observations), func(b *testing.B) {
+		lat := make(latencies, 0, b.N)
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := s.Projects(ctx); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		lat.report(b, "ms")
+	})
+}
