@@ -127,7 +127,7 @@ func NewHBarChart(points []Point, desc string) HBarChart {
 			max = p.Value
 		}
 	}
-	plotW := chartW - 60
+	plotW := chartW - 40
 	for i, p := range points {
 		w := float64(p.Value) / float64(max) * plotW
 		if p.Value > 0 && w < 2 {

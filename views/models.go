@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -272,4 +273,31 @@ func searchPageURL(p SearchPage, offset int) string {
 	}
 	v.Set("offset", itoa(offset))
 	return "/search?" + v.Encode()
+}
+
+// kindLabel is an observation kind for people: "file_change" → "file change".
+func kindLabel(kind string) string { return strings.ReplaceAll(kind, "_", " ") }
+
+// sameWord reports whether a tool name only repeats its kind (Bash/bash).
+func sameWord(tool, kind string) bool { return strings.EqualFold(tool, kind) }
+
+// displayPath shortens an absolute path to start at the project's directory
+// ("notes-app/notes.md") when the project's name is one of its segments; the
+// full path stays in the title attribute.
+func displayPath(project, path string) string {
+	if project == "" {
+		return path
+	}
+	if i := strings.LastIndex(path, "/"+project+"/"); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// plural renders "1 prompt", "2 prompts".
+func plural[T ~int | ~int64](n T, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }
