@@ -84,7 +84,10 @@ func Describe(p *Payload) Described {
 		d.Kind, d.Importance = models.KindFileChange, ImportanceFileChange
 		diff, added, removed := patchText(resp)
 		if diff == "" {
+			// No structuredPatch (older Claude Code, compat routes): count
+			// the lines of the replaced and replacing text instead.
 			diff = editText(in)
+			removed, added = lineCount(str(in, "old_string")), lineCount(str(in, "new_string"))
 		}
 		d.Title = fmt.Sprintf("Edited %s (+%d −%d)", rel(path), added, removed)
 		if name == "MultiEdit" {
