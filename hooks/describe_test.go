@@ -113,7 +113,7 @@ func TestDescribe(t *testing.T) {
 			name: "edit without patch", tool: "Edit",
 			input:    `{"file_path":"/home/dev/app/a.txt","old_string":"a","new_string":"b"}`,
 			response: `{}`,
-			kind:     models.KindFileChange, title: "Edited a.txt (+0 −0)", importance: ImportanceFileChange, files: []string{"/home/dev/app/a.txt"}, success: true, output: "- a\n+ b",
+			kind:     models.KindFileChange, title: "Edited a.txt (+1 −1)", importance: ImportanceFileChange, files: []string{"/home/dev/app/a.txt"}, success: true, output: "- a\n+ b",
 		},
 		{
 			name: "multiedit", tool: "MultiEdit",
