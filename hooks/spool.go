@@ -32,6 +32,9 @@ type SpoolLine struct {
 // with a replay land in a new file and nothing is read twice or lost.
 type Spool struct {
 	Dir string
+	// OnReject, if set, is told about each line set aside as corrupt, from
+	// a newer version, or refused by the worker (the worker logs it).
+	OnReject func(reason string)
 }
 
 const pendingName = "pending.jsonl"
@@ -165,8 +168,22 @@ func (s Spool) rotate() error {
 	if info, err := f.Stat(); err == nil && info.Size() == 0 {
 		return os.Remove(pending)
 	}
-	name := fmt.Sprintf("replay-%020d.jsonl", time.Now().UnixNano())
-	return os.Rename(pending, filepath.Join(s.Dir, name))
+	return os.Rename(pending, filepath.Join(s.Dir, s.nextReplayName()))
+}
+
+// nextReplayName names a new replay file so that it sorts after every
+// replay file already there, even if the clock went backwards since they
+// were named (replay order is file-name order).
+func (s Spool) nextReplayName() string {
+	seq := time.Now().UnixNano()
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "replay-*.jsonl"))
+	for _, f := range files {
+		var n int64
+		if _, err := fmt.Sscanf(filepath.Base(f), "replay-%d.jsonl", &n); err == nil && n >= seq {
+			seq = n + 1
+		}
+	}
+	return fmt.Sprintf("replay-%020d.jsonl", seq)
 }
 
 // replayFile sends the lines of one file. On a send failure it rewrites the
@@ -219,6 +236,9 @@ type PermanentError struct{ Msg string }
 func (e *PermanentError) Error() string { return e.Msg }
 
 func (s Spool) reject(raw []byte, reason string) {
+	if s.OnReject != nil {
+		s.OnReject(reason)
+	}
 	f, err := os.OpenFile(filepath.Join(s.Dir, "rejected.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return

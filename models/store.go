@@ -79,7 +79,11 @@ func Open(path string) (*Store, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	_ = os.Chmod(path, 0o600)
+	// The WAL and shared-memory files hold data too: owner-only, like
+	// the database, whatever the umask.
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		_ = os.Chmod(f, 0o600)
+	}
 	s.Writer = newWriter(db)
 	return s, nil
 }

@@ -212,7 +212,7 @@ func (c *Client) Burst(ctx context.Context, events []Event, clients int) []Outco
 
 // Stats summarises latencies.
 type Stats struct {
-	N             int
+	N                   int
 	Mean, P50, P99, Max time.Duration
 }
 

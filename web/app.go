@@ -94,6 +94,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if status == fiber.StatusRequestEntityTooLarge {
 			msg = "request body too large"
 		}
+		if p := models.StorageProblem(err); p != "" {
+			// Disk full, read-only or locked database: say so, and answer
+			// 503 so the hook spools the event and retries.
+			status, msg = fiber.StatusServiceUnavailable, p
+		}
 		if status >= 500 {
 			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
 		}

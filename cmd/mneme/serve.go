@@ -97,6 +97,12 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		return 1, err
 	}
 	app := w.App
+	// The spool directory exists from the start, so hooks can still spool
+	// into it if the data directory later becomes read-only.
+	_ = os.MkdirAll(w.Spool.Dir, 0o700)
+	w.Spool.OnReject = func(reason string) {
+		log.Warn("spooled event set aside in spool/rejected.jsonl", "reason", reason)
+	}
 	if n, err := w.ReplaySpool(ctx); err != nil {
 		log.Warn("spool replay stopped", "err", err)
 	} else if n > 0 {

@@ -1,0 +1,385 @@
+package soak
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const continueJSON = `{"continue":true,"suppressOutput":true}`
+
+// toolEvent is one PostToolUse payload with the given tool_use_id.
+func toolEvent(session, id string, extra map[string]any) []byte {
+	m := map[string]any{
+		"session_id": session, "cwd": "/home/dev/projects/faults", "hook_event_name": "PostToolUse",
+		"transcript_path": "/nonexistent.jsonl", "tool_name": "Bash", "tool_use_id": id,
+		"tool_input":    map[string]any{"command": "echo " + id},
+		"tool_response": map[string]any{"stdout": id, "stderr": "", "interrupted": false},
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// ingestN posts n tool events for session through HTTP and fails on any
+// non-200.
+func ingestN(t *testing.T, p *Proc, session string, n int) []string {
+	t.Helper()
+	c := NewClient(p.URL, 10*time.Second)
+	var ids []string
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("toolu_%s_%03d", session, i)
+		st, _, err := c.Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent(session, id, nil)})
+		if err != nil || st != 200 {
+			t.Fatalf("ingest %s: %d %v", id, st, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// waitHealth polls /api/health until want(h) or the timeout.
+func waitHealth(t *testing.T, p *Proc, timeout time.Duration, what string, want func(Health) bool) Health {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var h Health
+	var err error
+	for time.Now().Before(deadline) {
+		if h, err = p.Health(); err == nil && want(h) {
+			return h
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("health never showed %s within %s: last %+v (err %v)", what, timeout, h, err)
+	return h
+}
+
+// hookMustNotBlock runs one PostToolUse through `mneme hook` and checks
+// that Claude Code gets the neutral answer quickly.
+func hookMustNotBlock(t *testing.T, p *Proc, body []byte) HookResult {
+	t.Helper()
+	r := hook(t, p.Port, p.DataDir, "post-tool-use", body, "MNEME_NO_AUTOSTART=1", "MNEME_DEBUG=1")
+	if got := strings.TrimSpace(string(r.Stdout)); got != continueJSON {
+		t.Fatalf("hook printed %s, want %s", got, continueJSON)
+	}
+	if r.Elapsed > 2*time.Second {
+		t.Fatalf("hook took %s: Claude Code would stall", r.Elapsed)
+	}
+	return r
+}
+
+// checkStored stops p and checks integrity and that every id is stored once.
+func checkStored(t *testing.T, p *Proc, ids []string) {
+	t.Helper()
+	p.Stop()
+	db := openDB(t, p.DataDir)
+	integrity(t, db)
+	got := toolUseIDs(t, db)
+	for _, id := range ids {
+		if got[id] != 1 {
+			t.Errorf("%s stored %d times, want once", id, got[id])
+		}
+	}
+}
+
+func chattr(flag string, paths ...string) error {
+	out, err := exec.Command("chattr", append([]string{flag}, paths...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("chattr %s: %v: %s", flag, err, out)
+	}
+	return nil
+}
+
+// TestReadOnlyDataDir makes the data directory and the database read-only
+// under a running worker. As root (chmod does not stop root) the files get
+// the immutable attribute; otherwise they are chmod'ed. The worker must say
+// so on /api/health, the hook must not block and must spool, and once the
+// directory is writable again the spooled event is stored and nothing that
+// was stored before is damaged.
+func TestReadOnlyDataDir(t *testing.T) {
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "readonly", 20)
+
+	// Not the -shm file: SQLite maps it into memory, and a store into a
+	// mapping of a file that became immutable is a SIGBUS that kills any
+	// SQLite process (seen here: the worker dies in walTryBeginRead).
+	files := []string{dir}
+	for _, f := range []string{"mneme.db", "mneme.db-wal"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			files = append(files, filepath.Join(dir, f))
+		}
+	}
+	var undo func()
+	if os.Geteuid() == 0 {
+		if err := chattr("+i", files...); err != nil {
+			t.Skipf("running as root and the immutable attribute is unavailable here: %v", err)
+		}
+		undo = func() { chattr("-i", files...) }
+	} else {
+		os.Chmod(dir, 0o500)
+		undo = func() { os.Chmod(dir, 0o700) }
+	}
+	t.Cleanup(undo)
+
+	h := waitHealth(t, p, 8*time.Second, "degraded", func(h Health) bool { return h.Status == "degraded" })
+	t.Logf("health while read-only: status=%s problem=%q", h.Status, h.Problem)
+	if !strings.Contains(h.Problem, "not writable") {
+		t.Errorf("problem %q does not say the data directory is not writable", h.Problem)
+	}
+	late := "toolu_readonly_late"
+	r := hookMustNotBlock(t, p, toolEvent("readonly", late, nil))
+	t.Logf("hook while read-only: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+
+	undo()
+	waitHealth(t, p, 8*time.Second, "ok again", func(h Health) bool { return h.Status == "ok" })
+	// The health watcher replays the spool within a few seconds.
+	deadline := time.Now().Add(12 * time.Second)
+	for time.Now().Before(deadline) && fileExists(filepath.Join(dir, "spool", "pending.jsonl")) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	checkStored(t, p, append(ids, late))
+	if t.Failed() {
+		t.Logf("worker log:\n%s", p.Log())
+	}
+}
+
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Size() > 0
+}
+
+// TestDiskFull runs the worker on a small tmpfs and fills it. Mounting needs
+// root; elsewhere the test is skipped with the reason.
+func TestDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (disk-full is simulated with a real full filesystem)")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=80m,mode=0700", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	dir := filepath.Join(mnt, "data")
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "diskfull", 30)
+
+	filler := filepath.Join(mnt, "filler")
+	fill(t, filler)
+	h := waitHealth(t, p, 8*time.Second, "degraded", func(h Health) bool { return h.Status == "degraded" })
+	t.Logf("health with the disk full: status=%s problem=%q", h.Status, h.Problem)
+
+	// Ingest goes on failing cleanly; the hook answers at once.
+	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
+	t.Logf("direct ingest with the disk full: status %d err %v", st, err)
+	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil))
+	t.Logf("hook with the disk full: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+
+	os.Remove(filler)
+	waitHealth(t, p, 8*time.Second, "ok again", func(h Health) bool { return h.Status == "ok" })
+	// After the disk has room again, new events are stored.
+	more := ingestN(t, p, "diskfull-after", 5)
+	checkStored(t, p, append(ids, more...))
+	if t.Failed() {
+		t.Logf("worker log:\n%s", p.Log())
+	}
+}
+
+// fill writes to path until the filesystem is full.
+func fill(t *testing.T, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling the disk: %v", err)
+			}
+			break
+		}
+	}
+	// Whatever single blocks are left.
+	for {
+		if _, err := f.Write(buf[:4096]); err != nil {
+			break
+		}
+	}
+	f.Sync()
+}
+
+// TestLockedDatabase holds an exclusive lock on the database from another
+// process-like connection while events arrive: the worker answers 503 with
+// a message saying so, the hook answers Claude Code at once and spools, and
+// once the lock is gone the spooled events are stored and nothing is lost.
+func TestLockedDatabase(t *testing.T) {
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "locked", 10)
+
+	db := openDB(t, dir)
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PRAGMA locking_mode=EXCLUSIVE cannot be taken while the worker has
+	// the WAL database open (SQLITE_BUSY at once); another process holding
+	// the write lock is what a real conflict looks like.
+	for _, q := range []string{`BEGIN IMMEDIATE`, `UPDATE sessions SET cwd = cwd`} {
+		if _, err := conn.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var late []string
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprintf("toolu_locked_late_%d", i)
+		r := hookMustNotBlock(t, p, toolEvent("locked", id, nil))
+		t.Logf("hook with the database locked: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+		late = append(late, id)
+	}
+	st, body := postRaw(t, p, "post-tool-use", toolEvent("locked", "toolu_locked_direct", nil))
+	t.Logf("direct ingest with the database locked: %d %s", st, body)
+	if st != 503 || !strings.Contains(body, "locked by another process") {
+		t.Errorf("direct ingest: %d %s, want 503 saying the database is locked", st, body)
+	}
+	if _, err := conn.ExecContext(t.Context(), `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	db.Close()
+
+	// The health watcher replays the spool within seconds.
+	waitSpoolEmpty(t, dir, 15*time.Second)
+	checkStored(t, p, append(ids, late...))
+	if t.Failed() {
+		t.Logf("worker log:\n%s", p.Log())
+	}
+}
+
+func waitSpoolEmpty(t *testing.T, dir string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		files, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl"))
+		pending := false
+		for _, f := range files {
+			if !strings.HasSuffix(f, "rejected.jsonl") && fileExists(f) {
+				pending = true
+			}
+		}
+		if !pending {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("spool not drained after %s", timeout)
+}
+
+func postRaw(t *testing.T, p *Proc, slug string, body []byte) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, p.URL+"/api/hooks/"+slug, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestSpoolDamage starts the worker on a spool holding good lines, a
+// corrupt line, a line from a newer mneme and a line from an older one (no
+// version field): the good and old lines are stored in order, the other two
+// are set aside in spool/rejected.jsonl with their reason and logged.
+func TestSpoolDamage(t *testing.T) {
+	dir := t.TempDir()
+	spool := filepath.Join(dir, "spool")
+	os.MkdirAll(spool, 0o700)
+	line := func(v int, id string) string {
+		m := map[string]any{"event": "post-tool-use", "spooledAt": time.Now().UTC(), "body": json.RawMessage(toolEvent("spooled", id, nil))}
+		if v > 0 {
+			m["v"] = v
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	content := strings.Join([]string{
+		line(1, "toolu_spool_a"),
+		`{"v":1,"event":"post-tool-use","body":{"session_id":`, // torn write
+		"\x00\x00garbage\xff",
+		line(99, "toolu_spool_newer"),
+		line(0, "toolu_spool_older"),
+		line(1, "toolu_spool_b"),
+	}, "\n") + "\n"
+	os.WriteFile(filepath.Join(spool, "pending.jsonl"), []byte(content), 0o600)
+
+	p := startWorker(t, dir)
+	p.Stop()
+	db := openDB(t, dir)
+	integrity(t, db)
+	got := toolUseIDs(t, db)
+	for _, id := range []string{"toolu_spool_a", "toolu_spool_older", "toolu_spool_b"} {
+		if got[id] != 1 {
+			t.Errorf("%s stored %d times, want once", id, got[id])
+		}
+	}
+	if got["toolu_spool_newer"] != 0 {
+		t.Errorf("the newer-version line was stored")
+	}
+	rejected, _ := os.ReadFile(filepath.Join(spool, "rejected.jsonl"))
+	for _, want := range []string{"corrupt line", "spool version 99 is newer"} {
+		if !strings.Contains(string(rejected), want) {
+			t.Errorf("rejected.jsonl does not say %q:\n%s", want, rejected)
+		}
+		if !strings.Contains(p.Log(), want) {
+			t.Errorf("worker log does not say %q:\n%s", want, p.Log())
+		}
+	}
+	if n := strings.Count(string(rejected), "\n# "); n+1 != 3 {
+		t.Errorf("rejected.jsonl holds %d entries, want 3:\n%s", n+1, rejected)
+	}
+}
+
+// TestClockWentBack ingests events stamped (mneme_time, as a replayed spool
+// does) earlier than rows already stored, and later than now: all are
+// stored, none twice, and the event log keeps its id order for SSE replay.
+func TestClockWentBack(t *testing.T) {
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "clock", 5)
+	c := NewClient(p.URL, 10*time.Second)
+	for i, at := range []time.Time{time.Now().Add(-72 * time.Hour), time.Now().Add(48 * time.Hour), time.Unix(0, 0), time.Now().Add(-time.Hour)} {
+		id := fmt.Sprintf("toolu_clock_skew_%d", i)
+		st, _, err := c.Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("clock", id, map[string]any{"mneme_time": at.UTC()})})
+		if err != nil || st != 200 {
+			t.Fatalf("event at %s: %d %v", at, st, err)
+		}
+		ids = append(ids, id)
+	}
+	// The same ids again: no duplicates whatever their times.
+	for _, id := range ids {
+		c.Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("clock", id, map[string]any{"mneme_time": time.Now().Add(-5 * time.Hour).UTC()})})
+	}
+	checkStored(t, p, ids)
+	db := openDB(t, dir)
+	var disorder int
+	db.QueryRow(`SELECT COUNT(*) FROM events a JOIN events b ON b.id = a.id + 1 WHERE b.id < a.id`).Scan(&disorder)
+	if disorder != 0 {
+		t.Errorf("event ids out of order")
+	}
+}
