@@ -203,23 +203,27 @@ func killGroup(cmd *exec.Cmd) error {
 }
 
 // capped is a buffer that keeps at most max bytes and remembers overflow.
+// It deliberately has no ReadFrom, so io.Copy goes through Write.
 type capped struct {
-	bytes.Buffer
+	buf    bytes.Buffer
 	max    int
 	over   bool
 	onOver func()
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.Len(); room < len(p) {
+	if room := c.max - c.buf.Len(); room < len(p) {
 		if !c.over && c.onOver != nil {
 			c.onOver()
 		}
 		c.over = true
 		if room > 0 {
-			c.Buffer.Write(p[:room])
+			c.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return c.Buffer.Write(p)
+	return c.buf.Write(p)
 }
+
+// Bytes is what was kept.
+func (c *capped) Bytes() []byte { return c.buf.Bytes() }

@@ -41,6 +41,7 @@ type Queue struct {
 	Now func() time.Time
 
 	cli       *ClaudeCLI
+	mu        sync.Mutex // guards the timings once started (SetRetry)
 	wake      chan struct{}
 	stop      chan struct{}
 	done      chan struct{}
@@ -67,6 +68,26 @@ func NewQueue(store *models.Store, pub Publisher, settings func() models.Setting
 		Backoff: DefaultBackoff, MaxAttempts: DefaultMaxAttempts, Timeout: DefaultTimeout,
 		IntermediateEvery: DefaultIntermediateEvery,
 	}
+}
+
+// SetRetry changes the retry timings of a running queue.
+func (q *Queue) SetRetry(backoff time.Duration, maxAttempts int) {
+	q.mu.Lock()
+	q.Backoff, q.MaxAttempts = backoff, maxAttempts
+	q.mu.Unlock()
+}
+
+func (q *Queue) retryTimings() (time.Duration, int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	b, n := q.Backoff, q.MaxAttempts
+	if b <= 0 {
+		b = DefaultBackoff
+	}
+	if n <= 0 {
+		n = DefaultMaxAttempts
+	}
+	return b, n
 }
 
 func (q *Queue) now() time.Time {
@@ -290,10 +311,8 @@ func (q *Queue) summarize(ctx context.Context, job *models.SummaryJob, in *Input
 }
 
 func (q *Queue) maxAttempts() int {
-	if q.MaxAttempts <= 0 {
-		return DefaultMaxAttempts
-	}
-	return q.MaxAttempts
+	_, n := q.retryTimings()
+	return n
 }
 
 // llm is the LLM summarizer the settings ask for, nil for the heuristic.
@@ -325,10 +344,7 @@ func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result
 		q.Log.Error("summary job failed", "job", job.ID, "session", job.SessionID, "err", err)
 	} else {
 		job.Status = models.JobPending
-		backoff := q.Backoff
-		if backoff <= 0 {
-			backoff = DefaultBackoff
-		}
+		backoff, _ := q.retryTimings()
 		job.NextAttemptAt = q.now().Add(backoff << (job.Attempts - 1))
 	}
 	werr := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
