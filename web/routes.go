@@ -33,6 +33,14 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	// Read API.
 	app.Get("/api/sessions", h.ListSessions)
 	app.Get("/api/sessions/:id", h.ShowSessionJSON)
+	app.Get("/api/observations", h.ListObservations)
+	app.Post("/api/observations/batch", h.ObservationsBatch)
+	app.Get("/api/prompts", h.ListPrompts)
+	app.Get("/api/summaries", h.ListSummaries)
+	app.Get("/api/search", h.SearchJSON)
+	app.Get("/api/timeline", h.TimelineJSON)
+	app.Get("/api/projects", h.ListProjects)
+	app.Get("/api/stats", h.StatsJSON)
 
 	// Live stream.
 	app.Get("/stream", h.Stream)

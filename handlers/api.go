@@ -1,0 +1,341 @@
+package handlers
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// maxBatch caps POST /api/observations/batch.
+const maxBatch = 500
+
+// ListObservations serves GET /api/observations: newest first, with
+// offset/limit/project, session, kind, tool and failures=1 filters.
+func (h *Handler) ListObservations(c *fiber.Ctx) error {
+	f, err := apiListFilter(c)
+	if err != nil {
+		return err
+	}
+	failures, err := boolParam(c, "failures")
+	if err != nil {
+		return err
+	}
+	items, err := h.Store.Observations(c.UserContext(), models.ObservationFilter{
+		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, f.Limit))
+}
+
+// ListPrompts serves GET /api/prompts: newest first, with
+// offset/limit/project and session filters.
+func (h *Handler) ListPrompts(c *fiber.Ctx) error {
+	f, err := apiListFilter(c)
+	if err != nil {
+		return err
+	}
+	items, err := h.Store.Prompts(c.UserContext(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, f.Limit))
+}
+
+// ListSummaries serves GET /api/summaries: newest first, with
+// offset/limit/project and session filters.
+func (h *Handler) ListSummaries(c *fiber.Ctx) error {
+	f, err := apiListFilter(c)
+	if err != nil {
+		return err
+	}
+	items, err := h.Store.Summaries(c.UserContext(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, f.Limit))
+}
+
+// SearchResult is one hit of GET /api/search: the hit with its snippet cut
+// into parts (the raw snippet keeps its \x02/\x03 markers).
+type SearchResult struct {
+	models.SearchHit
+	SnippetParts []models.SnippetPart `json:"snippetParts"`
+}
+
+// SearchResults is the answer of GET /api/search. Ranked is false when the
+// query matched too many rows to rank and the hits are newest first.
+type SearchResults struct {
+	Page[SearchResult]
+	Query  string `json:"query"`
+	Ranked bool   `json:"ranked"`
+}
+
+// SearchJSON serves GET /api/search: q in FTS5 syntax, with project, type,
+// tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100).
+// A query FTS5 refuses is a 400 with the reason.
+func (h *Handler) SearchJSON(c *fiber.Ctx) error {
+	q, err := ParseSearchQuery(c)
+	if err != nil {
+		return err
+	}
+	hits, err := h.Store.Search(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	res := SearchResults{Query: q.Q, Ranked: true}
+	page := newPage(hits, q.Limit)
+	res.HasMore = page.HasMore
+	res.Items = make([]SearchResult, len(page.Items))
+	for i, hit := range page.Items {
+		res.Items[i] = SearchResult{SearchHit: hit, SnippetParts: models.SplitSnippet(hit.Snippet)}
+		res.Ranked = res.Ranked && hit.Ranked
+	}
+	return c.JSON(res)
+}
+
+// ParseSearchQuery reads q, project, type, tool, from, to, offset and limit
+// (default 20, at most 100) from the query string. Bad values are a 400
+// with a message; q itself is checked by the store.
+func ParseSearchQuery(c *fiber.Ctx) (models.SearchQuery, error) {
+	q := models.SearchQuery{Q: c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"), Limit: 20}
+	if strings.TrimSpace(q.Q) == "" {
+		return q, badRequest("q is required: words to search for, in FTS5 syntax")
+	}
+	switch q.Type {
+	case "", models.SearchPrompt, models.SearchObservation, models.SearchSummary:
+	default:
+		return q, badRequest("type must be prompt, observation or summary")
+	}
+	var err error
+	if q.Offset, err = intParam(c, "offset", 0, 0, models.MaxSearchWindow-100); err != nil {
+		return q, err
+	}
+	if q.Limit, err = intParam(c, "limit", 20, 1, 100); err != nil {
+		return q, err
+	}
+	if q.From, q.To, err = dateRange(c); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// TimelineJSON serves GET /api/timeline: ?anchor=<observation id> with
+// before and after (default 10, at most 100), or ?session=<id> with offset
+// and limit.
+func (h *Handler) TimelineJSON(c *fiber.Ctx) error {
+	var q models.TimelineQuery
+	var err error
+	if q.Anchor, err = idParam(c, "anchor"); err != nil {
+		return err
+	}
+	if q.SessionID, err = idParam(c, "session"); err != nil {
+		return err
+	}
+	if (q.Anchor == 0) == (q.SessionID == 0) {
+		return badRequest("give either anchor (an observation id) or session (a session id)")
+	}
+	if q.Before, err = intParam(c, "before", 10, 0, 100); err != nil {
+		return err
+	}
+	if q.After, err = intParam(c, "after", 10, 0, 100); err != nil {
+		return err
+	}
+	if q.Offset, err = intParam(c, "offset", 0, 0, 1<<30); err != nil {
+		return err
+	}
+	if q.Limit, err = intParam(c, "limit", 50, 1, 500); err != nil {
+		return err
+	}
+	tl, err := h.Store.Timeline(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(tl)
+}
+
+// batchRequest is the body of POST /api/observations/batch.
+type batchRequest struct {
+	IDs []int64 `json:"ids"`
+}
+
+// batchResponse answers it: the records found, in the order asked, and the
+// ids that were not.
+type batchResponse struct {
+	Items   []models.Observation `json:"items"`
+	Missing []int64              `json:"missing"`
+}
+
+// ObservationsBatch serves POST /api/observations/batch: {"ids": [...]}
+// (1 to 500 ids) → the full records, in the order asked, duplicates once.
+func (h *Handler) ObservationsBatch(c *fiber.Ctx) error {
+	var req batchRequest
+	if err := c.BodyParser(&req); err != nil {
+		return badRequest(`body must be JSON like {"ids": [1, 2, 3]}`)
+	}
+	if len(req.IDs) == 0 || len(req.IDs) > maxBatch {
+		return badRequest(fmt.Sprintf("ids must hold 1 to %d observation ids", maxBatch))
+	}
+	seen := map[int64]bool{}
+	ids := make([]int64, 0, len(req.IDs))
+	for _, id := range req.IDs {
+		if id <= 0 {
+			return badRequest("ids must be positive whole numbers")
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	found, err := h.Store.ObservationsByIDs(c.UserContext(), ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]*models.Observation, len(found))
+	for i := range found {
+		byID[found[i].ID] = &found[i]
+	}
+	res := batchResponse{Items: make([]models.Observation, 0, len(found)), Missing: []int64{}}
+	for _, id := range ids {
+		if o := byID[id]; o != nil {
+			res.Items = append(res.Items, *o)
+		} else {
+			res.Missing = append(res.Missing, id)
+		}
+	}
+	return c.JSON(res)
+}
+
+// ListProjects serves GET /api/projects: every project, most recently
+// active first.
+func (h *Handler) ListProjects(c *fiber.Ctx) error {
+	items, err := h.Store.Projects(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, len(items)))
+}
+
+// StatsJSON serves GET /api/stats: project, days (default 14, at most
+// 366), or from and to (YYYY-MM-DD), and top (at most 50).
+func (h *Handler) StatsJSON(c *fiber.Ctx) error {
+	q, err := ParseStatsQuery(c)
+	if err != nil {
+		return err
+	}
+	st, err := h.Store.Stats(c.UserContext(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(st)
+}
+
+// ParseStatsQuery reads project, days, from, to and top from the query
+// string; bad values are a 400 with a message.
+func ParseStatsQuery(c *fiber.Ctx) (models.StatsQuery, error) {
+	q := models.StatsQuery{Project: c.Query("project")}
+	var err error
+	if q.Days, err = intParam(c, "days", models.DefaultStatsDays, 1, models.MaxStatsDays); err != nil {
+		return q, err
+	}
+	if q.Top, err = intParam(c, "top", 10, 1, 50); err != nil {
+		return q, err
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"from", &q.From}, {"to", &q.To}} {
+		if v := c.Query(p.name); v != "" {
+			t, err := time.Parse(time.DateOnly, v)
+			if err != nil {
+				return q, badRequest(p.name + " must be a date: YYYY-MM-DD")
+			}
+			*p.dst = t
+		}
+	}
+	return q, nil
+}
+
+// apiListFilter is listFilter plus the session filter.
+func apiListFilter(c *fiber.Ctx) (models.ListFilter, error) {
+	f, err := listFilter(c)
+	if err != nil {
+		return f, err
+	}
+	f.SessionID, err = idParam(c, "session")
+	return f, err
+}
+
+// intParam reads a whole number in [lo, hi], def when absent.
+func intParam(c *fiber.Ctx, name string, def, lo, hi int) (int, error) {
+	v := c.Query(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest(fmt.Sprintf("%s must be a whole number from %d to %d", name, lo, hi))
+	}
+	return n, nil
+}
+
+// idParam reads an optional positive id (0 when absent).
+func idParam(c *fiber.Ctx, name string) (int64, error) {
+	v := c.Query(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, badRequest(name + " must be a positive whole number")
+	}
+	return n, nil
+}
+
+// boolParam reads an optional flag: 1/true/on or 0/false/off.
+func boolParam(c *fiber.Ctx, name string) (bool, error) {
+	switch strings.ToLower(c.Query(name)) {
+	case "", "0", "false", "off", "no":
+		return false, nil
+	case "1", "true", "on", "yes":
+		return true, nil
+	}
+	return false, badRequest(name + " must be 1 or 0 (true or false)")
+}
+
+// dateRange reads from and to: a date (YYYY-MM-DD, from its start; to is
+// inclusive, so up to the end of that day) or an RFC 3339 time (exact).
+func dateRange(c *fiber.Ctx) (from, to time.Time, err error) {
+	parse := func(name string, endOfDay bool) (time.Time, error) {
+		v := c.Query(name)
+		if v == "" {
+			return time.Time{}, nil
+		}
+		if t, err := time.Parse(time.DateOnly, v); err == nil {
+			if endOfDay {
+				t = t.AddDate(0, 0, 1)
+			}
+			return t, nil
+		}
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t.UTC(), nil
+		}
+		return time.Time{}, badRequest(name + " must be a date (YYYY-MM-DD) or an RFC 3339 time")
+	}
+	if from, err = parse("from", false); err != nil {
+		return
+	}
+	if to, err = parse("to", true); err != nil {
+		return
+	}
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
+		err = badRequest("from must be before to")
+	}
+	return
+}
