@@ -38,7 +38,7 @@ var ErrNoClaude = errors.New("claude code binary not found")
 const DefaultAllowedTools = "Bash,Write,Read,Edit"
 
 // DefaultRunTimeout bounds a RunClaude call whose context has no deadline.
-const DefaultRunTimeout = 120 * time.Second
+const DefaultRunTimeout = 60 * time.Second
 
 // RepoRoot returns the repository root: the nearest directory at or above
 // the working directory that holds go.mod.

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -140,8 +141,13 @@ func NewFakeAPI(t testing.TB, steps ...Step) *FakeAPI {
 	}
 	t.Cleanup(f.Close)
 	if dir := os.Getenv(DumpEnv); dir != "" {
+		// A test with several fakes (one per Claude Code session) dumps
+		// each into its own directory: <test>, <test>.2, <test>.3, ...
+		d := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+		if n := dumpSeq(d); n > 1 {
+			d += "." + strconv.Itoa(n)
+		}
 		t.Cleanup(func() {
-			d := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
 			if err := f.Dump(d); err != nil {
 				t.Logf("dump fake API requests: %v", err)
 			} else {
@@ -150,6 +156,22 @@ func NewFakeAPI(t testing.TB, steps ...Step) *FakeAPI {
 		})
 	}
 	return f
+}
+
+var dumpSeqs struct {
+	sync.Mutex
+	n map[string]int
+}
+
+// dumpSeq counts the fakes created so far with dump directory d.
+func dumpSeq(d string) int {
+	dumpSeqs.Lock()
+	defer dumpSeqs.Unlock()
+	if dumpSeqs.n == nil {
+		dumpSeqs.n = map[string]int{}
+	}
+	dumpSeqs.n[d]++
+	return dumpSeqs.n[d]
 }
 
 // DumpEnv names an environment variable: when set to a directory,
