@@ -15,7 +15,7 @@ import (
 )
 
 // Footer is the last line of every injected block: how to get details.
-const Footer = "Details: run `mneme search <words>`; #ids are observation ids."
+const Footer = "Details: run `mneme search <words>`, or `mneme show <id>` for an observation by its #id."
 
 // section is a titled list of whole lines, in priority order.
 type section struct {
