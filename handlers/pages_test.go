@@ -232,3 +232,20 @@ func TestStaticAssets(t *testing.T) {
 		t.Errorf("missing asset: %d", status)
 	}
 }
+
+// TestStatusBanner: a problem the worker knows of is shown on every page.
+func TestStatusBanner(t *testing.T) {
+	srv := testutil.NewServer(t)
+	for _, path := range []string{"/", "/sessions", "/search", "/stats"} {
+		if _, body := getPage(t, srv, path); strings.Contains(body, `class="banner`) {
+			t.Fatalf("%s: a banner without a problem", path)
+		}
+	}
+	srv.Handler.Status = func() string { return "disk almost full <b>(98%)</b>" }
+	for _, path := range []string{"/", "/sessions", "/search", "/stats"} {
+		_, body := getPage(t, srv, path)
+		if !strings.Contains(body, `role="alert"`) || !strings.Contains(body, "disk almost full &lt;b&gt;(98%)&lt;/b&gt;") {
+			t.Errorf("%s: no escaped status banner", path)
+		}
+	}
+}

@@ -174,6 +174,15 @@ func TestBrowserLiveFeed(t *testing.T) {
 	b.waitFor(t, "the prompt at the top", firstRowHas("please refactor the parser")+
 		` && document.querySelector("#feed > .row").classList.contains("row-prompt")`, 5*time.Second)
 
+	// A turn ends: the summarizer writes a turn summary in the background,
+	// and it arrives as a row too.
+	srv.Hook(t, "stop", map[string]any{
+		"session_id": "live-1", "transcript_path": "", "cwd": "/tmp/live-project", "hook_event_name": "Stop",
+		"prompt_id": "p-live-1", "stop_hook_active": false, "last_assistant_message": "The parser is refactored.",
+	})
+	b.waitFor(t, "the turn summary at the top", `document.querySelector("#feed > .row").classList.contains("row-summary")`+
+		` && document.querySelector("#feed > .row").textContent.includes("please refactor the parser")`, 10*time.Second)
+
 	xss := `<script>window.pwned=1;alert(1)</script><img id="xss" src="x" onerror="window.pwned=2;alert(2)">`
 	srv.Hook(t, "post-tool-use", bashCall("live-1", "toolu_live_xss", "cat evil.html", xss))
 	b.waitFor(t, "the XSS row", firstRowHas("cat evil.html"), 5*time.Second)
@@ -287,4 +296,39 @@ func TestBrowserSearchAndSession(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#export-menu > summary")),
 		chromedp.WaitVisible(chromedp.CSS(`#export-menu a[href$="format=md"]`)),
 	)
+}
+
+// TestBrowserLoadMoreAndTheme: "load more" appends the next page in place;
+// the theme switch cycles system → light → dark and survives a reload.
+func TestBrowserLoadMoreAndTheme(t *testing.T) {
+	srv := testutil.NewServer(t)
+	for i := range 60 {
+		srv.Hook(t, "post-tool-use", bashCall("many", fmt.Sprintf("toolu_%02d", i), fmt.Sprintf("echo row-%02d", i), "ok"))
+	}
+	b := newBrowser(t, 1280, 800)
+	b.do(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#load-more a")))
+	if n := eval[int](t, b, `document.querySelectorAll("#feed > .row").length`); n != 50 {
+		t.Fatalf("first page has %d rows, want 50", n)
+	}
+	b.do(t, chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`), chromedp.Click(chromedp.CSS("#load-more a")))
+	b.waitFor(t, "the second page", `document.querySelectorAll("#feed > .row").length === 61 && !document.querySelector("#load-more a")`, 5*time.Second)
+	if !eval[bool](t, b, `window.__sameDocument === true && document.querySelector("#feed > .row:last-child").textContent.includes("Session started")`) {
+		t.Error("load more should append the oldest rows in place")
+	}
+
+	theme := `(document.documentElement.getAttribute("data-theme") || "system") + "/" + (localStorage.getItem("mneme-theme") || "")`
+	for _, want := range []string{"light/light", "dark/dark", "system/"} {
+		b.do(t, chromedp.Click(chromedp.ID("theme-toggle")))
+		if got := eval[string](t, b, theme); got != want {
+			t.Fatalf("theme after a click: %s, want %s", got, want)
+		}
+	}
+	b.do(t, chromedp.Click(chromedp.ID("theme-toggle")), chromedp.Click(chromedp.ID("theme-toggle")), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("feed")))
+	if got := eval[string](t, b, theme); got != "dark/dark" {
+		t.Errorf("theme after reload: %s, want dark/dark", got)
+	}
+	bg := eval[string](t, b, `getComputedStyle(document.body).backgroundColor`)
+	if bg != "rgb(17, 19, 23)" {
+		t.Errorf("dark theme background %s", bg)
+	}
 }
