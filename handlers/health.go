@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -21,6 +22,8 @@ type Health struct {
 	SchemaVersion int           `json:"schemaVersion"`
 	Counts        models.Counts `json:"counts"`
 	StreamClients int           `json:"streamClients"`
+	// Goroutines is runtime.NumGoroutine(), for the soak tests' leak check.
+	Goroutines int `json:"goroutines"`
 }
 
 var pid = os.Getpid()
@@ -49,6 +52,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		UptimeSeconds: time.Since(h.Started).Seconds(),
 		SchemaVersion: models.SchemaVersion(),
 		Counts:        counts,
+		Goroutines:    runtime.NumGoroutine(),
 	}
 	if h.Broker != nil {
 		out.StreamClients = h.Broker.Clients()
