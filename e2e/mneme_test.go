@@ -319,6 +319,14 @@ func (m *Mneme) Claude(t testing.TB, fake *FakeAPI, dir, prompt string) ClaudeRe
 		Bin: ClaudeBin(t), Home: m.Home, Dir: dir, BaseURL: fake.URL, Prompt: prompt,
 		Timeout: claudeRunTimeout,
 	})
+	// Claude Code reports a hook that failed, printed bad JSON or ran out of
+	// time (SessionEnd is cancelled after ~1.5 s) on stderr; mneme's hooks
+	// must never do any of that.
+	if strings.Contains(strings.ToLower(res.Stderr), "hook") {
+		t.Errorf("claude reported a hook problem:\n%s", res.Stderr)
+	} else if res.Stderr != "" {
+		t.Logf("claude stderr: %s", res.Stderr)
+	}
 	if res.TimedOut || res.ExitCode != 0 || res.JSON == nil || res.JSON.IsError {
 		t.Fatalf("claude failed: exit %d, timed out %v, json %+v\nstdout: %s\nstderr: %s",
 			res.ExitCode, res.TimedOut, res.JSON, res.Stdout, res.Stderr)
