@@ -42,6 +42,11 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	app.Get("/api/projects", h.ListProjects)
 	app.Get("/api/stats", h.StatsJSON)
 
+	// Export: session reports as downloads (md, json, html), one session
+	// or a project's sessions since a date. `mneme export` uses these too.
+	app.Get("/api/sessions/:id/export", h.ExportSession)
+	app.Get("/api/export", h.ExportProject)
+
 	// Live stream.
 	app.Get("/stream", h.Stream)
 

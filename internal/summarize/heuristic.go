@@ -58,15 +58,15 @@ func (Heuristic) Build(in *Input) Result {
 		case o.ExcludedBy != "":
 			hidden++
 		case !o.Success:
-			f := &failure{obs: o, label: failureLabel(in, o), reason: failureReason(o.Output), fixedBy: -1}
+			f := &failure{obs: o, label: failureLabel(in, o), reason: FailureReason(o.Output), fixedBy: -1}
 			f.fixedBy, f.changes = fixedLater(in, obs, i)
 			failures = append(failures, f)
-			if isTest(o) {
+			if IsTest(o) {
 				cmd := command(o)
 				if tests[cmd] == nil {
 					testOrder = append(testOrder, cmd)
 				}
-				tests[cmd] = &testRun{cmd: cmd, ok: false, result: testOutcome(o)}
+				tests[cmd] = &testRun{cmd: cmd, ok: false, result: TestOutcome(o)}
 			}
 		case o.Kind == models.KindFileChange:
 			for _, f := range o.Files {
@@ -78,12 +78,12 @@ func (Heuristic) Build(in *Input) Result {
 				}
 				editCounts[p]++
 			}
-		case o.Kind == models.KindTest || isTest(o):
+		case o.Kind == models.KindTest || IsTest(o):
 			cmd := command(o)
 			if tests[cmd] == nil {
 				testOrder = append(testOrder, cmd)
 			}
-			tests[cmd] = &testRun{cmd: cmd, ok: true, result: testOutcome(o)}
+			tests[cmd] = &testRun{cmd: cmd, ok: true, result: TestOutcome(o)}
 		case o.Kind == models.KindBash:
 			commands.add("`" + clip(hooks.FirstLine(command(o)), 80) + "`")
 		case o.Kind == models.KindRead:
@@ -176,7 +176,7 @@ func (Heuristic) Build(in *Input) Result {
 	var next []string
 	next = append(next, failing...)
 	for _, f := range failures {
-		if f.fixedBy < 0 && !isTest(f.obs) {
+		if f.fixedBy < 0 && !IsTest(f.obs) {
 			s := "fix " + f.label
 			if f.reason != "" {
 				s += " (" + f.reason + ")"
@@ -235,9 +235,9 @@ func command(o models.Observation) string {
 	return strings.TrimSpace(o.Input)
 }
 
-// isTest reports whether o ran a test suite, with the same recogniser the
+// IsTest reports whether o ran a test suite, with the same recogniser the
 // capture pipeline uses.
-func isTest(o models.Observation) bool {
+func IsTest(o models.Observation) bool {
 	if o.Kind == models.KindTest {
 		return true
 	}
@@ -253,9 +253,9 @@ var (
 	interruptedRe = regexp.MustCompile(`: interrupted$`)
 )
 
-// testOutcome reads the result from the call's title ("Ran `go test`: 3
+// TestOutcome reads the result from the call's title ("Ran `go test`: 3
 // packages ok", "`go test` failed: exit 1 — 2 tests failed").
-func testOutcome(o models.Observation) string {
+func TestOutcome(o models.Observation) string {
 	if interruptedRe.MatchString(o.Title) {
 		return "interrupted"
 	}
@@ -282,8 +282,8 @@ var (
 	exitLine     = regexp.MustCompile(`(?i)^(exit (code|status)\s*-?\d+|FAIL\s*$|exit status \d+)$`)
 )
 
-// failureReason picks the most telling line of an error output.
-func failureReason(out string) string {
+// FailureReason picks the most telling line of an error output.
+func FailureReason(out string) string {
 	var weak string
 	for _, line := range strings.Split(out, "\n") {
 		l := strings.TrimSpace(line)
@@ -318,7 +318,7 @@ func fixedLater(in *Input, obs []models.Observation, i int) (int, []string) {
 		switch {
 		case f.ToolName == "Bash" && o.ToolName == "Bash":
 			same := hooks.FirstLine(command(o)) == hooks.FirstLine(command(f))
-			if same || isTest(f) && isTest(o) {
+			if same || IsTest(f) && IsTest(o) {
 				return j, changes.items
 			}
 		case f.ToolName != "Bash" && o.ToolName == f.ToolName:

@@ -136,7 +136,7 @@ func Digest(in *Input, maxBytes int) string {
 		}
 		fmt.Fprintf(&b, "  - %s%s\n", o.Title, status)
 		if !o.Success {
-			if reason := failureReason(o.Output); reason != "" {
+			if reason := FailureReason(o.Output); reason != "" {
 				fmt.Fprintf(&b, "    error: %s\n", reason)
 			}
 		}

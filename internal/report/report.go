@@ -1,0 +1,325 @@
+// Package report exports sessions as reports a person would send to a
+// colleague: Markdown, JSON (the full structured data, with a schema
+// version) or a self-contained HTML file that prints cleanly to PDF.
+//
+// One function, Export, serves the HTTP download and the CLI. It reads only
+// stored data, which the privacy pipeline redacted before storage, and
+// streams observations in batches so a session with 10,000 tool calls is
+// never held in memory at once.
+package report
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// SchemaVersion is the version of the JSON export's structure.
+const SchemaVersion = 1
+
+// Formats.
+const (
+	Markdown = "md"
+	JSON     = "json"
+	HTML     = "html"
+)
+
+// batchSize is how many observations are read per query.
+const batchSize = 500
+
+// Limits on the per-session aggregates (the timeline itself is unbounded).
+const (
+	maxFailures = 300
+	maxTests    = 300
+	maxFiles    = 1000
+)
+
+// ParseFormat checks a format name; empty means Markdown.
+func ParseFormat(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "md", "markdown":
+		return Markdown, nil
+	case "json":
+		return JSON, nil
+	case "html":
+		return HTML, nil
+	}
+	return "", fmt.Errorf("%w: format must be md, json or html, not %q", models.ErrInvalid, s)
+}
+
+// ContentType is the media type of a format.
+func ContentType(format string) string {
+	switch format {
+	case JSON:
+		return "application/json; charset=utf-8"
+	case HTML:
+		return "text/html; charset=utf-8"
+	}
+	return "text/markdown; charset=utf-8"
+}
+
+// Request says what to export.
+type Request struct {
+	// SessionIDs are the sessions, in order. For a project report use
+	// SessionsSince.
+	SessionIDs []int64
+	Format     string
+	// Title of a multi-session report (ignored for one session).
+	Title string
+	// Progress, when set, is called with the observations written so far
+	// and the total.
+	Progress func(done, total int64)
+	// Now is the generation time (tests pin it).
+	Now time.Time
+	// Location renders times (default UTC).
+	Location *time.Location
+}
+
+// SessionsSince lists the ids of project's sessions started at or after
+// since, oldest first.
+func SessionsSince(ctx context.Context, store *models.Store, project string, since time.Time) ([]int64, error) {
+	var ids []int64
+	q := store.DB.WithContext(ctx).Model(&models.Session{}).Where("started_at >= ?", since.UTC())
+	if project != "" {
+		q = q.Where("project = ?", project)
+	}
+	err := q.Order("started_at, id").Pluck("id", &ids).Error
+	return ids, err
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Filename is a good download name for a session report, e.g.
+// mneme-notes-app-2026-11-21-1432-f0373ac4.md.
+func Filename(s *models.Session, format string) string {
+	id := s.ClaudeSessionID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	name := fmt.Sprintf("mneme-%s-%s-%s", s.Project, s.StartedAt.UTC().Format("2006-01-02-1504"), id)
+	return strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.") + "." + format
+}
+
+// ProjectFilename is the download name of a multi-session report.
+func ProjectFilename(project string, since time.Time, format string) string {
+	if project == "" {
+		project = "all"
+	}
+	name := fmt.Sprintf("mneme-%s-since-%s", project, since.UTC().Format("2006-01-02"))
+	return strings.Trim(unsafeName.ReplaceAllString(name, "-"), "-.") + "." + format
+}
+
+// renderer writes one format.
+type renderer interface {
+	start(title string, multi bool) error
+	session(s *sessionData) error // header, summaries
+	prompt(p *models.Prompt, number int) error
+	call(o *models.Observation) error
+	endSession(s *sessionData, a *aggregates) error
+	end() error
+}
+
+// Export writes the report of req.SessionIDs to w in req.Format.
+func Export(ctx context.Context, store *models.Store, w io.Writer, req Request) error {
+	format, err := ParseFormat(req.Format)
+	if err != nil {
+		return err
+	}
+	if len(req.SessionIDs) == 0 {
+		return fmt.Errorf("%w: no session to export", models.ErrNotFound)
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if req.Location == nil {
+		req.Location = time.UTC
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var r renderer
+	switch format {
+	case JSON:
+		r = &jsonRenderer{w: bw, now: req.Now}
+	case HTML:
+		r = &htmlRenderer{w: bw, ctx: ctx, loc: req.Location, now: req.Now}
+	default:
+		r = &mdRenderer{w: bw, loc: req.Location, now: req.Now}
+	}
+	var total, done int64
+	if req.Progress != nil {
+		if err := store.DB.WithContext(ctx).Model(&models.Observation{}).Where("session_id IN ?", req.SessionIDs).Count(&total).Error; err != nil {
+			return err
+		}
+		req.Progress(0, total)
+	}
+	multi := len(req.SessionIDs) > 1
+	title := req.Title
+	sessions := make([]*sessionData, 0, len(req.SessionIDs))
+	for _, id := range req.SessionIDs {
+		sd, err := loadSession(ctx, store, id, req.Location)
+		if err != nil {
+			return err
+		}
+		sessions = append(sessions, sd)
+	}
+	if !multi || title == "" {
+		title = sessions[0].title
+		if multi {
+			title = fmt.Sprintf("%d sessions of %s", len(sessions), sessions[0].sess.Project)
+		}
+	}
+	if err := r.start(title, multi); err != nil {
+		return err
+	}
+	for _, sd := range sessions {
+		if err := r.session(sd); err != nil {
+			return err
+		}
+		agg, err := walk(ctx, store, sd, r, func(n int) {
+			done += int64(n)
+			if req.Progress != nil {
+				req.Progress(done, total)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if err := r.endSession(sd, agg); err != nil {
+			return err
+		}
+	}
+	if err := r.end(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// sessionData is what is loaded up front for a session: the row, its
+// prompts and summaries (small) and its counts.
+type sessionData struct {
+	sess      *models.Session
+	title     string
+	prompts   []models.Prompt
+	summaries []models.Summary
+	stats     models.SessionStats
+	ledger    models.LedgerTotal
+	loc       *time.Location
+}
+
+func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location) (*sessionData, error) {
+	s, err := store.SessionByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sd := &sessionData{sess: s, loc: loc}
+	if sd.prompts, err = store.PromptsOfSession(ctx, id); err != nil {
+		return nil, err
+	}
+	if sd.summaries, err = store.SummariesOfSession(ctx, id); err != nil {
+		return nil, err
+	}
+	err = store.DB.WithContext(ctx).Raw(`SELECT
+		(SELECT COUNT(*) FROM prompts WHERE session_id = ?),
+		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND excluded_by = ''),
+		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND success = 0),
+		(SELECT COUNT(*) FROM observations WHERE session_id = ?)`, id, id, id, id).Row().
+		Scan(&sd.stats.Prompts, &sd.stats.ToolCalls, &sd.stats.Failures, &sd.stats.Observations)
+	if err != nil {
+		return nil, err
+	}
+	if sd.ledger, err = store.LedgerOfSession(ctx, id); err != nil {
+		return nil, err
+	}
+	sd.title = "Session " + shortID(s.ClaudeSessionID)
+	if len(sd.prompts) > 0 {
+		sd.title = clip(oneLine(sd.prompts[0].Text), 90)
+	}
+	return sd, nil
+}
+
+// walk streams the session's observations in id order, interleaving the
+// prompts, feeding the renderer and collecting the aggregates.
+func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer, progress func(int)) (*aggregates, error) {
+	agg := newAggregates(sd.sess)
+	next := 0 // index of the next prompt to show
+	current := -1
+	var batch []models.Observation
+	q := store.DB.WithContext(ctx).Where("session_id = ?", sd.sess.ID)
+	err := q.FindInBatches(&batch, batchSize, func(_ *gorm.DB, _ int) error {
+		for i := range batch {
+			o := &batch[i]
+			if o.PromptNumber != current {
+				// Show every prompt up to this call's, then its heading.
+				for next < len(sd.prompts) && sd.prompts[next].Number <= o.PromptNumber {
+					p := &sd.prompts[next]
+					if err := r.prompt(p, p.Number); err != nil {
+						return err
+					}
+					next++
+				}
+				if next == 0 || sd.prompts[next-1].Number != o.PromptNumber {
+					if err := r.prompt(nil, o.PromptNumber); err != nil {
+						return err
+					}
+				}
+				current = o.PromptNumber
+			}
+			if err := r.call(o); err != nil {
+				return err
+			}
+			agg.add(o)
+		}
+		progress(len(batch))
+		return ctx.Err()
+	}).Error
+	if err != nil {
+		return nil, err
+	}
+	for ; next < len(sd.prompts); next++ {
+		if err := r.prompt(&sd.prompts[next], sd.prompts[next].Number); err != nil {
+			return nil, err
+		}
+	}
+	return agg, nil
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// duration renders a session's length ("1 h 05 min", "3 min 12 s").
+func duration(s *models.Session) string {
+	if s.EndedAt == nil {
+		return "still active"
+	}
+	d := s.EndedAt.Sub(s.StartedAt).Round(time.Second)
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%d min %02d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%d s", int(d.Seconds()))
+}
