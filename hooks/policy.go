@@ -110,7 +110,12 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	if p.Skips(ev.ToolName) {
 		return nil
 	}
-	d := Describe(ev)
+	// Strip tags inside the JSON strings first: in the compact JSON stored
+	// as input, an escaped \u003cprivate\u003e would escape StripTags.
+	stripped := *ev
+	stripped.ToolInput = StripTagsJSON(ev.ToolInput)
+	stripped.ToolResponse = StripTagsJSON(ev.ToolResponse)
+	d := Describe(&stripped)
 	o := &models.Observation{
 		ToolName:   ev.ToolName,
 		Kind:       d.Kind,

@@ -118,7 +118,12 @@ func collapseBlankRuns(s string) string {
 // without re-encoding what has no tags. It returns raw unchanged when there
 // is nothing to strip.
 func StripTagsJSON(raw []byte) []byte {
-	if len(raw) == 0 || !hasAnyTag(strings.ToLower(string(raw))) {
+	if len(raw) == 0 {
+		return raw
+	}
+	// JSON encoders may write '<' as \u003c: look for tags in that form too.
+	lower := strings.ToLower(string(raw))
+	if !hasAnyTag(lower) && !hasAnyTag(strings.ReplaceAll(lower, `\u003c`, "<")) {
 		return raw
 	}
 	return mapJSONStrings(raw, StripTags)

@@ -75,6 +75,10 @@ func TestStripTagsJSON(t *testing.T) {
 	if !strings.Contains(got, "12345678901234567890") {
 		t.Errorf("numbers must be preserved as written: %s", got)
 	}
+	escaped := []byte(`{"title":"a \u003cPrivate note=1\u003ehunter2\u003c/private\u003e b"}`)
+	if got := string(StripTagsJSON(escaped)); strings.Contains(got, "hunter2") || !strings.Contains(got, `"a  b"`) {
+		t.Errorf("JSON-escaped tags must be stripped too: %s", got)
+	}
 	plain := []byte(`{"a":"<b>bold</b>"}`)
 	if out := StripTagsJSON(plain); string(out) != string(plain) {
 		t.Errorf("JSON without stripped tags must be returned unchanged, got %s", out)

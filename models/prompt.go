@@ -66,8 +66,11 @@ func PromptNumber(tx *gorm.DB, sessionID int64, promptID string) (number int, pr
 			return number, private, nil
 		}
 	}
-	err = tx.Raw(`SELECT prompt_counter FROM sessions WHERE id = ?`, sessionID).Row().Scan(&number)
-	return number, false, err
+	// Without a known prompt_id the event belongs to the current prompt,
+	// which may itself be private.
+	err = tx.Raw(`SELECT s.prompt_counter, EXISTS (SELECT 1 FROM private_prompts pp WHERE pp.session_id = s.id AND pp.number = s.prompt_counter)
+		FROM sessions s WHERE s.id = ?`, sessionID).Row().Scan(&number, &private)
+	return number, private, err
 }
 
 // ListFilter is the common offset/limit/project filter of the list APIs.

@@ -19,9 +19,14 @@ func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Out
 			return err
 		}
 		// A resumed, cleared or compacted session: record the new source
-		// and mark it active again.
-		return tx.Exec(`UPDATE sessions SET source = ?, status = ?, ended_at = NULL, end_reason = '' WHERE id = ?`,
-			p.Source, models.StatusActive, ref.ID).Error
+		// and mark it active again. A second "startup" is a duplicate (a
+		// replayed spool), and an event older than the session's end is a
+		// late replay: neither reopens a completed session.
+		if p.Source == "startup" {
+			return nil
+		}
+		return tx.Exec(`UPDATE sessions SET source = ?, status = ?, ended_at = NULL, end_reason = '' WHERE id = ? AND (ended_at IS NULL OR ended_at <= ?)`,
+			p.Source, models.StatusActive, ref.ID, eventTime(p, s.now)).Error
 	})
 	if err != nil {
 		return hooks.Output{}, err
@@ -162,7 +167,10 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 }
 
 func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
-	reason := hooks.Truncate(p.Reason, 100)
+	// The reason is free text like every other stored field: strip and
+	// redact it (a secret in it reached the database, the stream and the
+	// pages before).
+	reason := hooks.Truncate(s.Policy().Clean(p.Reason), 100)
 	var ref models.SessionRef
 	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
 		var err error
