@@ -39,15 +39,16 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 	if err != nil {
 		return "", err
 	}
-	return render(req.Project, secs, budget), nil
+	return render(req.Project, secs, budget, cleaner{pol}.redact), nil
 }
 
 // render fills the budget with whole lines, section by section in priority
 // order, and stops at the first item that does not fit: nothing of lower
 // priority is ever shown in place of something more important. A section's
 // title goes in only with its first item. The result is at most budget
-// bytes, or "" when no item fits.
-func render(project string, secs []section, budget int) string {
+// bytes, or "" when no item fits. Each line is redacted just before it is
+// measured.
+func render(project string, secs []section, budget int, redact func(string) string) string {
 	header := "# mneme: memory of project " + cut(strings.Join(strings.Fields(project), " "), 80)
 	fixed := len(OpenTag) + 1 + len(header) + 1 + len(Footer) + 1 + len(CloseTag)
 	left := budget - fixed
@@ -56,6 +57,7 @@ fill:
 	for _, s := range secs {
 		titled := false
 		for _, item := range s.items {
+			item = redact(item)
 			cost := len(item) + 1
 			if !titled {
 				cost += len(s.title) + 2 // a blank line, then the title

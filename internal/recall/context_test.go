@@ -100,7 +100,7 @@ func TestContextBudgetProperty(t *testing.T) {
 				t.Fatal(err)
 			}
 			whole := map[string]bool{}
-			for _, l := range strings.Split(render("proj", secs, 1<<30), "\n") {
+			for _, l := range strings.Split(render("proj", secs, 1<<30, cleaner{b.policy()}.redact), "\n") {
 				whole[l] = true
 			}
 			for _, tokens := range budgets {

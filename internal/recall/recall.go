@@ -67,21 +67,29 @@ func (b *Builder) now() time.Time {
 	return time.Now().UTC()
 }
 
-// cleaner makes stored text safe to inject on one line: tags stripped,
-// secrets redacted with the current rules, whitespace collapsed, our own tag
-// name defused, and cut to n runes.
+// cleaner puts stored text on one line: tags stripped, whitespace
+// collapsed, our own tag name defused, and cut to n runes. Secrets are
+// redacted later, line by line, only for the lines that make it into the
+// budget (see render).
 type cleaner struct{ p *hooks.Policy }
 
 func (c cleaner) text(s string, n int) string {
 	if s == "" {
 		return ""
 	}
-	s = c.p.Clean(s)
+	s = hooks.StripTags(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if strings.Contains(strings.ToLower(s), "mneme-context") {
 		s = defuseTag(s)
 	}
 	return cut(s, n)
+}
+
+// redact applies the current redaction rules to one finished line. The store
+// holds text redacted with the rules of its capture time; a rule added since
+// protects what is injected at once.
+func (c cleaner) redact(line string) string {
+	return c.p.Redactor.Redact(line)
 }
 
 // defuseTag rewrites any spelling of "mneme-context" so that stored text can

@@ -15,6 +15,10 @@ const MaxKeywords = 10
 // candidates is how many BM25 hits are scored for relevance.
 const candidates = 20
 
+// recentMatches bounds the work of one lookup: only the project's newest
+// matching observations are ranked.
+const recentMatches = 500
+
 // bm25Half is the BM25 score (negated) at which the score part of relevance
 // reaches one half. SQLite's bm25() of a match on one rare term in a title
 // is around 5 to 15 on a 100k-row table.
@@ -45,7 +49,7 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 	var out strings.Builder
 	out.WriteString(OpenTag + "\nmneme: related memory from earlier sessions (run `mneme search <words>` for details):\n")
 	for _, h := range hints {
-		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)\n", h.ID, h.Relevance, c.text(h.Title, 160), h.CreatedAt.UTC().Format(time.DateOnly))
+		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)\n", h.ID, h.Relevance, c.redact(c.text(h.Title, 160)), h.CreatedAt.UTC().Format(time.DateOnly))
 	}
 	out.WriteString(CloseTag)
 	return out.String(), nil
@@ -55,9 +59,9 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 // for the prompt's keywords and returns up to limit hints with relevance of
 // at least threshold, best first.
 func (b *Builder) Related(ctx context.Context, project string, sessionID int64, prompt string, limit int, threshold float64) ([]Hint, error) {
-	kws := Keywords(prompt, MaxKeywords)
-	if len(kws) == 0 {
-		return nil, nil
+	kws, err := b.telling(ctx, Keywords(prompt, MaxKeywords))
+	if err != nil || len(kws) == 0 {
+		return nil, err
 	}
 	var rows []struct {
 		ID        int64
@@ -69,12 +73,16 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 	}
 	// BM25 weights: title 4, input 1, output 0.5, files 2. bm25() is
 	// negative, better matches more so.
-	err := b.Store.DB.WithContext(ctx).Raw(`SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at, -f.score AS score
-		FROM (SELECT rowid, bm25(observations_fts, 4.0, 1.0, 0.5, 2.0) AS score
-			FROM observations_fts WHERE observations_fts MATCH ?) f
-		JOIN observations o ON o.id = f.rowid
-		WHERE o.project = ? AND o.session_id != ? AND o.excluded_by = ''
-		ORDER BY f.score LIMIT ?`, FTSQuery(kws), project, sessionID, candidates).Scan(&rows).Error
+	// The inner query walks the FTS index newest first and stops after
+	// recentMatches rows of the project, so a common term costs the same
+	// as a rare one; only those rows are scored with bm25().
+	err = b.Store.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, -score AS score FROM (
+			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
+				bm25(observations_fts, 4.0, 1.0, 0.5, 2.0) AS score
+			FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
+			WHERE observations_fts MATCH ? AND o.project = ? AND o.session_id != ? AND o.excluded_by = ''
+			ORDER BY observations_fts.rowid DESC LIMIT ?)
+		ORDER BY score LIMIT ?`, FTSQuery(kws), project, sessionID, recentMatches, candidates).Scan(&rows).Error
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +96,30 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 	sortHints(out)
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return out, nil
+}
+
+// maxDocFreq is the document frequency past which a keyword is too common
+// to tell anything: its BM25 weight is near zero, and ranking it would cost
+// a walk over its whole posting list.
+const maxDocFreq = 5000
+
+// telling keeps the keywords that occur in at least one and at most
+// maxDocFreq observations. Each count stops at maxDocFreq+1 rows, so this
+// costs the same for common terms as for rare ones.
+func (b *Builder) telling(ctx context.Context, kws []string) ([]string, error) {
+	out := kws[:0:0]
+	for _, k := range kws {
+		var n int
+		err := b.Store.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`,
+			FTSQuery([]string{k}), maxDocFreq+1).Row().Scan(&n)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 && n <= maxDocFreq {
+			out = append(out, k)
+		}
 	}
 	return out, nil
 }

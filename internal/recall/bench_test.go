@@ -1,0 +1,235 @@
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/recall"
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// BenchObservations is the size of the benchmark database.
+const benchObservations = 100_000
+
+var (
+	benchOnce sync.Once
+	benchDir  string // removed after the run
+	keptDir   string // MNEME_BENCH_KEEP: kept
+	benchErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+var vocab = strings.Fields(`parser lexer tokenizer storage migration handler router middleware session cache index query
+	config settings redaction privacy stream broker retention summary context budget token worker spool install hook
+	template layout search timeline export import stats chart sqlite fts5 bm25 goroutine channel mutex deadlock panic
+	timeout retry backoff json yaml http fiber gorm templ chromedp test benchmark race flaky build release docker
+	linux arm64 unicode utf8 escape csrf origin host cookie header bearer password secret rotate compress truncate`)
+
+// seedBench builds, once per test binary, a database with 100k observations
+// over 1,000 sessions in 5 projects, with prompts and summaries.
+func seedBench(b *testing.B) string {
+	benchOnce.Do(func() {
+		if dir := os.Getenv("MNEME_BENCH_KEEP"); dir != "" {
+			// Reuse (or keep) a seeded database between runs.
+			if _, err := os.Stat(dir + "/mneme.db"); err == nil {
+				keptDir = dir
+				return
+			}
+			keptDir, benchErr = dir, os.MkdirAll(dir, 0o700)
+		} else {
+			benchDir, benchErr = os.MkdirTemp("", "mneme-bench-")
+		}
+		if benchErr != nil {
+			return
+		}
+		dir := benchDir + keptDir
+		var store *models.Store
+		store, benchErr = models.Open(dir + "/mneme.db")
+		if benchErr != nil {
+			return
+		}
+		defer store.Close()
+		r := rand.New(rand.NewPCG(1, 2))
+		// Words follow a Zipf law over the real words above, then 5,000
+		// made-up ones: a few terms are everywhere, most are rare.
+		all := append([]string{}, vocab...)
+		syl := strings.Fields("ka lo mi ner tus va ro pel din sha qu ex zor fi ban")
+		for len(all) < len(vocab)+5000 {
+			all = append(all, syl[r.IntN(len(syl))]+syl[r.IntN(len(syl))]+syl[r.IntN(len(syl))])
+		}
+		zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.07, 2, uint64(len(all)-1))
+		words := func(n int) string {
+			w := make([]string, n)
+			for i := range w {
+				w[i] = all[zipf.Uint64()]
+			}
+			return strings.Join(w, " ")
+		}
+		start := time.Now().Add(-90 * 24 * time.Hour).UTC()
+		benchErr = store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+			perSession := benchObservations / 1000
+			for s := 0; s < 1000; s++ {
+				project := fmt.Sprintf("proj%d", s%5)
+				at := start.Add(time.Duration(s) * 2 * time.Hour)
+				sess := models.Session{ClaudeSessionID: fmt.Sprintf("seed-%d", s), Project: project, Cwd: "/home/dev/" + project,
+					Status: models.StatusCompleted, StartedAt: at, LastAssistantMessage: "Done: " + words(25)}
+				if err := tx.Create(&sess).Error; err != nil {
+					return err
+				}
+				for p := 1; p <= 3; p++ {
+					if err := tx.Create(&models.Prompt{SessionID: sess.ID, Project: project, Number: p, Text: "please " + words(20), CreatedAt: at}).Error; err != nil {
+						return err
+					}
+				}
+				for k := 0; k < perSession; k++ {
+					ok := r.IntN(8) != 0
+					kind, tool, files := models.KindBash, "Bash", []string{}
+					if k%4 == 1 {
+						kind, tool, files = models.KindFileChange, "Edit", []string{fmt.Sprintf("/home/dev/%s/%s/%s.go", project, vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))])}
+					}
+					if !ok {
+						kind = models.KindFailure
+					}
+					err := tx.Exec(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title, input, output, files, success, importance, created_at)
+						VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, project, fmt.Sprintf("tu-%d-%d", s, k), tool, kind,
+						"Ran `"+words(4)+"`", "go test ./"+vocab[r.IntN(len(vocab))]+"/...", words(60), `["`+strings.Join(files, `","`)+`"]`,
+						ok, []float64{0.5, 0.7, 0.9, 1}[r.IntN(4)], at.Add(time.Duration(k)*time.Second)).Error
+					if err != nil {
+						return err
+					}
+				}
+				if s%2 == 0 {
+					if err := tx.Create(&models.Summary{SessionID: sess.ID, Project: project, Kind: models.SummaryFinal, Request: words(12),
+						Completed: words(20), Learned: words(15), NextSteps: words(10), CreatedAt: at.Add(time.Hour)}).Error; err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchDir + keptDir
+}
+
+// reportLatency reports p50 and p99 of the measured calls.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// BenchmarkSessionStartHook100k posts SessionStart for a new session of a
+// project with 20k observations (100k in the database) to the real worker
+// over HTTP and waits for the context it returns: session creation, commit
+// and context building, end to end.
+func BenchmarkSessionStartHook100k(b *testing.B) {
+	srv := testutil.NewServerIn(b, seedBench(b))
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		body := srv.Hook(b, "session-start", ev(fmt.Sprintf("bench-start-%d-%d", b.N, i), "SessionStart", map[string]any{"source": "startup", "project": "proj1"}))
+		lat = append(lat, time.Since(t0))
+		if i == 0 {
+			if ctx := additional(b, body); len(ctx) < 1000 {
+				b.Fatalf("little context: %q", ctx)
+			} else {
+				b.ReportMetric(float64(len(ctx)), "context-bytes")
+			}
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+var benchPrompts = []string{
+	"why does the tokenizer panic on unicode input",
+	"the sqlite fts5 index is slow, check bm25 ranking in search",
+	"fix the flaky race in the broker goroutine channel",
+	"write a haiku about autumn leaves",
+	"add csrf protection to the settings handler and check the origin header",
+	"release build for linux arm64 fails in docker",
+}
+
+// BenchmarkRelatedMemory100k is the related-memory lookup alone (keywords,
+// FTS5 BM25 over 100k observations, relevance) for varied prompts.
+func BenchmarkRelatedMemory100k(b *testing.B) {
+	srv := testutil.NewServerIn(b, seedBench(b))
+	builder := &recall.Builder{Store: srv.Store, Policy: srv.Capture.Policy}
+	lat := make([]time.Duration, 0, b.N)
+	hits := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		out, err := builder.RelatedMemory(context.Background(), "proj2", 0, benchPrompts[i%len(benchPrompts)])
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out != "" {
+			hits++
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+	b.ReportMetric(float64(hits)/float64(b.N), "answered/op")
+}
+
+// BenchmarkUserPromptSubmitHook100k is UserPromptSubmit end to end over
+// HTTP: the prompt is stored and related memory searched before the answer.
+func BenchmarkUserPromptSubmitHook100k(b *testing.B) {
+	srv := testutil.NewServerIn(b, seedBench(b))
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		srv.Hook(b, "user-prompt-submit", ev(fmt.Sprintf("bench-prompt-%d", b.N), "UserPromptSubmit", map[string]any{
+			"prompt": benchPrompts[i%len(benchPrompts)], "prompt_id": fmt.Sprintf("p-%d-%d", b.N, i), "project": "proj3"}))
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+// BenchmarkSessionContext100k is the context building alone, without HTTP
+// and without creating the session.
+func BenchmarkSessionContext100k(b *testing.B) {
+	srv := testutil.NewServerIn(b, seedBench(b))
+	builder := &recall.Builder{Store: srv.Store, Policy: srv.Capture.Policy}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := builder.SessionContext(context.Background(), capture.ContextRequest{Project: "proj1", Source: "startup"}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
