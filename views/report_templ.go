@@ -103,7 +103,7 @@ li.failed { color: var(--bad); }
 li.excluded { color: var(--muted); font-style: italic; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
-th { background: #f4f6fa; }
+th { background: #f4f6fa; white-space: nowrap; }
 .ok { color: var(--good); font-weight: 600; }
 .bad { color: var(--bad); font-weight: 600; }
 .stats { display: grid; grid-template-columns: repeat(4, 1fr); gap: .5rem; }

@@ -80,7 +80,6 @@ func waitJobs(t *testing.T, store *models.Store) {
 	}
 }
 
-
 func TestExportFormats(t *testing.T) {
 	srv := testutil.NewServer(t)
 	recordSession(t, srv, "report-1111-2222")
