@@ -656,9 +656,19 @@ func contextSection(block, title string) string {
 	return rest
 }
 
-// runContextSession runs a one-turn session and returns the <mneme-context>
-// block of its first model request and its session id.
-func runContextSession(t *testing.T, m *Mneme, project, prompt string) (block string, sid string) {
+// contextSession is what a one-turn session showed the model.
+type contextSession struct {
+	// Block is the <mneme-context> block SessionStart added ("" if none).
+	Block string
+	// Text is the whole first model request as text (see RequestText).
+	Text string
+	// SessionID is Claude Code's session id.
+	SessionID string
+}
+
+// runContextSession runs a one-turn session and returns what its first
+// model request carried.
+func runContextSession(t *testing.T, m *Mneme, project, prompt string) contextSession {
 	t.Helper()
 	fake := NewFakeAPI(t, Text("Noted."))
 	res := m.Claude(t, fake, project, prompt)
@@ -666,7 +676,21 @@ func runContextSession(t *testing.T, m *Mneme, project, prompt string) (block st
 	if first == nil {
 		t.Fatalf("the fake got no model request; paths %v", fake.Paths())
 	}
-	return mnemeContext(first), res.JSON.SessionID
+	return contextSession{Block: mnemeContext(first), Text: RequestText(first), SessionID: res.JSON.SessionID}
+}
+
+// relatedContext returns the text UserPromptSubmit added to a model request
+// (up to the end of its </mneme-context>), or "" when there is none.
+func relatedContext(text string) string {
+	const marker = "UserPromptSubmit hook additional context: "
+	_, rest, ok := strings.Cut(text, marker)
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "</mneme-context>"); i >= 0 {
+		return rest[:i+len("</mneme-context>")]
+	}
+	return rest
 }
 
 // checkContextBudget checks a block against max_inject_tokens (4 bytes per
@@ -901,7 +925,8 @@ func TestClaudeCodeWithMneme(t *testing.T) {
 	}
 
 	// Session 2: mneme's context about session 1 reaches the model.
-	block, sid2 := runContextSession(t, m, project, "What happened in the last session?")
+	s2 := runContextSession(t, m, project, "Why does ls /nonexistent-dir keep failing?")
+	block, sid2 := s2.Block, s2.SessionID
 	if sid2 == sid {
 		t.Fatalf("session 2 reused session id %s", sid)
 	}
@@ -929,6 +954,22 @@ func TestClaudeCodeWithMneme(t *testing.T) {
 		}
 	}
 	assertNoSecrets(t, "session 2's context", block)
+
+	// The prompt names the failing command: UserPromptSubmit adds a
+	// one-line hint with the failed observation's id, never its content.
+	related := relatedContext(s2.Text)
+	t.Logf("session 2 related memory (%d bytes):\n%s", len(related), related)
+	if !strings.HasPrefix(related, "<mneme-context>") || !strings.Contains(related, "nonexistent-dir") {
+		t.Errorf("session 2's first request has no related-memory hint about `ls /nonexistent-dir`")
+	}
+	if ls := findObs(d1.Observations, "Bash", "ls /nonexistent-dir"); len(ls) == 1 &&
+		!strings.Contains(related, fmt.Sprintf("#%d ", ls[0].ID)) {
+		t.Errorf("the related-memory hint does not name observation #%d", ls[0].ID)
+	}
+	if strings.Contains(related, "No such file or directory") {
+		t.Errorf("the related-memory hint carries the observation's output, not a one-line hint")
+	}
+	assertNoSecrets(t, "session 2's related memory", related)
 
 	// Nothing private or secret at rest: read every file of the data
 	// directory while the worker runs (fresh pages sit in mneme.db-wal),

@@ -123,7 +123,7 @@ func TestClaudeCodeSettingsShrinkContext(t *testing.T) {
 
 	project := NewProject(t, "mneme-e2e-budget")
 	runSession1(t, m, project)
-	block2, _ := runContextSession(t, m, project, "Where were we?")
+	block2 := runContextSession(t, m, project, "Where were we?").Block
 	if block2 == "" {
 		t.Fatalf("session 2 got no <mneme-context>")
 	}
@@ -143,7 +143,7 @@ func TestClaudeCodeSettingsShrinkContext(t *testing.T) {
 		t.Fatalf("GET /api/settings: maxInjectTokens %d after saving %d on the page", got, small)
 	}
 
-	block3, _ := runContextSession(t, m, project, "And now?")
+	block3 := runContextSession(t, m, project, "And now?").Block
 	t.Logf("session 3 context block with max_inject_tokens %d (%d bytes):\n%s", small, len(block3), block3)
 	if block3 == "" {
 		t.Fatalf("session 3 got no <mneme-context>: a small budget should still carry something")
