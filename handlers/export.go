@@ -49,7 +49,11 @@ func (h *Handler) ExportProject(c *fiber.Ctx) error {
 	if len(ids) == 0 {
 		return fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no session of project %q since %s", project, since.Format("2006-01-02")))
 	}
-	title := fmt.Sprintf("%s: %d sessions since %s", project, len(ids), since.Format("2006-01-02"))
+	noun := "sessions"
+	if len(ids) == 1 {
+		noun = "session"
+	}
+	title := fmt.Sprintf("%s: %d %s since %s", project, len(ids), noun, since.Format("2006-01-02"))
 	return h.streamReport(c, report.ProjectFilename(project, since, format), report.Request{SessionIDs: ids, Format: format, Title: title})
 }
 

@@ -72,7 +72,7 @@ type Request struct {
 	// SessionsSince.
 	SessionIDs []int64
 	Format     string
-	// Title of a multi-session report (ignored for one session).
+	// Title of the report; empty means the first prompt of the session.
 	Title string
 	// Progress, when set, is called with the observations written so far
 	// and the total.
@@ -169,7 +169,7 @@ func Export(ctx context.Context, store *models.Store, w io.Writer, req Request) 
 		}
 		sessions = append(sessions, sd)
 	}
-	if !multi || title == "" {
+	if title == "" {
 		title = sessions[0].title
 		if multi {
 			title = fmt.Sprintf("%d sessions of %s", len(sessions), sessions[0].sess.Project)

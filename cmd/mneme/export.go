@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	reports "github.com/mneme-dev/mneme/internal/report"
+)
+
+func init() { extraCommands = append(extraCommands, exportCmd) }
+
+// exportCmd is `mneme export`: a session report, or a project's sessions
+// since a date, fetched from the worker's export API (the same function
+// serves the download button) and streamed to a file or stdout.
+func exportCmd(g *globals, code *int) *cobra.Command {
+	var session, format, out, project, since string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Export a session report as Markdown, JSON or self-contained HTML",
+		Example: `  mneme export --session f0373ac4-95a4-4996-a7f7-2576f5e8c9ca --format html --out report.html
+  mneme export --project notes-app --since 2026-01-01 --out notes-app.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, err := reports.ParseFormat(format)
+			if err != nil {
+				return errors.New("--format must be md, json or html")
+			}
+			q := url.Values{"format": {f}}
+			var path string
+			switch {
+			case session != "" && project != "":
+				return errors.New("give either --session or --project, not both")
+			case session != "":
+				path = "/api/sessions/" + url.PathEscape(session) + "/export?" + q.Encode()
+			case project != "":
+				if since == "" {
+					return errors.New("--project needs --since DATE (e.g. --since 2026-01-31)")
+				}
+				q.Set("project", project)
+				q.Set("since", since)
+				path = "/api/export?" + q.Encode()
+			default:
+				return errors.New("give --session ID or --project NAME --since DATE")
+			}
+			return runExport(g, path, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "session to export: Claude Code's session id or mneme's numeric id")
+	cmd.Flags().StringVar(&format, "format", "md", "md, json or html")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (a directory: the suggested file name inside it); default stdout")
+	cmd.Flags().StringVar(&project, "project", "", "export every session of this project started since --since")
+	cmd.Flags().StringVar(&since, "since", "", "with --project: first day (YYYY-MM-DD)")
+	return cmd
+}
+
+func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
+	req, err := http.NewRequest(http.MethodGet, g.baseURL()+path, nil)
+	if err != nil {
+		return err
+	}
+	if tok := os.Getenv("MNEME_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	// No overall timeout: a large report streams for as long as it takes;
+	// connecting and the first byte are bounded.
+	client := &http.Client{Transport: &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
+		ResponseHeaderTimeout: 30 * time.Second,
+	}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("the mneme worker is not reachable on port %d (start it with `mneme serve`): %w", g.port, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(body, &e) == nil && e.Error != "" {
+			return errors.New(e.Error)
+		}
+		return fmt.Errorf("worker answered %d", resp.StatusCode)
+	}
+
+	var w io.Writer = stdout
+	var file *os.File
+	if out != "" && out != "-" {
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			out = filepath.Join(out, suggestedName(resp))
+		}
+		file, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		w = file
+	}
+	if isTTY(stderr) && file != nil {
+		bar := progressbar.NewOptions64(resp.ContentLength,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("exporting"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSpinnerType(14),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		defer bar.Finish()
+		w = io.MultiWriter(w, bar)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("export interrupted after %d bytes: %w", n, err)
+	}
+	if file != nil {
+		fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", out, n)
+	}
+	return nil
+}
+
+// suggestedName is the file name the worker suggests in
+// Content-Disposition, reduced to a base name.
+func suggestedName(resp *http.Response) string {
+	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil && params["filename"] != "" {
+		return filepath.Base(params["filename"])
+	}
+	return "mneme-report"
+}
