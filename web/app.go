@@ -60,6 +60,7 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 		app.Use(requireToken(cfg.Token))
 	}
 	app.Use(checkOrigin(cfg.Port))
+	app.Use(csrfProtection())
 	routes(app, cfg, h)
 	return app
 }

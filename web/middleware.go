@@ -6,8 +6,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/csrf"
+
+	"github.com/mneme-dev/mneme/handlers"
 )
 
 // loopbackHost reports whether a Host header names this worker on loopback:
@@ -86,4 +90,71 @@ func securityHeaders(c *fiber.Ctx) error {
 	c.Set("Cross-Origin-Opener-Policy", "same-origin")
 	c.Set("Cross-Origin-Resource-Policy", "same-origin")
 	return c.Next()
+}
+
+// CSRF protection (Fiber's csrf middleware, double-submit cookie).
+const (
+	// CSRFCookie holds the token; HttpOnly and SameSite=Strict.
+	CSRFCookie = "mneme_csrf"
+	// CSRFField is the hidden form field pages submit the token in.
+	CSRFField = "_csrf"
+	// CSRFHeader is the header scripts send the token in (read from
+	// <meta name="csrf-token">).
+	CSRFHeader = csrf.HeaderName
+)
+
+// csrfProtection issues a token on page views and requires it on:
+//   - every state-changing request to the pages' own forms (/settings…);
+//   - every other state-changing request that comes from a browser: one
+//     carrying our cookie, an Origin or a Referer.
+//
+// `mneme hook`, Claude Code's HTTP hooks, the compat hook scripts and curl
+// send none of those and are not a cross-site threat: they pass, and the
+// Host, Origin and bearer-token checks still apply to them.
+func csrfProtection() fiber.Handler {
+	return csrf.New(csrf.Config{
+		Next:           skipCSRF,
+		CookieName:     CSRFCookie,
+		CookieSameSite: "Strict",
+		CookieHTTPOnly: true,
+		CookiePath:     "/",
+		Expiration:     24 * time.Hour,
+		ContextKey:     handlers.CSRFContextKey,
+		Extractor:      csrfToken,
+		ErrorHandler: func(c *fiber.Ctx, err error) error {
+			return fiber.NewError(fiber.StatusForbidden, "CSRF check failed ("+err.Error()+"): reload the page and try again")
+		},
+	})
+}
+
+// csrfToken reads the token from the header, else from the form field.
+func csrfToken(c *fiber.Ctx) (string, error) {
+	if tok := c.Get(CSRFHeader); tok != "" {
+		return tok, nil
+	}
+	if tok := c.FormValue(CSRFField); tok != "" {
+		return tok, nil
+	}
+	return "", csrf.ErrTokenNotFound
+}
+
+// skipCSRF tells which requests the CSRF middleware leaves alone.
+func skipCSRF(c *fiber.Ctx) bool {
+	p := c.Path()
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		// Issue (or refresh) tokens on page views only.
+		return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/static/") ||
+			strings.HasPrefix(p, "/fragments/") || p == "/stream"
+	}
+	if strings.HasPrefix(p, "/settings") {
+		return false
+	}
+	return !fromBrowser(c)
+}
+
+// fromBrowser reports a request a web page made: browsers send an Origin on
+// every cross-origin POST, PUT and DELETE, and our cookie on same-site ones.
+func fromBrowser(c *fiber.Ctx) bool {
+	return c.Cookies(CSRFCookie) != "" || c.Get(fiber.HeaderOrigin) != "" || c.Get(fiber.HeaderReferer) != ""
 }
