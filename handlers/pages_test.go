@@ -79,7 +79,7 @@ func TestPages(t *testing.T) {
 		{"/?kind=read", 200, []string{`Read notes.md`}, []string{`Created notes.md`}},
 		{"/?project=xss-project", 200, []string{`cat evil.html`}, []string{`write notes please`}},
 		{"/?offset=50", 200, []string{`data-live="false"`}, []string{`write notes please`}},
-		{"/?offset=-1", 400, nil, nil},
+		{"/?offset=-1", 400, []string{`offset must be a whole number`}, nil},
 		{"/sessions", 200, []string{`<title>Sessions · mneme</title>`, `href="/sessions/1"`, `notes-app`, `xss-project`, `completed`, `fail-count`}, nil},
 		{"/sessions?limit=0", 400, nil, nil},
 		{"/sessions/1", 200, []string{
@@ -88,7 +88,7 @@ func TestPages(t *testing.T) {
 			`All four steps are finished.`, `f0373ac4-95a4-4996-a7f7-2576f5e8c9ca`,
 		}, []string{`hunter2`}},
 		{"/sessions/f0373ac4-95a4-4996-a7f7-2576f5e8c9ca", 200, []string{`id="timeline"`}, nil},
-		{"/sessions/999", 404, nil, nil},
+		{"/sessions/999", 404, []string{`class="error-page"`, `<h1>not found</h1>`, `href="/static/app.css?v=`}, nil},
 		{"/search", 200, []string{`<title>Search · mneme</title>`, `name="q"`}, []string{`id="results"`, `No matches`}},
 		{"/search?q=notes", 200, []string{`<mark>notes</mark>`, `href="/sessions/1#obs-`}, nil},
 		{"/search?q=hello+AND+fake", 200, []string{`<mark>hello</mark>`}, nil},

@@ -1,14 +1,18 @@
 package web
 
 import (
-	"fmt"
-	"html"
+	"net/http"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/static"
+	"github.com/mneme-dev/mneme/views"
 )
 
-// renderErrorPage answers a page request with a minimal HTML error page.
+// renderErrorPage answers a page request with an error page in the
+// viewer's layout.
 func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	return c.SendString(fmt.Sprintf("<!doctype html><title>%d</title><h1>%d</h1><p>%s</p>", status, status, html.EscapeString(msg)))
+	meta := views.PageMeta{Title: http.StatusText(status), Asset: static.Version}
+	return views.ErrorPage(meta, status, msg).Render(c.UserContext(), c.Response().BodyWriter())
 }
