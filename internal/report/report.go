@@ -182,7 +182,7 @@ func Export(ctx context.Context, store *models.Store, w io.Writer, req Request) 
 		if err := r.session(sd); err != nil {
 			return err
 		}
-		agg, err := walk(ctx, store, sd, r, func(n int) {
+		agg, err := walk(ctx, store, sd, r, format == JSON, func(n int) {
 			done += int64(n)
 			if req.Progress != nil {
 				req.Progress(done, total)
@@ -246,12 +246,19 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 
 // walk streams the session's observations in id order, interleaving the
 // prompts, feeding the renderer and collecting the aggregates.
-func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer, progress func(int)) (*aggregates, error) {
+func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer, full bool, progress func(int)) (*aggregates, error) {
 	agg := newAggregates(sd.sess)
 	next := 0 // index of the next prompt to show
 	current := -1
 	var batch []models.Observation
 	q := store.DB.WithContext(ctx).Where("session_id = ?", sd.sess.ID)
+	if !full {
+		// Markdown and HTML show titles; failures need the head of their
+		// output for the reason. Only JSON carries inputs and outputs whole.
+		q = q.Select(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
+			substr(input, 1, 300) AS input, CASE WHEN success THEN '' ELSE substr(output, 1, 2000) END AS output,
+			files, success, importance, duration_ms, excluded_by, created_at`)
+	}
 	err := q.FindInBatches(&batch, batchSize, func(_ *gorm.DB, _ int) error {
 		for i := range batch {
 			o := &batch[i]
