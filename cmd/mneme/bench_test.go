@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/testutil"
+)
+
+// spawnTimes runs bin n times with stdin and returns each spawn→exit time.
+func spawnTimes(b *testing.B, bin string, env []string, stdin func(i int) []byte, args ...string) []time.Duration {
+	b.Helper()
+	times := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(stdin(i))
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s %v: %v", bin, args, err)
+		}
+		times = append(times, time.Since(start))
+		if out.Len() == 0 {
+			b.Fatalf("%s %v printed nothing", bin, args)
+		}
+	}
+	return times
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p)
+	return sorted[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// noopP50 is the no-op binary's median spawn→exit time, measured once per
+// run so each hook benchmark can report its ratio against the same floor.
+var noopP50 struct {
+	once sync.Once
+	d    time.Duration
+}
+
+func measureNoop(b *testing.B, noop string) time.Duration {
+	noopP50.once.Do(func() {
+		var times []time.Duration
+		for i := 0; i < 200; i++ {
+			cmd := exec.Command(noop)
+			cmd.Stdin = bytes.NewReader([]byte(`{}`))
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		noopP50.d = percentile(times, 0.5)
+	})
+	return noopP50.d
+}
+
+func report(b *testing.B, times []time.Duration, noop time.Duration) {
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	p50, p99 := percentile(times, 0.5), percentile(times, 0.99)
+	b.ReportMetric(ms(p50), "p50-ms")
+	b.ReportMetric(ms(p99), "p99-ms")
+	if noop > 0 {
+		b.ReportMetric(ms(noop), "noop-p50-ms")
+		b.ReportMetric(float64(p50)/float64(noop), "x-noop-p50")
+	}
+}
+
+// toolEvent is a PostToolUse payload like the fixture's, with a distinct
+// tool_use_id per call.
+func toolEvent(session string, i int) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/home/dev/.claude/projects/x/%s.jsonl","cwd":"/home/dev/projects/notes-app","prompt_id":"p1","permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go build ./... && echo built %d","description":"build"},"tool_response":{"stdout":"built %d","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_%s_%d","duration_ms":27}`,
+		session, session, i, i, session, i))
+}
+
+// BenchmarkHookNoop is the floor: a Go binary that reads stdin and prints {}.
+func BenchmarkHookNoop(b *testing.B) {
+	_, noop := buildBinaries(b)
+	b.ResetTimer()
+	times := spawnTimes(b, noop, nil, func(int) []byte { return []byte(`{}`) })
+	report(b, times, 0)
+}
+
+// BenchmarkHookPostToolUseWorkerUp is `mneme hook post-tool-use`, spawn to
+// exit, with a worker running: the hot path Claude Code waits on.
+func BenchmarkHookPostToolUseWorkerUp(b *testing.B) {
+	bin, noop := buildBinaries(b)
+	floor := measureNoop(b, noop)
+	srv := testutil.NewServer(b)
+	env := binEnv(b.TempDir(), srv.Port)
+	session := fmt.Sprintf("bench-up-%d", time.Now().UnixNano())
+	b.ResetTimer()
+	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, "hook", "post-tool-use")
+	report(b, times, floor)
+	c, _ := srv.Store.Counts(context.Background())
+	if c.Observations < int64(b.N) {
+		b.Fatalf("stored %d observations for %d hook calls", c.Observations, b.N)
+	}
+}
+
+// BenchmarkHookPostToolUseWorkerDown is the same call with no worker and
+// auto-start off: the event goes to the spool.
+func BenchmarkHookPostToolUseWorkerDown(b *testing.B) {
+	bin, noop := buildBinaries(b)
+	floor := measureNoop(b, noop)
+	dir := b.TempDir()
+	env := binEnv(dir, freePort(b), "MNEME_NO_AUTOSTART=1")
+	session := fmt.Sprintf("bench-down-%d", time.Now().UnixNano())
+	b.ResetTimer()
+	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, "hook", "post-tool-use")
+	report(b, times, floor)
+	if matches, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl")); len(matches) == 0 {
+		b.Fatal("nothing was spooled")
+	}
+}
+
+// BenchmarkHookSessionStart is `mneme hook session-start` with a worker up:
+// a new session and its context, each call.
+func BenchmarkHookSessionStart(b *testing.B) {
+	bin, noop := buildBinaries(b)
+	floor := measureNoop(b, noop)
+	srv := testutil.NewServer(b)
+	env := binEnv(b.TempDir(), srv.Port)
+	// Some history so the context is not empty.
+	for i := 0; i < 50; i++ {
+		srv.Hook(b, "post-tool-use", toolEvent("history", i))
+	}
+	stamp := time.Now().UnixNano()
+	b.ResetTimer()
+	times := spawnTimes(b, bin, env, func(i int) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"bench-start-%d-%d","transcript_path":"/t.jsonl","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`, stamp, i))
+	}, "hook", "session-start")
+	report(b, times, floor)
+}
+
+// BenchmarkIngestConcurrent16 posts PostToolUse events from 16 concurrent
+// HTTP clients. An observation counts only once its 200 arrived, and the
+// worker answers only after the commit: this is durable throughput.
+func BenchmarkIngestConcurrent16(b *testing.B) {
+	const clients = 16
+	srv := testutil.NewServer(b)
+	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	url := srv.URL + "/api/hooks/post-tool-use"
+	stamp := time.Now().UnixNano()
+	bodies := make([][]byte, b.N)
+	for i := range bodies {
+		bodies[i] = toolEvent(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
+	}
+	var next, acked atomic.Int64
+	var wg sync.WaitGroup
+	errc := make(chan error, clients)
+	b.ResetTimer()
+	start := time.Now()
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				resp, err := hc.Post(url, "application/json", bytes.NewReader(bodies[i]))
+				if err != nil {
+					errc <- err
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					errc <- fmt.Errorf("status %d", resp.StatusCode)
+					return
+				}
+				acked.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(errc)
+	for err := range errc {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(acked.Load())/elapsed.Seconds(), "obs/s")
+	c, _ := srv.Store.Counts(context.Background())
+	if c.Observations != acked.Load() {
+		b.Fatalf("%d acked but %d stored", acked.Load(), c.Observations)
+	}
+}

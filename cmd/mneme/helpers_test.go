@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// builtBins holds the binaries built once per test run.
+var builtBins struct {
+	once sync.Once
+	dir  string
+	err  error
+	out  []byte
+}
+
+// repoRoot is the module root, seen from this file.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// buildBinaries builds ./cmd/mneme (and a no-op Go binary for comparison)
+// into a temp dir, once per test process. The dir is removed by TestMain.
+func buildBinaries(tb testing.TB) (mneme, noop string) {
+	tb.Helper()
+	builtBins.once.Do(func() {
+		builtBins.dir, builtBins.err = os.MkdirTemp("", "mneme-bin-")
+		if builtBins.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(builtBins.dir, "mneme"), "./cmd/mneme")
+		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
+			return
+		}
+		// The no-op: a Go binary that reads stdin and prints {} — the floor
+		// any Go hook command pays for process start.
+		src := filepath.Join(builtBins.dir, "noop")
+		os.MkdirAll(src, 0o755)
+		os.WriteFile(filepath.Join(src, "go.mod"), []byte("module noop\n\ngo 1.25\n"), 0o644)
+		os.WriteFile(filepath.Join(src, "main.go"), []byte(`package main
+
+import (
+	"io"
+	"os"
+)
+
+func main() {
+	io.Copy(io.Discard, os.Stdin)
+	os.Stdout.WriteString("{}\n")
+}
+`), 0o644)
+		cmd = exec.Command("go", "build", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+		builtBins.out, builtBins.err = cmd.CombinedOutput()
+	})
+	if builtBins.err != nil {
+		tb.Fatalf("build: %v\n%s", builtBins.err, builtBins.out)
+	}
+	return filepath.Join(builtBins.dir, "mneme"), filepath.Join(builtBins.dir, "noop-bin")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBins.dir != "" {
+		os.RemoveAll(builtBins.dir)
+	}
+	os.Exit(code)
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// binEnv is the environment of a spawned mneme: the test's data dir and
+// port, nothing inherited that could point at a real install.
+func binEnv(dataDir string, port int, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dataDir,
+		"MNEME_DATA_DIR=" + dataDir,
+		"MNEME_PORT=" + strconv.Itoa(port),
+	}
+	return append(env, extra...)
+}
+
+// runBin runs the built binary with stdin and returns stdout, stderr and
+// the exit code.
+func runBin(tb testing.TB, bin string, env []string, stdin []byte, args ...string) (stdout, stderr []byte, code int) {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return o.Bytes(), e.Bytes(), ee.ExitCode()
+	} else if err != nil {
+		tb.Fatalf("run %s %v: %v", bin, args, err)
+	}
+	return o.Bytes(), e.Bytes(), 0
+}
+
+// healthPID asks the worker on port for its pid; 0 when none answers.
+func healthPID(port int) int {
+	c := &http.Client{Timeout: 500 * time.Millisecond}
+	resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/api/health")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Service string `json:"service"`
+		PID     int    `json:"pid"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&h) != nil || h.Service != "mneme" {
+		return 0
+	}
+	return h.PID
+}
