@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/mneme-dev/mneme/models"
@@ -47,9 +48,25 @@ func (p *Policy) Skips(tool string) bool {
 // ProjectExcluded reports whether nothing at all is stored for project.
 func (p *Policy) ProjectExcluded(project string) bool { return p.excluded[project] }
 
-// Clean strips tags and redacts secrets: the treatment of every stored string.
+// Clean strips tags and redacts secrets: the treatment of every stored
+// string. NUL bytes are dropped and invalid UTF-8 replaced, so what is
+// stored is always clean text.
 func (p *Policy) Clean(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	return p.Redactor.Redact(StripTags(s))
+}
+
+// CleanLong is Clean for text that may be huge (tool output, prompts, the
+// last assistant message): tags are stripped from the whole text first,
+// because Window may omit a block's opening tag and keep its content;
+// then the text is windowed so that redaction stays bounded.
+func (p *Policy) CleanLong(s string) string {
+	return p.Clean(Window(StripTags(s)))
 }
 
 // ExcludedBy returns the exclude glob that matches one of the files, or a
@@ -143,8 +160,8 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 		d.Output = ""
 	}
 	o.Title = p.Clean(d.Title)
-	o.Input = Compress(p.Clean(Window(d.Input)), outputCap)
-	o.Output = Compress(p.Clean(Window(d.Output)), outputCap)
+	o.Input = Compress(p.CleanLong(d.Input), outputCap)
+	o.Output = Compress(p.CleanLong(d.Output), outputCap)
 	o.Files = make([]string, 0, len(d.Files))
 	for _, f := range d.Files {
 		o.Files = append(o.Files, p.Clean(f))

@@ -221,10 +221,32 @@ func Hook(ctx context.Context, bin string, port int, dataDir, slug string, body 
 	begin := time.Now()
 	err := cmd.Run()
 	r := HookResult{Stdout: out.Bytes(), Stderr: errb.Bytes(), Elapsed: time.Since(begin), Err: err}
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.MaxRSSKB = ru.Maxrss
-		}
+	return r
+}
+
+// HookMaxRSS is Hook run under /usr/bin/time, which reports the hook's own
+// peak RSS (the rusage of a child forked from a big test process would
+// include the parent's pages). MaxRSSKB stays 0 without /usr/bin/time.
+func HookMaxRSS(ctx context.Context, bin string, port int, dataDir, slug string, body []byte, env ...string) HookResult {
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		return Hook(ctx, bin, port, dataDir, slug, body, env...)
+	}
+	f, err := os.CreateTemp("", "mneme-rss-")
+	if err != nil {
+		return HookResult{Err: err}
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", "-o", f.Name(), "-f", "%M", bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = bytes.NewReader(body)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	begin := time.Now()
+	err = cmd.Run()
+	r := HookResult{Stdout: out.Bytes(), Stderr: errb.Bytes(), Elapsed: time.Since(begin), Err: err}
+	if b, err := os.ReadFile(f.Name()); err == nil {
+		r.MaxRSSKB, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	}
 	return r
 }

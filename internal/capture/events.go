@@ -46,7 +46,7 @@ func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Out
 
 func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
 	pol := s.Policy()
-	text := pol.Clean(hooks.Window(p.Prompt))
+	text := pol.CleanLong(p.Prompt)
 	private := text == "" && p.Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
@@ -137,7 +137,7 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 	if msg == "" && p.TranscriptPath != "" {
 		msg = LastAssistantMessage(p.TranscriptPath)
 	}
-	msg = hooks.Compress(pol.Clean(hooks.Window(msg)), pol.Settings.Capture.OutputCapBytes)
+	msg = hooks.Compress(pol.CleanLong(msg), pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
 	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
