@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -12,34 +13,67 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// KeepAlive is how often an idle stream gets a comment line.
+// KeepAlive is how often an idle stream gets a comment line. Tests shorten
+// it.
 var KeepAlive = 15 * time.Second
+
+// StreamWriteTimeout bounds how long one write to a stream client may block.
+// A client that stops reading (its TCP window full) is cut off after it, so
+// its connection and goroutine do not live forever; it reconnects and
+// catches up by replay.
+var StreamWriteTimeout = 30 * time.Second
+
+// replayBatch is how many events one event-log read returns.
+const replayBatch = 500
 
 // Stream serves GET /stream: named Server-Sent Events with ids. With
 // Last-Event-ID (or ?lastEventId=) it first replays what the client missed
-// from the event log, then follows live events; ?project= filters.
+// from the event log, then follows live events; ?project= filters (settings
+// changes always pass).
+//
+// Ids on the wire only go up, and none is skipped: the writer commits in id
+// order, but the goroutines that publish after the commit may reach the
+// broker out of order, so a live event that is not the next one expected
+// makes the stream read the gap from the event log (everything up to that
+// event is committed by then) instead of trusting the channel's order.
 func (h *Handler) Stream(c *fiber.Ctx) error {
 	// Everything needed from c is read now: the context is recycled once
 	// the handler returns, before the stream writer runs.
 	project := c.Query("project")
 	lastID, _ := strconv.ParseInt(c.Get("Last-Event-ID", c.Query("lastEventId")), 10, 64)
+	conn := c.Context().Conn()
 	c.Set("Content-Type", "text/event-stream")
 	c.Set("Cache-Control", "no-cache")
 	c.Set("Connection", "keep-alive")
 	c.Set("X-Accel-Buffering", "no")
 
-	// Subscribe before reading the log, so nothing falls between the two.
+	// The head of the log is read before subscribing, and the stream starts
+	// by reading the log after its position: an event committed between
+	// the two is then read from the log, and every later one comes through
+	// the subscription (it is published after its commit).
+	head, err := h.Store.LastEventID(c.UserContext())
+	if err != nil {
+		return err
+	}
+	// A fresh client starts at the head; an id from the future (a client
+	// of a database since deleted) is treated as fresh rather than waiting
+	// for ids the log will take long to reach.
+	if lastID <= 0 || lastID > head {
+		lastID = head
+	}
 	sub := h.Broker.Subscribe(project)
+	s := &stream{h: h, project: project, lastID: lastID, conn: conn}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer h.Broker.Unsubscribe(sub)
-		fmt.Fprint(w, "retry: 2000\n\n")
-		if lastID > 0 {
-			var err error
-			if lastID, err = h.replay(w, lastID, project); err != nil {
-				return
-			}
+		if conn != nil {
+			defer conn.SetWriteDeadline(time.Time{}) // the connection may serve another request
 		}
-		if w.Flush() != nil {
+		s.w = w
+		fmt.Fprint(w, "retry: 2000\n\n")
+		if s.fill() != nil {
+			return
+		}
+		if s.flush() != nil {
 			return
 		}
 		tick := time.NewTicker(KeepAlive)
@@ -50,33 +84,30 @@ func (h *Handler) Stream(c *fiber.Ctx) error {
 				if !ok {
 					return // dropped as too slow, or shutting down
 				}
-				if ev.ID <= lastID {
-					continue // already sent by the replay
+				if s.deliver(ev) != nil {
+					return
 				}
-				writeEvent(w, ev)
-				lastID = ev.ID
 				// Batch what is already queued into one flush.
 				for drained := false; !drained; {
 					select {
 					case ev, ok := <-sub.C:
 						if !ok {
-							w.Flush()
+							s.flush()
 							return
 						}
-						if ev.ID > lastID {
-							writeEvent(w, ev)
-							lastID = ev.ID
+						if s.deliver(ev) != nil {
+							return
 						}
 					default:
 						drained = true
 					}
 				}
-				if w.Flush() != nil {
+				if s.flush() != nil {
 					return
 				}
 			case <-tick.C:
 				fmt.Fprint(w, ": keepalive\n\n")
-				if w.Flush() != nil {
+				if s.flush() != nil {
 					return
 				}
 			}
@@ -85,26 +116,65 @@ func (h *Handler) Stream(c *fiber.Ctx) error {
 	return nil
 }
 
-// replay writes the events after lastID and returns the id of the last one.
-func (h *Handler) replay(w *bufio.Writer, lastID int64, project string) (int64, error) {
+// stream is one client's position in the event log.
+type stream struct {
+	h       *Handler
+	w       *bufio.Writer
+	conn    net.Conn
+	project string
+	lastID  int64 // every event up to here was sent (or filtered out)
+}
+
+// deliver writes ev, or fills the gap before it from the log.
+func (s *stream) deliver(ev models.Event) error {
+	switch {
+	case ev.ID <= s.lastID:
+		return nil // sent already, by the replay or a fill
+	case ev.ID == s.lastID+1:
+		writeEvent(s.w, ev)
+		s.lastID = ev.ID
+		return nil
+	}
+	// A gap: events of other projects (filtered out), or events whose
+	// publisher has not reached the broker yet. All of them are committed,
+	// since ev is: read them from the log.
+	if err := s.fill(); err != nil {
+		return err
+	}
+	if ev.ID > s.lastID {
+		s.lastID = ev.ID // filtered events, or a log read that raced a delete
+	}
+	return nil
+}
+
+// fill writes the log's events after lastID.
+func (s *stream) fill() error {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		events, err := h.Store.EventsAfter(ctx, lastID, project, 500)
+		events, err := s.h.Store.EventsAfter(ctx, s.lastID, s.project, replayBatch)
 		cancel()
 		if err != nil {
-			return lastID, err
+			return err
 		}
 		for _, ev := range events {
-			writeEvent(w, ev)
-			lastID = ev.ID
+			writeEvent(s.w, ev)
+			s.lastID = ev.ID
 		}
-		if len(events) < 500 {
-			return lastID, nil
+		if len(events) < replayBatch {
+			return nil
 		}
-		if err := w.Flush(); err != nil {
-			return lastID, err
+		if err := s.flush(); err != nil {
+			return err
 		}
 	}
+}
+
+// flush sends what is buffered, within StreamWriteTimeout.
+func (s *stream) flush() error {
+	if s.conn != nil {
+		s.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+	}
+	return s.w.Flush()
 }
 
 func writeEvent(w *bufio.Writer, ev models.Event) {

@@ -30,7 +30,8 @@ type Broker struct {
 	quit        chan struct{}
 	done        chan struct{}
 	clients     atomic.Int64
-	dropped     atomic.Int64
+	dropped     atomic.Int64 // events the publish queue had no room for
+	slow        atomic.Int64 // subscribers dropped for falling behind
 }
 
 // NewBroker starts a broker; stop it with Close.
@@ -80,6 +81,14 @@ func (b *Broker) Unsubscribe(s *Subscriber) {
 // Clients is the number of live subscribers.
 func (b *Broker) Clients() int { return int(b.clients.Load()) }
 
+// DroppedClients is how many subscribers were dropped for falling more than
+// a buffer behind.
+func (b *Broker) DroppedClients() int64 { return b.slow.Load() }
+
+// DroppedEvents is how many events found the publish queue full and were
+// not delivered live (clients still get them by replay).
+func (b *Broker) DroppedEvents() int64 { return b.dropped.Load() }
+
 // Close stops the broker and closes every subscriber's channel.
 func (b *Broker) Close() {
 	select {
@@ -116,6 +125,7 @@ func (b *Broker) run() {
 				case s.C <- ev:
 				default:
 					drop(s) // too slow: it catches up by replay
+					b.slow.Add(1)
 				}
 			}
 		case <-b.quit:

@@ -1,0 +1,591 @@
+package handlers_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	r3sse "github.com/r3labs/sse/v2"
+	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
+)
+
+func init() {
+	// Keepalives every 100 ms so tests see them and notice gone clients
+	// fast; a client that stops reading is cut after 2 s.
+	handlers.KeepAlive = 100 * time.Millisecond
+	handlers.StreamWriteTimeout = 2 * time.Second
+}
+
+// sseEvent is one event as read off the wire.
+type sseEvent struct {
+	ID    int64
+	Event string
+	Data  string
+}
+
+// rawSSE reads /stream with a plain HTTP client and a line parser.
+type rawSSE struct {
+	events   chan sseEvent
+	comments chan string
+	retry    chan string
+	cancel   context.CancelFunc
+	tr       *http.Transport
+	done     chan struct{}
+}
+
+// openRaw connects to url (…/stream?…) with optional headers; it fails the
+// test unless the answer is 200 text/event-stream.
+func openRaw(t *testing.T, url string, header http.Header) *rawSSE {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tr := &http.Transport{DisableKeepAlives: true}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" ||
+		resp.Header.Get("Cache-Control") != "no-cache" || resp.Header.Get("X-Accel-Buffering") != "no" {
+		cancel()
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, resp.Header)
+	}
+	r := &rawSSE{events: make(chan sseEvent, 10000), comments: make(chan string, 10000), retry: make(chan string, 10),
+		cancel: cancel, tr: tr, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.Event != "" || ev.Data != "" {
+					r.events <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, ":"):
+				select {
+				case r.comments <- strings.TrimSpace(line[1:]):
+				default:
+				}
+			case strings.HasPrefix(line, "id: "):
+				ev.ID, _ = strconv.ParseInt(line[4:], 10, 64)
+			case strings.HasPrefix(line, "event: "):
+				ev.Event = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				ev.Data += line[6:]
+			case strings.HasPrefix(line, "retry: "):
+				r.retry <- line[7:]
+			}
+		}
+	}()
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Close disconnects.
+func (r *rawSSE) Close() {
+	r.cancel()
+	<-r.done
+	r.tr.CloseIdleConnections()
+}
+
+// next waits for n events.
+func (r *rawSSE) next(t *testing.T, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	timeout := time.After(20 * time.Second)
+	for len(out) < n {
+		select {
+		case ev := <-r.events:
+			out = append(out, ev)
+		case <-timeout:
+			t.Fatalf("got %d events of %d: %+v", len(out), n, out)
+		}
+	}
+	return out
+}
+
+// quiet asserts that no event arrives for d.
+func (r *rawSSE) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	select {
+	case ev := <-r.events:
+		t.Errorf("unexpected event %+v", ev)
+	case <-time.After(d):
+	}
+}
+
+// waitClients waits until the broker has n subscribers.
+func waitClients(t *testing.T, srv *testutil.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Broker.Clients() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("broker has %d clients, want %d", srv.Broker.Clients(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// prompt ingests a prompt in project through the real hook endpoint.
+func prompt(t testing.TB, srv *testutil.Server, session, project, text string) {
+	t.Helper()
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", session, project, map[string]any{
+		"prompt": text, "prompt_id": fmt.Sprintf("%s-%d", session, time.Now().UnixNano())}))
+}
+
+// checkOrder asserts ids strictly increase.
+func checkOrder(t *testing.T, evs []sseEvent) {
+	t.Helper()
+	for i := 1; i < len(evs); i++ {
+		if evs[i].ID <= evs[i-1].ID {
+			t.Fatalf("ids out of order at %d: %+v", i, evs)
+		}
+	}
+}
+
+func kinds(evs []sseEvent) string {
+	var k []string
+	for _, e := range evs {
+		k = append(k, e.Event)
+	}
+	return strings.Join(k, ",")
+}
+
+func TestStreamRawEventsInOrder(t *testing.T) {
+	srv := testutil.NewServer(t)
+	r := openRaw(t, srv.URL+"/stream", nil)
+	waitClients(t, srv, 1)
+	if got := <-r.retry; got != "2000" {
+		t.Errorf("retry = %q", got)
+	}
+	srv.Hook(t, "session-start", apiHook("SessionStart", "s1", "alpha", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "s1", "alpha", map[string]any{"prompt": "list files", "prompt_id": "p1"}))
+	srv.Hook(t, "post-tool-use", apiHook("PostToolUse", "s1", "alpha", map[string]any{
+		"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "t1",
+		"tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "a.go", "stderr": ""}}))
+	srv.Hook(t, "post-tool-use-failure", apiHook("PostToolUseFailure", "s1", "alpha", map[string]any{
+		"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "t2",
+		"tool_input": map[string]any{"command": "ls /nope"}, "error": "Exit code 2", "is_interrupt": false}))
+	evs := r.next(t, 4)
+	if got := kinds(evs); got != "session_started,prompt,observation,observation" {
+		t.Fatalf("events %s", got)
+	}
+	checkOrder(t, evs)
+	var obs struct {
+		ID        int64  `json:"id"`
+		SessionID int64  `json:"sessionId"`
+		Project   string `json:"project"`
+		ToolName  string `json:"toolName"`
+		Success   bool   `json:"success"`
+		Title     string `json:"title"`
+	}
+	if err := json.Unmarshal([]byte(evs[3].Data), &obs); err != nil || obs.Project != "alpha" || obs.Success || obs.ToolName != "Bash" || obs.ID == 0 {
+		t.Errorf("failure event data %s (%v)", evs[3].Data, err)
+	}
+	// Stop queues a turn summary (published by the summary queue, after its
+	// commit, like every event); SessionEnd completes the session.
+	srv.Hook(t, "stop", apiHook("Stop", "s1", "alpha", map[string]any{"prompt_id": "p1", "last_assistant_message": "Listed the files."}))
+	srv.Hook(t, "session-end", apiHook("SessionEnd", "s1", "alpha", map[string]any{"reason": "exit"}))
+	more := r.next(t, 2)
+	checkOrder(t, append(evs, more...))
+	if !sameSet([]string{more[0].Event, more[1].Event}, []string{"summary", "session_completed"}) {
+		t.Errorf("after stop and end: %s", kinds(more))
+	}
+	for _, ev := range more {
+		var d struct {
+			SessionID int64  `json:"sessionId"`
+			Project   string `json:"project"`
+		}
+		if err := json.Unmarshal([]byte(ev.Data), &d); err != nil || d.SessionID != obs.SessionID || d.Project != "alpha" {
+			t.Errorf("%s data %s (%v)", ev.Event, ev.Data, err)
+		}
+	}
+	// Keepalive comments flow while idle.
+	select {
+	case c := <-r.comments:
+		if c != "keepalive" {
+			t.Errorf("comment %q", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no keepalive comment within 5s")
+	}
+}
+
+// r3Subscribe follows url with r3labs' client until ctx ends, resubscribing
+// after the server closes the stream (the client returns then without
+// retrying), and sends every event with data on out; keepalive comments
+// reach the handler as empty events once an id has been seen, and are
+// counted in empties.
+func r3Subscribe(ctx context.Context, url string, out chan<- *r3sse.Event, empties *int64, mu *sync.Mutex) *r3sse.Client {
+	c := r3sse.NewClient(url)
+	go func() {
+		for ctx.Err() == nil {
+			c.SubscribeRawWithContext(ctx, func(msg *r3sse.Event) {
+				if len(msg.Data) == 0 {
+					mu.Lock()
+					*empties++
+					mu.Unlock()
+					return
+				}
+				select {
+				case out <- msg:
+				case <-ctx.Done():
+				}
+			})
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return c
+}
+
+func r3next(t *testing.T, ch <-chan *r3sse.Event, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	timeout := time.After(20 * time.Second)
+	for len(out) < n {
+		select {
+		case m := <-ch:
+			id, _ := strconv.ParseInt(string(m.ID), 10, 64)
+			out = append(out, sseEvent{ID: id, Event: string(m.Event), Data: string(m.Data)})
+		case <-timeout:
+			t.Fatalf("r3labs client got %d events of %d: %+v", len(out), n, out)
+		}
+	}
+	return out
+}
+
+func TestStreamR3labsClient(t *testing.T) {
+	srv := testutil.NewServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan *r3sse.Event, 100)
+	var mu sync.Mutex
+	var empties int64
+	r3Subscribe(ctx, srv.URL+"/stream", ch, &empties, &mu)
+	waitClients(t, srv, 1)
+	for i := range 5 {
+		prompt(t, srv, "r3", "alpha", fmt.Sprintf("prompt number %d", i))
+	}
+	evs := r3next(t, ch, 6)
+	checkOrder(t, evs)
+	if evs[0].Event != "session_started" {
+		t.Errorf("first event %+v", evs[0])
+	}
+	for i, ev := range evs[1:] {
+		var d struct{ Text string }
+		if ev.Event != "prompt" || json.Unmarshal([]byte(ev.Data), &d) != nil || d.Text != fmt.Sprintf("prompt number %d", i) {
+			t.Errorf("event %d = %+v", i, ev)
+		}
+	}
+	// The quirk mneme tail must skip: after an id, keepalive comments come
+	// through r3labs as events with empty data.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := empties
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no empty keepalive event reached the r3labs handler")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStreamLastEventIDReplay(t *testing.T) {
+	srv := testutil.NewServer(t)
+	for i := range 5 {
+		prompt(t, srv, "replay", "alpha", fmt.Sprintf("p%d", i))
+	}
+	all := openRaw(t, srv.URL+"/stream?lastEventId=1", nil) // everything after the session's start
+	evs := all.next(t, 5)
+	checkOrder(t, evs)
+	if kinds(evs) != "prompt,prompt,prompt,prompt,prompt" {
+		t.Fatalf("replay %s", kinds(evs))
+	}
+	// From the second prompt on, by header: the three after it, then live.
+	r := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(evs[1].ID, 10)}})
+	got := r.next(t, 3)
+	if got[0].ID != evs[2].ID || got[2].ID != evs[4].ID {
+		t.Fatalf("replay from %d: %+v", evs[1].ID, got)
+	}
+	waitClients(t, srv, 2)
+	prompt(t, srv, "replay", "alpha", "live one")
+	live := r.next(t, 1)
+	if live[0].ID != evs[4].ID+1 || !strings.Contains(live[0].Data, "live one") {
+		t.Errorf("live after replay: %+v", live)
+	}
+	r.quiet(t, 300*time.Millisecond) // nothing twice
+
+	// An id from the future (a deleted database) does not mute the stream.
+	future := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {"999999"}})
+	waitClients(t, srv, 3)
+	future.quiet(t, 200*time.Millisecond)
+	prompt(t, srv, "replay", "alpha", "after the future")
+	if ev := future.next(t, 1)[0]; !strings.Contains(ev.Data, "after the future") {
+		t.Errorf("future client got %+v", ev)
+	}
+}
+
+func TestStreamReplayAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	srv := testutil.NewServerIn(t, dir)
+	port := srv.Port
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan *r3sse.Event, 100)
+	var mu sync.Mutex
+	var empties int64
+	r3Subscribe(ctx, srv.URL+"/stream", ch, &empties, &mu)
+	waitClients(t, srv, 1)
+	prompt(t, srv, "restart", "alpha", "before restart 1")
+	prompt(t, srv, "restart", "alpha", "before restart 2")
+	before := r3next(t, ch, 3)[1:] // after session_started
+
+	if err := srv.Shutdown(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	srv2 := testutil.NewServerAt(t, dir, port)
+	// Written before the client is back: it must get them by replay.
+	prompt(t, srv2, "restart", "alpha", "while away")
+	after := r3next(t, ch, 1)
+	prompt(t, srv2, "restart", "alpha", "live again")
+	after = append(after, r3next(t, ch, 1)...)
+	all := append(before, after...)
+	checkOrder(t, all)
+	var texts []string
+	for _, ev := range all {
+		var d struct{ Text string }
+		json.Unmarshal([]byte(ev.Data), &d)
+		texts = append(texts, d.Text)
+	}
+	if got := strings.Join(texts, "|"); got != "before restart 1|before restart 2|while away|live again" {
+		t.Errorf("across restart: %s", got)
+	}
+	// A raw client with the id of the first prompt replays the rest from
+	// the new worker's database.
+	r := openRaw(t, srv2.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(before[0].ID, 10)}})
+	if got := r.next(t, 3); got[0].ID != before[1].ID || got[2].ID != after[1].ID || kinds(got) != "prompt,prompt,prompt" {
+		t.Errorf("raw replay after restart: %+v", got)
+	}
+}
+
+func TestStreamProjectFilter(t *testing.T) {
+	srv := testutil.NewServer(t)
+	alpha := openRaw(t, srv.URL+"/stream?project=alpha", nil)
+	all := openRaw(t, srv.URL+"/stream", nil)
+	waitClients(t, srv, 2)
+	for i := range 4 {
+		prompt(t, srv, "fa", "alpha", fmt.Sprintf("alpha %d", i))
+		prompt(t, srv, "fb", "beta", fmt.Sprintf("beta %d", i))
+	}
+	// Two session_started and eight prompts in all; alpha's five.
+	everything := all.next(t, 10)
+	checkOrder(t, everything)
+	got := alpha.next(t, 5)
+	checkOrder(t, got)
+	for _, ev := range got {
+		if !strings.Contains(ev.Data, `"project":"alpha"`) {
+			t.Errorf("alpha stream got %+v", ev)
+		}
+	}
+	alpha.quiet(t, 300*time.Millisecond)
+	// A replay is filtered the same way.
+	r := openRaw(t, srv.URL+"/stream?project=beta", http.Header{"Last-Event-ID": {"1"}})
+	replayed := r.next(t, 5)
+	checkOrder(t, replayed)
+	for _, ev := range replayed {
+		if !strings.Contains(ev.Data, `"project":"beta"`) {
+			t.Errorf("beta replay got %+v", ev)
+		}
+	}
+}
+
+// TestStreamOutOfOrderPublish: two events committed together reach the
+// broker in reverse order (their publishers raced); the client still gets
+// each once, in id order.
+func TestStreamOutOfOrderPublish(t *testing.T) {
+	srv := testutil.NewServer(t)
+	prompt(t, srv, "ooo", "alpha", "first")
+	r := openRaw(t, srv.URL+"/stream", nil)
+	waitClients(t, srv, 1)
+	var evs []*models.Event
+	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		for _, n := range []string{"a", "b", "c"} {
+			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]string{"n": n})
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Broker.Publish(*evs[2])
+	srv.Broker.Publish(*evs[0])
+	srv.Broker.Publish(*evs[1])
+	got := r.next(t, 3)
+	for i, ev := range got {
+		if ev.ID != evs[i].ID {
+			t.Fatalf("got %+v, want ids %d,%d,%d", got, evs[0].ID, evs[1].ID, evs[2].ID)
+		}
+	}
+	r.quiet(t, 300*time.Millisecond)
+}
+
+// settledGoroutines waits up to 20 s for the goroutine count to fall to
+// limit and returns it. fasthttp keeps idle workers of its pool for 10 s
+// before reaping them, so a fair count waits that long.
+func settledGoroutines(limit int) int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(20 * time.Second); n > limit && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
+
+// streamGoroutines counts goroutines running a stream's writer.
+func streamGoroutines() int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "handlers.(*Handler).Stream.func")
+}
+
+func TestStreamClientsCleanedUp(t *testing.T) {
+	srv := testutil.NewServer(t)
+	prompt(t, srv, "gc", "alpha", "warm up")
+	time.Sleep(11 * time.Second) // let fasthttp reap the warm-up's idle workers
+	before := runtime.NumGoroutine()
+	clients := make([]*rawSSE, 50)
+	for i := range clients {
+		clients[i] = openRaw(t, srv.URL+"/stream", nil)
+	}
+	waitClients(t, srv, 50)
+	prompt(t, srv, "gc", "alpha", "to all")
+	for _, c := range clients {
+		c.next(t, 1)
+	}
+	if n := streamGoroutines(); n != 50 {
+		t.Fatalf("%d stream goroutines for 50 clients", n)
+	}
+	for _, c := range clients {
+		c.Close()
+	}
+	waitClients(t, srv, 0)
+	for deadline := time.Now().Add(5 * time.Second); streamGoroutines() > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d stream goroutines left after 50 clients disconnected", streamGoroutines())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after := settledGoroutines(before + 2); after > before+2 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("goroutines: %d before, %d after 50 clients left\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	} else {
+		t.Logf("goroutines: %d before 50 clients, %d after they left", before, after)
+	}
+}
+
+// TestStreamSlowClient: a client that never reads (tiny receive buffer)
+// does not hold up the others; it is dropped, and its goroutine ends.
+func TestStreamSlowClient(t *testing.T) {
+	srv := testutil.NewServer(t)
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
+	}}
+	slow, err := d.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	fmt.Fprintf(slow, "GET /stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", strings.TrimPrefix(srv.URL, "http://"))
+	fast := []*rawSSE{openRaw(t, srv.URL+"/stream", nil), openRaw(t, srv.URL+"/stream", nil)}
+	waitClients(t, srv, 3)
+
+	// 3,000 events of 4 KB (12 MB, more than the kernel buffers of the
+	// slow connection can absorb), committed to the log in one transaction
+	// and published in order, as capture does after a commit.
+	const n = 3000
+	blob := strings.Repeat("x", 4000)
+	var evs []models.Event
+	err = srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		for i := range n {
+			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
+			if err != nil {
+				return err
+			}
+			evs = append(evs, *ev)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Published in bursts of 100 (within a client's 256-event buffer), each
+	// after the fast clients got the previous one: the slow client's
+	// stream blocks once its socket is full, and its buffer overflows.
+	start := time.Now()
+	got := make([][]sseEvent, len(fast))
+	for b := 0; b < n; b += 100 {
+		for _, ev := range evs[b : b+100] {
+			srv.Broker.Publish(ev)
+		}
+		for i, f := range fast {
+			got[i] = append(got[i], f.next(t, 100)...)
+		}
+	}
+	for _, g := range got {
+		checkOrder(t, g)
+		if g[0].ID != evs[0].ID || g[n-1].ID != evs[n-1].ID {
+			t.Errorf("fast client got ids %d..%d, want %d..%d", g[0].ID, g[n-1].ID, evs[0].ID, evs[n-1].ID)
+		}
+	}
+	t.Logf("%d events of 4 KB reached both fast clients in %s", n, time.Since(start).Round(time.Millisecond))
+	// The slow client is gone: dropped by the broker once its buffer
+	// filled, or cut by the write timeout; either way the count falls.
+	deadline := time.Now().Add(handlers.StreamWriteTimeout + 10*time.Second)
+	for srv.Broker.Clients() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("slow client still subscribed: %d clients", srv.Broker.Clients())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("slow client dropped by the broker: %v", srv.Broker.DroppedClients() > 0)
+	// The fast ones still follow live events.
+	prompt(t, srv, "after", "alpha", "still live")
+	for _, f := range fast {
+		if ev := f.next(t, 2); !strings.Contains(ev[1].Data, "still live") {
+			t.Errorf("after the slow client: %+v", ev)
+		}
+	}
+}
