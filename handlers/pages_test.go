@@ -72,7 +72,7 @@ func TestPages(t *testing.T) {
 			`Ran ` + "`echo hello-from-fake`", `write notes please`, `Created notes.md`,
 			`class="row row-obs row-fail"`, `Session ended`, `/home/dev/projects/notes-app/notes.md`,
 			`&lt;script&gt;window.pwned=1&lt;/script&gt;`, `<details class="io">`,
-			`<link rel="stylesheet" href="/static/app.css?v=`,
+			`<link rel="stylesheet" href="/static/app.css?v=`, `<meta name="csrf-token" content="`,
 		}, []string{`hunter2`, `<script>window.pwned`, `<img src=x`}},
 		{"/?failures=1", 200, []string{`class="row row-obs row-fail"`, `ls /nonexistent-dir`}, []string{`Created notes.md`, `write notes please`}},
 		{"/?tool=Write", 200, []string{`Created notes.md`}, []string{`Edited notes.md`}},

@@ -47,24 +47,30 @@ func (s *Store) SummariesByIDs(ctx context.Context, ids []int64) ([]Summary, err
 	return out, err
 }
 
-// Facets are the distinct values the viewer offers as filters.
+// Facets are the values the viewer offers as filters.
 type Facets struct {
 	Projects []string
 	Tools    []string
 	Kinds    []string
 }
 
-// FeedFacets lists the projects, tools and observation kinds recorded so
-// far, each sorted.
+// ObservationKinds lists every observation kind, for filters.
+var ObservationKinds = []string{KindAgent, KindBash, KindExcluded, KindFailure, KindFileChange, KindMCP, KindRead, KindSearch, KindTest, KindToolUse, KindWeb}
+
+// facetToolWindow is how many recent observations the tool filter's
+// choices come from: a bounded read however large the database is.
+const facetToolWindow = 5000
+
+// FeedFacets lists the projects (from the sessions table, by its index),
+// the tools seen among the latest observations, and the observation kinds,
+// each sorted. It stays cheap on a database of millions of rows.
 func (s *Store) FeedFacets(ctx context.Context) (Facets, error) {
-	var f Facets
+	f := Facets{Kinds: ObservationKinds}
 	db := s.DB.WithContext(ctx)
-	if err := db.Raw(`SELECT project FROM sessions WHERE project != '' GROUP BY project ORDER BY project`).Scan(&f.Projects).Error; err != nil {
+	if err := db.Raw(`SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY project`).Scan(&f.Projects).Error; err != nil {
 		return f, err
 	}
-	if err := db.Raw(`SELECT tool_name FROM observations WHERE tool_name != '' GROUP BY tool_name ORDER BY tool_name`).Scan(&f.Tools).Error; err != nil {
-		return f, err
-	}
-	err := db.Raw(`SELECT kind FROM observations WHERE kind != '' GROUP BY kind ORDER BY kind`).Scan(&f.Kinds).Error
+	err := db.Raw(`SELECT DISTINCT tool_name FROM (SELECT tool_name FROM observations ORDER BY id DESC LIMIT ?)
+		WHERE tool_name != '' ORDER BY tool_name`, facetToolWindow).Scan(&f.Tools).Error
 	return f, err
 }
