@@ -26,4 +26,7 @@ type Handler struct {
 	Status func() string
 	// Replay replays the spool; wired by cmd.
 	Replay func(ctx context.Context) (int, error)
+	// AfterSettings, if set, is told of settings just saved (after they
+	// were applied to capture), e.g. to run retention at once.
+	AfterSettings func(models.Settings)
 }

@@ -61,4 +61,18 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	app.Get("/stats", h.ShowStats)
 	app.Get("/fragments/feed", h.ShowFeedFragment)
 	app.Get("/fragments/event/:id", h.ShowEventFragment)
+
+	// Settings: the page (a plain form with a CSRF token, works without
+	// JavaScript) and the JSON API (secrets are write-only). Every save is
+	// validated as a whole, applied at once and announced on /stream as
+	// settings_changed.
+	app.Get("/settings", h.ShowSettings)
+	app.Post("/settings", h.SaveSettingsForm)
+	app.Post("/settings/redact", h.ReapplyRedactionForm)
+	app.Get("/api/settings", h.ShowSettingsJSON)
+	app.Put("/api/settings", h.UpdateSettingsJSON)
+	app.Post("/api/settings/test-rule", h.TestRedactionRule)
+	app.Get("/api/settings/retention", h.RetentionPreview)
+	app.Get("/api/settings/preview", h.PreviewContextJSON)
+	app.Post("/api/settings/reapply-redaction", h.ReapplyRedactionJSON)
 }

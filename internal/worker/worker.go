@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/recall"
+	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web"
@@ -43,6 +44,8 @@ type Worker struct {
 	Spool   hooks.Spool
 	// Summaries is the persisted background summary queue.
 	Summaries *summarize.Queue
+	// Retention deletes observations past the retention setting.
+	Retention *retention.Job
 }
 
 // New opens the database in opts.DataDir and assembles the worker.
@@ -71,9 +74,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	svc.Summaries = w.Summaries
+	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, Replay: w.ReplaySpool,
+		AfterSettings: func(models.Settings) { w.Retention.Kick() },
 	}
 	w.App = web.New(web.Config{Port: opts.Port, Token: opts.Token, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
@@ -106,6 +111,7 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 	w.Broker.Close()
 	err := w.App.ShutdownWithTimeout(timeout)
 	w.Summaries.Stop() // a job in progress stays queued for the next start
+	w.Retention.Stop()
 	if cerr := w.Store.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,226 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/views"
+)
+
+// ShowSettings serves GET /settings: the editor, and the context preview
+// for ?project= (default: the most recently active project).
+func (h *Handler) ShowSettings(c *fiber.Ctx) error {
+	st := h.Capture.Policy().Settings
+	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != ""}
+	switch {
+	case c.Query("saved") != "":
+		p.Notice = "Settings saved and applied."
+	case c.Query("redacted") != "":
+		p.Notice = "Redaction re-applied: " + c.Query("redacted") + " stored row(s) rewritten."
+	}
+	return h.renderSettings(c, p, fiber.StatusOK)
+}
+
+// renderSettings fills what every rendering of the page needs: the layout,
+// the projects, the preview and the retention count.
+func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int) error {
+	ctx := c.UserContext()
+	p.Meta = h.PageMeta(c, "Settings", "settings")
+	projects, err := h.Store.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, pr := range projects {
+		p.Projects = append(p.Projects, pr.Project)
+	}
+	project := c.Query("project")
+	if project == "" && len(p.Projects) > 0 {
+		project = p.Projects[0]
+	}
+	if p.Preview, err = h.contextPreview(ctx, project); err != nil {
+		return err
+	}
+	if p.RetentionCount, err = retention.CountOlder(ctx, h.Store, p.S.Retention.ObservationDays, time.Now()); err != nil {
+		return err
+	}
+	c.Status(status)
+	return render(c, views.Settings(p))
+}
+
+// SaveSettingsForm serves POST /settings, the page's form (no JavaScript
+// needed). Invalid input comes back as the page with each error next to its
+// field (422); a retention that would delete observations asks to save again
+// to confirm; success redirects to the page (303).
+func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
+	cur := h.Capture.Policy().Settings
+	next, clearKey, errs := settingsFromForm(c, cur)
+	mergeSecret(&next, cur, clearKey)
+	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != ""}
+	page.S.Summarizer.APIKey = ""
+	if len(errs) == 0 {
+		var ve *models.ValidationError
+		if err := next.Validate(); errors.As(err, &ve) {
+			errs = ve.Fields
+		} else if err != nil {
+			return err
+		}
+	}
+	if len(errs) > 0 {
+		page.Errors = map[string]string{}
+		for _, fe := range errs {
+			page.Errors[fe.Field] = fe.Message
+		}
+		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
+	}
+	if days := next.Retention.ObservationDays; days > 0 && days != cur.Retention.ObservationDays && c.FormValue("retention.confirm") != strconv.Itoa(days) {
+		n, err := retention.CountOlder(c.UserContext(), h.Store, days, time.Now())
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			page.Warning = fmt.Sprintf("Not saved yet: keeping %d days deletes %d observation(s) now. Save again to confirm.", days, n)
+			page.RetentionConfirm = strconv.Itoa(days)
+			return h.renderSettings(c, page, fiber.StatusOK)
+		}
+	}
+	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
+		return err
+	}
+	return c.Redirect("/settings?saved=1", fiber.StatusSeeOther)
+}
+
+// ReapplyRedactionForm serves POST /settings/redact: with the confirmation
+// box ticked, the current rules rewrite everything stored.
+func (h *Handler) ReapplyRedactionForm(c *fiber.Ctx) error {
+	if c.FormValue("confirm") != "yes" {
+		st := h.Capture.Policy().Settings
+		page := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "",
+			Errors: map[string]string{"confirm": "tick the box to confirm: this rewrites stored data"}}
+		page.S.Summarizer.APIKey = ""
+		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
+	}
+	res, err := retention.Reapply(c.UserContext(), h.Store, h.Capture.Policy().Redactor)
+	if err != nil {
+		return err
+	}
+	return c.Redirect("/settings?redacted="+url.QueryEscape(strconv.FormatInt(res.Total(), 10)), fiber.StatusSeeOther)
+}
+
+// settingsFromForm reads the page's form over the settings in force. It
+// returns the field errors of values that are not even numbers; Validate
+// judges the rest.
+func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, clearKey bool, errs []models.FieldError) {
+	st = cur
+	f := func(name string) string { return c.FormValue(name) }
+	num := func(name string, dst *int) {
+		v := strings.TrimSpace(f(name))
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, models.FieldError{Field: name, Message: fmt.Sprintf("%q is not a whole number", v)})
+			return
+		}
+		*dst = n
+	}
+	on := func(name string) bool { return f(name) == "on" }
+
+	st.Privacy.ExcludeGlobs = formLines(f("privacy.excludeGlobs"))
+	st.Privacy.ExcludedProjects = formLines(f("privacy.excludedProjects"))
+	st.Privacy.RedactionRules = formRules(c, cur.Privacy.RedactionRules)
+
+	st.Capture.SkipTools = formLines(f("capture.skipTools"))
+	st.Capture.ReadTools = f("capture.readTools")
+	num("capture.outputCapBytes", &st.Capture.OutputCapBytes)
+
+	num("injection.maxInjectTokens", &st.Injection.MaxInjectTokens)
+	num("injection.sessions", &st.Injection.Sessions)
+	num("injection.observations", &st.Injection.Observations)
+	st.Injection.IncludeSummaries = on("injection.includeSummaries")
+	st.Injection.DisabledProjects = formLines(f("injection.disabledProjects"))
+	st.Injection.RelatedEnabled = on("injection.relatedEnabled")
+	if v := strings.TrimSpace(f("injection.relatedThreshold")); v != "" {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			errs = append(errs, models.FieldError{Field: "injection.relatedThreshold", Message: fmt.Sprintf("%q is not a number", v)})
+		} else {
+			st.Injection.RelatedThreshold = x
+		}
+	}
+	num("injection.relatedCount", &st.Injection.RelatedCount)
+
+	num("retention.observationDays", &st.Retention.ObservationDays)
+
+	st.Summarizer.Kind = f("summarizer.kind")
+	st.Summarizer.ClaudePath = strings.TrimSpace(f("summarizer.claudePath"))
+	st.Summarizer.Model = strings.TrimSpace(f("summarizer.model"))
+	st.Summarizer.BaseURL = strings.TrimSpace(f("summarizer.baseUrl"))
+	st.Summarizer.APIKey = strings.TrimSpace(f("summarizer.apiKey"))
+	if v := strings.TrimSpace(f("summarizer.dailyTokenBudget")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			errs = append(errs, models.FieldError{Field: "summarizer.dailyTokenBudget", Message: fmt.Sprintf("%q is not a whole number", v)})
+		} else {
+			st.Summarizer.DailyTokenBudget = n
+		}
+	}
+	return st, on("summarizer.clearApiKey"), errs
+}
+
+// formLines splits a textarea into its non-empty, trimmed lines.
+func formLines(s string) []string {
+	out := []string{}
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// formRules reads the redaction rule rows. Built-in rules keep their
+// pattern (only their switch is read from the form); user rules can be
+// edited or removed; a filled-in "new rule" row is added. Built-ins missing
+// from the form are kept as they were.
+func formRules(c *fiber.Ctx, cur []models.RedactionRule) []models.RedactionRule {
+	builtin := map[string]models.RedactionRule{}
+	for _, r := range models.BuiltinRedactionRules() {
+		builtin[r.Name] = r
+	}
+	count, _ := strconv.Atoi(c.FormValue("privacy.redactionRules.count"))
+	count = min(max(count, 0), 1000)
+	out := []models.RedactionRule{}
+	seen := map[string]bool{}
+	for i := 0; i < count; i++ {
+		field := func(name string) string { return c.FormValue("privacy.redactionRules." + strconv.Itoa(i) + "." + name) }
+		name := strings.TrimSpace(field("name"))
+		enabled := field("enabled") == "on"
+		if field("builtin") == "1" {
+			if r, ok := builtin[name]; ok && !seen[name] {
+				r.Enabled = enabled
+				out = append(out, r)
+				seen[name] = true
+			}
+			continue
+		}
+		if field("remove") == "on" {
+			continue
+		}
+		out = append(out, models.RedactionRule{Name: name, Pattern: field("pattern"), Enabled: enabled})
+	}
+	for _, r := range cur {
+		if r.Builtin && !seen[r.Name] {
+			out = append(out, r)
+		}
+	}
+	if name, pattern := strings.TrimSpace(c.FormValue("newRule.name")), c.FormValue("newRule.pattern"); name != "" || pattern != "" {
+		out = append(out, models.RedactionRule{Name: name, Pattern: pattern, Enabled: true})
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// SettingsPage is the view model of /settings.
+type SettingsPage struct {
+	Meta PageMeta
+	// S is the settings shown: those in force, or the ones just submitted
+	// when they failed validation (so the user sees what they typed).
+	S models.Settings
+	// APIKeySet tells whether a summarizer API key is stored; the key itself
+	// never reaches the page.
+	APIKeySet bool
+	// Errors maps a field path (as models.FieldError.Field) to its message.
+	Errors map[string]string
+	// Notice is a success message; Warning asks for a confirmation.
+	Notice, Warning string
+	// RetentionConfirm, when not empty, is the retention (in days) whose
+	// deletions the user is asked to confirm by saving again.
+	RetentionConfirm string
+	// RetentionCount is how many observations the shown retention would
+	// delete now.
+	RetentionCount int64
+	// Projects are the known projects (for the preview and hints).
+	Projects []string
+	Preview  ContextPreview
+}
+
+// ContextPreview is what a new session of Project would be given now.
+type ContextPreview struct {
+	Project   string
+	Text      string
+	Tokens    int
+	Bytes     int
+	MaxTokens int
+}
+
+func (p SettingsPage) fieldErr(field string) string { return p.Errors[field] }
+
+func settingsLines(ss []string) string { return strings.Join(ss, "\n") }
+
+func settingsFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func ruleField(i int, name string) string {
+	return "privacy.redactionRules." + strconv.Itoa(i) + "." + name
+}
+
+// settingsFieldID turns a field path into an element id.
+func settingsFieldID(field string) string { return "f-" + strings.ReplaceAll(field, ".", "-") }
+
+// settingsErrID is the id of a field's error message (aria-describedby).
+func settingsErrID(field string) string { return settingsFieldID(field) + "-err" }
