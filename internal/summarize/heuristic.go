@@ -335,6 +335,7 @@ func fixedLater(in *Input, obs []models.Observation, i int) (int, []string) {
 var (
 	sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
 	nextHint    = regexp.MustCompile(`(?i)\b(next step|next,|todo|remaining|still need|not yet|left to|follow[- ]up|you (can|could|may|might|should) |i('d| would) (suggest|recommend)|consider )`)
+	nextPrefix  = regexp.MustCompile(`(?i)^(next steps?|next|todo)\s*[:,\-–]\s*`)
 	markdownRe  = regexp.MustCompile("(?m)^\\s*(#+|[-*]|\\d+\\.)\\s+")
 )
 
@@ -370,6 +371,7 @@ func nextFromAnswer(text string) []string {
 	var out []string
 	for _, s := range sentences(text) {
 		if nextHint.MatchString(s) {
+			s = nextPrefix.ReplaceAllString(s, "")
 			out = append(out, strings.TrimRight(clip(s, 240), "."))
 			if len(out) == 2 {
 				break

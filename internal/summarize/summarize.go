@@ -144,7 +144,7 @@ func cutLabel(line string) (label, rest string, ok bool) {
 			if len(line) > len(alias) && strings.EqualFold(line[:len(alias)], alias) {
 				after := strings.TrimLeft(line[len(alias):], "*")
 				if strings.HasPrefix(after, ":") {
-					return f, after[1:], true
+					return f, strings.TrimLeft(after[1:], "* "), true
 				}
 			}
 		}
