@@ -1,0 +1,198 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mneme-dev/mneme/internal/testutil"
+)
+
+type settingsDoc struct {
+	Injection struct {
+		MaxInjectTokens int `json:"maxInjectTokens"`
+	} `json:"injection"`
+	Privacy struct {
+		RedactionRules []struct {
+			Name    string `json:"name"`
+			Pattern string `json:"pattern"`
+			Enabled bool   `json:"enabled"`
+		} `json:"redactionRules"`
+	} `json:"privacy"`
+}
+
+func getSettings(t *testing.T, srv *testutil.Server) settingsDoc {
+	t.Helper()
+	var s settingsDoc
+	srv.GetJSON(t, "/api/settings", &s)
+	return s
+}
+
+// seedSettingsDemo records work in two projects so the preview has content.
+func seedSettingsDemo(t *testing.T, srv *testutil.Server) {
+	t.Helper()
+	for i := 0; i < 3; i++ {
+		s := fmt.Sprintf("demo-%d", i)
+		srv.Hook(t, "user-prompt-submit", prompt(s, s+"-p", "make the importer handle empty CSV files, case "+s))
+		srv.Hook(t, "post-tool-use-failure", bashFailure(s, s+"-f", "go test ./importer/...", "--- FAIL: TestEmptyCSV"))
+		for k := 0; k < 6; k++ {
+			srv.Hook(t, "post-tool-use", bashCall(s, fmt.Sprintf("%s-%d", s, k), fmt.Sprintf("go build ./cmd/tool%d", k), "ok"))
+		}
+	}
+	other := map[string]any{"session_id": "elsewhere", "cwd": "/tmp/other-project", "hook_event_name": "UserPromptSubmit",
+		"prompt_id": "o1", "prompt": "write the other project's README", "transcript_path": ""}
+	srv.Hook(t, "user-prompt-submit", other)
+}
+
+// TestBrowserSettings edits the settings page in Chromium: an invalid regex
+// is refused with its error next to the field, a fixed one saves, the
+// budget change applies at once and the preview shows the smaller block;
+// the live rule test and preview refresh work.
+func TestBrowserSettings(t *testing.T) {
+	srv := testutil.NewServer(t)
+	seedSettingsDemo(t, srv)
+	before := getSettings(t, srv)
+	n := len(before.Privacy.RedactionRules)
+	b := newBrowser(t, 1280, 1000)
+
+	b.do(t, chromedp.Navigate(srv.URL+"/settings?project=live-project"), chromedp.WaitVisible(chromedp.ID("settings-form")))
+	tokens0 := eval[int](t, b, `parseInt(document.getElementById("preview-tokens").textContent, 10)`)
+	if tokens0 < 200 || !strings.Contains(eval[string](t, b, `document.getElementById("preview-text").textContent`), "go test ./importer/...") {
+		t.Fatalf("preview before: %d tokens", tokens0)
+	}
+
+	// An invalid regex: refused, error next to the field, nothing saved.
+	b.do(t,
+		chromedp.SendKeys(chromedp.ID("f-newRule-name"), "ticket"),
+		chromedp.SendKeys(chromedp.ID("f-newRule-pattern"), "TICKET-(\\d+"),
+		chromedp.Click(chromedp.ID("settings-save")),
+		chromedp.WaitVisible(chromedp.ID("settings-errors")),
+	)
+	errField := fmt.Sprintf("f-privacy-redactionRules-%d-pattern", n)
+	msg := eval[string](t, b, fmt.Sprintf(`(function(){var e=document.getElementById(%q); return e ? e.textContent : "";})()`, errField+"-err"))
+	if !strings.Contains(msg, "missing closing )") {
+		t.Fatalf("error next to the pattern field = %q", msg)
+	}
+	// The message sits right after its input, in the same table cell.
+	if !eval[bool](t, b, fmt.Sprintf(`document.getElementById(%q).nextElementSibling.id === %q`, errField, errField+"-err")) {
+		t.Fatal("the error is not next to its field")
+	}
+	if got := getSettings(t, srv); len(got.Privacy.RedactionRules) != n {
+		t.Fatalf("an invalid rule was saved: %d rules", len(got.Privacy.RedactionRules))
+	}
+	shot(t, b, "settings-invalid-regex.png")
+
+	// Fix the pattern and lower the budget: saved and applied.
+	b.do(t,
+		chromedp.SetValue(chromedp.ID(errField), `TICKET-(\d+)`),
+		chromedp.SetValue(chromedp.ID("f-injection-maxInjectTokens"), "150"),
+		chromedp.Click(chromedp.ID("settings-save")),
+		chromedp.WaitVisible(chromedp.ID("settings-notice")),
+	)
+	after := getSettings(t, srv)
+	if after.Injection.MaxInjectTokens != 150 || len(after.Privacy.RedactionRules) != n+1 || after.Privacy.RedactionRules[n].Pattern != `TICKET-(\d+)` {
+		t.Fatalf("saved settings: %+v", after)
+	}
+	tokens1 := eval[int](t, b, `parseInt(document.getElementById("preview-tokens").textContent, 10)`)
+	if tokens1 == 0 || tokens1 > 150 || tokens1 >= tokens0 {
+		t.Fatalf("preview after lowering the budget: %d tokens (before %d)", tokens1, tokens0)
+	}
+	shot(t, b, "settings-saved.png")
+
+	// Preview refresh in place (settings.js) for another project.
+	b.do(t, chromedp.Evaluate[chromedp.Void](`window.__samePage = true;
+		var s = document.getElementById("preview-project"); s.value = "other-project"; s.dispatchEvent(new Event("change"));`))
+	b.waitFor(t, "the other project's preview", `document.getElementById("preview-text").textContent.includes("other project's README") && window.__samePage === true`, 5*time.Second)
+
+	// Live rule test: an invalid pattern shows its error, a valid one redacts.
+	b.do(t,
+		chromedp.WaitVisible(chromedp.ID("rule-test")),
+		chromedp.SetValue(chromedp.ID("rule-test-pattern"), "(oops"),
+		chromedp.SetValue(chromedp.ID("rule-test-sample"), "see TICKET-42 and TICKET-7"),
+		chromedp.Click(chromedp.ID("rule-test-run")),
+		chromedp.WaitVisible(chromedp.ID("rule-test-error")),
+	)
+	b.do(t,
+		chromedp.SetValue(chromedp.ID("rule-test-name"), "ticket"),
+		chromedp.SetValue(chromedp.ID("rule-test-pattern"), `TICKET-\d+`),
+		chromedp.Click(chromedp.ID("rule-test-run")),
+		chromedp.WaitVisible(chromedp.ID("rule-test-result")),
+	)
+	if got := eval[string](t, b, `document.getElementById("rule-test-result").textContent`); !strings.Contains(got, "2 match") || !strings.Contains(got, "see [REDACTED:ticket] and [REDACTED:ticket]") {
+		t.Fatalf("rule test result %q", got)
+	}
+	shot(t, b, "settings-rule-test.png")
+}
+
+// TestBrowserSettingsCrossOriginRefused: a page served from another
+// loopback port auto-submits a form to the worker's settings (with the
+// worker's cookie in the browser) and posts a prompt to the hook endpoint.
+// Both are refused and nothing changes.
+func TestBrowserSettingsCrossOriginRefused(t *testing.T) {
+	srv := testutil.NewServer(t)
+	seedSettingsDemo(t, srv)
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>evil</title>
+<form id="f" method="post" action="%[1]s/settings">
+<input name="injection.maxInjectTokens" value="1">
+<input name="privacy.redactionRules.count" value="0">
+<input name="retention.observationDays" value="1">
+<input name="retention.confirm" value="1">
+</form>
+<script>
+fetch(%[1]q + "/api/hooks/user-prompt-submit", {method: "POST", mode: "no-cors", credentials: "include",
+  body: JSON.stringify({session_id: "evil", hook_event_name: "UserPromptSubmit", prompt: "EVIL PROMPT", cwd: "/tmp/evil"})})
+  .finally(function () { document.getElementById("f").submit(); });
+</script>`, srv.URL)
+	}))
+	defer evil.Close()
+
+	before := getSettings(t, srv)
+	b := newBrowser(t, 1000, 800)
+	// The browser holds the worker's CSRF cookie: the strongest case.
+	b.do(t, chromedp.Navigate(srv.URL+"/settings"), chromedp.WaitVisible(chromedp.ID("settings-form")))
+	b.do(t, chromedp.Navigate(evil.URL+"/"))
+	// The page navigates itself: poll from Go, riding out the navigation.
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+		if err == nil && strings.HasPrefix(v, srv.URL+"/settings") && strings.Contains(v, "403") {
+			body = v
+			break
+		}
+	}
+	if !strings.Contains(body, "403") || !strings.Contains(body, "cross-origin") {
+		t.Fatalf("forged post answered: %q", body)
+	}
+	after := getSettings(t, srv)
+	if after.Injection.MaxInjectTokens != before.Injection.MaxInjectTokens || len(after.Privacy.RedactionRules) != len(before.Privacy.RedactionRules) {
+		t.Fatalf("settings changed by a cross-origin form: %+v", after)
+	}
+	if _, err := srv.Store.SessionByClaudeID(t.Context(), "evil"); err == nil {
+		t.Fatal("a cross-origin page injected a hook event")
+	}
+}
+
+// shot saves a screenshot when MNEME_SCREENSHOTS is set.
+func shot(t *testing.T, b *browser, name string) {
+	t.Helper()
+	dir := os.Getenv("MNEME_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
