@@ -55,11 +55,12 @@ func NewBrowser(t *testing.T) context.Context {
 }
 
 // maxInjectTokensField is the settings form's input for
-// injection.maxInjectTokens.
-const maxInjectTokensField = `input[name="injection.maxInjectTokens"]`
+// injection.maxInjectTokens (views/settings.templ).
+const maxInjectTokensField = `form#settings-form input[name="injection.maxInjectTokens"]`
 
 // setMaxInjectTokensInBrowser opens the settings page, types n into the
-// max_inject_tokens field and saves the form the way a user does.
+// max_inject_tokens field and clicks "Save settings", the way a user does,
+// then checks the page came back saying so with n in the field.
 func setMaxInjectTokensInBrowser(t *testing.T, m *Mneme, n int) {
 	t.Helper()
 	tab := NewBrowser(t)
@@ -69,23 +70,32 @@ func setMaxInjectTokensInBrowser(t *testing.T, m *Mneme, n int) {
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(m.URL+"/settings"),
 		chromedp.WaitVisible(field),
+	); err != nil {
+		t.Fatalf("open /settings: %v", err)
+	}
+	before, err := chromedp.Run(ctx, chromedp.Value(field))
+	if err != nil {
+		t.Fatalf("read max_inject_tokens: %v", err)
+	}
+	if err := chromedp.Do(ctx,
 		chromedp.Clear(field),
 		chromedp.SendKeys(field, strconv.Itoa(n)),
-		chromedp.Submit(field),
+		chromedp.Click(chromedp.ID("settings-save")),
+		// The form posts, the server redirects to /settings?saved=1.
+		chromedp.WaitVisible(chromedp.ID("settings-notice")),
 	); err != nil {
-		t.Fatalf("edit max_inject_tokens on /settings: %v", err)
+		html, _ := chromedp.Run(tab, chromedp.OuterHTML(chromedp.CSS("main")))
+		t.Fatalf("save max_inject_tokens on /settings: %v\npage:\n%s", err, html)
 	}
-	// After the save the page shows the stored value again.
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(field)); err != nil {
-		t.Fatalf("settings page after saving: %v", err)
-	}
+	notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("settings-notice")))
 	got, err := chromedp.Run(ctx, chromedp.Value(field))
 	if err != nil {
 		t.Fatalf("read max_inject_tokens back: %v", err)
 	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	t.Logf("settings page: max_inject_tokens %s → %s, notice %q at %s", before, got, notice, loc)
 	if got != strconv.Itoa(n) {
-		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("body")))
-		t.Fatalf("after saving, the field shows %q, want %d; page:\n%s", got, n, html)
+		t.Fatalf("after saving, the field shows %q, want %d", got, n)
 	}
 }
 
@@ -128,7 +138,7 @@ func TestClaudeCodeSettingsShrinkContext(t *testing.T) {
 		t.Fatalf("session 2 got no <mneme-context>")
 	}
 	checkContextBudget(t, block2, 2000)
-	t.Logf("session 2 context block with the default budget: %d bytes", len(block2))
+	t.Logf("session 2 context block with the default budget (%d bytes):\n%s", len(block2), block2)
 
 	const small = 200
 	live := m.CaptureStream(t, 0, "settings_changed")
