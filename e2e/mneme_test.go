@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -999,21 +998,4 @@ func TestClaudeCodeWithMnemeAutoStart(t *testing.T) {
 	checkSession1(t, m, s1, project, sid)
 	StopPID(t, h.PID)
 	assertDataDirClean(t, m.DataDir)
-}
-
-// settingsPageAvailable reports whether the worker serves /settings.
-func settingsPageAvailable(t *testing.T, m *Mneme) (bool, error) {
-	t.Helper()
-	resp, err := http.Get(m.URL + "/settings")
-	if err != nil {
-		return false, err
-	}
-	resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return true, nil
-	case http.StatusNotFound:
-		return false, nil
-	}
-	return false, errors.New("GET /settings: " + resp.Status)
 }
