@@ -11,7 +11,7 @@ var FeedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, Eve
 // order, across prompts, observations, summaries and session starts and ends.
 // It fetches one row more than limit so callers can tell whether more follow.
 func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit int) ([]Event, error) {
-	q := s.DB.WithContext(ctx).Where("kind IN ?", FeedKinds)
+	q := s.DB.WithContext(ctx).Select(eventColumns).Where("kind IN ?", FeedKinds)
 	if project != "" {
 		q = q.Where("project = ?", project)
 	}
@@ -23,9 +23,13 @@ func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit in
 // EventByID loads one event of the log.
 func (s *Store) EventByID(ctx context.Context, id int64) (*Event, error) {
 	var out Event
-	err := s.DB.WithContext(ctx).First(&out, id).Error
+	err := s.DB.WithContext(ctx).Select(eventColumns).First(&out, id).Error
 	return &out, notFound(err)
 }
+
+// eventColumns reads data as a BLOB, so it scans into json.RawMessage
+// whether it was stored as text or as bytes.
+const eventColumns = "id, kind, project, session_id, ref_id, CAST(data AS BLOB) AS data, created_at"
 
 // PromptsByIDs loads the prompts with the given ids, in id order.
 func (s *Store) PromptsByIDs(ctx context.Context, ids []int64) ([]Prompt, error) {
