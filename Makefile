@@ -31,6 +31,7 @@ dev: generate ## Run the worker with static files read from disk
 .PHONY: test
 test: ## Run every test (race detector on) and the real Claude Code e2e suite
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory fuzz-short
 
 .PHONY: e2e
 e2e: build ## Run only the end-to-end suite against real Claude Code
@@ -40,6 +41,32 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 .PHONY: bench
 bench: ## Run the benchmarks and print their figures
 	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./...
+
+# Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
+# where they stay as regression seeds that plain `go test` runs.
+FUZZ_TARGETS := hooks:FuzzDecode hooks:FuzzStripTags hooks:FuzzStripTagsJSON hooks:FuzzRedactor \
+	hooks:FuzzCompress models:FuzzSettingsValidate models:FuzzSearch
+FUZZTIME ?= 30s
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s)
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); \
+	done
+
+.PHONY: fuzz-short
+fuzz-short: ## A few seconds of fuzzing per target (run by make test)
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+.PHONY: soak
+soak: build ## Long durability/fault runs: 10,000-event kill -9 burst, 3 min of 8 parallel sessions
+	MNEME_SOAK=1 MNEME_SOAK_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 60m ./soak/
+
+.PHONY: bench-compare
+bench-compare: build ## Side by side with claude-mem (fetched with bun from npm into .cache/)
+	bash bench/compare/install.sh
+	$(GO) run ./bench/compare -root $(CURDIR)
 
 .PHONY: lint
 lint: ## gofmt check and go vet

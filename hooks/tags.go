@@ -23,7 +23,10 @@ func StripTags(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
-	lower := strings.ToLower(s)
+	// Byte-for-byte ASCII lowering: strings.ToLower changes the length of
+	// invalid UTF-8 and of some runes (İ, K), and the indexes found in
+	// lower are used to cut s (a fuzzed "\xee<privAte " panicked).
+	lower := asciiLower(s)
 	if !hasAnyTag(lower) {
 		return s
 	}
@@ -122,9 +125,28 @@ func StripTagsJSON(raw []byte) []byte {
 		return raw
 	}
 	// JSON encoders may write '<' as \u003c: look for tags in that form too.
-	lower := strings.ToLower(string(raw))
+	lower := asciiLower(string(raw))
 	if !hasAnyTag(lower) && !hasAnyTag(strings.ReplaceAll(lower, `\u003c`, "<")) {
 		return raw
 	}
 	return mapJSONStrings(raw, StripTags)
+}
+
+// asciiLower lowers A-Z only, so the result has exactly the bytes of s at
+// the same offsets. Tag names are ASCII.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -1,0 +1,58 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// FuzzSearch sends arbitrary query strings through NormalizeQuery and Search
+// against a real database: every query either runs or is refused with a
+// *QueryError (a clear message, HTTP 400), never a raw SQLite error.
+func FuzzSearch(f *testing.F) {
+	for _, q := range []string{
+		"migration", "go test", `"unclosed`, "a AND", "NOT", "title:foo", "nosuchcol:foo", "*x", "migr*",
+		"NEAR(a b, 3)", "(a OR b) NOT c", "foo_test.go", "-flag", "^start", `""""`, "a:b:c", "\x00", "é*",
+		"src/app.ts http://x", "{title input}: x", "AND OR NOT", "((((((((a))))))))",
+	} {
+		f.Add(q)
+	}
+	store, err := Open(filepath.Join(f.TempDir(), "fuzz.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { store.Close() })
+	ctx := context.Background()
+	err = store.Writer.Do(ctx, func(tx *gorm.DB) error {
+		ref, err := EnsureSession(tx, &Session{ClaudeSessionID: "fuzz", Project: "p", StartedAt: time.Now()})
+		if err != nil {
+			return err
+		}
+		if _, err := RecordPrompt(tx, ref.ID, "p", "p1", "fix the migration test", false, time.Now()); err != nil {
+			return err
+		}
+		id := "toolu_fuzz"
+		_, err = InsertObservation(tx, &Observation{SessionID: ref.ID, Project: "p", ToolUseID: &id, ToolName: "Bash", Kind: KindTest, Title: "Ran go test ./...", Output: "ok foo_test.go"})
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		_, err := store.Search(ctx, SearchQuery{Q: q, Limit: 5})
+		if err == nil {
+			return
+		}
+		var qe *QueryError
+		if !errors.As(err, &qe) {
+			t.Fatalf("query %q: %T %v, want *QueryError", q, err, err)
+		}
+		if qe.Msg == "" {
+			t.Fatalf("query %q: empty message", q)
+		}
+	})
+}
