@@ -68,6 +68,10 @@ bench-compare: build ## Side by side with claude-mem (fetched with bun from npm 
 	bash bench/compare/install.sh
 	$(GO) run ./bench/compare -root $(CURDIR)
 
+.PHONY: screenshots
+screenshots: ## Save PNGs of every viewer page, both themes and a narrow window, to .cache/screenshots
+	MNEME_SCREENSHOTS=$(CURDIR)/.cache/screenshots $(GO) test -count=1 -run TestScreenshots ./web/
+
 .PHONY: lint
 lint: ## gofmt check and go vet
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
