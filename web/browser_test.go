@@ -332,3 +332,23 @@ func TestBrowserLoadMoreAndTheme(t *testing.T) {
 		t.Errorf("dark theme background %s", bg)
 	}
 }
+
+// TestBrowserFilteredLiveFeed: with "failures only", live rows that do not
+// match the filter stay out (the server answers their fragment with 204).
+func TestBrowserFilteredLiveFeed(t *testing.T) {
+	srv := testutil.NewServer(t)
+	srv.SeedFixture(t)
+	b := newBrowser(t, 1280, 800)
+	b.do(t, chromedp.Navigate(srv.URL+"/?failures=1"))
+	b.waitFor(t, "the live state", liveState+` === "live"`, 10*time.Second)
+	srv.Hook(t, "post-tool-use", bashCall("filtered", "toolu_f1", "echo filtered-success", "ok"))
+	srv.Hook(t, "user-prompt-submit", prompt("filtered", "p-f1", "a prompt the filter hides"))
+	srv.Hook(t, "post-tool-use-failure", bashFailure("filtered", "toolu_f2", "make filtered-failure", "exit status 2"))
+	b.waitFor(t, "the failure", firstRowHas("make filtered-failure"), 5*time.Second)
+	if text := eval[string](t, b, `document.getElementById("feed").textContent`); strings.Contains(text, "filtered-success") || strings.Contains(text, "the filter hides") {
+		t.Errorf("rows outside the filter arrived live")
+	}
+	if n := eval[int](t, b, `document.querySelectorAll("#feed > .row:not(.row-fail)").length`); n != 0 {
+		t.Errorf("%d rows that are not failures", n)
+	}
+}
