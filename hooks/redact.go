@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/mneme-dev/mneme/models"
@@ -24,6 +25,10 @@ type compiledRule struct {
 	re     *regexp.Regexp
 	secret int // index of the (?P<secret>…) group, or -1 to replace the whole match
 	marker string
+	// need lists lower-case literals one of which every match contains;
+	// nil when the pattern has no such literal. A text containing none of
+	// them is skipped without running the (slow, \b-led) regexp.
+	need []string
 }
 
 // NewRedactor compiles the enabled rules. Invalid rules are skipped (settings
@@ -43,6 +48,7 @@ func NewRedactor(rules []models.RedactionRule) *Redactor {
 			re:     re,
 			secret: re.SubexpIndex("secret"),
 			marker: redactedPrefix + rule.Name + "]",
+			need:   requiredLiterals(rule.Pattern),
 		})
 	}
 	return r
@@ -53,10 +59,94 @@ func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
+	lower := foldForFilter(s)
 	for _, rule := range r.rules {
-		s = rule.apply(s)
+		if !rule.mayMatch(lower) {
+			continue
+		}
+		if out := rule.apply(s); out != s {
+			s = out
+			lower = foldForFilter(s)
+		}
 	}
 	return s
+}
+
+// foldForFilter lower-cases s for the literal prefilter. Go's (?i) also
+// folds ſ (U+017F) to s; K (U+212A) is lowered to k by ToLower already.
+func foldForFilter(s string) string {
+	l := strings.ToLower(s)
+	if strings.Contains(l, "ſ") {
+		l = strings.ReplaceAll(l, "ſ", "s")
+	}
+	return l
+}
+
+func (c compiledRule) mayMatch(lower string) bool {
+	if c.need == nil {
+		return true
+	}
+	for _, lit := range c.need {
+		if strings.Contains(lower, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiterals returns lower-case literals one of which every match of
+// pattern must contain, or nil when it cannot tell.
+func requiredLiterals(pattern string) []string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return required(re.Simplify())
+}
+
+func required(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{foldForFilter(string(re.Rune))}
+	case syntax.OpCapture:
+		return required(re.Sub[0])
+	case syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		// Any one part's requirement holds for the whole; keep the most
+		// selective (the longest shortest literal).
+		var best []string
+		bestLen := 0
+		for _, sub := range re.Sub {
+			lits := required(sub)
+			if lits == nil {
+				continue
+			}
+			shortest := len(lits[0])
+			for _, l := range lits {
+				shortest = min(shortest, len(l))
+			}
+			if shortest > bestLen {
+				best, bestLen = lits, shortest
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			lits := required(sub)
+			if lits == nil {
+				return nil
+			}
+			all = append(all, lits...)
+		}
+		return all
+	}
+	return nil
 }
 
 // Rules names the active rules, in the order they apply.

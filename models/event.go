@@ -39,7 +39,9 @@ func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data
 		return nil, err
 	}
 	ev := &Event{Kind: kind, Project: project, SessionID: sessionID, RefID: refID, Data: b, CreatedAt: time.Now().UTC()}
-	if err := tx.Create(ev).Error; err != nil {
+	err = tx.Raw(`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+		ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(b), ev.CreatedAt).Row().Scan(&ev.ID)
+	if err != nil {
 		return nil, err
 	}
 	return ev, nil

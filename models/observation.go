@@ -2,6 +2,9 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"time"
 
 	"gorm.io/gorm"
@@ -55,19 +58,23 @@ func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
-	if o.ToolUseID != nil {
-		var n int64
-		if err := tx.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ? AND tool_use_id = ?`, o.SessionID, *o.ToolUseID).Row().Scan(&n); err != nil {
-			return false, err
-		}
-		if n > 0 {
-			return false, nil
-		}
-	}
-	if err := tx.Create(o).Error; err != nil {
+	files, err := json.Marshal(o.Files)
+	if err != nil {
 		return false, err
 	}
-	return true, nil
+	// One statement on the hot path: the unique (session_id, tool_use_id)
+	// index turns a replay into no row, instead of a lookup then an insert
+	// through GORM's reflection.
+	err = tx.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
+			input, output, files, success, importance, duration_ms, excluded_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
+		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CreatedAt).
+		Row().Scan(&o.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // ObservationByID loads one observation.
