@@ -65,18 +65,20 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	mergeSecret(&next, cur, clearKey)
 	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != ""}
 	page.S.Summarizer.APIKey = ""
-	if len(errs) == 0 {
-		var ve *models.ValidationError
-		if err := next.Validate(); errors.As(err, &ve) {
-			errs = ve.Fields
-		} else if err != nil {
-			return err
-		}
+	// Validate the rest too, so every problem shows at once; a field that
+	// was not even a number keeps that message.
+	var ve *models.ValidationError
+	if err := next.Validate(); errors.As(err, &ve) {
+		errs = append(errs, ve.Fields...)
+	} else if err != nil {
+		return err
 	}
 	if len(errs) > 0 {
 		page.Errors = map[string]string{}
 		for _, fe := range errs {
-			page.Errors[fe.Field] = fe.Message
+			if page.Errors[fe.Field] == "" {
+				page.Errors[fe.Field] = fe.Message
+			}
 		}
 		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
 	}
