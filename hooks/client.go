@@ -90,6 +90,12 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 	if c.Spool.Pending() {
 		if err := c.flush(budget.Request); err != nil {
 			c.debugf("spool not flushed (%v); spooling this event too", err)
+			if errors.Is(err, errFlushBudget) || errors.Is(err, errSpoolBusy) {
+				// The worker is there but older events are still queued:
+				// this one goes behind them, and Claude Code goes on.
+				c.spool(slug, body)
+				return []byte(ContinueJSON)
+			}
 			if c.Spool.Pending() {
 				if c.tryStart(budget) == nil && c.flush(budget.Request) == nil {
 					return c.sendOrSpool(slug, body, budget, false)
@@ -163,13 +169,31 @@ func (c *Client) Healthy(timeout time.Duration) bool {
 }
 
 // flush replays the spool to the worker.
+// Older events are still spooled after a flush: the current event must be
+// spooled behind them rather than sent ahead.
+var (
+	errFlushBudget = errors.New("replay time budget used up; the rest stays spooled")
+	errSpoolBusy   = errors.New("another process is replaying the spool")
+)
+
+// flush replays the spool to the worker, starting new sends only within
+// timeout: a long backlog is left to later hooks and to the worker's own
+// replay instead of keeping Claude Code waiting (300 spooled events took a
+// second, 2,000 several).
 func (c *Client) flush(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	res, err := c.Spool.Replay(func(event string, body []byte) error {
+		if time.Now().After(deadline) {
+			return errFlushBudget
+		}
 		_, err := c.post(event, body, timeout)
 		return err
 	})
 	if res.Sent > 0 || res.Corrupt > 0 {
 		c.debugf("spool replayed: %d sent, %d set aside", res.Sent, res.Corrupt)
+	}
+	if err == nil && res.Busy {
+		return errSpoolBusy
 	}
 	return err
 }

@@ -112,6 +112,8 @@ func isSpoolFile(name string) bool {
 type ReplayResult struct {
 	Sent    int
 	Corrupt int
+	// Busy is set when another replay held the lock and nothing was done.
+	Busy bool
 }
 
 // Replay sends every spooled event, oldest first, through send. A line that
@@ -130,6 +132,7 @@ func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult,
 	}
 	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		res.Busy = true
 		return res, nil // another replay is running
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)

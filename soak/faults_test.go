@@ -383,3 +383,38 @@ func TestClockWentBack(t *testing.T) {
 		t.Errorf("event ids out of order")
 	}
 }
+
+// TestSpoolBacklogBounded: with hundreds of events waiting in the spool and
+// the worker up, one PostToolUse hook must not replay them all on Claude
+// Code's time; the rest is replayed by later hooks and the worker itself,
+// and every event is stored once, in order.
+func TestSpoolBacklogBounded(t *testing.T) {
+	n := scale(300, 2000)
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	var ids []string
+	var lines bytes.Buffer
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("toolu_backlog_%05d", i)
+		ids = append(ids, id)
+		b, _ := json.Marshal(map[string]any{"v": 1, "event": "post-tool-use", "spooledAt": time.Now().UTC(), "body": json.RawMessage(toolEvent("backlog", id, nil))})
+		lines.Write(append(b, '\n'))
+	}
+	// As if earlier hooks had spooled them while the worker was busy.
+	os.WriteFile(filepath.Join(dir, "spool", "pending.jsonl"), lines.Bytes(), 0o600)
+	last := "toolu_backlog_last"
+	r := hookMustNotBlock(t, p, toolEvent("backlog", last, nil))
+	t.Logf("first hook with %d events spooled: %s (%s)", n, r.Elapsed, bytes.TrimSpace(r.Stderr))
+	if r.Elapsed > 1500*time.Millisecond {
+		t.Errorf("the hook spent %s replaying the backlog: Claude Code waits for it", r.Elapsed)
+	}
+	waitSpoolEmpty(t, dir, 30*time.Second)
+	checkStored(t, p, append(ids, last))
+	db := openDB(t, dir)
+	var maxID, lastID int64
+	db.QueryRow(`SELECT MAX(id) FROM observations WHERE tool_use_id != ?`, last).Scan(&maxID)
+	db.QueryRow(`SELECT id FROM observations WHERE tool_use_id = ?`, last).Scan(&lastID)
+	if lastID < maxID {
+		t.Errorf("the new event was stored before spooled ones (id %d < %d): out of order", lastID, maxID)
+	}
+}
