@@ -36,7 +36,7 @@ func TestWorkerDownMidSession(t *testing.T) {
 		if r.Elapsed > slowest {
 			slowest, slowestAt = r.Elapsed, i
 		}
-		if i >= downAt && i < upAt && r.Elapsed > 2*time.Second {
+		if i >= downAt && i < upAt && r.Elapsed > 10*time.Second {
 			t.Errorf("event %d with the worker down took %s: Claude Code would stall", i, r.Elapsed)
 		}
 	}
