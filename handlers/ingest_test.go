@@ -656,3 +656,22 @@ func TestIngestResumeReopens(t *testing.T) {
 		t.Errorf("two real ends, two completions: %s", kinds)
 	}
 }
+
+// A tool call that arrives before its prompt is numbered by the current
+// counter; once the prompt is recorded, the turn's later calls get its
+// number (nothing stale is remembered from the early call).
+func TestIngestToolCallBeforeItsPrompt(t *testing.T) {
+	srv := testutil.NewServer(t)
+	tool := func(id string) map[string]any {
+		return map[string]any{"session_id": "early", "cwd": "/tmp/proj", "prompt_id": "p1", "tool_name": "Bash", "tool_use_id": id,
+			"tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "x"}}
+	}
+	srv.Hook(t, "post-tool-use", tool("t1"))
+	srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "early", "cwd": "/tmp/proj", "prompt_id": "p1", "prompt": "list"})
+	srv.Hook(t, "post-tool-use", tool("t2"))
+	srv.Hook(t, "post-tool-use", tool("t3"))
+	obs := observationsOf(t, srv, sessionRow(t, srv, "early").ID)
+	if len(obs) != 3 || obs[0].PromptNumber != 0 || obs[1].PromptNumber != 1 || obs[2].PromptNumber != 1 {
+		t.Errorf("prompt numbers: %d %d %d", obs[0].PromptNumber, obs[1].PromptNumber, obs[2].PromptNumber)
+	}
+}

@@ -58,19 +58,27 @@ func RecordPrompt(tx *gorm.DB, sessionID int64, project, promptID, text string, 
 // prompt carrying promptID if known, else the session's current counter.
 // private reports that the prompt was entirely private.
 func PromptNumber(tx *gorm.DB, sessionID int64, promptID string) (number int, private bool, err error) {
+	number, private, _, err = PromptTurn(tx, sessionID, promptID)
+	return number, private, err
+}
+
+// PromptTurn is PromptNumber that also reports whether promptID itself was
+// found: only then is the answer final (a prompt arriving late would
+// otherwise change it), and may be cached.
+func PromptTurn(tx *gorm.DB, sessionID int64, promptID string) (number int, private, found bool, err error) {
 	if promptID != "" {
 		row := tx.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
 			UNION ALL SELECT number, 1 FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
 			sessionID, promptID, sessionID, promptID).Row()
 		if err := row.Scan(&number, &private); err == nil {
-			return number, private, nil
+			return number, private, true, nil
 		}
 	}
 	// Without a known prompt_id the event belongs to the current prompt,
 	// which may itself be private.
 	err = tx.Raw(`SELECT s.prompt_counter, EXISTS (SELECT 1 FROM private_prompts pp WHERE pp.session_id = s.id AND pp.number = s.prompt_counter)
 		FROM sessions s WHERE s.id = ?`, sessionID).Row().Scan(&number, &private)
-	return number, private, err
+	return number, private, false, err
 }
 
 // ListFilter is the common offset/limit/project filter of the list APIs.

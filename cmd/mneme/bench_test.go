@@ -93,6 +93,11 @@ func toolEvent(session string, i int) []byte {
 		session, session, i, i, session, i))
 }
 
+// promptEvent opens the turn (prompt_id p1) that toolEvent's calls belong to.
+func promptEvent(session string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"cwd":"/home/dev/projects/notes-app","prompt_id":"p1","hook_event_name":"UserPromptSubmit","prompt":"build the project"}`, session))
+}
+
 // BenchmarkHookNoop is the floor: a Go binary that reads stdin and prints {}.
 func BenchmarkHookNoop(b *testing.B) {
 	_, noop := buildBinaries(b)
@@ -109,6 +114,7 @@ func BenchmarkHookPostToolUseWorkerUp(b *testing.B) {
 	srv := testutil.NewServer(b)
 	env := binEnv(b.TempDir(), srv.Port)
 	session := fmt.Sprintf("bench-up-%d", time.Now().UnixNano())
+	srv.Hook(b, "user-prompt-submit", promptEvent(session))
 	b.ResetTimer()
 	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, "hook", "post-tool-use")
 	report(b, times, floor)
@@ -164,6 +170,9 @@ func BenchmarkIngestConcurrent16(b *testing.B) {
 	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	url := srv.URL + "/api/hooks/post-tool-use"
 	stamp := time.Now().UnixNano()
+	for c := 0; c < clients; c++ {
+		srv.Hook(b, "user-prompt-submit", promptEvent(fmt.Sprintf("ingest-%d-%d", stamp, c)))
+	}
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
 		bodies[i] = toolEvent(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)

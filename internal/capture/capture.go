@@ -51,6 +51,7 @@ type Service struct {
 
 	policy   atomic.Pointer[hooks.Policy]
 	sessions sync.Map // claude session id → models.SessionRef
+	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	now      func() time.Time
 }
 
@@ -130,7 +131,41 @@ func (s *Service) remember(claudeID string, ref models.SessionRef) {
 }
 
 // Forget drops cached session lookups (after sessions are deleted).
-func (s *Service) Forget() { s.sessions.Clear() }
+func (s *Service) Forget() {
+	s.sessions.Clear()
+	s.turns.Clear()
+}
+
+// promptTurn is which prompt of a session a prompt_id is: a fact that never
+// changes once committed, so every tool call of a turn after the first
+// skips the lookup.
+type promptTurn struct {
+	promptID string
+	number   int
+	private  bool
+	found    bool // promptID was recorded: the answer is final
+}
+
+// promptTurn resolves the prompt an event belongs to, from the cache when
+// the session's latest prompt_id is this one.
+func (s *Service) promptTurn(tx *gorm.DB, sessionID int64, promptID string) (promptTurn, error) {
+	if promptID != "" {
+		if v, ok := s.turns.Load(sessionID); ok && v.(promptTurn).promptID == promptID {
+			return v.(promptTurn), nil
+		}
+	}
+	number, private, found, err := models.PromptTurn(tx, sessionID, promptID)
+	return promptTurn{promptID: promptID, number: number, private: private, found: found}, err
+}
+
+// rememberTurn caches a resolved prompt after its transaction committed.
+// An event without a prompt_id, or whose prompt has not arrived yet,
+// belonged to whatever prompt was current, which may move: never cached.
+func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
+	if sessionID != 0 && t.found {
+		s.turns.Store(sessionID, t)
+	}
+}
 
 func (s *Service) project(p *hooks.Payload) hooks.Project {
 	cwd := p.Cwd

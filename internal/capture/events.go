@@ -90,6 +90,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 	pol := s.Policy()
 	obs := pol.BuildObservation(p)
 	var ref models.SessionRef
+	var turn promptTurn
 	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
 		var err error
 		if ref, err = s.session(tx, p, pending); err != nil {
@@ -98,10 +99,10 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 		if obs == nil || pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
-		number, private, err := models.PromptNumber(tx, ref.ID, p.PromptID)
-		if err != nil || private {
+		if turn, err = s.promptTurn(tx, ref.ID, p.PromptID); err != nil || turn.private {
 			return err // the turn of a fully private prompt is not recorded
 		}
+		number := turn.number
 		o := *obs
 		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
 		inserted, err := models.InsertObservation(tx, &o)
@@ -116,6 +117,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 	})
 	if err == nil {
 		s.remember(p.SessionID, ref)
+		s.rememberTurn(ref.ID, turn)
 	}
 	return err
 }
