@@ -27,7 +27,7 @@ type Event struct {
 	Project   string          `json:"project"`
 	SessionID int64           `json:"sessionId"`
 	RefID     int64           `json:"refId"`
-	Data      json.RawMessage `gorm:"type:text" json:"data"`
+	Data      json.RawMessage `gorm:"type:text;serializer:json" json:"data"`
 	CreatedAt time.Time       `json:"createdAt"`
 }
 
