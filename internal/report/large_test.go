@@ -83,8 +83,8 @@ func (h *heapWatch) Write(p []byte) (int, error) {
 // full: the live heap must stay far below the size of the data, because
 // observations are read in batches of 500 and written as they come.
 func TestExportLargeSessionStreams(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large export skipped in -short mode")
+	if testing.Short() || raceEnabled {
+		t.Skip("large export skipped in -short mode and under -race (it measures the heap; -race multiplies time and memory)")
 	}
 	srv := testutil.NewServer(t)
 	sid := seedLarge(t, srv.Store, 10000, 4096)

@@ -1,0 +1,6 @@
+//go:build race
+
+package report_test
+
+// raceEnabled is true under the race detector.
+const raceEnabled = true
