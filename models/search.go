@@ -180,7 +180,7 @@ type ranked struct {
 	id     int64
 	rank   float64
 	ranked bool
-	at     string // created_at as stored, for the newest-first merge
+	at     int64 // created_at in Unix ns, for the newest-first merge
 }
 
 // RankLimit is how many raw matches a table may have for its hits to be
@@ -325,14 +325,22 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 		where = append(where, "c.session_id != ?")
 		args = append(args, q.ExcludeSessionID)
 	}
-	// CROSS JOIN keeps the FTS index as the outer loop (one primary-key
-	// lookup per match) rather than letting the planner scan by project.
-	score, order := t.bm25, "r"
+	// The content table is joined only when needed: for a filter (then
+	// CROSS JOIN keeps the FTS index as the outer loop, one primary-key
+	// lookup per match, rather than letting the planner scan by project),
+	// or for created_at in newest-first mode, where rowid order needs no
+	// sort and only the rows returned are looked up. Ranking unfiltered
+	// never touches the content table: on a large database those lookups
+	// are random reads and cost more than bm25 itself.
+	score, order, at := t.bm25, "r", "''"
 	if !rank {
-		score, order = "0", t.fts+".rowid DESC"
+		score, order, at = "0", t.fts+".rowid DESC", "c.created_at"
 	}
-	sql := "SELECT " + t.fts + ".rowid, " + score + " AS r, c.created_at FROM " + t.fts +
-		" CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid WHERE " + t.fts + " MATCH ?"
+	sql := "SELECT " + t.fts + ".rowid, " + score + " AS r, " + at + " FROM " + t.fts
+	if len(where) > 0 || !rank {
+		sql += " CROSS JOIN " + t.content + " c ON c.id = " + t.fts + ".rowid"
+	}
+	sql += " WHERE " + t.fts + " MATCH ?"
 	for _, w := range where {
 		sql += " AND " + w
 	}
@@ -350,7 +358,9 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 		if err := rows.Scan(&r.id, &r.rank, &at); err != nil {
 			return nil, err
 		}
-		r.at = parseStoredTime(at).Format(time.RFC3339Nano)
+		if !rank {
+			r.at = parseStoredTime(at).UnixNano()
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
