@@ -107,8 +107,9 @@ func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 		}
 		w = file
 	}
+	var bar *progressbar.ProgressBar
 	if isTTY(stderr) && file != nil {
-		bar := progressbar.NewOptions64(resp.ContentLength,
+		bar = progressbar.NewOptions64(resp.ContentLength,
 			progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("exporting"),
 			progressbar.OptionShowBytes(true),
@@ -116,10 +117,12 @@ func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
-		defer bar.Finish()
 		w = io.MultiWriter(w, bar)
 	}
 	n, err := io.Copy(w, resp.Body)
+	if bar != nil {
+		bar.Finish() // clears its line before anything else is printed
+	}
 	if file != nil {
 		if cerr := file.Close(); err == nil {
 			err = cerr
