@@ -132,6 +132,10 @@ func seedBench(b *testing.B) string {
 	return benchDir + keptDir
 }
 
+// runID keeps session ids of one benchmark run apart from those of earlier
+// runs on a kept database (MNEME_BENCH_KEEP).
+var runID = time.Now().UnixNano()
+
 // reportLatency reports p50 and p99 of the measured calls.
 func reportLatency(b *testing.B, lat []time.Duration) {
 	if len(lat) == 0 {
@@ -153,7 +157,7 @@ func BenchmarkSessionStartHook100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		body := srv.Hook(b, "session-start", ev(fmt.Sprintf("bench-start-%d-%d", b.N, i), "SessionStart", map[string]any{"source": "startup", "project": "proj1"}))
+		body := srv.Hook(b, "session-start", ev(fmt.Sprintf("bench-start-%d-%d-%d", runID, b.N, i), "SessionStart", map[string]any{"source": "startup", "project": "proj1"}))
 		lat = append(lat, time.Since(t0))
 		if i == 0 {
 			if ctx := additional(b, body); len(ctx) < 1000 {
@@ -213,8 +217,8 @@ func BenchmarkUserPromptSubmitHook100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		srv.Hook(b, "user-prompt-submit", ev(fmt.Sprintf("bench-prompt-%d", b.N), "UserPromptSubmit", map[string]any{
-			"prompt": benchPrompts[i%len(benchPrompts)], "prompt_id": fmt.Sprintf("p-%d-%d", b.N, i), "project": "proj3"}))
+		srv.Hook(b, "user-prompt-submit", ev(fmt.Sprintf("bench-prompt-%d-%d", runID, b.N), "UserPromptSubmit", map[string]any{
+			"prompt": benchPrompts[i%len(benchPrompts)], "prompt_id": fmt.Sprintf("p-%d", i), "project": "proj3"}))
 		lat = append(lat, time.Since(t0))
 	}
 	b.StopTimer()
