@@ -137,21 +137,38 @@ func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult,
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 
-	// Take the pending file out of the appenders' way, under their lock.
-	if err := s.rotate(); err != nil {
-		return res, err
-	}
-	files, err := filepath.Glob(filepath.Join(s.Dir, "replay-*.jsonl"))
-	if err != nil {
-		return res, err
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		if err := s.replayFile(f, send, &res); err != nil {
+	// Files set aside by an earlier, failed replay go first. Only once they
+	// are all sent is the pending file taken out of the appenders' way
+	// (under their lock) and replayed: while the worker stays down, each
+	// attempt then costs one failed send, and the spool stays one growing
+	// file instead of one more replay file per hook call.
+	for rotated := false; ; rotated = true {
+		files, err := filepath.Glob(filepath.Join(s.Dir, "replay-*.jsonl"))
+		if err != nil {
+			return res, err
+		}
+		if len(files) == 0 {
+			if rotated {
+				return res, nil
+			}
+			if err := s.rotate(); err != nil {
+				return res, err
+			}
+			continue
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			if err := s.replayFile(f, send, &res); err != nil {
+				return res, err
+			}
+		}
+		if rotated {
+			return res, nil
+		}
+		if err := s.rotate(); err != nil {
 			return res, err
 		}
 	}
-	return res, nil
 }
 
 func (s Spool) rotate() error {
@@ -197,6 +214,7 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 		return err
 	}
 	lines := bytes.Split(data, []byte("\n"))
+	done := 0 // lines sent or set aside from this file
 	for i, raw := range lines {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
@@ -205,11 +223,13 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 		if err := json.Unmarshal(raw, &line); err != nil || line.Event == "" || len(line.Body) == 0 {
 			s.reject(raw, "corrupt line")
 			res.Corrupt++
+			done++
 			continue
 		}
 		if line.V > SpoolVersion {
 			s.reject(raw, fmt.Sprintf("spool version %d is newer than this mneme (%d)", line.V, SpoolVersion))
 			res.Corrupt++
+			done++
 			continue
 		}
 		body := withEventTime(line.Body, line.SpooledAt)
@@ -218,7 +238,11 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 			if errors.As(err, &perm) {
 				s.reject(raw, perm.Error())
 				res.Corrupt++
+				done++
 				continue
+			}
+			if done == 0 {
+				return err // nothing sent or set aside: the file is as it was
 			}
 			rest := bytes.Join(lines[i:], []byte("\n"))
 			if werr := writeFileSync(path, rest); werr != nil {
@@ -227,6 +251,7 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 			return err
 		}
 		res.Sent++
+		done++
 	}
 	return os.Remove(path)
 }

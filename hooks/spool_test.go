@@ -246,3 +246,29 @@ func TestSpoolConcurrentAppendAndReplay(t *testing.T) {
 		t.Error("spool must be empty at the end")
 	}
 }
+
+// While the worker stays down, failed replays must not multiply files: the
+// spool stays a bounded number of files however many events wait.
+func TestSpoolDownKeepsFewFiles(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	down := errors.New("connection refused")
+	for i := 0; i < 50; i++ {
+		if _, err := s.Replay(func(string, []byte) error { return down }); err != nil && !errors.Is(err, down) {
+			t.Fatal(err)
+		}
+		s.Append("post-tool-use", []byte(fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "*.jsonl"))
+	if len(files) > 2 {
+		t.Errorf("%d spool files after 50 failed replays: %v", len(files), files)
+	}
+	got, res := collect(t, s)
+	if res.Sent != 50 {
+		t.Fatalf("sent %d, want 50", res.Sent)
+	}
+	for i, g := range got {
+		if g.body["n"].(float64) != float64(i) {
+			t.Fatalf("event %d is n=%v: order lost", i, g.body["n"])
+		}
+	}
+}

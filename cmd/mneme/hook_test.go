@@ -105,8 +105,8 @@ func TestHookWorkerDownSpoolsThenFlushes(t *testing.T) {
 			t.Errorf("worker down: the hook took %v", d)
 		}
 	}
-	// Each failed flush attempt sets the pending file aside for replay, so
-	// the events sit in several files; together they hold each one once.
+	// The first failed flush set the pending file aside for replay; later
+	// events wait in pending.jsonl. Together they hold each event once.
 	var spooled []byte
 	files, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl"))
 	for _, f := range files {
