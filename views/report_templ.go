@@ -846,7 +846,7 @@ func ReportAggregates(fails []ReportFailure, files []ReportFile, tests []ReportT
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var37 string
-				templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(reportFileChange(f))
+				templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(ReportFileChange(f))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/report.templ`, Line: 246, Col: 67}
 				}
@@ -1017,8 +1017,8 @@ func ReportAggregates(fails []ReportFailure, files []ReportFile, tests []ReportT
 	})
 }
 
-// reportFileChange describes how a report file was touched.
-func reportFileChange(f ReportFile) string {
+// ReportFileChange describes how a report file was touched.
+func ReportFileChange(f ReportFile) string {
 	switch {
 	case f.Created && f.Edits > 1:
 		return "created, then edited " + strconv.Itoa(f.Edits-1) + "×"

@@ -7,28 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
 )
-
-// failure is a failed call and, once seen, the call that fixed it.
-type failure struct {
-	Prompt     int       `json:"prompt"`
-	ID         int64     `json:"observationId"`
-	Tool       string    `json:"tool"`
-	Title      string    `json:"title"`
-	Reason     string    `json:"reason"`
-	Time       time.Time `json:"time"`
-	Fixed      bool      `json:"fixed"`
-	FixedByID  int64     `json:"fixedById,omitempty"`
-	FixedBy    string    `json:"fixedBy,omitempty"`
-	Changes    []string  `json:"changesBeforeFix,omitempty"`
-	key        string
-	file       string
-	test       bool
-	changesSet map[string]bool
-}
 
 // testRun is one test run.
 type testRun struct {
@@ -50,7 +31,7 @@ type fileTouch struct {
 // is bounded, with what was left out counted.
 type aggregates struct {
 	sess           *models.Session
-	Failures       []*failure   `json:"failures"`
+	failures       summarize.Tracker
 	Tests          []testRun    `json:"tests"`
 	Files          []*fileTouch `json:"files"`
 	files          map[string]*fileTouch
@@ -67,7 +48,9 @@ type aggregates struct {
 }
 
 func newAggregates(s *models.Session) *aggregates {
-	return &aggregates{sess: s, files: map[string]*fileTouch{}, Failures: []*failure{}, Tests: []testRun{}, Files: []*fileTouch{}}
+	a := &aggregates{sess: s, files: map[string]*fileTouch{}, Tests: []testRun{}, Files: []*fileTouch{}}
+	a.failures = summarize.Tracker{Max: maxFailures, Rel: a.rel}
+	return a
 }
 
 func (a *aggregates) rel(p string) string {
@@ -80,16 +63,6 @@ func (a *aggregates) rel(p string) string {
 	return p
 }
 
-func callKey(o *models.Observation) (key, file string) {
-	if len(o.Files) > 0 {
-		file = o.Files[0]
-	}
-	if o.ToolName == "Bash" {
-		return "bash:" + hooks.FirstLine(strings.TrimSpace(o.Input)), file
-	}
-	return o.ToolName + ":" + file, file
-}
-
 // add folds one observation into the aggregates.
 func (a *aggregates) add(o *models.Observation) {
 	a.observationsIn++
@@ -99,20 +72,9 @@ func (a *aggregates) add(o *models.Observation) {
 		return
 	}
 	test := summarize.IsTest(*o)
-	if o.Success {
-		a.resolve(o, test)
-	}
+	a.failures.Add(*o)
 	switch {
 	case !o.Success:
-		if len(a.Failures) >= maxFailures {
-			a.Dropped++
-			break
-		}
-		key, file := callKey(o)
-		a.Failures = append(a.Failures, &failure{
-			Prompt: o.PromptNumber, ID: o.ID, Tool: o.ToolName, Title: o.Title, Time: o.CreatedAt,
-			Reason: summarize.FailureReason(o.Output), key: key, file: file, test: test, changesSet: map[string]bool{},
-		})
 	case o.Kind == models.KindFileChange:
 		for _, f := range o.Files {
 			p := a.rel(f)
@@ -151,37 +113,12 @@ func (a *aggregates) add(o *models.Observation) {
 	}
 }
 
-// resolve marks the open failures that o fixes and notes the files changed
-// before each fix.
-func (a *aggregates) resolve(o *models.Observation, test bool) {
-	key, file := callKey(o)
-	for _, f := range a.Failures {
-		if f.Fixed {
-			continue
-		}
-		same := f.key == key || f.test && test ||
-			f.Tool == "Edit" && o.ToolName == "Write" && file != "" && file == f.file
-		if same {
-			f.Fixed, f.FixedByID, f.FixedBy = true, o.ID, o.Title
-			continue
-		}
-		if o.Kind == models.KindFileChange && len(f.Changes) < 5 {
-			for _, p := range o.Files {
-				if r := a.rel(p); !f.changesSet[r] {
-					f.changesSet[r] = true
-					f.Changes = append(f.Changes, r)
-				}
-			}
-		}
-	}
-}
-
 // resolution says in words how a failure ended.
-func (f *failure) resolution() string {
+func resolution(f *summarize.Failure) string {
 	if !f.Fixed {
 		return "not resolved in this session"
 	}
-	s := "fixed: " + f.FixedBy
+	s := "fixed: " + f.FixedBy.Title
 	if len(f.Changes) > 0 {
 		s += " (after changing " + strings.Join(f.Changes, ", ") + ")"
 	}
@@ -208,7 +145,7 @@ func statList(sd *sessionData, a *aggregates) [][2]string {
 		}
 	}
 	fixed := 0
-	for _, f := range a.Failures {
+	for _, f := range a.failures.Failures {
 		if f.Fixed {
 			fixed++
 		}
@@ -230,8 +167,9 @@ func statList(sd *sessionData, a *aggregates) [][2]string {
 }
 
 func (a *aggregates) omittedNote() string {
-	if a.Dropped == 0 {
+	n := a.Dropped + a.failures.Dropped
+	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d further failures, tests or files are counted but not listed (the lists are capped).", a.Dropped)
+	return fmt.Sprintf("%d further failures, tests or files are counted but not listed (the lists are capped).", n)
 }

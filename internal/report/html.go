@@ -86,10 +86,9 @@ func (r *htmlRenderer) endSession(sd *sessionData, a *aggregates) error {
 	r.closeList()
 	r.w.WriteString("</section>")
 	a.finish()
-	fails := make([]views.ReportFailure, len(a.Failures))
-	for i, f := range a.Failures {
-		title := f.Title
-		fails[i] = views.ReportFailure{Prompt: f.Prompt, Title: title, Reason: f.Reason, Fixed: f.Fixed, Resolution: f.resolution()}
+	fails := make([]views.ReportFailure, len(a.failures.Failures))
+	for i, f := range a.failures.Failures {
+		fails[i] = views.ReportFailure{Prompt: f.Obs.PromptNumber, Title: f.Obs.Title, Reason: f.Reason, Fixed: f.Fixed, Resolution: resolution(f)}
 	}
 	files := make([]views.ReportFile, len(a.Files))
 	for i, f := range a.Files {

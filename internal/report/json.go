@@ -98,23 +98,38 @@ func (r *jsonRenderer) call(o *models.Observation) error {
 	return r.value(o)
 }
 
+// jsonFailure is a failure in the JSON export.
 type jsonFailure struct {
-	*failure
-	Resolution string `json:"resolution"`
+	Prompt     int       `json:"prompt"`
+	ID         int64     `json:"observationId"`
+	Tool       string    `json:"tool"`
+	Title      string    `json:"title"`
+	Reason     string    `json:"reason"`
+	Time       time.Time `json:"time"`
+	Fixed      bool      `json:"fixed"`
+	FixedByID  int64     `json:"fixedById,omitempty"`
+	FixedBy    string    `json:"fixedBy,omitempty"`
+	Changes    []string  `json:"changesBeforeFix,omitempty"`
+	Resolution string    `json:"resolution"`
 }
 
 func (r *jsonRenderer) endSession(_ *sessionData, a *aggregates) error {
 	a.finish()
 	r.raw("]")
-	fails := make([]jsonFailure, len(a.Failures))
-	for i, f := range a.Failures {
-		fails[i] = jsonFailure{f, f.resolution()}
+	fails := make([]jsonFailure, len(a.failures.Failures))
+	for i, f := range a.failures.Failures {
+		o := f.Obs
+		fails[i] = jsonFailure{Prompt: o.PromptNumber, ID: o.ID, Tool: o.ToolName, Title: o.Title, Reason: f.Reason, Time: o.CreatedAt,
+			Fixed: f.Fixed, Changes: f.Changes, Resolution: resolution(f)}
+		if f.Fixed {
+			fails[i].FixedByID, fails[i].FixedBy = f.FixedBy.ID, f.FixedBy.Title
+		}
 	}
 	r.field("failures", fails)
 	r.field("tests", a.Tests)
 	r.field("files", a.Files)
-	if a.Dropped > 0 {
-		r.field("omittedFromLists", a.Dropped)
+	if n := a.Dropped + a.failures.Dropped; n > 0 {
+		r.field("omittedFromLists", n)
 	}
 	r.raw("}")
 	return nil

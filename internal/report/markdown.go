@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/views"
 )
 
 // mdRenderer writes Markdown. Stored text is escaped so that it cannot
@@ -108,15 +109,15 @@ func (r *mdRenderer) call(o *models.Observation) error {
 func (r *mdRenderer) endSession(sd *sessionData, a *aggregates) error {
 	a.finish()
 	fmt.Fprintf(r.w, "\n%s Failures and how they were resolved\n\n", r.h)
-	if len(a.Failures) == 0 {
+	if len(a.failures.Failures) == 0 {
 		r.w.WriteString("_No tool call failed._\n")
 	}
-	for _, f := range a.Failures {
-		fmt.Fprintf(r.w, "- **Prompt %d:** %s", f.Prompt, mdText(oneLine(f.Title)))
+	for _, f := range a.failures.Failures {
+		fmt.Fprintf(r.w, "- **Prompt %d:** %s", f.Obs.PromptNumber, mdText(oneLine(f.Obs.Title)))
 		if f.Reason != "" {
 			fmt.Fprintf(r.w, " — _%s_", mdText(f.Reason))
 		}
-		fmt.Fprintf(r.w, "\n  → %s\n", mdText(f.resolution()))
+		fmt.Fprintf(r.w, "\n  → %s\n", mdText(resolution(f)))
 	}
 	fmt.Fprintf(r.w, "\n%s Files touched\n\n", r.h)
 	if len(a.Files) == 0 {
@@ -124,7 +125,7 @@ func (r *mdRenderer) endSession(sd *sessionData, a *aggregates) error {
 	} else {
 		r.w.WriteString("| File | Change |\n|---|---|\n")
 		for _, f := range a.Files {
-			fmt.Fprintf(r.w, "| `%s` | %s |\n", strings.ReplaceAll(f.Path, "`", "'"), fileChange(f))
+			fmt.Fprintf(r.w, "| `%s` | %s |\n", strings.ReplaceAll(f.Path, "`", "'"), views.ReportFileChange(views.ReportFile{Path: f.Path, Created: f.Created, Edits: f.Edits}))
 		}
 	}
 	fmt.Fprintf(r.w, "\n%s Tests\n\n", r.h)
@@ -178,16 +179,4 @@ func pickSummaries(all []models.Summary) []models.Summary {
 		return turns
 	}
 	return append([]models.Summary{*head}, turns...)
-}
-
-func fileChange(f *fileTouch) string {
-	switch {
-	case f.Created && f.Edits > 1:
-		return fmt.Sprintf("created, then edited %d×", f.Edits-1)
-	case f.Created:
-		return "created"
-	case f.Edits > 1:
-		return fmt.Sprintf("modified (%d edits)", f.Edits)
-	}
-	return "modified"
 }

@@ -23,15 +23,6 @@ func (Heuristic) Name() string { return GenHeuristic }
 // Summarize builds the summary; it never fails.
 func (h Heuristic) Summarize(_ context.Context, in *Input) (Result, error) { return h.Build(in), nil }
 
-// failure is a failed tool call and what became of it.
-type failure struct {
-	obs     models.Observation
-	label   string // `go test ./...` or "Edit jwt.go"
-	reason  string
-	fixedBy int      // index of the call that succeeded later; -1 if none
-	changes []string // files changed between the failure and the fix
-}
-
 // testRun is the latest run of one test command.
 type testRun struct {
 	cmd    string
@@ -49,18 +40,16 @@ func (Heuristic) Build(in *Input) Result {
 		commands             ordered
 		tests                = map[string]*testRun{}
 		testOrder            []string
-		failures             []*failure
+		tracker              = Tracker{Rel: in.rel}
 		hidden               int
 		editCounts           = map[string]int{}
 	)
-	for i, o := range obs {
+	for _, o := range obs {
+		tracker.Add(o)
 		switch {
 		case o.ExcludedBy != "":
 			hidden++
 		case !o.Success:
-			f := &failure{obs: o, label: failureLabel(in, o), reason: FailureReason(o.Output), fixedBy: -1}
-			f.fixedBy, f.changes = fixedLater(in, obs, i)
-			failures = append(failures, f)
 			if IsTest(o) {
 				cmd := command(o)
 				if tests[cmd] == nil {
@@ -131,11 +120,12 @@ func (Heuristic) Build(in *Input) Result {
 	r.Completed = completed
 
 	// Investigated: why things failed, and what was looked at.
+	failures := tracker.Failures
 	var inv []string
 	for _, f := range failures {
-		s := "why " + f.label + " failed"
-		if f.reason != "" {
-			s += " (" + f.reason + ")"
+		s := "why " + failureLabel(in, f.Obs) + " failed"
+		if f.Reason != "" {
+			s += " (" + f.Reason + ")"
 		}
 		inv = append(inv, s)
 	}
@@ -156,15 +146,15 @@ func (Heuristic) Build(in *Input) Result {
 	// Learned: the failures that were fixed, and how.
 	var learned []string
 	for _, f := range failures {
-		if f.fixedBy < 0 {
+		if !f.Fixed {
 			continue
 		}
-		s := f.label + " failed"
-		if f.reason != "" {
-			s += " with \"" + f.reason + "\""
+		s := failureLabel(in, f.Obs) + " failed"
+		if f.Reason != "" {
+			s += " with \"" + f.Reason + "\""
 		}
-		if len(f.changes) > 0 {
-			s += "; fixed by changing " + joinMax(f.changes, 4)
+		if len(f.Changes) > 0 {
+			s += "; fixed by changing " + joinMax(f.Changes, 4)
 		} else {
 			s += "; it succeeded when run again"
 		}
@@ -176,10 +166,10 @@ func (Heuristic) Build(in *Input) Result {
 	var next []string
 	next = append(next, failing...)
 	for _, f := range failures {
-		if f.fixedBy < 0 && !IsTest(f.obs) {
-			s := "fix " + f.label
-			if f.reason != "" {
-				s += " (" + f.reason + ")"
+		if !f.Fixed && !IsTest(f.Obs) {
+			s := "fix " + failureLabel(in, f.Obs)
+			if f.Reason != "" {
+				s += " (" + f.Reason + ")"
 			}
 			next = append(next, s)
 		}
@@ -298,38 +288,6 @@ func FailureReason(out string) string {
 		}
 	}
 	return clip(oneLine(weak), 160)
-}
-
-// fixedLater finds a later successful call that redoes what obs[i] failed
-// to do, and the files changed in between.
-func fixedLater(in *Input, obs []models.Observation, i int) (int, []string) {
-	f := obs[i]
-	var changes ordered
-	for j := i + 1; j < len(obs); j++ {
-		o := obs[j]
-		if o.Success && o.Kind == models.KindFileChange {
-			for _, p := range o.Files {
-				changes.add(in.rel(p))
-			}
-		}
-		if !o.Success || o.ExcludedBy != "" {
-			continue
-		}
-		switch {
-		case f.ToolName == "Bash" && o.ToolName == "Bash":
-			same := hooks.FirstLine(command(o)) == hooks.FirstLine(command(f))
-			if same || IsTest(f) && IsTest(o) {
-				return j, changes.items
-			}
-		case f.ToolName != "Bash" && o.ToolName == f.ToolName:
-			if len(f.Files) == 0 || len(o.Files) > 0 && o.Files[0] == f.Files[0] {
-				return j, changes.items
-			}
-		case f.ToolName == "Edit" && o.ToolName == "Write" && len(f.Files) > 0 && len(o.Files) > 0 && o.Files[0] == f.Files[0]:
-			return j, changes.items
-		}
-	}
-	return -1, nil
 }
 
 var (
