@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/benchdb"
+)
+
+// procStatus reads a kB field (VmRSS, VmHWM) of /proc/<pid>/status, in MB.
+func procStatus(tb testing.TB, pid int, field string) float64 {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	tb.Fatalf("%s not in /proc/%d/status", field, pid)
+	return 0
+}
+
+// startServe runs the built binary's `mneme serve` on dataDir and waits for
+// /api/health.
+func startServe(b *testing.B, dataDir string) (pid, port int) {
+	b.Helper()
+	bin, _ := buildBinaries(b)
+	port = freePort(b)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = binEnv(dataDir, port)
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	for deadline := time.Now().Add(60 * time.Second); healthPID(port) != cmd.Process.Pid; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("mneme serve did not answer /api/health within 60s")
+		}
+	}
+	return cmd.Process.Pid, port
+}
+
+// BenchmarkWorkerRSS runs the real binary (`mneme serve`) and reads its
+// resident memory from /proc/<pid>/status: idle on an empty data dir, and
+// on the synthetic database (1M observations unless -short or
+// MNEME_BENCH_ROWS) after serving the feed, session list, searches, stats
+// and projects. Reported: rss-MB (VmRSS now) and peak-MB (VmHWM).
+func BenchmarkWorkerRSS(b *testing.B) {
+	b.Run("idle", func(b *testing.B) {
+		pid, _ := startServe(b, b.TempDir())
+		for i := 0; i < b.N; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
+		b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
+	})
+	rows := benchdb.Rows(b)
+	b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+		db := benchdb.Build(b, rows)
+		// The worker gets its own copy of the database: it may write (the
+		// summary queue, settings), and the shared one must stay as built.
+		dir := b.TempDir()
+		copyFile(b, filepath.Join(db.Dir, "mneme.db"), filepath.Join(dir, "mneme.db"))
+		pid, port := startServe(b, dir)
+		base := "http://127.0.0.1:" + strconv.Itoa(port)
+		paths := []string{"/api/stats", "/api/stats?days=90", "/api/projects", "/api/observations?limit=100",
+			"/api/sessions?limit=100", "/api/search?q=" + url.QueryEscape(benchdb.Word(300)),
+			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
+		for i := 0; i < b.N; i++ {
+			for _, p := range paths {
+				resp, err := http.Get(base + p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("GET %s: %d", p, resp.StatusCode)
+				}
+			}
+		}
+		b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
+		b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
+	})
+}
+
+func copyFile(tb testing.TB, from, to string) {
+	tb.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		tb.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
