@@ -39,8 +39,8 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 	$(GO) test -count=1 -v -timeout 10m ./e2e/
 
 .PHONY: bench
-bench: ## Run the benchmarks and print their figures
-	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./...
+bench: ## Run the benchmarks and print their figures (1M-row DB cached in .cache/bench; MNEME_BENCH_ROWS to change)
+	MNEME_BENCH_CACHE=$${MNEME_BENCH_CACHE:-$(CURDIR)/.cache/bench} $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 60m ./...
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.

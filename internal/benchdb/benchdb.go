@@ -117,6 +117,7 @@ func Build(tb testing.TB, rows int) *DB {
 func buildBenchDB(rows int) (*DB, error) {
 	var dir string
 	if cache := os.Getenv("MNEME_BENCH_CACHE"); cache != "" {
+		os.MkdirAll(cache, 0o700)
 		dir = filepath.Join(cache, fmt.Sprintf("mneme-bench-%d-v%d", rows, models.SchemaVersion()))
 	} else {
 		d, err := os.MkdirTemp("", "mneme-bench-")
