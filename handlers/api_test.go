@@ -403,3 +403,35 @@ func TestAPIProjectsAndStats(t *testing.T) {
 		w.expectError(t, http.MethodGet, "/api/stats"+bad.query, nil, 400, bad.msg)
 	}
 }
+
+func TestAPISessions(t *testing.T) {
+	w := apiSeed(t)
+	var page handlers.Page[models.SessionStats]
+	w.srv.GetJSON(t, "/api/sessions", &page)
+	if len(page.Items) != 2 || page.HasMore {
+		t.Fatalf("sessions = %+v", page)
+	}
+	var alpha models.SessionStats
+	for _, s := range page.Items {
+		if s.Project == "alpha" {
+			alpha = s
+		}
+	}
+	if alpha.Prompts != 1 || alpha.ToolCalls != 3 || alpha.Failures != 1 {
+		t.Errorf("alpha counts %+v", alpha)
+	}
+	w.srv.GetJSON(t, "/api/sessions?project=beta&limit=1", &page)
+	if len(page.Items) != 1 || page.Items[0].Project != "beta" {
+		t.Errorf("beta sessions = %+v", page.Items)
+	}
+	for _, id := range []string{fmt.Sprint(alpha.ID), "api-a"} { // database id or Claude's session_id
+		var d handlers.SessionDetail
+		w.srv.GetJSON(t, "/api/sessions/"+id, &d)
+		if d.Session == nil || d.Session.ID != alpha.ID || len(d.Prompts) != 1 || len(d.Observations) != 3 || len(d.Summaries) != 1 {
+			t.Errorf("/api/sessions/%s = %+v", id, d)
+		}
+	}
+	w.expectError(t, http.MethodGet, "/api/sessions/999999", nil, 404, "not found")
+	w.expectError(t, http.MethodGet, "/api/sessions?limit=0", nil, 400, "limit must be")
+	w.expectError(t, http.MethodGet, "/api/sessions?offset=-1", nil, 400, "offset must be")
+}
