@@ -309,7 +309,7 @@ func waitHealthy(url string, timeout time.Duration) error {
 func newMneme(bin string) *system {
 	port, _ := soak.FreePort()
 	data, _ := os.MkdirTemp("", "cmp-mneme-")
-	s := &system{name: "mneme", url: "http://127.0.0.1:" + strconv.Itoa(port), readNote: "GET /api/sessions/:id"}
+	s := &system{name: "mneme", url: "http://127.0.0.1:" + strconv.Itoa(port), readNote: "GET /api/observations?limit=20"}
 	s.start = func() (func(), error) {
 		p, err := soak.NewProc(bin, data)
 		if err != nil {
@@ -328,30 +328,10 @@ func newMneme(bin string) *system {
 	}
 	s.ingestPath = func(ev soak.Event) string { return "/api/hooks/" + ev.Slug }
 	s.ingestBody = func(ev soak.Event) []byte { return ev.Body }
-	sessionIDs := map[string]int64{}
 	s.readable = func(toolUseID string) (bool, error) {
-		// tool_use_id is toolu_<session>_<n>; find the session's id once.
-		sid := strings.TrimPrefix(toolUseID[:strings.LastIndexByte(toolUseID, '_')], "toolu_")
-		id, ok := sessionIDs[sid]
-		if !ok {
-			var list struct {
-				Items []struct {
-					ID              int64  `json:"id"`
-					ClaudeSessionID string `json:"claudeSessionId"`
-				} `json:"items"`
-			}
-			if err := getJSON(s.url+"/api/sessions?limit=100", &list); err != nil {
-				return false, err
-			}
-			for _, it := range list.Items {
-				sessionIDs[it.ClaudeSessionID] = it.ID
-			}
-			if id, ok = sessionIDs[sid]; !ok {
-				return false, nil
-			}
-		}
-		b, err := getBody(fmt.Sprintf("%s/api/sessions/%d", s.url, id))
-		return bytes.Contains(b, []byte(toolUseID)), err
+		// The newest observations, like claude-mem's /api/tool-uses.
+		b, err := getBody(s.url + "/api/observations?limit=20")
+		return bytes.Contains(b, []byte(`"`+toolUseID+`"`)), err
 	}
 	return s
 }
