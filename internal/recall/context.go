@@ -168,13 +168,19 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	notable := section{title: "## Notable recent activity"}
 	rest := make([]models.Observation, 0, len(obs))
 	for _, o := range obs {
-		if !listed[o.ID] && o.Kind != models.KindFileChange && o.Success {
+		// Failures fixed later stay worth knowing ("it failed, then this
+		// fixed it"); successful file changes are already listed above.
+		if !listed[o.ID] && (o.Kind != models.KindFileChange || !o.Success) {
 			rest = append(rest, o)
 		}
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Importance > rest[j].Importance })
 	for _, o := range rest {
-		notable.items = append(notable.items, obsLine(o, c))
+		line := obsLine(o, c)
+		if !o.Success {
+			line = strings.Replace(line, " [FAILED] (", " [failed, fixed later] (", 1)
+		}
+		notable.items = append(notable.items, line)
 	}
 	return append(secs, sessSec, failSec, decisions, notable), nil
 }

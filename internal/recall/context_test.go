@@ -174,7 +174,8 @@ func TestContextPriorityOrder(t *testing.T) {
 	order := []string{"## Recent sessions", "done: added a release target", "asked: make the tests pass",
 		"## Unresolved failures", fmt.Sprintf("#%d Ran `make release`", ids["buildfail"]),
 		"## Decisions and files changed", "CGO must stay off", "changed `parser.go`",
-		"## Notable recent activity", fmt.Sprintf("#%d Ran `go test ./...`: ok", ids["testpass"]), "Details: run `mneme search"}
+		"## Notable recent activity", fmt.Sprintf("#%d Ran `go test ./...`: 2 failed [failed, fixed later]", ids["testfail"]),
+		fmt.Sprintf("#%d Ran `go test ./...`: ok", ids["testpass"]), "Details: run `mneme search"}
 	last := -1
 	for _, s := range order {
 		i := strings.Index(out, s)
@@ -186,8 +187,9 @@ func TestContextPriorityOrder(t *testing.T) {
 		}
 		last = i
 	}
-	// The fixed test failure is resolved; the other project never appears.
-	if strings.Contains(out, fmt.Sprintf("#%d ", ids["testfail"])) || strings.Contains(out, "OTHERPROJ") {
+	// The fixed test failure is not unresolved; the other project never appears.
+	unresolved := out[strings.Index(out, "## Unresolved"):strings.Index(out, "## Decisions")]
+	if strings.Contains(unresolved, fmt.Sprintf("#%d ", ids["testfail"])) || strings.Contains(out, "OTHERPROJ") {
 		t.Fatalf("resolved failure or another project's content injected:\n%s", out)
 	}
 
