@@ -158,3 +158,8 @@ func replayFixture(t *testing.T, srv *testutil.Server) {
 		srv.Hook(t, slugs[head.Event], []byte(raw))
 	}
 }
+
+// modelsSessionFilter lists one project's sessions.
+func modelsSessionFilter(project string) models.SessionFilter {
+	return models.SessionFilter{Project: project, Limit: 10}
+}

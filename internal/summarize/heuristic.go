@@ -267,7 +267,7 @@ func failureLabel(in *Input, o models.Observation) string {
 }
 
 var (
-	reasonStrong = regexp.MustCompile(`(?i)\b(errors?|missing|not set|not found|no such|cannot|can't|undefined|panic|denied|refused|expected|unexpected|invalid|timed? ?out|unknown|permission|does not exist|doesn't exist)\b`)
+	reasonStrong = regexp.MustCompile(`(?i)\b(want|errors?|missing|not set|not found|no such|cannot|can't|undefined|panic|denied|refused|expected|unexpected|invalid|timed? ?out|unknown|permission|does not exist|doesn't exist)\b`)
 	reasonWeak   = regexp.MustCompile(`(?i)\b(fail|failed|fatal)\b`)
 	exitLine     = regexp.MustCompile(`(?i)^(exit (code|status)\s*-?\d+|FAIL\s*$|exit status \d+)$`)
 )
