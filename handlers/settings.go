@@ -65,6 +65,71 @@ func mergeSecret(next *models.Settings, cur models.Settings, clear bool) {
 	}
 }
 
+// overlayBase is a deep copy of the settings in force to decode a PUT body
+// over, with every list or map the body sends emptied first: decoding must
+// never write into the live settings' arrays, and a list sent replaces the
+// stored one rather than merging element by element.
+func overlayBase(cur models.Settings, body []byte) (models.Settings, error) {
+	var base models.Settings
+	b, err := json.Marshal(cur)
+	if err != nil {
+		return base, err
+	}
+	if err := json.Unmarshal(b, &base); err != nil {
+		return base, err
+	}
+	var probe map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return base, badRequest("malformed JSON: settings are an object of sections (privacy, capture, injection, retention, summarizer): " + err.Error())
+	}
+	sent := func(section, field string) bool { _, ok := probe[section][field]; return ok }
+	if sent("privacy", "excludeGlobs") {
+		base.Privacy.ExcludeGlobs = nil
+	}
+	if sent("privacy", "redactionRules") {
+		base.Privacy.RedactionRules = nil
+	}
+	if sent("privacy", "excludedProjects") {
+		base.Privacy.ExcludedProjects = nil
+	}
+	if sent("capture", "skipTools") {
+		base.Capture.SkipTools = nil
+	}
+	if sent("capture", "projectAliases") {
+		base.Capture.ProjectAliases = nil
+	}
+	if sent("injection", "disabledProjects") {
+		base.Injection.DisabledProjects = nil
+	}
+	return base, nil
+}
+
+// keepBuiltins makes sure the built-in redaction rules survive any edit:
+// they can be switched off, not removed or rewritten. A built-in left out
+// is kept as it was; one sent with another pattern gets its own back.
+func keepBuiltins(rules, cur []models.RedactionRule) []models.RedactionRule {
+	builtin := map[string]models.RedactionRule{}
+	for _, r := range models.BuiltinRedactionRules() {
+		builtin[r.Name] = r
+	}
+	out := make([]models.RedactionRule, 0, len(rules)+len(builtin))
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if b, ok := builtin[r.Name]; ok && r.Builtin {
+			r.Pattern = b.Pattern
+			seen[r.Name] = true
+		}
+		out = append(out, r)
+	}
+	for _, r := range cur {
+		if _, ok := builtin[r.Name]; ok && r.Builtin && !seen[r.Name] {
+			out = append(out, r)
+			seen[r.Name] = true
+		}
+	}
+	return out
+}
+
 // ShowSettingsJSON serves GET /api/settings. Secrets are never returned.
 func (h *Handler) ShowSettingsJSON(c *fiber.Ctx) error {
 	return c.JSON(publicSettings(h.Capture.Policy().Settings))
@@ -75,8 +140,12 @@ func (h *Handler) ShowSettingsJSON(c *fiber.Ctx) error {
 // whole (422 with per-field errors), stored, applied and announced.
 func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
 	cur := h.Capture.Policy().Settings
-	in := settingsInput{Settings: cur}
-	in.Summarizer.SummarizerSettings = cur.Summarizer
+	base, err := overlayBase(cur, c.Body())
+	if err != nil {
+		return err
+	}
+	in := settingsInput{Settings: base}
+	in.Summarizer.SummarizerSettings = base.Summarizer
 	in.Summarizer.APIKey = ""
 	if err := json.Unmarshal(c.Body(), &in); err != nil {
 		return badRequest("malformed JSON: " + err.Error())
@@ -84,6 +153,7 @@ func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
 	next := in.Settings
 	next.Summarizer = in.Summarizer.SummarizerSettings
 	mergeSecret(&next, cur, in.Summarizer.ClearAPIKey)
+	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
 	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
 		return err
 	}

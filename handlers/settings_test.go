@@ -63,6 +63,14 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 	if stored.Injection.MaxInjectTokens != 2000 {
 		t.Fatal("invalid settings were stored")
 	}
+	// A rejected PUT never touches the live settings (no decoding into
+	// their arrays).
+	if status, _ := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"x","pattern":"("}]}}`); status != http.StatusUnprocessableEntity {
+		t.Fatalf("invalid rules: %d", status)
+	}
+	if r := srv.Capture.Policy().Settings.Privacy.RedactionRules[0]; r.Name != "pem_private_key" || r.Pattern != models.BuiltinRedactionRules()[0].Pattern {
+		t.Fatalf("live settings changed by a rejected PUT: %+v", r)
+	}
 	if status, out := putSettings(t, srv, `{not json`); status != http.StatusBadRequest {
 		t.Fatalf("malformed: %d %s", status, out)
 	}
@@ -323,6 +331,10 @@ func TestReapplyRedaction(t *testing.T) {
 	}
 	if status, out := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"zeta","pattern":"ZETA-\\d+-SECRET","enabled":true}]}}`); status != 200 {
 		t.Fatalf("PUT: %d %s", status, out)
+	}
+	// Built-ins survive a PUT that leaves them out.
+	if st := srv.Capture.Policy().Settings; len(st.Privacy.RedactionRules) != len(models.BuiltinRedactionRules())+1 {
+		t.Fatalf("rules after PUT: %+v", st.Privacy.RedactionRules)
 	}
 	if status, _ := srv.Post(t, "/api/settings/reapply-redaction", `{}`); status != 400 {
 		t.Fatal("re-apply without confirm was accepted")
