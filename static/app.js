@@ -107,7 +107,7 @@
           setLive("offline", "offline");
           es.close();
           timer = setTimeout(connect, retry);
-          retry = Math.min(retry * 2, 10000);
+          retry = Math.min(retry * 2, 5000); // a local worker: retry often
         } else {
           setLive("offline", "reconnecting");
         }

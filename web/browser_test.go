@@ -65,7 +65,7 @@ func newBrowser(t *testing.T, width, height int) *browser {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 45*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() {
 		cancelTimeout()
 		cancelTab()
@@ -229,14 +229,14 @@ func TestBrowserReconnect(t *testing.T) {
 	if err := srv.Shutdown(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	b.waitFor(t, "the page to notice", liveState+` !== "live"`, 10*time.Second)
+	b.waitFor(t, "the page to notice", liveState+` !== "live"`, 15*time.Second)
 
 	srv2 := testutil.NewServerAt(t, dir, port)
 	// Ingested right away: the page is still waiting to retry, so these
 	// reach it through Last-Event-ID replay.
 	srv2.Hook(t, "post-tool-use", bashCall("after-restart", "toolu_r1", "echo after-restart-one", "1"))
 	srv2.Hook(t, "user-prompt-submit", prompt("after-restart", "p-r1", "what changed while you were down"))
-	b.waitFor(t, "the live state again", liveState+` === "live"`, 20*time.Second)
+	b.waitFor(t, "the live state again", liveState+` === "live"`, 30*time.Second)
 	b.waitFor(t, "the rows ingested meanwhile", firstRowHas("what changed while you were down")+
 		` && document.getElementById("feed").textContent.includes("echo after-restart-one")`, 10*time.Second)
 
