@@ -34,6 +34,7 @@ func TestScreenshots(t *testing.T) {
 		{"sessions", "/sessions", ".sessions-table"},
 		{"search", "/search?q=test*+OR+notes", "#results mark"},
 		{"stats", "/stats", "#chart-activity svg"},
+		{"settings", "/settings", "main form"},
 	}
 	b := newBrowser(t, 1280, 800)
 	for _, theme := range []string{"light", "dark"} {
