@@ -205,8 +205,15 @@ func humanDuration(d time.Duration) string {
 	}
 }
 
-// clock renders a timestamp as local time of day; dateTime with the date.
-func clock(t time.Time) string { return t.Local().Format("15:04:05") }
+// clock renders a timestamp as local time of day, with the date when it is
+// not today; dateTime always with the date.
+func clock(t time.Time) string {
+	t = t.Local()
+	if y, m, d := t.Date(); y == time.Now().Year() && m == time.Now().Month() && d == time.Now().Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("Jan 2 15:04")
+}
 
 func dateTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
 

@@ -49,6 +49,8 @@ func TestHelpers(t *testing.T) {
 		{displayPath("notes-app", "/etc/hosts"), "/etc/hosts"},
 		{displayPath("", "/a/b"), "/a/b"},
 		{kindLabel("file_change"), "file change"},
+		{clock(time.Date(2020, 3, 4, 5, 6, 7, 0, time.Local)), "Mar 4 05:06"},
+		{clock(time.Now()), time.Now().Format("15:04:05")},
 		{humanDuration(1500 * time.Millisecond), "2 s"},
 		{humanDuration(90 * time.Minute), "1 h 30 min"},
 		{humanDuration(250 * time.Millisecond), "250 ms"},
