@@ -999,3 +999,76 @@ func TestClaudeCodeWithMnemeAutoStart(t *testing.T) {
 	StopPID(t, h.PID)
 	assertDataDirClean(t, m.DataDir)
 }
+
+// TestClaudeCodeWithMnemeResume resumes session A (`claude -p --resume`)
+// after another session B in the same project: mneme keeps one row for A
+// (same session_id, source "resume", second prompt numbered 2, completed
+// again), and the context A gets on resume holds only what happened since
+// it was last active, B's work, not A's own.
+func TestClaudeCodeWithMnemeResume(t *testing.T) {
+	ClaudeBin(t)
+	m := NewMneme(t)
+	m.Serve(t)
+	project := NewProject(t, "mneme-e2e-resume")
+	s1, sidA := runSession1(t, m, project)
+	m.WaitSettled(t, sidA)
+
+	fakeB := NewFakeAPI(t,
+		ToolUse("Bash", map[string]any{"command": "echo bumped-to-7.3.1", "description": "bump the version"}),
+		Text("Version bumped."))
+	resB := m.Claude(t, fakeB, project, "Bump the version to 7.3.1 for the quokka milestone.")
+	sidB := resB.JSON.SessionID
+	m.WaitSettled(t, sidB)
+
+	// The resumed conversation already holds session A's tool results, so
+	// the fake's script index starts past them.
+	steps := append(append([]Step(nil), s1.Steps[:len(s1.Steps)-1]...), Text("Resumed and done."))
+	fakeA := NewFakeAPI(t, steps...)
+	res := RunClaude(context.Background(), t, ClaudeOptions{
+		Bin: ClaudeBin(t), Home: m.Home, Dir: project, BaseURL: fakeA.URL,
+		Prompt:  "Resume the zebra work.",
+		Args:    []string{"--resume", sidA, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
+		Timeout: claudeRunTimeout,
+	})
+	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sidA || res.JSON.Result != "Resumed and done." {
+		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
+	}
+	first := fakeA.FirstToolRequestBody()
+	if first == nil {
+		// With history, the first request of the resumed run already has
+		// tool results; take the first request the run made.
+		reqs := fakeA.ToolRequests()
+		if len(reqs) == 0 {
+			t.Fatalf("the resumed run made no model request")
+		}
+		first = reqs[0].Body
+	}
+	block := mnemeContext(first)
+	t.Logf("context on resume (%d bytes):\n%s", len(block), block)
+	if !strings.Contains(block, "quokka milestone") {
+		t.Errorf("the context on resume lacks session B's work (quokka milestone)")
+	}
+	if strings.Contains(block, session1Words) || strings.Contains(block, "nonexistent-dir") {
+		t.Errorf("the context on resume repeats session A's own history")
+	}
+	checkContextBudget(t, block, 2000)
+
+	d, raw := m.WaitSettled(t, sidA)
+	if d.Session.Source != "resume" || d.Session.Status != "completed" || d.Session.PromptCounter != 2 {
+		t.Errorf("resumed session: source %q status %q prompt counter %d, want resume completed 2\n%s",
+			d.Session.Source, d.Session.Status, d.Session.PromptCounter, raw)
+	}
+	if len(d.Prompts) != 2 || d.Prompts[1].Number != 2 || d.Prompts[1].Text != "Resume the zebra work." {
+		t.Errorf("resumed session prompts %+v, want the new prompt as number 2", d.Prompts)
+	}
+	if d.Session.LastAssistantMessage != "Resumed and done." {
+		t.Errorf("last assistant message %q after resume", d.Session.LastAssistantMessage)
+	}
+	var list struct {
+		Items []apiSession `json:"items"`
+	}
+	m.GetJSON(t, "/api/sessions?project="+filepath.Base(project), &list)
+	if len(list.Items) != 2 {
+		t.Errorf("%d sessions in the project after resume, want 2 (A and B): %+v", len(list.Items), list.Items)
+	}
+}
