@@ -1033,17 +1033,12 @@ func TestClaudeCodeWithMnemeResume(t *testing.T) {
 	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sidA || res.JSON.Result != "Resumed and done." {
 		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
 	}
-	first := fakeA.FirstToolRequestBody()
-	if first == nil {
-		// With history, the first request of the resumed run already has
-		// tool results; take the first request the run made.
-		reqs := fakeA.ToolRequests()
-		if len(reqs) == 0 {
-			t.Fatalf("the resumed run made no model request")
-		}
-		first = reqs[0].Body
+	// The resumed run's first request already carries A's tool results.
+	reqs := fakeA.ToolRequests()
+	if len(reqs) == 0 {
+		t.Fatalf("the resumed run made no model request")
 	}
-	block := mnemeContext(first)
+	block := mnemeContext(reqs[0].Body)
 	t.Logf("context on resume (%d bytes):\n%s", len(block), block)
 	if !strings.Contains(block, "quokka milestone") {
 		t.Errorf("the context on resume lacks session B's work (quokka milestone)")
