@@ -124,12 +124,53 @@ func StripTagsJSON(raw []byte) []byte {
 	if len(raw) == 0 {
 		return raw
 	}
-	// JSON encoders may write '<' as \u003c: look for tags in that form too.
-	lower := asciiLower(string(raw))
-	if !hasAnyTag(lower) && !hasAnyTag(strings.ReplaceAll(lower, `\u003c`, "<")) {
+	if !containsTagJSON(raw) {
 		return raw
 	}
 	return mapJSONStrings(raw, StripTags)
+}
+
+// containsTagJSON reports whether raw holds an opening tag of a stripped
+// kind, written "<name" or, as JSON encoders may, "\u003cname", in any
+// ASCII letter case. It scans raw in place: a 50 MB tool response used to
+// be copied three times here before anything was sent.
+func containsTagJSON(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		var rest []byte
+		switch c := raw[i]; {
+		case c == '<':
+			rest = raw[i+1:]
+		case c == '\\' && i+6 <= len(raw) && (raw[i+1] == 'u' || raw[i+1] == 'U') &&
+			raw[i+2] == '0' && raw[i+3] == '0' && raw[i+4] == '3' && (raw[i+5] == 'c' || raw[i+5] == 'C'):
+			rest = raw[i+6:]
+		default:
+			continue
+		}
+		for _, t := range strippedTags {
+			if hasPrefixFoldASCII(rest, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasPrefixFoldASCII reports whether b starts with the lower-case ASCII
+// word w, ignoring the case of b's letters.
+func hasPrefixFoldASCII(b []byte, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiLower lowers A-Z only, so the result has exactly the bytes of s at
