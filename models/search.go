@@ -29,6 +29,16 @@ const (
 	SnippetClose = "\x03"
 )
 
+// SearchTimeout bounds one search. A query FTS5 cannot answer quickly (a
+// prefix matching thousands of words, a phrase of very common words) is
+// interrupted and answered with a *QueryError asking for a narrower query,
+// rather than holding a connection for minutes.
+var SearchTimeout = 5 * time.Second
+
+// minPrefix is the shortest word prefix* accepted: shorter ones expand to
+// most of the vocabulary.
+const minPrefix = 3
+
 // MaxSearchWindow bounds Offset+Limit of one search: deep pages of a ranked
 // search cost a full ranking each and are never what a user wants.
 const MaxSearchWindow = 5000
@@ -210,6 +220,16 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
+	defer cancel()
+	hits, err := s.search(ctx, q, match)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return nil, &QueryError{Query: q.Q, Msg: fmt.Sprintf("the search took longer than %s; make it more specific (longer prefixes, fewer very common words)", SearchTimeout)}
+	}
+	return hits, err
+}
+
+func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
@@ -574,6 +594,9 @@ func normalizeWord(w, q string) (string, error) {
 	core, prefix := w, ""
 	if strings.HasSuffix(core, "*") {
 		core, prefix = strings.TrimSuffix(core, "*"), "*"
+		if n := utf8.RuneCountInString(strings.TrimLeft(core, "^")); n > 0 && n < minPrefix && !strings.Contains(core, ":") {
+			return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: a prefix search needs at least %d letters before the *", w, minPrefix)}
+		}
 	}
 	caret := ""
 	if strings.HasPrefix(core, "^") {

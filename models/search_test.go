@@ -300,6 +300,9 @@ func TestSearchInvalidQuery(t *testing.T) {
 		{`title:foo`, ""},
 		{`*`, "cannot start with '*'"},
 		{`-foo`, "no '-' operator"},
+		{`ab*`, "at least 3 letters"},
+		{`title:ab*`, "at least 3 letters"},
+		{`abc*`, ""},
 		{`   `, "enter something"},
 		{strings.Repeat("a ", 600), "longer than"},
 	}
@@ -319,6 +322,17 @@ func TestSearchInvalidQuery(t *testing.T) {
 		if !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("Search(%q): message %q lacks %q", tt.q, err.Error(), tt.msg)
 		}
+	}
+}
+
+func TestSearchTimeout(t *testing.T) {
+	f := seedSearch(t)
+	defer func(old time.Duration) { SearchTimeout = old }(SearchTimeout)
+	SearchTimeout = time.Nanosecond
+	_, err := f.s.Search(context.Background(), SearchQuery{Q: "schema"})
+	var qe *QueryError
+	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "took longer than") {
+		t.Errorf("err = %v, want a QueryError about time", err)
 	}
 }
 
