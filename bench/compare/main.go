@@ -35,8 +35,9 @@ type system struct {
 	url  string
 	// start launches the worker and returns a stop function.
 	start func() (stop func(), err error)
-	// hook returns the command Claude Code would run for PostToolUse.
-	hook func() *exec.Cmd
+	// hook returns the command Claude Code would run for an event
+	// (post-tool-use or session-start).
+	hook func(slug string) *exec.Cmd
 	// ingestPath and ingestBody map a native event to the system's own
 	// HTTP ingest call.
 	ingestPath func(ev soak.Event) string
@@ -53,6 +54,8 @@ type result struct {
 	hook               soak.Stats
 	hookErr            string
 	hookCPU            soak.Stats
+	start              soak.Stats
+	startErr           string
 	ingest             soak.Stats
 	throughput         float64
 	ingestErr          string
@@ -67,6 +70,7 @@ func main() {
 	events := flag.Int("events", 2000, "events in the ingest burst")
 	clients := flag.Int("clients", 16, "concurrent ingest clients")
 	starts := flag.Int("starts", 3, "cold starts per system")
+	sessionRuns := flag.Int("session-hooks", 30, "SessionStart hook runs per system")
 	only := flag.String("only", "", "run only this system (mneme or claude-mem)")
 	flag.Parse()
 
@@ -84,12 +88,28 @@ func main() {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "== %s\n", s.name)
-		results[s.name] = run(s, *hookRuns, *events, *clients, *starts)
+		results[s.name] = run(s, *hookRuns, *sessionRuns, *events, *clients, *starts)
 	}
 	printTable(systems, results, *events, *clients)
+	for _, d := range tempDirs {
+		os.RemoveAll(d)
+	}
 }
 
-func run(s *system, hookRuns, events, clients, starts int) *result {
+// tempDirs are the data directories made for the run, removed at the end.
+var tempDirs []string
+
+func tempDir(pattern string) string {
+	d, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tempDirs = append(tempDirs, d)
+	return d
+}
+
+func run(s *system, hookRuns, sessionRuns, events, clients, starts int) *result {
 	r := &result{}
 	var stop func()
 	for i := 0; i < starts; i++ {
@@ -120,18 +140,10 @@ func run(s *system, hookRuns, events, clients, starts int) *result {
 		if ev.ToolUseID == "" || len(hookLat) >= hookRuns {
 			continue
 		}
-		cmd := s.hook()
-		cmd.Stdin = bytes.NewReader(ev.Body)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		begin := time.Now()
-		err := cmd.Run()
-		hookLat = append(hookLat, time.Since(begin))
-		if cmd.ProcessState != nil {
-			hookCPU = append(hookCPU, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-		}
+		lat, cpu, err := runHook(s.hook("post-tool-use"), ev.Body)
+		hookLat, hookCPU = append(hookLat, lat), append(hookCPU, cpu)
 		if err != nil && r.hookErr == "" {
-			r.hookErr = fmt.Sprintf("%v: %s", err, strings.TrimSpace(errb.String()))
+			r.hookErr = err.Error()
 		}
 	}
 	r.hook = soak.Summarize(hookLat)
@@ -170,6 +182,22 @@ func run(s *system, hookRuns, events, clients, starts int) *result {
 	r.ingest = soak.Summarize(lat)
 	r.throughput = float64(ok) / elapsed.Seconds()
 	r.loadedRSS = rssOfListener(s.url)
+
+	// SessionStart on the project just filled: the hook that carries the
+	// context, in a new session each time.
+	var startLat []time.Duration
+	for i := 0; i < sessionRuns; i++ {
+		body, _ := json.Marshal(map[string]any{
+			"session_id": fmt.Sprintf("cmp-start-%s-%d", s.name, i), "cwd": "/home/dev/projects/compare",
+			"hook_event_name": "SessionStart", "source": "startup", "transcript_path": "/nonexistent.jsonl",
+		})
+		lat, _, err := runHook(s.hook("session-start"), body)
+		startLat = append(startLat, lat)
+		if err != nil && r.startErr == "" {
+			r.startErr = err.Error()
+		}
+	}
+	r.start = soak.Summarize(startLat)
 
 	// Ingest → readable through the read API, one event at a time.
 	var readLat []time.Duration
@@ -216,6 +244,24 @@ func run(s *system, hookRuns, events, clients, starts int) *result {
 	return r
 }
 
+// runHook runs one hook command with body on stdin and returns its wall
+// time and CPU time.
+func runHook(cmd *exec.Cmd, body []byte) (wall, cpu time.Duration, err error) {
+	cmd.Stdin = bytes.NewReader(body)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	begin := time.Now()
+	err = cmd.Run()
+	wall = time.Since(begin)
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return wall, cpu, err
+}
+
 func printTable(systems []*system, results map[string]*result, events, clients int) {
 	rows := [][]string{}
 	for _, s := range systems {
@@ -232,6 +278,7 @@ func printTable(systems []*system, results map[string]*result, events, clients i
 			[]string{s.name, "cold start → healthy", cold},
 			[]string{s.name, "PostToolUse hook spawn→exit p50 / p99 (own hook command)", statsOr(r.hook, r.hookErr)},
 			[]string{s.name, "PostToolUse hook CPU time (user+sys) p50 / p99", statsOr(r.hookCPU, "")},
+			[]string{s.name, "SessionStart hook spawn→exit p50 / p99 (after the burst)", statsOr(r.start, r.startErr)},
 			[]string{s.name, fmt.Sprintf("HTTP ingest latency p50 / p99 (%d clients)", clients), statsOr(r.ingest, r.ingestErr)},
 			[]string{s.name, fmt.Sprintf("ingest throughput (%d events, %d clients)", events, clients), fmt.Sprintf("%.0f events/s", r.throughput)},
 			[]string{s.name, "ingest → readable p50 / p99 (" + s.readNote + ")", statsOr(r.readable, r.readErr)},
@@ -308,7 +355,7 @@ func waitHealthy(url string, timeout time.Duration) error {
 
 func newMneme(bin string) *system {
 	port, _ := soak.FreePort()
-	data, _ := os.MkdirTemp("", "cmp-mneme-")
+	data := tempDir("cmp-mneme-")
 	s := &system{name: "mneme", url: "http://127.0.0.1:" + strconv.Itoa(port), readNote: "GET /api/observations?limit=20"}
 	s.start = func() (func(), error) {
 		p, err := soak.NewProc(bin, data)
@@ -321,8 +368,8 @@ func newMneme(bin string) *system {
 		}
 		return p.Stop, nil
 	}
-	s.hook = func() *exec.Cmd {
-		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", data, "hook", "post-tool-use")
+	s.hook = func(slug string) *exec.Cmd {
+		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", data, "hook", slug)
 		cmd.Env = append(os.Environ(), "MNEME_NO_AUTOSTART=1")
 		return cmd
 	}
@@ -345,7 +392,7 @@ func newClaudeMem(cache string) (*system, error) {
 		}
 	}
 	port, _ := soak.FreePort()
-	home, _ := os.MkdirTemp("", "cmp-claude-mem-home-")
+	home := tempDir("cmp-claude-mem-home-")
 	data := filepath.Join(home, "data")
 	env := append(os.Environ(),
 		"HOME="+home, "CLAUDE_MEM_DATA_DIR="+data, "CLAUDE_MEM_WORKER_PORT="+strconv.Itoa(port),
@@ -379,9 +426,10 @@ func newClaudeMem(cache string) (*system, error) {
 		}
 		return stop, nil
 	}
-	s.hook = func() *exec.Cmd {
+	s.hook = func(slug string) *exec.Cmd {
 		// What its hooks.json runs, minus the node wrapper that finds bun.
-		cmd := exec.Command(bun, script, "hook", "claude-code", "observation")
+		handler := map[string]string{"post-tool-use": "observation", "session-start": "context"}[slug]
+		cmd := exec.Command(bun, script, "hook", "claude-code", handler)
 		cmd.Dir = filepath.Dir(script)
 		cmd.Env = env
 		return cmd
