@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -283,7 +284,28 @@ func (h *Handler) ShowStats(c *fiber.Ctx) error {
 	}
 	p := statsPage(st)
 	p.Meta, p.Project, p.Projects, p.Days = h.PageMeta(c, "Stats", "stats"), project, facets.Projects, days
+	if p.LLM, err = h.llmSpend(c.UserContext()); err != nil {
+		return err
+	}
 	return render(c, views.Stats(p))
+}
+
+// llmSpend reads the token ledger against the daily budget in force.
+func (h *Handler) llmSpend(ctx context.Context) (views.LLMSpend, error) {
+	sum := h.Capture.Policy().Settings.Summarizer
+	t, err := h.Store.LedgerTotals(ctx, time.Now().UTC(), 30, sum.DailyTokenBudget)
+	if err != nil {
+		return views.LLMSpend{}, err
+	}
+	l := views.LLMSpend{
+		Summarizer: sum.Kind, DailyBudget: t.DailyBudget, Exceeded: t.BudgetExceeded,
+		TodayTokens: t.Today.InputTokens + t.Today.OutputTokens, TodayCalls: t.Today.Calls,
+		AllTokens: t.All.InputTokens + t.All.OutputTokens, AllCalls: t.All.Calls, AllCostUSD: t.All.CostUSD,
+	}
+	for _, d := range t.Days {
+		l.MonthTokens += d.InputTokens + d.OutputTokens
+	}
+	return l, nil
 }
 
 // statsPage turns the aggregates into the page's charts.

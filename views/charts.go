@@ -151,3 +151,6 @@ func shortDay(d string) string {
 	}
 	return d
 }
+
+// usd formats a cost estimate in dollars.
+func usd(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64) }
