@@ -237,16 +237,23 @@ func lastActive(db *gorm.DB, sessionID int64) (time.Time, error) {
 	return t, nil
 }
 
+// sessionWindow bounds how many of the latest sessions are looked at to find
+// those with something to say, so a pile of empty sessions costs little.
+const sessionWindow = 200
+
 func recentSessions(db *gorm.DB, project string, exclude int64, since time.Time, n int) ([]models.Session, error) {
 	var out []models.Session
 	if n <= 0 {
 		return out, nil
 	}
-	q := db.Where("project = ? AND id != ?", project, exclude)
-	if !since.IsZero() {
-		q = q.Where("started_at > ?", since)
-	}
-	err := q.Order("started_at DESC, id DESC").Limit(n).Find(&out).Error
+	// Sessions with nothing to say (started, never prompted) must not take
+	// the places of those that have.
+	err := db.Raw(`SELECT * FROM (SELECT * FROM sessions WHERE project = ? AND id != ? AND started_at > ?
+			ORDER BY started_at DESC, id DESC LIMIT ?) AS s
+		WHERE s.last_assistant_message != ''
+			OR EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id)
+			OR EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id)
+		ORDER BY s.started_at DESC, s.id DESC LIMIT ?`, project, exclude, since, sessionWindow, n).Scan(&out).Error
 	return out, err
 }
 

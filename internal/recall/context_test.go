@@ -157,6 +157,9 @@ func history(f *fixture) (old, recent, current int64, ids map[string]int64) {
 	ids["grep"] = f.obs(models.Observation{SessionID: recent, Project: "app", ToolName: "Grep", Title: "Grep `GOARCH`: 3 files", Kind: models.KindSearch, Success: true, Importance: 0.3})
 	f.summary(models.Summary{SessionID: recent, Project: "app", Kind: models.SummaryFinal, Request: "cross-compile for arm64",
 		Completed: "added a release target", Learned: "CGO must stay off for arm64 builds", NextSteps: "fix make release"})
+	for i := 0; i < 6; i++ { // started and left: nothing to say
+		f.session("app", fmt.Sprintf("empty-%d", i), "")
+	}
 	other := f.session("secret-proj", "x", "OTHERPROJ answer")
 	f.obs(models.Observation{SessionID: other, Project: "secret-proj", Title: "OTHERPROJ did things", Success: true, Importance: 1})
 	current = f.session("app", "current", "")
