@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"gorm.io/gorm"
@@ -90,13 +91,21 @@ func (w *Writer) loop() {
 				}
 			}
 		}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case op := <-w.ops:
-				batch = append(batch, op)
-			default:
-				break fill
+		// Take what is queued; then yield once so that writers about to
+		// queue (HTTP handlers just finishing their parsing) join this
+		// commit instead of paying for their own.
+		for pass := 0; pass < 2; pass++ {
+		fill:
+			for len(batch) < maxBatch {
+				select {
+				case op := <-w.ops:
+					batch = append(batch, op)
+				default:
+					break fill
+				}
+			}
+			if pass == 0 {
+				runtime.Gosched()
 			}
 		}
 		w.commit(batch)

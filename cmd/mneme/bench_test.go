@@ -11,11 +11,19 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // spawnTimes runs bin n times with stdin and returns each spawn→exit time.
 func spawnTimes(b *testing.B, bin string, env []string, stdin func(i int) []byte, args ...string) []time.Duration {
@@ -182,6 +190,7 @@ func BenchmarkIngestConcurrent16(b *testing.B) {
 	errc := make(chan error, clients)
 	b.ResetTimer()
 	start := time.Now()
+	cpu0 := processCPU()
 	for c := 0; c < clients; c++ {
 		wg.Add(1)
 		go func() {
@@ -208,12 +217,17 @@ func BenchmarkIngestConcurrent16(b *testing.B) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	b.StopTimer()
 	close(errc)
 	for err := range errc {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(acked.Load())/elapsed.Seconds(), "obs/s")
+	// CPU per observation (worker and clients together, this process): on a
+	// machine shared with other work, the figure that does not move with
+	// the load.
+	b.ReportMetric(float64(cpu.Microseconds())/float64(acked.Load()), "cpu-µs/obs")
 	c, _ := srv.Store.Counts(context.Background())
 	if c.Observations != acked.Load() {
 		b.Fatalf("%d acked but %d stored", acked.Load(), c.Observations)
