@@ -26,6 +26,9 @@ type Client struct {
 	BaseURL string // e.g. http://127.0.0.1:37777
 	Token   string // MNEME_TOKEN, when the worker requires one
 	Spool   Spool
+	// Fallback is spooled to when Spool cannot be written (disk full,
+	// read-only data directory); an empty Dir disables it.
+	Fallback Spool
 	// StartWorker launches `mneme serve` detached; nil disables auto-start.
 	StartWorker func() error
 	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
@@ -87,7 +90,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 	budget := BudgetFor(event)
 
 	// Events spooled earlier go first, so the worker sees them in order.
-	if c.Spool.Pending() {
+	if c.pending() {
 		if err := c.flush(budget.Request); err != nil {
 			c.debugf("spool not flushed (%v); spooling this event too", err)
 			if errors.Is(err, errFlushBudget) || errors.Is(err, errSpoolBusy) {
@@ -96,7 +99,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 				c.spool(slug, body)
 				return []byte(ContinueJSON)
 			}
-			if c.Spool.Pending() {
+			if c.pending() {
 				if c.tryStart(budget) == nil && c.flush(budget.Request) == nil {
 					return c.sendOrSpool(slug, body, budget, false)
 				}
@@ -128,9 +131,28 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 	return []byte(ContinueJSON)
 }
 
+func (c *Client) pending() bool { return c.Spool.Pending() || c.Fallback.Pending() }
+
 func (c *Client) spool(slug string, body []byte) {
-	if err := c.Spool.Append(slug, body); err != nil {
-		c.debugf("spool failed, event lost: %v", err)
+	// While something waits in the fallback, new events go there too, so
+	// that replay order stays event order.
+	if c.Fallback.Dir == "" || !c.Fallback.Pending() {
+		err := c.Spool.Append(slug, body)
+		if err == nil {
+			return
+		}
+		if c.Fallback.Dir == "" {
+			c.debugf("spool failed, event lost: %v", err)
+			return
+		}
+		c.debugf("spool failed (%v); spooling to %s instead", err, c.Fallback.Dir)
+	}
+	if err := ownPrivateDir(c.Fallback.Dir); err != nil {
+		c.debugf("fallback spool refused, event lost: %v", err)
+		return
+	}
+	if err := c.Fallback.Append(slug, body); err != nil {
+		c.debugf("fallback spool failed, event lost: %v", err)
 	}
 }
 
@@ -182,20 +204,31 @@ var (
 // second, 2,000 several).
 func (c *Client) flush(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	res, err := c.Spool.Replay(func(event string, body []byte) error {
+	send := func(event string, body []byte) error {
 		if time.Now().After(deadline) {
 			return errFlushBudget
 		}
 		_, err := c.post(event, body, timeout)
 		return err
-	})
-	if res.Sent > 0 || res.Corrupt > 0 {
-		c.debugf("spool replayed: %d sent, %d set aside", res.Sent, res.Corrupt)
 	}
-	if err == nil && res.Busy {
-		return errSpoolBusy
+	// The data directory's spool holds the older events; the fallback
+	// only fills while that one cannot be written.
+	for _, sp := range []Spool{c.Spool, c.Fallback} {
+		if sp.Dir == "" || !sp.Pending() {
+			continue
+		}
+		res, err := sp.Replay(send)
+		if res.Sent > 0 || res.Corrupt > 0 {
+			c.debugf("spool %s replayed: %d sent, %d set aside", sp.Dir, res.Sent, res.Corrupt)
+		}
+		if err == nil && res.Busy {
+			err = errSpoolBusy
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // post sends one event and returns the worker's answer. A 4xx answer is a

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -314,4 +315,35 @@ func writeFileSync(path string, data []byte) error {
 	}
 	f.Close()
 	return os.Rename(tmp, path)
+}
+
+// FallbackSpoolDir is where `mneme hook` spools when the data directory's
+// spool cannot be written (disk full, read-only): a per-user directory
+// under $XDG_RUNTIME_DIR (usually in memory) or else the temp directory,
+// one per data directory. Hooks replay it after the main spool.
+func FallbackSpoolDir(dataDir string) string {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return filepath.Join(base, fmt.Sprintf("mneme-spool-%d-%x", os.Getuid(), sum[:6]))
+}
+
+// ownPrivateDir creates dir (0700) if needed and refuses it unless it is a
+// real directory owned by this user and closed to others: in a shared temp
+// directory someone else could have made it first.
+func ownPrivateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !info.IsDir() || !ok || int(st.Uid) != os.Getuid() || info.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private directory of this user", dir)
+	}
+	return nil
 }

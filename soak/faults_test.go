@@ -68,9 +68,9 @@ func waitHealth(t *testing.T, p *Proc, timeout time.Duration, what string, want 
 
 // hookMustNotBlock runs one PostToolUse through `mneme hook` and checks
 // that Claude Code gets the neutral answer quickly.
-func hookMustNotBlock(t *testing.T, p *Proc, body []byte) HookResult {
+func hookMustNotBlock(t *testing.T, p *Proc, body []byte, env ...string) HookResult {
 	t.Helper()
-	r := hook(t, p.Port, p.DataDir, "post-tool-use", body, "MNEME_NO_AUTOSTART=1", "MNEME_DEBUG=1")
+	r := hook(t, p.Port, p.DataDir, "post-tool-use", body, append([]string{"MNEME_NO_AUTOSTART=1", "MNEME_DEBUG=1"}, env...)...)
 	if got := strings.TrimSpace(string(r.Stdout)); got != continueJSON {
 		t.Fatalf("hook printed %s, want %s", got, continueJSON)
 	}
@@ -186,14 +186,31 @@ func TestDiskFull(t *testing.T) {
 	// Ingest goes on failing cleanly; the hook answers at once.
 	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
 	t.Logf("direct ingest with the disk full: status %d err %v", st, err)
-	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil))
+	// The data directory's spool is on the full disk too: the hook spools
+	// to the fallback under $XDG_RUNTIME_DIR (here a dir on another disk).
+	runtimeDir := t.TempDir()
+	xdg := "XDG_RUNTIME_DIR=" + runtimeDir
+	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil), xdg)
 	t.Logf("hook with the disk full: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+	if !bytes.Contains(r.Stderr, []byte("spooling to")) {
+		t.Errorf("the hook did not use the fallback spool: %s", r.Stderr)
+	}
 
 	os.Remove(filler)
 	waitHealth(t, p, 20*time.Second, "ok again", func(h Health) bool { return h.Status == "ok" })
-	// After the disk has room again, new events are stored.
+	// The next hook replays the fallback first; new events are stored.
+	r = hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_next", nil), xdg)
+	t.Logf("next hook with room again: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+	waitSpoolEmpty(t, dir, 20*time.Second)
+	if left, _ := filepath.Glob(filepath.Join(runtimeDir, "mneme-spool-*", "*.jsonl")); len(left) > 0 {
+		for _, f := range left {
+			if fileExists(f) {
+				t.Errorf("fallback spool not drained: %s", f)
+			}
+		}
+	}
 	more := ingestN(t, p, "diskfull-after", 5)
-	checkStored(t, p, append(ids, more...))
+	checkStored(t, p, append(append(ids, more...), "toolu_diskfull_late", "toolu_diskfull_next"))
 	if t.Failed() {
 		t.Logf("worker log:\n%s", p.Log())
 	}

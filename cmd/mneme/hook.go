@@ -40,6 +40,7 @@ func newHookClient(g *globals, stderr io.Writer) *hooks.Client {
 		BaseURL:     g.baseURL(),
 		Token:       os.Getenv("MNEME_TOKEN"),
 		Spool:       hooks.Spool{Dir: filepath.Join(g.dataDir, "spool")},
+		Fallback:    hooks.Spool{Dir: hooks.FallbackSpoolDir(g.dataDir)},
 		StartWorker: func() error { return startWorker(g) },
 	}
 	if os.Getenv("MNEME_DEBUG") != "" {
