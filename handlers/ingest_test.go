@@ -1,13 +1,18 @@
 package handlers_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -490,7 +495,13 @@ func TestIngestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := countRows(t, srv)
-			status, body := srv.Post(t, tt.path, tt.body)
+			var status int
+			var body []byte
+			if tt.status == http.StatusRequestEntityTooLarge {
+				status, body = postOversized(t, srv, tt.path, tt.body)
+			} else {
+				status, body = srv.Post(t, tt.path, tt.body)
+			}
 			if status != tt.status {
 				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
 			}
@@ -509,6 +520,43 @@ func TestIngestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// postOversized sends a body over the cap on a raw connection. The worker
+// answers 413 as soon as it has read the headers and closes the connection
+// while the client may still be writing: an ordinary client then sees
+// "connection reset" instead of the answer. Here the body is written in the
+// background while the answer is read; a reset before any answer is retried.
+func postOversized(t *testing.T, srv *testutil.Server, path, body string) (int, []byte) {
+	t.Helper()
+	var lastErr error
+	for attempt := 0; attempt < 10; attempt++ {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+				path, strings.TrimPrefix(srv.URL, "http://"), len(body))
+			io.WriteString(conn, body)
+		}()
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			conn.Close()
+			lastErr = err
+			continue
+		}
+		out, err := io.ReadAll(resp.Body)
+		conn.Close()
+		if err != nil && len(out) == 0 {
+			lastErr = err
+			continue
+		}
+		return resp.StatusCode, out
+	}
+	t.Fatalf("no answer to an oversized body in 10 attempts: %v", lastErr)
+	return 0, nil
 }
 
 func TestCompatClaudeMem(t *testing.T) {
