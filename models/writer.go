@@ -18,8 +18,8 @@ const maxBatch = 512
 
 // Writer serialises writes through one goroutine and commits them in groups:
 // every operation waiting when a transaction starts joins it, so N concurrent
-// ingests cost one commit instead of N. Each operation runs inside its own
-// savepoint, so one failing operation does not take its neighbours down.
+// ingests cost one commit instead of N. A failing operation does not take its
+// neighbours down (see commit).
 // Do returns only after the transaction holding the operation has committed.
 type Writer struct {
 	db     *gorm.DB
@@ -47,7 +47,7 @@ func newWriter(db *gorm.DB) *Writer {
 
 // Do runs fn in a write transaction shared with other concurrent callers and
 // returns fn's error, or the commit's. fn must only use tx, and must be
-// idempotent-safe to abandon: on error its savepoint is rolled back.
+// safe to run twice: a batch that fails is re-run one operation at a time.
 func (w *Writer) Do(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	op := &writeOp{fn: fn, err: make(chan error, 1)}
 	select {
@@ -112,46 +112,59 @@ func (w *Writer) loop() {
 	}
 }
 
+// commit runs a batch as one plain transaction. It takes no savepoint per
+// operation: FTS5 flushes its pending index to disk at every savepoint,
+// which turned each insert into a new index segment and cost most of the
+// ingest time. Instead, if any operation fails, the whole transaction is
+// rolled back and each operation runs again alone, so one bad operation
+// cannot take its neighbours down and each gets its own outcome. Operations
+// must therefore be safe to run twice (they only write through tx and reset
+// what they return).
 func (w *Writer) commit(batch []*writeOp) {
-	errs := make([]error, len(batch))
+	if len(batch) > 1 && w.runBatch(batch) {
+		return
+	}
+	for _, op := range batch {
+		op.err <- w.runAlone(op)
+	}
+}
+
+// runBatch commits every operation of batch in one transaction and reports
+// whether it did; on false, nothing of the batch was committed or answered.
+func (w *Writer) runBatch(batch []*writeOp) bool {
 	tx := w.db.Begin()
 	if tx.Error != nil {
-		for _, op := range batch {
-			op.err <- fmt.Errorf("begin: %w", tx.Error)
-		}
-		return
+		return false
 	}
-	single := len(batch) == 1
-	for i, op := range batch {
-		if single {
-			errs[i] = safeRun(op.fn, tx)
-			continue
-		}
-		if err := tx.SavePoint("op").Error; err != nil {
-			errs[i] = err
-			continue
-		}
+	for _, op := range batch {
 		if err := safeRun(op.fn, tx); err != nil {
-			errs[i] = err
-			tx.RollbackTo("op")
-			continue
+			tx.Rollback()
+			return false
 		}
-		tx.Exec("RELEASE SAVEPOINT op")
-	}
-	if single && errs[0] != nil {
-		tx.Rollback()
-		batch[0].err <- errs[0]
-		return
 	}
 	if err := tx.Commit().Error; err != nil {
-		for _, op := range batch {
-			op.err <- fmt.Errorf("commit: %w", err)
-		}
-		return
+		return false
 	}
-	for i, op := range batch {
-		op.err <- errs[i]
+	for _, op := range batch {
+		op.err <- nil
 	}
+	return true
+}
+
+// runAlone commits one operation in its own transaction.
+func (w *Writer) runAlone(op *writeOp) error {
+	tx := w.db.Begin()
+	if tx.Error != nil {
+		return fmt.Errorf("begin: %w", tx.Error)
+	}
+	if err := safeRun(op.fn, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit().Error; err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 func safeRun(fn func(*gorm.DB) error, tx *gorm.DB) (err error) {
