@@ -55,4 +55,3 @@ func TestWriterIsolatesFailingOperation(t *testing.T) {
 		t.Errorf("%d writes of failed operations were committed", leaked)
 	}
 }
-
