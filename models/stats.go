@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -109,10 +111,12 @@ func statsWindow(q StatsQuery, now time.Time) (from, end time.Time, err error) {
 }
 
 // Stats computes the activity, tool, failure, file and project aggregates
-// of the window q describes. Every query is bounded by created_at (indexed,
-// and by project first when q.Project is set), so the cost follows the rows
-// in the window, not the size of the database. Days are UTC days, taken
-// from the stored text (substr of created_at) rather than parsed.
+// of the window q describes. Observations are read in one pass over a
+// covering index (created_at, or project and created_at: migration 5),
+// grouped by day, project and tool and summed up here; prompts likewise;
+// files through json_each. The cost follows the rows in the window, not
+// the size of the database. Days are UTC days, taken from the stored text
+// (substr of created_at) rather than parsed.
 func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 	from, end, err := statsWindow(q, time.Now())
 	if err != nil {
@@ -123,16 +127,12 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 		top = defaultTopN
 	}
 	st := &Stats{From: from.Format(time.DateOnly), To: end.AddDate(0, 0, -1).Format(time.DateOnly), Project: q.Project}
-	// Scope: the window, and the project when asked. The project index
-	// (project, created_at) serves both conditions at once.
-	scope := "created_at >= ? AND created_at < ?"
+	scope, sessScope := "created_at >= ? AND created_at < ?", "started_at >= ? AND started_at < ?"
 	args := []any{timeBound(from), timeBound(end)}
 	if q.Project != "" {
-		scope = "project = ? AND " + scope
+		scope, sessScope = "project = ? AND "+scope, "project = ? AND "+sessScope
 		args = append([]any{q.Project}, args...)
 	}
-	db := s.DB.WithContext(ctx)
-
 	byDay := map[string]*DayStats{}
 	for d := from; d.Before(end); d = d.AddDate(0, 0, 1) {
 		st.Days = append(st.Days, DayStats{Day: d.Format(time.DateOnly)})
@@ -140,104 +140,102 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 	for i := range st.Days {
 		byDay[st.Days[i].Day] = &st.Days[i]
 	}
-	rows, err := db.Raw(`SELECT substr(created_at, 1, 10) AS day, COUNT(*), SUM(success = 0)
-		FROM observations WHERE `+scope+` GROUP BY day`, args...).Rows()
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var day string
-		var n, failed int64
-		if err := rows.Scan(&day, &n, &failed); err != nil {
-			rows.Close()
-			return nil, err
+	projects := map[string]*ProjectStats{}
+	project := func(name string) *ProjectStats {
+		p := projects[name]
+		if p == nil {
+			p = &ProjectStats{Project: name}
+			projects[name] = p
 		}
-		if d := byDay[day]; d != nil {
-			d.Observations, d.Failures = n, failed
-		}
-		st.Totals.Observations += n
-		st.Totals.Failures += failed
+		return p
 	}
-	rows.Close()
-	rows, err = db.Raw(`SELECT substr(created_at, 1, 10) AS day, COUNT(*) FROM prompts WHERE `+scope+` GROUP BY day`, args...).Rows()
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var day string
-		var n int64
-		if err := rows.Scan(&day, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if d := byDay[day]; d != nil {
-			d.Prompts = n
-		}
-		st.Totals.Prompts += n
-	}
-	rows.Close()
+	tools := map[string]int64{}
+	db := s.DB.WithContext(ctx)
 
-	sessScope := "started_at >= ? AND started_at < ?"
-	if q.Project != "" {
-		sessScope = "project = ? AND " + sessScope
+	var obs []struct {
+		Day, Project, Tool string
+		N, Failed          int64
 	}
-	if err := db.Raw(`SELECT
-		(SELECT COUNT(*) FROM sessions WHERE `+sessScope+`),
-		(SELECT COUNT(*) FROM summaries WHERE `+scope+`)`, append(append([]any{}, args...), args...)...).
-		Row().Scan(&st.Totals.Sessions, &st.Totals.Summaries); err != nil {
+	if err := db.Raw(`SELECT substr(created_at, 1, 10) AS day, project, tool_name AS tool, COUNT(*) AS n, SUM(success = 0) AS failed
+		FROM observations WHERE `+scope+` GROUP BY day, project, tool_name`, args...).Scan(&obs).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range obs {
+		if d := byDay[r.Day]; d != nil {
+			d.Observations += r.N
+			d.Failures += r.Failed
+		}
+		st.Totals.Observations += r.N
+		st.Totals.Failures += r.Failed
+		tools[r.Tool] += r.N
+		p := project(r.Project)
+		p.Observations += r.N
+		p.Failures += r.Failed
+	}
+	var prompts []struct {
+		Day, Project string
+		N            int64
+	}
+	if err := db.Raw(`SELECT substr(created_at, 1, 10) AS day, project, COUNT(*) AS n FROM prompts WHERE `+scope+`
+		GROUP BY day, project`, args...).Scan(&prompts).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range prompts {
+		if d := byDay[r.Day]; d != nil {
+			d.Prompts += r.N
+		}
+		st.Totals.Prompts += r.N
+		project(r.Project).Prompts += r.N
+	}
+	var sessions []struct {
+		Project string
+		N       int64
+	}
+	if err := db.Raw(`SELECT project, COUNT(*) AS n FROM sessions WHERE `+sessScope+` GROUP BY project`, args...).Scan(&sessions).Error; err != nil {
+		return nil, err
+	}
+	for _, r := range sessions {
+		st.Totals.Sessions += r.N
+		project(r.Project).Sessions += r.N
+	}
+	if err := db.Raw(`SELECT COUNT(*) FROM summaries WHERE `+scope, args...).Row().Scan(&st.Totals.Summaries); err != nil {
 		return nil, err
 	}
 
-	st.Tools = []NameCount{}
-	if err := db.Raw(`SELECT tool_name AS name, COUNT(*) AS count FROM observations WHERE `+scope+`
-		GROUP BY tool_name ORDER BY count DESC, name LIMIT ?`, append(args, top)...).Scan(&st.Tools).Error; err != nil {
-		return nil, err
+	st.Tools = make([]NameCount, 0, len(tools))
+	for name, n := range tools {
+		st.Tools = append(st.Tools, NameCount{Name: name, Count: n})
 	}
+	sort.Slice(st.Tools, func(i, j int) bool {
+		a, b := st.Tools[i], st.Tools[j]
+		return a.Count > b.Count || a.Count == b.Count && a.Name < b.Name
+	})
+	st.Tools = st.Tools[:min(top, len(st.Tools))]
+	st.Projects = make([]ProjectStats, 0, len(projects))
+	for _, p := range projects {
+		st.Projects = append(st.Projects, *p)
+	}
+	sort.Slice(st.Projects, func(i, j int) bool {
+		a, b := st.Projects[i], st.Projects[j]
+		if a.Observations != b.Observations {
+			return a.Observations > b.Observations
+		}
+		if a.Prompts != b.Prompts {
+			return a.Prompts > b.Prompts
+		}
+		return a.Project < b.Project
+	})
+	st.Projects = st.Projects[:min(top, len(st.Projects))]
+
 	st.Files = []NameCount{}
 	if err := db.Raw(`SELECT j.value AS name, COUNT(*) AS count
 		FROM observations o, json_each(o.files) j
-		WHERE `+prefixed("o.", q.Project != "")+` AND o.files != '[]' AND j.type = 'text'
+		WHERE `+strings.ReplaceAll(strings.ReplaceAll(scope, "project", "o.project"), "created_at", "o.created_at")+`
+		AND o.files != '[]' AND j.type = 'text'
 		GROUP BY j.value ORDER BY count DESC, name LIMIT ?`, append(args, top)...).Scan(&st.Files).Error; err != nil {
 		return nil, err
 	}
-	if st.Projects, err = s.projectStats(ctx, q.Project, from, end, top); err != nil {
-		return nil, err
-	}
 	return st, nil
-}
-
-// prefixed is the stats scope with its columns qualified by p.
-func prefixed(p string, project bool) string {
-	scope := p + "created_at >= ? AND " + p + "created_at < ?"
-	if project {
-		scope = p + "project = ? AND " + scope
-	}
-	return scope
-}
-
-// projectStats counts sessions, prompts, observations and failures per
-// project in [from, end), the top projects by observations first.
-func (s *Store) projectStats(ctx context.Context, project string, from, end time.Time, top int) ([]ProjectStats, error) {
-	scope := "created_at >= ? AND created_at < ?"
-	args := []any{timeBound(from), timeBound(end)}
-	if project != "" {
-		scope = "project = ? AND " + scope
-		args = append([]any{project}, args...)
-	}
-	sessScope := "started_at >= ? AND started_at < ?"
-	if project != "" {
-		sessScope = "project = ? AND " + sessScope
-	}
-	all := append(append(append([]any{}, args...), args...), args...)
-	out := []ProjectStats{}
-	err := s.DB.WithContext(ctx).Raw(`SELECT project, SUM(sessions) AS sessions, SUM(prompts) AS prompts,
-			SUM(observations) AS observations, SUM(failures) AS failures FROM (
-		SELECT project, 0 AS sessions, 0 AS prompts, COUNT(*) AS observations, SUM(success = 0) AS failures
-			FROM observations WHERE `+scope+` GROUP BY project
-		UNION ALL SELECT project, 0, COUNT(*), 0, 0 FROM prompts WHERE `+scope+` GROUP BY project
-		UNION ALL SELECT project, COUNT(*), 0, 0, 0 FROM sessions WHERE `+sessScope+` GROUP BY project)
-		GROUP BY project ORDER BY observations DESC, prompts DESC, project LIMIT ?`, append(all, top)...).Scan(&out).Error
-	return out, err
 }
 
 // ProjectInfo is one project as /api/projects lists it.
