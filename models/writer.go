@@ -121,34 +121,42 @@ func (w *Writer) loop() {
 // must therefore be safe to run twice (they only write through tx and reset
 // what they return).
 func (w *Writer) commit(batch []*writeOp) {
-	if len(batch) > 1 && w.runBatch(batch) {
-		return
+	if len(batch) > 1 {
+		opFailed, err := w.runBatch(batch)
+		if !opFailed {
+			// Committed, or the database itself refused (locked, full,
+			// read-only): every operation gets the same answer at once,
+			// rather than each waiting out the busy timeout again alone.
+			for _, op := range batch {
+				op.err <- err
+			}
+			return
+		}
 	}
 	for _, op := range batch {
 		op.err <- w.runAlone(op)
 	}
 }
 
-// runBatch commits every operation of batch in one transaction and reports
-// whether it did; on false, nothing of the batch was committed or answered.
-func (w *Writer) runBatch(batch []*writeOp) bool {
+// runBatch runs every operation of batch in one transaction. opFailed is
+// true when an operation returned an error: then nothing was committed and
+// the caller re-runs the operations one by one. Otherwise err is the
+// outcome of the whole batch (nil when it committed).
+func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
 	tx := w.db.Begin()
 	if tx.Error != nil {
-		return false
+		return false, fmt.Errorf("begin: %w", tx.Error)
 	}
 	for _, op := range batch {
 		if err := safeRun(op.fn, tx); err != nil {
 			tx.Rollback()
-			return false
+			return true, err
 		}
 	}
 	if err := tx.Commit().Error; err != nil {
-		return false
+		return false, fmt.Errorf("commit: %w", err)
 	}
-	for _, op := range batch {
-		op.err <- nil
-	}
-	return true
+	return false, nil
 }
 
 // runAlone commits one operation in its own transaction.
