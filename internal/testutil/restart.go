@@ -1,16 +1,11 @@
 package testutil
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/mneme-dev/mneme/internal/worker"
 )
 
 // NewServerAt starts a worker on a chosen loopback port with a chosen data
@@ -30,18 +25,7 @@ func NewServerAt(t testing.TB, dataDir string, port int) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := worker.New(context.Background(), worker.Options{
-		DataDir: dataDir, Port: port, Version: "test",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		ln.Close()
-		t.Fatal(err)
-	}
-	go w.App.Listener(ln)
-	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir}
-	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
-	return s
+	return serveOn(t, ln, dataDir)
 }
 
 // SeedFixture ingests the fixture session (session-basic.hooks.jsonl)

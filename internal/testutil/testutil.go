@@ -43,6 +43,12 @@ func NewServerIn(t testing.TB, dataDir string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, ln, dataDir)
+}
+
+// serveOn runs a worker on ln with its data in dataDir until the test ends.
+func serveOn(t testing.TB, ln net.Listener, dataDir string) *Server {
+	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
 	w, err := worker.New(context.Background(), worker.Options{
 		DataDir: dataDir, Port: port, Version: "test",
