@@ -29,9 +29,17 @@ dev: generate ## Run the worker with static files read from disk
 	$(GO) run ./cmd/mneme serve --dev
 
 .PHONY: test
-test: ## Run every test (race detector on) and the real Claude Code e2e suite
+test: test-deps ## Run every test (race detector on) and the real Claude Code e2e suite
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
 	@$(MAKE) --no-print-directory fuzz-short
+
+.PHONY: test-deps
+test-deps: ## Install what the tests need: Claude Code from npm (pinned), Chromium through apt-get when root
+	@bash e2e/install-claude.sh >/dev/null
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium poppler-utils fonts-dejavu-core >/dev/null; \
+	  else echo "note: chromium is not installed, so the browser tests will skip (sudo apt-get install chromium)"; fi; }
 
 .PHONY: e2e
 e2e: build ## Run only the end-to-end suite against real Claude Code
