@@ -4,7 +4,6 @@
 package handlers
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -24,8 +23,6 @@ type Handler struct {
 	// Status reports a problem the worker knows of (disk full, read-only
 	// data directory), shown on /api/health and in the viewer.
 	Status func() string
-	// Replay replays the spool; wired by cmd.
-	Replay func(ctx context.Context) (int, error)
 	// AfterSettings, if set, is told of settings just saved (after they
 	// were applied to capture), e.g. to run retention at once.
 	AfterSettings func(models.Settings)

@@ -42,9 +42,6 @@ type PrivacySettings struct {
 	ExcludeGlobs     []string        `json:"excludeGlobs"`
 	RedactionRules   []RedactionRule `json:"redactionRules"`
 	ExcludedProjects []string        `json:"excludedProjects"`
-	// StripPrivateTags removes <private>…</private> content. It cannot be
-	// turned off from the UI; it is here so the page can show it.
-	StripPrivateTags bool `json:"stripPrivateTags"`
 }
 
 // CaptureSettings control which tool calls are recorded and how much of them.
@@ -121,7 +118,6 @@ func DefaultSettings() Settings {
 			ExcludeGlobs:     []string{"**/.env", "**/.env.*", "**/*.pem", "**/*id_rsa*", "**/secrets/**"},
 			RedactionRules:   BuiltinRedactionRules(),
 			ExcludedProjects: []string{},
-			StripPrivateTags: true,
 		},
 		Capture: CaptureSettings{
 			SkipTools:      []string{"ListMcpResourcesTool", "SlashCommand", "Skill", "TodoWrite", "AskUserQuestion"},

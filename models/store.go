@@ -104,13 +104,6 @@ func (s *Store) Close() error {
 	return sqlDB.Close()
 }
 
-// Ping checks that the database answers and is writable enough to begin an
-// immediate transaction.
-func (s *Store) Ping(ctx context.Context) error {
-	var n int
-	return s.DB.WithContext(ctx).Raw("SELECT 1").Scan(&n).Error
-}
-
 func notFound(err error) error {
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return ErrNotFound

@@ -130,12 +130,6 @@ func (s *Service) remember(claudeID string, ref models.SessionRef) {
 	}
 }
 
-// Forget drops cached session lookups (after sessions are deleted).
-func (s *Service) Forget() {
-	s.sessions.Clear()
-	s.turns.Clear()
-}
-
 // promptTurn is which prompt of a session a prompt_id is: a fact that never
 // changes once committed, so every tool call of a turn after the first
 // skips the lookup.

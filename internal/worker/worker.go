@@ -77,7 +77,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
-		Version: opts.Version, Started: time.Now(), Status: opts.Status, Replay: w.ReplaySpool,
+		Version: opts.Version, Started: time.Now(), Status: opts.Status,
 		AfterSettings: func(models.Settings) { w.Retention.Kick() },
 	}
 	w.App = web.New(web.Config{Port: opts.Port, Token: opts.Token, Dev: opts.Dev, Log: opts.Log}, w.Handler)
