@@ -167,13 +167,11 @@ func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) e
 	if err := next.Validate(); err != nil {
 		return err
 	}
-	var ev *models.Event
 	err := h.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
 		if err := models.SaveSettings(tx, next); err != nil {
 			return err
 		}
-		var err error
-		ev, err = models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{
+		_, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{
 			"sections": changedSections(cur, next), "updatedAt": time.Now().UTC(),
 		})
 		return err
@@ -182,9 +180,6 @@ func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) e
 		return err
 	}
 	h.Capture.SetSettings(next)
-	if h.Broker != nil && ev != nil {
-		h.Broker.Publish(*ev)
-	}
 	if h.AfterSettings != nil {
 		h.AfterSettings(next)
 	}

@@ -31,11 +31,10 @@ const replayBatch = 500
 // from the event log, then follows live events; ?project= filters (settings
 // changes always pass).
 //
-// Ids on the wire only go up, and none is skipped: the writer commits in id
-// order, but the goroutines that publish after the commit may reach the
-// broker out of order, so a live event that is not the next one expected
-// makes the stream read the gap from the event log (everything up to that
-// event is committed by then) instead of trusting the channel's order.
+// Ids on the wire only go up, and none is skipped: the store's writer
+// publishes each transaction's events after its commit, in id order, and
+// a subscriber the broker cannot serve is disconnected, to come back with
+// Last-Event-ID and replay from the log.
 func (h *Handler) Stream(c *fiber.Ctx) error {
 	// Everything needed from c is read now: the context is recycled once
 	// the handler returns, before the stream writer runs.
@@ -125,24 +124,13 @@ type stream struct {
 	lastID  int64 // every event up to here was sent (or filtered out)
 }
 
-// deliver writes ev, or fills the gap before it from the log.
+// deliver writes ev unless the replay already sent it. The writer publishes
+// events in commit order, and the broker disconnects a subscriber rather
+// than skip one of its events, so the channel never has a gap to fill.
 func (s *stream) deliver(ev models.Event) error {
-	switch {
-	case ev.ID <= s.lastID:
-		return nil // sent already, by the replay or a fill
-	case ev.ID == s.lastID+1:
+	if ev.ID > s.lastID {
 		writeEvent(s.w, ev)
 		s.lastID = ev.ID
-		return nil
-	}
-	// A gap: events of other projects (filtered out), or events whose
-	// publisher has not reached the broker yet. All of them are committed,
-	// since ev is: read them from the log.
-	if err := s.fill(); err != nil {
-		return err
-	}
-	if ev.ID > s.lastID {
-		s.lastID = ev.ID // filtered events, or a log read that raced a delete
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/sse"
 )
 
 func init() {
@@ -428,16 +429,16 @@ func TestStreamProjectFilter(t *testing.T) {
 	}
 }
 
-// TestStreamOutOfOrderPublish: two events committed together reach the
-// broker in reverse order (their publishers raced); the client still gets
-// each once, in id order.
-func TestStreamOutOfOrderPublish(t *testing.T) {
+// TestStreamCommitOrder: events committed in one transaction are published
+// by the writer after the commit, in id order, each once.
+func TestStreamCommitOrder(t *testing.T) {
 	srv := testutil.NewServer(t)
 	prompt(t, srv, "ooo", "alpha", "first")
 	r := openRaw(t, srv.URL+"/stream", nil)
 	waitClients(t, srv, 1)
 	var evs []*models.Event
 	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		evs = evs[:0]
 		for _, n := range []string{"a", "b", "c"} {
 			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]string{"n": n})
 			if err != nil {
@@ -450,9 +451,6 @@ func TestStreamOutOfOrderPublish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Broker.Publish(*evs[2])
-	srv.Broker.Publish(*evs[0])
-	srv.Broker.Publish(*evs[1])
 	got := r.next(t, 3)
 	for i, ev := range got {
 		if ev.ID != evs[i].ID {
@@ -460,6 +458,30 @@ func TestStreamOutOfOrderPublish(t *testing.T) {
 		}
 	}
 	r.quiet(t, 300*time.Millisecond)
+}
+
+// TestStreamBrokerOverflow: when the broker's queue overflows, subscribers
+// are disconnected instead of silently missing an event; a client that
+// reconnects with Last-Event-ID gets everything from the log.
+func TestStreamBrokerOverflow(t *testing.T) {
+	b := sse.NewBroker()
+	defer b.Close()
+	sub := b.Subscribe("")
+	for i := 1; i <= 20000; i++ { // far more than the queue holds
+		b.Publish(models.Event{ID: int64(i), Kind: models.EventPrompt})
+	}
+	b.Publish(models.Event{ID: 20001, Kind: models.EventPrompt})
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-sub.C:
+			if !ok {
+				return // disconnected: the client will replay from the log
+			}
+		case <-deadline:
+			t.Fatal("an overflowing broker kept the subscriber connected, so it silently missed events")
+		}
+	}
 }
 
 // settledGoroutines waits up to 20 s for the goroutine count to fall to
@@ -534,11 +556,13 @@ func TestStreamSlowClient(t *testing.T) {
 
 	// 3,000 events of 4 KB (12 MB, more than the kernel buffers of the
 	// slow connection can absorb), committed to the log in one transaction
-	// and published in order, as capture does after a commit.
+	// outside the writer (which would publish them all at once) and then
+	// published by hand in paced bursts.
 	const n = 3000
 	blob := strings.Repeat("x", 4000)
 	var evs []models.Event
-	err = srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err = srv.Store.DB.Transaction(func(tx *gorm.DB) error {
+		evs = evs[:0]
 		for i := range n {
 			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
 			if err != nil {

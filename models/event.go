@@ -32,7 +32,8 @@ type Event struct {
 }
 
 // AppendEvent writes an event to the log inside tx. data is marshalled to
-// JSON and becomes the SSE payload.
+// JSON and becomes the SSE payload. Inside a Writer transaction the event is
+// also handed to the writer's OnCommit once the transaction commits.
 func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data any) (*Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -43,6 +44,11 @@ func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data
 		ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(b), ev.CreatedAt).Row().Scan(&ev.ID)
 	if err != nil {
 		return nil, err
+	}
+	if tx.Statement != nil && tx.Statement.Context != nil {
+		if c, ok := tx.Statement.Context.Value(committedKey{}).(*committed); ok {
+			c.events = append(c.events, *ev)
+		}
 	}
 	return ev, nil
 }

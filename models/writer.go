@@ -22,11 +22,40 @@ const maxBatch = 512
 // neighbours down (see commit).
 // Do returns only after the transaction holding the operation has committed.
 type Writer struct {
-	db     *gorm.DB
-	ops    chan *writeOp
-	quit   chan struct{}
-	done   chan struct{}
-	closed sync.Once
+	db       *gorm.DB
+	ops      chan *writeOp
+	quit     chan struct{}
+	done     chan struct{}
+	closed   sync.Once
+	onCommit func(Event)
+}
+
+// OnCommit sets where the events appended by committed transactions go (the
+// live-stream broker). The writer calls it from its own goroutine after each
+// commit, in id order, so subscribers see events in the order they were
+// committed. Set it before the first write; fn must not block.
+func (w *Writer) OnCommit(fn func(Event)) { w.onCommit = fn }
+
+// committed collects the events a transaction appends (see AppendEvent).
+type committed struct{ events []Event }
+
+type committedKey struct{}
+
+// begin opens a transaction whose context carries an event collector.
+func (w *Writer) begin() (*gorm.DB, *committed) {
+	c := &committed{}
+	tx := w.db.WithContext(context.WithValue(context.Background(), committedKey{}, c)).Begin()
+	return tx, c
+}
+
+// publish hands a committed transaction's events to OnCommit.
+func (w *Writer) publish(c *committed) {
+	if w.onCommit == nil {
+		return
+	}
+	for _, ev := range c.events {
+		w.onCommit(ev)
+	}
 }
 
 type writeOp struct {
@@ -143,7 +172,7 @@ func (w *Writer) commit(batch []*writeOp) {
 // the caller re-runs the operations one by one. Otherwise err is the
 // outcome of the whole batch (nil when it committed).
 func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
-	tx := w.db.Begin()
+	tx, events := w.begin()
 	if tx.Error != nil {
 		return false, fmt.Errorf("begin: %w", tx.Error)
 	}
@@ -156,12 +185,13 @@ func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
 	if err := tx.Commit().Error; err != nil {
 		return false, fmt.Errorf("commit: %w", err)
 	}
+	w.publish(events)
 	return false, nil
 }
 
 // runAlone commits one operation in its own transaction.
 func (w *Writer) runAlone(op *writeOp) error {
-	tx := w.db.Begin()
+	tx, events := w.begin()
 	if tx.Error != nil {
 		return fmt.Errorf("begin: %w", tx.Error)
 	}
@@ -172,6 +202,7 @@ func (w *Writer) runAlone(op *writeOp) error {
 	if err := tx.Commit().Error; err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	w.publish(events)
 	return nil
 }
 

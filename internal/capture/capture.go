@@ -18,11 +18,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// Publisher receives events after they are committed (the SSE broker).
-type Publisher interface {
-	Publish(ev models.Event)
-}
-
 // ContextBuilder builds what SessionStart and UserPromptSubmit inject.
 type ContextBuilder interface {
 	SessionContext(ctx context.Context, req ContextRequest) (string, error)
@@ -45,7 +40,6 @@ type SummaryQueue interface {
 // Service is the ingest pipeline. It is safe for concurrent use.
 type Service struct {
 	Store     *models.Store
-	Publisher Publisher
 	Context   ContextBuilder
 	Summaries SummaryQueue
 
@@ -56,12 +50,12 @@ type Service struct {
 }
 
 // New builds the service with the stored settings.
-func New(ctx context.Context, store *models.Store, pub Publisher) (*Service, error) {
+func New(ctx context.Context, store *models.Store) (*Service, error) {
 	st, err := store.LoadSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, Publisher: pub, now: func() time.Time { return time.Now().UTC() }}
+	s := &Service{Store: store, now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -90,7 +84,7 @@ func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (h
 }
 
 // session returns the session of p, creating it inside tx when needed.
-func (s *Service) session(tx *gorm.DB, p *hooks.Payload, pending *[]models.Event) (models.SessionRef, error) {
+func (s *Service) session(tx *gorm.DB, p *hooks.Payload) (models.SessionRef, error) {
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
@@ -110,14 +104,12 @@ func (s *Service) session(tx *gorm.DB, p *hooks.Payload, pending *[]models.Event
 		return ref, err
 	}
 	if ref.Created {
-		ev, err := models.AppendEvent(tx, models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
+		if _, err := models.AppendEvent(tx, models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
 			"branch": proj.Branch, "source": p.Source, "cwd": p.Cwd,
-		})
-		if err != nil {
+		}); err != nil {
 			return ref, err
 		}
-		*pending = append(*pending, *ev)
 	}
 	return ref, nil
 }
@@ -176,23 +168,10 @@ func (s *Service) project(p *hooks.Payload) hooks.Project {
 	return proj
 }
 
-// write runs fn in a group-committed transaction, then publishes the events
-// fn collected: only after the commit.
-func (s *Service) write(ctx context.Context, fn func(tx *gorm.DB, pending *[]models.Event) error) error {
-	var pending []models.Event
-	err := s.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
-		pending = pending[:0]
-		return fn(tx, &pending)
-	})
-	if err != nil {
-		return err
-	}
-	if s.Publisher != nil {
-		for _, ev := range pending {
-			s.Publisher.Publish(ev)
-		}
-	}
-	return nil
+// write runs fn in a group-committed transaction. The events fn appends
+// reach the live stream from the writer, after the commit and in commit order.
+func (s *Service) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return s.Store.Writer.Do(ctx, fn)
 }
 
 // eventTime is when the event happened: the spooled time of a replayed

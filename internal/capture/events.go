@@ -12,9 +12,9 @@ import (
 
 func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		ref, err = s.session(tx, p, pending)
+		ref, err = s.session(tx, p)
 		if err != nil || ref.Created {
 			return err
 		}
@@ -50,9 +50,9 @@ func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Outpu
 	private := text == "" && p.Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
-	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		if ref, err = s.session(tx, p, pending); err != nil {
+		if ref, err = s.session(tx, p); err != nil {
 			return err
 		}
 		if pol.ProjectExcluded(ref.Project) {
@@ -62,13 +62,10 @@ func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Outpu
 		if err != nil || res.PromptID == 0 {
 			return err
 		}
-		ev, err := models.AppendEvent(tx, models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
+		_, err = models.AppendEvent(tx, models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
 			"text": hooks.Truncate(text, 2000),
 		})
-		if err == nil {
-			*pending = append(*pending, *ev)
-		}
 		return err
 	})
 	if err != nil {
@@ -91,9 +88,9 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 	obs := pol.BuildObservation(p)
 	var ref models.SessionRef
 	var turn promptTurn
-	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		if ref, err = s.session(tx, p, pending); err != nil {
+		if ref, err = s.session(tx, p); err != nil {
 			return err
 		}
 		if obs == nil || pol.ProjectExcluded(ref.Project) {
@@ -109,10 +106,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 		if err != nil || !inserted {
 			return err
 		}
-		ev, err := models.AppendEvent(tx, models.EventObservation, ref.Project, ref.ID, o.ID, observationEvent(&o))
-		if err == nil {
-			*pending = append(*pending, *ev)
-		}
+		_, err = models.AppendEvent(tx, models.EventObservation, ref.Project, ref.ID, o.ID, observationEvent(&o))
 		return err
 	})
 	if err == nil {
@@ -142,9 +136,9 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 	msg = hooks.Compress(pol.CleanLong(msg), pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
-	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		if ref, err = s.session(tx, p, pending); err != nil {
+		if ref, err = s.session(tx, p); err != nil {
 			return err
 		}
 		if pol.ProjectExcluded(ref.Project) {
@@ -174,9 +168,9 @@ func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
 	// pages before).
 	reason := hooks.Truncate(s.Policy().Clean(p.Reason), 100)
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *gorm.DB, pending *[]models.Event) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error
-		if ref, err = s.session(tx, p, pending); err != nil {
+		if ref, err = s.session(tx, p); err != nil {
 			return err
 		}
 		now := eventTime(p, s.now)
@@ -185,12 +179,9 @@ func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
 		if res.Error != nil || res.RowsAffected == 0 {
 			return res.Error // already completed: a replay
 		}
-		ev, err := models.AppendEvent(tx, models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
+		_, err = models.AppendEvent(tx, models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "project": ref.Project, "reason": reason, "endedAt": now,
 		})
-		if err == nil {
-			*pending = append(*pending, *ev)
-		}
 		return err
 	})
 	if err != nil {

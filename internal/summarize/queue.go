@@ -13,18 +13,12 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// Publisher receives events after they are committed (the SSE broker).
-type Publisher interface {
-	Publish(ev models.Event)
-}
-
 // Queue is the worker's background summary queue. Jobs are rows of
 // summary_jobs, so they survive a restart; one goroutine runs them one at a
 // time, retrying LLM failures with exponential backoff and falling back to
 // the heuristic summary when the LLM cannot deliver.
 type Queue struct {
-	Store     *models.Store
-	Publisher Publisher
+	Store *models.Store
 	// Settings returns the settings in force; read for every job.
 	Settings func() models.Settings
 	Log      *slog.Logger
@@ -59,12 +53,12 @@ const (
 )
 
 // NewQueue builds a queue over store with the default timings.
-func NewQueue(store *models.Store, pub Publisher, settings func() models.Settings, log *slog.Logger) *Queue {
+func NewQueue(store *models.Store, settings func() models.Settings, log *slog.Logger) *Queue {
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Queue{
-		Store: store, Publisher: pub, Settings: settings, Log: log,
+		Store: store, Settings: settings, Log: log,
 		Backoff: DefaultBackoff, MaxAttempts: DefaultMaxAttempts, Timeout: DefaultTimeout,
 		IntermediateEvery: DefaultIntermediateEvery,
 	}
@@ -368,19 +362,17 @@ func ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Result) *models
 }
 
 // store writes the summary, its event, its ledger entry and the job's
-// completion in one transaction, then publishes the event.
+// completion in one transaction; the writer publishes the event after the
+// commit.
 func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result) {
 	sum := toSummary(res, in)
 	sum.CreatedAt = q.now()
-	var ev *models.Event
 	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
 		sum.ID = 0
 		if err := tx.Create(&sum).Error; err != nil {
 			return err
 		}
-		var err error
-		ev, err = models.AppendEvent(tx, models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum))
-		if err != nil {
+		if _, err := models.AppendEvent(tx, models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum)); err != nil {
 			return err
 		}
 		if spent != nil {
@@ -393,10 +385,6 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 	})
 	if err != nil {
 		q.Log.Error("summary queue: store summary", "job", job.ID, "err", err)
-		return
-	}
-	if q.Publisher != nil {
-		q.Publisher.Publish(*ev)
 	}
 }
 

@@ -58,7 +58,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	broker := sse.NewBroker()
-	svc, err := capture.New(ctx, store, broker)
+	store.Writer.OnCommit(broker.Publish)
+	svc, err := capture.New(ctx, store)
 	if err != nil {
 		broker.Close()
 		store.Close()
@@ -67,7 +68,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
 	w := &Worker{Store: store, Broker: broker, Capture: svc, Spool: hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")}}
 	// Summary queue: jobs persist in the database and resume after a restart.
-	w.Summaries = summarize.NewQueue(store, broker, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
 	if err := w.Summaries.Start(); err != nil {
 		broker.Close()
 		store.Close()

@@ -31,6 +31,7 @@ type Broker struct {
 	done        chan struct{}
 	clients     atomic.Int64
 	dropped     atomic.Int64 // events the publish queue had no room for
+	lost        atomic.Bool  // an event was dropped: disconnect everyone so they replay
 	slow        atomic.Int64 // subscribers dropped for falling behind
 }
 
@@ -54,7 +55,11 @@ func (b *Broker) Publish(ev models.Event) {
 	select {
 	case b.publish <- ev:
 	default:
+		// Dropping the event silently would leave a gap on every stream:
+		// instead every subscriber is disconnected at the next event and
+		// catches up by replay.
 		b.dropped.Add(1)
+		b.lost.Store(true)
 	}
 }
 
@@ -117,6 +122,11 @@ func (b *Broker) run() {
 		case s := <-b.unsubscribe:
 			drop(s)
 		case ev := <-b.publish:
+			if b.lost.Swap(false) {
+				for s := range subs {
+					drop(s)
+				}
+			}
 			for s := range subs {
 				if s.project != "" && ev.Project != s.project && ev.Kind != models.EventSettingsChanged {
 					continue
