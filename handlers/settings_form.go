@@ -138,6 +138,11 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 	st.Privacy.RedactionRules = formRules(c, cur.Privacy.RedactionRules)
 
 	st.Capture.SkipTools = formLines(f("capture.skipTools"))
+	if aliases, bad := formAliases(f("capture.projectAliases")); bad != "" {
+		errs = append(errs, models.FieldError{Field: "capture.projectAliases", Message: fmt.Sprintf("%q: write one \"path = project name\" per line", bad)})
+	} else {
+		st.Capture.ProjectAliases = aliases
+	}
 	st.Capture.ReadTools = f("capture.readTools")
 	num("capture.outputCapBytes", &st.Capture.OutputCapBytes)
 
@@ -184,6 +189,20 @@ func formLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// formAliases reads "path = project name" lines; bad is the first line
+// without an "=".
+func formAliases(s string) (aliases map[string]string, bad string) {
+	aliases = map[string]string{}
+	for _, l := range formLines(s) {
+		path, name, ok := strings.Cut(l, "=")
+		if !ok {
+			return nil, l
+		}
+		aliases[strings.TrimSpace(path)] = strings.TrimSpace(name)
+	}
+	return aliases, ""
 }
 
 // formRules reads the redaction rule rows. Built-in rules keep their

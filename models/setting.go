@@ -200,6 +200,14 @@ func (s *Settings) Validate() error {
 	if s.Capture.OutputCapBytes < 512 || s.Capture.OutputCapBytes > 1<<20 {
 		add("capture.outputCapBytes", "must be between 512 and 1048576")
 	}
+	for prefix, name := range s.Capture.ProjectAliases {
+		if !strings.HasPrefix(prefix, "/") {
+			add("capture.projectAliases", "path %q must be absolute", prefix)
+		}
+		if strings.TrimSpace(name) == "" {
+			add("capture.projectAliases", "path %q needs a project name", prefix)
+		}
+	}
 	switch s.Capture.ReadTools {
 	case ReadsOff, ReadsMetadata, ReadsFull:
 	default:

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -55,3 +56,13 @@ func settingsFieldID(field string) string { return "f-" + strings.ReplaceAll(fie
 
 // settingsErrID is the id of a field's error message (aria-describedby).
 func settingsErrID(field string) string { return settingsFieldID(field) + "-err" }
+
+// aliasLines renders project aliases as sorted "path = name" lines.
+func aliasLines(aliases map[string]string) []string {
+	out := make([]string, 0, len(aliases))
+	for path, name := range aliases {
+		out = append(out, path+" = "+name)
+	}
+	sort.Strings(out)
+	return out
+}

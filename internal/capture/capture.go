@@ -160,12 +160,27 @@ func (s *Service) project(p *hooks.Payload) hooks.Project {
 		proj.Name = p.Project
 		return proj
 	}
-	for prefix, name := range s.Policy().Settings.Capture.ProjectAliases {
-		if prefix != "" && strings.HasPrefix(cwd, prefix) {
-			proj.Name = name
-		}
+	if name := aliasFor(s.Policy().Settings.Capture.ProjectAliases, cwd); name != "" {
+		proj.Name = name
 	}
 	return proj
+}
+
+// aliasFor returns the project name the user gave the longest path prefix
+// of cwd, matched at a directory boundary ("/src/a" covers "/src/a/b" but
+// not "/src/ab"), or "" when none covers it.
+func aliasFor(aliases map[string]string, cwd string) string {
+	best, name := -1, ""
+	for prefix, n := range aliases {
+		prefix = strings.TrimRight(prefix, "/")
+		if prefix == "" || n == "" || len(prefix) <= best {
+			continue
+		}
+		if cwd == prefix || strings.HasPrefix(cwd, prefix+"/") {
+			best, name = len(prefix), n
+		}
+	}
+	return name
 }
 
 // write runs fn in a group-committed transaction. The events fn appends
