@@ -67,15 +67,23 @@ func startServe(b *testing.B, dataDir string) (pid, port int) {
 // on the synthetic database (1M observations unless -short or
 // MNEME_BENCH_ROWS) after serving the feed, session list, searches, stats
 // and projects. Reported: rss-MB (VmRSS now) and peak-MB (VmHWM).
+//
+// base-rss-MB and base-peak-MB are the same readings of the smallest Go
+// HTTP server (bench/minserver), built and run beside it in the same
+// benchmark and sent as many requests: the floor of any Go HTTP worker, so
+// the difference is what mneme itself holds.
 func BenchmarkWorkerRSS(b *testing.B) {
 	b.Run("idle", func(b *testing.B) {
 		pid, _ := startServe(b, b.TempDir())
+		basePID, _ := startMinServer(b)
 		for i := 0; i < b.N; i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 		time.Sleep(time.Second)
 		b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
 		b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
+		b.ReportMetric(procStatus(b, basePID, "VmRSS"), "base-rss-MB")
+		b.ReportMetric(procStatus(b, basePID, "VmHWM"), "base-peak-MB")
 	})
 	rows := benchdb.Rows(b)
 	b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
@@ -85,25 +93,65 @@ func BenchmarkWorkerRSS(b *testing.B) {
 		dir := b.TempDir()
 		copyFile(b, filepath.Join(db.Dir, "mneme.db"), filepath.Join(dir, "mneme.db"))
 		pid, port := startServe(b, dir)
+		basePID, basePort := startMinServer(b)
 		base := "http://127.0.0.1:" + strconv.Itoa(port)
 		paths := []string{"/api/stats", "/api/stats?days=90", "/api/projects", "/api/observations?limit=100",
 			"/api/sessions?limit=100", "/api/search?q=" + url.QueryEscape(benchdb.Word(300)),
 			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
+		get := func(u string) {
+			resp, err := http.Get(u)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				b.Fatalf("GET %s: %d", u, resp.StatusCode)
+			}
+		}
 		for i := 0; i < b.N; i++ {
 			for _, p := range paths {
-				resp, err := http.Get(base + p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					b.Fatalf("GET %s: %d", p, resp.StatusCode)
-				}
+				get(base + p)
+				get("http://127.0.0.1:" + strconv.Itoa(basePort) + "/api/health")
 			}
 		}
 		b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
 		b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
+		b.ReportMetric(procStatus(b, basePID, "VmRSS"), "base-rss-MB")
+		b.ReportMetric(procStatus(b, basePID, "VmHWM"), "base-peak-MB")
 	})
+}
+
+// startMinServer builds bench/minserver (the smallest Go HTTP server, the
+// baseline) and runs it on a free loopback port until the benchmark ends.
+func startMinServer(b *testing.B) (pid, port int) {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "minserver")
+	build := exec.Command("go", "build", "-o", bin, "./bench/minserver")
+	build.Dir = repoRoot()
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build minserver: %v\n%s", err, out)
+	}
+	port = freePort(b)
+	cmd := exec.Command(bin, strconv.Itoa(port))
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	u := "http://127.0.0.1:" + strconv.Itoa(port) + "/api/health"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(u); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("minserver did not answer within 30s")
+		}
+	}
+	return cmd.Process.Pid, port
 }
 
 func copyFile(tb testing.TB, from, to string) {

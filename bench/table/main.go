@@ -1,0 +1,138 @@
+// Command table reads `go test -bench` output on stdin, copies it to
+// stdout as it comes, and at the end prints mneme's figures as one
+// markdown table: each figure beside the baseline measured in the same run
+// and the target it must meet. The benchmarks stay the source of truth
+// (b.ReportMetric); spec below only says which metric is which figure.
+//
+//	go test -run '^$' -bench . ./cmd/mneme/ | go run ./bench/table
+//
+// A figure whose benchmark did not run says "not run" (or skipped,
+// FAILED). With -count > 1 the table shows medians. `make bench` runs the
+// benchmarks that feed it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Targets are for a 2-core machine.
+func le(v float64) *Target { return &Target{Op: "≤", Value: v} }
+func ge(v float64) *Target { return &Target{Op: "≥", Value: v} }
+
+// Baselines reused by several rows.
+var (
+	noopP50 = Baseline{Metric: "noop-p50-ms", Label: "(no-op Go binary, p50)"}
+	noopP99 = Baseline{Metric: "noop-p99-ms", Label: "(no-op Go binary, p99)"}
+)
+
+// spec maps benchmark metrics to the table's rows, in order.
+var spec = []Row{
+	// Hook commands, spawn → exit, against a no-op Go binary spawned in
+	// the same benchmark (cmd/mneme/bench_test.go).
+	{Figure: "hook post-tool-use, worker up, p50", Bench: "BenchmarkHookPostToolUseWorkerUp", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{noopP50}, Target: le(5)},
+	{Figure: "hook post-tool-use, worker up, p99", Bench: "BenchmarkHookPostToolUseWorkerUp", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{noopP99, noopP50}, Target: le(15)},
+	{Figure: "hook post-tool-use, worker down (spooled), p50", Bench: "BenchmarkHookPostToolUseWorkerDown", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{noopP50}, Target: le(50)},
+	{Figure: "hook post-tool-use, worker down (spooled), p99", Bench: "BenchmarkHookPostToolUseWorkerDown", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{noopP99, noopP50}, Target: le(50)},
+	{Figure: "hook session-start, worker up, p50", Bench: "BenchmarkHookSessionStart", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{noopP50}},
+	{Figure: "hook session-start, worker up, p99", Bench: "BenchmarkHookSessionStart", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{noopP99, noopP50}},
+	{Figure: "hook session-start, worker down, p50", Bench: "BenchmarkHookSessionStartWorkerDown", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{noopP50}, Target: le(50)},
+	{Figure: "hook session-start, worker down, p99", Bench: "BenchmarkHookSessionStartWorkerDown", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{noopP99, noopP50}, Target: le(50)},
+
+	// Durable ingest: acked after commit, 16 HTTP clients, against raw
+	// batched SQLite inserts on the same disk (cmd/mneme/bench_test.go).
+	{Figure: "durable ingest, 16 clients", Bench: "BenchmarkIngestConcurrent16", Metric: "obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite inserts, 256 per tx, same disk)"}}, Target: ge(10_000)},
+
+	// Ingest → SSE receive, against the ingest POST's own round trip
+	// (handlers/stream_bench_test.go).
+	{Figure: "ingest→SSE, 1 subscriber, p50", Bench: "BenchmarkStreamLatency/*s=1", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p50-ms", Label: "(ingest POST round trip, p50)"}}},
+	{Figure: "ingest→SSE, 1 subscriber, p99", Bench: "BenchmarkStreamLatency/*s=1", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(ingest POST round trip, p99)"}}},
+	{Figure: "ingest→SSE, 100 subscribers, p50", Bench: "BenchmarkStreamLatency/*s=100", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p50-ms", Label: "(ingest POST round trip, p50)"}}},
+	{Figure: "ingest→SSE, 100 subscribers, p99", Bench: "BenchmarkStreamLatency/*s=100", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(ingest POST round trip, p99)"}}, Target: le(5)},
+
+	// Full-text search on the synthetic database (models/search_bench_test.go).
+	{Figure: "FTS search at {rows}, mixed query shapes, p95", Bench: "BenchmarkSearch/mix/rows=*", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p95-ms", Label: "(baseline, p95)"}}, Target: le(30)},
+	{Figure: "FTS search at {rows}, p95", Bench: "BenchmarkSearch/*/rows=*", Metric: "p95-ms", Unit: "ms", Worst: true,
+		Base: []Baseline{{Metric: "base-p95-ms", Label: "(baseline, p95)"}}, Target: le(30)},
+
+	// Recall at 100k observations, over HTTP to the real worker
+	// (internal/recall/bench_test.go).
+	{Figure: "SessionStart hook at 100k (context build), p50", Bench: "BenchmarkSessionStartHook100k", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p50-ms", Label: "(same hook, project without history, p50)"}}},
+	{Figure: "SessionStart hook at 100k (context build), p99", Bench: "BenchmarkSessionStartHook100k", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(same hook, project without history, p99)"}}, Target: le(25)},
+	{Figure: "context build alone at 100k, p99", Bench: "BenchmarkSessionContext100k", Metric: "p99-ms", Unit: "ms"},
+	{Figure: "UserPromptSubmit hook at 100k (related lookup), p50", Bench: "BenchmarkUserPromptSubmitHook100k", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p50-ms", Label: "(same hook, prompt without keywords, p50)"}}},
+	{Figure: "UserPromptSubmit hook at 100k (related lookup), p99", Bench: "BenchmarkUserPromptSubmitHook100k", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(same hook, prompt without keywords, p99)"}}},
+	{Figure: "related lookup alone at 100k, p99", Bench: "BenchmarkRelatedMemory100k", Metric: "p99-ms", Unit: "ms"},
+
+	// The worker process (cmd/mneme/rss_bench_test.go, soak/bench_test.go),
+	// against a minimal Go HTTP server (bench/minserver) in the same run.
+	{Figure: "worker RSS, idle", Bench: "BenchmarkWorkerRSS/idle", Metric: "rss-MB", Unit: "MB",
+		Base: []Baseline{{Metric: "base-rss-MB", Label: "(minimal Go HTTP server)"}}},
+	{Figure: "worker RSS at {rows}, after reads", Bench: "BenchmarkWorkerRSS/rows=*", Metric: "rss-MB", Unit: "MB",
+		Base: []Baseline{{Metric: "base-rss-MB", Label: "(minimal Go HTTP server)"}}},
+	{Figure: "worker peak RSS at {rows}", Bench: "BenchmarkWorkerRSS/rows=*", Metric: "peak-MB", Unit: "MB",
+		Base: []Baseline{{Metric: "base-peak-MB", Label: "(minimal Go HTTP server)"}}},
+	{Figure: "cold start to healthy, new data dir", Bench: "BenchmarkColdStart/fresh", Metric: "ms-to-healthy", Unit: "ms",
+		Base: []Baseline{{Metric: "base-ms", Label: "(minimal Go HTTP server, spawn→200)"}}},
+	{Figure: "cold start to healthy, existing data dir", Bench: "BenchmarkColdStart/existing", Metric: "ms-to-healthy", Unit: "ms",
+		Base: []Baseline{{Metric: "base-ms", Label: "(minimal Go HTTP server, spawn→200)"}}},
+}
+
+func main() {
+	out := flag.String("o", "", "also write the table to this file")
+	quiet := flag.Bool("q", false, "print only the table, not the benchmark output")
+	flag.Parse()
+	if err := run(os.Stdin, os.Stdout, *out, *quiet); err != nil {
+		fmt.Fprintln(os.Stderr, "table:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in io.Reader, stdout io.Writer, outFile string, quiet bool) error {
+	var pass io.Writer = stdout
+	if quiet {
+		pass = nil
+	}
+	res, err := Parse(in, pass)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\n## mneme figures")
+	if res.CPU != "" {
+		b.WriteString(" — " + res.CPU)
+	}
+	b.WriteString("\n\nratio = result ÷ same-run baseline")
+	b.WriteString("; targets are for a 2-core machine.\n\n")
+	if err := Render(&b, Compute(spec, res)); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return err
+	}
+	if outFile != "" {
+		return os.WriteFile(outFile, []byte(strings.TrimPrefix(b.String(), "\n")), 0o644)
+	}
+	return nil
+}
