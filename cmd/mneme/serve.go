@@ -87,10 +87,9 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		return 1, fmt.Errorf("port %d is in use by another program; choose another with --port or MNEME_PORT", o.Port)
 	}
 
-	health := newHealthWatch(o.DataDir)
 	w, err := worker.New(ctx, worker.Options{
 		DataDir: o.DataDir, Port: o.Port, Token: o.Token, Dev: o.Dev,
-		Version: version, Log: log, Status: health.Problem,
+		Version: version, Log: log,
 	})
 	if err != nil {
 		ln.Close()
@@ -103,12 +102,17 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	w.Spool.OnReject = func(reason string) {
 		log.Warn("spooled event set aside in spool/rejected.jsonl", "reason", reason)
 	}
+	w.Fallback.OnReject = func(reason string) {
+		log.Warn("spooled event set aside in the fallback spool's rejected.jsonl", "dir", w.Fallback.Dir, "reason", reason)
+	}
 	if n, err := w.ReplaySpool(ctx); err != nil {
 		log.Warn("spool replay stopped", "err", err)
 	} else if n > 0 {
 		log.Info("spool replayed", "events", n)
 	}
-	go health.Run(ctx, w.Spool, w.ReplaySpool)
+	// Every five seconds: re-check the data directory (/api/health and the
+	// viewer's banner) and replay what hooks spooled meanwhile.
+	go w.Watch(ctx, 5*time.Second)
 
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listener(ln) }()

@@ -5,14 +5,21 @@ package worker
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
@@ -30,7 +37,8 @@ type Options struct {
 	Dev     bool
 	Version string
 	Log     *slog.Logger
-	// Status reports a problem with the data directory; may be nil.
+	// Status reports a problem with the data directory; nil means the
+	// worker's own Problem (see CheckHealth and Watch).
 	Status func() string
 }
 
@@ -41,11 +49,20 @@ type Worker struct {
 	Capture *capture.Service
 	Handler *handlers.Handler
 	App     *fiber.App
-	Spool   hooks.Spool
+	// Spool is <data>/spool, where `mneme hook` puts events the worker
+	// could not take; Fallback is the per-user directory the hook uses
+	// when the data directory cannot be written (edge.FallbackSpoolDir).
+	// ReplaySpool replays both, in that order.
+	Spool    hooks.Spool
+	Fallback hooks.Spool
 	// Summaries is the persisted background summary queue.
 	Summaries *summarize.Queue
 	// Retention deletes observations past the retention setting.
 	Retention *retention.Job
+
+	dataDir string
+	log     *slog.Logger
+	problem atomic.Value // string: the last CheckHealth's finding
 }
 
 // New opens the database in opts.DataDir and assembles the worker.
@@ -66,7 +83,16 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
-	w := &Worker{Store: store, Broker: broker, Capture: svc, Spool: hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")}}
+	w := &Worker{
+		Store: store, Broker: broker, Capture: svc,
+		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
+		Fallback: hooks.Spool{Dir: edge.FallbackSpoolDir(opts.DataDir)},
+		dataDir:  opts.DataDir, log: opts.Log,
+	}
+	w.CheckHealth()
+	if opts.Status == nil {
+		opts.Status = w.Problem
+	}
 	// Summary queue: jobs persist in the database and resume after a restart.
 	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
 	if err := w.Summaries.Start(); err != nil {
@@ -86,12 +112,15 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 }
 
 // ReplaySpool feeds spooled events through the capture pipeline in-process
-// and returns how many were sent.
+// and returns how many were sent: first the data directory's spool, then
+// the fallback spool, each oldest first. Each spool is replayed under its
+// own lock, the one `mneme hook` takes too, so no event is sent twice; when
+// a hook holds the first, the fallback is left to that hook, which replays
+// it next, so the order holds. A fallback directory that is not this
+// user's own private directory is not read (in a shared temp directory
+// someone else could have made it).
 func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
-	if !w.Spool.Pending() {
-		return 0, nil
-	}
-	res, err := w.Spool.Replay(func(slug string, body []byte) error {
+	send := func(slug string, body []byte) error {
 		event, ok := hooks.EventName(slug)
 		if !ok {
 			return &hooks.PermanentError{Msg: "unknown event " + slug}
@@ -102,8 +131,44 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 		}
 		_, err = w.Capture.Handle(ctx, event, p)
 		return err
-	})
-	return res.Sent, err
+	}
+	sent := 0
+	for i, sp := range []hooks.Spool{w.Spool, w.Fallback} {
+		if sp.Dir == "" || !sp.Pending() {
+			continue
+		}
+		if i == 1 {
+			if err := privateDir(sp.Dir); err != nil {
+				return sent, fmt.Errorf("fallback spool not replayed: %w", err)
+			}
+		}
+		res, err := sp.Replay(send)
+		sent += res.Sent
+		if err != nil {
+			return sent, fmt.Errorf("spool %s: %w", sp.Dir, err)
+		}
+		if res.Busy {
+			return sent, nil
+		}
+	}
+	return sent, nil
+}
+
+// privateDir checks that dir is a real directory owned by this user and
+// closed to everyone else, as `mneme hook` makes the fallback spool.
+func privateDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !info.IsDir() || !ok || int(st.Uid) != os.Getuid() || info.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private directory of this user", dir)
+	}
+	return nil
 }
 
 // Shutdown ends open streams, stops the HTTP server (waiting up to timeout

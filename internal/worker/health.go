@@ -1,0 +1,141 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// MinFreeBytes is the free space under the data directory below which the
+// worker reports a problem.
+const MinFreeBytes = 64 << 20
+
+// Problem is what is wrong with the data directory, as found by the last
+// CheckHealth: a sentence saying what and one saying what happens to new
+// events meanwhile. It is "" when all is well. /api/health and the viewer's
+// banner show it.
+func (w *Worker) Problem() string {
+	s, _ := w.problem.Load().(string)
+	return s
+}
+
+// CheckHealth looks at the data directory now and records what is wrong
+// with it (see Problem).
+func (w *Worker) CheckHealth() string {
+	p := w.diagnose()
+	w.problem.Store(p)
+	return p
+}
+
+// diagnose finds the first problem of: a data directory that cannot be
+// written, database files that are immutable or append-only, a disk almost
+// full. It opens none of the database's files: closing a descriptor of a
+// file releases every POSIX lock this process holds on it, SQLite's too.
+func (w *Worker) diagnose() string {
+	dir := w.dataDir
+	if err := probeWrite(dir); err != nil {
+		return fmt.Sprintf("The data directory %s is not writable (%s). %s", dir, reason(err), w.spoolAdvice())
+	}
+	for _, name := range []string{"mneme.db", "mneme.db-wal", "mneme.db-shm"} {
+		if attr := lockedAttr(filepath.Join(dir, name)); attr != "" {
+			path := filepath.Join(dir, name)
+			return fmt.Sprintf("The database file %s is %s, so SQLite cannot write it. Run chattr -i -a %s, and restart mneme serve if storing still fails. %s",
+				path, attr, path, w.spoolAdvice())
+		}
+	}
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) == nil {
+		if free := st.Bavail * uint64(st.Bsize); free < MinFreeBytes {
+			return fmt.Sprintf("Disk almost full: %d MiB free under %s. Free some space: once it is full, new events are spooled to %s and stored when there is room again.",
+				free>>20, dir, w.Fallback.Dir)
+		}
+	}
+	return ""
+}
+
+// spoolAdvice says where `mneme hook` puts new events while the data
+// directory is not writable: the spool if it still takes writes, else the
+// fallback spool.
+func (w *Worker) spoolAdvice() string {
+	where := w.Fallback.Dir
+	if os.MkdirAll(w.Spool.Dir, 0o700) == nil && probeWrite(w.Spool.Dir) == nil {
+		where = w.Spool.Dir
+	}
+	return fmt.Sprintf("New events that cannot be stored now are spooled to %s and will be stored when this is fixed.", where)
+}
+
+// probeWrite creates and removes a small file in dir.
+func probeWrite(dir string) error {
+	probe := filepath.Join(dir, ".write-probe")
+	if err := os.WriteFile(probe, []byte("ok"), 0o600); err != nil {
+		return err
+	}
+	return os.Remove(probe)
+}
+
+// reason is an error without the path it names (the message says it).
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// lockedAttr reads path's immutable and append-only attributes with statx,
+// which does not open the file. It returns "" when neither is set, when
+// the file does not exist, or when the file system does not say.
+func lockedAttr(path string) string {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, unix.STATX_BASIC_STATS, &st); err != nil {
+		return ""
+	}
+	attrs := st.Attributes & st.Attributes_mask
+	var out []string
+	if attrs&unix.STATX_ATTR_IMMUTABLE != 0 {
+		out = append(out, "immutable")
+	}
+	if attrs&unix.STATX_ATTR_APPEND != 0 {
+		out = append(out, "append-only")
+	}
+	return strings.Join(out, " and ")
+}
+
+// Watch re-checks the data directory and replays the spools (events `mneme
+// hook` set aside while the worker was busy or could not store them) every
+// interval, until ctx ends.
+func (w *Worker) Watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	lastErr := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		w.CheckHealth()
+		n, err := w.ReplaySpool(ctx)
+		if n > 0 {
+			w.log.Info("spool replayed", "events", n)
+		}
+		// While the problem lasts each attempt fails the same way: say it
+		// once, not every few seconds.
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if msg != "" && msg != lastErr {
+			w.log.Warn("spool replay stopped; the rest stays spooled", "err", err)
+		}
+		lastErr = msg
+	}
+}
