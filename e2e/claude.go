@@ -384,8 +384,13 @@ const RunTagEnv = "MNEME_E2E_RUN"
 
 // TaggedProcesses returns the pids of processes whose environment holds
 // RunTagEnv=tag. It reads /proc and returns nothing where there is none.
-func TaggedProcesses(tag string) []int {
-	needle := []byte(RunTagEnv + "=" + tag + "\x00")
+func TaggedProcesses(tag string) []int { return EnvProcesses(RunTagEnv, tag) }
+
+// EnvProcesses returns the pids of processes whose environment holds
+// key=value, e.g. a tag a caller put in ClaudeOptions.ExtraEnv to find every
+// process of many runs at once.
+func EnvProcesses(key, value string) []int {
+	needle := []byte(key + "=" + value + "\x00")
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -411,11 +416,15 @@ func TaggedProcesses(tag string) []int {
 // KillTagged sends SIGKILL to every process tagged with tag (see
 // TaggedProcesses), repeating while new ones show up, and returns how many
 // it signalled.
-func KillTagged(tag string) int {
+func KillTagged(tag string) int { return KillEnv(RunTagEnv, tag) }
+
+// KillEnv is KillTagged for the processes whose environment holds key=value
+// (see EnvProcesses).
+func KillEnv(key, value string) int {
 	killed := map[int]bool{}
 	for range 20 {
 		found := false
-		for _, pid := range TaggedProcesses(tag) {
+		for _, pid := range EnvProcesses(key, value) {
 			if killed[pid] {
 				// Already signalled; a zombie until its parent reaps it.
 				continue

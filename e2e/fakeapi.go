@@ -100,6 +100,14 @@ type Request struct {
 	ToolResults int
 	// Step is the script index answered (-1 for requests without tools).
 	Step int
+	// AfterToolResult reports whether the last user message carries a
+	// tool_result block: the model is answering a tool's result, not a
+	// new prompt (messages with role "system" are not counted).
+	AfterToolResult bool
+	// ToolName and ToolUseID are the tool_use block the fake answered with,
+	// empty when it answered text. Together over Requests they are every
+	// tool call the fake asked for.
+	ToolName, ToolUseID string
 }
 
 // IsMessages reports whether r is a POST to the Messages endpoint.
@@ -119,10 +127,12 @@ type FakeAPI struct {
 	// e.g. "http://127.0.0.1:41234".
 	URL string
 
-	steps []Step
-	srv   *http.Server
-	ln    net.Listener
-	logf  func(format string, args ...any)
+	steps      []Step
+	answer     func(Request) Step
+	dropBodies bool
+	srv        *http.Server
+	ln         net.Listener
+	logf       func(format string, args ...any)
 
 	mu     sync.Mutex
 	reqs   []Request
@@ -184,17 +194,47 @@ func StartFakeAPI(steps ...Step) (*FakeAPI, error) {
 	return startFakeAPI(func(string, ...any) {}, steps)
 }
 
+// FakeOptions configures StartFakeAPIWith.
+type FakeOptions struct {
+	// Steps is the script, as for StartFakeAPI.
+	Steps []Step
+	// Answer, when set, picks the step answered to every tool-carrying
+	// request instead of Steps, e.g. to script several prompts of a resumed
+	// session (see Request.AfterToolResult). Request.Step still counts the
+	// tool_result blocks. It is called concurrently.
+	Answer func(Request) Step
+	// DropBodies keeps request bodies out of Requests, for long runs.
+	DropBodies bool
+	// Logf receives one line per request; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// StartFakeAPIWith starts a FakeAPI configured by o on 127.0.0.1 with a
+// random port. Callers must call Close.
+func StartFakeAPIWith(o FakeOptions) (*FakeAPI, error) {
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	return startFakeAPIOpts(o)
+}
+
 func startFakeAPI(logf func(string, ...any), steps []Step) (*FakeAPI, error) {
+	return startFakeAPIOpts(FakeOptions{Steps: steps, Logf: logf})
+}
+
+func startFakeAPIOpts(o FakeOptions) (*FakeAPI, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	f := &FakeAPI{
-		URL:   "http://" + ln.Addr().String(),
-		steps: append([]Step(nil), steps...),
-		ln:    ln,
-		logf:  logf,
-		done:  make(chan struct{}),
+		URL:        "http://" + ln.Addr().String(),
+		steps:      append([]Step(nil), o.Steps...),
+		answer:     o.Answer,
+		dropBodies: o.DropBodies,
+		ln:         ln,
+		logf:       o.Logf,
+		done:       make(chan struct{}),
 	}
 	f.srv = &http.Server{
 		Handler:           http.HandlerFunc(f.serveHTTP),
@@ -274,6 +314,18 @@ func (f *FakeAPI) ToolRequests() []Request {
 	return out
 }
 
+// ToolUseIDs returns the id of every tool_use block the fake answered so
+// far, in order.
+func (f *FakeAPI) ToolUseIDs() []string {
+	var out []string
+	for _, r := range f.Requests() {
+		if r.ToolUseID != "" {
+			out = append(out, r.ToolUseID)
+		}
+	}
+	return out
+}
+
 // ToolRequestBodies returns the raw bodies of ToolRequests.
 func (f *FakeAPI) ToolRequestBodies() [][]byte {
 	var out [][]byte
@@ -318,11 +370,14 @@ type messagesRequest struct {
 	} `json:"messages"`
 }
 
-// countToolResults counts tool_result blocks across all messages. A message
-// whose content is a plain string has none.
-func (m *messagesRequest) countToolResults() int {
-	n := 0
+// countToolResults counts tool_result blocks across all messages (a message
+// whose content is a plain string has none) and reports whether the last
+// user message holds one.
+func (m *messagesRequest) countToolResults() (n int, lastUser bool) {
 	for _, msg := range m.Messages {
+		if msg.Role == "user" {
+			lastUser = false
+		}
 		var blocks []struct {
 			Type string `json:"type"`
 		}
@@ -332,10 +387,13 @@ func (m *messagesRequest) countToolResults() int {
 		for _, b := range blocks {
 			if b.Type == "tool_result" {
 				n++
+				if msg.Role == "user" {
+					lastUser = true
+				}
 			}
 		}
 	}
-	return n
+	return n, lastUser
 }
 
 func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -356,6 +414,7 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		SessionID: r.Header.Get("X-Claude-Code-Session-Id"),
 	}
 	var mr messagesRequest
+	var step Step
 	if req.IsMessages() {
 		if err := json.Unmarshal(body, &mr); err != nil {
 			f.record(&req)
@@ -363,16 +422,21 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req.Model, req.Stream, req.HasTools = mr.Model, mr.Stream, len(mr.Tools) > 0
-		req.ToolResults = mr.countToolResults()
+		req.ToolResults, req.AfterToolResult = mr.countToolResults()
 		if req.HasTools {
 			req.Step = req.ToolResults
+		}
+		step = f.stepFor(&req)
+		if step.IsTool() {
+			req.ToolName = step.Tool
+			req.ToolUseID = fmt.Sprintf("toolu_e2e%02d_%s", req.Step+1, randHex(6))
 		}
 	}
 	f.record(&req)
 
 	switch {
 	case req.IsMessages():
-		f.answerMessages(w, &req)
+		f.answerMessages(w, &req, step)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		// Rough estimate, as the real endpoint returns.
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": len(body)/4 + 1})
@@ -393,7 +457,11 @@ func (f *FakeAPI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *FakeAPI) record(req *Request) {
 	f.mu.Lock()
 	req.Seq = len(f.reqs) + 1
-	f.reqs = append(f.reqs, *req)
+	stored := *req
+	if f.dropBodies {
+		stored.Body = nil
+	}
+	f.reqs = append(f.reqs, stored)
 	closed := f.closed
 	f.mu.Unlock()
 	if closed {
@@ -412,14 +480,16 @@ func (f *FakeAPI) stepFor(req *Request) Step {
 	if !req.HasTools {
 		return Text(SideText)
 	}
+	if f.answer != nil {
+		return f.answer(*req)
+	}
 	if req.Step < len(f.steps) {
 		return f.steps[req.Step]
 	}
 	return Text(DefaultFinalText)
 }
 
-func (f *FakeAPI) answerMessages(w http.ResponseWriter, req *Request) {
-	step := f.stepFor(req)
+func (f *FakeAPI) answerMessages(w http.ResponseWriter, req *Request, step Step) {
 	model := req.Model
 	if model == "" {
 		model = "claude-fake"
@@ -436,7 +506,7 @@ func (f *FakeAPI) answerMessages(w http.ResponseWriter, req *Request) {
 		}
 		blocks = append(blocks, map[string]any{
 			"type":  "tool_use",
-			"id":    fmt.Sprintf("toolu_e2e%02d_%s", req.Step+1, randHex(6)),
+			"id":    req.ToolUseID,
 			"name":  step.Tool,
 			"input": input,
 		})
