@@ -1,4 +1,5 @@
-// mneme viewer: theme switch, live feed over SSE, "load more".
+// mneme viewer: theme switch, live feed over SSE, "load more", and the
+// status banner kept current from /api/health.
 // Live rows are HTML fragments rendered on the server by the same templ
 // component as the page (GET /fragments/event/:id); nothing is templated
 // here. No inline scripts: the CSP allows only this file.
@@ -146,6 +147,73 @@
       });
   }
 
+  // ---- Status banner: kept current from /api/health on every page. ----
+  // The page is rendered with the problem the worker knew of then; this
+  // polls /api/health while the page is visible, so the banner appears
+  // when the data directory becomes full or read-only and goes away when
+  // that is fixed. Every text goes in with textContent.
+  var HEALTH_EVERY = 5000;
+  var healthFailures = 0;
+  var healthTimer = null;
+
+  function setBanner(kind, title, text) {
+    var box = document.getElementById("status-banner");
+    if (!box) return;
+    if (!text) {
+      if (box.firstChild) box.replaceChildren();
+      return;
+    }
+    var cur = box.querySelector(".banner");
+    if (cur && cur.getAttribute("data-kind") === kind &&
+        cur.querySelector(".banner-problem").textContent === text) {
+      return; // unchanged: do not announce it again
+    }
+    var banner = document.createElement("div");
+    banner.className = "banner banner-warn";
+    banner.setAttribute("data-kind", kind);
+    var p = document.createElement("p");
+    p.className = "banner-text";
+    var strong = document.createElement("strong");
+    strong.className = "banner-title";
+    strong.textContent = title;
+    var span = document.createElement("span");
+    span.className = "banner-problem";
+    span.textContent = text;
+    p.append(strong, " ", span);
+    banner.appendChild(p);
+    box.replaceChildren(banner);
+  }
+
+  function checkHealth() {
+    clearTimeout(healthTimer);
+    if (document.hidden) return; // resumed on visibilitychange
+    fetch("/api/health", { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then(function (r) {
+        if (!r.ok) return null; // e.g. a token proxy refusing: no news
+        return r.json();
+      })
+      .then(function (h) {
+        healthFailures = 0;
+        if (!h) return;
+        if (h.status === "degraded") {
+          setBanner("problem", "Storage problem:", h.problem || "the worker reports a problem with its data directory.");
+        } else {
+          setBanner("", "", "");
+        }
+      })
+      .catch(function () {
+        // One miss can be a restart; two in a row, the worker is gone.
+        healthFailures++;
+        if (healthFailures >= 2) {
+          setBanner("offline", "The mneme worker is not answering.",
+            "Claude Code is not held up: hooks spool new events and start the worker again, and the events are stored once it is back.");
+        }
+      })
+      .then(function () {
+        healthTimer = setTimeout(checkHealth, HEALTH_EVERY);
+      });
+  }
+
   // ---- Close open menus (e.g. Export) on outside click or Escape. ----
   function closeMenus(except) {
     document.querySelectorAll("details.menu[open]").forEach(function (d) {
@@ -164,6 +232,12 @@
     }
     var feed = document.getElementById("feed");
     if (feed && feed.getAttribute("data-live") === "true") startFeed(feed);
+    if (document.getElementById("status-banner")) {
+      healthTimer = setTimeout(checkHealth, HEALTH_EVERY);
+      document.addEventListener("visibilitychange", function () {
+        if (!document.hidden) checkHealth();
+      });
+    }
     document.addEventListener("click", function (e) {
       onLoadMore(e);
       closeMenus(e.target.closest("details.menu"));
