@@ -19,15 +19,13 @@ func (h *Handler) IngestHook(c *fiber.Ctx) error {
 // ingest decodes body as a hook payload for event and runs it through the
 // capture pipeline.
 func (h *Handler) ingest(c *fiber.Ctx, event string, body []byte) error {
+	ctx, done := h.Capture.Expect(c.UserContext())
+	defer done()
 	p, err := hooks.Decode(event, body)
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	return h.handle(c, event, p)
-}
-
-func (h *Handler) handle(c *fiber.Ctx, event string, p *hooks.Payload) error {
-	out, err := h.Capture.Handle(c.UserContext(), event, p)
+	out, err := h.Capture.Handle(ctx, event, p)
 	if err != nil {
 		return err
 	}

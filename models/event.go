@@ -45,10 +45,8 @@ func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data
 	if err != nil {
 		return nil, err
 	}
-	if tx.Statement != nil && tx.Statement.Context != nil {
-		if c, ok := tx.Statement.Context.Value(committedKey{}).(*committed); ok {
-			c.events = append(c.events, *ev)
-		}
+	if st := txStateOf(tx); st != nil {
+		st.events = append(st.events, *ev)
 	}
 	return ev, nil
 }

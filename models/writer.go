@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -15,6 +16,10 @@ var ErrWriterClosed = errors.New("store is closing")
 
 // maxBatch bounds how many operations share one transaction.
 const maxBatch = 512
+
+// maxLinger bounds how long a transaction waits for operations that callers
+// announced with Expect but have not queued yet.
+const maxLinger = 2 * time.Millisecond
 
 // Writer serialises writes through one goroutine and commits them in groups:
 // every operation waiting when a transaction starts joins it, so N concurrent
@@ -28,6 +33,44 @@ type Writer struct {
 	done     chan struct{}
 	closed   sync.Once
 	onCommit func(Event)
+
+	// expected counts operations announced (Expect) but not queued yet.
+	expected atomic.Int64
+	batches  atomic.Uint64
+	nops     atomic.Uint64
+}
+
+// WriterStats counts committed transactions and the operations they held.
+type WriterStats struct {
+	Batches uint64 `json:"batches"`
+	Ops     uint64 `json:"ops"`
+}
+
+// Stats reports how well group commit is grouping.
+func (w *Writer) Stats() WriterStats {
+	return WriterStats{Batches: w.batches.Load(), Ops: w.nops.Load()}
+}
+
+type expectKey struct{}
+
+// expectation is one announced operation; released once, when it is
+// queued or when its caller gives up.
+type expectation struct {
+	once sync.Once
+	w    *Writer
+}
+
+func (e *expectation) release() { e.once.Do(func() { e.w.expected.Add(-1) }) }
+
+// Expect announces that the caller is about to Do an operation (it is
+// still parsing its request). A transaction starting meanwhile waits for
+// it, up to maxLinger, so concurrent requests share one commit instead of
+// trickling into many small ones. Pass the returned context to Do; call
+// the returned func when done (it is a no-op once Do has queued).
+func (w *Writer) Expect(ctx context.Context) (context.Context, func()) {
+	e := &expectation{w: w}
+	w.expected.Add(1)
+	return context.WithValue(ctx, expectKey{}, e), e.release
 }
 
 // OnCommit sets where the events appended by committed transactions go (the
@@ -36,20 +79,35 @@ type Writer struct {
 // committed. Set it before the first write; fn must not block.
 func (w *Writer) OnCommit(fn func(Event)) { w.onCommit = fn }
 
-// committed collects the events a transaction appends (see AppendEvent).
-type committed struct{ events []Event }
+// txState is what a writer transaction carries in its context: the events
+// it appended (published after the commit, see AppendEvent) and the
+// observations queued for one batched insert before the commit (see
+// QueueObservation).
+type txState struct {
+	events       []Event
+	observations []queuedObservation
+}
 
-type committedKey struct{}
+type txStateKey struct{}
 
-// begin opens a transaction whose context carries an event collector.
-func (w *Writer) begin() (*gorm.DB, *committed) {
-	c := &committed{}
-	tx := w.db.WithContext(context.WithValue(context.Background(), committedKey{}, c)).Begin()
-	return tx, c
+// txStateOf returns the state of a writer transaction, nil for any other.
+func txStateOf(tx *gorm.DB) *txState {
+	if tx.Statement == nil || tx.Statement.Context == nil {
+		return nil
+	}
+	st, _ := tx.Statement.Context.Value(txStateKey{}).(*txState)
+	return st
+}
+
+// begin opens a transaction whose context carries a txState.
+func (w *Writer) begin() (*gorm.DB, *txState) {
+	st := &txState{}
+	tx := w.db.WithContext(context.WithValue(context.Background(), txStateKey{}, st)).Begin()
+	return tx, st
 }
 
 // publish hands a committed transaction's events to OnCommit.
-func (w *Writer) publish(c *committed) {
+func (w *Writer) publish(c *txState) {
 	if w.onCommit == nil {
 		return
 	}
@@ -86,6 +144,9 @@ func (w *Writer) Do(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	}
 	select {
 	case w.ops <- op:
+		if e, ok := ctx.Value(expectKey{}).(*expectation); ok {
+			e.release()
+		}
 	case <-w.quit:
 		return ErrWriterClosed
 	case <-ctx.Done():
@@ -120,25 +181,43 @@ func (w *Writer) loop() {
 				}
 			}
 		}
-		// Take what is queued; then yield once so that writers about to
-		// queue (HTTP handlers just finishing their parsing) join this
-		// commit instead of paying for their own.
-		for pass := 0; pass < 2; pass++ {
-		fill:
-			for len(batch) < maxBatch {
-				select {
-				case op := <-w.ops:
-					batch = append(batch, op)
-				default:
-					break fill
-				}
-			}
-			if pass == 0 {
-				runtime.Gosched()
-			}
-		}
+		batch = w.fill(batch)
 		w.commit(batch)
 	}
+}
+
+// fill adds what is queued to batch, then waits (at most maxLinger) for
+// the operations callers announced with Expect and have not queued yet.
+func (w *Writer) fill(batch []*writeOp) []*writeOp {
+	var linger *time.Timer
+	defer func() {
+		if linger != nil {
+			linger.Stop()
+		}
+	}()
+	for len(batch) < maxBatch {
+		select {
+		case op := <-w.ops:
+			batch = append(batch, op)
+			continue
+		default:
+		}
+		if w.expected.Load() <= 0 {
+			return batch
+		}
+		if linger == nil {
+			linger = time.NewTimer(maxLinger)
+		}
+		select {
+		case op := <-w.ops:
+			batch = append(batch, op)
+		case <-linger.C:
+			return batch
+		case <-w.quit:
+			return batch
+		}
+	}
+	return batch
 }
 
 // commit runs a batch as one plain transaction. It takes no savepoint per
@@ -150,6 +229,8 @@ func (w *Writer) loop() {
 // must therefore be safe to run twice (they only write through tx and reset
 // what they return).
 func (w *Writer) commit(batch []*writeOp) {
+	w.batches.Add(1)
+	w.nops.Add(uint64(len(batch)))
 	if len(batch) > 1 {
 		opFailed, err := w.runBatch(batch)
 		if !opFailed {
@@ -172,7 +253,7 @@ func (w *Writer) commit(batch []*writeOp) {
 // the caller re-runs the operations one by one. Otherwise err is the
 // outcome of the whole batch (nil when it committed).
 func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
-	tx, events := w.begin()
+	tx, st := w.begin()
 	if tx.Error != nil {
 		return false, fmt.Errorf("begin: %w", tx.Error)
 	}
@@ -182,16 +263,22 @@ func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
 			return true, err
 		}
 	}
+	if err := flushObservations(tx, st); err != nil {
+		// Which queued observation was refused is not known: re-run
+		// each operation alone so only its own caller sees the error.
+		tx.Rollback()
+		return true, err
+	}
 	if err := tx.Commit().Error; err != nil {
 		return false, fmt.Errorf("commit: %w", err)
 	}
-	w.publish(events)
+	w.publish(st)
 	return false, nil
 }
 
 // runAlone commits one operation in its own transaction.
 func (w *Writer) runAlone(op *writeOp) error {
-	tx, events := w.begin()
+	tx, st := w.begin()
 	if tx.Error != nil {
 		return fmt.Errorf("begin: %w", tx.Error)
 	}
@@ -199,10 +286,14 @@ func (w *Writer) runAlone(op *writeOp) error {
 		tx.Rollback()
 		return err
 	}
+	if err := flushObservations(tx, st); err != nil {
+		tx.Rollback()
+		return err
+	}
 	if err := tx.Commit().Error; err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	w.publish(events)
+	w.publish(st)
 	return nil
 }
 

@@ -183,6 +183,14 @@ func aliasFor(aliases map[string]string, cwd string) string {
 	return name
 }
 
+// Expect announces an event about to be handled (its request is still
+// being decoded), so a group commit starting meanwhile waits for it rather
+// than committing without it. Pass the context on to Handle; call the
+// func when done.
+func (s *Service) Expect(ctx context.Context) (context.Context, func()) {
+	return s.Store.Writer.Expect(ctx)
+}
+
 // write runs fn in a group-committed transaction. The events fn appends
 // reach the live stream from the writer, after the commit and in commit order.
 func (s *Service) write(ctx context.Context, fn func(tx *gorm.DB) error) error {

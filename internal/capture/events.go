@@ -102,12 +102,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 		number := turn.number
 		o := *obs
 		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
-		inserted, err := models.InsertObservation(tx, &o)
-		if err != nil || !inserted {
-			return err
-		}
-		_, err = models.AppendEvent(tx, models.EventObservation, ref.Project, ref.ID, o.ID, observationEvent(&o))
-		return err
+		return models.QueueObservation(tx, &o, observationEvent)
 	})
 	if err == nil {
 		s.remember(p.SessionID, ref)
@@ -118,7 +113,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 
 // observationEvent is the JSON an observation travels as on the stream: the
 // row minus its bulky input and output.
-func observationEvent(o *models.Observation) map[string]any {
+func observationEvent(o *models.Observation) any {
 	return map[string]any{
 		"id": o.ID, "sessionId": o.SessionID, "project": o.Project, "promptNumber": o.PromptNumber,
 		"toolName": o.ToolName, "kind": o.Kind, "title": o.Title, "files": o.Files,

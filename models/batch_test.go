@@ -1,0 +1,207 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+func testSession(t *testing.T, s *Store, claudeID string) int64 {
+	t.Helper()
+	var ref SessionRef
+	err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		var err error
+		ref, err = EnsureSession(tx, &Session{ClaudeSessionID: claudeID, Project: "alpha"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref.ID
+}
+
+func strp(s string) *string { return &s }
+
+// Concurrent queued observations share one INSERT per commit: every one is
+// stored once, replays (also inside the same batch) store nothing and
+// announce nothing, each stored row gets its own id, and the events reach
+// OnCommit in id order with the matching refId.
+func TestQueueObservationBatches(t *testing.T) {
+	s := openTestStore(t)
+	var mu sync.Mutex
+	var published []Event
+	s.Writer.OnCommit(func(ev Event) { mu.Lock(); published = append(published, ev); mu.Unlock() })
+	sess := testSession(t, s, "batch")
+	at := time.Date(2026, 11, 21, 9, 30, 15, 123456789, time.UTC)
+
+	const n = 300
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	ids := make([]int64, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ctx, done := s.Writer.Expect(context.Background())
+			defer done()
+			var id int64
+			errs[i] = s.Writer.Do(ctx, func(tx *gorm.DB) error {
+				o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: "command",
+					Title: fmt.Sprintf("call %d", i), Input: `{"command":"echo <b>&amp;</b>"}`, Output: "out\x00put é\xff",
+					Files: []string{"a.go"}, Success: i%3 != 0, Importance: 0.25, DurationMS: int64(i), CreatedAt: at}
+				switch {
+				case i%5 == 0:
+					o.ToolUseID = nil // hooks without an id are never deduplicated
+				case i%5 == 1:
+					o.ToolUseID = strp("dup") // 60 calls, one row
+				default:
+					o.ToolUseID = strp(fmt.Sprintf("toolu_%d", i))
+				}
+				return QueueObservation(tx, &o, func(o *Observation) any {
+					id = o.ID
+					return map[string]any{"id": o.ID, "title": o.Title}
+				})
+			})
+			ids[i] = id
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("op %d: %v", i, err)
+		}
+	}
+	var rows []Observation
+	if err := s.DB.Order("id").Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	want := n - n/5 + 1 // every call but the 59 repeated "dup"s
+	if len(rows) != want {
+		t.Fatalf("%d rows stored, want %d", len(rows), want)
+	}
+	byID := map[int64]Observation{}
+	for _, r := range rows {
+		byID[r.ID] = r
+	}
+	announced := 0
+	for i, id := range ids {
+		if id == 0 {
+			if i%5 != 1 {
+				t.Errorf("call %d was not stored", i)
+			}
+			continue
+		}
+		announced++
+		r, ok := byID[id]
+		if !ok || r.Title != fmt.Sprintf("call %d", i) || r.DurationMS != int64(i) || r.Success != (i%3 != 0) {
+			t.Errorf("call %d got id %d holding %+v", i, id, r)
+		}
+	}
+	if announced != want {
+		t.Errorf("%d calls got an id, want %d", announced, want)
+	}
+	r := rows[0]
+	if !r.CreatedAt.Equal(at) || r.Input != `{"command":"echo <b>&amp;</b>"}` || r.Output != "output é\uFFFD" ||
+		len(r.Files) != 1 || r.Files[0] != "a.go" || r.Importance != 0.25 || r.SessionID != sess {
+		t.Errorf("row read back differently: %+v", r)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	var obsEvents []Event
+	for _, ev := range published {
+		if ev.Kind == EventObservation {
+			obsEvents = append(obsEvents, ev)
+		}
+	}
+	if len(obsEvents) != want {
+		t.Fatalf("%d observation events published, want %d", len(obsEvents), want)
+	}
+	for i, ev := range obsEvents {
+		if i > 0 && ev.ID <= obsEvents[i-1].ID {
+			t.Fatalf("events out of order: %d after %d", ev.ID, obsEvents[i-1].ID)
+		}
+		var data struct {
+			ID    int64  `json:"id"`
+			Title string `json:"title"`
+		}
+		if err := json.Unmarshal(ev.Data, &data); err != nil || data.ID != ev.RefID || byID[ev.RefID].Title != data.Title {
+			t.Errorf("event %d: refId %d data %s", ev.ID, ev.RefID, ev.Data)
+		}
+	}
+	var logged int64
+	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&logged)
+	if logged != int64(want) {
+		t.Errorf("%d observation events logged, want %d", logged, want)
+	}
+	if st := s.Writer.Stats(); st.Batches == 0 || st.Ops < n {
+		t.Errorf("writer stats %+v", st)
+	}
+	// Full-text search sees the batched rows (the FTS trigger ran).
+	var matched int64
+	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'call'`).Scan(&matched)
+	if matched != int64(want) {
+		t.Errorf("FTS matched %d, want %d", matched, want)
+	}
+}
+
+// A queued observation the database refuses (its session does not exist)
+// fails alone: its neighbours in the same commit are stored.
+func TestQueueObservationFailureIsIsolated(t *testing.T) {
+	s := openTestStore(t)
+	sess := testSession(t, s, "iso")
+	const n = 40
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+				sid := sess
+				if i%10 == 3 {
+					sid = 999999 // foreign key violation
+				}
+				o := Observation{SessionID: sid, Project: "alpha", ToolName: "Read", Kind: "read", Title: fmt.Sprint(i), ToolUseID: strp(fmt.Sprint(i))}
+				return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+			})
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (i%10 == 3) != (err != nil) {
+			t.Errorf("op %d: err %v", i, err)
+		}
+	}
+	var stored, events int64
+	s.DB.Raw(`SELECT COUNT(*) FROM observations`).Scan(&stored)
+	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&events)
+	if stored != n-n/10 || events != stored {
+		t.Errorf("%d observations and %d events stored, want %d each", stored, events, n-n/10)
+	}
+}
+
+// Outside a writer transaction QueueObservation writes at once.
+func TestQueueObservationOutsideWriter(t *testing.T) {
+	s := openTestStore(t)
+	sess := testSession(t, s, "direct")
+	o := Observation{SessionID: sess, Project: "alpha", ToolName: "Read", Kind: "read", Title: "direct", ToolUseID: strp("x")}
+	if err := s.DB.Transaction(func(tx *gorm.DB) error {
+		return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if o.ID == 0 {
+		t.Fatal("no id assigned")
+	}
+	var events int64
+	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE ref_id = ?`, o.ID).Scan(&events)
+	if events != 1 {
+		t.Errorf("%d events for the observation", events)
+	}
+}
