@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,12 +196,20 @@ func (w *Writer) fill(batch []*writeOp) []*writeOp {
 			linger.Stop()
 		}
 	}()
+	yielded := false
 	for len(batch) < maxBatch {
 		select {
 		case op := <-w.ops:
 			batch = append(batch, op)
 			continue
 		default:
+		}
+		if !yielded {
+			// Let callers just woken by the previous commit's acks, or
+			// about to queue, run first and join this commit.
+			yielded = true
+			runtime.Gosched()
+			continue
 		}
 		if w.expected.Load() <= 0 {
 			return batch
