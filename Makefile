@@ -17,8 +17,8 @@ generate: ## Generate templ code (views/*_templ.go)
 	$(GO) tool templ generate
 
 .PHONY: build
-build: ## Build the static binary into bin/mneme
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mneme
+build: ## Build the static binaries into bin/: mneme, and mneme-hook (what Claude Code runs per event)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/mneme ./cmd/mneme-hook
 
 .PHONY: run
 run: build ## Run the worker on embedded SQLite; viewer at http://localhost:37777
@@ -52,7 +52,7 @@ bench: ## Run the benchmarks and print their figures (1M-row DB cached in .cache
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.
-FUZZ_TARGETS := hooks:FuzzDecode hooks:FuzzStripTags hooks:FuzzStripTagsJSON hooks:FuzzRedactor \
+FUZZ_TARGETS := hooks:FuzzDecode hooks/edge:FuzzStripTags hooks/edge:FuzzStripTagsJSON hooks:FuzzRedactor \
 	hooks:FuzzCompress models:FuzzSettingsValidate models:FuzzSearch
 FUZZTIME ?= 30s
 

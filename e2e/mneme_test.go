@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // The end-to-end tests of mneme with real Claude Code: a freshly built
@@ -72,8 +74,10 @@ func goTool() string {
 	return "go"
 }
 
-// MnemeBin builds ./cmd/mneme once per test binary (CGO_ENABLED=0, as
-// released) and returns its path.
+// MnemeBin builds ./cmd/mneme and ./cmd/mneme-hook side by side once per
+// test binary (CGO_ENABLED=0, as released, and laid out as make build does,
+// so `mneme install` makes Claude Code run mneme-hook) and returns mneme's
+// path.
 func MnemeBin(t testing.TB) string {
 	t.Helper()
 	mnemeBuild.once.Do(func() {
@@ -91,12 +95,12 @@ func MnemeBin(t testing.TB) string {
 		out := filepath.Join(dir, "mneme")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", out, "./cmd/mneme")
+		cmd := exec.CommandContext(ctx, goTool(), "build", "-trimpath", "-o", dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		start := time.Now()
 		if b, err := cmd.CombinedOutput(); err != nil {
-			mnemeBuild.err = fmt.Errorf("go build ./cmd/mneme: %v\n%s", err, b)
+			mnemeBuild.err = fmt.Errorf("go build ./cmd/mneme ./cmd/mneme-hook: %v\n%s", err, b)
 			return
 		}
 		mnemeBuild.path = out
@@ -157,8 +161,9 @@ func NewMneme(t testing.TB) *Mneme {
 	if err != nil {
 		t.Fatalf("mneme install wrote no settings: %v", err)
 	}
-	// Every hook must run this binary with this port and data directory,
-	// or the sessions would go to a worker on the default port.
+	// Every hook must run the mneme-hook built beside this binary with this
+	// port and data directory, or the sessions would go to a worker on the
+	// default port.
 	var parsed struct {
 		Hooks map[string][]HookMatcher `json:"hooks"`
 	}
@@ -170,7 +175,8 @@ func NewMneme(t testing.TB) *Mneme {
 			t.Fatalf("settings.json has no single %s hook:\n%s", ev, raw)
 		}
 		c := parsed.Hooks[ev][0].Hooks[0].Command
-		for _, want := range []string{m.Bin, "--port " + strconv.Itoa(m.Port), "--data-dir " + m.DataDir, " hook "} {
+		hookBin := filepath.Join(filepath.Dir(m.Bin), "mneme-hook")
+		for _, want := range []string{hookBin + " ", "--port " + strconv.Itoa(m.Port), "--data-dir " + m.DataDir, " " + edge.EventSlug(ev)} {
 			if !strings.Contains(c, want) {
 				t.Fatalf("%s hook command %q lacks %q", ev, c, want)
 			}

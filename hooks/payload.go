@@ -1,8 +1,12 @@
 // Package hooks owns the Claude Code hook contract: the payload of each
 // lifecycle event, the JSON a hook must print, the privacy pipeline (tag
-// stripping, exclusion, redaction), the deterministic description and
-// compression of tool calls, and the thin client and spool that the
-// `mneme hook` command uses to reach the worker.
+// stripping, exclusion, redaction), and the deterministic description and
+// compression of tool calls.
+//
+// What the short-lived hook process itself runs (event names, tag stripping
+// at the edge, the spool and the thin client) lives in the leaf package
+// hooks/edge, which imports no database code; shared.go re-exports the names
+// the worker side uses.
 package hooks
 
 import (
@@ -10,54 +14,6 @@ import (
 	"fmt"
 	"time"
 )
-
-// Event names as Claude Code sends them in hook_event_name.
-const (
-	SessionStart       = "SessionStart"
-	UserPromptSubmit   = "UserPromptSubmit"
-	PostToolUse        = "PostToolUse"
-	PostToolUseFailure = "PostToolUseFailure"
-	Stop               = "Stop"
-	SessionEnd         = "SessionEnd"
-)
-
-// eventSlugs maps the URL / CLI form of each event to Claude Code's name.
-var eventSlugs = map[string]string{
-	"session-start":         SessionStart,
-	"user-prompt-submit":    UserPromptSubmit,
-	"post-tool-use":         PostToolUse,
-	"post-tool-use-failure": PostToolUseFailure,
-	"stop":                  Stop,
-	"session-end":           SessionEnd,
-}
-
-// EventName turns "post-tool-use" (or "PostToolUse") into "PostToolUse".
-func EventName(slug string) (string, bool) {
-	if name, ok := eventSlugs[slug]; ok {
-		return name, true
-	}
-	for _, name := range eventSlugs {
-		if name == slug {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-// EventSlug turns "PostToolUse" into "post-tool-use".
-func EventSlug(name string) string {
-	for slug, n := range eventSlugs {
-		if n == name {
-			return slug
-		}
-	}
-	return ""
-}
-
-// Slugs lists the event slugs accepted by `mneme hook` and the ingest route.
-func Slugs() []string {
-	return []string{"session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure", "stop", "session-end"}
-}
 
 // Payload is the union of the fields Claude Code sends to any hook. Fields
 // that an event does not carry stay zero. tool_input and tool_response vary
@@ -152,9 +108,6 @@ func Continue() Output {
 	t := true
 	return Output{Continue: &t, SuppressOutput: true}
 }
-
-// ContinueJSON is Continue() marshalled, for paths that must not fail.
-const ContinueJSON = `{"continue":true,"suppressOutput":true}`
 
 // WithContext answers with additional context for Claude, or with Continue
 // when there is none.

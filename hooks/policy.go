@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -130,8 +131,8 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	// Strip tags inside the JSON strings first: in the compact JSON stored
 	// as input, an escaped \u003cprivate\u003e would escape StripTags.
 	stripped := *ev
-	stripped.ToolInput = StripTagsJSON(ev.ToolInput)
-	stripped.ToolResponse = StripTagsJSON(ev.ToolResponse)
+	stripped.ToolInput = edge.StripTagsJSON(ev.ToolInput)
+	stripped.ToolResponse = edge.StripTagsJSON(ev.ToolResponse)
 	d := Describe(&stripped)
 	o := &models.Observation{
 		ToolName:   ev.ToolName,

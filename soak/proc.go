@@ -38,10 +38,11 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..")
 }
 
-// Build compiles ./cmd/mneme into dir and returns the binary's path.
+// Build compiles ./cmd/mneme and ./cmd/mneme-hook side by side into dir,
+// as make build does, and returns mneme's path.
 func Build(dir string) (string, error) {
 	bin := filepath.Join(dir, "mneme")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mneme")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 	cmd.Dir = RepoRoot()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -210,10 +211,22 @@ type HookResult struct {
 	Err      error
 }
 
-// Hook runs `mneme hook <slug>` with body on stdin, against the worker on
-// port with dataDir, and extra environment.
+// HookBin is the binary that runs hooks for the mneme binary bin: the
+// mneme-hook beside it, which `mneme install` makes Claude Code run, else
+// bin itself (its `hook` subcommand is the same code). Both take
+// `[flags] hook <slug>`.
+func HookBin(bin string) string {
+	hook := filepath.Join(filepath.Dir(bin), "mneme-hook")
+	if info, err := os.Stat(hook); err == nil && info.Mode().IsRegular() {
+		return hook
+	}
+	return bin
+}
+
+// Hook runs `mneme-hook <slug>` (see HookBin) with body on stdin, against
+// the worker on port with dataDir, and extra environment.
 func Hook(ctx context.Context, bin string, port int, dataDir, slug string, body []byte, env ...string) HookResult {
-	cmd := exec.CommandContext(ctx, bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
+	cmd := exec.CommandContext(ctx, HookBin(bin), "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = bytes.NewReader(body)
 	var out, errb bytes.Buffer
@@ -237,7 +250,7 @@ func HookMaxRSS(ctx context.Context, bin string, port int, dataDir, slug string,
 	}
 	f.Close()
 	defer os.Remove(f.Name())
-	cmd := exec.CommandContext(ctx, "/usr/bin/time", "-o", f.Name(), "-f", "%M", bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
+	cmd := exec.CommandContext(ctx, "/usr/bin/time", "-o", f.Name(), "-f", "%M", HookBin(bin), "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", slug)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = bytes.NewReader(body)
 	var out, errb bytes.Buffer

@@ -369,7 +369,7 @@ func newMneme(bin string) *system {
 		return p.Stop, nil
 	}
 	s.hook = func(slug string) *exec.Cmd {
-		cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", data, "hook", slug)
+		cmd := exec.Command(soak.HookBin(bin), "--port", strconv.Itoa(port), "--data-dir", data, "hook", slug)
 		cmd.Env = append(os.Environ(), "MNEME_NO_AUTOSTART=1")
 		return cmd
 	}

@@ -106,6 +106,13 @@ func promptEvent(session string) []byte {
 	return []byte(fmt.Sprintf(`{"session_id":%q,"cwd":"/home/dev/projects/notes-app","prompt_id":"p1","hook_event_name":"UserPromptSubmit","prompt":"build the project"}`, session))
 }
 
+// The hook benchmarks time what Claude Code waits on for each event: spawn
+// to exit of the command `mneme install` writes, which is mneme-hook when it
+// sits beside mneme (as make build lays them out). The ...Mneme variants run
+// the same command through the full mneme binary (`mneme hook <event>`), for
+// comparison. Each reports p50-ms, p99-ms, and the no-op Go binary's median
+// (noop-p50-ms) and its multiple (x-noop-p50), measured in the same run.
+
 // BenchmarkHookNoop is the floor: a Go binary that reads stdin and prints {}.
 func BenchmarkHookNoop(b *testing.B) {
 	_, noop := buildBinaries(b)
@@ -114,17 +121,33 @@ func BenchmarkHookNoop(b *testing.B) {
 	report(b, times, 0)
 }
 
-// BenchmarkHookPostToolUseWorkerUp is `mneme hook post-tool-use`, spawn to
+// hookArgs is the command line of one hook event: mneme-hook <event>, or
+// mneme hook <event> for the full binary.
+func hookArgs(b *testing.B, full bool, slug string) (bin string, args []string) {
+	if full {
+		bin, _ = buildBinaries(b)
+		return bin, []string{"hook", slug}
+	}
+	return hookBinary(b), []string{slug}
+}
+
+// BenchmarkHookPostToolUseWorkerUp is `mneme-hook post-tool-use`, spawn to
 // exit, with a worker running: the hot path Claude Code waits on.
-func BenchmarkHookPostToolUseWorkerUp(b *testing.B) {
-	bin, noop := buildBinaries(b)
+func BenchmarkHookPostToolUseWorkerUp(b *testing.B) { benchPostToolUseUp(b, false) }
+
+// BenchmarkHookPostToolUseWorkerUpMneme is the same through `mneme hook`.
+func BenchmarkHookPostToolUseWorkerUpMneme(b *testing.B) { benchPostToolUseUp(b, true) }
+
+func benchPostToolUseUp(b *testing.B, full bool) {
+	bin, args := hookArgs(b, full, "post-tool-use")
+	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	srv := testutil.NewServer(b)
 	env := binEnv(b.TempDir(), srv.Port)
 	session := fmt.Sprintf("bench-up-%d", time.Now().UnixNano())
 	srv.Hook(b, "user-prompt-submit", promptEvent(session))
 	b.ResetTimer()
-	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, "hook", "post-tool-use")
+	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
 	report(b, times, floor)
 	c, _ := srv.Store.Counts(context.Background())
 	if c.Observations < int64(b.N) {
@@ -134,24 +157,31 @@ func BenchmarkHookPostToolUseWorkerUp(b *testing.B) {
 
 // BenchmarkHookPostToolUseWorkerDown is the same call with no worker and
 // auto-start off: the event goes to the spool.
-func BenchmarkHookPostToolUseWorkerDown(b *testing.B) {
-	bin, noop := buildBinaries(b)
+func BenchmarkHookPostToolUseWorkerDown(b *testing.B) { benchPostToolUseDown(b, false) }
+
+// BenchmarkHookPostToolUseWorkerDownMneme is the same through `mneme hook`.
+func BenchmarkHookPostToolUseWorkerDownMneme(b *testing.B) { benchPostToolUseDown(b, true) }
+
+func benchPostToolUseDown(b *testing.B, full bool) {
+	bin, args := hookArgs(b, full, "post-tool-use")
+	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	dir := b.TempDir()
 	env := binEnv(dir, freePort(b), "MNEME_NO_AUTOSTART=1")
 	session := fmt.Sprintf("bench-down-%d", time.Now().UnixNano())
 	b.ResetTimer()
-	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, "hook", "post-tool-use")
+	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
 	report(b, times, floor)
 	if matches, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl")); len(matches) == 0 {
 		b.Fatal("nothing was spooled")
 	}
 }
 
-// BenchmarkHookSessionStart is `mneme hook session-start` with a worker up:
+// BenchmarkHookSessionStart is `mneme-hook session-start` with a worker up:
 // a new session and its context, each call.
 func BenchmarkHookSessionStart(b *testing.B) {
-	bin, noop := buildBinaries(b)
+	bin, args := hookArgs(b, false, "session-start")
+	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	srv := testutil.NewServer(b)
 	env := binEnv(b.TempDir(), srv.Port)
@@ -163,7 +193,7 @@ func BenchmarkHookSessionStart(b *testing.B) {
 	b.ResetTimer()
 	times := spawnTimes(b, bin, env, func(i int) []byte {
 		return []byte(fmt.Sprintf(`{"session_id":"bench-start-%d-%d","transcript_path":"/t.jsonl","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`, stamp, i))
-	}, "hook", "session-start")
+	}, args...)
 	report(b, times, floor)
 }
 

@@ -29,8 +29,10 @@ func repoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// buildBinaries builds ./cmd/mneme (and a no-op Go binary for comparison)
-// into a temp dir, once per test process. The dir is removed by TestMain.
+// buildBinaries builds ./cmd/mneme and ./cmd/mneme-hook side by side, as
+// make build and an install lay them out, and a no-op Go binary for
+// comparison into a temp dir, once per test process. The dir is removed by
+// TestMain. hookBinary returns mneme-hook's path.
 func buildBinaries(tb testing.TB) (mneme, noop string) {
 	tb.Helper()
 	builtBins.once.Do(func() {
@@ -38,7 +40,8 @@ func buildBinaries(tb testing.TB) (mneme, noop string) {
 		if builtBins.err != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(builtBins.dir, "mneme"), "./cmd/mneme")
+		// One go build for both: the packages they share compile once.
+		cmd := exec.Command("go", "build", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 		cmd.Dir = repoRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
@@ -70,6 +73,14 @@ func main() {
 		tb.Fatalf("build: %v\n%s", builtBins.err, builtBins.out)
 	}
 	return filepath.Join(builtBins.dir, "mneme"), filepath.Join(builtBins.dir, "noop-bin")
+}
+
+// hookBinary is the mneme-hook built beside buildBinaries' mneme: the
+// binary `mneme install` makes Claude Code run.
+func hookBinary(tb testing.TB) string {
+	tb.Helper()
+	mneme, _ := buildBinaries(tb)
+	return filepath.Join(filepath.Dir(mneme), "mneme-hook")
 }
 
 func TestMain(m *testing.M) {

@@ -197,37 +197,63 @@ func TestHookGarbageStdin(t *testing.T) {
 	}
 }
 
-// The built binary behaves the same: worker's JSON when up, exit 0 and
+// hookRunner is one way to run a hook from the built binaries.
+type hookRunner struct {
+	name string
+	bin  string
+	args func(slug string) []string
+}
+
+// hookRunners are mneme-hook <event>, what install makes Claude Code run,
+// and mneme hook <event>: the same code in the full binary.
+func hookRunners(t *testing.T) []hookRunner {
+	mneme, _ := buildBinaries(t)
+	return []hookRunner{
+		{"mneme-hook", hookBinary(t), func(slug string) []string { return []string{slug} }},
+		{"mneme", mneme, func(slug string) []string { return []string{"hook", slug} }},
+	}
+}
+
+// The built binaries behave the same: worker's JSON when up, exit 0 and
 // valid JSON on garbage, nothing on stderr unless MNEME_DEBUG is set.
 func TestHookBinary(t *testing.T) {
-	bin, _ := buildBinaries(t)
-	srv := testutil.NewServer(t)
-	env := binEnv(t.TempDir(), srv.Port, "MNEME_NO_AUTOSTART=1")
-	events := testutil.FixtureEvents(t)
-	for _, raw := range events {
-		stdout, stderr, code := runBin(t, bin, env, raw, "hook", fixtureSlug(t, raw))
-		if code != 0 || len(stderr) != 0 {
-			t.Fatalf("exit %d, stderr %q", code, stderr)
-		}
-		checkHookOutput(t, stdout)
-	}
-	if c, _ := srv.Store.Counts(t.Context()); c.Observations != 4 {
-		t.Errorf("stored %+v", c)
-	}
-	stdout, stderr, code := runBin(t, bin, env, []byte("garbage"), "hook", "post-tool-use")
-	if code != 0 || string(bytes.TrimSpace(stdout)) != hooks.ContinueJSON || len(stderr) != 0 {
-		t.Errorf("garbage: exit %d stdout %q stderr %q", code, stdout, stderr)
-	}
-	_, stderr, _ = runBin(t, bin, append(env, "MNEME_DEBUG=1"), []byte("garbage"), "hook", "post-tool-use")
-	if !bytes.Contains(stderr, []byte("refused")) {
-		t.Errorf("with MNEME_DEBUG the refusal is explained on stderr: %q", stderr)
+	for _, r := range hookRunners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			srv := testutil.NewServer(t)
+			env := binEnv(t.TempDir(), srv.Port, "MNEME_NO_AUTOSTART=1")
+			events := testutil.FixtureEvents(t)
+			for _, raw := range events {
+				stdout, stderr, code := runBin(t, r.bin, env, raw, r.args(fixtureSlug(t, raw))...)
+				if code != 0 || len(stderr) != 0 {
+					t.Fatalf("exit %d, stderr %q", code, stderr)
+				}
+				checkHookOutput(t, stdout)
+			}
+			if c, _ := srv.Store.Counts(t.Context()); c.Observations != 4 {
+				t.Errorf("stored %+v", c)
+			}
+			stdout, stderr, code := runBin(t, r.bin, env, []byte("garbage"), r.args("post-tool-use")...)
+			if code != 0 || string(bytes.TrimSpace(stdout)) != hooks.ContinueJSON || len(stderr) != 0 {
+				t.Errorf("garbage: exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+			_, stderr, _ = runBin(t, r.bin, append(env, "MNEME_DEBUG=1"), []byte("garbage"), r.args("post-tool-use")...)
+			if !bytes.Contains(stderr, []byte("refused")) {
+				t.Errorf("with MNEME_DEBUG the refusal is explained on stderr: %q", stderr)
+			}
+		})
 	}
 }
 
 // With no worker running, the built binary's hook starts `mneme serve`
-// detached, and the event is stored.
+// detached, and the event is stored. mneme starts itself; mneme-hook starts
+// the mneme beside it.
 func TestHookAutoStartsWorker(t *testing.T) {
-	bin, _ := buildBinaries(t)
+	for _, r := range hookRunners(t) {
+		t.Run(r.name, func(t *testing.T) { testAutoStart(t, r) })
+	}
+}
+
+func testAutoStart(t *testing.T, r hookRunner) {
 	dir := t.TempDir()
 	port := freePort(t)
 	env := binEnv(dir, port)
@@ -240,7 +266,7 @@ func TestHookAutoStartsWorker(t *testing.T) {
 		}
 	})
 	start := []byte(`{"session_id":"autostart","cwd":"/tmp/auto-project","hook_event_name":"SessionStart","source":"startup"}`)
-	stdout, stderr, code := runBin(t, bin, env, start, "hook", "session-start")
+	stdout, stderr, code := runBin(t, r.bin, env, start, r.args("session-start")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -251,6 +277,9 @@ func TestHookAutoStartsWorker(t *testing.T) {
 	}
 	if pid == os.Getpid() {
 		t.Fatal("the worker must be a separate process")
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && filepath.Base(exe) != "mneme" {
+		t.Errorf("the worker runs %s, want mneme", exe)
 	}
 	// The worker is detached: its own session, not the hook's.
 	if sid := procSession(t, pid); sid != pid {
@@ -271,7 +300,7 @@ func TestHookAutoStartsWorker(t *testing.T) {
 		t.Errorf("the detached worker logs to the data dir: %v", err)
 	}
 	// A second hook reuses the running worker.
-	runBin(t, bin, env, []byte(`{"session_id":"autostart","prompt_id":"p","prompt":"hello"}`), "hook", "user-prompt-submit")
+	runBin(t, r.bin, env, []byte(`{"session_id":"autostart","prompt_id":"p","prompt":"hello"}`), r.args("user-prompt-submit")...)
 	if healthPID(port) != pid {
 		t.Error("a second hook must not start another worker")
 	}

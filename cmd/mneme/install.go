@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // hookSpec is one hook mneme installs into Claude Code.
@@ -96,14 +98,25 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json instead of the user's")
 	cmd.Flags().StringVar(&settingsPath, "settings", "", "path of the settings file to edit")
 	if !uninstall {
-		cmd.Flags().StringVar(&bin, "bin", "", "path of the mneme binary the hooks run (default: this binary)")
+		cmd.Flags().StringVar(&bin, "bin", "", "path of the mneme binary the hooks run (default: this binary); mneme-hook beside it runs instead when present")
 	}
 	return cmd
 }
 
-// hookCommand is the command line prefix of every installed hook. Non-default
-// ports and data directories are carried as flags.
+// hookBinName is the small hook binary make build puts beside mneme.
+const hookBinName = "mneme-hook"
+
+// hookCommand is the command line of every installed hook, up to the event
+// slug: "<dir>/mneme-hook [flags] " when mneme-hook sits beside bin (it
+// starts in a fraction of mneme's time), else "<bin> [flags] hook ".
+// Non-default ports and data directories are carried as flags.
 func hookCommand(g *globals, bin string) string {
+	sub := " hook "
+	if isHookBin(bin) {
+		sub = " "
+	} else if sibling := filepath.Join(filepath.Dir(bin), hookBinName); isExecutableFile(sibling) {
+		bin, sub = sibling, " "
+	}
 	cmd := shellQuote(bin)
 	if g.port != DefaultPort {
 		cmd += " --port " + strconv.Itoa(g.port)
@@ -111,7 +124,16 @@ func hookCommand(g *globals, bin string) string {
 	if g.dataDir != defaultDataDir() {
 		cmd += " --data-dir " + shellQuote(g.dataDir)
 	}
-	return cmd
+	return cmd + sub
+}
+
+func isHookBin(path string) bool {
+	return strings.TrimSuffix(filepath.Base(path), ".exe") == hookBinName
+}
+
+func isExecutableFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
 }
 
 func shellQuote(s string) string {
@@ -124,13 +146,55 @@ func shellQuote(s string) string {
 }
 
 // isMnemeHook recognises a hook command mneme installed, whatever binary
-// path it used: "<…/mneme> [flags] hook <event>".
+// path it used: "<…/mneme-hook> [flags] <event>", or "<…/mneme> [flags] hook
+// <event>" as installs before mneme-hook wrote it.
 func isMnemeHook(command string) bool {
-	fields := strings.Fields(command)
-	if len(fields) < 3 || fields[len(fields)-2] != "hook" {
+	fields := shellFields(command)
+	if len(fields) < 2 {
 		return false
 	}
-	return strings.TrimSuffix(filepath.Base(strings.Trim(fields[0], `'"`)), ".exe") == "mneme"
+	if isHookBin(fields[0]) {
+		_, ok := edge.EventName(fields[len(fields)-1])
+		return ok
+	}
+	return len(fields) >= 3 && fields[len(fields)-2] == "hook" &&
+		strings.TrimSuffix(filepath.Base(fields[0]), ".exe") == "mneme"
+}
+
+// shellFields splits a command line into words, undoing shellQuote (and
+// double quotes), so a binary path with spaces is one word.
+func shellFields(s string) []string {
+	var words []string
+	var w strings.Builder
+	inWord, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 // readSettings loads a settings file; a missing file is an empty object.
@@ -191,9 +255,10 @@ func removeMnemeHooks(settings map[string]any) bool {
 	return removed
 }
 
-// installHooks merges mneme's hooks into the settings file at path. It keeps
-// every unrelated setting and hook, replaces mneme entries from an earlier
-// install, and changes nothing when the file already holds exactly these.
+// installHooks merges mneme's hooks into the settings file at path; command
+// is hookCommand's prefix of each event slug. It keeps every unrelated
+// setting and hook, replaces mneme entries from an earlier install, and
+// changes nothing when the file already holds exactly these.
 func installHooks(path, command string) (changed bool, backup string, err error) {
 	settings, raw, err := readSettings(path)
 	if err != nil {
@@ -209,7 +274,7 @@ func installHooks(path, command string) (changed bool, backup string, err error)
 		group := map[string]any{
 			"hooks": []any{map[string]any{
 				"type":    "command",
-				"command": command + " hook " + spec.Slug,
+				"command": command + spec.Slug,
 				"timeout": spec.Timeout,
 			}},
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -215,4 +216,110 @@ func mustRead(t *testing.T, path string) []byte {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// With mneme-hook beside mneme (make build's layout), install makes Claude
+// Code run mneme-hook. It replaces the `mneme hook` entries of an older
+// install, is idempotent, and uninstall still restores the original file.
+func TestInstallUsesMnemeHookBeside(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	path := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(originalSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "my bin") // a space: the path is quoted
+	os.MkdirAll(dir, 0o755)
+	for _, name := range []string{"mneme", "mneme-hook"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mneme, hook := filepath.Join(dir, "mneme"), filepath.Join(dir, "mneme-hook")
+
+	// An older install wrote `<mneme> hook <event>`.
+	if _, errs, code := runCLI(t, "install", "--bin", testBin); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	if _, errs, code := runCLI(t, "--port", "38888", "install", "--bin", mneme); code != 0 {
+		t.Fatalf("install beside mneme-hook: %s", errs)
+	}
+	installed := mustRead(t, path)
+	commands := hookCommands(t, installed)
+	if len(commands) != len(mnemeHooks)+2 { // and the user's own two
+		t.Fatalf("want %d hooks, got %q", len(mnemeHooks)+2, commands)
+	}
+	for _, spec := range mnemeHooks {
+		want := shellQuote(hook) + " --port 38888 " + spec.Slug
+		if !slices.Contains(commands, want) {
+			t.Errorf("%s: no %q in %q", spec.Event, want, commands)
+		}
+	}
+	if bytes.Contains(installed, []byte(testBin)) {
+		t.Errorf("the older install's entries must be replaced: %s", installed)
+	}
+	// mneme-hook itself may be named with --bin.
+	out, _, _ := runCLI(t, "--port", "38888", "install", "--bin", hook)
+	if !strings.Contains(out, "already installed") || !bytes.Equal(mustRead(t, path), installed) {
+		t.Errorf("a second install changed something: %q", out)
+	}
+
+	// Without mneme-hook beside it, install falls back to `mneme hook`.
+	os.Remove(hook)
+	runCLI(t, "install", "--bin", mneme)
+	for _, spec := range mnemeHooks {
+		if want := shellQuote(mneme) + " hook " + spec.Slug; !slices.Contains(hookCommands(t, mustRead(t, path)), want) {
+			t.Errorf("%s: no %q", spec.Event, want)
+		}
+	}
+
+	if out, errs, code := runCLI(t, "uninstall"); code != 0 || !strings.Contains(out, "Removed") {
+		t.Fatalf("uninstall: %q %q", out, errs)
+	}
+	if after := mustRead(t, path); !reflect.DeepEqual(decode(t, after), decode(t, []byte(originalSettings))) {
+		t.Errorf("after uninstall the settings differ from the original:\n%s", after)
+	}
+}
+
+// isMnemeHook recognises what every install wrote, and nothing else.
+func TestIsMnemeHook(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"/opt/mneme/bin/mneme hook post-tool-use":                   true,
+		"mneme hook stop":                                           true,
+		"'/a b/mneme' --port 1 hook stop":                           true,
+		"/x/mneme-hook post-tool-use":                               true,
+		"mneme-hook session-start":                                  true,
+		"'/a b/mneme-hook' --data-dir '/d '\\''x'\\''' session-end": true,
+		"/x/mneme-hook --port 38888 hook stop":                      true,
+		"/x/mneme-hook --help":                                      false,
+		"/x/mneme-hook":                                             false,
+		"/x/mneme serve":                                            false,
+		"/x/notmneme hook stop":                                     false,
+		"prettier --write":                                          false,
+		"":                                                          false,
+	} {
+		if got := isMnemeHook(cmd); got != want {
+			t.Errorf("isMnemeHook(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	if got := shellFields(shellQuote("/it's here/mneme-hook") + " stop"); len(got) != 2 || got[0] != "/it's here/mneme-hook" {
+		t.Errorf("shellFields does not undo shellQuote: %q", got)
+	}
+}
+
+// hookCommands lists every hook command in a settings file.
+func hookCommands(t *testing.T, raw []byte) []string {
+	t.Helper()
+	var out []string
+	for _, groups := range decode(t, raw)["hooks"].(map[string]any) {
+		for _, g := range groups.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				if c, ok := h.(map[string]any)["command"].(string); ok {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -6,17 +6,18 @@ package main
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 // DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
-const DefaultPort = 37777
+const DefaultPort = edge.DefaultPort
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -40,8 +41,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().IntVar(&g.port, "port", envInt("MNEME_PORT", DefaultPort), "worker port (MNEME_PORT)")
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", envOr("MNEME_DATA_DIR", defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root.PersistentFlags().IntVar(&g.port, "port", envInt(edge.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", envOr(edge.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -68,13 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // extraCommands lets files add subcommands without touching run.
 var extraCommands []func(g *globals, code *int) *cobra.Command
 
-func defaultDataDir() string {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".mneme"
-	}
-	return filepath.Join(home, ".mneme")
-}
+func defaultDataDir() string { return edge.DefaultDataDir() }
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {

@@ -9,7 +9,7 @@ import (
 
 // The plugin's hooks/hooks.json must register exactly the hooks `mneme
 // install` writes: same events, matchers and timeouts, command
-// `mneme hook <event>`.
+// `mneme-hook <event>` (the fast hook binary, found on PATH).
 func TestPluginHooksInSyncWithInstall(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(repoRoot(), "hooks", "hooks.json"))
 	if err != nil {
@@ -38,7 +38,7 @@ func TestPluginHooksInSyncWithInstall(t *testing.T) {
 			continue
 		}
 		g, h := groups[0], groups[0].Hooks[0]
-		if g.Matcher != spec.Matcher || h.Type != "command" || h.Command != "mneme hook "+spec.Slug || h.Timeout != spec.Timeout {
+		if g.Matcher != spec.Matcher || h.Type != "command" || h.Command != "mneme-hook "+spec.Slug || !isMnemeHook(h.Command) || h.Timeout != spec.Timeout {
 			t.Errorf("%s: matcher %q command %q timeout %d; install has matcher %q slug %s timeout %d",
 				spec.Event, g.Matcher, h.Command, h.Timeout, spec.Matcher, spec.Slug, spec.Timeout)
 		}

@@ -1,4 +1,4 @@
-package hooks
+package edge
 
 import (
 	"encoding/json"
@@ -26,7 +26,9 @@ func TestSpoolReplayOrderAfterClockWentBack(t *testing.T) {
 	var rejected []string
 	s.OnReject = func(reason string) { rejected = append(rejected, reason) }
 	res, err := s.Replay(func(event string, body []byte) error {
-		var p Payload
+		var p struct {
+			ToolUseID string `json:"tool_use_id"`
+		}
 		if err := json.Unmarshal(body, &p); err != nil {
 			t.Fatal(err)
 		}

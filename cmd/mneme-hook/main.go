@@ -1,0 +1,80 @@
+// Command mneme-hook is what Claude Code runs for each hook event once
+// `mneme install` has wired mneme in: `mneme hook <event>` in a binary of its
+// own. It is built on hooks/edge and the standard library only, without the
+// database, web server and templates of mneme, so that the process Claude
+// Code waits on for every tool call starts in about a millisecond.
+//
+// Usage: mneme-hook [--port N] [--data-dir DIR] [hook] <event>
+//
+// The optional word "hook" makes it a drop-in for `mneme … hook <event>`.
+// When the worker is not running it starts the mneme binary installed beside
+// it (else the one on PATH) as `mneme serve`.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run handles one command line and returns the exit code, so tests run it
+// in-process. Like `mneme hook`, it exits 0 with one line of JSON for every
+// event, known or not; only a malformed command line exits 2.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mneme-hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", envInt(edge.EnvPort, edge.DefaultPort), "worker port (MNEME_PORT)")
+	dataDir := fs.String("data-dir", envOr(edge.EnvDataDir, edge.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(edge.Slugs(), ", "))
+		fs.PrintDefaults()
+	}
+	// Flags may come before or after the event, as with mneme's own flags.
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) == 2 && pos[0] == "hook" {
+		pos = pos[1:]
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	cfg := edge.Config{Port: *port, DataDir: *dataDir, ServeBinary: edge.Sibling("mneme")}
+	edge.Handle(cfg, pos[0], stdin, stdout, stderr)
+	return 0
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return v
+	}
+	return def
+}

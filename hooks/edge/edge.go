@@ -1,0 +1,95 @@
+// Package edge is the hook side of the Claude Code contract: everything the
+// short-lived hook process needs, and nothing it does not. It holds the
+// event names and their slugs, the neutral answer, private-tag stripping at
+// the edge, the spool, and the thin client with its time budgets and worker
+// auto-start.
+//
+// It imports only the standard library. The mneme-hook binary is built on it
+// alone, so Claude Code's per-event process does not load the database, the
+// web server or the templates (that cost about 7 ms a call). Package hooks
+// builds on edge for the worker side: payload decoding, policy, description
+// and compression.
+package edge
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Event names as Claude Code sends them in hook_event_name.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	Stop               = "Stop"
+	SessionEnd         = "SessionEnd"
+)
+
+// eventSlugs maps the URL / CLI form of each event to Claude Code's name.
+var eventSlugs = map[string]string{
+	"session-start":         SessionStart,
+	"user-prompt-submit":    UserPromptSubmit,
+	"post-tool-use":         PostToolUse,
+	"post-tool-use-failure": PostToolUseFailure,
+	"stop":                  Stop,
+	"session-end":           SessionEnd,
+}
+
+// EventName turns "post-tool-use" (or "PostToolUse") into "PostToolUse".
+func EventName(slug string) (string, bool) {
+	if name, ok := eventSlugs[slug]; ok {
+		return name, true
+	}
+	for _, name := range eventSlugs {
+		if name == slug {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// EventSlug turns "PostToolUse" into "post-tool-use".
+func EventSlug(name string) string {
+	for slug, n := range eventSlugs {
+		if n == name {
+			return slug
+		}
+	}
+	return ""
+}
+
+// Slugs lists the event slugs accepted by `mneme hook` and the ingest route.
+func Slugs() []string {
+	return []string{"session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure", "stop", "session-end"}
+}
+
+// ContinueJSON is the neutral answer, go on and show nothing, for paths that
+// must not fail (hooks.Continue is the same answer as a value).
+const ContinueJSON = `{"continue":true,"suppressOutput":true}`
+
+// DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
+const DefaultPort = 37777
+
+// Environment variables the hook reads.
+const (
+	EnvPort    = "MNEME_PORT"         // the worker's port
+	EnvDataDir = "MNEME_DATA_DIR"     // the data directory
+	EnvToken   = "MNEME_TOKEN"        // sent as a bearer token when set
+	EnvDebug   = "MNEME_DEBUG"        // diagnostics on stderr
+	EnvNoStart = "MNEME_NO_AUTOSTART" // never start the worker
+)
+
+// EnvSummarizer is set in the environment of the `claude -p` run by mneme's
+// own summarizer. A hook that sees it records nothing, so a summary never
+// captures itself.
+const EnvSummarizer = "MNEME_SUMMARIZER"
+
+// DefaultDataDir is ~/.mneme, or .mneme when there is no home directory.
+func DefaultDataDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".mneme"
+	}
+	return filepath.Join(home, ".mneme")
+}

@@ -1,0 +1,55 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// mapJSONStrings applies fn to every string value (not keys) in a JSON
+// document. Numbers are preserved as written. Invalid JSON is treated as one
+// string.
+func mapJSONStrings(raw []byte, fn func(string) string) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		out, _ := json.Marshal(fn(string(raw)))
+		return out
+	}
+	v = walkStrings(v, fn)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return raw
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func walkStrings(v any, fn func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return fn(t)
+	case []any:
+		for i := range t {
+			t[i] = walkStrings(t[i], fn)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = walkStrings(e, fn)
+		}
+	}
+	return v
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}

@@ -1,0 +1,103 @@
+package edge
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Config is where one hook invocation finds the worker and the data.
+type Config struct {
+	Port    int
+	DataDir string
+	// ServeBinary names the mneme binary that auto-start runs as
+	// `mneme serve`. It is called only when the worker must be started; nil
+	// disables auto-start.
+	ServeBinary func() (string, error)
+}
+
+// Handle is one `mneme hook <event>` invocation: the event's payload on
+// stdin, one line of JSON on stdout, diagnostics on stderr only when
+// MNEME_DEBUG is set. It never fails in a way that blocks Claude Code.
+// Inside mneme's own summarizer run (MNEME_SUMMARIZER set) it records
+// nothing.
+func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) {
+	if os.Getenv(EnvSummarizer) != "" {
+		io.Copy(io.Discard, io.LimitReader(stdin, 4<<20))
+		io.WriteString(stdout, ContinueJSON+"\n")
+		return
+	}
+	NewClient(cfg, stderr).Run(slug, stdin, stdout)
+}
+
+// NewClient builds the client for cfg from the environment: MNEME_TOKEN,
+// MNEME_DEBUG (diagnostics to stderr) and MNEME_NO_AUTOSTART.
+func NewClient(cfg Config, stderr io.Writer) *Client {
+	c := &Client{
+		BaseURL:  "http://127.0.0.1:" + strconv.Itoa(cfg.Port),
+		Token:    os.Getenv(EnvToken),
+		Spool:    Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
+		Fallback: Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
+	}
+	if cfg.ServeBinary != nil && os.Getenv(EnvNoStart) == "" {
+		c.StartWorker = func() error {
+			bin, err := cfg.ServeBinary()
+			if err != nil {
+				return err
+			}
+			return StartWorker(bin, cfg.Port, cfg.DataDir)
+		}
+	}
+	if os.Getenv(EnvDebug) != "" {
+		c.Debug = stderr
+	}
+	return c
+}
+
+// StartWorker launches `bin --port P --data-dir D serve` in the background,
+// detached from the hook's session and terminal; the worker logs to the
+// data directory.
+func StartWorker(bin string, port int, dataDir string) error {
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "serve")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = os.Environ()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// Self is a ServeBinary for the mneme binary itself (`mneme hook`).
+func Self() (string, error) { return os.Executable() }
+
+// Sibling returns a ServeBinary that finds the executable name next to the
+// running one (mneme-hook starts the mneme installed beside it), and else
+// on PATH.
+func Sibling(name string) func() (string, error) {
+	return func() (string, error) {
+		if self, err := os.Executable(); err == nil {
+			if real, err := filepath.EvalSymlinks(self); err == nil {
+				self = real
+			}
+			path := filepath.Join(filepath.Dir(self), name)
+			if isExecutable(path) {
+				return path, nil
+			}
+		}
+		path, err := exec.LookPath(name)
+		if err != nil {
+			return "", errors.New(name + " is neither beside this binary nor on PATH")
+		}
+		return path, nil
+	}
+}
+
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
+}
