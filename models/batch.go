@@ -111,15 +111,7 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 	rows := make([]obsRow, len(queued))
 	for i, q := range queued {
 		o := q.o
-		if o.Files == nil {
-			o.Files = []string{}
-		}
-		if o.ToolUseID != nil && *o.ToolUseID == "" {
-			o.ToolUseID = nil
-		}
-		if o.CreatedAt.IsZero() {
-			o.CreatedAt = time.Now().UTC()
-		}
+		o.normalize()
 		files, err := json.Marshal(o.Files)
 		if err != nil {
 			return err

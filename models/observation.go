@@ -46,9 +46,8 @@ type Observation struct {
 	CreatedAt    time.Time `json:"createdAt"`
 }
 
-// InsertObservation stores o unless an observation with the same session and
-// tool_use_id exists already. inserted is false for such a replay.
-func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
+// normalize fills what an observation must have before it is stored.
+func (o *Observation) normalize() {
 	if o.Files == nil {
 		o.Files = []string{}
 	}
@@ -58,6 +57,12 @@ func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
+}
+
+// InsertObservation stores o unless an observation with the same session and
+// tool_use_id exists already. inserted is false for such a replay.
+func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
+	o.normalize()
 	files, err := json.Marshal(o.Files)
 	if err != nil {
 		return false, err
