@@ -70,7 +70,8 @@ fuzz-short: ## A few thousand fuzz executions per target (run by make test)
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
 .PHONY: soak
-soak: build ## Long durability/fault runs: 10,000-event kill -9 burst, 3 min of 8 parallel sessions
+soak: build ## Long durability/fault runs: 10,000-event kill -9 burst, 3 min of 8 parallel sessions, 4 min of 8 real Claude Code sessions (MNEME_SOAK_DURATION)
+	@bash e2e/install-claude.sh >/dev/null
 	MNEME_SOAK=1 MNEME_SOAK_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 60m ./soak/
 
 .PHONY: bench-compare
