@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -195,71 +192,4 @@ func BenchmarkHookSessionStart(b *testing.B) {
 		return []byte(fmt.Sprintf(`{"session_id":"bench-start-%d-%d","transcript_path":"/t.jsonl","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`, stamp, i))
 	}, args...)
 	report(b, times, floor)
-}
-
-// BenchmarkIngestConcurrent16 posts PostToolUse events from 16 concurrent
-// HTTP clients. An observation counts only once its 200 arrived, and the
-// worker answers only after the commit: this is durable throughput.
-func BenchmarkIngestConcurrent16(b *testing.B) {
-	const clients = 16
-	srv := testutil.NewServer(b)
-	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	url := srv.URL + "/api/hooks/post-tool-use"
-	stamp := time.Now().UnixNano()
-	for c := 0; c < clients; c++ {
-		srv.Hook(b, "user-prompt-submit", promptEvent(fmt.Sprintf("ingest-%d-%d", stamp, c)))
-	}
-	bodies := make([][]byte, b.N)
-	for i := range bodies {
-		bodies[i] = toolEvent(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
-	}
-	var next, acked atomic.Int64
-	var wg sync.WaitGroup
-	errc := make(chan error, clients)
-	b.ResetTimer()
-	start := time.Now()
-	cpu0 := processCPU()
-	for c := 0; c < clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(b.N) {
-					return
-				}
-				resp, err := hc.Post(url, "application/json", bytes.NewReader(bodies[i]))
-				if err != nil {
-					errc <- err
-					return
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					errc <- fmt.Errorf("status %d", resp.StatusCode)
-					return
-				}
-				acked.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
-	b.StopTimer()
-	close(errc)
-	for err := range errc {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(acked.Load())/elapsed.Seconds(), "obs/s")
-	// CPU per observation (worker and clients together, this process): on a
-	// machine shared with other work, the figure that does not move with
-	// the load.
-	b.ReportMetric(float64(cpu.Microseconds())/float64(acked.Load()), "cpu-µs/obs")
-	c, _ := srv.Store.Counts(context.Background())
-	if c.Observations != acked.Load() {
-		b.Fatalf("%d acked but %d stored", acked.Load(), c.Observations)
-	}
 }
