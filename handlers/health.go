@@ -28,22 +28,30 @@ type Health struct {
 
 var pid = os.Getpid()
 
-var countsCache struct {
+// countsCache holds one store's counts for two seconds.
+type countsCache struct {
 	sync.Mutex
 	at     time.Time
 	counts models.Counts
 }
 
-// ShowHealth answers fast: counts are cached for two seconds.
+// countsCaches maps each *models.Store to its *countsCache: one per worker
+// (tests run several in one process, and must not see each other's).
+var countsCaches sync.Map
+
+// ShowHealth answers fast: counts are cached for two seconds. The viewer
+// polls it every few seconds for the status banner.
 func (h *Handler) ShowHealth(c *fiber.Ctx) error {
-	countsCache.Lock()
-	if time.Since(countsCache.at) > 2*time.Second {
+	v, _ := countsCaches.LoadOrStore(h.Store, &countsCache{})
+	cache := v.(*countsCache)
+	cache.Lock()
+	if time.Since(cache.at) > 2*time.Second {
 		if counts, err := h.Store.Counts(c.UserContext()); err == nil {
-			countsCache.counts, countsCache.at = counts, time.Now()
+			cache.counts, cache.at = counts, time.Now()
 		}
 	}
-	counts := countsCache.counts
-	countsCache.Unlock()
+	counts := cache.counts
+	cache.Unlock()
 	out := Health{
 		Service:       "mneme",
 		Status:        "ok",
