@@ -175,7 +175,13 @@ func TestDiskFull(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	dir := filepath.Join(mnt, "data")
-	p := startWorker(t, dir)
+	// The data directory's spool is on the full disk too: the hook spools
+	// to the fallback under $XDG_RUNTIME_DIR (here a dir on another disk),
+	// which the worker, started with the same environment as the hooks,
+	// replays by itself once there is room.
+	runtimeDir := t.TempDir()
+	xdg := "XDG_RUNTIME_DIR=" + runtimeDir
+	p := startWorker(t, dir, xdg)
 	ids := ingestN(t, p, "diskfull", 30)
 
 	filler := filepath.Join(mnt, "filler")
@@ -186,29 +192,45 @@ func TestDiskFull(t *testing.T) {
 	// Ingest goes on failing cleanly; the hook answers at once.
 	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
 	t.Logf("direct ingest with the disk full: status %d err %v", st, err)
-	// The data directory's spool is on the full disk too: the hook spools
-	// to the fallback under $XDG_RUNTIME_DIR (here a dir on another disk).
-	runtimeDir := t.TempDir()
-	xdg := "XDG_RUNTIME_DIR=" + runtimeDir
 	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil), xdg)
 	t.Logf("hook with the disk full: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
 	if !bytes.Contains(r.Stderr, []byte("spooling to")) {
 		t.Errorf("the hook did not use the fallback spool: %s", r.Stderr)
 	}
 
+	if !strings.Contains(h.Problem, "spooled to "+filepath.Join(runtimeDir, "mneme-spool-")) {
+		t.Errorf("the problem does not name the fallback spool the hooks use: %q", h.Problem)
+	}
+	fallbackPending := func() bool {
+		left, _ := filepath.Glob(filepath.Join(runtimeDir, "mneme-spool-*", "*.jsonl"))
+		for _, f := range left {
+			if !strings.HasSuffix(f, "rejected.jsonl") && fileExists(f) {
+				return true
+			}
+		}
+		return false
+	}
+	if !fallbackPending() {
+		t.Fatal("nothing in the fallback spool")
+	}
+
 	os.Remove(filler)
 	waitHealth(t, p, 20*time.Second, "ok again", func(h Health) bool { return h.Status == "ok" })
-	// The next hook replays the fallback first; new events are stored.
+	// No hook runs (Claude Code may be idle): the worker replays the
+	// fallback spool by itself within a few seconds.
+	for deadline := time.Now().Add(20 * time.Second); fallbackPending() && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if fallbackPending() {
+		t.Error("the worker did not replay the fallback spool")
+	}
+	if !strings.Contains(p.Log(), "spool replayed") {
+		t.Error("the worker log does not say it replayed the spool")
+	}
+	// New events are stored as usual.
 	r = hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_next", nil), xdg)
 	t.Logf("next hook with room again: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
 	waitSpoolEmpty(t, dir, 20*time.Second)
-	if left, _ := filepath.Glob(filepath.Join(runtimeDir, "mneme-spool-*", "*.jsonl")); len(left) > 0 {
-		for _, f := range left {
-			if fileExists(f) {
-				t.Errorf("fallback spool not drained: %s", f)
-			}
-		}
-	}
 	more := ingestN(t, p, "diskfull-after", 5)
 	checkStored(t, p, append(append(ids, more...), "toolu_diskfull_late", "toolu_diskfull_next"))
 	if t.Failed() {
