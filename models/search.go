@@ -2,14 +2,17 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"gorm.io/gorm"
 )
 
 // Search types: what a hit is, and what SearchQuery.Type may restrict to.
@@ -194,24 +197,35 @@ type ranked struct {
 }
 
 // RankLimit is how many raw matches a table may have for its hits to be
-// ranked by bm25. SQLite's bm25() costs about 10 µs per matching row and
-// first walks every row holding each query term, so ranking a word found in
-// 100,000 rows of 1M takes a second. Past this many matches a table's hits
-// are its newest matches instead (Ranked false): still every hit matches,
-// and for a word that common recency says more than bm25 does.
+// ranked by bm25. SQLite's bm25() costs about 10 µs per matching row, so
+// ranking a word found in 100,000 rows of 1M takes a second. Past this
+// many matches a table's hits are its newest matches instead (Ranked
+// false): still every hit matches, and for a word that common recency
+// says more than bm25 does.
 var RankLimit = 2000
+
+// RankTermRows is how many rows may hold any of a query's terms for its
+// hits to be ranked. Before scoring a single row, bm25() counts the rows
+// of every term and phrase of the query, a walk of each one's whole
+// posting list (with positions, for a phrase) however few rows match:
+// "broker http", two words each in a tenth of 1M rows, matches 220 rows
+// and costs 100 ms to rank, but 3 ms to list newest first. Past this many
+// rows, hits are newest first (Ranked false) like past RankLimit.
+var RankTermRows = 20000
 
 // Search runs q over prompts, observations and summaries (as q.Type says)
 // and returns the page q.Offset…q.Offset+q.Limit plus one more hit when
 // there is one, so callers can tell hasMore (like the other listings).
 //
-// Each table is first probed for its number of raw matches, up to
-// RankLimit (a walk of its doclists in rowid order, cheap). When every
-// searched table is under the limit, each yields its best Offset+Limit+1
+// Each table is first probed, with counts that stop early, whatever the
+// size of the table: how many rows hold any of the query's terms, up to
+// RankTermRows, and how many rows match, up to RankLimit. When every
+// searched table is under both, each yields its best Offset+Limit+1
 // matches by bm25, ordered inside SQLite, and the lists are merged by
-// rank. When any table is over it, every table yields its newest matches
-// and the lists are merged newest first (hits have Ranked false). Snippets
-// and details are loaded for the returned page only.
+// rank. Otherwise every table yields its newest matches, walking its index
+// newest first and stopping at Offset+Limit+1, and the lists are merged
+// newest first (hits have Ranked false). Details and snippets are loaded
+// for the returned page only, in one query per table each.
 //
 // A query FTS5 refuses comes back as *QueryError; a column filter that only
 // some tables have (title:) just skips the others.
@@ -229,6 +243,13 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	return hits, err
 }
 
+// probed is a table to search and whether it has too many matches, or
+// too common terms, to rank.
+type probed struct {
+	t     *searchTable
+	large bool
+}
+
 func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 20
@@ -240,15 +261,15 @@ func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]Sear
 		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
 	}
 	want := q.Offset + q.Limit + 1
-	var tables []*searchTable
+	terms, single := termsQuery(match)
+	var tables []probed
 	var qerr *QueryError
-	rank := true
 	for i := range searchTables {
 		t := &searchTables[i]
 		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
 			continue
 		}
-		large, err := s.probeTable(ctx, t, match)
+		large, err := s.probeTable(ctx, t, match, terms, single)
 		var qe *QueryError
 		if errors.As(err, &qe) {
 			if qerr == nil {
@@ -259,20 +280,40 @@ func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]Sear
 		if err != nil {
 			return nil, err
 		}
-		tables = append(tables, t)
-		rank = rank && !large
-	}
-	if len(tables) == 0 && qerr != nil {
-		qerr.Query = q.Q
-		return nil, qerr
+		tables = append(tables, probed{t, large})
 	}
 	var all []ranked
-	for _, t := range tables {
-		hits, err := s.rankTable(ctx, t, match, q, want, rank)
-		if err != nil {
-			return nil, err
+	rank := true
+pages:
+	for {
+		if len(tables) == 0 && qerr != nil {
+			qerr.Query = q.Q
+			return nil, qerr
 		}
-		all = append(all, hits...)
+		rank = true
+		for _, p := range tables {
+			rank = rank && !p.large
+		}
+		all = all[:0]
+		for i, p := range tables {
+			hits, err := s.rankTable(ctx, p.t, match, q, want, rank)
+			var qe *QueryError
+			if errors.As(err, &qe) {
+				// Only a table the terms probe marked large gets here (the
+				// others ran the query itself when probed): drop it, and
+				// list the others again, ranked if they now all may be.
+				if qerr == nil {
+					qerr = qe
+				}
+				tables = append(tables[:i:i], tables[i+1:]...)
+				continue pages
+			}
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, hits...)
+		}
+		break
 	}
 	if rank {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
@@ -307,17 +348,47 @@ func (s *Store) RelatedSearch(ctx context.Context, project, ftsQuery string, exc
 	return hits, err
 }
 
-// probeTable tells whether t has more than RankLimit raw matches for
-// match. It walks the doclists newest first and stops at the limit, so it
-// costs at most RankLimit steps whatever the size of the table.
-func (s *Store) probeTable(ctx context.Context, t *searchTable, match string) (large bool, err error) {
-	rows, err := s.DB.WithContext(ctx).Raw("SELECT rowid FROM "+t.fts+" WHERE "+t.fts+" MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", match, RankLimit).Rows()
+// probeTable tells whether t's hits for match are too costly to rank:
+// more than RankTermRows rows hold one of its terms (terms, an OR of them;
+// skipped when the query is single, a term or an OR of terms, whose
+// matches are those rows), or more than RankLimit rows match. Each count
+// stops at its limit, so a probe costs at most that many steps of the
+// index, whatever the size of the table. A query FTS5 refuses on t comes
+// back as *QueryError, unless the terms probe already found t large.
+func (s *Store) probeTable(ctx context.Context, t *searchTable, match, terms string, single bool) (large bool, err error) {
+	count := "SELECT count(*) FROM (SELECT 1 FROM " + t.fts + " WHERE " + t.fts + " MATCH ? LIMIT ?)"
+	db := s.DB.WithContext(ctx)
+	if !single {
+		// An error here is left for the query itself to report: the
+		// terms query drops column filters and operators, so it may run
+		// where the query cannot, and the other way round.
+		if n, err := scanCount(db.Raw(count, terms, RankTermRows)); err == nil && n >= RankTermRows {
+			return true, nil
+		}
+	}
+	n, err := scanCount(db.Raw(count, match, RankLimit+1))
 	if err != nil {
 		return false, ftsError(err, match)
 	}
+	return n > RankLimit, nil
+}
+
+// scanCount reads the one integer a query returns. It goes through Rows:
+// GORM's prepared-statement Row() hides a failed prepare (an interrupted
+// context) in a sql.Row that panics when scanned.
+func scanCount(q *gorm.DB) (int, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return 0, err
+	}
 	defer rows.Close()
-	large = rows.Next()
-	return large, ftsError(rows.Err(), match)
+	var n int
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, err
+		}
+	}
+	return n, rows.Err()
 }
 
 // rankTable returns n matches of one table: the best by bm25 when rank is
@@ -390,10 +461,13 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 }
 
 // loadHits loads details and snippets for the page, keeping its order:
-// the details of each table's rows in one query by primary key, and each
-// snippet by its own MATCH positioned on the row (rowid = ?), since
-// snippet() needs the row found by the same MATCH. A rowid IN (…) list would
-// do the same per value, and be re-planned for every page size.
+// per table, the details of its rows in one query by primary key, and their
+// snippets in one MATCH over the page's rowid range (snippet() needs the
+// row found by the same MATCH). The range is what FTS5 walks; the list
+// (+rowid IN …, kept out of the index plan) picks the page's rows in it,
+// so snippet() runs for those only. One MATCH per page rather than one per
+// row matters for prefix* terms, which FTS5 expands afresh for every
+// MATCH, rowid = ? or not.
 func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]SearchHit, error) {
 	out := make([]SearchHit, len(page))
 	byTable := map[*searchTable][]int{}
@@ -432,14 +506,37 @@ func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]Se
 		if err != nil {
 			return nil, err
 		}
-		snippet := "SELECT snippet(" + t.fts + ", -1, char(2), char(3), '…', 24) FROM " + t.fts + " WHERE " + t.fts + " MATCH ? AND rowid = ?"
-		for _, id := range ids {
+		lo, hi := slices.Min(ids), slices.Max(ids)
+		list := make([]byte, 0, len(ids)*8)
+		list = append(list, '[')
+		for k, id := range ids {
+			if k > 0 {
+				list = append(list, ',')
+			}
+			list = strconv.AppendInt(list, id, 10)
+		}
+		list = append(list, ']')
+		rows, err = db.Raw("SELECT rowid, snippet("+t.fts+", -1, char(2), char(3), '…', 24) FROM "+t.fts+
+			" WHERE "+t.fts+" MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))",
+			match, lo, hi, string(list)).Rows()
+		if err != nil {
+			return nil, ftsError(err, match)
+		}
+		for rows.Next() {
+			var id int64
 			var sn string
-			err := db.Raw(snippet, match, id).Row().Scan(&sn)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			if err := rows.Scan(&id, &sn); err != nil {
+				rows.Close()
 				return nil, err
 			}
-			out[pos[id]].Snippet = sn
+			if i, ok := pos[id]; ok {
+				out[i].Snippet = sn
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, ftsError(err, match)
 		}
 	}
 	// A row deleted between the queries leaves a zero hit; drop it.
@@ -662,4 +759,134 @@ func AnyTermsQuery(text string, maxTerms int) string {
 		}
 	}
 	return strings.Join(terms, " OR ")
+}
+
+// termsQuery returns an FTS5 query matching the rows that hold any term of
+// match (a query NormalizeQuery prepared): its words, prefix* words and the
+// words of its "phrases", each quoted, joined by OR; operators, column
+// filters, ^ and NEAR distances left out. single tells that match is no
+// more than that already: one term, or terms joined by OR. Search uses it
+// to tell cheaply what ranking would cost (see RankTermRows).
+func termsQuery(match string) (terms string, single bool) {
+	var list []string
+	seen := map[string]bool{}
+	add := func(words []string, prefix bool) {
+		for k, w := range words {
+			term := `"` + w + `"`
+			if prefix && k == len(words)-1 {
+				term += "*"
+			}
+			if !seen[term] {
+				seen[term] = true
+				list = append(list, term)
+			}
+		}
+	}
+	single = true
+	operand := false // the last thing read was an operand: another one is an implicit AND
+	braces := 0      // inside {col1 col2}: column names, not terms
+	comma := false   // after the ',' of NEAR(…, N)
+	for i := 0; i < len(match); {
+		c := match[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			var b strings.Builder
+			for j < len(match) {
+				if match[j] == '"' {
+					if j+1 < len(match) && match[j+1] == '"' {
+						b.WriteByte('"')
+						j += 2
+						continue
+					}
+					j++
+					break
+				}
+				b.WriteByte(match[j])
+				j++
+			}
+			prefix := j < len(match) && match[j] == '*'
+			if prefix {
+				j++
+			}
+			words := ftsWords(b.String())
+			if len(words) != 1 || operand || braces > 0 {
+				single = false
+			}
+			if braces == 0 {
+				add(words, prefix)
+			}
+			operand, comma = true, false
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '(':
+			if operand {
+				single = false
+			}
+			operand, comma = false, false
+			i++
+		case c == ')':
+			operand, comma = true, false
+			i++
+		case c == '{' || c == '}':
+			single = false
+			if c == '{' {
+				braces++
+			} else if braces > 0 {
+				braces--
+			}
+			operand, comma = false, false
+			i++
+		case c == ',':
+			single, comma = false, true
+			i++
+		default:
+			j := i
+			for j < len(match) && !strings.ContainsRune(" \t\n\r(){},\"", rune(match[j])) {
+				j++
+			}
+			w := match[i:j]
+			i = j
+			afterComma := comma
+			comma = false
+			switch {
+			case braces > 0:
+				continue // a column name
+			case w == "OR":
+				operand = false
+				continue
+			case w == "AND" || w == "NOT" || w == "NEAR" || strings.HasSuffix(w, ":"):
+				single, operand = false, false
+				continue
+			case afterComma && strings.Trim(w, "0123456789") == "":
+				continue // NEAR's distance
+			}
+			if k := strings.IndexByte(w, ':'); k >= 0 {
+				w, single = w[k+1:], false
+			}
+			if strings.HasPrefix(w, "^") {
+				w, single = w[1:], false
+			}
+			prefix := strings.HasSuffix(w, "*")
+			words := ftsWords(strings.TrimSuffix(w, "*"))
+			if len(words) != 1 || operand {
+				single = false
+			}
+			add(words, prefix)
+			operand = true
+		}
+	}
+	if len(list) == 0 {
+		return "", true
+	}
+	return strings.Join(list, " OR "), single
+}
+
+// ftsWords splits text into words as FTS5's unicode61 tokenizer does:
+// runs of letters, digits and private-use characters.
+func ftsWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
+	})
 }

@@ -1,0 +1,206 @@
+package models
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+func TestTermsQuery(t *testing.T) {
+	tests := []struct {
+		match, terms string
+		single       bool
+	}{
+		{"websocket", `"websocket"`, true},
+		{"migr*", `"migr"*`, true},
+		{"a OR b OR a", `"a" OR "b"`, true},
+		{"(a OR b)", `"a" OR "b"`, true},
+		{"a b", `"a" OR "b"`, false},
+		{"a AND b", `"a" OR "b"`, false},
+		{"a NOT b", `"a" OR "b"`, false},
+		{`"broker http"`, `"broker" OR "http"`, false},
+		{`"one"`, `"one"`, true},
+		{`"foo_test.go"`, `"foo" OR "test" OR "go"`, false},
+		{`"models.go"*`, `"models" OR "go"*`, false},
+		{`"say ""hi"""`, `"say" OR "hi"`, false},
+		{"title:reconnect", `"reconnect"`, false},
+		{`title:"a b"`, `"a" OR "b"`, false},
+		{"title:migr*", `"migr"*`, false},
+		{"^start", `"start"`, false},
+		{"NEAR(a b, 3)", `"a" OR "b"`, false},
+		{"NEAR(a 10 b)", `"a" OR "10" OR "b"`, false},
+		{"{title input}: x", `"x"`, false},
+		{"(a OR b) c", `"a" OR "b" OR "c"`, false},
+		{"a (b OR c)", `"a" OR "b" OR "c"`, false},
+		{"über*", `"über"*`, true},
+		{`"..."`, "", true},
+		{"a + b", `"a" OR "b"`, false},
+	}
+	for _, tt := range tests {
+		terms, single := termsQuery(tt.match)
+		if terms != tt.terms || single != tt.single {
+			t.Errorf("termsQuery(%q) = %q, %v; want %q, %v", tt.match, terms, single, tt.terms, tt.single)
+		}
+	}
+}
+
+// TestSearchCommonTermsNewestFirst: past RankTermRows rows holding a term
+// of the query, hits come newest first even when few rows match (bm25
+// would walk every row of each term).
+func TestSearchCommonTermsNewestFirst(t *testing.T) {
+	f := seedSearch(t)
+	defer func(old int) { RankTermRows = old }(RankTermRows)
+	q := SearchQuery{Q: `"schema version"`, Limit: 10}
+	hits, err := f.s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.keys(hits); len(got) != 2 || !hits[0].Ranked {
+		t.Fatalf("under the limit: %v ranked=%v, want 2 ranked hits", got, len(hits) > 0 && hits[0].Ranked)
+	}
+	// observations: one row holds "schema" or "version" (o:gotest).
+	RankTermRows = 1
+	hits, err = f.s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.keys(hits), []string{"s:final", "o:gotest"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("newest first = %v, want %v", got, want)
+	}
+	for _, h := range hits {
+		if h.Ranked || h.Rank != 0 || h.Score != 0 || SplitSnippet(h.Snippet) == nil {
+			t.Errorf("hit %+v: want unranked, with a snippet", h)
+		}
+	}
+}
+
+// TestSearchTermsProbeTableRefuses: a table the terms probe finds too
+// common to rank, but whose columns the query cannot use, is dropped, and
+// the others are ranked as if it had never been searched.
+func TestSearchTermsProbeTableRefuses(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	var obsID int64
+	err := s.Writer.Do(ctx, func(tx *gorm.DB) error {
+		sess, err := EnsureSession(tx, &Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
+		if err != nil {
+			return err
+		}
+		for i := range 3 {
+			if _, err := RecordPrompt(tx, sess.ID, "p", "", "the flaky reconnect again", false, at.Add(time.Duration(i)*time.Minute)); err != nil {
+				return err
+			}
+		}
+		obs := &Observation{SessionID: sess.ID, Project: "p", ToolName: "Grep", Kind: KindSearch, Title: "Searched for reconnect", Output: "x", CreatedAt: at}
+		if _, err := InsertObservation(tx, obs); err != nil {
+			return err
+		}
+		obsID = obs.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int) { RankTermRows = old }(RankTermRows)
+	RankTermRows = 2 // prompts: 3 rows hold "reconnect"; observations: 1
+	hits, err := s.Search(ctx, SearchQuery{Q: "title:reconnect"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Type != SearchObservation || hits[0].ID != obsID || !hits[0].Ranked {
+		t.Errorf("hits = %+v, want the one observation, ranked", hits)
+	}
+}
+
+// TestSearchPrefixLengths: prefix* queries of every length find the same
+// words, whether FTS5 answers them from a prefix index (3 to 6
+// characters) or by expanding the prefix (longer ones), in every table,
+// counting characters, not bytes (übe* is 3 characters, 4 bytes).
+func TestSearchPrefixLengths(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	ids := map[string]int64{}
+	err := s.Writer.Do(ctx, func(tx *gorm.DB) error {
+		sess, err := EnsureSession(tx, &Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
+		if err != nil {
+			return err
+		}
+		for i, o := range []struct{ key, title string }{
+			{"configuration", "Read configuration.md"},
+			{"configure", "Ran ./configure --prefix=/usr"},
+			{"conflict", "Resolved a merge conflict"},
+			{"übersicht", "Edited übersicht.txt"},
+			{"uberall", "Ran uberall"},
+		} {
+			obs := &Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: KindBash, Title: o.title, Output: "done", CreatedAt: at.Add(time.Duration(i) * time.Second)}
+			if _, err := InsertObservation(tx, obs); err != nil {
+				return err
+			}
+			ids["o:"+o.key] = obs.ID
+		}
+		res, err := RecordPrompt(tx, sess.ID, "p", "", "fix the configuration loader", false, at)
+		if err != nil {
+			return err
+		}
+		ids["p:configuration"] = res.PromptID
+		sum := &Summary{SessionID: sess.ID, Project: "p", Kind: SummaryFinal, Request: "Configure the linter", CreatedAt: at}
+		if err := tx.Create(sum).Error; err != nil {
+			return err
+		}
+		ids["s:configure"] = sum.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for k, id := range ids {
+		names[k[:1]+":"+itoa(id)] = k
+	}
+	// The porter stemmer indexes "configuration" as configur, "configure"
+	// as configur, "conflict" as conflict.
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"con*", []string{"o:configuration", "o:configure", "o:conflict", "p:configuration", "s:configure"}},
+		{"conf*", []string{"o:configuration", "o:configure", "o:conflict", "p:configuration", "s:configure"}},
+		{"confi*", []string{"o:configuration", "o:configure", "p:configuration", "s:configure"}},
+		{"config*", []string{"o:configuration", "o:configure", "p:configuration", "s:configure"}},
+		{"configu*", []string{"o:configuration", "o:configure", "p:configuration", "s:configure"}},
+		{"configur*", []string{"o:configuration", "o:configure", "p:configuration", "s:configure"}},
+		{"configura*", nil},
+		{"confl*", []string{"o:conflict"}},
+		// unicode61 folds diacritics: ü is indexed as u.
+		{"übe*", []string{"o:uberall", "o:übersicht"}},
+		{"übersi*", []string{"o:übersicht"}},
+		{"ubera*", []string{"o:uberall"}},
+		{"title:conf*", []string{"o:configuration", "o:configure", "o:conflict"}},
+		{`"merge con"*`, []string{"o:conflict"}},
+		{"conf* NOT confl*", []string{"o:configuration", "o:configure", "p:configuration", "s:configure"}},
+	}
+	for _, tt := range tests {
+		hits, err := s.Search(ctx, SearchQuery{Q: tt.q})
+		if err != nil {
+			t.Errorf("Search(%q): %v", tt.q, err)
+			continue
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, names[h.Type[:1]+":"+itoa(h.ID)])
+			if SplitSnippet(h.Snippet) == nil {
+				t.Errorf("Search(%q): hit %s has no snippet", tt.q, names[h.Type[:1]+":"+itoa(h.ID)])
+			}
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Search(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
