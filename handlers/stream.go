@@ -1,9 +1,8 @@
 package handlers
 
 import (
-	"bufio"
 	"context"
-	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/sse"
 )
 
 // KeepAlive is how often an idle stream gets a comment line. Tests shorten
@@ -26,6 +26,11 @@ var StreamWriteTimeout = 30 * time.Second
 // replayBatch is how many events one event-log read returns.
 const replayBatch = 500
 
+var (
+	retryLine = []byte("retry: 2000\n\n")
+	keepalive = []byte(": keepalive\n\n")
+)
+
 // Stream serves GET /stream: named Server-Sent Events with ids. With
 // Last-Event-ID (or ?lastEventId=) it first replays what the client missed
 // from the event log, then follows live events; ?project= filters (settings
@@ -35,12 +40,16 @@ const replayBatch = 500
 // publishes each transaction's events after its commit, in id order, and
 // a subscriber the broker cannot serve is disconnected, to come back with
 // Last-Event-ID and replay from the log.
+//
+// The stream is the response's body stream, read by fasthttp's goroutine
+// for the connection, which sends each read as one chunk and flushes it.
+// (SetBodyStreamWriter would run a second goroutine per client and copy
+// every event to the connection's goroutine through an in-memory pipe.)
 func (h *Handler) Stream(c *fiber.Ctx) error {
 	// Everything needed from c is read now: the context is recycled once
-	// the handler returns, before the stream writer runs.
+	// the response is written.
 	project := c.Query("project")
 	lastID, _ := strconv.ParseInt(c.Get("Last-Event-ID", c.Query("lastEventId")), 10, 64)
-	conn := c.Context().Conn()
 	c.Set("Content-Type", "text/event-stream")
 	c.Set("Cache-Control", "no-cache")
 	c.Set("Connection", "keep-alive")
@@ -60,111 +69,121 @@ func (h *Handler) Stream(c *fiber.Ctx) error {
 	if lastID <= 0 || lastID > head {
 		lastID = head
 	}
-	sub := h.Broker.Subscribe(project)
-	s := &stream{h: h, project: project, lastID: lastID, conn: conn}
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer h.Broker.Unsubscribe(sub)
-		if conn != nil {
-			defer conn.SetWriteDeadline(time.Time{}) // the connection may serve another request
-		}
-		s.w = w
-		fmt.Fprint(w, "retry: 2000\n\n")
-		if s.fill() != nil {
-			return
-		}
-		if s.flush() != nil {
-			return
-		}
-		tick := time.NewTicker(KeepAlive)
-		defer tick.Stop()
-		for {
-			select {
-			case ev, ok := <-sub.C:
-				if !ok {
-					return // dropped as too slow, or shutting down
-				}
-				if s.deliver(ev) != nil {
-					return
-				}
-				// Batch what is already queued into one flush.
-				for drained := false; !drained; {
-					select {
-					case ev, ok := <-sub.C:
-						if !ok {
-							s.flush()
-							return
-						}
-						if s.deliver(ev) != nil {
-							return
-						}
-					default:
-						drained = true
-					}
-				}
-				if s.flush() != nil {
-					return
-				}
-			case <-tick.C:
-				fmt.Fprint(w, ": keepalive\n\n")
-				if s.flush() != nil {
-					return
-				}
-			}
-		}
-	})
+	c.Context().SetBodyStream(&stream{
+		store: h.Store, broker: h.Broker, sub: h.Broker.Subscribe(project), conn: c.Context().Conn(),
+		project: project, lastID: lastID, replay: true, pending: retryLine, tick: time.NewTicker(KeepAlive),
+	}, -1)
 	return nil
 }
 
-// stream is one client's position in the event log.
+// stream is one client's position in the event log, and the body of its
+// response.
 type stream struct {
-	h       *Handler
-	w       *bufio.Writer
-	conn    net.Conn
+	store   *models.Store
+	broker  *sse.Broker
+	sub     *sse.Subscriber
+	conn    net.Conn // nil under app.Test
 	project string
-	lastID  int64 // every event up to here was sent (or filtered out)
+	lastID  int64  // every event up to here was sent (or filtered out)
+	replay  bool   // the log may hold events after lastID not yet read
+	buf     []byte // replayed events, encoded
+	pending []byte // what is left to send: part of buf, of a shared frame, or a constant
+	tick    *time.Ticker
+	ended   bool // the subscription was closed: the stream ends once pending is sent
 }
 
-// deliver writes ev unless the replay already sent it. The writer publishes
-// events in commit order, and the broker disconnects a subscriber rather
-// than skip one of its events, so the channel never has a gap to fill.
-func (s *stream) deliver(ev models.Event) error {
-	if ev.ID > s.lastID {
-		writeEvent(s.w, ev)
-		s.lastID = ev.ID
+// Read blocks until there is something to send, then hands over all that
+// is pending, as much as fits in p, so that a burst of events goes out as
+// one chunk and one write. It returns io.EOF once the subscriber was
+// dropped (too slow) or the broker stopped, and everything queued was sent.
+func (s *stream) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && (len(s.pending) > 0 || s.next(n == 0)) {
+		c := copy(p[n:], s.pending)
+		s.pending = s.pending[c:]
+		n += c
 	}
-	return nil
-}
-
-// fill writes the log's events after lastID.
-func (s *stream) fill() error {
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		events, err := s.h.Store.EventsAfter(ctx, s.lastID, s.project, replayBatch)
-		cancel()
-		if err != nil {
-			return err
-		}
-		for _, ev := range events {
-			writeEvent(s.w, ev)
-			s.lastID = ev.ID
-		}
-		if len(events) < replayBatch {
-			return nil
-		}
-		if err := s.flush(); err != nil {
-			return err
-		}
+	if n == 0 {
+		return 0, io.EOF
 	}
-}
-
-// flush sends what is buffered, within StreamWriteTimeout.
-func (s *stream) flush() error {
 	if s.conn != nil {
 		s.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
 	}
-	return s.w.Flush()
+	return n, nil
 }
 
-func writeEvent(w *bufio.Writer, ev models.Event) {
-	fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Kind, ev.Data)
+// next makes pending what comes next: the replay from the log first, then
+// live events and keepalives. It waits for one only if wait is set; it
+// reports whether there is something to send.
+func (s *stream) next(wait bool) bool {
+	for s.replay {
+		if !s.fill() {
+			s.replay, s.ended = false, true
+			return false
+		}
+		if len(s.pending) > 0 {
+			return true
+		}
+	}
+	for !s.ended {
+		var msg sse.Message
+		var ok bool
+		if wait {
+			select {
+			case msg, ok = <-s.sub.C:
+			case <-s.tick.C:
+				s.pending = keepalive
+				return true
+			}
+		} else {
+			select {
+			case msg, ok = <-s.sub.C:
+			default:
+				return false
+			}
+		}
+		if !ok {
+			s.ended = true // dropped as too slow, or shutting down
+			return false
+		}
+		// The broker publishes in commit order and drops a subscriber
+		// rather than skip one of its events, so the channel has no gap;
+		// it may repeat what the replay already sent.
+		if msg.ID > s.lastID {
+			s.lastID, s.pending = msg.ID, msg.Frame
+			return true
+		}
+	}
+	return false
+}
+
+// fill reads the next batch of the log after lastID into pending, and
+// clears replay once the log is read to its end. It reports false when the
+// log cannot be read: the stream then ends, and the client reconnects.
+func (s *stream) fill() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	events, err := s.store.EventsAfter(ctx, s.lastID, s.project, replayBatch)
+	cancel()
+	if err != nil {
+		return false
+	}
+	s.buf = s.buf[:0]
+	for _, ev := range events {
+		s.buf = sse.AppendFrame(s.buf, ev)
+		s.lastID = ev.ID
+	}
+	s.pending = s.buf
+	s.replay = len(events) == replayBatch
+	return true
+}
+
+// Close is called by fasthttp once the response is written or abandoned
+// (the client went away, a write timed out).
+func (s *stream) Close() error {
+	s.broker.Unsubscribe(s.sub)
+	s.tick.Stop()
+	if s.conn != nil {
+		s.conn.SetWriteDeadline(time.Time{}) // the connection may serve another request
+	}
+	return nil
 }

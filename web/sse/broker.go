@@ -1,10 +1,12 @@
-// Package sse is mneme's live-event broker: one goroutine owns the
-// subscribers, each subscriber has a buffered channel, and publishing never
-// blocks. A subscriber that falls behind is dropped; its browser reconnects
-// with Last-Event-ID and catches up from the event log.
+// Package sse is mneme's live-event broker. Each event is encoded once into
+// its Server-Sent Events frame, which every subscriber shares. Each
+// subscriber has a buffered channel and publishing never blocks: a
+// subscriber that falls a buffer behind is dropped, and its browser
+// reconnects with Last-Event-ID and catches up from the event log.
 package sse
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/mneme-dev/mneme/models"
@@ -14,72 +16,100 @@ import (
 // dropped.
 const clientBuffer = 256
 
+// Message is one event ready for the wire. Frame is shared by every
+// subscriber: read it, never change it.
+type Message struct {
+	ID    int64
+	Frame []byte // "id: …\nevent: …\ndata: …\n\n"
+}
+
 // Subscriber is one live-stream client.
 type Subscriber struct {
-	// C delivers events; it is closed when the subscriber is dropped (too
-	// slow) or the broker stops.
-	C       chan models.Event
+	// C delivers events in the order they were published; it is closed
+	// when the subscriber is dropped (too slow) or the broker stops.
+	C       chan Message
 	project string
 }
 
+// wants reports whether the subscriber's project filter lets ev through
+// (settings changes always pass).
+func (s *Subscriber) wants(ev *models.Event) bool {
+	return s.project == "" || ev.Project == s.project || ev.Kind == models.EventSettingsChanged
+}
+
 // Broker fans committed events out to subscribers.
+//
+// Publish hands each event straight to the subscribers' channels, under
+// the broker's lock, instead of through a goroutine that owns them: the
+// extra hop was a goroutine wakeup on the path of every live event. The
+// lock is only ever held for non-blocking channel operations.
 type Broker struct {
-	publish     chan models.Event
-	subscribe   chan *Subscriber
-	unsubscribe chan *Subscriber
-	quit        chan struct{}
-	done        chan struct{}
-	clients     atomic.Int64
-	dropped     atomic.Int64 // events the publish queue had no room for
-	lost        atomic.Bool  // an event was dropped: disconnect everyone so they replay
-	slow        atomic.Int64 // subscribers dropped for falling behind
+	mu      sync.Mutex
+	subs    map[*Subscriber]struct{}
+	closed  bool
+	clients atomic.Int64
+	slow    atomic.Int64 // subscribers dropped for falling behind
 }
 
-// NewBroker starts a broker; stop it with Close.
+// NewBroker returns a broker; stop it with Close.
 func NewBroker() *Broker {
-	b := &Broker{
-		publish:     make(chan models.Event, 4096),
-		subscribe:   make(chan *Subscriber),
-		unsubscribe: make(chan *Subscriber),
-		quit:        make(chan struct{}),
-		done:        make(chan struct{}),
-	}
-	go b.run()
-	return b
+	return &Broker{subs: map[*Subscriber]struct{}{}}
 }
 
-// Publish hands an event to the broker without blocking. If the broker's own
-// queue is full the event is not delivered live; clients still get it by
-// replay on their next reconnect.
+// Publish encodes ev once and hands it to every subscriber it is for,
+// without blocking. A subscriber whose buffer is full is dropped rather
+// than left with a gap: it reconnects and replays from the event log.
+// Events reach each subscriber in the order of the Publish calls (the
+// store's writer makes them in id order, from one goroutine).
 func (b *Broker) Publish(ev models.Event) {
-	select {
-	case b.publish <- ev:
-	default:
-		// Dropping the event silently would leave a gap on every stream:
-		// instead every subscriber is disconnected at the next event and
-		// catches up by replay.
-		b.dropped.Add(1)
-		b.lost.Store(true)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.subs) == 0 {
+		return
+	}
+	msg := Message{ID: ev.ID, Frame: AppendFrame(nil, ev)}
+	for s := range b.subs {
+		if !s.wants(&ev) {
+			continue
+		}
+		select {
+		case s.C <- msg:
+		default:
+			b.drop(s) // too slow: it catches up by replay
+			b.slow.Add(1)
+		}
 	}
 }
 
-// Subscribe registers a subscriber for project ("" for all).
+// Subscribe registers a subscriber for project ("" for all). After Close
+// its channel is already closed.
 func (b *Broker) Subscribe(project string) *Subscriber {
-	s := &Subscriber{C: make(chan models.Event, clientBuffer), project: project}
-	select {
-	case b.subscribe <- s:
-	case <-b.quit:
+	s := &Subscriber{C: make(chan Message, clientBuffer), project: project}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
 		close(s.C)
+		return s
 	}
+	b.subs[s] = struct{}{}
+	b.clients.Store(int64(len(b.subs)))
 	return s
 }
 
 // Unsubscribe removes a subscriber. It is safe to call more than once and
 // after the subscriber was dropped.
 func (b *Broker) Unsubscribe(s *Subscriber) {
-	select {
-	case b.unsubscribe <- s:
-	case <-b.done:
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.drop(s)
+}
+
+// drop removes s and closes its channel; b.mu is held.
+func (b *Broker) drop(s *Subscriber) {
+	if _, ok := b.subs[s]; ok {
+		delete(b.subs, s)
+		close(s.C)
+		b.clients.Store(int64(len(b.subs)))
 	}
 }
 
@@ -90,59 +120,13 @@ func (b *Broker) Clients() int { return int(b.clients.Load()) }
 // a buffer behind.
 func (b *Broker) DroppedClients() int64 { return b.slow.Load() }
 
-// DroppedEvents is how many events found the publish queue full and were
-// not delivered live (clients still get them by replay).
-func (b *Broker) DroppedEvents() int64 { return b.dropped.Load() }
-
-// Close stops the broker and closes every subscriber's channel.
+// Close closes every subscriber's channel; later subscribers get a closed
+// channel and Publish delivers nothing. It is safe to call more than once.
 func (b *Broker) Close() {
-	select {
-	case <-b.quit:
-	default:
-		close(b.quit)
-	}
-	<-b.done
-}
-
-func (b *Broker) run() {
-	defer close(b.done)
-	subs := map[*Subscriber]struct{}{}
-	drop := func(s *Subscriber) {
-		if _, ok := subs[s]; ok {
-			delete(subs, s)
-			close(s.C)
-			b.clients.Store(int64(len(subs)))
-		}
-	}
-	for {
-		select {
-		case s := <-b.subscribe:
-			subs[s] = struct{}{}
-			b.clients.Store(int64(len(subs)))
-		case s := <-b.unsubscribe:
-			drop(s)
-		case ev := <-b.publish:
-			if b.lost.Swap(false) {
-				for s := range subs {
-					drop(s)
-				}
-			}
-			for s := range subs {
-				if s.project != "" && ev.Project != s.project && ev.Kind != models.EventSettingsChanged {
-					continue
-				}
-				select {
-				case s.C <- ev:
-				default:
-					drop(s) // too slow: it catches up by replay
-					b.slow.Add(1)
-				}
-			}
-		case <-b.quit:
-			for s := range subs {
-				drop(s)
-			}
-			return
-		}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for s := range b.subs {
+		b.drop(s)
 	}
 }

@@ -1,24 +1,29 @@
 package sse
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
 )
 
-func recv(t *testing.T, s *Subscriber) (models.Event, bool) {
+func recv(t *testing.T, s *Subscriber) (Message, bool) {
 	t.Helper()
 	select {
-	case ev, ok := <-s.C:
-		return ev, ok
+	case m, ok := <-s.C:
+		return m, ok
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event within 5s")
-		return models.Event{}, false
+		return Message{}, false
 	}
 }
 
-// waitClients polls Clients, which the broker's goroutine updates.
+// waitClients polls Clients.
 func waitClients(t *testing.T, b *Broker, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); b.Clients() != n; time.Sleep(time.Millisecond) {
@@ -41,14 +46,22 @@ func TestBrokerFilterAndOrder(t *testing.T) {
 	} {
 		b.Publish(ev)
 	}
+	var frames [][]byte
 	for _, want := range []int64{1, 2, 3, 4} {
-		if ev, _ := recv(t, all); ev.ID != want {
-			t.Errorf("all got %d, want %d", ev.ID, want)
+		m, _ := recv(t, all)
+		if m.ID != want || !bytes.HasPrefix(m.Frame, fmt.Appendf(nil, "id: %d\n", want)) {
+			t.Errorf("all got %d %q, want %d", m.ID, m.Frame, want)
 		}
+		frames = append(frames, m.Frame)
 	}
-	for _, want := range []int64{1, 3, 4} { // settings changes pass the filter
-		if ev, _ := recv(t, alpha); ev.ID != want {
-			t.Errorf("alpha got %d, want %d", ev.ID, want)
+	for i, want := range []int64{1, 3, 4} { // settings changes pass the filter
+		m, _ := recv(t, alpha)
+		if m.ID != want {
+			t.Errorf("alpha got %d, want %d", m.ID, want)
+		}
+		// Encoded once: both subscribers hold the same bytes.
+		if shared := frames[[]int{0, 2, 3}[i]]; &m.Frame[0] != &shared[0] {
+			t.Errorf("event %d was encoded again for the second subscriber", want)
 		}
 	}
 	b.Unsubscribe(alpha)
@@ -108,4 +121,124 @@ func TestBrokerClose(t *testing.T) {
 	}
 	b.Unsubscribe(late)
 	b.Publish(models.Event{ID: 1}) // does not block
+}
+
+// TestBrokerConcurrent: subscribers come and go while events are published;
+// no send may hit a closed channel, and a subscriber that stays sees every
+// event for it, in order.
+func TestBrokerConcurrent(t *testing.T) {
+	b := NewBroker()
+	defer b.Close()
+	stay := b.Subscribe("")
+	const n = 2000
+	var ids []int64
+	var read atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m := range stay.C {
+			ids = append(ids, m.ID)
+			read.Add(1)
+		}
+	}()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					b.Unsubscribe(b.Subscribe("alpha"))
+				}
+			}
+		})
+	}
+	for i := range n {
+		b.Publish(models.Event{ID: int64(i + 1), Kind: models.EventPrompt, Project: "alpha"})
+		// Batches of 100, each read before the next: never a buffer behind.
+		for i%100 == 99 && read.Load() != int64(i+1) && b.DroppedClients() == 0 {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	b.Unsubscribe(stay)
+	<-done
+	if len(ids) != n || b.DroppedClients() != 0 {
+		t.Fatalf("the staying subscriber got %d of %d events (%d dropped)", len(ids), n, b.DroppedClients())
+	}
+	for i, id := range ids {
+		if id != int64(i+1) {
+			t.Fatalf("event %d has id %d", i, id)
+		}
+	}
+}
+
+func TestAppendFrame(t *testing.T) {
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{`{"a":1}`, "id: 7\nevent: prompt\ndata: {\"a\":1}\n\n"},
+		{``, "id: 7\nevent: prompt\ndata: \n\n"},
+		// Line breaks (never in JSON from encoding/json) would end the
+		// field early: each line gets its own data: line instead.
+		{"a\nb", "id: 7\nevent: prompt\ndata: a\ndata: b\n\n"},
+		{"a\r\nb\rc\n", "id: 7\nevent: prompt\ndata: a\ndata: b\ndata: c\ndata: \n\n"},
+	} {
+		got := AppendFrame([]byte("x"), models.Event{ID: 7, Kind: models.EventPrompt, Data: []byte(tc.data)})
+		if string(got) != "x"+tc.want {
+			t.Errorf("AppendFrame(%q) = %q, want %q", tc.data, got, "x"+tc.want)
+		}
+	}
+}
+
+// BenchmarkBrokerFanout measures the broker alone: from Publish to each of
+// N subscriber goroutines having the event (all subscribers count in the
+// percentiles). No HTTP: see handlers' BenchmarkStreamLatency for the
+// whole path.
+func BenchmarkBrokerFanout(b *testing.B) {
+	for _, subs := range []int{1, 100} {
+		b.Run(fmt.Sprintf("subs=%d", subs), func(b *testing.B) {
+			br := NewBroker()
+			defer br.Close()
+			n := b.N
+			at := make([][]time.Time, subs)
+			var pending atomic.Int64
+			wake := make(chan struct{}, 1)
+			for i := range subs {
+				s := br.Subscribe("")
+				at[i] = make([]time.Time, 0, n)
+				go func() {
+					for range s.C {
+						at[i] = append(at[i], time.Now())
+						if pending.Add(-1) == 0 {
+							wake <- struct{}{}
+						}
+					}
+				}()
+			}
+			t0s := make([]time.Time, n)
+			data := []byte(`{"id":1,"project":"bench","toolName":"Bash","title":"Ran go test ./...","success":true}`)
+			b.ResetTimer()
+			for i := range n {
+				pending.Store(int64(subs))
+				t0s[i] = time.Now()
+				br.Publish(models.Event{ID: int64(i + 1), Kind: models.EventObservation, Project: "bench", Data: data})
+				<-wake
+			}
+			b.StopTimer()
+			var lat []time.Duration
+			for _, ts := range at {
+				for i, t := range ts {
+					lat = append(lat, t.Sub(t0s[i]))
+				}
+			}
+			slices.Sort(lat)
+			us := func(p float64) float64 { return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds()) / 1000 }
+			b.ReportMetric(us(0.5), "p50-µs")
+			b.ReportMetric(us(0.99), "p99-µs")
+		})
+	}
 }
