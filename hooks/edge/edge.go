@@ -6,9 +6,9 @@
 //
 // It imports only the standard library. The mneme-hook binary is built on it
 // alone, so Claude Code's per-event process does not load the database, the
-// web server or the templates (that cost about 7 ms a call). Package hooks
-// builds on edge for the worker side: payload decoding, policy, description
-// and compression.
+// web server or the templates (their package init and page faults cost
+// about 5 ms a call). Package hooks builds on edge for the worker side:
+// payload decoding, policy, description and compression.
 package edge
 
 import (
