@@ -9,11 +9,13 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,8 +77,16 @@ func TestClaudeCodeParallel(t *testing.T) {
 		t: t, bin: claudeBin, tag: tag, tagEnv: tagEnv, runtimeDir: runtimeDir,
 		installed: installed, hookCmd: hookCmd, logDir: logDir,
 	}
-	// Abort: a failing test cancels every run in flight, which kills it.
-	abort, cancelAbort := context.WithCancel(context.Background())
+	// Abort: a failing test cancels every run in flight, which kills it;
+	// so do SIGINT/SIGTERM and the approach of go test's -timeout, which
+	// would otherwise end the test binary without its cleanups and leave
+	// the runs (each in its own process group) behind.
+	abort, cancelAbort := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if d, ok := t.Deadline(); ok {
+		var cancelDeadline context.CancelFunc
+		abort, cancelDeadline = context.WithDeadline(abort, d.Add(-time.Minute))
+		defer cancelDeadline()
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancelAbort()
@@ -144,6 +154,9 @@ func TestClaudeCodeParallel(t *testing.T) {
 	}
 	loadEnd := len(curve)
 	killAll()
+	if abort.Err() != nil {
+		t.Fatalf("interrupted (signal, or go test -timeout close): %d claude runs done", s.runCount())
+	}
 
 	waitSpoolEmpty(t, dataDir, 30*time.Second)
 	after := goroutinesDownTo(t, p, idle+3, 30*time.Second)
