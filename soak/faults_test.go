@@ -117,7 +117,8 @@ func TestReadOnlyDataDir(t *testing.T) {
 
 	// Not the -shm file: SQLite maps it into memory, and a store into a
 	// mapping of a file that became immutable is a SIGBUS that kills any
-	// SQLite process (seen here: the worker dies in walTryBeginRead).
+	// SQLite process (the worker dies in walTryBeginRead); that case is
+	// TestSharedMemoryImmutable.
 	files := []string{dir}
 	for _, f := range []string{"mneme.db", "mneme.db-wal"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
@@ -155,6 +156,92 @@ func TestReadOnlyDataDir(t *testing.T) {
 	checkStored(t, p, append(ids, late))
 	if t.Failed() {
 		t.Logf("worker log:\n%s", p.Log())
+	}
+}
+
+// TestSharedMemoryImmutable makes the data directory and every database
+// file immutable under a running worker, mneme.db-shm included. SQLite
+// maps -shm into memory, and the kernel answers the next store into that
+// mapping with SIGBUS: in SQLite's code (Go, translated from C) the Go
+// runtime cannot recover from it, so the worker dies, leaving the crash
+// report in logs/mneme.log. What must hold all the same: the hook answers
+// Claude Code at once and spools; nothing stored is damaged; the worker
+// started next (by the next hook, here by hand) comes up read-only and
+// reports the problem on /api/health and in the viewer; once the files
+// are writable again it restarts itself and stores what was spooled.
+func TestSharedMemoryImmutable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for chattr +i")
+	}
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "shm", 20)
+	files := []string{dir}
+	for _, f := range []string{"mneme.db", "mneme.db-wal", "mneme.db-shm"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("%s: %v (a running worker has it)", f, err)
+		}
+		files = append(files, filepath.Join(dir, f))
+	}
+	if err := chattr("+i", files...); err != nil {
+		t.Skipf("the immutable attribute is unavailable here: %v", err)
+	}
+	undo := func() { chattr("-i", files...) }
+	t.Cleanup(undo)
+
+	// The next event touches the database.
+	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("shm", "toolu_shm_direct", nil)})
+	t.Logf("ingest with -shm immutable: status %d err %v", st, err)
+	for deadline := time.Now().Add(10 * time.Second); !p.Exited() && time.Now().Before(deadline); {
+		p.Health()
+		time.Sleep(100 * time.Millisecond)
+	}
+	if p.Exited() {
+		logFile, _ := os.ReadFile(filepath.Join(dir, "logs", "mneme.log"))
+		if !bytes.Contains(logFile, []byte("signal SIGBUS")) {
+			t.Errorf("the worker died but logs/mneme.log has no crash report:\n%s", p.Log())
+		}
+		t.Logf("the worker died of SIGBUS, as expected; logs/mneme.log has the report (%d bytes)", len(logFile))
+	} else {
+		t.Logf("the worker survived (this kernel did not fault); stopping it")
+		p.Stop()
+	}
+
+	late := "toolu_shm_late"
+	r := hookMustNotBlock(t, p, toolEvent("shm", late, nil))
+	t.Logf("hook with the worker gone: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+
+	p2 := restart(t, p)
+	h := waitHealth(t, p2, 20*time.Second, "degraded", func(h Health) bool { return h.Status == "degraded" })
+	t.Logf("health of the worker started read-only: problem=%q counts=%+v", h.Problem, h.Counts)
+	if !strings.Contains(h.Problem, "not writable") || h.Counts.Observations != int64(len(ids)) {
+		t.Errorf("read-only worker: problem %q, %d observations (want %d)", h.Problem, h.Counts.Observations, len(ids))
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, p2.URL+"/", nil)
+	req.Header.Set("Accept", "text/html")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Error(err)
+	} else {
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Contains(page, []byte(`class="banner-problem">The data directory`)) {
+			t.Errorf("viewer of the read-only worker: %d, no banner", resp.StatusCode)
+		}
+	}
+
+	undo()
+	// The worker restarts itself (exec, same process) and replays the spool.
+	waitHealth(t, p2, 30*time.Second, "ok after the fix", func(h Health) bool { return h.Status == "ok" })
+	if p2.Exited() {
+		t.Fatalf("the worker exited instead of restarting itself:\n%s", p2.Log())
+	}
+	if !strings.Contains(p2.Log(), "restarting, to open the database for writing") {
+		t.Errorf("the worker log does not say it restarted itself")
+	}
+	waitSpoolEmpty(t, dir, 20*time.Second)
+	checkStored(t, p2, append(ids, late))
+	if t.Failed() {
+		t.Logf("worker log:\n%s", p2.Log())
 	}
 }
 

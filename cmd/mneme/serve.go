@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -36,6 +37,10 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 				Host: host, Port: g.port, DataDir: g.dataDir, Dev: dev,
 				Token: os.Getenv("MNEME_TOKEN"), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
+			if errors.Is(err, errRestart) {
+				err = restartSelf()
+				c = 1
+			}
 			*code = c
 			return err
 		},
@@ -120,18 +125,37 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
+	var restart error
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		if err != nil {
 			return 1, err
 		}
+	case <-w.RestartNeeded():
+		log.Info("the data directory is writable again: restarting, to open the database for writing")
+		restart = errRestart
 	}
 	log.Info("shutting down")
 	if err := w.Shutdown(5 * time.Second); err != nil {
 		log.Warn("shutdown", "err", err)
 	}
-	return 0, nil
+	return 0, restart
+}
+
+// errRestart asks serveCmd to run this mneme serve again in its place.
+var errRestart = errors.New("restart")
+
+// restartSelf replaces this process with the same command line: the worker
+// started while its database could not be written, and only a new process
+// opens it for writing. If that fails, the process ends and the next hook
+// starts a worker.
+func restartSelf() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	return fmt.Errorf("restart %s: %w", exe, syscall.Exec(exe, os.Args, os.Environ()))
 }
 
 // probeMneme asks whatever listens on port whether it is mneme.
@@ -158,6 +182,11 @@ func newLogger(stderr io.Writer, path string) (*slog.Logger, func()) {
 			f.Truncate(0)
 		}
 		w = io.MultiWriter(stderr, f)
+		// A fatal error goes to the log too: an auto-started worker's
+		// stderr is /dev/null, and SQLite's shared memory (mneme.db-shm)
+		// made immutable or truncated under a running worker is a SIGBUS
+		// that Go cannot recover from.
+		debug.SetCrashOutput(f, debug.CrashOptions{})
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return log, func() {

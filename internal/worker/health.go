@@ -31,13 +31,23 @@ func (w *Worker) Problem() string {
 // with it (see Problem).
 func (w *Worker) CheckHealth() string {
 	p := w.diagnose()
+	switch {
+	case p != "" || !w.ReadOnly():
+	case w.readOnlyCause == "":
+		// Read-only for a reason not found here: say so, and do not
+		// restart (a new process would find the same).
+		p = fmt.Sprintf("The database cannot be written (%v); mneme serves what is stored. %s", w.readOnlyErr, w.spoolAdvice())
+	default:
+		p = "The data directory can be written again, but mneme opened its database read-only while it could not be: mneme serve restarts itself to store events again (restart it if this stays). " + w.spoolAdvice()
+		w.restartOnce.Do(func() { close(w.restart) })
+	}
 	w.problem.Store(p)
 	return p
 }
 
 // diagnose finds the first problem of: a data directory that cannot be
-// written, database files that are immutable or append-only, a disk almost
-// full. It opens none of the database's files: closing a descriptor of a
+// written, database files that are immutable, append-only or not writable
+// by this user, a disk almost full. It opens none of the database's files: closing a descriptor of a
 // file releases every POSIX lock this process holds on it, SQLite's too.
 func (w *Worker) diagnose() string {
 	dir := w.dataDir
@@ -45,10 +55,14 @@ func (w *Worker) diagnose() string {
 		return fmt.Sprintf("The data directory %s is not writable (%s). %s", dir, reason(err), w.spoolAdvice())
 	}
 	for _, name := range []string{"mneme.db", "mneme.db-wal", "mneme.db-shm"} {
-		if attr := lockedAttr(filepath.Join(dir, name)); attr != "" {
-			path := filepath.Join(dir, name)
-			return fmt.Sprintf("The database file %s is %s, so SQLite cannot write it. Run chattr -i -a %s, and restart mneme serve if storing still fails. %s",
+		path := filepath.Join(dir, name)
+		if attr := lockedAttr(path); attr != "" {
+			return fmt.Sprintf("The database file %s is %s, so SQLite cannot write it. Run chattr -i -a %s. %s",
 				path, attr, path, w.spoolAdvice())
+		}
+		// access(2) checks the permissions without opening the file.
+		if err := syscall.Access(path, unix.W_OK); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Sprintf("The database file %s is not writable (%v). %s", path, err, w.spoolAdvice())
 		}
 	}
 	var st syscall.Statfs_t

@@ -1,12 +1,14 @@
 package worker_test
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -116,4 +118,65 @@ func TestHealthImmutableDatabase(t *testing.T) {
 	if p := srv.CheckHealth(); p != "" {
 		t.Errorf("problem after chattr -i: %q", p)
 	}
+}
+
+// TestStartReadOnly: a worker started while its database cannot be written
+// (here the database file is immutable, or read-only for a non-root user)
+// still starts: it serves what is stored, says what is wrong on
+// /api/health and in the viewer, and refuses events with 503 so hooks
+// spool them. Once the file is writable again it asks for a restart (SQLite
+// keeps a database it opened read-only), and the restarted worker stores
+// events again.
+func TestStartReadOnly(t *testing.T) {
+	first := newWorker(t)
+	enoughRoom(t, first.DataDir)
+	first.SeedFixture(t)
+	dir := first.DataDir
+	first.Shutdown(5 * time.Second)
+
+	db := filepath.Join(dir, "mneme.db")
+	undo := readOnly(t, db)
+	srv := testutil.NewServerIn(t, dir)
+	if !srv.ReadOnly() {
+		t.Fatal("the worker did not notice it cannot write its database")
+	}
+	p := srv.Problem()
+	t.Logf("problem: %s", p)
+	if !strings.Contains(p, "The database file "+db) {
+		t.Errorf("problem %q does not name the database file", p)
+	}
+	if h := health(t, srv); h.Status != "degraded" || h.Counts.Sessions != 1 {
+		t.Errorf("health: %s, %+v", h.Status, h.Counts)
+	}
+	status, body := srv.Do(t, http.MethodGet, "/", nil, http.Header{"Accept": {"text/html"}})
+	if status != 200 || !strings.Contains(string(body), `class="banner-problem">The database file `) {
+		t.Errorf("feed page: %d, no banner", status)
+	}
+	ev := map[string]any{"session_id": "ro", "cwd": "/tmp/ro", "hook_event_name": "UserPromptSubmit", "prompt": "stored later"}
+	if status, body := srv.Post(t, "/api/hooks/user-prompt-submit", ev); status != http.StatusServiceUnavailable {
+		t.Errorf("ingest into a read-only database: %d %s, want 503 (the hook spools)", status, body)
+	}
+	select {
+	case <-srv.RestartNeeded():
+		t.Fatal("restart asked for while the database is still read-only")
+	default:
+	}
+
+	undo()
+	p = srv.CheckHealth()
+	if !strings.Contains(p, "restarts itself") {
+		t.Errorf("problem once writable %q does not say a restart is needed", p)
+	}
+	select {
+	case <-srv.RestartNeeded():
+	default:
+		t.Fatal("no restart asked for once the database is writable")
+	}
+	srv.Shutdown(5 * time.Second)
+
+	again := testutil.NewServerIn(t, dir)
+	if again.ReadOnly() || again.Problem() != "" {
+		t.Fatalf("after the restart: read-only %v, problem %q", again.ReadOnly(), again.Problem())
+	}
+	again.Hook(t, "user-prompt-submit", ev)
 }

@@ -11,10 +11,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/glebarez/go-sqlite"
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/handlers"
@@ -60,9 +62,16 @@ type Worker struct {
 	// Retention deletes observations past the retention setting.
 	Retention *retention.Job
 
-	dataDir string
-	log     *slog.Logger
-	problem atomic.Value // string: the last CheckHealth's finding
+	dataDir  string
+	log      *slog.Logger
+	problem  atomic.Value // string: the last CheckHealth's finding
+	readOnly atomic.Bool  // the database could not be written at start
+	// readOnlyErr is why, as SQLite said; readOnlyCause what diagnose
+	// found then ("" if nothing: a cause it does not know).
+	readOnlyErr   error
+	readOnlyCause string
+	restart       chan struct{}
+	restartOnce   sync.Once
 }
 
 // New opens the database in opts.DataDir and assembles the worker.
@@ -87,18 +96,28 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		Store: store, Broker: broker, Capture: svc,
 		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
 		Fallback: hooks.Spool{Dir: edge.FallbackSpoolDir(opts.DataDir)},
-		dataDir:  opts.DataDir, log: opts.Log,
+		dataDir:  opts.DataDir, log: opts.Log, restart: make(chan struct{}),
+	}
+	// Summary queue: jobs persist in the database and resume after a restart.
+	// Its start is the worker's first write: a database that cannot be
+	// written (a read-only data directory, immutable files) fails it. The
+	// worker then runs read-only, so that /api/health and the viewer say
+	// what is wrong while hooks spool; see RestartNeeded.
+	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	if err := w.Summaries.Start(); err != nil {
+		if !isReadOnly(err) {
+			w.Summaries.Stop()
+			broker.Close()
+			store.Close()
+			return nil, err
+		}
+		w.readOnly.Store(true)
+		w.readOnlyErr, w.readOnlyCause = err, w.diagnose()
+		opts.Log.Warn("the database cannot be written: serving it read-only", "err", err, "cause", w.readOnlyCause)
 	}
 	w.CheckHealth()
 	if opts.Status == nil {
 		opts.Status = w.Problem
-	}
-	// Summary queue: jobs persist in the database and resume after a restart.
-	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
-	if err := w.Summaries.Start(); err != nil {
-		broker.Close()
-		store.Close()
-		return nil, err
 	}
 	svc.Summaries = w.Summaries
 	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
@@ -153,6 +172,24 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 	}
 	return sent, nil
 }
+
+// isReadOnly reports SQLite's SQLITE_READONLY: the database was opened
+// read-only (its files or directory could not be written at open) or its
+// shared memory could not be.
+func isReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 8
+}
+
+// ReadOnly reports that the database could not be written when the worker
+// started: it serves what is stored, and every write fails.
+func (w *Worker) ReadOnly() bool { return w.readOnly.Load() }
+
+// RestartNeeded is closed once a worker that started read-only finds its
+// data directory writable again: SQLite keeps a database it opened
+// read-only that way, so only a new process stores events again. `mneme
+// serve` then restarts itself.
+func (w *Worker) RestartNeeded() <-chan struct{} { return w.restart }
 
 // privateDir checks that dir is a real directory owned by this user and
 // closed to everyone else, as `mneme hook` makes the fallback spool.
