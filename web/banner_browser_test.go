@@ -87,6 +87,9 @@ func TestBrowserStatusBanner(t *testing.T) {
 		b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.documentElement.setAttribute("data-theme", %q)`, theme)), chromedp.Sleep(200*time.Millisecond))
 		shot(t, b, "banner-"+theme+".png")
 	}
+	b.do(t, chromedp.EmulateViewport(420, 860), chromedp.Sleep(200*time.Millisecond))
+	shot(t, b, "banner-narrow-dark.png")
+	b.do(t, chromedp.EmulateViewport(1280, 800))
 	// A page opened now has the banner from the server already.
 	b.do(t, chromedp.Navigate(srv.URL+"/stats"), chromedp.WaitVisible(chromedp.CSS("#status-banner .banner")))
 
