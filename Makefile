@@ -46,9 +46,31 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 	bash e2e/install-claude.sh
 	$(GO) test -count=1 -v -timeout 10m ./e2e/
 
+# The benchmarks behind the figures table (bench/table), as package,
+# benchmark regexp and -benchtime: a count (Nx) fixes the samples behind each
+# percentile. make bench runs them, then every other benchmark for 1s, and
+# pipes all the output through bench/table.
+BENCH_RUNS := \
+	./cmd/mneme '^BenchmarkHook' 1000x \
+	./cmd/mneme '^BenchmarkIngestConcurrent16$$' 20000x \
+	./handlers '^BenchmarkStreamLatency$$' 2000x \
+	./models '^BenchmarkSearch$$' 100x \
+	./internal/recall 'Hook100k$$|Context100k$$|Memory100k$$' 500x \
+	./cmd/mneme '^BenchmarkWorkerRSS$$' 1x \
+	./soak '^BenchmarkColdStart$$' 20x
+
 .PHONY: bench
-bench: ## Run the benchmarks and print their figures (1M-row DB cached in .cache/bench; MNEME_BENCH_ROWS to change)
-	MNEME_BENCH_CACHE=$${MNEME_BENCH_CACHE:-$(CURDIR)/.cache/bench} $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 60m ./...
+bench: ## Run the benchmarks and print one table: each figure, its same-run baseline, its target (~10 min, +15 to build the cached 1M-row DB; output in .cache/bench)
+	@mkdir -p .cache/bench
+	@set -o pipefail; export MNEME_BENCH_CACHE=$${MNEME_BENCH_CACHE:-$(CURDIR)/.cache/bench}; \
+	{ rc=0; skip=; set -- $(BENCH_RUNS); while [ $$# -gt 0 ]; do \
+		echo "== go test $$1 -bench '$$2' -benchtime $$3"; \
+		$(GO) test -run '^$$' -bench "$$2" -benchtime "$$3" -timeout 60m "$$1" || rc=1; \
+		skip="$${skip:+$$skip|}$$2"; shift 3; \
+	done; \
+	echo "== the other benchmarks (not in the table)"; \
+	$(GO) test -run '^$$' -bench . -skip "$$skip" -benchtime 1s -timeout 60m ./... || rc=1; \
+	exit $$rc; } 2>&1 | tee .cache/bench/last.txt | $(GO) run ./bench/table -o .cache/bench/table.md
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.

@@ -141,6 +141,26 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+// TestCapturedRun reads the output of a real `make bench` (testdata/run.txt):
+// every figure is filled except those no benchmark measures yet.
+func TestCapturedRun(t *testing.T) {
+	res, _ := parseFile(t, "run.txt")
+	notMeasured := map[string]bool{
+		"hook session-start, worker down, p50": true, "hook session-start, worker down, p99": true,
+	}
+	for _, l := range Compute(spec, res) {
+		if notMeasured[l.Figure] {
+			if l.Result != "not run" {
+				t.Errorf("%q: %q", l.Figure, l.Result)
+			}
+			continue
+		}
+		if !strings.HasSuffix(l.Result, "ms") && !strings.HasSuffix(l.Result, "MB") && !strings.HasSuffix(l.Result, "obs/s") {
+			t.Errorf("%q has no value: %q", l.Figure, l.Result)
+		}
+	}
+}
+
 func TestEmptyInputSaysNotRun(t *testing.T) {
 	for _, l := range Compute(spec, newResults()) {
 		if l.Result != "not run" || l.Met != "—" {
@@ -160,7 +180,7 @@ func TestNum(t *testing.T) {
 // TestTable checks the whole output against testdata/*.golden: the raw
 // lines first, then the table. go test -update rewrites them.
 func TestTable(t *testing.T) {
-	for _, name := range []string{"sample.txt", "empty.txt"} {
+	for _, name := range []string{"sample.txt", "empty.txt", "run.txt"} {
 		t.Run(name, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join("testdata", name))
 			if err != nil {
