@@ -53,6 +53,7 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 BENCH_RUNS := \
 	./cmd/mneme '^BenchmarkHook' 1000x \
 	./cmd/mneme '^BenchmarkIngestConcurrent16$$' 20000x \
+	./models '^BenchmarkWriterQueue$$' 20000x \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
 	./models '^BenchmarkSearch$$' 100x \
 	./internal/recall 'Hook100k$$|Context100k$$|Memory100k$$' 500x \

@@ -57,8 +57,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // noopP50 is the no-op binary's median spawn→exit time, measured once per
 // run so each hook benchmark can report its ratio against the same floor.
 var noopP50 struct {
-	once sync.Once
-	d    time.Duration
+	once   sync.Once
+	d, p99 time.Duration
 }
 
 func measureNoop(b *testing.B, noop string) time.Duration {
@@ -75,6 +75,7 @@ func measureNoop(b *testing.B, noop string) time.Duration {
 		}
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 		noopP50.d = percentile(times, 0.5)
+		noopP50.p99 = percentile(times, 0.99)
 	})
 	return noopP50.d
 }
@@ -87,6 +88,7 @@ func report(b *testing.B, times []time.Duration, noop time.Duration) {
 	b.ReportMetric(ms(p99), "p99-ms")
 	if noop > 0 {
 		b.ReportMetric(ms(noop), "noop-p50-ms")
+		b.ReportMetric(ms(noopP50.p99), "noop-p99-ms")
 		b.ReportMetric(float64(p50)/float64(noop), "x-noop-p50")
 	}
 }
@@ -168,6 +170,25 @@ func benchPostToolUseDown(b *testing.B, full bool) {
 	session := fmt.Sprintf("bench-down-%d", time.Now().UnixNano())
 	b.ResetTimer()
 	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
+	report(b, times, floor)
+	if matches, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl")); len(matches) == 0 {
+		b.Fatal("nothing was spooled")
+	}
+}
+
+// BenchmarkHookSessionStartWorkerDown is `mneme-hook session-start` with no
+// worker: the event is spooled and the session starts without context.
+func BenchmarkHookSessionStartWorkerDown(b *testing.B) {
+	bin, args := hookArgs(b, false, "session-start")
+	_, noop := buildBinaries(b)
+	floor := measureNoop(b, noop)
+	dir := b.TempDir()
+	env := binEnv(dir, freePort(b), "MNEME_NO_AUTOSTART=1")
+	stamp := time.Now().UnixNano()
+	b.ResetTimer()
+	times := spawnTimes(b, bin, env, func(i int) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"bench-start-down-%d-%d","transcript_path":"/t.jsonl","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`, stamp, i))
+	}, args...)
 	report(b, times, floor)
 	if matches, _ := filepath.Glob(filepath.Join(dir, "spool", "*.jsonl")); len(matches) == 0 {
 		b.Fatal("nothing was spooled")
