@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"syscall"
@@ -34,6 +35,9 @@ type Client struct {
 	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
 	Debug io.Writer
 	HTTP  *http.Client
+
+	contacted      bool // the worker answered during this run
+	fallbackWarned bool // the refusal of the fallback spool was reported
 }
 
 // Budget is how long one event may keep Claude Code waiting.
@@ -131,12 +135,39 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 	return []byte(ContinueJSON)
 }
 
-func (c *Client) pending() bool { return c.Spool.Pending() || c.Fallback.Pending() }
+func (c *Client) pending() bool { return c.Spool.Pending() || c.fallbackPending() }
+
+// fallbackPending reports whether events wait in a fallback spool this
+// hook may replay (see fallbackTrusted).
+func (c *Client) fallbackPending() bool {
+	return c.fallbackTrusted() && c.Fallback.Pending()
+}
+
+// fallbackTrusted reports whether the fallback spool directory exists and
+// is this user's private directory (CheckPrivateDir). One that is not is
+// neither replayed nor written: someone else may have made it.
+func (c *Client) fallbackTrusted() bool {
+	if c.Fallback.Dir == "" {
+		return false
+	}
+	err := CheckPrivateDir(c.Fallback.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.refuseFallback(err)
+	}
+	return err == nil
+}
+
+func (c *Client) refuseFallback(err error) {
+	if !c.fallbackWarned {
+		c.fallbackWarned = true
+		c.debugf("fallback spool refused, neither written nor replayed: %v", err)
+	}
+}
 
 func (c *Client) spool(slug string, body []byte) {
 	// While something waits in the fallback, new events go there too, so
 	// that replay order stays event order.
-	if c.Fallback.Dir == "" || !c.Fallback.Pending() {
+	if c.Fallback.Dir == "" || !c.fallbackPending() {
 		err := c.Spool.Append(slug, body)
 		if err == nil {
 			return
@@ -147,8 +178,9 @@ func (c *Client) spool(slug string, body []byte) {
 		}
 		c.debugf("spool failed (%v); spooling to %s instead", err, c.Fallback.Dir)
 	}
-	if err := ownPrivateDir(c.Fallback.Dir); err != nil {
-		c.debugf("fallback spool refused, event lost: %v", err)
+	if err := MakePrivateDir(c.Fallback.Dir); err != nil {
+		c.refuseFallback(err)
+		c.debugf("event lost: no spool can take it")
 		return
 	}
 	if err := c.Fallback.Append(slug, body); err != nil {
@@ -157,10 +189,26 @@ func (c *Client) spool(slug string, body []byte) {
 }
 
 // tryStart launches the worker and waits for it to answer /api/health.
+// After an attempt that failed it does not try again for StartBackoff (see
+// startBackedOff): when no worker can run (a read-only data directory, a
+// mneme serve that exits at once), every event would otherwise wait out
+// its whole start budget before it is spooled.
 func (c *Client) tryStart(b Budget) error {
 	if c.StartWorker == nil {
 		return errors.New("auto-start disabled")
 	}
+	if ago, ok := c.startBackedOff(); ok {
+		c.debugf("auto-start skipped: it failed %s ago (next try %s after that)", ago.Round(time.Millisecond), StartBackoff)
+		return errStartBackedOff
+	}
+	err := c.start(b)
+	if err != nil {
+		c.markStartFailed()
+	}
+	return err
+}
+
+func (c *Client) start(b Budget) error {
 	if err := c.StartWorker(); err != nil {
 		c.debugf("start worker: %v", err)
 		return err
@@ -172,6 +220,7 @@ func (c *Client) tryStart(b Budget) error {
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
+	c.debugf("worker did not become healthy within %s", b.Start)
 	return errors.New("worker did not become healthy in time")
 }
 
@@ -185,6 +234,7 @@ func (c *Client) Healthy(timeout time.Duration) bool {
 	if err != nil {
 		return false
 	}
+	c.noteContact()
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
@@ -212,9 +262,10 @@ func (c *Client) flush(timeout time.Duration) error {
 		return err
 	}
 	// The data directory's spool holds the older events; the fallback
-	// only fills while that one cannot be written.
-	for _, sp := range []Spool{c.Spool, c.Fallback} {
-		if sp.Dir == "" || !sp.Pending() {
+	// only fills while that one cannot be written, and is replayed only
+	// while it is this user's private directory.
+	for i, sp := range []Spool{c.Spool, c.Fallback} {
+		if sp.Dir == "" || !sp.Pending() || i == 1 && !c.fallbackTrusted() {
 			continue
 		}
 		res, err := sp.Replay(send)
@@ -246,6 +297,7 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
+	c.noteContact()
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {

@@ -329,21 +329,3 @@ func FallbackSpoolDir(dataDir string) string {
 	sum := sha256.Sum256([]byte(dataDir))
 	return filepath.Join(base, fmt.Sprintf("mneme-spool-%d-%x", os.Getuid(), sum[:6]))
 }
-
-// ownPrivateDir creates dir (0700) if needed and refuses it unless it is a
-// real directory owned by this user and closed to others: in a shared temp
-// directory someone else could have made it first.
-func ownPrivateDir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !info.IsDir() || !ok || int(st.Uid) != os.Getuid() || info.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a private directory of this user", dir)
-	}
-	return nil
-}
