@@ -29,9 +29,10 @@ var (
 // Writes that must be acknowledged quickly go through Writer (group commit);
 // reads use DB directly.
 type Store struct {
-	DB     *gorm.DB
-	Writer *Writer
-	path   string
+	DB       *gorm.DB
+	Writer   *Writer
+	path     string
+	readOnly bool // opened by OpenReadOnly
 }
 
 // DSN builds the SQLite connection string for path. The pragmas were measured
@@ -72,6 +73,7 @@ func Open(path string) (*Store, error) {
 	sqlDB.SetMaxIdleConns(8)
 	sqlDB.SetConnMaxLifetime(0)
 	if err := sqlDB.Ping(); err != nil {
+		sqlDB.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{DB: db, path: path}
@@ -87,6 +89,94 @@ func Open(path string) (*Store, error) {
 	s.Writer = newWriter(db)
 	return s, nil
 }
+
+// ReadOnlyDSN is the connection string of a database that cannot be
+// written: mode=ro, no pragma that writes (journal_mode), no BEGIN
+// IMMEDIATE. With immutable, SQLite also takes no locks and needs no -shm
+// file: a WAL database opened read-only otherwise needs its -shm file to
+// exist or to be creatable, and after a clean shutdown (no -wal, no -shm)
+// in a read-only directory it is neither, so the open fails with "unable
+// to open database file (14)". An immutable open does not read a -wal
+// file: see OpenReadOnly.
+func ReadOnlyDSN(path string, immutable bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-16000)")
+	q.Set("mode", "ro")
+	if immutable {
+		q.Set("immutable", "1")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// OpenReadOnly opens the existing database at path for reading only, for
+// a worker that must serve what is stored (and say what is wrong) while
+// the database or its directory cannot be written. It runs no migration:
+// the schema must be this mneme's. Every write through the Writer fails
+// with SQLite's "attempt to write a readonly database (8)", which
+// StorageProblem explains (the worker answers it with 503, so hooks spool
+// the event).
+//
+// It tries mode=ro first, which reads a -wal file as usual but needs -shm
+// (see ReadOnlyDSN), then mode=ro with immutable=1. The latter does not see
+// what a -wal file holds; after a clean shutdown there is none, and
+// otherwise those commits are still in the file for the next writable open.
+func OpenReadOnly(path string) (*Store, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("open %s read-only: not a regular file", path)
+	}
+	var errs []error
+	for _, immutable := range []bool{false, true} {
+		s, err := openReadOnly(path, immutable)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("open %s read-only: %w", path, errors.Join(errs...))
+}
+
+func openReadOnly(path string, immutable bool) (*Store, error) {
+	db, err := gorm.Open(sqlite.Open(ReadOnlyDSN(path, immutable)), &gorm.Config{
+		Logger:                 logger.Discard,
+		PrepareStmt:            true,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(8)
+	sqlDB.SetMaxIdleConns(8)
+	sqlDB.SetConnMaxLifetime(0)
+	// Reading the schema version is the first real read: it is where a
+	// read-only WAL database without its -shm file fails.
+	var version int
+	if err := sqlDB.QueryRow(`SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&version); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	if version != len(migrations) {
+		sqlDB.Close()
+		return nil, fmt.Errorf("database schema version %d, this mneme's is %d: it can only be migrated once the database is writable", version, len(migrations))
+	}
+	s := &Store{DB: db, path: path, readOnly: true}
+	s.Writer = newWriter(db)
+	return s, nil
+}
+
+// ReadOnly reports that the store was opened with OpenReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Path is the database file's path.
 func (s *Store) Path() string { return s.path }

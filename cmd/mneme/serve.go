@@ -72,12 +72,16 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	if !isLoopback(o.Host) && o.Token == "" {
 		return 2, fmt.Errorf("refusing to listen on %s without MNEME_TOKEN: anything but loopback exposes your coding history; set MNEME_TOKEN to a long random string", o.Host)
 	}
-	if err := os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700); err != nil {
-		return 1, fmt.Errorf("data directory %s: %w", o.DataDir, err)
-	}
+	// A data directory that cannot be written does not stop the worker:
+	// it then logs to stderr only, and serves the database read-only
+	// (worker.New) to say what is wrong.
+	logsErr := os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
 	log, closeLog := newLogger(o.Stderr, filepath.Join(o.DataDir, "logs", "mneme.log"))
 	defer closeLog()
 	slog.SetDefault(log)
+	if logsErr != nil {
+		log.Warn("no log file in the data directory", "err", logsErr)
+	}
 
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	ln, err := net.Listen("tcp", addr)

@@ -1,6 +1,8 @@
 package worker_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -10,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // readOnly makes paths unwritable the real way and returns the undo: the
@@ -179,4 +184,104 @@ func TestStartReadOnly(t *testing.T) {
 		t.Fatalf("after the restart: read-only %v, problem %q", again.ReadOnly(), again.Problem())
 	}
 	again.Hook(t, "user-prompt-submit", ev)
+}
+
+// TestStartReadOnlyAfterCleanShutdown: after a clean shutdown the database
+// has no -wal and -shm files, and in a data directory that cannot be
+// written SQLite cannot create them, so the normal open fails with
+// "unable to open database file (14)". The worker opens the database
+// read-only instead (models.OpenReadOnly) and runs degraded as above: it
+// serves what is stored, reports the directory on /api/health and in the
+// viewer, answers events with 503 so hooks spool them, refuses writes with
+// SQLite's read-only error, and asks for a restart once the directory is
+// writable again.
+func TestStartReadOnlyAfterCleanShutdown(t *testing.T) {
+	first := newWorker(t)
+	enoughRoom(t, first.DataDir)
+	first.SeedFixture(t)
+	dir := first.DataDir
+	if err := first.Shutdown(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "mneme.db")
+	// A clean stop leaves no -shm, and no -wal or an empty one.
+	if _, err := os.Stat(db + "-shm"); err == nil {
+		t.Fatalf("%s-shm is still there after a clean shutdown", db)
+	}
+	if info, err := os.Stat(db + "-wal"); err == nil && info.Size() > 0 {
+		t.Fatalf("%s-wal still holds %d bytes after a clean shutdown", db, info.Size())
+	}
+
+	undo := readOnly(t, dir)
+	// The failure this is about, as it was.
+	if s, err := models.Open(db); err == nil {
+		s.Close()
+		t.Fatal("the database opened for writing in a read-only directory")
+	} else {
+		t.Logf("models.Open in the read-only directory: %v", err)
+	}
+
+	srv := testutil.NewServerIn(t, dir)
+	if !srv.ReadOnly() || !srv.Store.ReadOnly() {
+		t.Fatalf("read-only: worker %v, store %v", srv.ReadOnly(), srv.Store.ReadOnly())
+	}
+	p := srv.Problem()
+	t.Logf("problem: %s", p)
+	if !strings.Contains(p, "The data directory "+dir+" is not writable") {
+		t.Errorf("problem %q does not name the data directory", p)
+	}
+	if h := health(t, srv); h.Status != "degraded" || h.Problem != p || h.Counts.Sessions != 1 || h.Counts.Observations == 0 {
+		t.Errorf("health: %s %q, %+v", h.Status, h.Problem, h.Counts)
+	}
+	status, body := srv.Do(t, http.MethodGet, "/", nil, http.Header{"Accept": {"text/html"}})
+	if status != 200 || !strings.Contains(string(body), `class="banner-problem">The data directory `) {
+		t.Errorf("feed page: %d, no banner", status)
+	}
+	ev := map[string]any{"session_id": "ro-clean", "cwd": "/tmp/ro", "hook_event_name": "UserPromptSubmit", "prompt": "stored later"}
+	if status, body := srv.Post(t, "/api/hooks/user-prompt-submit", ev); status != http.StatusServiceUnavailable {
+		t.Errorf("ingest into the read-only database: %d %s, want 503 (the hook spools)", status, body)
+	}
+	werr := srv.Store.Writer.Do(t.Context(), func(tx *gorm.DB) error {
+		return tx.Exec(`UPDATE sessions SET cwd = cwd`).Error
+	})
+	if models.StorageProblem(werr) == "" || !strings.Contains(werr.Error(), "readonly") {
+		t.Errorf("a write through the read-only store: %v, want SQLite's read-only error", werr)
+	}
+	select {
+	case <-srv.RestartNeeded():
+		t.Fatal("restart asked for while the directory is still read-only")
+	default:
+	}
+
+	undo()
+	if p := srv.CheckHealth(); !strings.Contains(p, "restarts itself") {
+		t.Errorf("problem once writable %q does not say a restart is needed", p)
+	}
+	select {
+	case <-srv.RestartNeeded():
+	default:
+		t.Fatal("no restart asked for once the directory is writable")
+	}
+	srv.Shutdown(5 * time.Second)
+
+	again := testutil.NewServerIn(t, dir)
+	if again.ReadOnly() || again.Store.ReadOnly() || again.Problem() != "" {
+		t.Fatalf("after the restart: read-only %v, problem %q", again.ReadOnly(), again.Problem())
+	}
+	again.Hook(t, "user-prompt-submit", ev)
+}
+
+// TestStartNoDatabaseReadOnlyDir: with no database yet and a data
+// directory that cannot be written there is nothing to serve: the worker
+// fails to start, and says both why the open failed and why the read-only
+// open did.
+func TestStartNoDatabaseReadOnlyDir(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	dir := t.TempDir()
+	readOnly(t, dir)
+	_, err := worker.New(t.Context(), worker.Options{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil || !strings.Contains(err.Error(), "nor could it be opened read-only") {
+		t.Fatalf("worker on an empty read-only directory: %v", err)
+	}
+	t.Logf("error: %v", err)
 }

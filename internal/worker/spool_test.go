@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -216,5 +217,48 @@ func TestFallbackSpoolNotPrivate(t *testing.T) {
 	}
 	if got := storedPrompts(t, srv); len(got) != 0 {
 		t.Fatalf("stored from a shared fallback: %v", got)
+	}
+}
+
+// TestFallbackSpoolPlanted: the worker uses the hook's own check
+// (edge.CheckPrivateDir) before it replays the fallback spool: a directory
+// of another user, a symbolic link to a directory elsewhere, and a
+// group-writable one are not read, and their events not stored.
+func TestFallbackSpoolPlanted(t *testing.T) {
+	for _, kind := range []string{"other-user", "symlink", "group-writable"} {
+		t.Run(kind, func(t *testing.T) {
+			srv := newWorker(t)
+			landed := srv.Fallback.Dir
+			switch kind {
+			case "other-user":
+				if os.Getuid() != 0 {
+					t.Skip("making a directory of another user needs root (os.Chown)")
+				}
+				appendPrompts(t, srv.Fallback, "planted", 2)
+				if err := os.Chown(landed, 65534, 65534); err != nil {
+					t.Fatal(err)
+				}
+			case "symlink":
+				landed = t.TempDir()
+				appendPrompts(t, hooks.Spool{Dir: landed}, "planted", 2)
+				if err := os.Symlink(landed, srv.Fallback.Dir); err != nil {
+					t.Fatal(err)
+				}
+			case "group-writable":
+				appendPrompts(t, srv.Fallback, "planted", 2)
+				os.Chmod(landed, 0o770)
+			}
+			n, err := srv.ReplaySpool(context.Background())
+			if !errors.Is(err, edge.ErrNotPrivate) || n != 0 {
+				t.Fatalf("replay of a planted fallback: %d sent, %v; want a refusal", n, err)
+			}
+			t.Logf("refused: %v", err)
+			if got := storedPrompts(t, srv); len(got) != 0 {
+				t.Fatalf("stored from a planted fallback: %v", got)
+			}
+			if !(hooks.Spool{Dir: landed}).Pending() {
+				t.Error("the planted events were taken out of their directory")
+			}
+		})
 	}
 }

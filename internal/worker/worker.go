@@ -79,7 +79,19 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	store, err := models.Open(filepath.Join(opts.DataDir, "mneme.db"))
+	path := filepath.Join(opts.DataDir, "mneme.db")
+	store, err := models.Open(path)
+	// The database cannot be opened for writing (after a clean shutdown,
+	// in a read-only data directory, SQLite cannot create the -wal and
+	// -shm files it needs): serve it read-only, so that a worker runs to
+	// say what is wrong while hooks spool (see below).
+	openErr := err
+	if err != nil && cannotWrite(err) {
+		store, err = models.OpenReadOnly(path)
+		if err != nil {
+			err = fmt.Errorf("%w; nor could it be opened read-only: %w", openErr, err)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +115,19 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// written (a read-only data directory, immutable files) fails it. The
 	// worker then runs read-only, so that /api/health and the viewer say
 	// what is wrong while hooks spool; see RestartNeeded.
+	if store.ReadOnly() {
+		if info, err := os.Stat(path + "-wal"); err == nil && info.Size() > 0 {
+			// Only when SQLite's -shm file is gone too (see
+			// models.OpenReadOnly): what the -wal holds shows again
+			// once the database can be opened for writing.
+			opts.Log.Warn("serving the database without the commits in its -wal file", "bytes", info.Size())
+		}
+		w.readOnly.Store(true)
+		w.readOnlyErr, w.readOnlyCause = openErr, w.diagnose()
+		opts.Log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
+	}
 	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
-	if err := w.Summaries.Start(); err != nil {
+	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
 		if !isReadOnly(err) {
 			w.Summaries.Stop()
 			broker.Close()
@@ -157,7 +180,8 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 			continue
 		}
 		if i == 1 {
-			if err := privateDir(sp.Dir); err != nil {
+			// The same check as the hook's, before it writes or replays.
+			if err := edge.CheckPrivateDir(sp.Dir); err != nil {
 				return sent, fmt.Errorf("fallback spool not replayed: %w", err)
 			}
 		}
@@ -181,6 +205,18 @@ func isReadOnly(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == 8
 }
 
+// cannotWrite reports an error of models.Open that a read-only open may
+// avoid: SQLite could not open (14) or write (8) the database, or the data
+// directory could not be made (a read-only file system, no permission).
+func cannotWrite(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		return code == 8 || code == 14
+	}
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
 // ReadOnly reports that the database could not be written when the worker
 // started: it serves what is stored, and every write fails.
 func (w *Worker) ReadOnly() bool { return w.readOnly.Load() }
@@ -191,23 +227,6 @@ func (w *Worker) ReadOnly() bool { return w.readOnly.Load() }
 // serve` then restarts itself.
 func (w *Worker) RestartNeeded() <-chan struct{} { return w.restart }
 
-// privateDir checks that dir is a real directory owned by this user and
-// closed to everyone else, as `mneme hook` makes the fallback spool.
-func privateDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !info.IsDir() || !ok || int(st.Uid) != os.Getuid() || info.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%s is not a private directory of this user", dir)
-	}
-	return nil
-}
-
 // Shutdown ends open streams, stops the HTTP server (waiting up to timeout
 // for requests in flight), and closes the store after its writer drained.
 func (w *Worker) Shutdown(timeout time.Duration) error {
@@ -215,6 +234,19 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 	err := w.App.ShutdownWithTimeout(timeout)
 	w.Summaries.Stop() // a job in progress stays queued for the next start
 	w.Retention.Stop()
+	// Once the writer has committed what it holds, move every commit from
+	// the -wal file into the database file and empty the -wal: closing the
+	// connections usually does that too, but not always (in about one
+	// stop in four under the race detector the -wal kept its commits), and
+	// a database file that holds everything can be served read-only
+	// (models.OpenReadOnly) if the data directory is read-only at the next
+	// start.
+	w.Store.Writer.Close()
+	if !w.Store.ReadOnly() {
+		if cerr := w.Store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; cerr != nil {
+			w.log.Warn("checkpoint at shutdown", "err", cerr)
+		}
+	}
 	if cerr := w.Store.Close(); err == nil {
 		err = cerr
 	}
