@@ -613,3 +613,101 @@ func TestSpoolBacklogBounded(t *testing.T) {
 		t.Errorf("the new event was stored before spooled ones (id %d < %d): out of order", lastID, maxID)
 	}
 }
+
+// TestReadOnlyAfterCleanShutdown stops the worker cleanly (its WAL is
+// checkpointed: no -shm and no -wal holding commits are left), then makes
+// the data directory read-only. SQLite then cannot create the -wal and
+// -shm files a WAL database needs, and a normal open fails with "unable to
+// open database file (14)". What must hold: the hook, with auto-start on,
+// starts a worker that serves the database read-only and reports the
+// problem on /api/health; the hook's events are answered with 503 and
+// spooled; once the directory is writable again the worker restarts
+// itself and stores them, and nothing stored before is lost.
+func TestReadOnlyAfterCleanShutdown(t *testing.T) {
+	dir := t.TempDir()
+	p := startWorker(t, dir)
+	ids := ingestN(t, p, "roclean", 20)
+	p.Stop()
+	if !p.Exited() {
+		t.Fatal("the worker did not stop")
+	}
+	db := filepath.Join(dir, "mneme.db")
+	if _, err := os.Stat(db + "-shm"); err == nil {
+		t.Fatalf("mneme.db-shm is left after a clean stop:\n%s", p.Log())
+	}
+	if info, err := os.Stat(db + "-wal"); err == nil && info.Size() > 0 {
+		t.Fatalf("mneme.db-wal holds %d bytes after a clean stop", info.Size())
+	}
+	var undo func()
+	if os.Geteuid() == 0 {
+		if err := chattr("+i", dir); err != nil {
+			t.Skipf("running as root and the immutable attribute is unavailable here: %v", err)
+		}
+		undo = func() { chattr("-i", dir) }
+	} else {
+		os.Chmod(dir, 0o500)
+		undo = func() { os.Chmod(dir, 0o700) }
+	}
+	t.Cleanup(undo)
+	runtimeDir := t.TempDir()
+	env := []string{"MNEME_DEBUG=1", "XDG_RUNTIME_DIR=" + runtimeDir}
+	// The auto-started worker is detached from the hook: stop it by pid.
+	t.Cleanup(func() { stopByHealth(p) })
+
+	// SessionStart waits longest for an auto-started worker (3 s).
+	start := []byte(`{"session_id":"roclean","cwd":"/home/dev/projects/faults","hook_event_name":"SessionStart","source":"startup"}`)
+	r := hook(t, p.Port, dir, "session-start", start, env...)
+	t.Logf("session-start with the data directory read-only: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+	h := waitHealth(t, p, 20*time.Second, "degraded", func(h Health) bool { return h.Status == "degraded" })
+	t.Logf("health of the auto-started worker: problem=%q counts=%+v", h.Problem, h.Counts)
+	if !strings.Contains(h.Problem, "not writable") || h.Counts.Observations != int64(len(ids)) {
+		t.Errorf("read-only worker: problem %q, %d observations (want %d)", h.Problem, h.Counts.Observations, len(ids))
+	}
+	late := "toolu_roclean_late"
+	r = hook(t, p.Port, dir, "post-tool-use", toolEvent("roclean", late, nil), env...)
+	t.Logf("post-tool-use against the read-only worker: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
+	if got := strings.TrimSpace(string(r.Stdout)); got != continueJSON || !bytes.Contains(r.Stderr, []byte("503")) {
+		t.Errorf("hook: %s; stderr %s; want the neutral answer after a 503", got, r.Stderr)
+	}
+	if bytes.Contains(r.Stderr, []byte("starting one")) {
+		t.Errorf("the hook tried to start a worker while one answers: %s", r.Stderr)
+	}
+	st, body := postRaw(t, p, "post-tool-use", toolEvent("roclean", "toolu_roclean_direct", nil))
+	if st != 503 || !strings.Contains(body, "read-only") {
+		t.Errorf("direct ingest: %d %s, want 503 saying the database is read-only", st, body)
+	}
+
+	undo()
+	waitHealth(t, p, 30*time.Second, "ok after the fix", func(h Health) bool { return h.Status == "ok" })
+	waitSpoolEmpty(t, dir, 20*time.Second)
+	stopByHealth(p)
+	d := openDB(t, dir)
+	integrity(t, d)
+	got := toolUseIDs(t, d)
+	for _, id := range append(ids, late) {
+		if got[id] != 1 {
+			t.Errorf("%s stored %d times, want once", id, got[id])
+		}
+	}
+	if t.Failed() {
+		logFile, _ := os.ReadFile(filepath.Join(dir, "logs", "mneme.log"))
+		t.Logf("worker log:\n%s", logFile)
+	}
+}
+
+// stopByHealth stops the worker answering on p's port (one the harness did
+// not start, such as a hook's) with SIGTERM, and waits until it is gone.
+func stopByHealth(p *Proc) {
+	h, err := p.Health()
+	if err != nil || h.PID <= 0 {
+		return
+	}
+	syscall.Kill(h.PID, syscall.SIGTERM)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if syscall.Kill(h.PID, 0) != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	syscall.Kill(h.PID, syscall.SIGKILL)
+}

@@ -104,7 +104,10 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 				return []byte(ContinueJSON)
 			}
 			if c.pending() {
-				if c.tryStart(budget) == nil && c.flush(budget.Request) == nil {
+				// Only when nothing listens: a worker that answered (503
+				// while its database is read-only) or timed out is there,
+				// and starting another would only cost time.
+				if isConnRefused(err) && c.tryStart(budget) == nil && c.flush(budget.Request) == nil {
 					return c.sendOrSpool(slug, body, budget, false)
 				}
 				c.spool(slug, body)
@@ -127,9 +130,11 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 	}
 	c.debugf("worker not reachable: %v", err)
 	if mayStart && isConnRefused(err) && c.tryStart(budget) == nil {
-		if resp, err := c.post(slug, body, budget.Request); err == nil {
+		resp, err := c.post(slug, body, budget.Request)
+		if err == nil {
 			return resp
 		}
+		c.debugf("the started worker did not take the event: %v", err)
 	}
 	c.spool(slug, body)
 	return []byte(ContinueJSON)
@@ -209,6 +214,7 @@ func (c *Client) tryStart(b Budget) error {
 }
 
 func (c *Client) start(b Budget) error {
+	c.debugf("no worker is running: starting one")
 	if err := c.StartWorker(); err != nil {
 		c.debugf("start worker: %v", err)
 		return err
