@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // MinFreeBytes is the free space under the data directory below which the
@@ -82,6 +84,10 @@ func (w *Worker) spoolAdvice() string {
 	where := w.Fallback.Dir
 	if os.MkdirAll(w.Spool.Dir, 0o700) == nil && probeWrite(w.Spool.Dir) == nil {
 		where = w.Spool.Dir
+	} else if err := edge.CheckPrivateDir(where); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Someone else's directory, or one open to others: the hook
+		// neither writes nor replays it.
+		return fmt.Sprintf("New events cannot be spooled either, so they are lost until this is fixed: the fallback spool is refused (%v). Have it removed, or give mneme a private XDG_RUNTIME_DIR.", err)
 	}
 	return fmt.Sprintf("New events that cannot be stored now are spooled to %s and will be stored when this is fixed.", where)
 }

@@ -92,6 +92,16 @@ func TestHealthReadOnlyDataDir(t *testing.T) {
 	if p := srv.CheckHealth(); !strings.Contains(p, "are spooled to "+srv.Fallback.Dir) {
 		t.Errorf("with the spool unwritable too, problem %q does not name the fallback spool %s", p, srv.Fallback.Dir)
 	}
+	// A fallback spool open to others (someone made it first) is refused
+	// by the hook: the problem says events are lost, not spooled there.
+	os.Mkdir(srv.Fallback.Dir, 0o700)
+	os.Chmod(srv.Fallback.Dir, 0o777)
+	if p := srv.CheckHealth(); !strings.Contains(p, "the fallback spool is refused") || strings.Contains(p, "are spooled to") {
+		t.Errorf("with the fallback spool open to others, problem %q", p)
+	} else {
+		t.Logf("problem with a planted fallback: %s", p)
+	}
+	os.Remove(srv.Fallback.Dir)
 	undo()
 
 	if p := srv.CheckHealth(); p != "" {
