@@ -82,7 +82,7 @@ type stream struct {
 	store   *models.Store
 	broker  *sse.Broker
 	sub     *sse.Subscriber
-	conn    net.Conn // nil under app.Test
+	conn    net.Conn // nil when the context has none
 	project string
 	lastID  int64  // every event up to here was sent (or filtered out)
 	replay  bool   // the log may hold events after lastID not yet read

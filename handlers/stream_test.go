@@ -621,3 +621,58 @@ func TestStreamSlowClient(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamLongReplay: a replay of more than one log batch, with events
+// larger than the connection's 4 KB writes, arrives whole and in order,
+// and live events follow it.
+func TestStreamLongReplay(t *testing.T) {
+	srv := testutil.NewServer(t)
+	const n = 1200
+	blob := strings.Repeat("y", 3000)
+	var ids []int64
+	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		ids = ids[:0]
+		for i := range n {
+			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, ev.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(ids[0], 10)}})
+	got := r.next(t, n-1)
+	for k, ev := range got {
+		var d struct {
+			I    int
+			Blob string
+		}
+		if ev.ID != ids[k+1] || json.Unmarshal([]byte(ev.Data), &d) != nil || d.I != k+1 || d.Blob != blob {
+			t.Fatalf("replayed event %d: id %d (want %d), data %.80q", k, ev.ID, ids[k+1], ev.Data)
+		}
+	}
+	waitClients(t, srv, 1)
+	prompt(t, srv, "long", "alpha", "after the replay")
+	if ev := r.next(t, 2)[1]; ev.ID <= ids[n-1] || !strings.Contains(ev.Data, "after the replay") {
+		t.Errorf("live after replay: %+v", ev)
+	}
+}
+
+// TestStreamHead: HEAD /stream answers the headers and leaves no
+// subscriber behind.
+func TestStreamHead(t *testing.T) {
+	srv := testutil.NewServer(t)
+	resp, err := http.Head(srv.URL + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("HEAD /stream: %d %v", resp.StatusCode, resp.Header)
+	}
+	waitClients(t, srv, 0)
+}
