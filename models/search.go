@@ -262,11 +262,20 @@ func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]Sear
 	}
 	want := q.Offset + q.Limit + 1
 	terms, single := termsQuery(match)
+	// Once a table is large, no search is ranked, and the others need no
+	// probe: FTS5 accepts or refuses a query the same way on every table,
+	// but for its column filters (col:), which only some tables have.
+	colFilter := strings.Contains(match, ":")
 	var tables []probed
 	var qerr *QueryError
+	anyLarge := false
 	for i := range searchTables {
 		t := &searchTables[i]
 		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
+			continue
+		}
+		if anyLarge && !colFilter {
+			tables = append(tables, probed{t, true})
 			continue
 		}
 		large, err := s.probeTable(ctx, t, match, terms, single)
@@ -281,6 +290,7 @@ func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]Sear
 			return nil, err
 		}
 		tables = append(tables, probed{t, large})
+		anyLarge = anyLarge || large
 	}
 	var all []ranked
 	rank := true
@@ -299,9 +309,9 @@ pages:
 			hits, err := s.rankTable(ctx, p.t, match, q, want, rank)
 			var qe *QueryError
 			if errors.As(err, &qe) {
-				// Only a table the terms probe marked large gets here (the
-				// others ran the query itself when probed): drop it, and
-				// list the others again, ranked if they now all may be.
+				// Only a table marked large without running the query
+				// itself gets here: drop it, and list the others again,
+				// ranked if they now all may be.
 				if qerr == nil {
 					qerr = qe
 				}
@@ -602,6 +612,8 @@ func ftsError(err error, q string) error {
 		col := strings.TrimSpace(msg[strings.Index(msg, "no such column")+len("no such column"):])
 		col = strings.TrimPrefix(col, ": ")
 		return &QueryError{Query: q, Msg: fmt.Sprintf("unknown column %q before ':' (columns: title, input, output, files, text, request, investigated, learned, completed, next_steps)", col)}
+	case strings.Contains(msg, "expected integer"):
+		return &QueryError{Query: q, Msg: "the distance of NEAR(…, N) must be a whole number, after a comma: NEAR(a b, 5)"}
 	case strings.Contains(msg, "unknown special query"):
 		return &QueryError{Query: q, Msg: "a query cannot start with '*'; put the * right after a word prefix, like migr*"}
 	case strings.Contains(msg, "fts5:"):

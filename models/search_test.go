@@ -299,6 +299,7 @@ func TestSearchInvalidQuery(t *testing.T) {
 		{`nosuchcol:foo`, ""}, // quoted as a phrase (not a column): no error
 		{`title:foo`, ""},
 		{`*`, "cannot start with '*'"},
+		{`NEAR(a b, x)`, "must be a whole number"},
 		{`-foo`, "no '-' operator"},
 		{`ab*`, "at least 3 letters"},
 		{`title:ab*`, "at least 3 letters"},

@@ -170,9 +170,17 @@ func buildBenchDB(rows int) (*DB, error) {
 	if err := fillBenchDB(sqlDB, db); err != nil {
 		return nil, err
 	}
+	// A 32 MB in-memory hash for the rebuild (as migration 6 does), then
+	// FTS5's default again for the trigger writes.
 	for _, t := range []string{"observations_fts", "prompts_fts", "summaries_fts"} {
-		if _, err := sqlDB.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES ('rebuild')`); err != nil {
-			return nil, err
+		for _, stmt := range []string{
+			`INSERT INTO ` + t + `(` + t + `, rank) VALUES ('hashsize', 33554432)`,
+			`INSERT INTO ` + t + `(` + t + `) VALUES ('rebuild')`,
+			`INSERT INTO ` + t + `(` + t + `, rank) VALUES ('hashsize', 1048576)`,
+		} {
+			if _, err := sqlDB.Exec(stmt); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, def := range triggers {
