@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,5 +205,42 @@ func TestQueueObservationOutsideWriter(t *testing.T) {
 	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE ref_id = ?`, o.ID).Scan(&events)
 	if events != 1 {
 		t.Errorf("%d events for the observation", events)
+	}
+}
+
+// Committed writes reach the database file through the background
+// checkpointer, not through a commit (those only checkpoint past 10,000
+// WAL pages): the main file grows without anyone asking for a checkpoint.
+func TestBackgroundCheckpoint(t *testing.T) {
+	s := openTestStore(t)
+	sess := testSession(t, s, "ckpt")
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fi.Size()
+	for i := 0; i < 200; i++ {
+		err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+			o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: "command",
+				Title: fmt.Sprintf("call %d", i), Output: strings.Repeat("x", 2000), ToolUseID: strp(fmt.Sprint(i))}
+			return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fi, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > before+200*1000 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("database file %d bytes, was %d: nothing was checkpointed", fi.Size(), before)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
