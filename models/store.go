@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -35,6 +36,7 @@ type Store struct {
 	readOnly bool // opened by OpenReadOnly
 
 	ckptStop, ckptDone chan struct{}
+	ckptOnce           sync.Once
 }
 
 // checkpointEvery is how often the WAL is copied back into the database,
@@ -225,7 +227,7 @@ func (s *Store) Path() string { return s.path }
 // the database.
 func (s *Store) Close() error {
 	if s.ckptStop != nil {
-		close(s.ckptStop)
+		s.ckptOnce.Do(func() { close(s.ckptStop) })
 		<-s.ckptDone
 	}
 	if s.Writer != nil {
