@@ -43,17 +43,24 @@ type Store struct {
 // off the commit path (see checkpointer).
 const checkpointEvery = 250 * time.Millisecond
 
+// commonPragmas are the connection settings of both the read-write and the
+// read-only open.
+func commonPragmas() url.Values {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-16000)")
+	return q
+}
+
 // DSN builds the SQLite connection string for path. The pragmas were measured
 // on this stack: _txlock=immediate removes SQLITE_BUSY under concurrent
 // writers; _time_format must not be added (the driver then ignores _txlock).
 func DSN(path string) string {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	q := commonPragmas()
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "temp_store(MEMORY)")
-	q.Add("_pragma", "cache_size(-16000)")
 	// Checkpoints run in the background (Store.checkpointer); a commit
 	// checkpoints itself only as a backstop, past 10,000 pages (~40 MB).
 	// The default, 1,000, made one commit in ~70 stall 5-14 ms copying
@@ -136,16 +143,7 @@ func (s *Store) checkpointer() {
 // to open database file (14)". An immutable open does not read a -wal
 // file: see OpenReadOnly.
 func ReadOnlyDSN(path string, immutable bool) string {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "temp_store(MEMORY)")
-	q.Add("_pragma", "cache_size(-16000)")
-	// Checkpoints run in the background (Store.checkpointer); a commit
-	// checkpoints itself only as a backstop, past 10,000 pages (~40 MB).
-	// The default, 1,000, made one commit in ~70 stall 5-14 ms copying
-	// the WAL, which was most of the ingest and live-stream p99.
-	q.Add("_pragma", "wal_autocheckpoint(10000)")
+	q := commonPragmas()
 	q.Set("mode", "ro")
 	if immutable {
 		q.Set("immutable", "1")
