@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/mneme-dev/mneme/hooks/edge"
@@ -33,8 +32,8 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mneme-hook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	port := fs.Int("port", envInt(edge.EnvPort, edge.DefaultPort), "worker port (MNEME_PORT)")
-	dataDir := fs.String("data-dir", envOr(edge.EnvDataDir, edge.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	port := fs.Int("port", edge.EnvInt(edge.EnvPort, edge.DefaultPort), "worker port (MNEME_PORT)")
+	dataDir := fs.String("data-dir", edge.EnvOr(edge.EnvDataDir, edge.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(edge.Slugs(), ", "))
 		fs.PrintDefaults()
@@ -64,18 +63,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := edge.Config{Port: *port, DataDir: *dataDir, ServeBinary: edge.Sibling("mneme")}
 	edge.Handle(cfg, pos[0], stdin, stdout, stderr)
 	return 0
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return v
-	}
-	return def
 }

@@ -41,8 +41,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().IntVar(&g.port, "port", envInt(edge.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", envOr(edge.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root.PersistentFlags().IntVar(&g.port, "port", edge.EnvInt(edge.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", edge.EnvOr(edge.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -70,19 +70,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 var extraCommands []func(g *globals, code *int) *cobra.Command
 
 func defaultDataDir() string { return edge.DefaultDataDir() }
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return v
-	}
-	return def
-}
 
 func (g *globals) baseURL() string { return "http://127.0.0.1:" + strconv.Itoa(g.port) }

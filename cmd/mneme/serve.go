@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
@@ -45,7 +46,7 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", envOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
+	cmd.Flags().StringVar(&host, "host", edge.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
 	cmd.Flags().BoolVar(&dev, "dev", false, "serve static files from ./static on disk")
 	return cmd
 }

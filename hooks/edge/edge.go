@@ -14,6 +14,7 @@ package edge
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Event names as Claude Code sends them in hook_event_name.
@@ -92,4 +93,21 @@ func DefaultDataDir() string {
 		return ".mneme"
 	}
 	return filepath.Join(home, ".mneme")
+}
+
+// EnvOr is the environment variable key, or def when it is unset or empty.
+func EnvOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// EnvInt is the environment variable key as an integer, or def when it is
+// unset or not a number.
+func EnvInt(key string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return v
+	}
+	return def
 }
