@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // Compression limits for stored tool input and output.
@@ -63,24 +65,13 @@ func Compress(s string, capBytes int) string {
 	if half < 0 {
 		half = 0
 	}
-	head := s[:runeStart(s, half)]
+	head := s[:edge.RuneStart(s, half)]
 	j := len(s) - half
 	for j < len(s) && !utf8.RuneStart(s[j]) {
 		j++
 	}
 	tail := s[j:]
 	return head + fmt.Sprintf("\n… %d bytes omitted …\n", len(s)-len(head)-len(tail)) + tail
-}
-
-// runeStart moves i back to the start of the rune it falls in.
-func runeStart(s string, i int) int {
-	if i >= len(s) {
-		return len(s)
-	}
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
 }
 
 // Truncate shortens s to at most n runes, adding an ellipsis.

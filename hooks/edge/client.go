@@ -357,7 +357,7 @@ func Shrink(body []byte, limit int) []byte {
 			if len(s) <= 2*keep {
 				return s
 			}
-			head, tail := s[:runeStart(s, keep)], s[runeStart(s, len(s)-keep):]
+			head, tail := s[:RuneStart(s, keep)], s[RuneStart(s, len(s)-keep):]
 			return head + fmt.Sprintf("\n… %d bytes omitted by mneme …\n", len(s)-len(head)-len(tail)) + tail
 		})
 		if len(body) <= limit {

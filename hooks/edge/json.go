@@ -17,7 +17,7 @@ func mapJSONStrings(raw []byte, fn func(string) string) []byte {
 		out, _ := json.Marshal(fn(string(raw)))
 		return out
 	}
-	v = walkStrings(v, fn)
+	v = WalkStrings(v, fn)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -27,24 +27,26 @@ func mapJSONStrings(raw []byte, fn func(string) string) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-func walkStrings(v any, fn func(string) string) any {
+// WalkStrings applies fn to every string value (not keys) of a decoded JSON
+// value, in place, and returns it.
+func WalkStrings(v any, fn func(string) string) any {
 	switch t := v.(type) {
 	case string:
 		return fn(t)
 	case []any:
 		for i := range t {
-			t[i] = walkStrings(t[i], fn)
+			t[i] = WalkStrings(t[i], fn)
 		}
 	case map[string]any:
 		for k, e := range t {
-			t[k] = walkStrings(e, fn)
+			t[k] = WalkStrings(e, fn)
 		}
 	}
 	return v
 }
 
-// runeStart moves i back to the start of the rune it falls in.
-func runeStart(s string, i int) int {
+// RuneStart moves i back to the start of the rune it falls in.
+func RuneStart(s string, i int) int {
 	if i >= len(s) {
 		return len(s)
 	}

@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -145,7 +146,7 @@ func redactJSON(raw string, r *hooks.Redactor) string {
 		return r.Redact(raw)
 	}
 	changed := false
-	v = walk(v, func(s string) string {
+	v = edge.WalkStrings(v, func(s string) string {
 		n := r.Redact(s)
 		changed = changed || n != s
 		return n
@@ -160,20 +161,4 @@ func redactJSON(raw string, r *hooks.Redactor) string {
 		return raw
 	}
 	return strings.TrimRight(buf.String(), "\n")
-}
-
-func walk(v any, fn func(string) string) any {
-	switch t := v.(type) {
-	case string:
-		return fn(t)
-	case []any:
-		for i := range t {
-			t[i] = walk(t[i], fn)
-		}
-	case map[string]any:
-		for k, e := range t {
-			t[k] = walk(e, fn)
-		}
-	}
-	return v
 }
