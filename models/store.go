@@ -7,6 +7,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -70,28 +71,37 @@ func DSN(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Open opens (creating if needed) the database at path, applies pending
-// migrations and starts the group-commit writer.
-func Open(path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	db, err := gorm.Open(sqlite.Open(DSN(path)), &gorm.Config{
+// openDB opens a GORM handle on dsn with the store's settings and pool.
+func openDB(dsn string) (*gorm.DB, *sql.DB, error) {
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
 		Logger:                 logger.Discard,
 		PrepareStmt:            true,
 		SkipDefaultTransaction: true,
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, err
 	}
 	sqlDB, err := db.DB()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sqlDB.SetMaxOpenConns(8)
 	sqlDB.SetMaxIdleConns(8)
 	sqlDB.SetConnMaxLifetime(0)
+	return db, sqlDB, nil
+}
+
+// Open opens (creating if needed) the database at path, applies pending
+// migrations and starts the group-commit writer.
+func Open(path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, sqlDB, err := openDB(DSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if err := sqlDB.Ping(); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -183,22 +193,10 @@ func OpenReadOnly(path string) (*Store, error) {
 }
 
 func openReadOnly(path string, immutable bool) (*Store, error) {
-	db, err := gorm.Open(sqlite.Open(ReadOnlyDSN(path, immutable)), &gorm.Config{
-		Logger:                 logger.Discard,
-		PrepareStmt:            true,
-		SkipDefaultTransaction: true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
-	})
+	db, sqlDB, err := openDB(ReadOnlyDSN(path, immutable))
 	if err != nil {
 		return nil, err
 	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		return nil, err
-	}
-	sqlDB.SetMaxOpenConns(8)
-	sqlDB.SetMaxIdleConns(8)
-	sqlDB.SetConnMaxLifetime(0)
 	// Reading the schema version is the first real read: it is where a
 	// read-only WAL database without its -shm file fails.
 	var version int
