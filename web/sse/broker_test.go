@@ -157,22 +157,41 @@ func TestBrokerConcurrent(t *testing.T) {
 	}
 	for i := range n {
 		b.Publish(models.Event{ID: int64(i + 1), Kind: models.EventPrompt, Project: "alpha"})
-		// Batches of 100, each read before the next: never a buffer behind.
-		for i%100 == 99 && read.Load() != int64(i+1) && b.DroppedClients() == 0 {
+		// Batches of 100, each read before the next: the staying
+		// subscriber is never more than 100 events (< clientBuffer)
+		// behind, however the scheduler runs it. The churning
+		// subscribers read nothing: one descheduled between Subscribe and
+		// Unsubscribe on a loaded machine fills its buffer and is dropped,
+		// as the broker must, so drops are not counted here; only the
+		// staying subscriber's channel closing would end the wait early.
+		for i%100 == 99 && read.Load() != int64(i+1) && !closed(done) {
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
 	close(stop)
 	wg.Wait()
+	if closed(done) {
+		t.Fatalf("the staying subscriber was dropped after %d of %d events, though it was never %d events behind", read.Load(), n, 100)
+	}
 	b.Unsubscribe(stay)
 	<-done
-	if len(ids) != n || b.DroppedClients() != 0 {
-		t.Fatalf("the staying subscriber got %d of %d events (%d dropped)", len(ids), n, b.DroppedClients())
+	if len(ids) != n {
+		t.Fatalf("the staying subscriber got %d of %d events", len(ids), n)
 	}
 	for i, id := range ids {
 		if id != int64(i+1) {
 			t.Fatalf("event %d has id %d", i, id)
 		}
+	}
+}
+
+// closed reports whether ch is closed, without blocking.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
