@@ -44,14 +44,60 @@ func StripTags(s string) string {
 		if tags > MaxTagsPerField {
 			break
 		}
-		closeTag := "</" + name + ">"
-		end := strings.Index(lower[openEnd:], closeTag)
-		if end < 0 {
-			break // unterminated: drop the rest
+		end, ok := blockEnd(lower, openEnd, name, &tags)
+		if !ok {
+			break // unterminated (or too many tags): drop the rest
 		}
-		pos = openEnd + end + len(closeTag)
+		pos = end
 	}
 	return strings.TrimSpace(collapseBlankRuns(b.String()))
+}
+
+// blockEnd finds the end of the block of kind name whose opening tag ends
+// at from: just past the closing tag that matches it, counting nested
+// blocks of the same kind, so <private>a<private>b</private>c</private>
+// hides a, b and c (the first </private> does not end the outer block).
+// Each nested opening tag counts against MaxTagsPerField; ok is false when
+// the block is unterminated or the bound is reached.
+func blockEnd(lower string, from int, name string, tags *int) (end int, ok bool) {
+	closeTag := "</" + name + ">"
+	depth, p := 1, from
+	for {
+		c := strings.Index(lower[p:], closeTag)
+		if c < 0 {
+			return 0, false
+		}
+		c += p
+		if o, oEnd := nextOpenTagNamed(lower[:c], p, name); o >= 0 {
+			*tags++
+			if *tags > MaxTagsPerField {
+				return 0, false
+			}
+			depth++
+			p = oEnd
+			continue
+		}
+		depth--
+		p = c + len(closeTag)
+		if depth == 0 {
+			return p, true
+		}
+	}
+}
+
+// nextOpenTagNamed is nextOpenTag for one kind of tag only.
+func nextOpenTagNamed(lower string, pos int, name string) (start, openEnd int) {
+	for pos < len(lower) {
+		start, t, end := nextOpenTag(lower, pos)
+		if start < 0 {
+			return -1, 0
+		}
+		if t == name {
+			return start, end
+		}
+		pos = end
+	}
+	return -1, 0
 }
 
 func hasAnyTag(lower string) bool {

@@ -116,3 +116,29 @@ func BenchmarkStripTags(b *testing.B) {
 		})
 	}
 }
+
+// TestStripTagsNested: a block nested in a block of the same kind does not
+// end the outer one, so nothing of either leaks (issue #10, point 6).
+func TestStripTagsNested(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"x <private>a<private>b</private>c</private> y", "x  y"},
+		{"<PRIVATE>a<private note=1>b</Private>c</private>keep", "keep"},
+		{"<private>a<private>b<private>c</private>d</private>e</private>ok", "ok"},
+		// Unbalanced: the outer block never closes, so the rest is hidden.
+		{"keep <private>a<private>b</private>tail", "keep"},
+		// A different kind inside does not change the private block's depth.
+		{"<private>a<system-reminder>b</system-reminder>c</private>ok", "ok"},
+		// Siblings still work.
+		{"<private>a</private>mid<private>b</private>end", "midend"},
+	} {
+		got := StripTags(tc.in)
+		if got != tc.want {
+			t.Errorf("StripTags(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		for _, secret := range []string{"a", "b", "c", "d", "e", "tail"} {
+			if strings.Contains(tc.in, ">"+secret+"<") && strings.Contains(got, secret) && !strings.Contains(tc.want, secret) {
+				t.Errorf("StripTags(%q) leaked %q: %q", tc.in, secret, got)
+			}
+		}
+	}
+}
