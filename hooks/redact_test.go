@@ -72,11 +72,53 @@ var redactionCases = map[string]struct {
 		secret:     "abcDEF123456",
 		nearMisses: []string{"the bearer of bad news", "Bearer short"},
 	},
+	"stripe_key": {
+		sample:     "curl -u sk_live_51H8abcDEFghiJKLmnoPQRstu: https://api.stripe.com/v1/charges",
+		want:       "curl -u [REDACTED:stripe_key]: https://api.stripe.com/v1/charges",
+		secret:     "sk_live_51H8abcDEFghiJKLmnoPQRstu",
+		nearMisses: []string{"set sk_live in the dashboard", "sk_live_short", "risk_live_1234567890abcdefghij", "rk_test_"},
+	},
+	"google_api_key": {
+		sample:     "https://maps.googleapis.com/maps/api/js?key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY&v=3",
+		want:       "https://maps.googleapis.com/maps/api/js?key=[REDACTED:google_api_key]&v=3",
+		secret:     "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+		nearMisses: []string{"AIzaShort", "the AIza prefix marks Google keys", "xAIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
+	},
+	"slack_webhook": {
+		sample:     "curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d @msg.json",
+		want:       "curl -X POST https://hooks.slack.com/services/[REDACTED:slack_webhook] -d @msg.json",
+		secret:     "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+		nearMisses: []string{"see https://hooks.slack.com/ for docs", "https://api.slack.com/messaging/webhooks", "hooks.slack.com/services/T0"},
+	},
+	"npm_token": {
+		sample:     "NPM token npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 works",
+		want:       "NPM token [REDACTED:npm_token] works",
+		secret:     "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+		nearMisses: []string{"npm_config_cache=/tmp/npm", "echo $npm_package_version", "npm_AbCdEf"},
+	},
+	"huggingface_token": {
+		sample:     "HfApi(token=\"hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh\")",
+		want:       "HfApi(token=\"[REDACTED:huggingface_token]\")",
+		secret:     "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+		nearMisses: []string{"from huggingface_hub import hf_hub_download", "hf_short", "the hf_transfer package"},
+	},
+	"sentry_dsn": {
+		sample:     "dsn: https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4504",
+		want:       "dsn: https://[REDACTED:sentry_dsn]@o123456.ingest.sentry.io/4504",
+		secret:     "0123456789abcdef0123456789abcdef",
+		nearMisses: []string{"https://docs.sentry.io/platforms/go/", "https://user@example.com/repo", "commit 0123456789abcdef0123456789abcdef"},
+	},
 	"url_credentials": {
 		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
 		secret:     "s3cr3tP4ss",
 		nearMisses: []string{"https://example.com:8443/path", "mailto:someone@example.com", "https://user@example.com/"},
+	},
+	"env_secret": {
+		sample:     "export DB_PASS=correct-horse-battery",
+		want:       "export DB_PASS=[REDACTED:env_secret]",
+		secret:     "correct-horse-battery",
+		nearMisses: []string{"MAX_TOKENS=4096", "TOKEN_LIMIT=5", "ONE_PASS=", "export PASS_THROUGH=1", "sort_key=lambda"},
 	},
 	"secret_assignment": {
 		sample:     "password=hunter22 && api_key: 'abcd1234efgh' CLIENT_SECRET=\"zzzz9999\"",

@@ -101,8 +101,19 @@ func BuiltinRedactionRules() []RedactionRule {
 		{Name: "slack_token", Pattern: `\bxox[abposr]-[A-Za-z0-9\-]{10,}`},
 		{Name: "jwt", Pattern: `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`},
 		{Name: "bearer_token", Pattern: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-\.=:/+~]{8,})`},
-		{Name: "url_credentials", Pattern: `\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'"]+:(?P<secret>[^\s@/'"]+)@`},
+		{Name: "stripe_key", Pattern: `\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`},
+		{Name: "google_api_key", Pattern: `\bAIza[0-9A-Za-z_\-]{35}`},
+		{Name: "slack_webhook", Pattern: `hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{8,})`},
+		{Name: "npm_token", Pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
+		{Name: "huggingface_token", Pattern: `\bhf_[A-Za-z0-9]{30,}\b`},
+		{Name: "sentry_dsn", Pattern: `(?i)\bhttps?://(?P<secret>[0-9a-f]{32}(?::[0-9a-f]{32})?)@`},
+		{Name: "url_credentials", Pattern: `\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'"\[\]]+:(?P<secret>[^\s@/'"]+)@`},
 		{Name: "secret_assignment", Pattern: `(?i)\b[A-Za-z0-9_\-]*(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})`},
+		// Environment-style assignments: an upper-case name ending in
+		// _PASS, _TOKEN, _SECRET, _KEY… (DB_PASS=, CI_JOB_TOKEN=,
+		// SIGNING_KEY=). The name stays; MAX_TOKENS= and TOKEN_LIMIT= do not
+		// match.
+		{Name: "env_secret", Pattern: `\b[A-Z][A-Z0-9_]*_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?)\s*=\s*["']?(?P<secret>[^\s"';&|]{4,})`},
 	}
 	for i := range rules {
 		rules[i].Enabled = true
@@ -274,7 +285,30 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	if err := json.Unmarshal([]byte(row.Value), &out); err != nil {
 		return DefaultSettings(), fmt.Errorf("stored settings are unreadable: %w", err)
 	}
+	out.Privacy.RedactionRules = WithBuiltins(out.Privacy.RedactionRules)
 	return out, nil
+}
+
+// WithBuiltins brings stored rules up to this version's built-ins: a
+// built-in the stored set lacks (added since it was saved) is appended,
+// enabled, and every built-in gets this version's pattern. Whether a
+// built-in is switched on stays the user's choice.
+func WithBuiltins(rules []RedactionRule) []RedactionRule {
+	have := make(map[string]int, len(rules))
+	for i, r := range rules {
+		if r.Builtin {
+			have[r.Name] = i
+		}
+	}
+	out := append([]RedactionRule(nil), rules...)
+	for _, b := range BuiltinRedactionRules() {
+		if i, ok := have[b.Name]; ok {
+			out[i].Pattern = b.Pattern
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // SaveSettings validates and stores the runtime settings inside tx.
