@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,12 +78,20 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// A data directory that cannot be written does not stop the worker:
 	// it then logs to stderr only, and serves the database read-only
 	// (worker.New) to say what is wrong.
-	logsErr := os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
+	logsErr := edge.PrepareDataDir(o.DataDir)
+	if logsErr == nil {
+		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
+	}
 	log, closeLog := newLogger(o.Stderr, filepath.Join(o.DataDir, "logs", "mneme.log"))
 	defer closeLog()
 	slog.SetDefault(log)
 	if logsErr != nil {
 		log.Warn("no log file in the data directory", "err", logsErr)
+	}
+
+	secret, err := workerSecret(o, log)
+	if err != nil {
+		return 1, err
 	}
 
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
@@ -98,7 +108,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	}
 
 	w, err := worker.New(ctx, worker.Options{
-		DataDir: o.DataDir, Port: o.Port, Token: o.Token, Dev: o.Dev,
+		DataDir: o.DataDir, Port: o.Port, Secret: secret, Token: o.Token, Dev: o.Dev,
 		Version: version, Log: log,
 	})
 	if err != nil {
@@ -146,6 +156,30 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		log.Warn("shutdown", "err", err)
 	}
 	return 0, restart
+}
+
+// workerSecret is MNEME_TOKEN (o.Token) or the data directory's secret
+// file, made on first start. A secret file that is there but refused (not
+// ours, open to others) stops the worker; one that cannot be made (a
+// read-only data directory) gives a secret for this run only, so the worker
+// still runs to say what is wrong.
+func workerSecret(o serveOptions, log *slog.Logger) (string, error) {
+	if o.Token != "" {
+		return o.Token, nil
+	}
+	s, err := edge.EnsureSecretFile(o.DataDir)
+	if err == nil {
+		return s, nil
+	}
+	if _, lerr := os.Lstat(filepath.Join(o.DataDir, edge.SecretFile)); lerr == nil {
+		return "", err
+	}
+	log.Warn("no secret file in the data directory: using a secret for this run only", "err", err)
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
 // errRestart asks serveCmd to run this mneme serve again in its place.

@@ -35,7 +35,10 @@ import (
 type Options struct {
 	DataDir string
 	Port    int    // for the Host check; 0 disables it (tests on random ports set it)
-	Token   string // MNEME_TOKEN
+	// Secret is required on every TCP request (bearer, header or the login
+	// cookie derived from it): MNEME_TOKEN or <data>/secret.
+	Secret string
+	Token  string // MNEME_TOKEN
 	Dev     bool
 	Version string
 	Log     *slog.Logger
