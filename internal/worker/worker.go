@@ -34,11 +34,11 @@ import (
 // Options configure a worker.
 type Options struct {
 	DataDir string
-	Port    int    // for the Host check; 0 disables it (tests on random ports set it)
+	Port    int // for the Host check; 0 disables it (tests on random ports set it)
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
-	Secret string
-	Token  string // MNEME_TOKEN
+	Secret  string
+	Token   string // MNEME_TOKEN
 	Dev     bool
 	Version string
 	Log     *slog.Logger
