@@ -32,9 +32,16 @@ func loopbackHost(host string, port int) bool {
 	return false
 }
 
+// viaSocket reports whether the request came over the worker's unix
+// socket: only this user can connect to it (mode 0600 and the peer's uid,
+// worker.OwnerOnly), so it is the owner and needs no credentials.
+func viaSocket(c *fiber.Ctx) bool {
+	return c.Context().LocalAddr().Network() == "unix"
+}
+
 func checkHost(port int) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if port == 0 || loopbackHost(string(c.Request().Host()), port) {
+		if viaSocket(c) || port == 0 || loopbackHost(string(c.Request().Host()), port) {
 			return c.Next()
 		}
 		return fiber.NewError(fiber.StatusForbidden, "forbidden host: mneme answers only to localhost, 127.0.0.1 or [::1] on its own port")

@@ -94,15 +94,27 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		return 1, err
 	}
 
+	// The socket first: it is what the hook and the CLI talk to, and a
+	// worker that already answers on it is this data directory's.
+	sockLn, sockPath, err := worker.ListenSocket(o.DataDir)
+	if err != nil {
+		if errors.Is(err, worker.ErrSocketInUse) {
+			if pid, ok := probeMneme(socketClient(sockPath), "http://mneme"); ok {
+				fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
+				return 0, nil
+			}
+		}
+		return 1, fmt.Errorf("listen on the socket: %w", err)
+	}
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		sockLn.Close()
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return 1, fmt.Errorf("listen on %s: %w", addr, err)
 		}
-		if pid, ok := probeMneme(o.Port); ok {
-			fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
-			return 0, nil
+		if _, ok := probeMneme(&http.Client{Timeout: time.Second}, "http://"+addr); ok {
+			return 1, fmt.Errorf("port %d is in use by another mneme worker (another data directory or another user); choose another with --port or MNEME_PORT", o.Port)
 		}
 		return 1, fmt.Errorf("port %d is in use by another program; choose another with --port or MNEME_PORT", o.Port)
 	}
@@ -113,6 +125,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	})
 	if err != nil {
 		ln.Close()
+		sockLn.Close()
 		return 1, err
 	}
 	app := w.App
@@ -134,9 +147,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// viewer's banner) and replay what hooks spooled meanwhile.
 	go w.Watch(ctx, 5*time.Second)
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- app.Listener(ln) }()
-	log.Info("mneme worker listening", "addr", "http://"+addr, "data", o.DataDir, "version", version)
+	go func() { errc <- app.Listener(sockLn) }()
+	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "version", version)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
@@ -197,10 +211,11 @@ func restartSelf() error {
 	return fmt.Errorf("restart %s: %w", exe, syscall.Exec(exe, os.Args, os.Environ()))
 }
 
-// probeMneme asks whatever listens on port whether it is mneme.
-func probeMneme(port int) (pid int, ok bool) {
-	client := &http.Client{Timeout: time.Second}
-	resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/api/health")
+// probeMneme asks whatever answers at base (through client) whether it is
+// mneme, and its pid when it says (over the socket; over TCP without the
+// secret, health says no more than service and status).
+func probeMneme(client *http.Client, base string) (pid int, ok bool) {
+	resp, err := client.Get(base + "/api/health")
 	if err != nil {
 		return 0, false
 	}

@@ -18,15 +18,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
-// Server is a worker listening on 127.0.0.1 for the duration of a test.
+// Server is a worker listening on 127.0.0.1 and on its data directory's
+// unix socket for the duration of a test, as `mneme serve` does.
 type Server struct {
 	*worker.Worker
 	URL     string // http://127.0.0.1:<port>
 	Port    int
 	DataDir string
+	// Secret is the worker's secret (<data>/secret): Do sends it as the
+	// bearer token, as a remote client with MNEME_TOKEN does.
+	Secret string
+	// Socket is the unix socket's path (edge.SocketPath(DataDir)).
+	Socket string
 }
 
 // NewServer starts a worker on a random loopback port with its data in a
@@ -50,16 +57,28 @@ func NewServerIn(t testing.TB, dataDir string) *Server {
 func serveOn(t testing.TB, ln net.Listener, dataDir string) *Server {
 	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
-	w, err := worker.New(context.Background(), worker.Options{
-		DataDir: dataDir, Port: port, Version: "test",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	secret, err := edge.Secret(dataDir)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
+	sock, sockPath, err := worker.ListenSocket(dataDir)
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	w, err := worker.New(context.Background(), worker.Options{
+		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		ln.Close()
+		sock.Close()
+		t.Fatal(err)
+	}
 	go w.App.Listener(ln)
-	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir}
+	go w.App.Listener(sock)
+	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir, Secret: secret, Socket: sockPath}
 	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
 	return s
 }
@@ -101,6 +120,7 @@ func (s *Server) Do(t testing.TB, method, path string, body any, header http.Hea
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("Authorization", "Bearer "+s.Secret)
 	for k, v := range header {
 		req.Header[k] = v
 	}
