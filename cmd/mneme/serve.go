@@ -103,13 +103,20 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 				fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
 				return 0, nil
 			}
+			return 1, fmt.Errorf("something answers on %s, but not as mneme", sockPath)
 		}
-		return 1, fmt.Errorf("listen on the socket: %w", err)
+		// A data directory that cannot be written has no room for the
+		// socket: the worker still runs (on TCP, read-only) to say what
+		// is wrong, and hooks spool.
+		log.Warn("no socket: hooks and the CLI cannot reach this worker", "err", err)
+		sockLn = nil
 	}
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		sockLn.Close()
+		if sockLn != nil {
+			sockLn.Close()
+		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return 1, fmt.Errorf("listen on %s: %w", addr, err)
 		}
@@ -120,12 +127,14 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	}
 
 	w, err := worker.New(ctx, worker.Options{
-		DataDir: o.DataDir, Port: o.Port, Secret: secret, Token: o.Token, Dev: o.Dev,
+		DataDir: o.DataDir, Port: o.Port, Secret: secret, Dev: o.Dev,
 		Version: version, Log: log,
 	})
 	if err != nil {
 		ln.Close()
-		sockLn.Close()
+		if sockLn != nil {
+			sockLn.Close()
+		}
 		return 1, err
 	}
 	app := w.App
@@ -149,7 +158,9 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 
 	errc := make(chan error, 2)
 	go func() { errc <- app.Listener(ln) }()
-	go func() { errc <- app.Listener(sockLn) }()
+	if sockLn != nil {
+		go func() { errc <- app.Listener(sockLn) }()
+	}
 	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "version", version)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())

@@ -38,7 +38,6 @@ type Options struct {
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
 	Secret  string
-	Token   string // MNEME_TOKEN
 	Dev     bool
 	Version string
 	Log     *slog.Logger
@@ -152,7 +151,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		Version: opts.Version, Started: time.Now(), Status: opts.Status,
 		AfterSettings: func(models.Settings) { w.Retention.Kick() },
 	}
-	w.App = web.New(web.Config{Port: opts.Port, Token: opts.Token, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
 }
 
