@@ -162,6 +162,11 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		go func() { errc <- app.Listener(sockLn) }()
 	}
 	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "version", version)
+	// The viewer's address with a one-time login link (two minutes, once;
+	// `mneme open` makes new ones). Not logged: it is a credential.
+	if tok, _ := w.Handler.Auth.NewLink(); o.Stdout != nil {
+		fmt.Fprintf(o.Stdout, "mneme viewer: http://%s/login?token=%s\n", addr, tok)
+	}
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}

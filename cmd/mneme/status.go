@@ -41,13 +41,14 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			}
 			defer resp.Body.Close()
 			var h handlers.Health
-			if resp.StatusCode == http.StatusUnauthorized {
-				fmt.Fprintf(out, "worker:         answers %s, but refuses MNEME_TOKEN\n", r.where)
+			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
+				fmt.Fprintf(out, "worker:         something answers %s, but not as mneme\n", r.where)
 				*code = 3
 				return nil
 			}
-			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
-				fmt.Fprintf(out, "worker:         something answers %s, but not as mneme\n", r.where)
+			if h.PID == 0 {
+				// The health a stranger gets: the secret was not taken.
+				fmt.Fprintf(out, "worker:         %s %s, but refuses MNEME_TOKEN (the secret file in its data directory)\n", h.Status, r.where)
 				*code = 3
 				return nil
 			}
