@@ -61,7 +61,9 @@ func TestUnauthenticatedTCPRefused(t *testing.T) {
 			t.Errorf("%s %s: %s, want a JSON 401", tc.method, tc.path, h.Get("Content-Type"))
 		}
 	}
-	var st struct{ Summarizer struct{ Kind, ClaudePath string } }
+	var st struct {
+		Summarizer struct{ Kind, ClaudePath string }
+	}
 	srv.GetJSON(t, "/api/settings", &st)
 	if st.Summarizer.ClaudePath == "/tmp/x.sh" {
 		t.Fatal("an unauthenticated PUT changed the summarizer")
