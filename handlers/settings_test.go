@@ -225,6 +225,10 @@ func settingsForm(tok string, st models.Settings) url.Values {
 	v.Set("injection.relatedCount", fmt.Sprint(st.Injection.RelatedCount))
 	v.Set("retention.observationDays", fmt.Sprint(st.Retention.ObservationDays))
 	v.Set("summarizer.kind", st.Summarizer.Kind)
+	// As the page renders them: a change of these needs the secret.
+	v.Set("summarizer.claudePath", st.Summarizer.ClaudePath)
+	v.Set("summarizer.model", st.Summarizer.Model)
+	v.Set("summarizer.baseUrl", st.Summarizer.BaseURL)
 	v.Set("summarizer.dailyTokenBudget", "0")
 	return v
 }
