@@ -120,10 +120,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return 1, fmt.Errorf("listen on %s: %w", addr, err)
 		}
-		if _, ok := probeMneme(&http.Client{Timeout: time.Second}, "http://"+addr); ok {
-			return 1, fmt.Errorf("port %d is in use by another mneme worker (another data directory or another user); choose another with --port or MNEME_PORT", o.Port)
-		}
-		return 1, fmt.Errorf("port %d is in use by another program; choose another with --port or MNEME_PORT", o.Port)
+		// Whatever holds the port is not this data directory's worker (that
+		// one would have answered on the socket), and may be another
+		// user's program: it is sent nothing, not even a probe.
+		return 1, fmt.Errorf("port %d is in use by another program (or by a mneme worker of another data directory or another user); choose another with --port or MNEME_PORT", o.Port)
 	}
 
 	w, err := worker.New(ctx, worker.Options{
