@@ -127,7 +127,7 @@ func run(s *system, hookRuns, sessionRuns, events, clients, starts int) *result 
 	}
 	defer stop()
 	time.Sleep(time.Second)
-	r.idleRSS = rssOfListener(s.url)
+	r.idleRSS = rssOfListener(s.url, s.token)
 
 	// Hook round trip: the system's own hook command, spawn to exit.
 	evs := soak.Session(soak.SessionSpec{SessionID: "cmp-hook-" + s.name, Cwd: "/home/dev/projects/compare", Events: 2*hookRuns + 10})
@@ -182,7 +182,7 @@ func run(s *system, hookRuns, sessionRuns, events, clients, starts int) *result 
 	}
 	r.ingest = soak.Summarize(lat)
 	r.throughput = float64(ok) / elapsed.Seconds()
-	r.loadedRSS = rssOfListener(s.url)
+	r.loadedRSS = rssOfListener(s.url, s.token)
 
 	// SessionStart on the project just filled: the hook that carries the
 	// context, in a new session each time.
@@ -323,8 +323,15 @@ func loadavg() string {
 
 // rssOfListener finds the process listening on url's port through
 // /api/health's pid (both systems report it) and reads its RSS.
-func rssOfListener(url string) int64 {
-	resp, err := http.Get(url + "/api/health")
+func rssOfListener(url, token string) int64 {
+	req, err := http.NewRequest(http.MethodGet, url+"/api/health", nil)
+	if err != nil {
+		return 0
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token) // mneme's pid is for its owner only
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0
 	}
