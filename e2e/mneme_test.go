@@ -279,7 +279,7 @@ func (m *Mneme) LoginURL(t testing.TB) string {
 // Health asks the worker for /api/health over its socket.
 func (m *Mneme) Health() (mnemeHealth, error) {
 	var h mnemeHealth
-	resp, err := m.socketClient(500*time.Millisecond).Get("http://mneme/api/health")
+	resp, err := m.socketClient(500 * time.Millisecond).Get("http://mneme/api/health")
 	if err != nil {
 		return h, err
 	}

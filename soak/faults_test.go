@@ -659,7 +659,9 @@ func TestReadOnlyAfterCleanShutdown(t *testing.T) {
 	}
 	t.Cleanup(undo)
 	runtimeDir := t.TempDir()
-	env := []string{"MNEME_DEBUG=1", "XDG_RUNTIME_DIR=" + runtimeDir}
+	// The worker the hook starts gets the harness's secret, as every
+	// worker here does (Proc.Start), so the checks below may use the API.
+	env := []string{"MNEME_DEBUG=1", "XDG_RUNTIME_DIR=" + runtimeDir, "MNEME_TOKEN=" + p.Token}
 	// The auto-started worker is detached from the hook: stop it by pid.
 	t.Cleanup(func() { stopByHealth(p) })
 

@@ -38,6 +38,19 @@ func socketTransport(path string) *http.Transport {
 	}
 }
 
+// dataDirTransport reaches the worker of dataDir over its socket, wherever
+// of edge.SocketPaths it listens.
+func dataDirTransport(dataDir string) *http.Transport {
+	d := &net.Dialer{Timeout: 3 * time.Second}
+	return &http.Transport{
+		Proxy:                 nil,
+		ResponseHeaderTimeout: 30 * time.Second,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return edge.DialSocket(ctx, d, dataDir)
+		},
+	}
+}
+
 // remote is how the CLI reaches the worker: over the data directory's
 // socket (the owner needs no secret), or, with MNEME_URL set, over TCP with
 // MNEME_TOKEN as the bearer secret.
@@ -60,8 +73,7 @@ func (g *globals) remote() remote {
 			},
 		}
 	}
-	path := edge.SocketPath(g.dataDir)
-	return remote{base: socketBase, transport: socketTransport(path), where: "on " + path}
+	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + edge.SocketPath(g.dataDir)}
 }
 
 // client is an HTTP client for r with an overall timeout (0: none).

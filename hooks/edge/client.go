@@ -24,16 +24,13 @@ const sendLimit = 1800 << 10
 // the edge, posts the event to the worker, starts the worker when it is not
 // running, and spools the event when the worker cannot be reached in time.
 type Client struct {
-	// Socket is the worker's unix socket (SocketPath): the client never
-	// talks TCP, so whatever else listens on the worker's port never sees
-	// an event. Over the socket the worker knows its owner by the
-	// connection, and no secret is sent.
-	Socket string
-	// SocketDataDir is the data directory Socket belongs to: a socket
-	// outside it (the short fallback path) is used only in a private
-	// directory of this user (SocketDirPrivate).
-	SocketDataDir string
-	Spool         Spool
+	// DataDir is the worker's data directory: the client reaches the
+	// worker only over its unix socket (DialSocket), never TCP, so
+	// whatever else listens on the worker's port never sees an event.
+	// Over the socket the worker knows its owner by the connection, and
+	// no secret is sent.
+	DataDir string
+	Spool   Spool
 	// Fallback is spooled to when Spool cannot be written (disk full,
 	// read-only data directory); an empty Dir disables it.
 	Fallback Spool
@@ -330,19 +327,16 @@ const socketURL = "http://mneme"
 
 func (c *Client) httpClient() *http.Client {
 	if c.httpc == nil {
-		sock, dataDir := c.Socket, c.SocketDataDir
+		dataDir := c.DataDir
 		dialer := &net.Dialer{Timeout: 200 * time.Millisecond}
 		c.httpc = &http.Client{Transport: &http.Transport{
 			Proxy:             nil, // never send the worker's traffic through a proxy
 			DisableKeepAlives: true,
 			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-				if sock == "" {
-					return nil, errors.New("no worker socket configured")
+				if dataDir == "" {
+					return nil, errors.New("no data directory: no worker socket")
 				}
-				if err := SocketDirPrivate(dataDir, sock, false); err != nil {
-					return nil, err
-				}
-				return dialer.DialContext(ctx, "unix", sock)
+				return DialSocket(ctx, dialer, dataDir)
 			},
 		}}
 	}

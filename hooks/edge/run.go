@@ -37,10 +37,9 @@ func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) 
 // NewClient builds the client for cfg from the environment: MNEME_DEBUG (diagnostics to stderr) and MNEME_NO_AUTOSTART.
 func NewClient(cfg Config, stderr io.Writer) *Client {
 	c := &Client{
-		Socket:        SocketPath(cfg.DataDir),
-		SocketDataDir: cfg.DataDir,
-		Spool:         Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
-		Fallback:      Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
+		DataDir:  cfg.DataDir,
+		Spool:    Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
+		Fallback: Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
 	}
 	if cfg.ServeBinary != nil && os.Getenv(EnvNoStart) == "" {
 		c.StartWorker = func() error {

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -126,8 +128,50 @@ func SocketPath(dataDir string) string {
 	if len(p) <= maxSunPath {
 		return p
 	}
+	return privateSocketPath(dataDir)
+}
+
+// privateSocketPath is the socket for dataDir (absolute) in the per-user
+// directory under the temp directory.
+func privateSocketPath(dataDir string) string {
 	sum := sha256.Sum256([]byte(dataDir))
 	return filepath.Join(os.TempDir(), "mneme-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+}
+
+// SocketPaths are the places the worker for dataDir may listen, in the
+// order it tries them and clients look: SocketPath, then the private
+// per-user one for when the data directory cannot hold a socket (it is
+// read-only: the worker still runs, read-only, to say so).
+func SocketPaths(dataDir string) []string {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	first, second := SocketPath(dataDir), privateSocketPath(dataDir)
+	if first == second {
+		return []string{first}
+	}
+	return []string{first, second}
+}
+
+// DialSocket connects to the worker for dataDir over the first of
+// SocketPaths that answers; a socket outside the data directory only in a
+// private directory of this user. When none does, the error is the first
+// path's (ENOENT or ECONNREFUSED: nothing listens).
+func DialSocket(ctx context.Context, d *net.Dialer, dataDir string) (net.Conn, error) {
+	var first error
+	for _, sock := range SocketPaths(dataDir) {
+		err := SocketDirPrivate(dataDir, sock, false)
+		if err == nil {
+			var c net.Conn
+			if c, err = d.DialContext(ctx, "unix", sock); err == nil {
+				return c, nil
+			}
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
 }
 
 // SocketDirPrivate checks the directory of a fallback socket path (one not
