@@ -105,9 +105,9 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 			}
 			return 1, fmt.Errorf("something answers on %s, but not as mneme", sockPath)
 		}
-		// A data directory that cannot be written has no room for the
-		// socket: the worker still runs (on TCP, read-only) to say what
-		// is wrong, and hooks spool.
+		// Neither the data directory nor the private fallback could
+		// hold the socket: the worker still runs (on TCP) to say what is
+		// wrong, and hooks spool.
 		log.Warn("no socket: hooks and the CLI cannot reach this worker", "err", err)
 		sockLn = nil
 	}
