@@ -243,11 +243,43 @@ type mnemeHealth struct {
 	PID     int    `json:"pid"`
 }
 
-// Health asks the worker for /api/health.
+// socketClient reaches the worker over its unix socket, as the hook and
+// the CLI do: the owner, without credentials.
+func (m *Mneme) socketClient(timeout time.Duration) *http.Client {
+	sock := edge.SocketPath(m.DataDir)
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+	}}
+}
+
+// authorize adds the worker's secret (<data>/secret) as the bearer token,
+// as a client over TCP must.
+func (m *Mneme) authorize(t testing.TB, req *http.Request) {
+	t.Helper()
+	secret, err := edge.ReadSecretFile(filepath.Join(m.DataDir, edge.SecretFile))
+	if err != nil {
+		t.Fatalf("the worker's secret: %v", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+}
+
+// LoginURL is a one-time login link from `mneme open --print`.
+func (m *Mneme) LoginURL(t testing.TB) string {
+	t.Helper()
+	out, err := m.command("open", "--print").Output()
+	link := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(link, m.URL+"/login?token=") {
+		t.Fatalf("mneme open --print: %v %q", err, link)
+	}
+	return link
+}
+
+// Health asks the worker for /api/health over its socket.
 func (m *Mneme) Health() (mnemeHealth, error) {
 	var h mnemeHealth
-	client := &http.Client{Timeout: 500 * time.Millisecond}
-	resp, err := client.Get(m.URL + "/api/health")
+	resp, err := m.socketClient(500 * time.Millisecond).Get("http://mneme/api/health")
 	if err != nil {
 		return h, err
 	}
@@ -383,7 +415,12 @@ type apiSessionDetail struct {
 func (m *Mneme) GetJSON(t testing.TB, path string, v any) []byte {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}
-	resp, err := client.Get(m.URL + path)
+	req, err := http.NewRequest(http.MethodGet, m.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.authorize(t, req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
@@ -492,6 +529,7 @@ func (m *Mneme) CaptureStream(t testing.TB, lastID int, awaited string) *streamC
 	if lastID > 0 {
 		req.Header.Set("Last-Event-ID", strconv.Itoa(lastID))
 	}
+	m.authorize(t, req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()
@@ -730,8 +768,8 @@ func assertDataDirClean(t *testing.T, dataDir string) {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dataDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+		if err != nil || !d.Type().IsRegular() {
+			return err // the socket is no file to read
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {

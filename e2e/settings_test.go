@@ -68,6 +68,7 @@ func setMaxInjectTokensInBrowser(t *testing.T, m *Mneme, n int) {
 	defer cancel()
 	field := chromedp.CSS(maxInjectTokensField)
 	if err := chromedp.Do(ctx,
+		chromedp.Navigate(m.LoginURL(t)),
 		chromedp.Navigate(m.URL+"/settings"),
 		chromedp.WaitVisible(field),
 	); err != nil {
@@ -119,7 +120,9 @@ func TestClaudeCodeSettingsShrinkContext(t *testing.T) {
 	chromiumPath(t)
 	m := NewMneme(t)
 	m.Serve(t)
-	resp, err := http.Get(m.URL + "/settings")
+	req, _ := http.NewRequest(http.MethodGet, m.URL+"/settings", nil)
+	m.authorize(t, req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

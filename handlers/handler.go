@@ -9,6 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/auth"
 	"github.com/mneme-dev/mneme/web/sse"
 )
 
@@ -26,4 +27,7 @@ type Handler struct {
 	// AfterSettings, if set, is told of settings just saved (after they
 	// were applied to capture), e.g. to run retention at once.
 	AfterSettings func(models.Settings)
+	// Auth holds the worker's secret, the login cookie and the one-time
+	// login links.
+	Auth *auth.Keeper
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/auth"
 )
 
 // Health is the body of GET /api/health.
@@ -26,6 +27,13 @@ type Health struct {
 	Goroutines int `json:"goroutines"`
 }
 
+// PublicHealth is GET /api/health's body for a request without
+// credentials.
+type PublicHealth struct {
+	Service string `json:"service"`
+	Status  string `json:"status"`
+}
+
 var pid = os.Getpid()
 
 // countsCache holds one store's counts for two seconds.
@@ -41,7 +49,17 @@ var countsCaches sync.Map
 
 // ShowHealth answers fast: counts are cached for two seconds. The viewer
 // polls it every few seconds for the status banner.
+//
+// Without credentials (over TCP: no secret, no login cookie) it says only
+// that mneme is there and whether it is well: nothing about what it holds.
 func (h *Handler) ShowHealth(c *fiber.Ctx) error {
+	if auth.LevelOf(c) == auth.None {
+		status := "ok"
+		if h.Status != nil && h.Status() != "" {
+			status = "degraded"
+		}
+		return c.JSON(PublicHealth{Service: "mneme", Status: status})
+	}
 	v, _ := countsCaches.LoadOrStore(h.Store, &countsCache{})
 	cache := v.(*countsCache)
 	cache.Lock()

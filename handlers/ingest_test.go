@@ -543,8 +543,8 @@ func postOversized(t *testing.T, srv *testutil.Server, path, body string) (int, 
 			t.Fatal(err)
 		}
 		go func() {
-			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
-				path, strings.TrimPrefix(srv.URL, "http://"), len(body))
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+				path, strings.TrimPrefix(srv.URL, "http://"), srv.Secret, len(body))
 			io.WriteString(conn, body)
 		}()
 		conn.SetReadDeadline(time.Now().Add(10 * time.Second))

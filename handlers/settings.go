@@ -154,6 +154,9 @@ func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
 	next.Summarizer = in.Summarizer.SummarizerSettings
 	mergeSecret(&next, cur, in.Summarizer.ClearAPIKey)
 	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
+	if d := dangerousChanges(cur, next); len(d) > 0 && !h.mayChangeDangerous(c, "") {
+		return fiber.NewError(fiber.StatusForbidden, dangerousRefusal(d))
+	}
 	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
 		return err
 	}

@@ -73,6 +73,11 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	} else if err != nil {
 		return err
 	}
+	status := fiber.StatusUnprocessableEntity
+	if d := dangerousChanges(cur, next); len(d) > 0 && !h.mayChangeDangerous(c, c.FormValue("secret")) {
+		errs = append(errs, models.FieldError{Field: "secret", Message: dangerousRefusal(d)})
+		status = fiber.StatusForbidden
+	}
 	if len(errs) > 0 {
 		page.Errors = map[string]string{}
 		for _, fe := range errs {
@@ -80,7 +85,7 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 				page.Errors[fe.Field] = fe.Message
 			}
 		}
-		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
+		return h.renderSettings(c, page, status)
 	}
 	if days := next.Retention.ObservationDays; days > 0 && days != cur.Retention.ObservationDays && c.FormValue("retention.confirm") != strconv.Itoa(days) {
 		n, err := retention.CountOlder(c.UserContext(), h.Store, days, time.Now())

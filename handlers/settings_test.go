@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -83,7 +82,7 @@ func TestSettingsAppliedAndAnnounced(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/stream", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +169,7 @@ func oldObservations(t *testing.T, srv *testutil.Server, n, daysAgo int) {
 // browserish is a client with the page's CSRF cookie and token.
 func browserish(t *testing.T, srv *testutil.Server) (*http.Client, string) {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := srv.LoggedIn(t)
 	resp, err := c.Get(srv.URL + "/settings")
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +225,10 @@ func settingsForm(tok string, st models.Settings) url.Values {
 	v.Set("injection.relatedCount", fmt.Sprint(st.Injection.RelatedCount))
 	v.Set("retention.observationDays", fmt.Sprint(st.Retention.ObservationDays))
 	v.Set("summarizer.kind", st.Summarizer.Kind)
+	// As the page renders them: a change of these needs the secret.
+	v.Set("summarizer.claudePath", st.Summarizer.ClaudePath)
+	v.Set("summarizer.model", st.Summarizer.Model)
+	v.Set("summarizer.baseUrl", st.Summarizer.BaseURL)
 	v.Set("summarizer.dailyTokenBudget", "0")
 	return v
 }

@@ -178,7 +178,7 @@ func dialStream(b *testing.B, srv *testutil.Server) *bufio.Reader {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "GET /stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", host)
+	fmt.Fprintf(conn, "GET /stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", host, srv.Secret)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -216,6 +216,7 @@ func r3Bench(b *testing.B, srv *testutil.Server, got func(time.Time)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
 	c := r3sse.NewClient(srv.URL + "/stream")
+	c.Headers["Authorization"] = "Bearer " + srv.Secret
 	go c.SubscribeRawWithContext(ctx, func(msg *r3sse.Event) {
 		if string(msg.Event) == "observation" {
 			got(time.Now())

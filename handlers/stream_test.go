@@ -50,11 +50,13 @@ type rawSSE struct {
 
 // openRaw connects to url (…/stream?…) with optional headers; it fails the
 // test unless the answer is 200 text/event-stream.
-func openRaw(t *testing.T, url string, header http.Header) *rawSSE {
+func openRaw(t *testing.T, srv *testutil.Server, path string, header http.Header) *rawSSE {
 	t.Helper()
+	url := srv.URL + path
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &http.Transport{DisableKeepAlives: true}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+srv.Secret)
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -176,7 +178,7 @@ func kinds(evs []sseEvent) string {
 
 func TestStreamRawEventsInOrder(t *testing.T) {
 	srv := testutil.NewServer(t)
-	r := openRaw(t, srv.URL+"/stream", nil)
+	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
 	if got := <-r.retry; got != "2000" {
 		t.Errorf("retry = %q", got)
@@ -239,8 +241,9 @@ func TestStreamRawEventsInOrder(t *testing.T) {
 // retrying), and sends every event with data on out; keepalive comments
 // reach the handler as empty events once an id has been seen, and are
 // counted in empties.
-func r3Subscribe(ctx context.Context, url string, out chan<- *r3sse.Event, empties *int64, mu *sync.Mutex) *r3sse.Client {
-	c := r3sse.NewClient(url)
+func r3Subscribe(ctx context.Context, srv *testutil.Server, path string, out chan<- *r3sse.Event, empties *int64, mu *sync.Mutex) *r3sse.Client {
+	c := r3sse.NewClient(srv.URL + path)
+	c.Headers["Authorization"] = "Bearer " + srv.Secret
 	go func() {
 		for ctx.Err() == nil {
 			c.SubscribeRawWithContext(ctx, func(msg *r3sse.Event) {
@@ -287,7 +290,7 @@ func TestStreamR3labsClient(t *testing.T) {
 	ch := make(chan *r3sse.Event, 100)
 	var mu sync.Mutex
 	var empties int64
-	r3Subscribe(ctx, srv.URL+"/stream", ch, &empties, &mu)
+	r3Subscribe(ctx, srv, "/stream", ch, &empties, &mu)
 	waitClients(t, srv, 1)
 	for i := range 5 {
 		prompt(t, srv, "r3", "alpha", fmt.Sprintf("prompt number %d", i))
@@ -325,14 +328,14 @@ func TestStreamLastEventIDReplay(t *testing.T) {
 	for i := range 5 {
 		prompt(t, srv, "replay", "alpha", fmt.Sprintf("p%d", i))
 	}
-	all := openRaw(t, srv.URL+"/stream?lastEventId=1", nil) // everything after the session's start
+	all := openRaw(t, srv, "/stream?lastEventId=1", nil) // everything after the session's start
 	evs := all.next(t, 5)
 	checkOrder(t, evs)
 	if kinds(evs) != "prompt,prompt,prompt,prompt,prompt" {
 		t.Fatalf("replay %s", kinds(evs))
 	}
 	// From the second prompt on, by header: the three after it, then live.
-	r := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(evs[1].ID, 10)}})
+	r := openRaw(t, srv, "/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(evs[1].ID, 10)}})
 	got := r.next(t, 3)
 	if got[0].ID != evs[2].ID || got[2].ID != evs[4].ID {
 		t.Fatalf("replay from %d: %+v", evs[1].ID, got)
@@ -346,7 +349,7 @@ func TestStreamLastEventIDReplay(t *testing.T) {
 	r.quiet(t, 300*time.Millisecond) // nothing twice
 
 	// An id from the future (a deleted database) does not mute the stream.
-	future := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {"999999"}})
+	future := openRaw(t, srv, "/stream", http.Header{"Last-Event-ID": {"999999"}})
 	waitClients(t, srv, 3)
 	future.quiet(t, 200*time.Millisecond)
 	prompt(t, srv, "replay", "alpha", "after the future")
@@ -364,7 +367,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 	ch := make(chan *r3sse.Event, 100)
 	var mu sync.Mutex
 	var empties int64
-	r3Subscribe(ctx, srv.URL+"/stream", ch, &empties, &mu)
+	r3Subscribe(ctx, srv, "/stream", ch, &empties, &mu)
 	waitClients(t, srv, 1)
 	prompt(t, srv, "restart", "alpha", "before restart 1")
 	prompt(t, srv, "restart", "alpha", "before restart 2")
@@ -392,7 +395,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 	}
 	// A raw client with the id of the first prompt replays the rest from
 	// the new worker's database.
-	r := openRaw(t, srv2.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(before[0].ID, 10)}})
+	r := openRaw(t, srv2, "/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(before[0].ID, 10)}})
 	if got := r.next(t, 3); got[0].ID != before[1].ID || got[2].ID != after[1].ID || kinds(got) != "prompt,prompt,prompt" {
 		t.Errorf("raw replay after restart: %+v", got)
 	}
@@ -400,8 +403,8 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 
 func TestStreamProjectFilter(t *testing.T) {
 	srv := testutil.NewServer(t)
-	alpha := openRaw(t, srv.URL+"/stream?project=alpha", nil)
-	all := openRaw(t, srv.URL+"/stream", nil)
+	alpha := openRaw(t, srv, "/stream?project=alpha", nil)
+	all := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 2)
 	for i := range 4 {
 		prompt(t, srv, "fa", "alpha", fmt.Sprintf("alpha %d", i))
@@ -419,7 +422,7 @@ func TestStreamProjectFilter(t *testing.T) {
 	}
 	alpha.quiet(t, 300*time.Millisecond)
 	// A replay is filtered the same way.
-	r := openRaw(t, srv.URL+"/stream?project=beta", http.Header{"Last-Event-ID": {"1"}})
+	r := openRaw(t, srv, "/stream?project=beta", http.Header{"Last-Event-ID": {"1"}})
 	replayed := r.next(t, 5)
 	checkOrder(t, replayed)
 	for _, ev := range replayed {
@@ -434,7 +437,7 @@ func TestStreamProjectFilter(t *testing.T) {
 func TestStreamCommitOrder(t *testing.T) {
 	srv := testutil.NewServer(t)
 	prompt(t, srv, "ooo", "alpha", "first")
-	r := openRaw(t, srv.URL+"/stream", nil)
+	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
 	var evs []*models.Event
 	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
@@ -518,7 +521,7 @@ func TestStreamClientsCleanedUp(t *testing.T) {
 	before := runtime.NumGoroutine()
 	clients := make([]*rawSSE, 50)
 	for i := range clients {
-		clients[i] = openRaw(t, srv.URL+"/stream", nil)
+		clients[i] = openRaw(t, srv, "/stream", nil)
 	}
 	waitClients(t, srv, 50)
 	prompt(t, srv, "gc", "alpha", "to all")
@@ -558,8 +561,8 @@ func TestStreamSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	fmt.Fprintf(slow, "GET /stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", strings.TrimPrefix(srv.URL, "http://"))
-	fast := []*rawSSE{openRaw(t, srv.URL+"/stream", nil), openRaw(t, srv.URL+"/stream", nil)}
+	fmt.Fprintf(slow, "GET /stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n", strings.TrimPrefix(srv.URL, "http://"), srv.Secret)
+	fast := []*rawSSE{openRaw(t, srv, "/stream", nil), openRaw(t, srv, "/stream", nil)}
 	waitClients(t, srv, 3)
 
 	// 3,000 events of 4 KB (12 MB, more than the kernel buffers of the
@@ -644,7 +647,7 @@ func TestStreamLongReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := openRaw(t, srv.URL+"/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(ids[0], 10)}})
+	r := openRaw(t, srv, "/stream", http.Header{"Last-Event-ID": {strconv.FormatInt(ids[0], 10)}})
 	got := r.next(t, n-1)
 	for k, ev := range got {
 		var d struct {
@@ -666,7 +669,7 @@ func TestStreamLongReplay(t *testing.T) {
 // subscriber behind.
 func TestStreamHead(t *testing.T) {
 	srv := testutil.NewServer(t)
-	resp, err := http.Head(srv.URL + "/stream")
+	resp, err := srv.Client().Head(srv.URL + "/stream")
 	if err != nil {
 		t.Fatal(err)
 	}

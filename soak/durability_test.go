@@ -41,10 +41,10 @@ func TestKillDuringBurst(t *testing.T) {
 	events := burstEvents(n)
 
 	var sent atomic.Int64
-	client := NewClient(p.URL, 5*time.Second)
+	client := p.NewClient(5 * time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	counting := &Client{BaseURL: client.BaseURL, HTTP: client.HTTP, Path: func(ev Event) string {
+	counting := &Client{BaseURL: client.BaseURL, HTTP: client.HTTP, Token: client.Token, Path: func(ev Event) string {
 		sent.Add(1)
 		return "/api/hooks/" + ev.Slug
 	}}
@@ -99,7 +99,7 @@ func TestKillDuringBurst(t *testing.T) {
 	// Replay everything (acked or not), as clients retrying would: exactly
 	// one row per event.
 	p3 := restart(t, p)
-	again := NewClient(p3.URL, 10*time.Second).Burst(ctx, events, 16)
+	again := p3.NewClient(10*time.Second).Burst(ctx, events, 16)
 	for _, o := range again {
 		if o.Err != nil || o.Status != http.StatusOK {
 			t.Fatalf("replay of event %d: %d %v", o.Index, o.Status, o.Err)

@@ -39,7 +39,7 @@ func toolEvent(session, id string, extra map[string]any) []byte {
 // non-200.
 func ingestN(t *testing.T, p *Proc, session string, n int) []string {
 	t.Helper()
-	c := NewClient(p.URL, 10*time.Second)
+	c := p.NewClient(10 * time.Second)
 	var ids []string
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("toolu_%s_%03d", session, i)
@@ -192,7 +192,7 @@ func TestSharedMemoryImmutable(t *testing.T) {
 	t.Cleanup(undo)
 
 	// The next event touches the database.
-	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("shm", "toolu_shm_direct", nil)})
+	st, _, err := p.NewClient(10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("shm", "toolu_shm_direct", nil)})
 	t.Logf("ingest with -shm immutable: status %d err %v", st, err)
 	for deadline := time.Now().Add(10 * time.Second); !p.Exited() && time.Now().Before(deadline); {
 		p.Health()
@@ -221,6 +221,7 @@ func TestSharedMemoryImmutable(t *testing.T) {
 	}
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, p2.URL+"/", nil)
 	req.Header.Set("Accept", "text/html")
+	p2.Authorize(req)
 	if resp, err := http.DefaultClient.Do(req); err != nil {
 		t.Error(err)
 	} else {
@@ -345,7 +346,7 @@ func TestDiskFull(t *testing.T) {
 	t.Logf("health with the disk full: status=%s problem=%q", h.Status, h.Problem)
 
 	// Ingest goes on failing cleanly; the hook answers at once.
-	st, _, err := NewClient(p.URL, 10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
+	st, _, err := p.NewClient(10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
 	t.Logf("direct ingest with the disk full: status %d err %v", st, err)
 	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil), xdg)
 	t.Logf("hook with the disk full: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
@@ -489,6 +490,7 @@ func postRaw(t *testing.T, p *Proc, slug string, body []byte) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, p.URL+"/api/hooks/"+slug, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	p.Authorize(req)
 	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -558,7 +560,7 @@ func TestClockWentBack(t *testing.T) {
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	ids := ingestN(t, p, "clock", 5)
-	c := NewClient(p.URL, 10*time.Second)
+	c := p.NewClient(10 * time.Second)
 	for i, at := range []time.Time{time.Now().Add(-72 * time.Hour), time.Now().Add(48 * time.Hour), time.Unix(0, 0), time.Now().Add(-time.Hour)} {
 		id := fmt.Sprintf("toolu_clock_skew_%d", i)
 		st, _, err := c.Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("clock", id, map[string]any{"mneme_time": at.UTC()})})
@@ -657,7 +659,9 @@ func TestReadOnlyAfterCleanShutdown(t *testing.T) {
 	}
 	t.Cleanup(undo)
 	runtimeDir := t.TempDir()
-	env := []string{"MNEME_DEBUG=1", "XDG_RUNTIME_DIR=" + runtimeDir}
+	// The worker the hook starts gets the harness's secret, as every
+	// worker here does (Proc.Start), so the checks below may use the API.
+	env := []string{"MNEME_DEBUG=1", "XDG_RUNTIME_DIR=" + runtimeDir, "MNEME_TOKEN=" + p.Token}
 	// The auto-started worker is detached from the hook: stop it by pid.
 	t.Cleanup(func() { stopByHealth(p) })
 

@@ -41,7 +41,7 @@ func TestHostileInput(t *testing.T) {
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	rssBefore, _ := RSSKiB(p.PID())
-	c := NewClient(p.URL, 60*time.Second)
+	c := p.NewClient(60 * time.Second)
 
 	big := strings.Repeat("0123456789abcdef ", 50<<20/17) // ~50 MB
 	lines := buildLines(100000)                           // 100k lines
@@ -190,7 +190,13 @@ func truncate(s string, n int) string {
 }
 
 func tryPost(p *Proc, slug string, body []byte) (int, string, error) {
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Post(p.URL+"/api/hooks/"+slug, "application/json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, p.URL+"/api/hooks/"+slug, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	p.Authorize(req)
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
 	if err != nil {
 		return 0, "", err
 	}

@@ -139,6 +139,8 @@ func Session(spec SessionSpec) []Event {
 type Client struct {
 	BaseURL string
 	HTTP    *http.Client
+	// Token, when set, is sent as the bearer token (the worker's secret).
+	Token string
 	// Path maps an event to the request path; nil uses mneme's native
 	// /api/hooks/<slug>.
 	Path func(ev Event) string
@@ -168,6 +170,9 @@ func (c *Client) Post(ctx context.Context, ev Event) (int, time.Duration, error)
 		return 0, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
 	begin := time.Now()
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

@@ -55,7 +55,7 @@ func startWorker(t testing.TB, dataDir string, env ...string) *Proc {
 // restart starts a new worker process on the same port and data directory.
 func restart(t testing.TB, old *Proc) *Proc {
 	t.Helper()
-	p := &Proc{Bin: old.Bin, DataDir: old.DataDir, Port: old.Port, URL: old.URL, Env: old.Env, log: &lockedBuffer{}}
+	p := &Proc{Bin: old.Bin, DataDir: old.DataDir, Port: old.Port, URL: old.URL, Env: old.Env, Token: old.Token, log: &lockedBuffer{}}
 	if _, err := p.Start(20 * time.Second); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +70,9 @@ type Proc struct {
 	Port    int
 	URL     string
 	Env     []string // extra environment, KEY=VALUE
+	// Token is the worker's secret (given as MNEME_TOKEN): requests over
+	// TCP send it as the bearer token (Authorize, NewClient).
+	Token string
 
 	cmd  *exec.Cmd
 	log  *lockedBuffer
@@ -80,7 +85,33 @@ func NewProc(bin, dataDir string) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proc{Bin: bin, DataDir: dataDir, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port), log: &lockedBuffer{}}, nil
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	return &Proc{Bin: bin, DataDir: dataDir, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port), Token: hex.EncodeToString(b[:]), log: &lockedBuffer{}}, nil
+}
+
+// Authorize adds the worker's secret to req, as every request over TCP
+// must carry it.
+func (p *Proc) Authorize(req *http.Request) { req.Header.Set("Authorization", "Bearer "+p.Token) }
+
+// Get fetches path from the worker with its secret.
+func (p *Proc) Get(path string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, p.URL+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.Authorize(req)
+	return http.DefaultClient.Do(req)
+}
+
+// NewClient is a load client for this worker (see the package's
+// NewClient) that sends its secret.
+func (p *Proc) NewClient(timeout time.Duration) *Client {
+	c := NewClient(p.URL, timeout)
+	c.Token = p.Token
+	return c
 }
 
 // Start launches the worker and waits until /api/health answers 200. It
@@ -88,7 +119,7 @@ func NewProc(bin, dataDir string) (*Proc, error) {
 func (p *Proc) Start(timeout time.Duration) (time.Duration, error) {
 	begin := time.Now()
 	p.cmd = exec.Command(p.Bin, "--port", strconv.Itoa(p.Port), "--data-dir", p.DataDir, "serve")
-	p.cmd.Env = append(os.Environ(), p.Env...)
+	p.cmd.Env = append(append(os.Environ(), p.Env...), "MNEME_TOKEN="+p.Token)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		return 0, err
@@ -172,7 +203,12 @@ type Health struct {
 func (p *Proc) Health() (Health, error) {
 	var h Health
 	client := &http.Client{Timeout: 2 * time.Second}
-	resp, err := client.Get(p.URL + "/api/health")
+	req, err := http.NewRequest(http.MethodGet, p.URL+"/api/health", nil)
+	if err != nil {
+		return h, err
+	}
+	p.Authorize(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return h, err
 	}

@@ -53,7 +53,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	// A raw SSE reader for the whole session.
 	var sse lockedBuffer
 	streamDone := make(chan struct{})
-	resp, err := http.Get(p.URL + "/stream")
+	resp, err := p.Get("/stream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	}
 	// The same events straight to the ingest route too (Claude Code's
 	// http hooks skip the edge stripping of `mneme hook`).
-	c := NewClient(p.URL, 10*time.Second)
+	c := p.NewClient(10 * time.Second)
 	for _, ev := range events {
 		body := bytes.ReplaceAll(ev.Body, []byte(sid), []byte(sid+"-http"))
 		if st, _, err := c.Post(t.Context(), Event{Slug: ev.Slug, Body: body}); err != nil || st != 200 {
@@ -141,7 +141,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		} `json:"items"`
 	}
 	get := func(path string) (int, []byte) {
-		resp, err := http.Get(p.URL + path)
+		resp, err := p.Get(path)
 		if err != nil {
 			t.Fatal(err)
 		}

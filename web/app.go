@@ -15,6 +15,7 @@ import (
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/web/auth"
 )
 
 // DefaultBodyLimit caps request bodies (2 MiB).
@@ -25,8 +26,11 @@ type Config struct {
 	// Port is the port the worker listens on; the Host check allows only
 	// loopback names with this port.
 	Port int
-	// Token, when set, is required as a bearer token on every request.
-	Token string
+	// Secret is the worker's secret (<data>/secret or MNEME_TOKEN). Every
+	// request over TCP must carry it, or the login cookie derived from it
+	// (see authenticate); requests over the unix socket are the owner's.
+	// It must not be empty.
+	Secret string
 	// Dev serves static files from disk.
 	Dev bool
 	// BodyLimit caps request bodies; 0 means DefaultBodyLimit.
@@ -55,10 +59,11 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 	})
 	app.Use(recover.New())
 	app.Use(securityHeaders)
-	app.Use(checkHost(cfg.Port))
-	if cfg.Token != "" {
-		app.Use(requireToken(cfg.Token))
+	if h.Auth == nil {
+		h.Auth = auth.New(cfg.Secret) // panics on an empty secret
 	}
+	app.Use(checkHost(cfg.Port))
+	app.Use(authenticate(h))
 	app.Use(checkOrigin(cfg.Port))
 	app.Use(csrfProtection())
 	routes(app, cfg, h)

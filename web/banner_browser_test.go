@@ -62,6 +62,7 @@ func TestBrowserStatusBanner(t *testing.T) {
 	go srv.Watch(ctx, 100*time.Millisecond) // what `mneme serve` runs every 5 s
 
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/sessions"), chromedp.WaitVisible(chromedp.CSS(".sessions-table")))
 	if got := eval[string](t, b, bannerText); got != "" {
 		t.Fatalf("a banner while all is well: %q", got)

@@ -156,6 +156,7 @@ func TestBrowserLiveFeed(t *testing.T) {
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/"))
 	b.waitFor(t, "the live state", liveState+` === "live"`, 10*time.Second)
 	// Marks this document: a reload would lose it.
@@ -222,6 +223,7 @@ func TestBrowserReconnect(t *testing.T) {
 	srv.SeedFixture(t)
 	port := srv.Port
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/"))
 	b.waitFor(t, "the live state", liveState+` === "live"`, 10*time.Second)
 	b.do(t, chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`))
@@ -257,6 +259,7 @@ func TestBrowserSearchAndSession(t *testing.T) {
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t,
 		chromedp.Navigate(srv.URL+"/search"),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="q"]`)),
@@ -306,6 +309,7 @@ func TestBrowserLoadMoreAndTheme(t *testing.T) {
 		srv.Hook(t, "post-tool-use", bashCall("many", fmt.Sprintf("toolu_%02d", i), fmt.Sprintf("echo row-%02d", i), "ok"))
 	}
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#load-more a")))
 	if n := eval[int](t, b, `document.querySelectorAll("#feed > .row").length`); n != 50 {
 		t.Fatalf("first page has %d rows, want 50", n)
@@ -339,6 +343,7 @@ func TestBrowserFilteredLiveFeed(t *testing.T) {
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/?failures=1"))
 	b.waitFor(t, "the live state", liveState+` === "live"`, 10*time.Second)
 	srv.Hook(t, "post-tool-use", bashCall("filtered", "toolu_f1", "echo filtered-success", "ok"))
@@ -351,4 +356,11 @@ func TestBrowserFilteredLiveFeed(t *testing.T) {
 	if n := eval[int](t, b, `document.querySelectorAll("#feed > .row:not(.row-fail)").length`); n != 0 {
 		t.Errorf("%d rows that are not failures", n)
 	}
+}
+
+// login logs the browser in to srv through a one-time login link, as
+// `mneme open` does: the login cookie then goes with every page.
+func (b *browser) login(t *testing.T, srv *testutil.Server) {
+	t.Helper()
+	b.do(t, chromedp.Navigate(srv.LoginURL(t, "")), chromedp.WaitReady("body"))
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/subtle"
 	"net"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/csrf"
 
 	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/web/auth"
 )
 
 // loopbackHost reports whether a Host header names this worker on loopback:
@@ -32,9 +32,16 @@ func loopbackHost(host string, port int) bool {
 	return false
 }
 
+// viaSocket reports whether the request came over the worker's unix
+// socket: only this user can connect to it (mode 0600 and the peer's uid,
+// worker.OwnerOnly), so it is the owner and needs no credentials.
+func viaSocket(c *fiber.Ctx) bool {
+	return c.Context().LocalAddr().Network() == "unix"
+}
+
 func checkHost(port int) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if port == 0 || loopbackHost(string(c.Request().Host()), port) {
+		if viaSocket(c) || port == 0 || loopbackHost(string(c.Request().Host()), port) {
 			return c.Next()
 		}
 		return fiber.NewError(fiber.StatusForbidden, "forbidden host: mneme answers only to localhost, 127.0.0.1 or [::1] on its own port")
@@ -67,15 +74,40 @@ func checkOrigin(port int) fiber.Handler {
 	}
 }
 
-func requireToken(token string) fiber.Handler {
-	want := []byte("Bearer " + token)
+// authenticate records how each request proved who it is (auth.Level) and
+// lets through over TCP only those with the secret or the login cookie,
+// and, without credentials, only the login page, static files and GET
+// /api/health (which then says no more than service and status). Requests
+// over the unix socket are the owner's. A stranger asking for a page gets
+// the login page (401); the API and the stream answer JSON 401.
+func authenticate(h *handlers.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		got := []byte(c.Get(fiber.HeaderAuthorization))
-		if subtle.ConstantTimeCompare(got, want) == 1 {
+		if viaSocket(c) {
+			auth.SetLevel(c, auth.Owner)
 			return c.Next()
 		}
-		return fiber.NewError(fiber.StatusUnauthorized, "missing or wrong bearer token (MNEME_TOKEN)")
+		level := h.Auth.Identify(c)
+		auth.SetLevel(c, level)
+		if level != auth.None || publicPath(c) {
+			return c.Next()
+		}
+		if c.Method() == fiber.MethodGet && wantsHTML(c) {
+			return h.RenderLogin(c, fiber.StatusUnauthorized, "You are not logged in.", c.OriginalURL())
+		}
+		return fiber.NewError(fiber.StatusUnauthorized, "authentication required: send the worker's secret as Authorization: Bearer (the file secret in mneme's data directory, or MNEME_TOKEN), or log in with `mneme open`")
 	}
+}
+
+// publicPath is what a request without credentials may reach.
+func publicPath(c *fiber.Ctx) bool {
+	p := c.Path()
+	switch {
+	case p == "/login", strings.HasPrefix(p, "/static/"):
+		return true
+	case p == "/api/health":
+		return c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
+	}
+	return false
 }
 
 // contentSecurityPolicy allows only our own scripts and styles: no inline
@@ -149,6 +181,11 @@ func skipCSRF(c *fiber.Ctx) bool {
 	}
 	if strings.HasPrefix(p, "/settings") {
 		return false
+	}
+	if p == "/login" {
+		// The login form has its own double-submit token
+		// (handlers.Login): it is shown before this middleware runs.
+		return true
 	}
 	return !fromBrowser(c)
 }

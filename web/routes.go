@@ -9,6 +9,12 @@ import (
 // routes registers every route of the worker: the whole URL space in one
 // place.
 func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
+	// Logging in: the login page, one-time links (`mneme open`) and the
+	// pasted secret; links are made over the socket or with the secret.
+	app.Get("/login", h.ShowLogin)
+	app.Post("/login", h.Login)
+	app.Post("/api/login-links", h.CreateLoginLink)
+
 	// Native ingest: Claude Code's hook JSON in, the hook's answer out.
 	app.Post("/api/hooks/:event", h.IngestHook)
 

@@ -37,6 +37,7 @@ func TestScreenshots(t *testing.T) {
 		{"settings", "/settings", "main form"},
 	}
 	b := newBrowser(t, 1280, 800)
+	b.login(t, srv)
 	for _, theme := range []string{"light", "dark"} {
 		b.do(t,
 			chromedp.Navigate(srv.URL+"/"),

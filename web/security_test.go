@@ -1,19 +1,16 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/internal/worker"
 )
 
 // raw sends one request with full control of Host and headers.
@@ -61,12 +58,12 @@ func TestHostCheck(t *testing.T) {
 		{"localhost.evil.example:" + port, 403}, // suffix trick
 	}
 	for _, tt := range tests {
-		if got, _, body := raw(t, nil, "GET", srv.URL+"/api/health", tt.host, nil, ""); got != tt.want {
+		if got, _, body := raw(t, srv.Client(), "GET", srv.URL+"/api/health", tt.host, nil, ""); got != tt.want {
 			t.Errorf("Host %q: %d %s, want %d", tt.host, got, body, tt.want)
 		}
 	}
 	// A forged Host cannot ingest either.
-	if got, _, _ := raw(t, nil, "POST", srv.URL+"/api/hooks/user-prompt-submit", "evil.example:"+port,
+	if got, _, _ := raw(t, srv.Client(), "POST", srv.URL+"/api/hooks/user-prompt-submit", "evil.example:"+port,
 		map[string]string{"Content-Type": "application/json"}, fmt.Sprintf(hookBody, "rebind", "r1")); got != 403 {
 		t.Errorf("forged Host ingest: %d", got)
 	}
@@ -93,7 +90,7 @@ func TestOriginCheck(t *testing.T) {
 	}
 	for i, tt := range tests {
 		id := fmt.Sprintf("o%d", i)
-		got, _, body := raw(t, nil, "POST", srv.URL+"/api/hooks/user-prompt-submit", "", tt.header, fmt.Sprintf(hookBody, id, id))
+		got, _, body := raw(t, srv.Client(), "POST", srv.URL+"/api/hooks/user-prompt-submit", "", tt.header, fmt.Sprintf(hookBody, id, id))
 		if got != tt.want {
 			t.Errorf("%s: %d %s, want %d", tt.name, got, body, tt.want)
 		}
@@ -108,7 +105,7 @@ func TestOriginCheck(t *testing.T) {
 	}
 	// PUT and DELETE are state-changing too.
 	for _, m := range []string{"PUT", "DELETE"} {
-		if got, _, _ := raw(t, nil, m, srv.URL+"/api/settings", "", with("Origin", "https://evil.example"), `{}`); got != 403 {
+		if got, _, _ := raw(t, srv.Client(), m, srv.URL+"/api/settings", "", with("Origin", "https://evil.example"), `{}`); got != 403 {
 			t.Errorf("cross-origin %s: %d", m, got)
 		}
 	}
@@ -118,8 +115,7 @@ func TestOriginCheck(t *testing.T) {
 // from the page's <meta name="csrf-token">.
 func csrfClient(t *testing.T, srv *testutil.Server) (*http.Client, string) {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := srv.LoggedIn(t)
 	status, h, body := raw(t, c, "GET", srv.URL+"/settings", "", nil, "")
 	if status != 200 {
 		t.Fatalf("GET /settings: %d", status)
@@ -152,7 +148,7 @@ func TestCSRF(t *testing.T) {
 		t.Fatalf("form with a wrong token: %d", got)
 	}
 	// The token without the cookie (another browser) is refused too.
-	if got, _, _ := raw(t, nil, "POST", srv.URL+"/settings", "", origin, "_csrf="+tok+"&"+form.Encode()); got != 403 {
+	if got, _, _ := raw(t, srv.Client(), "POST", srv.URL+"/settings", "", origin, "_csrf="+tok+"&"+form.Encode()); got != 403 {
 		t.Fatalf("token without its cookie: %d", got)
 	}
 	if st := srv.Capture.Policy().Settings; st.Injection.MaxInjectTokens != 2000 {
@@ -179,7 +175,7 @@ func TestCSRF(t *testing.T) {
 		t.Fatalf("browser PUT with token header: %d %s", got, body)
 	}
 	// curl / the CLI (no cookie, no Origin) needs no token.
-	if got, _, body := raw(t, nil, "PUT", srv.URL+"/api/settings", "", map[string]string{"Content-Type": "application/json"}, `{"injection":{"maxInjectTokens":900}}`); got != 200 {
+	if got, _, body := raw(t, srv.Client(), "PUT", srv.URL+"/api/settings", "", map[string]string{"Content-Type": "application/json"}, `{"injection":{"maxInjectTokens":900}}`); got != 200 {
 		t.Fatalf("CLI PUT: %d %s", got, body)
 	}
 	if st := srv.Capture.Policy().Settings; st.Injection.MaxInjectTokens != 900 {
@@ -227,7 +223,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	srv := testutil.NewServer(t)
 	const key = "sk-ant-api03-THIS-IS-A-SECRET-KEY-0123456789abcdef"
 	put := func(body string) (int, string) {
-		got, _, b := raw(t, nil, "PUT", srv.URL+"/api/settings", "", map[string]string{"Content-Type": "application/json"}, body)
+		got, _, b := raw(t, srv.Client(), "PUT", srv.URL+"/api/settings", "", map[string]string{"Content-Type": "application/json"}, body)
 		return got, b
 	}
 	if got, body := put(`{"summarizer":{"kind":"anthropic-api","apiKey":"` + key + `"}}`); got != 200 || strings.Contains(body, key) {
@@ -288,7 +284,7 @@ func TestNoCORSAndSecurityHeaders(t *testing.T) {
 	for _, tc := range []struct{ method, path string }{
 		{"GET", "/api/settings"}, {"GET", "/settings"}, {"OPTIONS", "/api/settings"}, {"GET", "/api/health"},
 	} {
-		_, h, _ := raw(t, nil, tc.method, srv.URL+tc.path, "", map[string]string{
+		_, h, _ := raw(t, srv.Client(), tc.method, srv.URL+tc.path, "", map[string]string{
 			"Origin": "https://evil.example", "Access-Control-Request-Method": "PUT"}, "")
 		if v := h.Get("Access-Control-Allow-Origin"); v != "" {
 			t.Errorf("%s %s: Access-Control-Allow-Origin %q", tc.method, tc.path, v)
@@ -305,35 +301,5 @@ func TestNoCORSAndSecurityHeaders(t *testing.T) {
 		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") == "" || h.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("%s %s: headers %v", tc.method, tc.path, h)
 		}
-	}
-}
-
-// TestBearerToken: with MNEME_TOKEN set (what a non-loopback bind needs),
-// every route requires it, hooks included.
-func TestBearerToken(t *testing.T) {
-	w, err := worker.New(context.Background(), worker.Options{DataDir: t.TempDir(), Token: "s3cret-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Shutdown(0)
-	for _, path := range []string{"/api/health", "/api/settings", "/settings", "/stream"} {
-		req, _ := http.NewRequest("GET", path, nil)
-		resp, err := w.App.Test(req, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != 401 {
-			t.Errorf("GET %s without token: %d", path, resp.StatusCode)
-		}
-	}
-	req, _ := http.NewRequest("POST", "/api/hooks/user-prompt-submit", strings.NewReader(fmt.Sprintf(hookBody, "x", "x")))
-	req.Header.Set("Content-Type", "application/json")
-	if resp, _ := w.App.Test(req, -1); resp.StatusCode != 401 {
-		t.Errorf("hook without token: %d", resp.StatusCode)
-	}
-	req, _ = http.NewRequest("GET", "/api/settings", nil)
-	req.Header.Set("Authorization", "Bearer s3cret-token")
-	if resp, _ := w.App.Test(req, -1); resp.StatusCode != 200 {
-		t.Errorf("with token: %d", resp.StatusCode)
 	}
 }

@@ -31,8 +31,9 @@ import (
 
 // system is one memory worker under test.
 type system struct {
-	name string
-	url  string
+	token string // the worker's secret, sent as the bearer token (mneme)
+	name  string
+	url   string
 	// start launches the worker and returns a stop function.
 	start func() (stop func(), err error)
 	// hook returns the command Claude Code would run for an event
@@ -126,13 +127,13 @@ func run(s *system, hookRuns, sessionRuns, events, clients, starts int) *result 
 	}
 	defer stop()
 	time.Sleep(time.Second)
-	r.idleRSS = rssOfListener(s.url)
+	r.idleRSS = rssOfListener(s.url, s.token)
 
 	// Hook round trip: the system's own hook command, spawn to exit.
 	evs := soak.Session(soak.SessionSpec{SessionID: "cmp-hook-" + s.name, Cwd: "/home/dev/projects/compare", Events: 2*hookRuns + 10})
 	var hookLat, hookCPU []time.Duration
 	c := soak.NewClient(s.url, 30*time.Second)
-	c.Path, c.HTTP.Timeout = s.ingestPath, 30*time.Second
+	c.Path, c.HTTP.Timeout, c.Token = s.ingestPath, 30*time.Second, s.token
 	if s.prepare != nil {
 		s.prepare(c, []string{"cmp-hook-" + s.name})
 	}
@@ -181,7 +182,7 @@ func run(s *system, hookRuns, sessionRuns, events, clients, starts int) *result 
 	}
 	r.ingest = soak.Summarize(lat)
 	r.throughput = float64(ok) / elapsed.Seconds()
-	r.loadedRSS = rssOfListener(s.url)
+	r.loadedRSS = rssOfListener(s.url, s.token)
 
 	// SessionStart on the project just filled: the hook that carries the
 	// context, in a new session each time.
@@ -322,8 +323,15 @@ func loadavg() string {
 
 // rssOfListener finds the process listening on url's port through
 // /api/health's pid (both systems report it) and reads its RSS.
-func rssOfListener(url string) int64 {
-	resp, err := http.Get(url + "/api/health")
+func rssOfListener(url, token string) int64 {
+	req, err := http.NewRequest(http.MethodGet, url+"/api/health", nil)
+	if err != nil {
+		return 0
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token) // mneme's pid is for its owner only
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0
 	}
@@ -363,6 +371,7 @@ func newMneme(bin string) *system {
 			return nil, err
 		}
 		p.Port, p.URL = port, s.url
+		s.token = p.Token
 		if _, err := p.Start(30 * time.Second); err != nil {
 			return nil, err
 		}
@@ -377,7 +386,7 @@ func newMneme(bin string) *system {
 	s.ingestBody = func(ev soak.Event) []byte { return ev.Body }
 	s.readable = func(toolUseID string) (bool, error) {
 		// The newest observations, like claude-mem's /api/tool-uses.
-		b, err := getBody(s.url + "/api/observations?limit=20")
+		b, err := getBody(s.url+"/api/observations?limit=20", s.token)
 		return bytes.Contains(b, []byte(`"`+toolUseID+`"`)), err
 	}
 	return s
@@ -464,14 +473,21 @@ func newClaudeMem(cache string) (*system, error) {
 		return nil
 	}
 	s.readable = func(toolUseID string) (bool, error) {
-		b, err := getBody(s.url + "/api/tool-uses?limit=20")
+		b, err := getBody(s.url+"/api/tool-uses?limit=20", "")
 		return bytes.Contains(b, []byte(`"`+toolUseID+`"`)), err
 	}
 	return s, nil
 }
 
-func getBody(url string) ([]byte, error) {
-	resp, err := http.Get(url)
+func getBody(url, token string) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +496,7 @@ func getBody(url string) ([]byte, error) {
 }
 
 func getJSON(url string, v any) error {
-	b, err := getBody(url)
+	b, err := getBody(url, "")
 	if err != nil {
 		return err
 	}

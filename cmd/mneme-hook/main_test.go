@@ -75,7 +75,7 @@ func TestCommandLine(t *testing.T) {
 	t.Setenv(edge.EnvDebug, "")
 	t.Setenv(edge.EnvSummarizer, "")
 	srv := testutil.NewServer(t)
-	dir := t.TempDir()
+	dir := srv.DataDir
 	port := strconv.Itoa(srv.Port)
 	t.Setenv(edge.EnvPort, "1") // flags win over the environment
 	t.Setenv(edge.EnvDataDir, filepath.Join(dir, "from-env"))
@@ -133,7 +133,7 @@ func TestSummarizerRunRecordsNothing(t *testing.T) {
 			Event string `json:"hook_event_name"`
 		}
 		json.Unmarshal(raw, &head)
-		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", t.TempDir(), edge.EventSlug(head.Event))
+		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, edge.EventSlug(head.Event))
 		if code != 0 || strings.TrimSpace(out) != edge.ContinueJSON {
 			t.Fatalf("exit %d, stdout %q", code, out)
 		}

@@ -142,7 +142,7 @@ func benchPostToolUseUp(b *testing.B, full bool) {
 	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	srv := testutil.NewServer(b)
-	env := binEnv(b.TempDir(), srv.Port)
+	env := binEnv(srv.DataDir, srv.Port)
 	session := fmt.Sprintf("bench-up-%d", time.Now().UnixNano())
 	srv.Hook(b, "user-prompt-submit", promptEvent(session))
 	b.ResetTimer()
@@ -202,7 +202,7 @@ func BenchmarkHookSessionStart(b *testing.B) {
 	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	srv := testutil.NewServer(b)
-	env := binEnv(b.TempDir(), srv.Port)
+	env := binEnv(srv.DataDir, srv.Port)
 	// Some history so the context is not empty.
 	for i := 0; i < 50; i++ {
 		srv.Hook(b, "post-tool-use", toolEvent("history", i))

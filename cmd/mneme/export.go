@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -66,22 +65,17 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 }
 
 func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
-	req, err := http.NewRequest(http.MethodGet, g.baseURL()+path, nil)
+	r := g.remote()
+	req, err := http.NewRequest(http.MethodGet, r.base+path, nil)
 	if err != nil {
 		return err
 	}
-	if tok := os.Getenv("MNEME_TOKEN"); tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
+	r.authorize(req)
 	// No overall timeout: a large report streams for as long as it takes;
-	// connecting and the first byte are bounded.
-	client := &http.Client{Transport: &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
-		ResponseHeaderTimeout: 30 * time.Second,
-	}}
-	resp, err := client.Do(req)
+	// connecting and the first byte are bounded (remote's transport).
+	resp, err := r.client(0).Do(req)
 	if err != nil {
-		return fmt.Errorf("the mneme worker is not reachable on port %d (start it with `mneme serve`): %w", g.port, err)
+		return fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

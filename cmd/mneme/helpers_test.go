@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
 )
 
 // builtBins holds the binaries built once per test run.
@@ -132,10 +133,12 @@ func runBin(tb testing.TB, bin string, env []string, stdin []byte, args ...strin
 	return o.Bytes(), e.Bytes(), 0
 }
 
-// healthPID asks the worker on port for its pid; 0 when none answers.
-func healthPID(port int) int {
-	c := &http.Client{Timeout: 500 * time.Millisecond}
-	resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/api/health")
+// healthPID asks the worker of dataDir, over its socket, for its pid; 0
+// when none answers.
+func healthPID(dataDir string) int {
+	c := socketClient(edge.SocketPath(dataDir))
+	c.Timeout = 500 * time.Millisecond
+	resp, err := c.Get(socketBase + "/api/health")
 	if err != nil {
 		return 0
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -52,7 +53,7 @@ func TestHookWorkerUp(t *testing.T) {
 	t.Setenv("MNEME_NO_AUTOSTART", "1")
 	t.Setenv("MNEME_DEBUG", "")
 	srv := testutil.NewServer(t)
-	dir := t.TempDir()
+	dir := srv.DataDir
 	for _, raw := range testutil.FixtureEvents(t) {
 		out := runHook(t, srv.Port, dir, fixtureSlug(t, raw), raw)
 		var o hooks.Output
@@ -178,10 +179,9 @@ func TestHookGarbageStdin(t *testing.T) {
 		"wrong ids": []byte(`{"session_id":{"a":1}}`),
 	}
 	for name, in := range inputs {
-		for _, port := range []int{srv.Port, freePort(t)} {
-			t.Run(fmt.Sprintf("%s/port-%d", name, port), func(t *testing.T) {
-				dir := t.TempDir()
-				out := runHook(t, port, dir, "post-tool-use", in)
+		for _, dir := range []string{srv.DataDir, t.TempDir()} {
+			t.Run(fmt.Sprintf("%s/up-%t", name, dir == srv.DataDir), func(t *testing.T) {
+				out := runHook(t, srv.Port, dir, "post-tool-use", in)
 				if string(out) != hooks.ContinueJSON {
 					t.Errorf("answer %s", out)
 				}
@@ -189,7 +189,7 @@ func TestHookGarbageStdin(t *testing.T) {
 		}
 	}
 	// An unknown event name is not an error for Claude Code either.
-	if out := runHook(t, srv.Port, t.TempDir(), "pre-compact", []byte(`{"session_id":"x"}`)); string(out) != hooks.ContinueJSON {
+	if out := runHook(t, srv.Port, srv.DataDir, "pre-compact", []byte(`{"session_id":"x"}`)); string(out) != hooks.ContinueJSON {
 		t.Errorf("unknown event: %s", out)
 	}
 	if c, _ := srv.Store.Counts(t.Context()); c.Sessions != 0 {
@@ -220,7 +220,7 @@ func TestHookBinary(t *testing.T) {
 	for _, r := range hookRunners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			srv := testutil.NewServer(t)
-			env := binEnv(t.TempDir(), srv.Port, "MNEME_NO_AUTOSTART=1")
+			env := binEnv(srv.DataDir, srv.Port, "MNEME_NO_AUTOSTART=1")
 			events := testutil.FixtureEvents(t)
 			for _, raw := range events {
 				stdout, stderr, code := runBin(t, r.bin, env, raw, r.args(fixtureSlug(t, raw))...)
@@ -258,9 +258,9 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	port := freePort(t)
 	env := binEnv(dir, port)
 	t.Cleanup(func() {
-		if pid := healthPID(port); pid > 0 {
+		if pid := healthPID(dir); pid > 0 {
 			syscall.Kill(pid, syscall.SIGTERM)
-			for i := 0; i < 100 && healthPID(port) > 0; i++ {
+			for i := 0; i < 100 && healthPID(dir) > 0; i++ {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
@@ -271,9 +271,9 @@ func testAutoStart(t *testing.T, r hookRunner) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	checkHookOutput(t, stdout)
-	pid := healthPID(port)
+	pid := healthPID(dir)
 	if pid <= 0 {
-		t.Fatalf("no worker answers on port %d after the hook", port)
+		t.Fatalf("no worker answers on the socket of %s after the hook", dir)
 	}
 	if pid == os.Getpid() {
 		t.Fatal("the worker must be a separate process")
@@ -285,7 +285,11 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	if sid := procSession(t, pid); sid != pid {
 		t.Errorf("worker pid %d runs in session %d, want its own", pid, sid)
 	}
-	srv := testutil.Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port}
+	secret, err := edge.ReadSecretFile(filepath.Join(dir, edge.SecretFile))
+	if err != nil {
+		t.Fatalf("the worker made no usable secret file: %v", err)
+	}
+	srv := testutil.Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, Secret: secret}
 	var page struct {
 		Items []struct {
 			ClaudeSessionID string `json:"claudeSessionId"`
@@ -301,7 +305,7 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	}
 	// A second hook reuses the running worker.
 	runBin(t, r.bin, env, []byte(`{"session_id":"autostart","prompt_id":"p","prompt":"hello"}`), r.args("user-prompt-submit")...)
-	if healthPID(port) != pid {
+	if healthPID(dir) != pid {
 		t.Error("a second hook must not start another worker")
 	}
 }

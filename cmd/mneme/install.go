@@ -91,7 +91,7 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			if backup != "" {
 				fmt.Fprintf(out, "Backup of the previous file: %s\n", backup)
 			}
-			fmt.Fprintf(out, "The worker starts by itself on the first hook; the viewer is at %s\n", g.baseURL())
+			fmt.Fprintf(out, "The worker starts by itself on the first hook; the viewer is at %s (`mneme open` logs you in)\n", g.viewerURL())
 			return nil
 		},
 	}

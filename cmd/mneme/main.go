@@ -6,7 +6,6 @@ package main
 import (
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -70,5 +69,3 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 var extraCommands []func(g *globals, code *int) *cobra.Command
 
 func defaultDataDir() string { return edge.DefaultDataDir() }
-
-func (g *globals) baseURL() string { return "http://127.0.0.1:" + strconv.Itoa(g.port) }

@@ -54,7 +54,7 @@ func startServe(b *testing.B, dataDir string) (pid, port int) {
 			cmd.Process.Kill()
 		}
 	})
-	for deadline := time.Now().Add(60 * time.Second); healthPID(port) != cmd.Process.Pid; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); healthPID(dataDir) != cmd.Process.Pid; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("mneme serve did not answer /api/health within 60s")
 		}

@@ -178,19 +178,18 @@ func showCmd(g *globals, code *int) *cobra.Command {
 func apiGet(g *globals, path string) ([]byte, error) { return apiDo(g, http.MethodGet, path, nil) }
 
 func apiDo(g *globals, method, path string, body []byte) ([]byte, error) {
-	req, err := http.NewRequest(method, g.baseURL()+path, bytes.NewReader(body))
+	r := g.remote()
+	req, err := http.NewRequest(method, r.base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if tok := os.Getenv("MNEME_TOKEN"); tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	r.authorize(req)
+	resp, err := r.client(10 * time.Second).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("the mneme worker is not reachable on port %d (start it with `mneme serve`): %w", g.port, err)
+		return nil, fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))

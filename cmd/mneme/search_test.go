@@ -20,7 +20,7 @@ func TestSearchAndShow(t *testing.T) {
 	port := strconv.Itoa(srv.Port)
 	mneme := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := run(append([]string{"--port", port}, args...), strings.NewReader(""), &out, &errOut)
+		code := run(append([]string{"--port", port, "--data-dir", srv.DataDir}, args...), strings.NewReader(""), &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +78,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// A data directory that cannot be written does not stop the worker:
 	// it then logs to stderr only, and serves the database read-only
 	// (worker.New) to say what is wrong.
-	logsErr := os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
+	logsErr := edge.PrepareDataDir(o.DataDir)
+	if logsErr == nil {
+		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
+	}
 	log, closeLog := newLogger(o.Stderr, filepath.Join(o.DataDir, "logs", "mneme.log"))
 	defer closeLog()
 	slog.SetDefault(log)
@@ -84,25 +89,52 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		log.Warn("no log file in the data directory", "err", logsErr)
 	}
 
+	secret, err := workerSecret(o, log)
+	if err != nil {
+		return 1, err
+	}
+
+	// The socket first: it is what the hook and the CLI talk to, and a
+	// worker that already answers on it is this data directory's.
+	sockLn, sockPath, err := worker.ListenSocket(o.DataDir)
+	if err != nil {
+		if errors.Is(err, worker.ErrSocketInUse) {
+			if pid, ok := probeMneme(socketClient(sockPath), "http://mneme"); ok {
+				fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
+				return 0, nil
+			}
+			return 1, fmt.Errorf("something answers on %s, but not as mneme", sockPath)
+		}
+		// Neither the data directory nor the private fallback could
+		// hold the socket: the worker still runs (on TCP) to say what is
+		// wrong, and hooks spool.
+		log.Warn("no socket: hooks and the CLI cannot reach this worker", "err", err)
+		sockLn = nil
+	}
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if sockLn != nil {
+			sockLn.Close()
+		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return 1, fmt.Errorf("listen on %s: %w", addr, err)
 		}
-		if pid, ok := probeMneme(o.Port); ok {
-			fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
-			return 0, nil
-		}
-		return 1, fmt.Errorf("port %d is in use by another program; choose another with --port or MNEME_PORT", o.Port)
+		// Whatever holds the port is not this data directory's worker (that
+		// one would have answered on the socket), and may be another
+		// user's program: it is sent nothing, not even a probe.
+		return 1, fmt.Errorf("port %d is in use by another program (or by a mneme worker of another data directory or another user); choose another with --port or MNEME_PORT", o.Port)
 	}
 
 	w, err := worker.New(ctx, worker.Options{
-		DataDir: o.DataDir, Port: o.Port, Token: o.Token, Dev: o.Dev,
+		DataDir: o.DataDir, Port: o.Port, Secret: secret, Dev: o.Dev,
 		Version: version, Log: log,
 	})
 	if err != nil {
 		ln.Close()
+		if sockLn != nil {
+			sockLn.Close()
+		}
 		return 1, err
 	}
 	app := w.App
@@ -124,9 +156,17 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// viewer's banner) and replay what hooks spooled meanwhile.
 	go w.Watch(ctx, 5*time.Second)
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- app.Listener(ln) }()
-	log.Info("mneme worker listening", "addr", "http://"+addr, "data", o.DataDir, "version", version)
+	if sockLn != nil {
+		go func() { errc <- app.Listener(sockLn) }()
+	}
+	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "version", version)
+	// The viewer's address with a one-time login link (two minutes, once;
+	// `mneme open` makes new ones). Not logged: it is a credential.
+	if tok, _ := w.Handler.Auth.NewLink(); o.Stdout != nil {
+		fmt.Fprintf(o.Stdout, "mneme viewer: http://%s/login?token=%s\n", addr, tok)
+	}
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String())
 	}
@@ -148,6 +188,30 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	return 0, restart
 }
 
+// workerSecret is MNEME_TOKEN (o.Token) or the data directory's secret
+// file, made on first start. A secret file that is there but refused (not
+// ours, open to others) stops the worker; one that cannot be made (a
+// read-only data directory) gives a secret for this run only, so the worker
+// still runs to say what is wrong.
+func workerSecret(o serveOptions, log *slog.Logger) (string, error) {
+	if o.Token != "" {
+		return o.Token, nil
+	}
+	s, err := edge.EnsureSecretFile(o.DataDir)
+	if err == nil {
+		return s, nil
+	}
+	if _, lerr := os.Lstat(filepath.Join(o.DataDir, edge.SecretFile)); lerr == nil {
+		return "", err
+	}
+	log.Warn("no secret file in the data directory: using a secret for this run only", "err", err)
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
 // errRestart asks serveCmd to run this mneme serve again in its place.
 var errRestart = errors.New("restart")
 
@@ -163,10 +227,11 @@ func restartSelf() error {
 	return fmt.Errorf("restart %s: %w", exe, syscall.Exec(exe, os.Args, os.Environ()))
 }
 
-// probeMneme asks whatever listens on port whether it is mneme.
-func probeMneme(port int) (pid int, ok bool) {
-	client := &http.Client{Timeout: time.Second}
-	resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/api/health")
+// probeMneme asks whatever answers at base (through client) whether it is
+// mneme, and its pid when it says (over the socket; over TCP without the
+// secret, health says no more than service and status).
+func probeMneme(client *http.Client, base string) (pid int, ok bool) {
+	resp, err := client.Get(base + "/api/health")
 	if err != nil {
 		return 0, false
 	}

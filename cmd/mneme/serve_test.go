@@ -14,8 +14,7 @@ import (
 func TestServePortTakenByMneme(t *testing.T) {
 	bin, _ := buildBinaries(t)
 	srv := testutil.NewServer(t)
-	dir := t.TempDir()
-	stdout, stderr, code := runBin(t, bin, binEnv(dir, srv.Port), nil, "serve", "--port", strconv.Itoa(srv.Port))
+	stdout, stderr, code := runBin(t, bin, binEnv(srv.DataDir, srv.Port), nil, "serve", "--port", strconv.Itoa(srv.Port))
 	if code != 0 {
 		t.Fatalf("exit %d, want 0: %s", code, stderr)
 	}

@@ -27,17 +27,28 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			} else {
 				fmt.Fprintln(out, "spool:          empty")
 			}
-			client := &http.Client{Timeout: 2 * time.Second}
-			resp, err := client.Get(g.baseURL() + "/api/health")
+			r := g.remote()
+			req, err := http.NewRequest(http.MethodGet, r.base+"/api/health", nil)
 			if err != nil {
-				fmt.Fprintf(out, "worker:         not running on port %d (it starts by itself on the next hook, or run `mneme serve`)\n", g.port)
+				return err
+			}
+			r.authorize(req)
+			resp, err := r.client(2 * time.Second).Do(req)
+			if err != nil {
+				fmt.Fprintf(out, "worker:         not running %s (it starts by itself on the next hook, or run `mneme serve`)\n", r.where)
 				*code = 3
 				return nil
 			}
 			defer resp.Body.Close()
 			var h handlers.Health
 			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
-				fmt.Fprintf(out, "worker:         port %d answers, but not as mneme\n", g.port)
+				fmt.Fprintf(out, "worker:         something answers %s, but not as mneme\n", r.where)
+				*code = 3
+				return nil
+			}
+			if h.PID == 0 {
+				// The health a stranger gets: the secret was not taken.
+				fmt.Fprintf(out, "worker:         %s %s, but refuses MNEME_TOKEN (the secret file in its data directory)\n", h.Status, r.where)
 				*code = 3
 				return nil
 			}
@@ -46,7 +57,11 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
 			}
 			fmt.Fprintf(out, "stored:         %d sessions, %d prompts, %d observations, %d summaries\n", h.Counts.Sessions, h.Counts.Prompts, h.Counts.Observations, h.Counts.Summaries)
-			fmt.Fprintf(out, "viewer:         %s\n", g.baseURL())
+			if r.token == "" {
+				fmt.Fprintf(out, "viewer:         %s (run `mneme open` to log in)\n", g.viewerURL())
+			} else {
+				fmt.Fprintf(out, "viewer:         %s\n", r.base)
+			}
 			return nil
 		},
 	}

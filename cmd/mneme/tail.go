@@ -45,7 +45,7 @@ missed meanwhile.`,
 			ctx, cancel := tailSignals()
 			defer cancel()
 			t := &tailer{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), color: isTTY(cmd.OutOrStdout()), count: count}
-			return t.follow(ctx, g.baseURL(), project, since)
+			return t.follow(ctx, g.remote(), project, since)
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "only this project's events")
@@ -68,16 +68,17 @@ type tailer struct {
 // without retrying when the server closes the stream cleanly (a worker
 // restart), so the loop here resubscribes; the client keeps the last id it
 // saw and sends it as Last-Event-ID, so nothing is missed or repeated.
-func (t *tailer) follow(ctx context.Context, base, project string, since int64) error {
+func (t *tailer) follow(ctx context.Context, r remote, project string, since int64) error {
 	ctx, t.cancel = context.WithCancel(ctx)
 	defer t.cancel()
-	u := base + "/stream"
+	u := r.base + "/stream"
 	if project != "" {
 		u += "?project=" + url.QueryEscape(project)
 	}
 	client := r3sse.NewClient(u)
-	if tok := os.Getenv("MNEME_TOKEN"); tok != "" {
-		client.Headers["Authorization"] = "Bearer " + tok
+	client.Connection = r.client(0)
+	if r.token != "" {
+		client.Headers["Authorization"] = "Bearer " + r.token
 	}
 	if since > 0 {
 		client.LastEventID.Store([]byte(strconv.FormatInt(since, 10)))

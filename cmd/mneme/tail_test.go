@@ -89,7 +89,7 @@ func tailHook(t *testing.T, srv *testutil.Server, slug, session, project string,
 
 func TestTailPrintsEvents(t *testing.T) {
 	srv := testutil.NewServer(t)
-	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--project", "alpha", "--count", "4")
+	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, "--project", "alpha", "--count", "4")
 	waitSubscribed(t, srv, 1)
 	tailHook(t, srv, "user-prompt-submit", "tb", "beta", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "beta is filtered out", "prompt_id": "b1"})
 	tailHook(t, srv, "user-prompt-submit", "ta", "alpha", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "run the tests\nplease", "prompt_id": "a1"})
@@ -126,7 +126,7 @@ func TestTailPrintsEvents(t *testing.T) {
 func TestTailReconnectsAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
 	srv := testutil.NewServerIn(t, dir)
-	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--count", "4")
+	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, "--count", "4")
 	waitSubscribed(t, srv, 1)
 	prompt := func(s *testutil.Server, id, text string) {
 		tailHook(t, s, "user-prompt-submit", "tr", "alpha", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": text, "prompt_id": id})

@@ -24,8 +24,12 @@ const sendLimit = 1800 << 10
 // the edge, posts the event to the worker, starts the worker when it is not
 // running, and spools the event when the worker cannot be reached in time.
 type Client struct {
-	BaseURL string // e.g. http://127.0.0.1:37777
-	Token   string // MNEME_TOKEN, when the worker requires one
+	// DataDir is the worker's data directory: the client reaches the
+	// worker only over its unix socket (DialSocket), never TCP, so
+	// whatever else listens on the worker's port never sees an event.
+	// Over the socket the worker knows its owner by the connection, and
+	// no secret is sent.
+	DataDir string
 	Spool   Spool
 	// Fallback is spooled to when Spool cannot be written (disk full,
 	// read-only data directory); an empty Dir disables it.
@@ -34,7 +38,8 @@ type Client struct {
 	StartWorker func() error
 	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
 	Debug io.Writer
-	HTTP  *http.Client
+
+	httpc *http.Client // dials Socket; made on first use
 
 	contacted      bool // the worker answered during this run
 	fallbackWarned bool // the refusal of the fallback spool was reported
@@ -234,8 +239,7 @@ func (c *Client) start(b Budget) error {
 func (c *Client) Healthy(timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+"/api/health", nil)
-	c.auth(req)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, socketURL+"/api/health", nil)
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return false
@@ -293,12 +297,11 @@ func (c *Client) flush(timeout time.Duration) error {
 func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/api/hooks/"+slug, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, socketURL+"/api/hooks/"+slug, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	c.auth(req)
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, err
@@ -318,30 +321,34 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 	return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
 }
 
-func (c *Client) auth(req *http.Request) {
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-}
+// socketURL is the base of request URLs over the socket; its host is
+// never dialled.
+const socketURL = "http://mneme"
 
 func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
+	if c.httpc == nil {
+		dataDir := c.DataDir
+		dialer := &net.Dialer{Timeout: 200 * time.Millisecond}
+		c.httpc = &http.Client{Transport: &http.Transport{
+			Proxy:             nil, // never send the worker's traffic through a proxy
+			DisableKeepAlives: true,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				if dataDir == "" {
+					return nil, errors.New("no data directory: no worker socket")
+				}
+				return DialSocket(ctx, dialer, dataDir)
+			},
+		}}
 	}
-	return defaultHTTP
+	return c.httpc
 }
 
-var defaultHTTP = &http.Client{Transport: &http.Transport{
-	Proxy:             nil, // never send loopback traffic through a proxy
-	DisableKeepAlives: true,
-	DialContext:       (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext,
-}}
-
-// isConnRefused is true when nothing listens on the port: the worker is not
-// running, so starting it can help. A timeout means a busy worker, and
-// starting another would only cost time.
+// isConnRefused is true when nothing listens on the socket: there is no
+// socket file (ENOENT), or one left behind by a worker that ended
+// (ECONNREFUSED). The worker is not running, so starting it can help. A
+// timeout means a busy worker, and starting another would only cost time.
 func isConnRefused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED)
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
 // Shrink keeps a payload under limit bytes by windowing its longest strings

@@ -76,7 +76,7 @@ const DefaultPort = 37777
 const (
 	EnvPort    = "MNEME_PORT"         // the worker's port
 	EnvDataDir = "MNEME_DATA_DIR"     // the data directory
-	EnvToken   = "MNEME_TOKEN"        // sent as a bearer token when set
+	EnvToken   = "MNEME_TOKEN"        // the worker's secret instead of <data>/secret (see Secret)
 	EnvDebug   = "MNEME_DEBUG"        // diagnostics on stderr
 	EnvNoStart = "MNEME_NO_AUTOSTART" // never start the worker
 )

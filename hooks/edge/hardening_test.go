@@ -154,7 +154,7 @@ func TestHookRefusesPlantedFallbackForReplay(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 			srv := testutil.NewServer(t)
-			c, stderr := newClient(t, srv.Port, t.TempDir())
+			c, stderr := newClient(t, srv.Port, srv.DataDir)
 			landed := plant(t, kind, c.Fallback.Dir)
 			if err := (edge.Spool{Dir: landed}).Append("user-prompt-submit", prompt("injected")); err != nil {
 				t.Fatal(err)
@@ -250,7 +250,7 @@ func TestAutoStartBackoff(t *testing.T) {
 
 	// A worker appears (started by hand): the next hook reaches it, flushes
 	// the spool, and clears the mark.
-	srv := testutil.NewServerAt(t, t.TempDir(), port)
+	srv := testutil.NewServerAt(t, dataDir, port)
 	if out := hook("e7"); out == "" {
 		t.Fatal("no answer")
 	}

@@ -34,12 +34,10 @@ func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) 
 	NewClient(cfg, stderr).Run(slug, stdin, stdout)
 }
 
-// NewClient builds the client for cfg from the environment: MNEME_TOKEN,
-// MNEME_DEBUG (diagnostics to stderr) and MNEME_NO_AUTOSTART.
+// NewClient builds the client for cfg from the environment: MNEME_DEBUG (diagnostics to stderr) and MNEME_NO_AUTOSTART.
 func NewClient(cfg Config, stderr io.Writer) *Client {
 	c := &Client{
-		BaseURL:  "http://127.0.0.1:" + strconv.Itoa(cfg.Port),
-		Token:    os.Getenv(EnvToken),
+		DataDir:  cfg.DataDir,
 		Spool:    Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
 		Fallback: Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
 	}

@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,15 +20,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
-// Server is a worker listening on 127.0.0.1 for the duration of a test.
+// Server is a worker listening on 127.0.0.1 and on its data directory's
+// unix socket for the duration of a test, as `mneme serve` does.
 type Server struct {
 	*worker.Worker
 	URL     string // http://127.0.0.1:<port>
 	Port    int
 	DataDir string
+	// Secret is the worker's secret (<data>/secret): Do sends it as the
+	// bearer token, as a remote client with MNEME_TOKEN does.
+	Secret string
+	// Socket is the unix socket's path (edge.SocketPath(DataDir)).
+	Socket string
 }
 
 // NewServer starts a worker on a random loopback port with its data in a
@@ -50,18 +59,113 @@ func NewServerIn(t testing.TB, dataDir string) *Server {
 func serveOn(t testing.TB, ln net.Listener, dataDir string) *Server {
 	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
-	w, err := worker.New(context.Background(), worker.Options{
-		DataDir: dataDir, Port: port, Version: "test",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	secret, err := edge.Secret(dataDir)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
+	// A data directory that cannot be written has no socket: the worker
+	// runs on TCP only, as `mneme serve` does.
+	sock, sockPath, err := worker.ListenSocket(dataDir)
+	if err != nil {
+		t.Logf("no socket: %v", err)
+		sockPath = ""
+	}
+	w, err := worker.New(context.Background(), worker.Options{
+		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		ln.Close()
+		if sock != nil {
+			sock.Close()
+		}
+		t.Fatal(err)
+	}
 	go w.App.Listener(ln)
-	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir}
+	if sock != nil {
+		go w.App.Listener(sock)
+	}
+	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir, Secret: secret, Socket: sockPath}
 	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
 	return s
+}
+
+// Client is an HTTP client for s that sends the bearer secret with every
+// request (as a remote client with MNEME_TOKEN does) and does not follow
+// redirects.
+func (s *Server) Client() *http.Client {
+	return &http.Client{
+		Transport:     bearer{secret: s.Secret, base: http.DefaultTransport},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+type bearer struct {
+	secret string
+	base   http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	if req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+b.secret)
+	}
+	return b.base.RoundTrip(req)
+}
+
+// SocketClient is an HTTP client that reaches s over its unix socket, as
+// `mneme hook` and the CLI do: the owner, without credentials. URLs are
+// SocketURL + path.
+func (s *Server) SocketClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", s.Socket)
+		},
+	}}
+}
+
+// SocketURL is the base of URLs for SocketClient.
+const SocketURL = "http://mneme"
+
+// LoginURL asks the worker over its socket for a one-time login link (as
+// `mneme open` does) and returns its full URL, going on to next.
+func (s *Server) LoginURL(t testing.TB, next string) string {
+	t.Helper()
+	resp, err := s.SocketClient().Post(SocketURL+"/api/login-links", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var link struct {
+		Path string `json:"path"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&link); err != nil || resp.StatusCode != http.StatusOK || link.Path == "" {
+		t.Fatalf("POST /api/login-links over the socket: %d, %v", resp.StatusCode, err)
+	}
+	u := s.URL + link.Path
+	if next != "" {
+		u += "&next=" + url.QueryEscape(next)
+	}
+	return u
+}
+
+// LoggedIn is a browser-like client: a cookie jar that holds the login
+// cookie, got through a one-time login link (LoginURL). It does not follow
+// redirects.
+func (s *Server) LoggedIn(t testing.TB) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(s.LoginURL(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login link: %d, want 303", resp.StatusCode)
+	}
+	return c
 }
 
 // Post sends body (a []byte, string, or any value marshalled to JSON) to
@@ -101,6 +205,7 @@ func (s *Server) Do(t testing.TB, method, path string, body any, header http.Hea
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("Authorization", "Bearer "+s.Secret)
 	for k, v := range header {
 		req.Header[k] = v
 	}

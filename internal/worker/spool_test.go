@@ -147,7 +147,7 @@ func TestReplayFallbackRacingHooks(t *testing.T) {
 	go srv.Watch(ctx, 5*time.Millisecond)
 
 	post := func(slug string, body []byte) error {
-		resp, err := http.Post(srv.URL+"/api/hooks/"+slug, "application/json", bytes.NewReader(body))
+		resp, err := srv.SocketClient().Post(testutil.SocketURL+"/api/hooks/"+slug, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
 		}

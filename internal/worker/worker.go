@@ -34,8 +34,10 @@ import (
 // Options configure a worker.
 type Options struct {
 	DataDir string
-	Port    int    // for the Host check; 0 disables it (tests on random ports set it)
-	Token   string // MNEME_TOKEN
+	Port    int // for the Host check; 0 disables it (tests on random ports set it)
+	// Secret is required on every TCP request (bearer, header or the login
+	// cookie derived from it): MNEME_TOKEN or <data>/secret.
+	Secret  string
 	Dev     bool
 	Version string
 	Log     *slog.Logger
@@ -149,7 +151,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		Version: opts.Version, Started: time.Now(), Status: opts.Status,
 		AfterSettings: func(models.Settings) { w.Retention.Kick() },
 	}
-	w.App = web.New(web.Config{Port: opts.Port, Token: opts.Token, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
 }
 

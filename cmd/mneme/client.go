@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/hooks/edge"
+)
+
+// EnvURL names a remote worker (reached over TCP with MNEME_TOKEN as its
+// bearer secret) for the CLI commands; unset, they use the data
+// directory's socket.
+const EnvURL = "MNEME_URL"
+
+// socketBase is the URL the CLI uses over the socket: the host part is
+// never dialled.
+const socketBase = "http://mneme"
+
+// socketClient is an HTTP client that reaches the worker through the unix
+// socket at path, never TCP. timeout 0 means none.
+func socketClient(path string) *http.Client {
+	return &http.Client{Timeout: time.Second, Transport: socketTransport(path)}
+}
+
+func socketTransport(path string) *http.Transport {
+	d := &net.Dialer{Timeout: 3 * time.Second}
+	return &http.Transport{
+		Proxy:                 nil,
+		ResponseHeaderTimeout: 30 * time.Second,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, "unix", path)
+		},
+	}
+}
+
+// dataDirTransport reaches the worker of dataDir over its socket, wherever
+// of edge.SocketPaths it listens.
+func dataDirTransport(dataDir string) *http.Transport {
+	d := &net.Dialer{Timeout: 3 * time.Second}
+	return &http.Transport{
+		Proxy:                 nil,
+		ResponseHeaderTimeout: 30 * time.Second,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return edge.DialSocket(ctx, d, dataDir)
+		},
+	}
+}
+
+// remote is how the CLI reaches the worker: over the data directory's
+// socket (the owner needs no secret), or, with MNEME_URL set, over TCP with
+// MNEME_TOKEN as the bearer secret.
+type remote struct {
+	base      string
+	transport *http.Transport
+	token     string
+	where     string // for messages: "on /path/mneme.sock" or "at URL"
+}
+
+// remote is where the CLI commands find the worker.
+func (g *globals) remote() remote {
+	if u := strings.TrimRight(os.Getenv(EnvURL), "/"); u != "" {
+		return remote{
+			base: u, token: os.Getenv(edge.EnvToken), where: "at " + u,
+			transport: &http.Transport{
+				Proxy:                 http.ProxyFromEnvironment,
+				DialContext:           (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
+				ResponseHeaderTimeout: 30 * time.Second,
+			},
+		}
+	}
+	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + edge.SocketPath(g.dataDir)}
+}
+
+// client is an HTTP client for r with an overall timeout (0: none).
+func (r remote) client(timeout time.Duration) *http.Client {
+	return &http.Client{Transport: r.transport, Timeout: timeout}
+}
+
+// authorize adds the bearer secret when r is a remote worker.
+func (r remote) authorize(req *http.Request) {
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+}
+
+// viewerURL is the viewer's address on this machine's loopback port.
+func (g *globals) viewerURL() string { return "http://127.0.0.1:" + strconv.Itoa(g.port) }

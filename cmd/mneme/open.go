@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/hooks/edge"
+)
+
+func init() { extraCommands = append(extraCommands, openCmd) }
+
+// openCmd is `mneme open`: the viewer, logged in, through a one-time link
+// asked for over the socket (starting the worker first if none runs).
+func openCmd(g *globals, _ *int) *cobra.Command {
+	var printOnly bool
+	cmd := &cobra.Command{
+		Use:   "open",
+		Short: "Open the viewer in the browser, logged in (a one-time link)",
+		Long: `Ask the worker, over its socket, for a one-time login link (valid for two
+minutes, once) and open it with xdg-open (open on macOS). The browser then
+keeps a login cookie. The worker is started first when none runs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			u, err := loginLink(g)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), u)
+			if printOnly {
+				return nil
+			}
+			opener := "xdg-open"
+			if runtime.GOOS == "darwin" {
+				opener = "open"
+			}
+			c := exec.Command(opener, u)
+			if err := c.Start(); err != nil {
+				return fmt.Errorf("%s: %w (open the link above by hand)", opener, err)
+			}
+			go c.Wait()
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&printOnly, "print", false, "only print the link")
+	return cmd
+}
+
+// loginLink asks the worker for a one-time login link and returns its URL.
+func loginLink(g *globals) (string, error) {
+	r := g.remote()
+	link, err := requestLink(r)
+	if err != nil && r.token == "" && (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
+		// No worker: start one, as the hook does, and wait for it.
+		self, serr := edge.Self()
+		if serr != nil {
+			return "", serr
+		}
+		if serr := edge.StartWorker(self, g.port, g.dataDir); serr != nil {
+			return "", fmt.Errorf("start the worker: %w", serr)
+		}
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if link, err = requestLink(r); err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("no login link from the worker %s: %w", r.where, err)
+	}
+	base := g.viewerURL()
+	if r.token != "" {
+		base = r.base
+	}
+	return base + link.Path, nil
+}
+
+func requestLink(r remote) (handlers.LoginLink, error) {
+	var link handlers.LoginLink
+	req, err := http.NewRequest(http.MethodPost, r.base+"/api/login-links", nil)
+	if err != nil {
+		return link, err
+	}
+	r.authorize(req)
+	resp, err := r.client(5 * time.Second).Do(req)
+	if err != nil {
+		return link, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK {
+		return link, fmt.Errorf("worker answered %d: %s", resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, &link); err != nil || link.Path == "" {
+		return link, fmt.Errorf("unexpected answer: %s", body)
+	}
+	return link, nil
+}
