@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/benchdb"
 )
 
@@ -98,8 +99,16 @@ func BenchmarkWorkerRSS(b *testing.B) {
 		paths := []string{"/api/stats", "/api/stats?days=90", "/api/projects", "/api/observations?limit=100",
 			"/api/sessions?limit=100", "/api/search?q=" + url.QueryEscape(benchdb.Word(300)),
 			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
+		// mneme's API wants the worker's secret over TCP (the stand-in
+		// ignores the header).
+		secret, err := edge.ReadSecretFile(filepath.Join(dir, edge.SecretFile))
+		if err != nil {
+			b.Fatal(err)
+		}
 		get := func(u string) {
-			resp, err := http.Get(u)
+			req, _ := http.NewRequest(http.MethodGet, u, nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				b.Fatal(err)
 			}

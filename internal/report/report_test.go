@@ -197,7 +197,7 @@ func checkJSON(t *testing.T, body string) {
 
 func fetch(t *testing.T, srv *testutil.Server, path string) (*http.Response, string) {
 	t.Helper()
-	resp, err := http.Get(srv.URL + path)
+	resp, err := srv.Client().Get(srv.URL + path)
 	if err != nil {
 		t.Fatal(err)
 	}
