@@ -359,8 +359,11 @@ func TestBrowserFilteredLiveFeed(t *testing.T) {
 }
 
 // login logs the browser in to srv through a one-time login link, as
-// `mneme open` does: the login cookie then goes with every page.
+// `mneme open` does: the login cookie then goes with every page. The link
+// goes on to the login page, not the feed: a feed page left for another
+// keeps its stream open on the worker until the next keep-alive write (up
+// to 15 s), which holds up a Shutdown the test may do.
 func (b *browser) login(t *testing.T, srv *testutil.Server) {
 	t.Helper()
-	b.do(t, chromedp.Navigate(srv.LoginURL(t, "")), chromedp.WaitReady("body"))
+	b.do(t, chromedp.Navigate(srv.LoginURL(t, "/login")), chromedp.WaitReady("body"))
 }

@@ -118,7 +118,10 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 // `mneme hook` and the CLI do: the owner, without credentials. URLs are
 // SocketURL + path.
 func (s *Server) SocketClient() *http.Client {
+	// No keep-alive: an idle connection left open would hold up the
+	// worker's Shutdown.
 	return &http.Client{Transport: &http.Transport{
+		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", s.Socket)
 		},
