@@ -386,7 +386,7 @@ var e2eSecrets = map[string][2]string{
 	"google_api_key":    {"AIzaZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb", "AIzaZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb"},
 	"slack_webhook":     {"https://hooks.slack.com/services/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", "TZX9YW8VU/BRQ5PO4NM/Zx9yW8vU7tS6rQ5pO4nM3lK2"},
 	"npm_token":         {"npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
-	"huggingface_token": {"hf_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "hf_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
+	"huggingface_token": {"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", "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"},
 	"sentry_dsn":        {"https://9f8e7d6c5b4a39281706f5e4d3c2b1a0@o42.ingest.sentry.io/7", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"},
 	"env_secret":        {"export DB_PASS=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
 }

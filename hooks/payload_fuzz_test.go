@@ -3,6 +3,8 @@ package hooks
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mneme-dev/mneme/models"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode for every event: it must never
@@ -38,6 +40,6 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("an accepted payload does not marshal back: %v", err)
 		}
 		// What the worker does next with it must not panic either.
-		NewPolicy(defaultSettings()).BuildObservation(p)
+		NewPolicy(models.DefaultSettings()).BuildObservation(p)
 	})
 }

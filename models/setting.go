@@ -11,6 +11,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // Setting is one row of the settings table. mneme keeps its runtime settings
@@ -22,13 +24,9 @@ type Setting struct {
 }
 
 // RedactionRule is a named regular expression whose matches are replaced by
-// [REDACTED:<name>] in every stored field.
-type RedactionRule struct {
-	Name    string `json:"name"`
-	Pattern string `json:"pattern"`
-	Enabled bool   `json:"enabled"`
-	Builtin bool   `json:"builtin,omitempty"`
-}
+// [REDACTED:<name>] in every stored field. It is the privacy package's
+// rule: the hook, which has no database, reads the same rules from a file.
+type RedactionRule = privacy.Rule
 
 // Read-tool capture modes (Read, Grep, Glob, LS, NotebookRead).
 const (
@@ -90,37 +88,7 @@ type Settings struct {
 
 // BuiltinRedactionRules are the redaction rules every install starts with.
 // Each can be switched off individually but not deleted.
-func BuiltinRedactionRules() []RedactionRule {
-	rules := []RedactionRule{
-		{Name: "pem_private_key", Pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`},
-		{Name: "aws_access_key", Pattern: `\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`},
-		{Name: "aws_secret_key", Pattern: `(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})`},
-		{Name: "github_token", Pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`},
-		{Name: "anthropic_key", Pattern: `\bsk-ant-[A-Za-z0-9_\-]{20,}`},
-		{Name: "openai_key", Pattern: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`},
-		{Name: "slack_token", Pattern: `\bxox[abposr]-[A-Za-z0-9\-]{10,}`},
-		{Name: "jwt", Pattern: `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`},
-		{Name: "bearer_token", Pattern: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-\.=:/+~]{8,})`},
-		{Name: "stripe_key", Pattern: `\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`},
-		{Name: "google_api_key", Pattern: `\bAIza[0-9A-Za-z_\-]{35}`},
-		{Name: "slack_webhook", Pattern: `hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/\-]{8,})`},
-		{Name: "npm_token", Pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
-		{Name: "huggingface_token", Pattern: `\bhf_[A-Za-z0-9]{30,}\b`},
-		{Name: "sentry_dsn", Pattern: `(?i)\bhttps?://(?P<secret>[0-9a-f]{32}(?::[0-9a-f]{32})?)@`},
-		{Name: "url_credentials", Pattern: `\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'"\[\]]+:(?P<secret>[^\s@/'"]+)@`},
-		{Name: "secret_assignment", Pattern: `(?i)\b[A-Za-z0-9_\-]*(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})`},
-		// Environment-style assignments: an upper-case name ending in
-		// _PASS, _TOKEN, _SECRET, _KEY… (DB_PASS=, CI_JOB_TOKEN=,
-		// SIGNING_KEY=). The name stays; MAX_TOKENS= and TOKEN_LIMIT= do not
-		// match.
-		{Name: "env_secret", Pattern: `\b[A-Z][A-Z0-9_]*_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|APIKEY|CREDENTIALS?)\s*=\s*["']?(?P<secret>[^\s"';&|]{4,})`},
-	}
-	for i := range rules {
-		rules[i].Enabled = true
-		rules[i].Builtin = true
-	}
-	return rules
-}
+func BuiltinRedactionRules() []RedactionRule { return privacy.BuiltinRules() }
 
 // DefaultSettings are the settings of a new install.
 func DefaultSettings() Settings {
@@ -285,30 +253,10 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	if err := json.Unmarshal([]byte(row.Value), &out); err != nil {
 		return DefaultSettings(), fmt.Errorf("stored settings are unreadable: %w", err)
 	}
-	out.Privacy.RedactionRules = WithBuiltins(out.Privacy.RedactionRules)
+	// Settings stored by an older mneme get the built-in rules added
+	// since, and the built-ins' current patterns.
+	out.Privacy.RedactionRules = privacy.MergeBuiltins(out.Privacy.RedactionRules)
 	return out, nil
-}
-
-// WithBuiltins brings stored rules up to this version's built-ins: a
-// built-in the stored set lacks (added since it was saved) is appended,
-// enabled, and every built-in gets this version's pattern. Whether a
-// built-in is switched on stays the user's choice.
-func WithBuiltins(rules []RedactionRule) []RedactionRule {
-	have := make(map[string]int, len(rules))
-	for i, r := range rules {
-		if r.Builtin {
-			have[r.Name] = i
-		}
-	}
-	out := append([]RedactionRule(nil), rules...)
-	for _, b := range BuiltinRedactionRules() {
-		if i, ok := have[b.Name]; ok {
-			out[i].Pattern = b.Pattern
-			continue
-		}
-		out = append(out, b)
-	}
-	return out
 }
 
 // SaveSettings validates and stores the runtime settings inside tx.

@@ -1,10 +1,8 @@
-package hooks
+package privacy
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/mneme-dev/mneme/models"
 )
 
 // redactionCases hold, for every built-in rule, a realistic sample that must
@@ -60,6 +58,48 @@ var redactionCases = map[string]struct {
 		secret:     "xoxb-123456789012",
 		nearMisses: []string{"xoxb-123", "xoxz-123456789012-1234567890123"},
 	},
+	"stripe_key": {
+		sample:     "charge with sk_live_4eC39HqLyjWDarjtT1zdp7dc now",
+		want:       "charge with [REDACTED:stripe_key] now",
+		secret:     "4eC39HqLyjWDarjtT1zdp7dc",
+		nearMisses: []string{"use your sk_live key, not sk_test", "sk_live_short", "pk_live_4eC39HqLyjWDarjtT1zdp7dc is publishable", "ask_live_4eC39HqLyjWDarjtT1zdp7dc"},
+	},
+	"google_api_key": {
+		sample:     "key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY&q=x",
+		want:       "key=[REDACTED:google_api_key]&q=x",
+		secret:     "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+		nearMisses: []string{"AIzaSyD-9tSrke72PouQMnMX too short", "the AIza prefix", "xAIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
+	},
+	"slack_webhook": {
+		sample:     "curl -X POST https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/x9FkQdZ2LmP0aBcDeFgHiJkL -d @msg.json",
+		want:       "curl -X POST https://hooks.slack.com/services/[REDACTED:slack_webhook] -d @msg.json",
+		secret:     "x9FkQdZ2LmP0aBcDeFgHiJkL",
+		nearMisses: []string{"post to https://hooks.slack.com/services/ with your webhook", "https://api.slack.com/messaging/webhooks"},
+	},
+	"npm_token": {
+		sample:     "//registry.npmjs.org/:_authToken=npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g",
+		want:       "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]",
+		secret:     "iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g",
+		nearMisses: []string{"npm_config_cache=/home/dev/.npm", "npm_package_version=1.2.3", "npm_lifecycle_event"},
+	},
+	"huggingface_token": {
+		sample:     "login with 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 today",
+		want:       "login with [REDACTED:huggingface_token] today",
+		secret:     "ubbbPIayRnBUbHoWCFJowoRoWDsbAJPglO",
+		nearMisses: []string{"from huggingface_hub import hf_hub_download", "hf_transfer enabled", "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123"},
+	},
+	"sentry_dsn": {
+		sample:     "SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4504",
+		want:       "SENTRY_DSN=https://[REDACTED:sentry_dsn]@o123456.ingest.sentry.io/4504",
+		secret:     "0123456789abcdef0123456789abcdef",
+		nearMisses: []string{"https://sentry.io/organizations/acme/issues/4504/", "https://o123456.ingest.sentry.io/api/4504/envelope/", "https://0123456789abcdef@example.com/1"},
+	},
+	"env_secret": {
+		sample:     "export DB_PASS=Zq8xv2Lm9 && SIGNING_KEY='abc def ghi' ./run",
+		want:       "export DB_PASS=[REDACTED:env_secret] && SIGNING_KEY='[REDACTED:env_secret]' ./run",
+		secret:     "Zq8xv2Lm9",
+		nearMisses: []string{"TOKEN_LIMIT=5", "ONE_PASS=", "ONE_PASS= is followed by nothing", "MAX_TOKEN=512", "export PATH=/usr/bin", "db_pass=lowercase_is_code"},
+	},
 	"jwt": {
 		sample:     "token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 		want:       "token: [REDACTED:jwt]",
@@ -72,53 +112,11 @@ var redactionCases = map[string]struct {
 		secret:     "abcDEF123456",
 		nearMisses: []string{"the bearer of bad news", "Bearer short"},
 	},
-	"stripe_key": {
-		sample:     "curl -u sk_live_51H8abcDEFghiJKLmnoPQRstu: https://api.stripe.com/v1/charges",
-		want:       "curl -u [REDACTED:stripe_key]: https://api.stripe.com/v1/charges",
-		secret:     "sk_live_51H8abcDEFghiJKLmnoPQRstu",
-		nearMisses: []string{"set sk_live in the dashboard", "sk_live_short", "risk_live_1234567890abcdefghij", "rk_test_"},
-	},
-	"google_api_key": {
-		sample:     "https://maps.googleapis.com/maps/api/js?key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY&v=3",
-		want:       "https://maps.googleapis.com/maps/api/js?key=[REDACTED:google_api_key]&v=3",
-		secret:     "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
-		nearMisses: []string{"AIzaShort", "the AIza prefix marks Google keys", "xAIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
-	},
-	"slack_webhook": {
-		sample:     "curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d @msg.json",
-		want:       "curl -X POST https://hooks.slack.com/services/[REDACTED:slack_webhook] -d @msg.json",
-		secret:     "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-		nearMisses: []string{"see https://hooks.slack.com/ for docs", "https://api.slack.com/messaging/webhooks", "hooks.slack.com/services/T0"},
-	},
-	"npm_token": {
-		sample:     "NPM token npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 works",
-		want:       "NPM token [REDACTED:npm_token] works",
-		secret:     "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
-		nearMisses: []string{"npm_config_cache=/tmp/npm", "echo $npm_package_version", "npm_AbCdEf"},
-	},
-	"huggingface_token": {
-		sample:     "HfApi(token=\"hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh\")",
-		want:       "HfApi(token=\"[REDACTED:huggingface_token]\")",
-		secret:     "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
-		nearMisses: []string{"from huggingface_hub import hf_hub_download", "hf_short", "the hf_transfer package"},
-	},
-	"sentry_dsn": {
-		sample:     "dsn: https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4504",
-		want:       "dsn: https://[REDACTED:sentry_dsn]@o123456.ingest.sentry.io/4504",
-		secret:     "0123456789abcdef0123456789abcdef",
-		nearMisses: []string{"https://docs.sentry.io/platforms/go/", "https://user@example.com/repo", "commit 0123456789abcdef0123456789abcdef"},
-	},
 	"url_credentials": {
 		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
 		secret:     "s3cr3tP4ss",
 		nearMisses: []string{"https://example.com:8443/path", "mailto:someone@example.com", "https://user@example.com/"},
-	},
-	"env_secret": {
-		sample:     "export DB_PASS=correct-horse-battery",
-		want:       "export DB_PASS=[REDACTED:env_secret]",
-		secret:     "correct-horse-battery",
-		nearMisses: []string{"MAX_TOKENS=4096", "TOKEN_LIMIT=5", "ONE_PASS=", "export PASS_THROUGH=1", "sort_key=lambda"},
 	},
 	"secret_assignment": {
 		sample:     "password=hunter22 && api_key: 'abcd1234efgh' CLIENT_SECRET=\"zzzz9999\"",
@@ -129,8 +127,8 @@ var redactionCases = map[string]struct {
 }
 
 func TestBuiltinRedactionRules(t *testing.T) {
-	builtins := models.BuiltinRedactionRules()
-	r := NewRedactor(builtins)
+	builtins := BuiltinRules()
+	r := New(builtins)
 	seen := map[string]bool{}
 	for _, rule := range builtins {
 		seen[rule.Name] = true
@@ -168,17 +166,17 @@ func TestBuiltinRedactionRules(t *testing.T) {
 }
 
 func TestRedactorDisabledAndCustomRules(t *testing.T) {
-	rules := models.BuiltinRedactionRules()
+	rules := BuiltinRules()
 	for i := range rules {
 		if rules[i].Name == "aws_access_key" {
 			rules[i].Enabled = false
 		}
 	}
 	rules = append(rules,
-		models.RedactionRule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true},
-		models.RedactionRule{Name: "broken", Pattern: `(`, Enabled: true},
+		Rule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true},
+		Rule{Name: "broken", Pattern: `(`, Enabled: true},
 	)
-	r := NewRedactor(rules)
+	r := New(rules)
 	if got := r.Redact("AKIAIOSFODNN7EXAMPLE"); got != "AKIAIOSFODNN7EXAMPLE" {
 		t.Errorf("a disabled rule must not apply, got %q", got)
 	}
@@ -194,7 +192,7 @@ func TestRedactorDisabledAndCustomRules(t *testing.T) {
 	if nilR.Redact("password=hunter22") != "password=hunter22" {
 		t.Error("a nil Redactor returns its input")
 	}
-	if _, _, err := TestRule(models.RedactionRule{Name: "x", Pattern: "("}, "a"); err == nil {
+	if _, _, err := TestRule(Rule{Name: "x", Pattern: "("}, "a"); err == nil {
 		t.Error("TestRule must report an invalid pattern")
 	}
 }
@@ -202,7 +200,7 @@ func TestRedactorDisabledAndCustomRules(t *testing.T) {
 // A later rule must not re-redact an earlier rule's marker, so the stored
 // text names the rule that really matched.
 func TestRedactKeepsEarlierMarkers(t *testing.T) {
-	r := NewRedactor(models.BuiltinRedactionRules())
+	r := New(BuiltinRules())
 	tests := []struct{ in, want string }{
 		{"password=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "password=[REDACTED:github_token]"},
 		{"API_KEY=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "API_KEY=[REDACTED:anthropic_key]"},
@@ -212,5 +210,39 @@ func TestRedactKeepsEarlierMarkers(t *testing.T) {
 		if got := r.Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestSecretVariants holds further forms of the kinds above that must be
+// redacted whole: Stripe test and restricted keys, URL credentials with an
+// empty user or an '@' in the password, quoted environment values.
+func TestSecretVariants(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{"sk_test_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
+		{"rk_live_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
+		{"rk_test_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
+		{"REDIS_URL=redis://:hunter2hunter@cache:6379/0", "hunter2hunter"},
+		{"git clone https://deploy:p@ss@w0rd@git.example.com/x.git", "p@ss@w0rd"},
+		{"amqp://guest:Gu3stPassw0rd@rabbit:5672", "Gu3stPassw0rd"},
+		{`GH_TOKEN="spaced token value" gh pr list`, "spaced token value"},
+		{"NPM_KEY=abcd1234", "abcd1234"},
+		{"https://0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210@sentry.example.com/12", "fedcba9876543210fedcba9876543210"},
+		{"https://0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210@sentry.example.com/12", "0123456789abcdef0123456789abcdef"},
+		{"https://hooks.slack.com/workflows/T024BE7LD/A01ABCDEF12/123456789/xYzAbCdEfGh", "xYzAbCdEfGh"},
+	}
+	for _, tt := range tests {
+		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
+			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+		}
+	}
+}
+
+// A pattern may give several alternatives a (?P<secret>…) group each: the
+// one that took part in the match is replaced.
+func TestRedactSecretGroupAlternatives(t *testing.T) {
+	r := New([]Rule{{Name: "kv", Pattern: `k=(?:"(?P<secret>[^"]+)"|(?P<secret>\w+))`, Enabled: true}})
+	if got, want := r.Redact(`k="a b" k=cd`), `k="[REDACTED:kv]" k=[REDACTED:kv]`; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

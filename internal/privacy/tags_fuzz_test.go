@@ -1,4 +1,4 @@
-package edge
+package privacy
 
 import (
 	"encoding/json"
@@ -16,6 +16,9 @@ func FuzzStripTags(f *testing.F) {
 	f.Add("<PRIVATE attr=1>", "<private>nested", "</private></private>")
 	f.Add("<system-reminder>", "secret", "<mneme-context>")
 	f.Add(strings.Repeat("<private>a</private>", 150), "zzzz", "")
+	f.Add("x<private>outer ", "nested-secret", " tail</private>y")
+	f.Add("<private>a<private>b</private>", "after-inner", "</private>z")
+	f.Add(strings.Repeat("<private>", 120), "deep", strings.Repeat("</private>", 120))
 	for _, line := range fixtureLines(f) {
 		f.Add(string(line), "hunter2", "")
 	}
@@ -29,8 +32,9 @@ func FuzzStripTags(f *testing.F) {
 			t.Fatalf("valid UTF-8 in, invalid out: %q", out)
 		}
 		// The secret may only appear if it also appears outside the tag
-		// (in before or after), so look for a marker-free secret only.
-		if len(secret) >= 4 && !strings.Contains(before, secret) && !strings.Contains(after, secret) &&
+		// (in before or after, or where they meet once the block is cut
+		// out), so look for a marker-free secret only.
+		if len(secret) >= 4 && !strings.Contains(before+after, secret) &&
 			!strings.Contains(secret, "<") && !strings.Contains(secret, ">") &&
 			strings.Contains(out, secret) {
 			t.Fatalf("private content %q survived in %q", secret, out)
@@ -47,6 +51,8 @@ func FuzzStripTagsJSON(f *testing.F) {
 	f.Add([]byte(`{"a":"<private>x</private>","b":["<system-reminder>y</system-reminder>",1.5e300]}`))
 	f.Add([]byte(`"<private>unterminated`))
 	f.Add([]byte(`{"n":12345678901234567890123,"s":"\u003cprivate\u003ez\u003c/private\u003e"}`))
+	f.Add([]byte(`{"a":"<private>a<private>b</private>LEAK</private>ok"}`))
+	f.Add([]byte(`{"s":"<\u0070rivate>x</\u0070rivate>","t":["<PRIVATE>a<private>b</private>c</Private>"]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		out := StripTagsJSON(raw)
 		if json.Valid(raw) && !json.Valid(out) {

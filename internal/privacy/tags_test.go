@@ -1,4 +1,4 @@
-package edge
+package privacy
 
 import (
 	"strings"
@@ -27,6 +27,12 @@ func TestStripTags(t *testing.T) {
 		{"blank runs collapse", "a\n\n<private>x</private>\n\n\nb", "a\n\nb"},
 		{"multibyte around", "été <private>ü</private> 日本", "été  日本"},
 		{"lone tag at end", "text <private", "text <private"},
+		{"nested", "x<private>a<private>b</private>c</private>y", "xy"},
+		{"nested three deep", "x<private>a<private>b<Private k=1>c</private>d</private>e</private>y", "xy"},
+		{"nested unterminated hides the rest", "x<private>a<private>b</private>c", "x"},
+		{"nested after a first block", "1<private>a</private>2<private>b<private>c</private>d</private>3", "123"},
+		{"nested other kind inside", "x<private>a<system-reminder>b</system-reminder>c</private>y", "xy"},
+		{"look-alike inside does not nest", "x<private>a<privateer>b</private>y", "xy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +67,19 @@ func TestStripTagsBound(t *testing.T) {
 	b.WriteString("end")
 	if got := StripTags(b.String()); got != "end" {
 		t.Fatalf("with %d tags got %q, want %q", MaxTagsPerField, got, "end")
+	}
+}
+
+// Nested opening tags count toward the bound too: a field of 10,000
+// nested blocks is dropped past MaxTagsPerField, in linear time.
+func TestStripTagsNestedBound(t *testing.T) {
+	in := "keep" + strings.Repeat("<private>", 10000) + "LEAK" + strings.Repeat("</private>", 10000) + "after"
+	if got := StripTags(in); got != "keep" {
+		t.Fatalf("got %.60q", got)
+	}
+	in = "keep" + strings.Repeat("<private>", 50) + "x" + strings.Repeat("</private>", 50) + "after"
+	if got := StripTags(in); got != "keepafter" {
+		t.Fatalf("50 nested blocks: got %q", got)
 	}
 }
 

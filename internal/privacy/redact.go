@@ -1,0 +1,554 @@
+package privacy
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Redactor replaces secrets with [REDACTED:<rule>]. Build one per rule set
+// with New and share it: it is safe for concurrent use. Each rule's
+// regular expression is compiled the first time a text could match it
+// (its literal prefilter passes), so a short-lived hook process pays only
+// for the rules its event needs.
+type Redactor struct {
+	rules []*compiledRule
+	// keyRule redacts the values of JSON members named like a secret
+	// (KeyRule is enabled).
+	keyRule bool
+	// idKey keys the hash that keeps a redacted identifier unique; see
+	// CleanID. Nil means an unkeyed hash.
+	idKey func() []byte
+	lits  *literalCache // shared by the copies WithIDKey makes
+}
+
+// literalCache remembers whether the rules' literals read the same in
+// encoded JSON (see literalsSurviveJSON).
+type literalCache struct {
+	once sync.Once
+	ok   bool
+}
+
+// redactedPrefix starts every marker. A later rule must not redact an earlier
+// rule's marker (password=[REDACTED:github_token] keeps its rule name).
+const redactedPrefix = "[REDACTED:"
+
+// Marker is what a match of the named rule becomes.
+func Marker(rule string) string { return redactedPrefix + rule + "]" }
+
+type compiledRule struct {
+	name    string
+	pattern string
+	marker  string
+
+	parseOnce sync.Once
+	// need lists lower-case literals one of which every match contains;
+	// nil when the pattern has no such literal. A text containing none of
+	// them is skipped without running the (slow, \b-led) regexp.
+	need []string
+	bad  bool // the pattern does not parse
+
+	compileOnce sync.Once
+	re          *regexp.Regexp
+	secret      []int // the (?P<secret>…) groups; empty replaces the whole match
+	// When every match starts with one of the literals prefix (ASCII
+	// case folded), anchored is the pattern anchored at the start of its
+	// input, and apply runs it only where a literal occurs (see
+	// findAnchored); boundary means the pattern starts with \b.
+	prefix   []string
+	anchored *regexp.Regexp
+	boundary bool
+}
+
+// New compiles the enabled rules (lazily, see Redactor). Invalid rules are
+// skipped (settings validation rejects them before they are saved).
+func New(rules []Rule) *Redactor {
+	r := &Redactor{lits: &literalCache{}}
+	for _, rule := range rules {
+		if !rule.Enabled || rule.Pattern == "" {
+			continue
+		}
+		if rule.Name == KeyRule {
+			r.keyRule = true
+		}
+		r.rules = append(r.rules, &compiledRule{name: rule.Name, pattern: rule.Pattern, marker: Marker(rule.Name)})
+	}
+	return r
+}
+
+// Builtins is a Redactor of the built-in rules.
+func Builtins() *Redactor { return New(BuiltinRules()) }
+
+// WithIDKey returns a copy of r whose CleanID keys its hash with what key
+// returns (called once, when an identifier first needs it).
+func (r *Redactor) WithIDKey(key func() []byte) *Redactor {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	var once sync.Once
+	var k []byte
+	c.idKey = func() []byte {
+		once.Do(func() { k = key() })
+		return k
+	}
+	return &c
+}
+
+// Redact returns s with every match of every rule replaced.
+func (r *Redactor) Redact(s string) string {
+	if r == nil || s == "" {
+		return s
+	}
+	lower := foldForFilter(s)
+	for _, rule := range r.rules {
+		if !rule.mayMatch(lower) {
+			continue
+		}
+		if out := rule.apply(s); out != s {
+			s = out
+			lower = foldForFilter(s)
+		}
+	}
+	return s
+}
+
+// mayMatch reports whether any rule could match the lower-cased text.
+func (r *Redactor) mayMatch(lower string) bool {
+	for _, rule := range r.rules {
+		if rule.mayMatch(lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalsSurviveJSON reports whether every rule's prefilter literal reads
+// the same in JSON text as in the decoded string: none holds a character
+// JSON escapes. Only then can encoded JSON be prefiltered as it is.
+func (r *Redactor) literalsSurviveJSON() bool {
+	for _, rule := range r.rules {
+		rule.parse()
+		for _, lit := range rule.need {
+			if strings.ContainsAny(lit, "\"\\/") || strings.IndexFunc(lit, func(c rune) bool { return c < 0x20 }) >= 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// foldForFilter lower-cases s for the literal prefilter. Go's (?i) also
+// folds ſ (U+017F) to s; K (U+212A) is lowered to k by ToLower already.
+func foldForFilter(s string) string {
+	l := strings.ToLower(s)
+	if strings.Contains(l, "ſ") {
+		l = strings.ReplaceAll(l, "ſ", "s")
+	}
+	return l
+}
+
+func (c *compiledRule) parse() {
+	c.parseOnce.Do(func() {
+		if f, ok := builtinFilters[c.pattern]; ok {
+			c.need = f.need
+			return
+		}
+		re, err := syntax.Parse(c.pattern, syntax.Perl)
+		if err != nil {
+			c.bad = true
+			return
+		}
+		need, _ := required(re)
+		if slicesContain(need, "") {
+			need = nil // some match needs no literal at all
+		}
+		c.need = minimal(need)
+	})
+}
+
+func (c *compiledRule) compile() {
+	c.compileOnce.Do(func() {
+		re, err := regexp.Compile(c.pattern)
+		if err != nil {
+			c.bad = true
+			return
+		}
+		c.re = re
+		c.secret = secretGroups(re)
+		if f, ok := builtinFilters[c.pattern]; ok {
+			c.prefix, c.boundary = f.prefix, f.boundary
+		} else {
+			c.prefix, c.boundary = prefixLiterals(c.pattern)
+		}
+		if c.prefix != nil {
+			c.anchored, _ = regexp.Compile(`^(?:` + c.pattern + `)`)
+			if c.anchored == nil || len(secretGroups(c.anchored)) != len(c.secret) {
+				c.prefix, c.anchored = nil, nil
+			}
+		}
+	})
+}
+
+// prefixLiterals returns lower-case literals one of which every match of
+// pattern starts with, or nil, and whether the pattern starts with \b
+// (then every literal starts with a word character). Go's matcher tries
+// every position of the text for a pattern that does not start with a
+// case-sensitive literal; secret_assignment ((?i)password…) ran at a few
+// MB/s. Starting it only where one of its literals is found keeps the
+// leftmost-first matches the same.
+func prefixLiterals(pattern string) ([]string, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, false
+	}
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	boundary := false
+	if len(subs) > 0 && subs[0].Op == syntax.OpWordBoundary {
+		boundary, subs = true, subs[1:]
+	}
+	run := []string{""}
+	for _, sub := range subs {
+		lits, exact := required(sub)
+		if !exact || len(run)*len(lits) > maxLiterals {
+			break
+		}
+		run = cross(run, lits)
+	}
+	if len(run) == 0 || slicesContain(run, "") {
+		return nil, false
+	}
+	for _, l := range run {
+		if l[0] >= utf8.RuneSelf || boundary && !isWordByte(l[0]) {
+			return nil, false
+		}
+	}
+	return minimalPrefixes(run), boundary
+}
+
+// minimalPrefixes drops the literals that start with another one of the
+// set: a match starting with the longer starts with the shorter.
+func minimalPrefixes(lits []string) []string {
+	var out []string
+	for i, l := range lits {
+		redundant := false
+		for j, m := range lits {
+			if i != j && len(m) < len(l) && strings.HasPrefix(l, m) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// findAnchored is FindAllStringSubmatchIndex for a rule with prefix
+// literals: the anchored pattern runs only where a literal starts, in
+// order, each search going on after the last match. It returns ok false
+// when s holds one of the two non-ASCII runes that (?i) folds to ASCII
+// letters (ſ, K): the ASCII-folded literals could miss them there.
+func (c *compiledRule) findAnchored(s string) (idx [][]int, ok bool) {
+	if strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a") {
+		return nil, false
+	}
+	lower := asciiLower(s)
+	var hits []int
+	for _, lit := range c.prefix {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], lit)
+			if i < 0 {
+				break
+			}
+			hits = append(hits, from+i)
+			from += i + 1
+		}
+	}
+	sort.Ints(hits)
+	pos := 0
+	for _, h := range hits {
+		if h < pos {
+			continue
+		}
+		if c.boundary && h > 0 && isWordByte(s[h-1]) {
+			continue // \b: the literal starts with a word character
+		}
+		m := c.anchored.FindStringSubmatchIndex(s[h:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += h
+			}
+		}
+		idx = append(idx, m)
+		pos = max(m[1], h+1)
+	}
+	return idx, true
+}
+
+func secretGroups(re *regexp.Regexp) []int {
+	var out []int
+	for i, n := range re.SubexpNames() {
+		if n == "secret" {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (c *compiledRule) mayMatch(lower string) bool {
+	c.parse()
+	if c.bad {
+		return false
+	}
+	if c.need == nil {
+		return true
+	}
+	for _, lit := range c.need {
+		if strings.Contains(lower, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxLiterals bounds the literal sets required builds.
+const maxLiterals = 64
+
+// required returns lower-case literals one of which every match of re
+// contains, or nil when it cannot tell. exact means more: every match of
+// re is exactly one of them (so adjacent exact parts of a concatenation
+// can be joined into longer, more selective literals: \b(?:AKIA|ASIA)
+// needs "akia" or "asia", not "a").
+func required(re *syntax.Regexp) (lits []string, exact bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{foldForFilter(string(re.Rune))}, true
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		return classLiterals(re.Rune)
+	case syntax.OpCapture:
+		return required(re.Sub[0])
+	case syntax.OpQuest:
+		if lits, exact := required(re.Sub[0]); exact && len(lits) < maxLiterals {
+			return dedupe(append(lits, "")), true
+		}
+	case syntax.OpPlus:
+		lits, _ := required(re.Sub[0])
+		return lits, false
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			lits, exact := required(re.Sub[0])
+			return lits, exact && re.Min == 1 && re.Max == 1
+		}
+	case syntax.OpConcat:
+		return concatLiterals(re.Sub)
+	case syntax.OpAlternate:
+		var all []string
+		exact := true
+		for _, sub := range re.Sub {
+			lits, e := required(sub)
+			if lits == nil {
+				return nil, false
+			}
+			all = append(all, lits...)
+			exact = exact && e
+		}
+		all = dedupe(all)
+		if len(all) > maxLiterals || slicesContain(all, "") && !exact {
+			return nil, false
+		}
+		return all, exact
+	}
+	return nil, false
+}
+
+// concatLiterals joins runs of exact parts into the cross product of
+// their literals, and keeps the most selective requirement (the longest
+// shortest literal) of the runs and the other parts.
+func concatLiterals(subs []*syntax.Regexp) ([]string, bool) {
+	var best []string
+	bestLen := 0
+	consider := func(lits []string) {
+		if lits == nil {
+			return
+		}
+		shortest := len(lits[0])
+		for _, l := range lits {
+			shortest = min(shortest, len(l))
+		}
+		if shortest > bestLen {
+			best, bestLen = lits, shortest
+		}
+	}
+	run, allExact := []string{""}, true
+	for _, sub := range subs {
+		lits, exact := required(sub)
+		if exact && len(run)*len(lits) <= maxLiterals {
+			run = cross(run, lits)
+			continue
+		}
+		allExact = false
+		consider(run)
+		if exact {
+			run = lits
+		} else {
+			consider(lits)
+			run = []string{""}
+		}
+	}
+	if allExact {
+		return run, true
+	}
+	consider(run)
+	return best, false
+}
+
+func cross(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return dedupe(out)
+}
+
+// classLiterals is a small character class as its (lower-cased) runes.
+func classLiterals(ranges []rune) ([]string, bool) {
+	n := 0
+	for i := 0; i < len(ranges); i += 2 {
+		n += int(ranges[i+1]-ranges[i]) + 1
+		if n > 10 {
+			return nil, false
+		}
+	}
+	var out []string
+	for i := 0; i < len(ranges); i += 2 {
+		for c := ranges[i]; c <= ranges[i+1]; c++ {
+			out = append(out, foldForFilter(string(c)))
+		}
+	}
+	return dedupe(out), true
+}
+
+func dedupe(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// minimal drops the literals that contain another one of the set: a
+// text holding the longer one holds the shorter.
+func minimal(lits []string) []string {
+	var out []string
+	for i, l := range lits {
+		redundant := false
+		for j, m := range lits {
+			if i != j && len(m) < len(l) && strings.Contains(l, m) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func slicesContain(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Rules names the active rules, in the order they apply: the enabled
+// rules whose pattern compiles.
+func (r *Redactor) Rules() []string {
+	out := make([]string, 0, len(r.rules))
+	for _, rule := range r.rules {
+		if rule.compile(); rule.re != nil {
+			out = append(out, rule.name)
+		}
+	}
+	return out
+}
+
+func (c *compiledRule) apply(s string) string {
+	c.compile()
+	if c.re == nil {
+		return s
+	}
+	var idx [][]int
+	ok := false
+	if c.anchored != nil {
+		idx, ok = c.findAnchored(s)
+	}
+	if !ok {
+		idx = c.re.FindAllStringSubmatchIndex(s, -1)
+	}
+	if idx == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range idx {
+		start, end := m[0], m[1]
+		for _, g := range c.secret {
+			if m[2*g] >= 0 {
+				start, end = m[2*g], m[2*g+1]
+				break
+			}
+		}
+		if strings.HasPrefix(s[start:end], redactedPrefix) {
+			continue // an earlier rule's marker: keep its name
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(c.marker)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// TestRule applies one rule to sample and counts its matches, for the
+// settings page's "test this rule" box.
+func TestRule(rule Rule, sample string) (result string, matches int, err error) {
+	re, err := regexp.Compile(rule.Pattern)
+	if err != nil {
+		return "", 0, err
+	}
+	c := &compiledRule{name: rule.Name, pattern: rule.Pattern, marker: Marker(rule.Name)}
+	c.compileOnce.Do(func() { c.re, c.secret = re, secretGroups(re) }) // no prefix scan: the box shows the plain regexp
+	return c.apply(sample), len(re.FindAllStringIndex(sample, -1)), nil
+}
