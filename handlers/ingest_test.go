@@ -382,6 +382,13 @@ var e2eSecrets = map[string][2]string{
 	"bearer_token":      {"Authorization: Bearer Zx9yW8vU7tS6rQ5pO4nM", "Zx9yW8vU7tS6rQ5pO4nM"},
 	"url_credentials":   {"https://deploy:Zx9yW8vU7tS6rQ5p@git.example.com/repo.git", "Zx9yW8vU7tS6rQ5p"},
 	"secret_assignment": {"db_password: Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"stripe_key":        {"sk_live_Zx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"google_api_key":    {"AIzaZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb"},
+	"slack_webhook":     {"https://hooks.slack.com/services/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", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"npm_token":         {"npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
+	"huggingface_token": {"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", "ZxyWvUtSrQpOnMlKjIhGfEdCbAzyxwvuts"},
+	"sentry_dsn":        {"https://0123456789abcdef0123456789abcdef@o42.ingest.sentry.io/4242", "0123456789abcdef0123456789abcdef"},
+	"env_secret":        {"DEPLOY_TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
 }
 
 func TestIngestRedactsEveryRule(t *testing.T) {
