@@ -50,6 +50,22 @@ type Payload struct {
 	// MnemeTime is when the event really happened, added by the spool so a
 	// replayed event keeps its original time.
 	MnemeTime *time.Time `json:"mneme_time,omitempty"`
+
+	// raw is the payload as received, when this one was made from it by
+	// Policy.CleanPayload.
+	raw *Payload
+}
+
+// Raw is the payload as it was received, before Policy.CleanPayload
+// cleaned it (p itself when it was not cleaned). Its values are only for
+// reading local files the event names (the transcript, the git
+// directory of cwd) and for telling what cleaning removed: never store
+// them.
+func (p *Payload) Raw() *Payload {
+	if p.raw != nil {
+		return p.raw
+	}
+	return p
 }
 
 // DecodeError is returned by Decode for input that is not a valid payload.

@@ -4,10 +4,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -51,23 +49,43 @@ func (p *Policy) ProjectExcluded(project string) bool { return p.excluded[projec
 
 // Clean strips tags and redacts secrets: the treatment of every stored
 // string. NUL bytes are dropped and invalid UTF-8 replaced, so what is
-// stored is always clean text.
-func (p *Policy) Clean(s string) string {
-	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "")
-	}
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return p.Redactor.Redact(StripTags(s))
-}
+// stored is always clean text (see privacy.Redactor.Clean).
+func (p *Policy) Clean(s string) string { return p.Redactor.Clean(s) }
 
-// CleanLong is Clean for text that may be huge (tool output, prompts, the
-// last assistant message): tags are stripped from the whole text first,
-// because Window may omit a block's opening tag and keep its content;
-// then the text is windowed so that redaction stays bounded.
-func (p *Policy) CleanLong(s string) string {
-	return p.Clean(Window(StripTags(s)))
+// CleanLong is Clean for text that may be long (tool output, prompts, the
+// last assistant message): the whole text is cleaned first, then windowed
+// (Window), so that a secret across the cut is redacted whole, never cut
+// in two. The worker's input is bounded by its 2 MiB body limit.
+func (p *Policy) CleanLong(s string) string { return Window(p.Clean(s)) }
+
+// CleanID cleans an identifier (session, tool use or prompt id): one that
+// cleaning changes is stored as its cleaned form and a hash of the raw id,
+// the same for every event (see privacy.Redactor.CleanID).
+func (p *Policy) CleanID(s string) string { return p.Redactor.CleanID(s) }
+
+// CleanPayload returns a copy of ev with every string field cleaned:
+// identifiers by CleanID, tool input and response value by value
+// (privacy.Redactor.CleanJSON), and the rest, text and names alike (cwd,
+// transcript path, source, tool name, project…), by Clean. It is the first
+// thing the worker does with an event, so that every stored string, the
+// session's cwd and project as much as an observation's output, has been
+// through the pipeline, and nothing is cut before it was redacted.
+func (p *Policy) CleanPayload(ev *Payload) *Payload {
+	if ev.raw != nil {
+		return ev // cleaned already
+	}
+	c := *ev
+	c.SessionID = p.CleanID(ev.SessionID)
+	c.PromptID = p.CleanID(ev.PromptID)
+	c.ToolUseID = p.CleanID(ev.ToolUseID)
+	for _, f := range []*string{&c.TranscriptPath, &c.Cwd, &c.HookEventName, &c.PermissionMode, &c.Source, &c.Prompt,
+		&c.ToolName, &c.Error, &c.LastAssistantMessage, &c.Reason, &c.Project} {
+		*f = p.Clean(*f)
+	}
+	c.ToolInput = p.Redactor.CleanJSON(ev.ToolInput)
+	c.ToolResponse = p.Redactor.CleanJSON(ev.ToolResponse)
+	c.raw = ev
+	return &c
 }
 
 // ExcludedBy returns the exclude glob that matches one of the files, or a
@@ -128,12 +146,12 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	if p.Skips(ev.ToolName) {
 		return nil
 	}
-	// Strip tags inside the JSON strings first: in the compact JSON stored
-	// as input, an escaped \u003cprivate\u003e would escape StripTags.
-	stripped := *ev
-	stripped.ToolInput = edge.StripTagsJSON(ev.ToolInput)
-	stripped.ToolResponse = edge.StripTagsJSON(ev.ToolResponse)
-	d := Describe(&stripped)
+	// Clean every field first, the JSON ones value by value: in the
+	// compact JSON stored as input a quote is \", and an escaped
+	// \u003cprivate\u003e or \u0041KIA… would escape the text rules; and
+	// Describe cuts titles, which must not cut a secret in two.
+	ev = p.CleanPayload(ev)
+	d := Describe(ev)
 	o := &models.Observation{
 		ToolName:   ev.ToolName,
 		Kind:       d.Kind,
@@ -160,9 +178,12 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	if d.IsRead && p.Settings.Capture.ReadTools == models.ReadsMetadata {
 		d.Output = ""
 	}
+	// d's text comes from cleaned values and may be cut safely; it is
+	// cleaned once more as it is joined (a diff, compact JSON) before it
+	// is compressed.
 	o.Title = p.Clean(d.Title)
-	o.Input = Compress(p.CleanLong(d.Input), outputCap)
-	o.Output = Compress(p.CleanLong(d.Output), outputCap)
+	o.Input = Compress(p.Clean(Window(d.Input)), outputCap)
+	o.Output = Compress(p.Clean(Window(d.Output)), outputCap)
 	o.Files = make([]string, 0, len(d.Files))
 	for _, f := range d.Files {
 		o.Files = append(o.Files, p.Clean(f))

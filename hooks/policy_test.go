@@ -164,3 +164,26 @@ func TestBuildObservationCleansEveryField(t *testing.T) {
 		t.Errorf("output of %d bytes exceeds the cap", len(o.Output))
 	}
 }
+
+// Nothing is cut before it is redacted: not a title (Describe shortens a
+// command to 100 characters), not a long output (Window keeps its ends),
+// not compact JSON input (whose quotes are \").
+func TestBuildObservationCutsAfterRedaction(t *testing.T) {
+	p := NewPolicy(models.DefaultSettings())
+	key := "AKIAZ7QWERTYUIOP1234"
+	cmd := strings.Repeat("a", 92) + " " + key
+	out := strings.Repeat("x", windowBytes-10) + " " + key + " " + strings.Repeat("y\n", windowBytes)
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	resp, _ := json.Marshal(map[string]string{"stdout": out})
+	o := p.BuildObservation(toolPayload("Bash", string(in), string(resp)))
+	b, _ := json.Marshal(o)
+	for _, part := range []string{"AKIAZ7", "QWERTYUIOP"} {
+		if strings.Contains(string(b), part) {
+			t.Errorf("part of a cut secret survived (%q): title %q", part, o.Title)
+		}
+	}
+	task := p.BuildObservation(toolPayload("Task", `{"prompt":"use password: \"Hunter2Hunter2\" now","description":"d"}`, `"ok"`))
+	if strings.Contains(task.Input, "Hunter2") || strings.Contains(task.Title, "Hunter2") {
+		t.Errorf("a quoted value in compact JSON survived: %q", task.Input)
+	}
+}

@@ -44,6 +44,7 @@ type Service struct {
 	Summaries SummaryQueue
 
 	policy   atomic.Pointer[hooks.Policy]
+	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	now      func() time.Time
@@ -61,13 +62,30 @@ func New(ctx context.Context, store *models.Store) (*Service, error) {
 }
 
 // SetSettings swaps in new runtime settings; they apply to the next event.
-func (s *Service) SetSettings(st models.Settings) { s.policy.Store(hooks.NewPolicy(st)) }
+func (s *Service) SetSettings(st models.Settings) {
+	p := hooks.NewPolicy(st)
+	if key := s.idKey; key != nil {
+		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
+	}
+	s.policy.Store(p)
+}
+
+// SetIDKey sets the key of the hash that keeps cleaned identifiers apart
+// (privacy.LoadIDKey: the hook uses the same one), before the service
+// handles events.
+func (s *Service) SetIDKey(key []byte) {
+	s.idKey = key
+	s.SetSettings(s.Policy().Settings)
+}
 
 // Policy is the compiled settings in force.
 func (s *Service) Policy() *hooks.Policy { return s.policy.Load() }
 
-// Handle ingests one event and returns what the hook must print.
+// Handle ingests one event and returns what the hook must print. Every
+// string of the event is cleaned first (hooks.Policy.CleanPayload), so
+// nothing below stores a raw value.
 func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (hooks.Output, error) {
+	p = s.Policy().CleanPayload(p)
 	switch event {
 	case hooks.SessionStart:
 		return s.sessionStart(ctx, p)
@@ -153,16 +171,22 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 	}
 }
 
+// project is the project and branch of p's session, found from the cwd as
+// received (the directory on disk) and cleaned like every stored string:
+// a directory or branch name may hold a secret.
 func (s *Service) project(p *hooks.Payload) hooks.Project {
-	cwd := p.Cwd
+	pol := s.Policy()
+	cwd := p.Raw().Cwd
 	proj := hooks.ResolveProject(cwd)
-	if p.Project != "" {
+	switch {
+	case p.Project != "":
 		proj.Name = p.Project
-		return proj
+	default:
+		if name := aliasFor(pol.Settings.Capture.ProjectAliases, cwd); name != "" {
+			proj.Name = name
+		}
 	}
-	if name := aliasFor(s.Policy().Settings.Capture.ProjectAliases, cwd); name != "" {
-		proj.Name = name
-	}
+	proj.Name, proj.Branch, proj.Root = pol.Clean(proj.Name), pol.Clean(proj.Branch), ""
 	return proj
 }
 

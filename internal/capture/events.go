@@ -46,8 +46,8 @@ func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Out
 
 func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
 	pol := s.Policy()
-	text := pol.CleanLong(p.Prompt)
-	private := text == "" && p.Prompt != ""
+	text := hooks.Window(p.Prompt) // cleaned whole by Handle, then cut
+	private := text == "" && p.Raw().Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -124,11 +124,13 @@ func observationEvent(o *models.Observation) any {
 
 func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 	pol := s.Policy()
-	msg := p.LastAssistantMessage
-	if msg == "" && p.TranscriptPath != "" {
-		msg = LastAssistantMessage(p.TranscriptPath)
+	msg := hooks.Window(p.LastAssistantMessage) // cleaned whole by Handle
+	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" {
+		// The transcript is read at the path as received; the stored path
+		// is the cleaned one. (A path the hook redacted cannot be read.)
+		msg = pol.CleanLong(LastAssistantMessage(raw.TranscriptPath))
 	}
-	msg = hooks.Compress(pol.CleanLong(msg), pol.Settings.Capture.OutputCapBytes)
+	msg = hooks.Compress(msg, pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
 	err := s.write(ctx, func(tx *gorm.DB) error {
@@ -158,10 +160,10 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 }
 
 func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
-	// The reason is free text like every other stored field: strip and
-	// redact it (a secret in it reached the database, the stream and the
-	// pages before).
-	reason := hooks.Truncate(s.Policy().Clean(p.Reason), 100)
+	// The reason is free text like every other stored field, cleaned by
+	// Handle (a secret in it reached the database, the stream and the
+	// pages before), then cut.
+	reason := hooks.Truncate(p.Reason, 100)
 	var ref models.SessionRef
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		var err error

@@ -47,3 +47,42 @@ func TestBuiltinFilters(t *testing.T) {
 		t.Logf("builtinFilters should be:\n%s", b.String())
 	}
 }
+
+// The anchored scan (a rule run only where one of its prefix literals
+// starts) finds exactly the matches of the plain leftmost-first search,
+// on every sample and near miss, alone and run together, in other case,
+// and beside word characters (for \b).
+func TestAnchoredScanMatchesPlainSearch(t *testing.T) {
+	var texts []string
+	for _, tc := range redactionCases {
+		texts = append(texts, tc.sample, tc.want)
+		texts = append(texts, tc.nearMisses...)
+	}
+	texts = append(texts, fuzzSecrets...)
+	all := strings.Join(texts, " ")
+	texts = append(texts, all, strings.Join(texts, ""), strings.ToUpper(all), strings.ToLower(all),
+		"xAKIAIOSFODNN7EXAMPLE _AKIAIOSFODNN7EXAMPLE -AKIAIOSFODNN7EXAMPLE", "PASSWORD=a password:bbbb Password = 'cccc dd'",
+		"paſſword=hunter22 KEY", "api_key=api_key=xxxx")
+	anchored := 0
+	for _, rule := range BuiltinRules() {
+		c := &compiledRule{name: rule.Name, pattern: rule.Pattern, marker: Marker(rule.Name)}
+		c.compile()
+		if c.anchored == nil {
+			continue
+		}
+		anchored++
+		for _, s := range texts {
+			got, ok := c.findAnchored(s)
+			want := c.re.FindAllStringSubmatchIndex(s, -1)
+			if !ok {
+				continue
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s on %.80q:\nanchored %v\n   plain %v", rule.Name, s, got, want)
+			}
+		}
+	}
+	if anchored < 10 {
+		t.Errorf("only %d built-in rules scan from their literals", anchored)
+	}
+}

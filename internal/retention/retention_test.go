@@ -1,9 +1,13 @@
 package retention
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +136,101 @@ func TestReapplyKeepsJSONValid(t *testing.T) {
 	// A second pass finds nothing left to change.
 	if res, _ := Reapply(context.Background(), s, r); res.Total() != 0 {
 		t.Fatalf("second pass changed %+v", res.Changed)
+	}
+}
+
+// Reapply covers every text column of every table holding captured data
+// (data stored by an older mneme, with fewer rules, is the case it is
+// for): none holds the secret afterwards, search does not find it, an
+// identifier is rewritten as ingest would have cleaned it, and once the
+// -wal is checkpointed the database file holds no byte of it.
+func TestReapplyCoversEveryTextColumn(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mneme.db")
+	s, err := models.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const key = "npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g" // a kind an older mneme did not know
+	now := time.Now().UTC()
+	err = s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		stmts := []string{
+			`INSERT INTO sessions (id, claude_session_id, project, cwd, git_branch, source, status, started_at, end_reason, transcript_path, last_assistant_message)
+				VALUES (1, 'sess-` + key + `', 'proj-` + key + `', '/home/` + key + `', 'br-` + key + `', 'src-` + key + `', 'active', ?, 'r ` + key + `', '/t/` + key + `.jsonl', 'm ` + key + `')`,
+			`INSERT INTO prompts (session_id, project, number, text, prompt_id, created_at) VALUES (1, 'p', 1, 'use ` + key + ` now', 'pid-` + key + `', ?)`,
+			`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (1, 2, 'pp-` + key + `')`,
+			`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, input, output, files, created_at, excluded_by)
+				VALUES (1, 'p', 'tu-` + key + `', 'mcp__x__y ` + key + `', 'mcp', 'title ` + key + `', '{"token":"` + key + `"}', 'out ` + key + `', '["/f/` + key + `"]', ?, '')`,
+			`INSERT INTO summaries (session_id, project, kind, request, investigated, learned, completed, next_steps, last_user_message, last_assistant_message, note, created_at)
+				VALUES (1, 'p', 'turn', 'rq ` + key + `', 'iv ` + key + `', 'ln ` + key + `', 'cp ` + key + `', 'ns ` + key + `', 'lu ` + key + `', 'la ` + key + `', 'note ` + key + `', ?)`,
+			`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES ('prompt', 'p', 1, 1, '{"claudeSessionId":"sess-` + key + `","text":"` + key + `"}', ?)`,
+			`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, next_attempt_at, last_error, created_at, updated_at, assistant_message)
+				VALUES (1, 'turn', 1, 'failed', ?, 'err ` + key + `', ?, ?, 'am ` + key + `')`,
+			`INSERT INTO token_ledger (session_id, day, generator, model, created_at) VALUES (1, '2025-01-01', 'claude-cli', 'model-` + key + `', ?)`,
+		}
+		for _, q := range stmts {
+			args := make([]any, strings.Count(q, "?"))
+			for i := range args {
+				args[i] = now
+			}
+			if err := tx.Exec(q, args...).Error; err != nil {
+				return fmt.Errorf("%s: %w", q[:40], err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := hooks.NewRedactor(models.BuiltinRedactionRules())
+	res, err := Reapply(context.Background(), s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"sessions", "prompts", "private_prompts", "observations", "summaries", "events", "summary_jobs", "token_ledger"} {
+		if res.Changed[table] != 1 {
+			t.Errorf("%s: %d rows rewritten, want 1 (%+v)", table, res.Changed[table], res.Changed)
+		}
+	}
+	tables, err := textTables(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tables {
+		for _, col := range tt.cols {
+			var n int64
+			s.DB.Raw(fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE instr(%s, ?) > 0`, tt.name, col), "iK2ZWeqhFWCEPy").Scan(&n)
+			if n != 0 {
+				t.Errorf("%s.%s still holds the secret", tt.name, col)
+			}
+		}
+	}
+	var sid string
+	s.DB.Raw(`SELECT claude_session_id FROM sessions`).Scan(&sid)
+	if want := r.CleanID("sess-" + key); sid != want {
+		t.Errorf("session id %q, want %q as ingest makes it", sid, want)
+	}
+	var files string
+	s.DB.Raw(`SELECT files FROM observations`).Scan(&files)
+	if !json.Valid([]byte(files)) {
+		t.Errorf("files is no longer JSON: %s", files)
+	}
+	for _, q := range []string{"iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g", "npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g"} {
+		if hits, err := s.Search(context.Background(), models.SearchQuery{Q: `"` + q + `"`}); err != nil || len(hits) > 0 {
+			t.Errorf("search for %s: %d hits, %v", q, len(hits), err)
+		}
+	}
+	if res, _ := Reapply(context.Background(), s, r); res.Total() != 0 {
+		t.Errorf("a second pass changed %+v", res.Changed)
+	}
+	if err := s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	for _, part := range []string{"iK2ZWeqhFWCEPy", strings.ToLower("iK2ZWeqhFWCEPy")} {
+		if i := bytes.Index(b, []byte(part)); i >= 0 {
+			t.Errorf("the database file still holds %q at %d: %q", part, i, b[max(0, i-60):i+40])
+		}
 	}
 }

@@ -166,3 +166,33 @@ func TestQueueAPIRetriesThenFallsBack(t *testing.T) {
 		t.Errorf("%d API requests, want 9", n)
 	}
 }
+
+// What an LLM answers is stored only once cleaned, and cut to
+// summarize.MaxField only after that: a secret across the cut does not
+// leave a part of itself behind.
+func TestQueueCleansTheLLMAnswer(t *testing.T) {
+	token := "ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"
+	answer := "REQUEST: Deploy with AKIAZ7QWERTYUIOP1234.\nINVESTIGATED: " + strings.Repeat("x", summarize.MaxField-15) + " " + token +
+		"\nLEARNED: password=hunter2hunter\nCOMPLETED: deployed\nNEXT_STEPS: none"
+	api := newMessagesAPI(t, reply{200, messageBody(answer)})
+	srv := testutil.NewServer(t)
+	setSummarizer(t, srv, func(s *models.SummarizerSettings) {
+		s.Kind, s.APIKey, s.BaseURL = "anthropic-api", "sk-ant-test-key-000000000000000000", api.URL
+	})
+	replay(t, srv, jwtSession("api-clean")[:12])
+	waitJobs(t, srv.Store, 30*time.Second)
+	sums, _ := srv.Store.SummariesOfSession(context.Background(), sessionID(t, srv.Store, "api-clean"))
+	if len(sums) != 1 || sums[0].Generator != "anthropic-api" {
+		t.Fatalf("summaries: %+v", sums)
+	}
+	s := sums[0]
+	all := s.Request + s.Investigated + s.Learned + s.Completed
+	for _, secret := range []string{"QWERTYUIOP1234", "ghp_Zx9", "hunter2hunter"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%s stored: %q", secret, all)
+		}
+	}
+	if len(s.Investigated) > summarize.MaxField+len("…") || !strings.Contains(s.Request, "[REDACTED:aws_access_key]") {
+		t.Errorf("request %q, investigated %d bytes", s.Request, len(s.Investigated))
+	}
+}

@@ -41,6 +41,9 @@ type ClaudeCLI struct {
 	// Env is added to the environment (tests point Claude Code at a fake
 	// API with it).
 	Env []string
+	// Clean, when set, cleans what the run printed before it is cut into
+	// an error message (a cut secret would escape redaction later).
+	Clean func(string) string
 
 	mu   sync.Mutex
 	slot chan struct{}
@@ -55,6 +58,13 @@ func (c *ClaudeCLI) Configure(path, model string) {
 	c.mu.Lock()
 	c.Path, c.Model = path, model
 	c.mu.Unlock()
+}
+
+func (c *ClaudeCLI) clean(s string) string {
+	if c.Clean == nil {
+		return s
+	}
+	return c.Clean(s)
 }
 
 // Args are the command-line arguments of a run.
@@ -127,7 +137,7 @@ func (c *ClaudeCLI) Summarize(ctx context.Context, in *Input) (Result, error) {
 			res.CostUSD = EstimateCost(res.Model, res.InputTokens, res.OutputTokens)
 		}
 		if err == nil && out.IsError {
-			err = fmt.Errorf("claude reported an error: %s", clip(oneLine(out.Result), 200))
+			err = fmt.Errorf("claude reported an error: %s", clip(oneLine(c.clean(out.Result)), 200))
 		}
 	} else if err == nil {
 		// Not Claude Code's JSON: read stdout as the answer itself.
@@ -135,7 +145,7 @@ func (c *ClaudeCLI) Summarize(ctx context.Context, in *Input) (Result, error) {
 	}
 	if err != nil {
 		if msg := strings.TrimSpace(string(stderr)); msg != "" {
-			err = fmt.Errorf("%w: %s", err, clip(oneLine(msg), 300))
+			err = fmt.Errorf("%w: %s", err, clip(oneLine(c.clean(msg)), 300))
 		}
 		return res, err
 	}

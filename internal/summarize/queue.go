@@ -33,6 +33,10 @@ type Queue struct {
 	IntermediateEvery time.Duration
 	// Now is the clock; tests move it.
 	Now func() time.Time
+	// Clean is the privacy pipeline every string stored is put through
+	// (the LLM's answer, error messages); nil stores them as they are.
+	// The worker sets it to its policy's Clean.
+	Clean func(string) string
 
 	cli       *ClaudeCLI
 	mu        sync.Mutex // guards the timings once started (SetRetry)
@@ -297,7 +301,7 @@ func (q *Queue) summarize(ctx context.Context, job *models.SummaryJob, in *Input
 		return Result{}, spent, err
 	}
 	fb := Heuristic{}.Build(in)
-	fb.Note = joinNote(fmt.Sprintf("%s failed after %d attempt(s) (%s): heuristic summary instead", llm.Name(), job.Attempts, clip(err.Error(), 200)), fb.Note)
+	fb.Note = joinNote(fmt.Sprintf("%s failed after %d attempt(s) (%s): heuristic summary instead", llm.Name(), job.Attempts, clip(q.clean(err.Error()), 200)), fb.Note)
 	if spent != nil {
 		fb.InputTokens, fb.OutputTokens, fb.CostUSD = spent.InputTokens, spent.OutputTokens, spent.CostUSD
 	}
@@ -314,6 +318,7 @@ func (q *Queue) llm(st models.SummarizerSettings) Summarizer {
 	switch st.Kind {
 	case GenClaudeCLI:
 		q.cli.Configure(st.ClaudePath, st.Model)
+		q.cli.Clean = q.Clean
 		return q.cli
 	case GenAPI:
 		return &AnthropicAPI{APIKey: st.APIKey, Model: st.Model, BaseURL: st.BaseURL}
@@ -332,7 +337,7 @@ func joinNote(a, b string) string {
 // it failed when its session is gone or its attempts are spent. What a
 // failed LLM call cost is recorded meanwhile.
 func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result, err error) {
-	job.LastError = clip(err.Error(), 500)
+	job.LastError = clip(q.clean(err.Error()), 500)
 	if errors.Is(err, models.ErrNotFound) || job.Attempts >= q.maxAttempts() {
 		job.Status = models.JobFailed
 		q.Log.Error("summary job failed", "job", job.ID, "session", job.SessionID, "err", err)
@@ -343,7 +348,7 @@ func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result
 	}
 	werr := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
 		if spent != nil {
-			if err := models.RecordTokens(tx, ledgerEntry(job, 0, spent)); err != nil {
+			if err := models.RecordTokens(tx, q.ledgerEntry(job, 0, spent)); err != nil {
 				return err
 			}
 		}
@@ -354,9 +359,28 @@ func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result
 	}
 }
 
-func ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Result) *models.LedgerEntry {
+// clean is Clean, or s as it is without one.
+func (q *Queue) clean(s string) string {
+	if q.Clean == nil {
+		return s
+	}
+	return q.Clean(s)
+}
+
+// cleanSummary cleans every text field of a summary before it is stored:
+// the LLM may answer with what it was not given (a secret it read itself).
+func (q *Queue) cleanSummary(s *models.Summary) {
+	for _, f := range []*string{&s.Project, &s.Kind, &s.LastUserMessage, &s.LastAssistantMessage, &s.Generator, &s.Note} {
+		*f = q.clean(*f)
+	}
+	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps} {
+		*f = clip(q.clean(*f), MaxField)
+	}
+}
+
+func (q *Queue) ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Result) *models.LedgerEntry {
 	return &models.LedgerEntry{
-		SessionID: job.SessionID, SummaryID: summaryID, Generator: spent.Generator, Model: spent.Model,
+		SessionID: job.SessionID, SummaryID: summaryID, Generator: q.clean(spent.Generator), Model: q.clean(spent.Model),
 		InputTokens: spent.InputTokens, OutputTokens: spent.OutputTokens, CostUSD: spent.CostUSD,
 	}
 }
@@ -366,6 +390,7 @@ func ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Result) *models
 // commit.
 func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result) {
 	sum := toSummary(res, in)
+	q.cleanSummary(&sum)
 	sum.CreatedAt = q.now()
 	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
 		sum.ID = 0
@@ -376,7 +401,7 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 			return err
 		}
 		if spent != nil {
-			if err := models.RecordTokens(tx, ledgerEntry(job, sum.ID, spent)); err != nil {
+			if err := models.RecordTokens(tx, q.ledgerEntry(job, sum.ID, spent)); err != nil {
 				return err
 			}
 		}

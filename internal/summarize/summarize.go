@@ -82,9 +82,13 @@ NEXT_STEPS: what remains to do, or "none"`
 // SystemPrompt is the instruction given to LLM summarizers.
 const SystemPrompt = `You summarize one Claude Code coding session (or one turn of it) for the developer's future self and colleagues. Be concrete: name files, commands, test results and error causes from the record. Never invent facts that are not in the record. ` + FormatInstructions
 
+// MaxField bounds each of the five fields of a stored summary.
+const MaxField = 2000
+
 // ParseStrict reads the strict five-label format. Every label must appear
 // exactly once; a label's text runs until the next label. Anything else is
-// ErrMalformed.
+// ErrMalformed. Fields are not cut (see MaxField): the queue cuts them
+// after the privacy pipeline has read them whole.
 func ParseStrict(text string) (Result, error) {
 	var r Result
 	vals := map[string]*strings.Builder{}
@@ -123,7 +127,7 @@ func ParseStrict(text string) (Result, error) {
 		if strings.EqualFold(strings.TrimRight(v, "."), "none") {
 			v = ""
 		}
-		return clip(v, 2000), nil
+		return v, nil // cut to MaxField by the queue, once cleaned
 	}
 	var err error
 	dst := []*string{&r.Request, &r.Investigated, &r.Learned, &r.Completed, &r.NextSteps}

@@ -23,6 +23,7 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/internal/summarize"
@@ -106,6 +107,15 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
+	// The privacy pipeline of every stored string is also the logs' and
+	// the hook's: the worker logs through it, shares the key of cleaned
+	// identifiers with the hook, and hands the hook its rules.
+	opts.Log = newCleanLogger(opts.Log, func(s string) string { return svc.Policy().Clean(s) })
+	if key, err := privacy.LoadIDKey(opts.DataDir); err != nil {
+		opts.Log.Warn("no key for cleaned identifiers: they are hashed without one", "err", err)
+	} else {
+		svc.SetIDKey(key)
+	}
 	w := &Worker{
 		Store: store, Broker: broker, Capture: svc,
 		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
@@ -128,7 +138,9 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		w.readOnlyErr, w.readOnlyCause = openErr, w.diagnose()
 		opts.Log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
 	}
+	w.writeRules(svc.Policy().Settings)
 	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	w.Summaries.Clean = func(s string) string { return svc.Policy().Clean(s) }
 	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
 		if !isReadOnly(err) {
 			w.Summaries.Stop()
@@ -149,10 +161,21 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status,
-		AfterSettings: func(models.Settings) { w.Retention.Kick() },
+		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
 	}
 	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
+}
+
+// writeRules hands the redaction rules in force to the hook, which has no
+// database, in <data>/redaction.json: the hook redacts with them before it
+// sends or spools an event. Without the file (a read-only data directory)
+// the hook still applies the built-in rules.
+func (w *Worker) writeRules(st models.Settings) {
+	path := filepath.Join(w.dataDir, privacy.RulesFile)
+	if err := privacy.WriteRules(path, st.Privacy.RedactionRules); err != nil {
+		w.log.Warn("the hook cannot be given the redaction rules: it applies the built-in ones only", "path", path, "err", err)
+	}
 }
 
 // ReplaySpool feeds spooled events through the capture pipeline in-process
