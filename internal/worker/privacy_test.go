@@ -66,7 +66,7 @@ func TestWorkerHandsRulesToHook(t *testing.T) {
 // values, errors, groups.
 func TestWorkerLogIsCleaned(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := worker.New(context.Background(), worker.Options{DataDir: t.TempDir(), Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	w, err := worker.New(context.Background(), worker.Options{DataDir: t.TempDir(), Secret: "test-secret-for-the-log-test", Log: slog.New(slog.NewTextHandler(&buf, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
