@@ -346,8 +346,21 @@ func TestDiskFull(t *testing.T) {
 	t.Logf("health with the disk full: status=%s problem=%q", h.Status, h.Problem)
 
 	// Ingest goes on failing cleanly; the hook answers at once.
-	st, _, err := p.NewClient(10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", "toolu_diskfull_direct", nil)})
-	t.Logf("direct ingest with the disk full: status %d err %v", st, err)
+	// The -wal file may still have room for a few commits (pages freed by
+	// a checkpoint are reused without growing it): ingest until the full
+	// disk refuses one, so the hook below meets a worker that cannot store.
+	var st int
+	var err error
+	for i := 0; i < 500; i++ {
+		st, _, err = p.NewClient(10*time.Second).Post(t.Context(), Event{Slug: "post-tool-use", Body: toolEvent("diskfull", fmt.Sprintf("toolu_diskfull_direct_%d", i), nil)})
+		if st != 200 {
+			t.Logf("direct ingest with the disk full: status %d err %v after %d stored in the -wal's room", st, err, i)
+			break
+		}
+	}
+	if st == 200 {
+		t.Fatal("500 events were stored with the disk full")
+	}
 	r := hookMustNotBlock(t, p, toolEvent("diskfull", "toolu_diskfull_late", nil), xdg)
 	t.Logf("hook with the disk full: %s, stderr: %s", r.Elapsed, bytes.TrimSpace(r.Stderr))
 	if !bytes.Contains(r.Stderr, []byte("spooling to")) {
