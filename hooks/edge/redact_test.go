@@ -1,0 +1,72 @@
+package edge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
+)
+
+// spooled is everything the spool directory holds, as bytes.
+func spooled(t *testing.T, dataDir string) []byte {
+	t.Helper()
+	var all []byte
+	filepath.Walk(filepath.Join(dataDir, "spool"), func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			all = append(all, b...)
+		}
+		return nil
+	})
+	if len(all) == 0 {
+		t.Fatal("nothing was spooled")
+	}
+	return all
+}
+
+// With the worker down, what the hook writes to the spool is already
+// redacted: built-in rules when the worker never wrote its rules, the
+// user's own rules once it did; escaped secrets and tags, names that are
+// secrets' names, nested tags, and secrets across the place where a huge
+// payload is cut.
+func TestHookRedactsBeforeSpooling(t *testing.T) {
+	dataDir := t.TempDir()
+	c, stderr := newClient(t, freePort(t), dataDir)
+	key := "AKIAZ7QWERTYUIOP1234"
+	pem := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEowIBAAKCAQEAstraddle0123456789abcdefghij\n", 30) + "-----END RSA PRIVATE KEY-----"
+	big := strings.Repeat("a", privacy.ShrinkKeep-10) + " " + key + " " + strings.Repeat("b\n", 1<<20) + pem + strings.Repeat("c", privacy.ShrinkKeep-100)
+	ev := map[string]any{
+		"session_id": "s-" + key, "cwd": "/home/dev/" + key, "transcript_path": "/t/" + key + ".jsonl", "hook_event_name": "PostToolUse",
+		"tool_name": "Task", "tool_use_id": "toolu-" + key,
+		"tool_input":    map[string]any{"prompt": `use password: "Hunter2Hunter2" <private>a<private>b</private>NestedTail</private>`, "api_key": "k 1 2 3"},
+		"tool_response": map[string]any{"result": big},
+	}
+	body, _ := json.Marshal(ev)
+	// The JSON-escaped forms too: \u-escaped key, escaped slashes and tag.
+	body = bytes.Replace(body, []byte(`"tool_name"`), []byte(`"error":"\u0041KIAZ7QWERTYUIOP1234 https:\/\/u:P4ssw0rdP4ss@h \u003cprivate\u003eEscTag\u003c/private\u003e","tool_name"`), 1)
+	run(t, c, "post-tool-use", body)
+	got := spooled(t, dataDir)
+	for _, secret := range []string{"QWERTYUIOP1234", "AKIAZ7", "Hunter2Hunter2", "NestedTail", "k 1 2 3", "P4ssw0rdP4ss", "EscTag", "straddle", "MIIEowIBAAKC"} {
+		if i := bytes.Index(got, []byte(secret)); i >= 0 {
+			t.Errorf("%q spooled: …%q…", secret, got[max(0, i-60):min(len(got), i+40)])
+		}
+	}
+	if !bytes.Contains(got, []byte("[REDACTED:aws_access_key]")) || len(got) > 2<<20 {
+		t.Errorf("spooled %d bytes; stderr %s", len(got), stderr)
+	}
+
+	// The rules the worker hands over apply: a user's own rule.
+	rules := append(privacy.BuiltinRules(), privacy.Rule{Name: "ticket", Pattern: `TICKET-\d{4,}`, Enabled: true})
+	if err := privacy.WriteRules(filepath.Join(dataDir, privacy.RulesFile), rules); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = newClient(t, freePort(t), dataDir)
+	run(t, c, "user-prompt-submit", prompt("fix TICKET-98765 please"))
+	if got := spooled(t, dataDir); bytes.Contains(got, []byte("98765")) || !bytes.Contains(got, []byte("[REDACTED:ticket]")) {
+		t.Errorf("the user's rule did not apply at the edge: %s", got[max(0, len(got)-300):])
+	}
+}
