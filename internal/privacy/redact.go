@@ -98,11 +98,22 @@ func (r *Redactor) WithIDKey(key func() []byte) *Redactor {
 	return &c
 }
 
-// Redact returns s with every match of every rule replaced.
+// Redact returns s with every match of every rule replaced. Text written
+// with %-escapes (a URL's query, a form body) is read as what it stands
+// for too (see percentDecoded).
 func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
+	s = r.redactRules(s)
+	if strings.IndexByte(s, '%') >= 0 {
+		s = percentDecoded(s, func(d string) string { return r.redactRules(StripTags(Sanitize(d))) })
+	}
+	return s
+}
+
+// redactRules applies every rule to s once.
+func (r *Redactor) redactRules(s string) string {
 	lower := foldForFilter(s)
 	for _, rule := range r.rules {
 		if !rule.mayMatch(lower) {
@@ -551,4 +562,83 @@ func TestRule(rule Rule, sample string) (result string, matches int, err error) 
 	c := &compiledRule{name: rule.Name, pattern: rule.Pattern, marker: Marker(rule.Name)}
 	c.compileOnce.Do(func() { c.re, c.secret = re, secretGroups(re) }) // no prefix scan: the box shows the plain regexp
 	return c.apply(sample), len(re.FindAllStringIndex(sample, -1)), nil
+}
+
+// percentDecoded reads every %-escaped run of s (text between white space,
+// quotes, '?', '&', '=', '#', '<' and '>' holding a %XX escape) as what it
+// stands for, '+' as a space, and when clean changes that, puts the
+// cleaned text in the run's place: a secret, or a private block, written
+// in a URL's query (?q=DB_PASSWORD%3D…, ?next=https%3A%2F%2Fu%3Apw%40host,
+// -----BEGIN+RSA+PRIVATE+KEY-----%0A…) is redacted too. Runs that clean
+// leaves alone stay as written.
+func percentDecoded(s string, clean func(string) string) string {
+	var b strings.Builder
+	last, start := 0, -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		run := s[start:end]
+		start = -1
+		d, ok := unescapePercent(run)
+		if !ok {
+			return
+		}
+		if c := clean(d); c != d {
+			b.WriteString(s[last : end-len(run)])
+			b.WriteString(c)
+			last = end
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '"', '\'', '?', '&', '=', '#', '<', '>':
+			flush(i)
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(s))
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// unescapePercent decodes %XX escapes and '+' in run; ok is false when run
+// holds no valid %XX escape. An invalid escape is kept as written.
+func unescapePercent(run string) (string, bool) {
+	if !strings.Contains(run, "%") {
+		return run, false
+	}
+	var b strings.Builder
+	ok := false
+	for i := 0; i < len(run); i++ {
+		switch c := run[i]; {
+		case c == '%' && i+2 < len(run) && isHex(run[i+1]) && isHex(run[i+2]):
+			b.WriteByte(unhex(run[i+1])<<4 | unhex(run[i+2]))
+			i += 2
+			ok = true
+		case c == '+':
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), ok
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
