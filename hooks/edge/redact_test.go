@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
@@ -68,5 +69,41 @@ func TestHookRedactsBeforeSpooling(t *testing.T) {
 	run(t, c, "user-prompt-submit", prompt("fix TICKET-98765 please"))
 	if got := spooled(t, dataDir); bytes.Contains(got, []byte("98765")) || !bytes.Contains(got, []byte("[REDACTED:ticket]")) {
 		t.Errorf("the user's rule did not apply at the edge: %s", got[max(0, len(got)-300):])
+	}
+}
+
+// BenchmarkEdgeRedact is what each hook process adds for privacy: read the
+// worker's rules file, build the redactor, clean one payload (decode,
+// clean, encode when needed). The Bash event has nothing a rule could
+// match and skips decoding; the WebFetch one has URLs and is decoded; the
+// third holds secrets; the last is a 3 MB response cut to fit.
+func BenchmarkEdgeRedact(b *testing.B) {
+	dir := b.TempDir()
+	if err := privacy.WriteRules(filepath.Join(dir, privacy.RulesFile), privacy.BuiltinRules()); err != nil {
+		b.Fatal(err)
+	}
+	ev := func(tool string, in, resp any) []byte {
+		m := map[string]any{"session_id": "0f3c7a2e-5b1d-4c8e-9a6f-2d4b8e1c3a5f", "transcript_path": "/home/dev/.claude/projects/-home-dev-app/0f3c7a2e.jsonl",
+			"cwd": "/home/dev/app", "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": tool,
+			"tool_input": in, "tool_response": resp, "tool_use_id": "toolu_01ABCDEF"}
+		raw, _ := json.Marshal(m)
+		return raw
+	}
+	cases := []struct {
+		name string
+		raw  []byte
+	}{
+		{"bash", ev("Bash", map[string]any{"command": "go build ./... && echo built", "description": "build"}, map[string]any{"stdout": "built", "stderr": ""})},
+		{"webfetch", ev("WebFetch", map[string]any{"url": "https://go.dev/doc/", "prompt": "summarize"}, map[string]any{"result": strings.Repeat("Go is an open source language; see https://go.dev/blog. ", 40), "code": 200})},
+		{"secrets", ev("Bash", map[string]any{"command": "curl -H 'Authorization: Bearer abcdefgh12345678' https://u:pw12345@x"}, map[string]any{"stdout": "AKIAZ7QWERTYUIOP1234 password=hunter2hunter"})},
+		{"3MB", ev("Bash", map[string]any{"command": "cat big.log"}, map[string]any{"stdout": strings.Repeat("2024-01-01 INFO GET https://api.example.com/v1 token=x ok\n", 3<<20/56)})},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			for b.Loop() {
+				edge.LoadRedactor(dir, nil).CleanPayload(c.raw, 1800<<10)
+			}
+		})
 	}
 }

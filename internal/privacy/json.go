@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -158,17 +159,14 @@ func (r *Redactor) cleanJSON(raw []byte, window int) []byte {
 }
 
 // nothingToClean is the fast path of CleanJSON: raw holds no JSON escape
-// that could hide a secret or a tag (\u…, \/), no tag, no literal any rule
-// needs, and no member name that could be a secret's. Most tool events
-// are like that and need no decoding.
+// that could hide a secret or a tag (a \uXXXX of a rune some literal holds,
+// \/), no tag, no literal any rule needs, and no member name that could be
+// a secret's. Most tool events are like that and need no decoding.
 func (r *Redactor) nothingToClean(raw []byte) bool {
 	if r == nil {
 		return !containsTagJSON(raw)
 	}
-	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) {
-		return false
-	}
-	if !r.literalsOK() {
+	if bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) || r.escapesHide(raw) {
 		return false
 	}
 	lower := foldForFilter(string(raw))
@@ -185,14 +183,42 @@ func (r *Redactor) nothingToClean(raw []byte) bool {
 	return true
 }
 
+// escapesHide reports whether raw has a \uXXXX escape of a rune that a
+// rule's literal, a secret's name or a tag holds (see literalRunes), or one
+// it cannot read.
+func (r *Redactor) escapesHide(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`\u`)) {
+		return false
+	}
+	r.lits.once.Do(func() { r.lits.runes = r.literalRunes() })
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // \\, \", \n…: the next byte is not an escape's start
+			continue
+		}
+		if i+6 > len(raw) {
+			return true
+		}
+		var c rune
+		for _, h := range raw[i+2 : i+6] {
+			if !isHex(h) {
+				return true
+			}
+			c = c<<4 | rune(unhex(h))
+		}
+		if r.lits.runes.has(c) || r.lits.runes.has(unicode.ToLower(c)) {
+			return true
+		}
+		i += 5
+	}
+	return false
+}
+
 // secretNameHints are in every name SecretName accepts, lower-cased.
 var secretNameHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie"}
-
-// literalsOK caches literalsSurviveJSON.
-func (r *Redactor) literalsOK() bool {
-	r.lits.once.Do(func() { r.lits.ok = r.literalsSurviveJSON() })
-	return r.lits.ok
-}
 
 type jsonWalker struct {
 	r       *Redactor

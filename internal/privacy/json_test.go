@@ -160,6 +160,7 @@ func TestCleanJSONUnchanged(t *testing.T) {
 		`{"z":1,"a":"plain text","n":12345678901234567890}`,
 		`{"command":"go test ./...","description":"Run the tests"}`,
 		`{"url":"https://example.com/a\"b","text":"line\nbreak"}`,
+		`{"command":"go build \u0026\u0026 echo \u003e","emoji":"\ud83d\ude00"}`,
 		`[]`, `null`, `"x"`,
 	} {
 		if out := r.CleanJSON([]byte(in)); string(out) != in {

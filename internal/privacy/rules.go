@@ -19,7 +19,12 @@ const KeyRule = "secret_assignment"
 // BuiltinRules are the redaction rules every install starts with. Each can
 // be switched off individually but not deleted or rewritten. Specific kinds
 // come before the generic assignments, so the marker names the kind.
-func BuiltinRules() []Rule {
+func BuiltinRules() []Rule { return append([]Rule(nil), builtins...) }
+
+// builtins are made once per process: the hook needs them for every event.
+var builtins = makeBuiltins()
+
+func makeBuiltins() []Rule {
 	rules := []Rule{
 		{Name: "pem_private_key", Pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`},
 		{Name: "aws_access_key", Pattern: `\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`},
@@ -73,7 +78,6 @@ func BuiltinRules() []Rule {
 // built-in's name is kept as it is, instead of that built-in (two rules
 // cannot share a name).
 func MergeBuiltins(rules []Rule) []Rule {
-	builtins := BuiltinRules()
 	index := map[string]int{}
 	for i, b := range builtins {
 		index[b.Name] = i
