@@ -10,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/privacy"
+	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
 // spooled is everything the spool directory holds, as bytes.
@@ -105,5 +106,26 @@ func BenchmarkEdgeRedact(b *testing.B) {
 				edge.LoadRedactor(dir, nil).CleanPayload(c.raw, 1800<<10)
 			}
 		})
+	}
+}
+
+// A prompt that is private as a whole, through the hook: nothing of it is
+// stored, and neither are the tool calls of its turn (the hook strips the
+// tags, so it tells the worker there was a prompt).
+func TestHookWhollyPrivatePrompt(t *testing.T) {
+	srv := testutil.NewServer(t)
+	c, _ := newClient(t, srv.Port, t.TempDir())
+	ev := func(m map[string]any) []byte {
+		m["session_id"], m["cwd"], m["prompt_id"] = "private-turn", "/tmp/p", "p1"
+		b, _ := json.Marshal(m)
+		return b
+	}
+	run(t, c, "user-prompt-submit", ev(map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "<private>rotate the prod keys</private>"}))
+	run(t, c, "post-tool-use", ev(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1",
+		"tool_input": map[string]any{"command": "vault rotate"}, "tool_response": map[string]any{"stdout": "rotated"}}))
+	var prompts, private, obs int64
+	srv.Store.DB.Raw(`SELECT (SELECT COUNT(*) FROM prompts), (SELECT COUNT(*) FROM private_prompts), (SELECT COUNT(*) FROM observations)`).Row().Scan(&prompts, &private, &obs)
+	if prompts != 0 || private != 1 || obs != 0 {
+		t.Errorf("%d prompts, %d private prompts, %d observations: want 0, 1, 0", prompts, private, obs)
 	}
 }

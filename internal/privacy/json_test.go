@@ -205,3 +205,19 @@ func TestCleanPayloadCutsAfterRedaction(t *testing.T) {
 		t.Errorf("a payload under the limit was cut: %d -> %d", len(small), len(out))
 	}
 }
+
+// The hook sends a string that was private as a whole as an empty private
+// block, so the worker knows it was not empty; the worker's own cleaning
+// of that block leaves nothing.
+func TestCleanPayloadMarksWhollyPrivate(t *testing.T) {
+	r := New(BuiltinRules())
+	out := r.CleanPayload([]byte(`{"prompt":"<private>all of it</private>","x":"a <private>b</private>","e":""}`), 1<<20)
+	var m map[string]string
+	json.Unmarshal(out, &m)
+	if m["prompt"] != PrivateMark || m["x"] != "a" || m["e"] != "" {
+		t.Errorf("got %s", out)
+	}
+	if r.Clean(PrivateMark) != "" || string(r.CleanJSON(out)) != `{"e":"","prompt":"","x":"a"}` {
+		t.Errorf("the worker's cleaning of the mark: %q, %s", r.Clean(PrivateMark), r.CleanJSON(out))
+	}
+}
