@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"encoding/json"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -100,7 +102,13 @@ func (h *Handler) compat(event string, promptOrStart bool) fiber.Handler {
 		if promptOrStart && first(b.Prompt, b.Content) != "" {
 			ev = hooks.UserPromptSubmit
 		}
-		p, err := b.payload(ev, c.Params("id"))
+		// The path's id is unescaped (a %-escaped secret would escape
+		// redaction) and copied: Fiber reuses the request's buffer.
+		pathID, err := url.PathUnescape(c.Params("id"))
+		if err != nil {
+			return badRequest("malformed session id in the path")
+		}
+		p, err := b.payload(ev, strings.Clone(pathID))
 		if err != nil {
 			return err
 		}

@@ -93,3 +93,17 @@ func TestIngestCleansEveryStoredString(t *testing.T) {
 		}
 	}
 }
+
+// claude-mem's /sessions/{id}/init: an id %-escaped in the path is cleaned
+// as the id it stands for.
+func TestCompatPathIDIsCleaned(t *testing.T) {
+	srv := testutil.NewServer(t)
+	if st, b := srv.Post(t, "/sessions/cm-%41KIAZ7QWERTYUIOP1234/init", map[string]any{"prompt": "hi"}); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	var id string
+	srv.Store.DB.Raw(`SELECT claude_session_id FROM sessions`).Scan(&id)
+	if !strings.HasPrefix(id, "cm-[REDACTED:aws_access_key]~") {
+		t.Errorf("stored id %q", id)
+	}
+}

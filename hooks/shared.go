@@ -1,6 +1,9 @@
 package hooks
 
-import "github.com/mneme-dev/mneme/hooks/edge"
+import (
+	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/internal/privacy"
+)
 
 // Event names as Claude Code sends them in hook_event_name.
 const (
@@ -32,5 +35,6 @@ func EventSlug(name string) string { return edge.EventSlug(name) }
 func Slugs() []string { return edge.Slugs() }
 
 // StripTags removes every <private>, <mneme-context>, <claude-mem-context>
-// and <system-reminder> block from s, content included (see edge.StripTags).
-func StripTags(s string) string { return edge.StripTags(s) }
+// and <system-reminder> block from s, content included (see
+// privacy.StripTags).
+func StripTags(s string) string { return privacy.StripTags(s) }

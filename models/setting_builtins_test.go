@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestLoadSettingsAddsNewBuiltins: settings saved by an older version,
@@ -53,5 +55,48 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 		if want := b.Name != "jwt"; r.Enabled != want {
 			t.Errorf("built-in %s enabled = %v, want %v", b.Name, r.Enabled, want)
 		}
+	}
+}
+
+// TestLoadSettingsBuiltinsBeforeUserRules: settings stored by an older mneme, with the rule set it knew, get the
+// built-in rules added since (switched on, among the built-ins, before the
+// user's own) and the built-ins' current patterns; a built-in the user
+// switched off stays off.
+func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
+	s := openTestStore(t)
+	old := []RedactionRule{
+		{Name: "aws_access_key", Pattern: `\bAKIA[0-9A-Z]{16}\b`, Enabled: true, Builtin: true}, // an older pattern
+		{Name: "jwt", Pattern: `eyJ.*`, Enabled: false, Builtin: true},
+		{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true},
+	}
+	st := DefaultSettings()
+	st.Privacy.RedactionRules = old
+	b, _ := json.Marshal(st)
+	if err := s.DB.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LoadSettings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := got.Privacy.RedactionRules
+	if len(rules) != len(BuiltinRedactionRules())+1 || rules[len(rules)-1].Name != "ticket" {
+		t.Fatalf("got %d rules, the user's last: %+v", len(rules), rules)
+	}
+	builtin := map[string]RedactionRule{}
+	for _, r := range BuiltinRedactionRules() {
+		builtin[r.Name] = r
+	}
+	for _, r := range rules[:len(rules)-1] {
+		want, ok := builtin[r.Name]
+		if !ok || r.Pattern != want.Pattern {
+			t.Errorf("%s: pattern %q, want the current built-in's", r.Name, r.Pattern)
+		}
+		if r.Enabled != (r.Name != "jwt") {
+			t.Errorf("%s: enabled %v", r.Name, r.Enabled)
+		}
+	}
+	if err := got.Validate(); err != nil {
+		t.Errorf("merged settings do not validate: %v", err)
 	}
 }

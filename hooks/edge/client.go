@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"syscall"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // MaxStdin bounds what `mneme hook` reads from Claude Code.
@@ -20,9 +22,10 @@ const MaxStdin = 64 << 20
 // sendLimit keeps a payload under the worker's 2 MiB body cap.
 const sendLimit = 1800 << 10
 
-// Client is the thin client behind `mneme hook`: it strips private tags at
-// the edge, posts the event to the worker, starts the worker when it is not
-// running, and spools the event when the worker cannot be reached in time.
+// Client is the thin client behind `mneme hook`: it strips private tags and
+// redacts secrets at the edge, posts the event to the worker, starts the
+// worker when it is not running, and spools the event when the worker
+// cannot be reached in time.
 type Client struct {
 	// DataDir is the worker's data directory: the client reaches the
 	// worker only over its unix socket (DialSocket), never TCP, so
@@ -38,6 +41,10 @@ type Client struct {
 	StartWorker func() error
 	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
 	Debug io.Writer
+
+	// Redactor cleans every event before it is sent or spooled
+	// (LoadRedactor); nil applies the built-in rules.
+	Redactor *privacy.Redactor
 
 	httpc *http.Client // dials Socket; made on first use
 
@@ -95,7 +102,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 		c.debugf("no payload on stdin: %v", err)
 		return []byte(ContinueJSON)
 	}
-	body := Shrink(StripTagsJSON(raw), sendLimit)
+	body := Shrink(c.redact(raw), sendLimit)
 	budget := BudgetFor(event)
 
 	// Events spooled earlier go first, so the worker sees them in order.

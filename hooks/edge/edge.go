@@ -1,13 +1,14 @@
 // Package edge is the hook side of the Claude Code contract: everything the
 // short-lived hook process needs, and nothing it does not. It holds the
-// event names and their slugs, the neutral answer, private-tag stripping at
-// the edge, the spool, and the thin client with its time budgets and worker
-// auto-start.
+// event names and their slugs, the neutral answer, the privacy pipeline at
+// the edge (tags and redaction, by the rules the worker hands over in
+// <data>/redaction.json, before anything is sent or spooled), the spool,
+// and the thin client with its time budgets and worker auto-start.
 //
-// It imports only the standard library. The mneme-hook binary is built on it
-// alone, so Claude Code's per-event process does not load the database, the
-// web server or the templates (their package init and page faults cost
-// about 5 ms a call). Package hooks builds on edge for the worker side:
+// It imports only the standard library and internal/privacy, which does
+// too. The mneme-hook binary is built on it alone, so Claude Code's
+// per-event process does not load the database, the web server or the
+// templates (their package init and page faults cost about 5 ms a call). Package hooks builds on edge for the worker side:
 // payload decoding, policy, description and compression.
 package edge
 

@@ -6,9 +6,5 @@ import "github.com/mneme-dev/mneme/internal/privacy"
 // document (see privacy.MapStrings).
 func mapJSONStrings(raw []byte, fn func(string) string) []byte { return privacy.MapStrings(raw, fn) }
 
-// WalkStrings applies fn to every string value (not keys) of a decoded JSON
-// value, in place, and returns it (see privacy.WalkStrings).
-func WalkStrings(v any, fn func(string) string) any { return privacy.WalkStrings(v, fn) }
-
 // RuneStart moves i back to the start of the rune it falls in.
 func RuneStart(s string, i int) int { return privacy.RuneStart(s, i) }

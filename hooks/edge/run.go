@@ -53,6 +53,7 @@ func NewClient(cfg Config, stderr io.Writer) *Client {
 	if os.Getenv(EnvDebug) != "" {
 		c.Debug = stderr
 	}
+	c.Redactor = LoadRedactor(cfg.DataDir, c.debugf)
 	return c
 }
 

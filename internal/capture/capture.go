@@ -171,12 +171,14 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 	}
 }
 
-// project is the project and branch of p's session, found from the cwd as
-// received (the directory on disk) and cleaned like every stored string:
-// a directory or branch name may hold a secret.
+// project is the project and branch of p's session, found from the cleaned
+// cwd (the directory on disk when cleaning left it as it was; a path with
+// a secret in it gives the base name of its cleaned form, never a part of
+// the secret that a '/' cut off), and cleaned like every stored string: a
+// repository or branch name may hold a secret.
 func (s *Service) project(p *hooks.Payload) hooks.Project {
 	pol := s.Policy()
-	cwd := p.Raw().Cwd
+	cwd := p.Cwd
 	proj := hooks.ResolveProject(cwd)
 	switch {
 	case p.Project != "":

@@ -29,26 +29,46 @@ const rulesVersion = 1
 // maxRulesFile bounds what LoadRules reads.
 const maxRulesFile = 1 << 20
 
+// rulesDoc is RulesFile: what differs from the built-in rules, which the
+// hook has compiled in (it parses a few bytes per event, not every
+// pattern): the built-ins switched off, and the other rules (the user's,
+// and built-ins of a newer mneme, whole).
 type rulesDoc struct {
-	Version int    `json:"version"`
-	Rules   []Rule `json:"rules"`
+	Version int      `json:"version"`
+	Off     []string `json:"off"`
+	Rules   []Rule   `json:"rules"`
 }
 
 // WriteRules writes rules to path (RulesFile in the data directory) with
 // mode 0600, atomically: a hook reading meanwhile sees the old file or the
 // new one, never a part.
 func WriteRules(path string, rules []Rule) error {
-	b, err := json.MarshalIndent(rulesDoc{Version: rulesVersion, Rules: rules}, "", "  ")
+	known := map[string]bool{}
+	for _, b := range builtins {
+		known[b.Name] = true
+	}
+	doc := rulesDoc{Version: rulesVersion, Off: []string{}, Rules: []Rule{}}
+	for _, r := range rules {
+		switch {
+		case r.Builtin && known[r.Name] && !r.Enabled:
+			doc.Off = append(doc.Off, r.Name)
+		case r.Builtin && known[r.Name]:
+		default:
+			doc.Rules = append(doc.Rules, r)
+		}
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
 	return writeAtomic(path, append(b, '\n'))
 }
 
-// LoadRules reads the rules the worker wrote to path. Whatever it finds,
-// every built-in rule is in the result (MergeBuiltins): switched on unless
-// the file switches it off. A missing, unreadable or corrupt file gives
-// the built-in rules alone, and its error, which the hook only reports.
+// LoadRules reads the rules the worker wrote to path: the built-in rules
+// but those it switched off, then its other rules (one with a built-in's
+// name takes that built-in's place). A missing, unreadable or corrupt
+// file gives the built-in rules alone, and its error, which the hook only
+// reports: never fewer than the built-ins the user has not switched off.
 func LoadRules(path string) ([]Rule, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,7 +89,24 @@ func LoadRules(path string) ([]Rule, error) {
 	if doc.Version != rulesVersion {
 		return BuiltinRules(), fmt.Errorf("%s: format version %d, want %d", path, doc.Version, rulesVersion)
 	}
-	return MergeBuiltins(doc.Rules), nil
+	rules := BuiltinRules()
+	at := make(map[string]int, len(rules))
+	for i, r := range rules {
+		at[r.Name] = i
+	}
+	for _, name := range doc.Off {
+		if i, ok := at[name]; ok {
+			rules[i].Enabled = false
+		}
+	}
+	for _, r := range doc.Rules {
+		if i, ok := at[r.Name]; ok {
+			rules[i] = r
+			continue
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
 }
 
 // LoadIDKey returns the key of CleanID's hash kept in dataDir, making it

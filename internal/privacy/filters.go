@@ -107,13 +107,13 @@ var builtinFilters = map[string]filter{
 		need:   []string{"://"},
 		prefix: []string{"://"},
 	},
-	// secret_assignment
-	"(?i)(?:password|passwd|secret|api[_\\-]?key|private[_\\-]?key|access[_\\-]?key|auth[_\\-]?token|access[_\\-]?token|refresh[_\\-]?token|api[_\\-]?token|client[_\\-]?secret)[\"']?\\s*[:=]\\s*[\"']?(?P<secret>[^\\s\"',;]{4,})": {
-		need:   []string{"password", "passwd", "secret", "api-key", "api_key", "apikey", "private-key", "private_key", "privatekey", "access-key", "access_key", "accesskey", "auth-token", "auth_token", "authtoken", "access-token", "access_token", "accesstoken", "refresh-token", "refresh_token", "refreshtoken", "api-token", "api_token", "apitoken"},
-		prefix: []string{"password", "passwd", "secret", "api-key", "api_key", "apikey", "private-key", "private_key", "privatekey", "access-key", "access_key", "accesskey", "auth-token", "auth_token", "authtoken", "access-token", "access_token", "accesstoken", "refresh-token", "refresh_token", "refreshtoken", "api-token", "api_token", "apitoken", "client-secret", "client_secret", "clientsecret"},
-	},
 	// env_secret
 	"[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY)=(?:\"(?P<secret>[^\"\\n]{4,})\"|'(?P<secret>[^'\\n]{4,})'|(?P<secret>[^\\s\"'`;&|<>]{4,}))": {
 		need: []string{"_pass=", "_password=", "_passwd=", "_pwd=", "_token=", "_secret=", "_key="},
+	},
+	// secret_assignment
+	"(?i)(?:password|passwd|secret|api[_\\-]?key|private[_\\-]?key|access[_\\-]?key|auth[_\\-]?token|access[_\\-]?token|refresh[_\\-]?token|api[_\\-]?token|client[_\\-]?secret)[\"']?\\s*[:=]\\s*(?:\"(?P<secret>[^\"\\n]{4,})\"|'(?P<secret>[^'\\n]{4,})'|[\"']?(?P<secret>[^\\s\"',;]{4,}))": {
+		need:   []string{"password", "passwd", "secret", "api-key", "api_key", "apikey", "private-key", "private_key", "privatekey", "access-key", "access_key", "accesskey", "auth-token", "auth_token", "authtoken", "access-token", "access_token", "accesstoken", "refresh-token", "refresh_token", "refreshtoken", "api-token", "api_token", "apitoken"},
+		prefix: []string{"password", "passwd", "secret", "api-key", "api_key", "apikey", "private-key", "private_key", "privatekey", "access-key", "access_key", "accesskey", "auth-token", "auth_token", "authtoken", "access-token", "access_token", "accesstoken", "refresh-token", "refresh_token", "refreshtoken", "api-token", "api_token", "apitoken", "client-secret", "client_secret", "clientsecret"},
 	},
 }

@@ -73,7 +73,7 @@ func TestAnchoredScanMatchesPlainSearch(t *testing.T) {
 		anchored++
 		for _, s := range texts {
 			got, ok := c.findAnchored(s)
-			want := c.re.FindAllStringSubmatchIndex(s, -1)
+			want := c.plain().FindAllStringSubmatchIndex(s, -1)
 			if !ok {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -95,7 +96,7 @@ func RuneStart(s string, i int) int {
 //
 // It returns raw itself when nothing changes. Text that is not one JSON
 // document is cleaned as one string and returned as a JSON string.
-func (r *Redactor) CleanJSON(raw []byte) []byte { return r.cleanJSON(raw, 0) }
+func (r *Redactor) CleanJSON(raw []byte) []byte { return r.cleanJSON(raw, 0, false) }
 
 // CleanJSONText is CleanJSON for a JSON column read as text.
 func (r *Redactor) CleanJSONText(s string) string {
@@ -122,23 +123,31 @@ const (
 // 64 MB. When raw is over limit bytes, strings longer than two ShrinkKeep
 // are cut to their first and last ShrinkKeep bytes, with the cut made
 // after redaction (see windowMargin). The result may still be over limit;
-// further shrinking only cuts text already clean.
+// further shrinking only cuts text already clean. A string that was
+// private as a whole becomes PrivateMark.
 func (r *Redactor) CleanPayload(raw []byte, limit int) []byte {
 	window := 0
 	if len(raw) > limit {
 		window = ShrinkKeep
 	}
-	return r.cleanJSON(raw, window)
+	return r.cleanJSON(raw, window, true)
 }
 
-func (r *Redactor) cleanJSON(raw []byte, window int) []byte {
+// PrivateMark is what the hook sends for a string that tags emptied (it
+// was private as a whole): an empty private block, which the worker strips
+// again, but from which it knows that there was something. A prompt that
+// is entirely private stores nothing and the tool calls of its turn are
+// dropped; an empty prompt would be stored as one.
+const PrivateMark = "<private></private>"
+
+func (r *Redactor) cleanJSON(raw []byte, window int, edge bool) []byte {
 	if len(raw) == 0 {
 		return raw
 	}
 	if window == 0 && r.nothingToClean(raw) {
 		return raw
 	}
-	w := &jsonWalker{r: r, window: window}
+	w := &jsonWalker{r: r, window: window, edge: edge}
 	v, ok := decode(raw)
 	if !ok {
 		out, _ := json.Marshal(w.text(string(raw)))
@@ -158,17 +167,14 @@ func (r *Redactor) cleanJSON(raw []byte, window int) []byte {
 }
 
 // nothingToClean is the fast path of CleanJSON: raw holds no JSON escape
-// that could hide a secret or a tag (\u…, \/), no tag, no literal any rule
-// needs, and no member name that could be a secret's. Most tool events
-// are like that and need no decoding.
+// that could hide a secret or a tag (a \uXXXX of a rune some literal holds,
+// \/), no tag, no literal any rule needs, and no member name that could be
+// a secret's. Most tool events are like that and need no decoding.
 func (r *Redactor) nothingToClean(raw []byte) bool {
 	if r == nil {
 		return !containsTagJSON(raw)
 	}
-	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) {
-		return false
-	}
-	if !r.literalsOK() {
+	if bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) || r.escapesHide(raw) {
 		return false
 	}
 	lower := foldForFilter(string(raw))
@@ -185,18 +191,47 @@ func (r *Redactor) nothingToClean(raw []byte) bool {
 	return true
 }
 
+// escapesHide reports whether raw has a \uXXXX escape of a rune that a
+// rule's literal, a secret's name or a tag holds (see literalRunes), or one
+// it cannot read.
+func (r *Redactor) escapesHide(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`\u`)) {
+		return false
+	}
+	r.lits.once.Do(func() { r.lits.runes = r.literalRunes() })
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // \\, \", \n…: the next byte is not an escape's start
+			continue
+		}
+		if i+6 > len(raw) {
+			return true
+		}
+		var c rune
+		for _, h := range raw[i+2 : i+6] {
+			if !isHex(h) {
+				return true
+			}
+			c = c<<4 | rune(unhex(h))
+		}
+		if r.lits.runes.has(c) || r.lits.runes.has(unicode.ToLower(c)) {
+			return true
+		}
+		i += 5
+	}
+	return false
+}
+
 // secretNameHints are in every name SecretName accepts, lower-cased.
 var secretNameHints = []string{"pass", "secret", "token", "key", "auth", "credential", "cookie"}
-
-// literalsOK caches literalsSurviveJSON.
-func (r *Redactor) literalsOK() bool {
-	r.lits.once.Do(func() { r.lits.ok = r.literalsSurviveJSON() })
-	return r.lits.ok
-}
 
 type jsonWalker struct {
 	r       *Redactor
 	window  int
+	edge    bool // mark strings that tags emptied (PrivateMark)
 	changed bool
 }
 
@@ -245,10 +280,16 @@ func (w *jsonWalker) str(s, key string) string {
 }
 
 func (w *jsonWalker) text(s string) string {
+	var c string
 	if w.window > 0 {
-		return w.r.cleanWindow(s, w.window)
+		c = w.r.cleanWindow(s, w.window)
+	} else {
+		c = w.r.Clean(s)
 	}
-	return w.r.Clean(s)
+	if c == "" && w.edge && strings.TrimSpace(s) != "" {
+		return PrivateMark
+	}
+	return c
 }
 
 // cleanWindow is Clean, then the text cut to its first and last keep

@@ -160,6 +160,7 @@ func TestCleanJSONUnchanged(t *testing.T) {
 		`{"z":1,"a":"plain text","n":12345678901234567890}`,
 		`{"command":"go test ./...","description":"Run the tests"}`,
 		`{"url":"https://example.com/a\"b","text":"line\nbreak"}`,
+		`{"command":"go build \u0026\u0026 echo \u003e","emoji":"\ud83d\ude00"}`,
 		`[]`, `null`, `"x"`,
 	} {
 		if out := r.CleanJSON([]byte(in)); string(out) != in {
@@ -202,5 +203,21 @@ func TestCleanPayloadCutsAfterRedaction(t *testing.T) {
 	small, _ := json.Marshal(map[string]string{"out": strings.Repeat("x", 200<<10)})
 	if out := r.CleanPayload(small, 1<<20); len(out) != len(small) {
 		t.Errorf("a payload under the limit was cut: %d -> %d", len(small), len(out))
+	}
+}
+
+// The hook sends a string that was private as a whole as an empty private
+// block, so the worker knows it was not empty; the worker's own cleaning
+// of that block leaves nothing.
+func TestCleanPayloadMarksWhollyPrivate(t *testing.T) {
+	r := New(BuiltinRules())
+	out := r.CleanPayload([]byte(`{"prompt":"<private>all of it</private>","x":"a <private>b</private>","e":""}`), 1<<20)
+	var m map[string]string
+	json.Unmarshal(out, &m)
+	if m["prompt"] != PrivateMark || m["x"] != "a" || m["e"] != "" {
+		t.Errorf("got %s", out)
+	}
+	if r.Clean(PrivateMark) != "" || string(r.CleanJSON(out)) != `{"e":"","prompt":"","x":"a"}` {
+		t.Errorf("the worker's cleaning of the mark: %q, %s", r.Clean(PrivateMark), r.CleanJSON(out))
 	}
 }

@@ -25,11 +25,10 @@ type Redactor struct {
 	lits  *literalCache // shared by the copies WithIDKey makes
 }
 
-// literalCache remembers whether the rules' literals read the same in
-// encoded JSON (see literalsSurviveJSON).
+// literalCache remembers literalRunes.
 type literalCache struct {
-	once sync.Once
-	ok   bool
+	once  sync.Once
+	runes *runeSet
 }
 
 // redactedPrefix starts every marker. A later rule must not redact an earlier
@@ -52,8 +51,9 @@ type compiledRule struct {
 	bad  bool // the pattern does not parse
 
 	compileOnce sync.Once
-	re          *regexp.Regexp
-	secret      []int // the (?P<secret>…) groups; empty replaces the whole match
+	plainOnce   sync.Once
+	re          *regexp.Regexp // see plain
+	secret      []int          // the (?P<secret>…) groups; empty replaces the whole match
 	// When every match starts with one of the literals prefix (ASCII
 	// case folded), anchored is the pattern anchored at the start of its
 	// input, and apply runs it only where a literal occurs (see
@@ -98,11 +98,22 @@ func (r *Redactor) WithIDKey(key func() []byte) *Redactor {
 	return &c
 }
 
-// Redact returns s with every match of every rule replaced.
+// Redact returns s with every match of every rule replaced. Text written
+// with %-escapes (a URL's query, a form body) is read as what it stands
+// for too (see percentDecoded).
 func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
+	s = r.redactRules(s)
+	if strings.IndexByte(s, '%') >= 0 {
+		s = percentDecoded(s, func(d string) string { return r.redactRules(StripTags(Sanitize(d))) })
+	}
+	return s
+}
+
+// redactRules applies every rule to s once.
+func (r *Redactor) redactRules(s string) string {
 	lower := foldForFilter(s)
 	for _, rule := range r.rules {
 		if !rule.mayMatch(lower) {
@@ -126,19 +137,50 @@ func (r *Redactor) mayMatch(lower string) bool {
 	return false
 }
 
-// literalsSurviveJSON reports whether every rule's prefilter literal reads
-// the same in JSON text as in the decoded string: none holds a character
-// JSON escapes. Only then can encoded JSON be prefiltered as it is.
-func (r *Redactor) literalsSurviveJSON() bool {
+// literalRunes are the runes, lower-cased, of every rule's prefilter
+// literals, of the names SecretName accepts, and the '<' of tags: a JSON
+// escape (\uXXXX) of any other rune cannot hide what a rule, a member name
+// or a tag needs, so the encoded text can be prefiltered as it is (and the
+// \u0026 that JSON encoders write for '&' does not force a decoding).
+func (r *Redactor) literalRunes() *runeSet {
+	set := &runeSet{}
+	set.add("<ſK")
 	for _, rule := range r.rules {
 		rule.parse()
 		for _, lit := range rule.need {
-			if strings.ContainsAny(lit, "\"\\/") || strings.IndexFunc(lit, func(c rune) bool { return c < 0x20 }) >= 0 {
-				return false
-			}
+			set.add(lit)
 		}
 	}
-	return true
+	for _, h := range secretNameHints {
+		set.add(h)
+	}
+	return set
+}
+
+// runeSet is a set of runes, ASCII ones in a table.
+type runeSet struct {
+	ascii [128]bool
+	other map[rune]bool
+}
+
+func (s *runeSet) add(str string) {
+	for _, c := range str {
+		if c < 128 {
+			s.ascii[c] = true
+			continue
+		}
+		if s.other == nil {
+			s.other = map[rune]bool{}
+		}
+		s.other[c] = true
+	}
+}
+
+func (s *runeSet) has(c rune) bool {
+	if c < 128 {
+		return s.ascii[c]
+	}
+	return s.other[c]
 }
 
 // foldForFilter lower-cases s for the literal prefilter. Go's (?i) also
@@ -170,27 +212,41 @@ func (c *compiledRule) parse() {
 	})
 }
 
+// compile prepares the rule's matching: the anchored pattern when the rule
+// has prefix literals, else the plain one. The plain pattern is compiled
+// only when it is needed (see plain): compiling costs a hook more than
+// the matching.
 func (c *compiledRule) compile() {
 	c.compileOnce.Do(func() {
+		f, ok := builtinFilters[c.pattern]
+		if !ok {
+			f.prefix, f.boundary = prefixLiterals(c.pattern)
+		}
+		prefix, boundary := f.prefix, f.boundary
+		if prefix != nil {
+			if a, err := regexp.Compile(`^(?:` + c.pattern + `)`); err == nil {
+				c.anchored, c.prefix, c.boundary, c.secret = a, prefix, boundary, secretGroups(a)
+				return
+			}
+		}
+		if re := c.plain(); re != nil {
+			c.secret = secretGroups(re)
+		}
+	})
+}
+
+// plain is the pattern as written, compiled the first time it is needed;
+// nil when it does not compile.
+func (c *compiledRule) plain() *regexp.Regexp {
+	c.plainOnce.Do(func() {
 		re, err := regexp.Compile(c.pattern)
 		if err != nil {
 			c.bad = true
 			return
 		}
 		c.re = re
-		c.secret = secretGroups(re)
-		if f, ok := builtinFilters[c.pattern]; ok {
-			c.prefix, c.boundary = f.prefix, f.boundary
-		} else {
-			c.prefix, c.boundary = prefixLiterals(c.pattern)
-		}
-		if c.prefix != nil {
-			c.anchored, _ = regexp.Compile(`^(?:` + c.pattern + `)`)
-			if c.anchored == nil || len(secretGroups(c.anchored)) != len(c.secret) {
-				c.prefix, c.anchored = nil, nil
-			}
-		}
 	})
+	return c.re
 }
 
 // prefixLiterals returns lower-case literals one of which every match of
@@ -496,7 +552,7 @@ func slicesContain(ss []string, s string) bool {
 func (r *Redactor) Rules() []string {
 	out := make([]string, 0, len(r.rules))
 	for _, rule := range r.rules {
-		if rule.compile(); rule.re != nil {
+		if rule.compile(); rule.anchored != nil || rule.plain() != nil {
 			out = append(out, rule.name)
 		}
 	}
@@ -505,16 +561,17 @@ func (r *Redactor) Rules() []string {
 
 func (c *compiledRule) apply(s string) string {
 	c.compile()
-	if c.re == nil {
-		return s
-	}
 	var idx [][]int
 	ok := false
 	if c.anchored != nil {
 		idx, ok = c.findAnchored(s)
 	}
 	if !ok {
-		idx = c.re.FindAllStringSubmatchIndex(s, -1)
+		re := c.plain()
+		if re == nil {
+			return s
+		}
+		idx = re.FindAllStringSubmatchIndex(s, -1)
 	}
 	if idx == nil {
 		return s
@@ -549,6 +606,86 @@ func TestRule(rule Rule, sample string) (result string, matches int, err error) 
 		return "", 0, err
 	}
 	c := &compiledRule{name: rule.Name, pattern: rule.Pattern, marker: Marker(rule.Name)}
-	c.compileOnce.Do(func() { c.re, c.secret = re, secretGroups(re) }) // no prefix scan: the box shows the plain regexp
+	c.plainOnce.Do(func() { c.re = re })
+	c.compileOnce.Do(func() { c.secret = secretGroups(re) }) // no prefix scan: the box shows the plain regexp
 	return c.apply(sample), len(re.FindAllStringIndex(sample, -1)), nil
+}
+
+// percentDecoded reads every %-escaped run of s (text between white space,
+// quotes, '?', '&', '=', '#', '<' and '>' holding a %XX escape) as what it
+// stands for, '+' as a space, and when clean changes that, puts the
+// cleaned text in the run's place: a secret, or a private block, written
+// in a URL's query (?q=DB_PASSWORD%3D…, ?next=https%3A%2F%2Fu%3Apw%40host,
+// -----BEGIN+RSA+PRIVATE+KEY-----%0A…) is redacted too. Runs that clean
+// leaves alone stay as written.
+func percentDecoded(s string, clean func(string) string) string {
+	var b strings.Builder
+	last, start := 0, -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		run := s[start:end]
+		start = -1
+		d, ok := unescapePercent(run)
+		if !ok {
+			return
+		}
+		if c := clean(d); c != d {
+			b.WriteString(s[last : end-len(run)])
+			b.WriteString(c)
+			last = end
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r', '"', '\'', '?', '&', '=', '#', '<', '>':
+			flush(i)
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(s))
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// unescapePercent decodes %XX escapes and '+' in run; ok is false when run
+// holds no valid %XX escape. An invalid escape is kept as written.
+func unescapePercent(run string) (string, bool) {
+	if !strings.Contains(run, "%") {
+		return run, false
+	}
+	var b strings.Builder
+	ok := false
+	for i := 0; i < len(run); i++ {
+		switch c := run[i]; {
+		case c == '%' && i+2 < len(run) && isHex(run[i+1]) && isHex(run[i+2]):
+			b.WriteByte(unhex(run[i+1])<<4 | unhex(run[i+2]))
+			i += 2
+			ok = true
+		case c == '+':
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), ok
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }

@@ -120,7 +120,7 @@ var redactionCases = map[string]struct {
 	},
 	"secret_assignment": {
 		sample:     "password=hunter22 && api_key: 'abcd1234efgh' CLIENT_SECRET=\"zzzz9999\"",
-		want:       "password=[REDACTED:secret_assignment] && api_key: '[REDACTED:secret_assignment]' CLIENT_SECRET=\"[REDACTED:secret_assignment]\"",
+		want:       "password=[REDACTED:secret_assignment] && api_key: '[REDACTED:secret_assignment]' CLIENT_SECRET=\"[REDACTED:env_secret]\"",
 		secret:     "hunter22",
 		nearMisses: []string{"password = x", "reset your password in settings", "the secret is out", "passwordless=true"},
 	},
@@ -230,11 +230,33 @@ func TestSecretVariants(t *testing.T) {
 		{"https://0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210@sentry.example.com/12", "fedcba9876543210fedcba9876543210"},
 		{"https://0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210@sentry.example.com/12", "0123456789abcdef0123456789abcdef"},
 		{"https://hooks.slack.com/workflows/T024BE7LD/A01ABCDEF12/123456789/xYzAbCdEfGh", "xYzAbCdEfGh"},
+		{`password: "correct horse battery staple"`, "horse battery staple"},
+		{`{"password": 'two words'}`, "two words"},
+		{`connect with password: "DEPLOY_TOKEN='SoakEnvStyleToken77'" then`, "SoakEnvStyleToken77"},
+		// %-escaped, as in a URL's query.
+		{"https://x.example/?q=DB_PASSWORD%3DSoakAssignedSecret42", "SoakAssignedSecret42"},
+		{"https://x.example/login?next=https%3A%2F%2Fbot%3AS3cretPassw0rd%40git.example.com%2Fr", "S3cretPassw0rd"},
+		{"?q=-----BEGIN+RSA+PRIVATE+KEY-----%0AMIIEowIBAAKCAQEAsoak%0A-----END+RSA+PRIVATE+KEY-----", "MIIEowIBAAKCAQEAsoak"},
+		{"?q=Authorization%3A+Bearer+SoakBearerToken0123456789&x=1", "SoakBearerToken0123456789"},
 	}
 	for _, tt := range tests {
 		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
 			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
 		}
+	}
+}
+
+// %-escaped text that holds no secret stays as written, and so does an
+// invalid escape.
+func TestPercentDecodedLeavesTheRest(t *testing.T) {
+	r := New(BuiltinRules())
+	for _, in := range []string{"https://x.example/a%20b?q=go+test%2C+please&n=100%25", "50% off", "%zz%4", "a%2"} {
+		if got := r.Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q", in, got)
+		}
+	}
+	if got := r.Clean("?q=%3Cprivate%3Ehidden%3C%2Fprivate%3E&x=1"); strings.Contains(got, "hidden") {
+		t.Errorf("an escaped private block survived: %q", got)
 	}
 }
 

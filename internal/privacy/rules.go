@@ -19,7 +19,12 @@ const KeyRule = "secret_assignment"
 // BuiltinRules are the redaction rules every install starts with. Each can
 // be switched off individually but not deleted or rewritten. Specific kinds
 // come before the generic assignments, so the marker names the kind.
-func BuiltinRules() []Rule {
+func BuiltinRules() []Rule { return append([]Rule(nil), builtins...) }
+
+// builtins are made once per process: the hook needs them for every event.
+var builtins = makeBuiltins()
+
+func makeBuiltins() []Rule {
 	rules := []Rule{
 		{Name: "pem_private_key", Pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`},
 		{Name: "aws_access_key", Pattern: `\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`},
@@ -48,12 +53,13 @@ func BuiltinRules() []Rule {
 		// anyway: a leading \b[…]* makes Go's matcher try every position
 		// (secret_assignment ran at 2 MB/s on text full of candidates).
 		{Name: "url_credentials", Pattern: `://[^\s:/@'"\[\]]*:(?P<secret>[^\s/'"]+)@`},
-		{Name: "secret_assignment", Pattern: `(?i)(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)["']?\s*[:=]\s*["']?(?P<secret>[^\s"',;]{4,})`},
 		// Environment-style assignments (upper case, no space around '='):
 		// DB_PASS=…, GH_TOKEN="…", SIGNING_KEY='…'. The name is kept. A
 		// name that only starts with such a word (TOKEN_LIMIT=5) is not a
 		// secret's, and a value needs 4 characters or more.
 		{Name: "env_secret", Pattern: `[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY)=(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|(?P<secret>[^\s"'` + "`" + `;&|<>]{4,}))`},
+		// A value in quotes is redacted whole, spaces and all.
+		{Name: "secret_assignment", Pattern: `(?i)(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)["']?\s*[:=]\s*(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|["']?(?P<secret>[^\s"',;]{4,}))`},
 	}
 	for i := range rules {
 		rules[i].Enabled = true
@@ -64,20 +70,22 @@ func BuiltinRules() []Rule {
 
 // MergeBuiltins returns rules with every built-in rule present: a built-in
 // missing from rules (stored by an older mneme, or left out) is added,
-// switched on, after the last built-in present; one present keeps its
-// switch but gets the current pattern back. A user's own rule that happens
-// to carry a built-in's name is kept as it is, instead of that built-in
-// (two rules cannot share a name).
+// switched on, where it stands among the built-ins (before the first one
+// present that comes after it, else after the last built-in present); one
+// present keeps its switch and place but gets the current pattern back.
+// The order matters: a specific rule must see a secret before a generic
+// one cuts its context. A user's own rule that happens to carry a
+// built-in's name is kept as it is, instead of that built-in (two rules
+// cannot share a name).
 func MergeBuiltins(rules []Rule) []Rule {
-	builtins := BuiltinRules()
-	byName := map[string]int{}
+	index := map[string]int{}
 	for i, b := range builtins {
-		byName[b.Name] = i
+		index[b.Name] = i
 	}
 	present := map[string]bool{}
 	lastBuiltin := -1
 	for i, r := range rules {
-		if _, ok := byName[r.Name]; ok {
+		if _, ok := index[r.Name]; ok {
 			present[r.Name] = true
 			if r.Builtin {
 				lastBuiltin = i
@@ -85,8 +93,10 @@ func MergeBuiltins(rules []Rule) []Rule {
 		}
 	}
 	out := make([]Rule, 0, len(rules)+len(builtins))
-	addMissing := func() {
-		for _, b := range builtins {
+	// addMissing adds the missing built-ins that come before position
+	// upTo of the built-in list.
+	addMissing := func(upTo int) {
+		for _, b := range builtins[:upTo] {
 			if !present[b.Name] {
 				out = append(out, b)
 				present[b.Name] = true
@@ -94,15 +104,17 @@ func MergeBuiltins(rules []Rule) []Rule {
 		}
 	}
 	if lastBuiltin < 0 {
-		addMissing()
+		addMissing(len(builtins))
 	}
 	for i, r := range rules {
-		if j, ok := byName[r.Name]; ok && r.Builtin {
+		j, known := index[r.Name]
+		if known && r.Builtin {
+			addMissing(j)
 			r.Pattern = builtins[j].Pattern
 		}
 		out = append(out, r)
 		if i == lastBuiltin {
-			addMissing()
+			addMissing(len(builtins))
 		}
 	}
 	return out

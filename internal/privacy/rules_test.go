@@ -59,6 +59,17 @@ func TestMergeBuiltins(t *testing.T) {
 	if got[len(got)-1].Name != "ticket" {
 		t.Errorf("new built-ins go before the user's rules: %s", names(got))
 	}
+	// Built-ins keep their own order: a specific rule before a generic
+	// one (env_secret before secret_assignment).
+	var order []string
+	for _, r := range got {
+		if r.Builtin {
+			order = append(order, r.Name)
+		}
+	}
+	if strings.Join(order, ",") != names(all) {
+		t.Errorf("built-ins out of order:\n got %s\nwant %s", strings.Join(order, ","), names(all))
+	}
 
 	// A user rule that has a new built-in's name keeps it.
 	mine := []Rule{{Name: "npm_token", Pattern: `mine`, Enabled: true}}
