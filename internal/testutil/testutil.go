@@ -118,10 +118,7 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 // `mneme hook` and the CLI do: the owner, without credentials. URLs are
 // SocketURL + path.
 func (s *Server) SocketClient() *http.Client {
-	// No keep-alive: an idle connection left open would hold up the
-	// worker's Shutdown.
 	return &http.Client{Transport: &http.Transport{
-		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", s.Socket)
 		},
@@ -135,7 +132,9 @@ const SocketURL = "http://mneme"
 // `mneme open` does) and returns its full URL, going on to next.
 func (s *Server) LoginURL(t testing.TB, next string) string {
 	t.Helper()
-	resp, err := s.SocketClient().Post(SocketURL+"/api/login-links", "application/json", nil)
+	c := s.SocketClient()
+	defer c.CloseIdleConnections()
+	resp, err := c.Post(SocketURL+"/api/login-links", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
