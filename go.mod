@@ -15,6 +15,8 @@ require (
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
+	github.com/yuin/goldmark v1.7.13
+	golang.org/x/sys v0.46.0
 	gopkg.in/cenkalti/backoff.v1 v1.1.0
 	gorm.io/gorm v1.31.2
 )
@@ -64,7 +66,6 @@ require (
 	golang.org/x/mod v0.26.0 // indirect
 	golang.org/x/net v0.42.0 // indirect
 	golang.org/x/sync v0.16.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.27.0 // indirect
 	golang.org/x/tools v0.35.0 // indirect

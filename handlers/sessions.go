@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -68,9 +69,13 @@ type SessionDetail struct {
 }
 
 // sessionParam finds the session named by :id, a database id or Claude
-// Code's session_id.
+// Code's session_id, %-escaped or not (Fiber leaves route parameters
+// escaped).
 func (h *Handler) sessionParam(c *fiber.Ctx) (*models.Session, error) {
 	id := c.Params("id")
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
 	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
 		return h.Store.SessionByID(c.UserContext(), n)
 	}
