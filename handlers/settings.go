@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -55,14 +56,28 @@ func publicSettings(st models.Settings) settingsJSON {
 }
 
 // mergeSecret applies the write-only rule: an empty key (or a status word
-// sent back as it was read) keeps the stored one; clear removes it.
-func mergeSecret(next *models.Settings, cur models.Settings, clear bool) {
+// sent back as it was read) keeps the stored one; clear removes it. A key
+// belongs to the endpoint it was entered for: when baseUrl changes and the
+// key is not entered again, the stored key is dropped, not sent to the new
+// address. It reports whether that happened.
+func mergeSecret(next *models.Settings, cur models.Settings, clear bool) (droppedForBaseURL bool) {
 	switch k := next.Summarizer.APIKey; {
 	case clear:
 		next.Summarizer.APIKey = ""
 	case k == "" || k == SecretSet || k == SecretNotSet:
 		next.Summarizer.APIKey = cur.Summarizer.APIKey
+		if cur.Summarizer.APIKey != "" && !sameEndpoint(next.Summarizer.BaseURL, cur.Summarizer.BaseURL) {
+			next.Summarizer.APIKey = ""
+			return true
+		}
 	}
+	return false
+}
+
+// sameEndpoint compares two base URLs as the client would use them.
+func sameEndpoint(a, b string) bool {
+	norm := func(u string) string { return strings.TrimRight(strings.TrimSpace(u), "/") }
+	return norm(a) == norm(b)
 }
 
 // overlayBase is a deep copy of the settings in force to decode a PUT body
@@ -170,6 +185,14 @@ func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) e
 	if err := next.Validate(); err != nil {
 		return err
 	}
+	// The key has its own file (never the database). It is replaced
+	// first, and put back if the settings cannot be stored.
+	keyChanged := next.Summarizer.APIKey != cur.Summarizer.APIKey
+	if keyChanged {
+		if err := h.Store.SaveAPIKey(next.Summarizer.APIKey); err != nil {
+			return err
+		}
+	}
 	err := h.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
 		if err := models.SaveSettings(tx, next); err != nil {
 			return err
@@ -180,6 +203,9 @@ func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) e
 		return err
 	})
 	if err != nil {
+		if keyChanged {
+			_ = h.Store.SaveAPIKey(cur.Summarizer.APIKey)
+		}
 		return err
 	}
 	h.Capture.SetSettings(next)

@@ -21,6 +21,8 @@ func (h *Handler) ShowSettings(c *fiber.Ctx) error {
 	st := h.Capture.Policy().Settings
 	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != ""}
 	switch {
+	case c.Query("keydropped") != "":
+		p.Notice = "Settings saved and applied. The API key was removed because the base URL changed: enter the key for the new endpoint."
 	case c.Query("saved") != "":
 		p.Notice = "Settings saved and applied."
 	case c.Query("redacted") != "":
@@ -62,7 +64,7 @@ func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int)
 func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	cur := h.Capture.Policy().Settings
 	next, clearKey, errs := settingsFromForm(c, cur)
-	mergeSecret(&next, cur, clearKey)
+	keyDropped := mergeSecret(&next, cur, clearKey)
 	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != ""}
 	page.S.Summarizer.APIKey = ""
 	// Validate the rest too, so every problem shows at once; a field that
@@ -100,6 +102,9 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	}
 	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
 		return err
+	}
+	if keyDropped {
+		return c.Redirect("/settings?saved=1&keydropped=1", fiber.StatusSeeOther)
 	}
 	return c.Redirect("/settings?saved=1", fiber.StatusSeeOther)
 }

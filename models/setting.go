@@ -244,26 +244,43 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	out := DefaultSettings()
 	var row Setting
 	err := s.DB.WithContext(ctx).Where("key = ?", runtimeKey).First(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return out, nil
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+	case err != nil:
+		return out, err
+	default:
+		if err := json.Unmarshal([]byte(row.Value), &out); err != nil {
+			return DefaultSettings(), fmt.Errorf("stored settings are unreadable: %w", err)
+		}
+		// Settings stored by an older mneme get the built-in rules added
+		// since, and the built-ins' current patterns.
+		out.Privacy.RedactionRules = privacy.MergeBuiltins(out.Privacy.RedactionRules)
 	}
+	if out.Summarizer.APIKey != "" {
+		// An older mneme kept the key in the row. A read-only store uses
+		// it as it is; the next writable open moves it out.
+		if s.readOnly {
+			return out, nil
+		}
+		if err := s.moveAPIKeyOut(ctx, out); err != nil {
+			return out, fmt.Errorf("move the API key out of the database: %w", err)
+		}
+	}
+	key, err := s.LoadAPIKey()
 	if err != nil {
 		return out, err
 	}
-	if err := json.Unmarshal([]byte(row.Value), &out); err != nil {
-		return DefaultSettings(), fmt.Errorf("stored settings are unreadable: %w", err)
-	}
-	// Settings stored by an older mneme get the built-in rules added
-	// since, and the built-ins' current patterns.
-	out.Privacy.RedactionRules = privacy.MergeBuiltins(out.Privacy.RedactionRules)
+	out.Summarizer.APIKey = key
 	return out, nil
 }
 
-// SaveSettings validates and stores the runtime settings inside tx.
+// SaveSettings validates and stores the runtime settings inside tx, all
+// but the API key, which lives in its own file (Store.SaveAPIKey).
 func SaveSettings(tx *gorm.DB, st Settings) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
+	st.Summarizer.APIKey = ""
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
