@@ -41,7 +41,7 @@ type SessionSpec struct {
 }
 
 // Session generates the events of one Claude Code session, shaped like the
-// real payloads in shared/fixtures: a SessionStart, prompts each followed by
+// real payloads in testdata/claude-code-2.1.330: a SessionStart, prompts each followed by
 // tool calls (Bash, Edit, Read, a failure now and then) and a Stop, and a
 // SessionEnd.
 func Session(spec SessionSpec) []Event {

@@ -246,15 +246,22 @@ func (s *Server) GetJSON(t testing.TB, path string, v any) {
 	}
 }
 
-// FixtureDir is ../shared/fixtures/claude-code-2.1.330 seen from the repo.
+// FixtureDir is testdata/claude-code-2.1.330 at the repository's root:
+// hook payloads and a transcript captured from real Claude Code 2.1.330.
+// They are part of the repository, so no test skips for want of them.
 func FixtureDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "fixtures", "claude-code-2.1.330")
+	dir := RepoFixtureDir()
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("fixtures not found at %s", dir)
+		t.Fatalf("fixtures not found: %v", err)
 	}
 	return dir
+}
+
+// RepoFixtureDir is FixtureDir's path, for code without a testing.TB.
+func RepoFixtureDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "claude-code-2.1.330")
 }
 
 // FixtureEvents reads session-basic.hooks.jsonl: one raw payload per line.
