@@ -30,4 +30,8 @@ type Handler struct {
 	// Auth holds the worker's secret, the login cookie and the one-time
 	// login links.
 	Auth *auth.Keeper
+	// StreamOptions tune /stream (keepalives, write timeout).
+	StreamOptions StreamOptions
+
+	counts countsCache // /api/health's counts, for two seconds
 }

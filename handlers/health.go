@@ -36,16 +36,12 @@ type PublicHealth struct {
 
 var pid = os.Getpid()
 
-// countsCache holds one store's counts for two seconds.
+// countsCache holds the store's counts for two seconds.
 type countsCache struct {
 	sync.Mutex
 	at     time.Time
 	counts models.Counts
 }
-
-// countsCaches maps each *models.Store to its *countsCache: one per worker
-// (tests run several in one process, and must not see each other's).
-var countsCaches sync.Map
 
 // ShowHealth answers fast: counts are cached for two seconds. The viewer
 // polls it every few seconds for the status banner.
@@ -60,8 +56,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		}
 		return c.JSON(PublicHealth{Service: "mneme", Status: status})
 	}
-	v, _ := countsCaches.LoadOrStore(h.Store, &countsCache{})
-	cache := v.(*countsCache)
+	cache := &h.counts
 	cache.Lock()
 	if time.Since(cache.at) > 2*time.Second {
 		if counts, err := h.Store.Counts(c.UserContext()); err == nil {

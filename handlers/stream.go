@@ -13,15 +13,28 @@ import (
 	"github.com/mneme-dev/mneme/web/sse"
 )
 
-// KeepAlive is how often an idle stream gets a comment line. Tests shorten
-// it.
-var KeepAlive = 15 * time.Second
+// StreamOptions tune the live stream. Zero fields take the defaults.
+type StreamOptions struct {
+	// KeepAlive is how often an idle stream gets a comment line
+	// (default 15 s).
+	KeepAlive time.Duration
+	// WriteTimeout bounds how long one write to a stream client may
+	// block (default 30 s). A client that stops reading (its TCP window
+	// full) is cut off after it, so its connection and goroutine do not
+	// live forever; it reconnects and catches up by replay.
+	WriteTimeout time.Duration
+}
 
-// StreamWriteTimeout bounds how long one write to a stream client may block.
-// A client that stops reading (its TCP window full) is cut off after it, so
-// its connection and goroutine do not live forever; it reconnects and
-// catches up by replay.
-var StreamWriteTimeout = 30 * time.Second
+// withDefaults fills the zero fields.
+func (o StreamOptions) withDefaults() StreamOptions {
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	return o
+}
 
 // replayBatch is how many events one event-log read returns.
 const replayBatch = 500
@@ -69,9 +82,11 @@ func (h *Handler) Stream(c *fiber.Ctx) error {
 	if lastID <= 0 || lastID > head {
 		lastID = head
 	}
+	opts := h.StreamOptions.withDefaults()
 	c.Context().SetBodyStream(&stream{
 		store: h.Store, broker: h.Broker, sub: h.Broker.Subscribe(project), conn: c.Context().Conn(),
-		project: project, lastID: lastID, replay: true, pending: retryLine, tick: time.NewTicker(KeepAlive),
+		project: project, lastID: lastID, replay: true, pending: retryLine, tick: time.NewTicker(opts.KeepAlive),
+		writeTimeout: opts.WriteTimeout,
 	}, -1)
 	return nil
 }
@@ -90,6 +105,8 @@ type stream struct {
 	pending []byte // what is left to send: part of buf, of a shared frame, or a constant
 	tick    *time.Ticker
 	ended   bool // the subscription was closed: the stream ends once pending is sent
+
+	writeTimeout time.Duration // StreamOptions.WriteTimeout
 }
 
 // Read blocks until there is something to send, then hands over all that
@@ -107,7 +124,7 @@ func (s *stream) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if s.conn != nil {
-		s.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+		s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout))
 	}
 	return n, nil
 }

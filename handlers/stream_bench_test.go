@@ -17,7 +17,6 @@ import (
 
 	r3sse "github.com/r3labs/sse/v2"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -52,10 +51,9 @@ import (
 // through epoll, the way a browser's network thread does, was tried: the
 // figures were the same within the noise, so the plainer reader stayed.
 func BenchmarkStreamLatency(b *testing.B) {
-	// Production keepalives: the tests' 100 ms ones would add ten flushes a
-	// second per subscriber to what is measured.
-	defer func(k time.Duration) { handlers.KeepAlive = k }(handlers.KeepAlive)
-	handlers.KeepAlive = 15 * time.Second
+	// Production keepalives (testutil.NewServer's defaults): FastStream's
+	// 100 ms ones would add ten flushes a second per subscriber to what is
+	// measured.
 	for _, subs := range []int{1, 100} {
 		b.Run(fmt.Sprintf("subs=%d", subs), func(b *testing.B) { benchStream(b, subs, false) })
 	}

@@ -18,18 +18,13 @@ import (
 	r3sse "github.com/r3labs/sse/v2"
 	"gorm.io/gorm"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web/sse"
 )
 
-func init() {
-	// Keepalives every 100 ms so tests see them and notice gone clients
-	// fast; a client that stops reading is cut after 2 s.
-	handlers.KeepAlive = 100 * time.Millisecond
-	handlers.StreamWriteTimeout = 2 * time.Second
-}
+// streamWriteTimeout is testutil.FastStream's write timeout.
+const streamWriteTimeout = 2 * time.Second
 
 // sseEvent is one event as read off the wire.
 type sseEvent struct {
@@ -177,7 +172,7 @@ func kinds(evs []sseEvent) string {
 }
 
 func TestStreamRawEventsInOrder(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
 	if got := <-r.retry; got != "2000" {
@@ -284,7 +279,7 @@ func r3next(t *testing.T, ch <-chan *r3sse.Event, n int) []sseEvent {
 }
 
 func TestStreamR3labsClient(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := make(chan *r3sse.Event, 100)
@@ -324,7 +319,7 @@ func TestStreamR3labsClient(t *testing.T) {
 }
 
 func TestStreamLastEventIDReplay(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	for i := range 5 {
 		prompt(t, srv, "replay", "alpha", fmt.Sprintf("p%d", i))
 	}
@@ -360,7 +355,7 @@ func TestStreamLastEventIDReplay(t *testing.T) {
 
 func TestStreamReplayAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
-	srv := testutil.NewServerIn(t, dir)
+	srv := testutil.NewServerIn(t, dir, testutil.FastStream)
 	port := srv.Port
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -376,7 +371,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 	if err := srv.Shutdown(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	srv2 := testutil.NewServerAt(t, dir, port)
+	srv2 := testutil.NewServerAt(t, dir, port, testutil.FastStream)
 	// Written before the client is back: it must get them by replay.
 	prompt(t, srv2, "restart", "alpha", "while away")
 	after := r3next(t, ch, 1)
@@ -402,7 +397,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 }
 
 func TestStreamProjectFilter(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	alpha := openRaw(t, srv, "/stream?project=alpha", nil)
 	all := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 2)
@@ -435,7 +430,7 @@ func TestStreamProjectFilter(t *testing.T) {
 // TestStreamCommitOrder: events committed in one transaction are published
 // by the writer after the commit, in id order, each once.
 func TestStreamCommitOrder(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "ooo", "alpha", "first")
 	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
@@ -515,7 +510,7 @@ func streamGoroutines() int {
 }
 
 func TestStreamClientsCleanedUp(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "gc", "alpha", "warm up")
 	time.Sleep(11 * time.Second) // let fasthttp reap the warm-up's idle workers
 	before := runtime.NumGoroutine()
@@ -552,7 +547,7 @@ func TestStreamClientsCleanedUp(t *testing.T) {
 // TestStreamSlowClient: a client that never reads (tiny receive buffer)
 // does not hold up the others; it is dropped, and its goroutine ends.
 func TestStreamSlowClient(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
 	}}
@@ -608,7 +603,7 @@ func TestStreamSlowClient(t *testing.T) {
 	t.Logf("%d events of 4 KB reached both fast clients in %s", n, time.Since(start).Round(time.Millisecond))
 	// The slow client is gone: dropped by the broker once its buffer
 	// filled, or cut by the write timeout; either way the count falls.
-	deadline := time.Now().Add(handlers.StreamWriteTimeout + 10*time.Second)
+	deadline := time.Now().Add(streamWriteTimeout + 10*time.Second)
 	for srv.Broker.Clients() != 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("slow client still subscribed: %d clients", srv.Broker.Clients())
@@ -629,7 +624,7 @@ func TestStreamSlowClient(t *testing.T) {
 // larger than the connection's 4 KB writes, arrives whole and in order,
 // and live events follow it.
 func TestStreamLongReplay(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	const n = 1200
 	blob := strings.Repeat("y", 3000)
 	var ids []int64
@@ -668,7 +663,7 @@ func TestStreamLongReplay(t *testing.T) {
 // TestStreamHead: HEAD /stream answers the headers and leaves no
 // subscriber behind.
 func TestStreamHead(t *testing.T) {
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.FastStream)
 	resp, err := srv.Client().Head(srv.URL + "/stream")
 	if err != nil {
 		t.Fatal(err)

@@ -32,11 +32,47 @@ const (
 	SnippetClose = "\x03"
 )
 
-// SearchTimeout bounds one search. A query FTS5 cannot answer quickly (a
-// prefix matching thousands of words, a phrase of very common words) is
-// interrupted and answered with a *QueryError asking for a narrower query,
-// rather than holding a connection for minutes.
-var SearchTimeout = 5 * time.Second
+// SearchLimits bound what one search may cost. Zero fields take the
+// defaults; tests set small ones on their store.
+type SearchLimits struct {
+	// Timeout bounds one search (default 5 s). A query FTS5 cannot
+	// answer quickly (a prefix matching thousands of words, a phrase of
+	// very common words) is interrupted and answered with a *QueryError
+	// asking for a narrower query, rather than holding a connection for
+	// minutes.
+	Timeout time.Duration
+	// RankLimit is how many raw matches a table may have for its hits to
+	// be ranked by bm25 (default 2,000). SQLite's bm25() costs about
+	// 10 µs per matching row, so ranking a word found in 100,000 rows of
+	// 1M takes a second. Past this many matches a table's hits are its
+	// newest matches instead (Ranked false): still every hit matches, and
+	// for a word that common recency says more than bm25 does.
+	RankLimit int
+	// RankTermRows is how many rows may hold any of a query's terms for
+	// its hits to be ranked (default 20,000). Before scoring a single
+	// row, bm25() counts the rows of every term and phrase of the query,
+	// a walk of each one's whole posting list (with positions, for a
+	// phrase) however few rows match: "broker http", two words each in a
+	// tenth of 1M rows, matches 220 rows and costs 100 ms to rank, but
+	// 3 ms to list newest first. Past this many rows, hits are newest
+	// first (Ranked false) like past RankLimit.
+	RankTermRows int
+}
+
+// limits are the store's SearchLimits with the defaults filled in.
+func (s *Store) limits() SearchLimits {
+	l := s.SearchLimits
+	if l.Timeout <= 0 {
+		l.Timeout = 5 * time.Second
+	}
+	if l.RankLimit <= 0 {
+		l.RankLimit = 2000
+	}
+	if l.RankTermRows <= 0 {
+		l.RankTermRows = 20000
+	}
+	return l
+}
 
 // minPrefix is the shortest word prefix* accepted: shorter ones expand to
 // most of the vocabulary.
@@ -196,23 +232,6 @@ type ranked struct {
 	at     int64 // created_at in Unix ns, for the newest-first merge
 }
 
-// RankLimit is how many raw matches a table may have for its hits to be
-// ranked by bm25. SQLite's bm25() costs about 10 µs per matching row, so
-// ranking a word found in 100,000 rows of 1M takes a second. Past this
-// many matches a table's hits are its newest matches instead (Ranked
-// false): still every hit matches, and for a word that common recency
-// says more than bm25 does.
-var RankLimit = 2000
-
-// RankTermRows is how many rows may hold any of a query's terms for its
-// hits to be ranked. Before scoring a single row, bm25() counts the rows
-// of every term and phrase of the query, a walk of each one's whole
-// posting list (with positions, for a phrase) however few rows match:
-// "broker http", two words each in a tenth of 1M rows, matches 220 rows
-// and costs 100 ms to rank, but 3 ms to list newest first. Past this many
-// rows, hits are newest first (Ranked false) like past RankLimit.
-var RankTermRows = 20000
-
 // Search runs q over prompts, observations and summaries (as q.Type says)
 // and returns the page q.Offset…q.Offset+q.Limit plus one more hit when
 // there is one, so callers can tell hasMore (like the other listings).
@@ -234,11 +253,12 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
+	timeout := s.limits().Timeout
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	hits, err := s.search(ctx, q, match)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
-		return nil, &QueryError{Query: q.Q, Msg: fmt.Sprintf("the search took longer than %s; make it more specific (longer prefixes, fewer very common words)", SearchTimeout)}
+		return nil, &QueryError{Query: q.Q, Msg: fmt.Sprintf("the search took longer than %s; make it more specific (longer prefixes, fewer very common words)", timeout)}
 	}
 	return hits, err
 }
@@ -368,19 +388,20 @@ func (s *Store) RelatedSearch(ctx context.Context, project, ftsQuery string, exc
 func (s *Store) probeTable(ctx context.Context, t *searchTable, match, terms string, single bool) (large bool, err error) {
 	count := "SELECT count(*) FROM (SELECT 1 FROM " + t.fts + " WHERE " + t.fts + " MATCH ? LIMIT ?)"
 	db := s.DB.WithContext(ctx)
+	lim := s.limits()
 	if !single {
 		// An error here is left for the query itself to report: the
 		// terms query drops column filters and operators, so it may run
 		// where the query cannot, and the other way round.
-		if n, err := scanCount(db.Raw(count, terms, RankTermRows)); err == nil && n >= RankTermRows {
+		if n, err := scanCount(db.Raw(count, terms, lim.RankTermRows)); err == nil && n >= lim.RankTermRows {
 			return true, nil
 		}
 	}
-	n, err := scanCount(db.Raw(count, match, RankLimit+1))
+	n, err := scanCount(db.Raw(count, match, lim.RankLimit+1))
 	if err != nil {
 		return false, ftsError(err, match)
 	}
-	return n > RankLimit, nil
+	return n > lim.RankLimit, nil
 }
 
 // scanCount reads the one integer a query returns. It goes through Rows:

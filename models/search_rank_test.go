@@ -53,7 +53,6 @@ func TestTermsQuery(t *testing.T) {
 // would walk every row of each term).
 func TestSearchCommonTermsNewestFirst(t *testing.T) {
 	f := seedSearch(t)
-	defer func(old int) { RankTermRows = old }(RankTermRows)
 	q := SearchQuery{Q: `"schema version"`, Limit: 10}
 	hits, err := f.s.Search(context.Background(), q)
 	if err != nil {
@@ -63,7 +62,7 @@ func TestSearchCommonTermsNewestFirst(t *testing.T) {
 		t.Fatalf("under the limit: %v ranked=%v, want 2 ranked hits", got, len(hits) > 0 && hits[0].Ranked)
 	}
 	// observations: one row holds "schema" or "version" (o:gotest).
-	RankTermRows = 1
+	f.s.SearchLimits.RankTermRows = 1
 	hits, err = f.s.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +105,7 @@ func TestSearchTermsProbeTableRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(old int) { RankTermRows = old }(RankTermRows)
-	RankTermRows = 2 // prompts: 3 rows hold "reconnect"; observations: 1
+	s.SearchLimits.RankTermRows = 2 // prompts: 3 rows hold "reconnect"; observations: 1
 	hits, err := s.Search(ctx, SearchQuery{Q: "title:reconnect"})
 	if err != nil {
 		t.Fatal(err)

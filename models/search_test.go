@@ -254,8 +254,7 @@ func TestSearchPaging(t *testing.T) {
 // come newest first, unranked, across all tables, and still page cleanly.
 func TestSearchTooManyToRank(t *testing.T) {
 	f := seedSearch(t)
-	defer func(old int) { RankLimit = old }(RankLimit)
-	RankLimit = 2
+	f.s.SearchLimits.RankLimit = 2
 	q := SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100}
 	hits, err := f.s.Search(context.Background(), q)
 	if err != nil {
@@ -280,7 +279,7 @@ func TestSearchTooManyToRank(t *testing.T) {
 		t.Errorf("page = %v, want %v", got, want[2:5])
 	}
 	// Under the limit, the same search is ranked again.
-	RankLimit = 100
+	f.s.SearchLimits.RankLimit = 100
 	hits, _ = f.s.Search(context.Background(), q)
 	if len(hits) == 0 || !hits[0].Ranked {
 		t.Errorf("under the limit: %+v", hits)
@@ -328,8 +327,7 @@ func TestSearchInvalidQuery(t *testing.T) {
 
 func TestSearchTimeout(t *testing.T) {
 	f := seedSearch(t)
-	defer func(old time.Duration) { SearchTimeout = old }(SearchTimeout)
-	SearchTimeout = time.Nanosecond
+	f.s.SearchLimits.Timeout = time.Nanosecond
 	_, err := f.s.Search(context.Background(), SearchQuery{Q: "schema"})
 	var qe *QueryError
 	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "took longer than") {

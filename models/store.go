@@ -31,10 +31,13 @@ var (
 // Writes that must be acknowledged quickly go through Writer (group commit);
 // reads use DB directly.
 type Store struct {
-	DB       *gorm.DB
-	Writer   *Writer
-	path     string
-	readOnly bool // opened by OpenReadOnly
+	DB     *gorm.DB
+	Writer *Writer
+	// SearchLimits bound the cost of one search; zero fields take the
+	// defaults. Set them before the store is used.
+	SearchLimits SearchLimits
+	path         string
+	readOnly     bool // opened by OpenReadOnly
 
 	ckptStop, ckptDone chan struct{}
 	ckptOnce           sync.Once

@@ -11,7 +11,7 @@ import (
 // NewServerAt starts a worker on a chosen loopback port with a chosen data
 // directory: a restart of a worker stopped with Shutdown. It retries the
 // listen for a few seconds, while the old socket closes.
-func NewServerAt(t testing.TB, dataDir string, port int) *Server {
+func NewServerAt(t testing.TB, dataDir string, port int, opts ...Option) *Server {
 	t.Helper()
 	var ln net.Listener
 	var err error
@@ -25,7 +25,7 @@ func NewServerAt(t testing.TB, dataDir string, port int) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveOn(t, ln, dataDir)
+	return serveOn(t, ln, dataDir, opts)
 }
 
 // SeedFixture ingests the fixture session (session-basic.hooks.jsonl)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
@@ -38,25 +39,35 @@ type Server struct {
 	Socket string
 }
 
+// Option changes the options a test worker is built with.
+type Option func(*worker.Options)
+
+// FastStream makes /stream send keepalives every 100 ms, so tests see them
+// and notice gone clients fast, and cut a client that stops reading after
+// 2 s.
+func FastStream(o *worker.Options) {
+	o.Stream = handlers.StreamOptions{KeepAlive: 100 * time.Millisecond, WriteTimeout: 2 * time.Second}
+}
+
 // NewServer starts a worker on a random loopback port with its data in a
 // fresh temp dir. It is shut down when the test ends.
-func NewServer(t testing.TB) *Server {
+func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	return NewServerIn(t, t.TempDir())
+	return NewServerIn(t, t.TempDir(), opts...)
 }
 
 // NewServerIn is NewServer with a chosen data directory (for restarts).
-func NewServerIn(t testing.TB, dataDir string) *Server {
+func NewServerIn(t testing.TB, dataDir string, opts ...Option) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveOn(t, ln, dataDir)
+	return serveOn(t, ln, dataDir, opts)
 }
 
 // serveOn runs a worker on ln with its data in dataDir until the test ends.
-func serveOn(t testing.TB, ln net.Listener, dataDir string) *Server {
+func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Server {
 	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
 	secret, err := edge.Secret(dataDir)
@@ -71,10 +82,14 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string) *Server {
 		t.Logf("no socket: %v", err)
 		sockPath = ""
 	}
-	w, err := worker.New(context.Background(), worker.Options{
+	o := worker.Options{
 		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	w, err := worker.New(context.Background(), o)
 	if err != nil {
 		ln.Close()
 		if sock != nil {

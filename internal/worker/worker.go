@@ -45,6 +45,8 @@ type Options struct {
 	// Status reports a problem with the data directory; nil means the
 	// worker's own Problem (see CheckHealth and Watch).
 	Status func() string
+	// Stream tunes /stream; zero fields take the defaults.
+	Stream handlers.StreamOptions
 }
 
 // Worker is an assembled worker. Close it to stop its background parts.
@@ -162,6 +164,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status,
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
+		StreamOptions: opts.Stream,
 	}
 	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
