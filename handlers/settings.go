@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/retention"
@@ -193,11 +192,11 @@ func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) e
 			return err
 		}
 	}
-	err := h.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
-		if err := models.SaveSettings(tx, next); err != nil {
+	err := h.Store.Writer.Do(ctx, func(tx *models.Tx) error {
+		if err := tx.SaveSettings(next); err != nil {
 			return err
 		}
-		_, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{
+		_, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]any{
 			"sections": changedSections(cur, next), "updatedAt": time.Now().UTC(),
 		})
 		return err

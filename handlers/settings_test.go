@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -151,11 +149,11 @@ func oldObservations(t *testing.T, srv *testutil.Server, n, daysAgo int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err = srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		for i := 0; i < n; i++ {
 			o := models.Observation{SessionID: s.ID, Project: "p", ToolName: "Bash", Kind: "bash", Title: fmt.Sprintf("old %d", i),
 				Success: true, CreatedAt: time.Now().Add(-time.Duration(daysAgo) * 24 * time.Hour)}
-			if _, err := models.InsertObservation(tx, &o); err != nil {
+			if _, err := tx.InsertObservation(&o); err != nil {
 				return err
 			}
 		}

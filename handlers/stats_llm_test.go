@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -31,8 +29,8 @@ func TestStatsShowsTokenBudget(t *testing.T) {
 	st := srv.Capture.Policy().Settings
 	st.Summarizer.DailyTokenBudget = 1000
 	srv.Capture.SetSettings(st)
-	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
-		return models.RecordTokens(tx, &models.LedgerEntry{SessionID: 1, Generator: "claude-cli", InputTokens: 900, OutputTokens: 300, CostUSD: 0.42})
+	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
+		return tx.RecordTokens(&models.LedgerEntry{SessionID: 1, Generator: "claude-cli", InputTokens: 900, OutputTokens: 300, CostUSD: 0.42})
 	})
 	if err != nil {
 		t.Fatal(err)

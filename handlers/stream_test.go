@@ -16,7 +16,6 @@ import (
 	"time"
 
 	r3sse "github.com/r3labs/sse/v2"
-	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -435,10 +434,10 @@ func TestStreamCommitOrder(t *testing.T) {
 	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
 	var evs []*models.Event
-	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		evs = evs[:0]
 		for _, n := range []string{"a", "b", "c"} {
-			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]string{"n": n})
+			ev, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]string{"n": n})
 			if err != nil {
 				return err
 			}
@@ -567,10 +566,10 @@ func TestStreamSlowClient(t *testing.T) {
 	const n = 3000
 	blob := strings.Repeat("x", 4000)
 	var evs []models.Event
-	err = srv.Store.DB.Transaction(func(tx *gorm.DB) error {
+	err = srv.Store.WriteQuietly(t.Context(), func(tx *models.Tx) error {
 		evs = evs[:0]
 		for i := range n {
-			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
+			ev, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
 			if err != nil {
 				return err
 			}
@@ -628,10 +627,10 @@ func TestStreamLongReplay(t *testing.T) {
 	const n = 1200
 	blob := strings.Repeat("y", 3000)
 	var ids []int64
-	err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		ids = ids[:0]
 		for i := range n {
-			ev, err := models.AppendEvent(tx, models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
+			ev, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
 			if err != nil {
 				return err
 			}

@@ -34,16 +34,16 @@ type queuedObservation struct {
 // tool_use_id) stores nothing and announces nothing, as before.
 //
 // o must not be used by the caller until the transaction has committed.
-func QueueObservation(tx *gorm.DB, o *Observation, event func(*Observation) any) error {
-	if st := txStateOf(tx); st != nil {
+func (tx *Tx) QueueObservation(o *Observation, event func(*Observation) any) error {
+	if st := txStateOf(tx.db); st != nil {
 		st.observations = append(st.observations, queuedObservation{o: o, event: event})
 		return nil
 	}
-	inserted, err := InsertObservation(tx, o)
+	inserted, err := tx.InsertObservation(o)
 	if err != nil || !inserted {
 		return err
 	}
-	_, err = AppendEvent(tx, EventObservation, o.Project, o.SessionID, o.ID, event(o))
+	_, err = tx.AppendEvent(EventObservation, o.Project, o.SessionID, o.ID, event(o))
 	return err
 }
 

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // BenchmarkWriterQueue is the store's share of durable ingest: 16
@@ -17,8 +15,8 @@ import (
 func BenchmarkWriterQueue(b *testing.B) {
 	s := openTestStore(b)
 	var sess int64
-	if err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
-		ref, err := EnsureSession(tx, &Session{ClaudeSessionID: "bench", Project: "notes-app"})
+	if err := s.Writer.Do(context.Background(), func(tx *Tx) error {
+		ref, err := tx.EnsureSession(&Session{ClaudeSessionID: "bench", Project: "notes-app"})
 		sess = ref.ID
 		return err
 	}); err != nil {
@@ -39,12 +37,12 @@ func BenchmarkWriterQueue(b *testing.B) {
 					return
 				}
 				tu := fmt.Sprintf("toolu_%d", i)
-				err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+				err := s.Writer.Do(context.Background(), func(tx *Tx) error {
 					o := Observation{SessionID: sess, Project: "notes-app", PromptNumber: 1, ToolUseID: &tu, ToolName: "Bash",
 						Kind: "command", Title: fmt.Sprintf("go build ./... && echo built %d", i),
 						Input:  fmt.Sprintf(`{"command":"go build ./... && echo built %d","description":"build"}`, i),
 						Output: fmt.Sprintf("built %d", i), Success: true, Importance: 0.5, DurationMS: 27}
-					return QueueObservation(tx, &o, func(o *Observation) any {
+					return tx.QueueObservation(&o, func(o *Observation) any {
 						return map[string]any{"id": o.ID, "title": o.Title, "project": o.Project}
 					})
 				})

@@ -16,9 +16,9 @@ import (
 func testSession(t *testing.T, s *Store, claudeID string) int64 {
 	t.Helper()
 	var ref SessionRef
-	err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err := s.Writer.Do(context.Background(), func(tx *Tx) error {
 		var err error
-		ref, err = EnsureSession(tx, &Session{ClaudeSessionID: claudeID, Project: "alpha"})
+		ref, err = tx.EnsureSession(&Session{ClaudeSessionID: claudeID, Project: "alpha"})
 		return err
 	})
 	if err != nil {
@@ -52,7 +52,7 @@ func TestQueueObservationBatches(t *testing.T) {
 			ctx, done := s.Writer.Expect(context.Background())
 			defer done()
 			var id int64
-			errs[i] = s.Writer.Do(ctx, func(tx *gorm.DB) error {
+			errs[i] = s.Writer.Do(ctx, func(tx *Tx) error {
 				o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: "command",
 					Title: fmt.Sprintf("call %d", i), Input: `{"command":"echo <b>&amp;</b>"}`, Output: "out\x00put é\xff",
 					Files: []string{"a.go"}, Success: i%3 != 0, Importance: 0.25, DurationMS: int64(i), CreatedAt: at}
@@ -64,7 +64,7 @@ func TestQueueObservationBatches(t *testing.T) {
 				default:
 					o.ToolUseID = strp(fmt.Sprintf("toolu_%d", i))
 				}
-				return QueueObservation(tx, &o, func(o *Observation) any {
+				return tx.QueueObservation(&o, func(o *Observation) any {
 					id = o.ID
 					return map[string]any{"id": o.ID, "title": o.Title}
 				})
@@ -164,13 +164,13 @@ func TestQueueObservationFailureIsIsolated(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			errs[i] = s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+			errs[i] = s.Writer.Do(context.Background(), func(tx *Tx) error {
 				sid := sess
 				if i%10 == 3 {
 					sid = 999999 // foreign key violation
 				}
 				o := Observation{SessionID: sid, Project: "alpha", ToolName: "Read", Kind: "read", Title: fmt.Sprint(i), ToolUseID: strp(fmt.Sprint(i))}
-				return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+				return tx.QueueObservation(&o, func(o *Observation) any { return map[string]any{"id": o.ID} })
 			})
 		}(i)
 	}
@@ -193,8 +193,8 @@ func TestQueueObservationOutsideWriter(t *testing.T) {
 	s := openTestStore(t)
 	sess := testSession(t, s, "direct")
 	o := Observation{SessionID: sess, Project: "alpha", ToolName: "Read", Kind: "read", Title: "direct", ToolUseID: strp("x")}
-	if err := s.DB.Transaction(func(tx *gorm.DB) error {
-		return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+	if err := s.DB.Transaction(func(db *gorm.DB) error {
+		return (&Tx{db: db}).QueueObservation(&o, func(o *Observation) any { return map[string]any{"id": o.ID} })
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -220,10 +220,10 @@ func TestBackgroundCheckpoint(t *testing.T) {
 	}
 	before := fi.Size()
 	for i := 0; i < 200; i++ {
-		err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		err := s.Writer.Do(context.Background(), func(tx *Tx) error {
 			o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: "command",
 				Title: fmt.Sprintf("call %d", i), Output: strings.Repeat("x", 2000), ToolUseID: strp(fmt.Sprint(i))}
-			return QueueObservation(tx, &o, func(o *Observation) any { return map[string]any{"id": o.ID} })
+			return tx.QueueObservation(&o, func(o *Observation) any { return map[string]any{"id": o.ID} })
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Event kinds on the live stream.
@@ -34,18 +32,18 @@ type Event struct {
 // AppendEvent writes an event to the log inside tx. data is marshalled to
 // JSON and becomes the SSE payload. Inside a Writer transaction the event is
 // also handed to the writer's OnCommit once the transaction commits.
-func AppendEvent(tx *gorm.DB, kind, project string, sessionID, refID int64, data any) (*Event, error) {
+func (tx *Tx) AppendEvent(kind, project string, sessionID, refID int64, data any) (*Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
 	}
 	ev := &Event{Kind: kind, Project: project, SessionID: sessionID, RefID: refID, Data: b, CreatedAt: time.Now().UTC()}
-	err = tx.Raw(`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+	err = tx.db.Raw(`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
 		ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(b), ev.CreatedAt).Row().Scan(&ev.ID)
 	if err != nil {
 		return nil, err
 	}
-	if st := txStateOf(tx); st != nil {
+	if st := txStateOf(tx.db); st != nil {
 		st.events = append(st.events, *ev)
 	}
 	return ev, nil

@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Summary job statuses.
@@ -38,8 +36,8 @@ type SummaryJob struct {
 // EnqueueJob inserts a pending job unless one exists for the same session,
 // kind and prompt number. inserted is false for such a duplicate. The
 // session's last assistant message is kept with the job.
-func EnqueueJob(tx *gorm.DB, sessionID int64, kind string, promptNumber int, now time.Time) (inserted bool, err error) {
-	res := tx.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at, assistant_message)
+func (tx *Tx) EnqueueJob(sessionID int64, kind string, promptNumber int, now time.Time) (inserted bool, err error) {
+	res := tx.db.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at, assistant_message)
 		SELECT ?, ?, ?, ?, 0, ?, ?, ?, last_assistant_message FROM sessions WHERE id = ?
 		ON CONFLICT(session_id, kind, prompt_number) DO NOTHING`,
 		sessionID, kind, promptNumber, JobPending, now, now, now, sessionID)
@@ -48,9 +46,9 @@ func EnqueueJob(tx *gorm.DB, sessionID int64, kind string, promptNumber int, now
 
 // LastJobTime is when the newest job of one of kinds was queued for the
 // session; ok is false when there is none.
-func LastJobTime(tx *gorm.DB, sessionID int64, kinds ...string) (t time.Time, ok bool, err error) {
+func (tx *Tx) LastJobTime(sessionID int64, kinds ...string) (t time.Time, ok bool, err error) {
 	var j SummaryJob
-	err = tx.Where("session_id = ? AND kind IN ?", sessionID, kinds).Order("created_at DESC").Limit(1).Find(&j).Error
+	err = tx.db.Where("session_id = ? AND kind IN ?", sessionID, kinds).Order("created_at DESC").Limit(1).Find(&j).Error
 	if err != nil || j.ID == 0 {
 		return time.Time{}, false, err
 	}
@@ -92,14 +90,21 @@ func (s *Store) CountJobs(ctx context.Context, status string) (int64, error) {
 
 // MarkJob moves a job to status, recording attempts, the next attempt time,
 // the last error and the summary it produced.
-func MarkJob(tx *gorm.DB, j *SummaryJob) error {
+func (tx *Tx) MarkJob(j *SummaryJob) error {
 	j.UpdatedAt = time.Now().UTC()
-	return tx.Exec(`UPDATE summary_jobs SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, summary_id = ?, updated_at = ? WHERE id = ?`,
+	return tx.db.Exec(`UPDATE summary_jobs SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, summary_id = ?, updated_at = ? WHERE id = ?`,
 		j.Status, j.Attempts, j.NextAttemptAt, j.LastError, j.SummaryID, j.UpdatedAt, j.ID).Error
 }
 
 // ResetRunningJobs makes jobs left running by a crash pending again.
-func ResetRunningJobs(tx *gorm.DB) (int64, error) {
-	res := tx.Exec(`UPDATE summary_jobs SET status = ? WHERE status = ?`, JobPending, JobRunning)
+func (tx *Tx) ResetRunningJobs() (int64, error) {
+	res := tx.db.Exec(`UPDATE summary_jobs SET status = ? WHERE status = ?`, JobPending, JobRunning)
 	return res.RowsAffected, res.Error
+}
+
+// JobSession is what enqueuing a summary job needs of its session.
+func (tx *Tx) JobSession(sessionID int64) (Session, error) {
+	var sess Session
+	err := tx.db.Select("id, started_at, prompt_counter").First(&sess, sessionID).Error
+	return sess, err
 }

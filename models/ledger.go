@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // LedgerEntry records the tokens one LLM call cost. Day is the UTC date
@@ -29,14 +27,14 @@ func (LedgerEntry) TableName() string { return "token_ledger" }
 func LedgerDay(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
 // RecordTokens appends e to the ledger inside tx.
-func RecordTokens(tx *gorm.DB, e *LedgerEntry) error {
+func (tx *Tx) RecordTokens(e *LedgerEntry) error {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now().UTC()
 	}
 	if e.Day == "" {
 		e.Day = LedgerDay(e.CreatedAt)
 	}
-	return tx.Create(e).Error
+	return tx.db.Create(e).Error
 }
 
 // TokensOnDay is the input plus output tokens spent on day (YYYY-MM-DD).

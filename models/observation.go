@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Observation kinds.
@@ -61,7 +59,7 @@ func (o *Observation) normalize() {
 
 // InsertObservation stores o unless an observation with the same session and
 // tool_use_id exists already. inserted is false for such a replay.
-func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
+func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 	o.normalize()
 	files, err := json.Marshal(o.Files)
 	if err != nil {
@@ -70,7 +68,7 @@ func InsertObservation(tx *gorm.DB, o *Observation) (inserted bool, err error) {
 	// One statement on the hot path: the unique (session_id, tool_use_id)
 	// index turns a replay into no row, instead of a lookup then an insert
 	// through GORM's reflection.
-	err = tx.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
+	err = tx.db.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
 			input, output, files, success, importance, duration_ms, excluded_by, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,

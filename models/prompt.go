@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Prompt is one user prompt, numbered within its session.
@@ -29,10 +27,10 @@ type PromptResult struct {
 // With private set, only the counter moves and the number is remembered as
 // private (no text is stored), so the observations of that turn are dropped.
 // A replay of the same prompt_id is recognised and changes nothing.
-func RecordPrompt(tx *gorm.DB, sessionID int64, project, promptID, text string, private bool, now time.Time) (PromptResult, error) {
+func (tx *Tx) RecordPrompt(sessionID int64, project, promptID, text string, private bool, now time.Time) (PromptResult, error) {
 	if promptID != "" {
 		var n int
-		row := tx.Raw(`SELECT number FROM prompts WHERE session_id = ? AND prompt_id = ?
+		row := tx.db.Raw(`SELECT number FROM prompts WHERE session_id = ? AND prompt_id = ?
 			UNION ALL SELECT number FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
 			sessionID, promptID, sessionID, promptID).Row()
 		if err := row.Scan(&n); err == nil {
@@ -40,15 +38,15 @@ func RecordPrompt(tx *gorm.DB, sessionID int64, project, promptID, text string, 
 		}
 	}
 	var number int
-	if err := tx.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? RETURNING prompt_counter`, sessionID).Row().Scan(&number); err != nil {
+	if err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? RETURNING prompt_counter`, sessionID).Row().Scan(&number); err != nil {
 		return PromptResult{}, err
 	}
 	if private {
-		err := tx.Exec(`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (?, ?, ?)`, sessionID, number, promptID).Error
+		err := tx.db.Exec(`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (?, ?, ?)`, sessionID, number, promptID).Error
 		return PromptResult{Number: number}, err
 	}
 	p := Prompt{SessionID: sessionID, Project: project, Number: number, Text: text, PromptID: promptID, CreatedAt: now}
-	if err := tx.Create(&p).Error; err != nil {
+	if err := tx.db.Create(&p).Error; err != nil {
 		return PromptResult{}, err
 	}
 	return PromptResult{Number: number, PromptID: p.ID}, nil
@@ -57,17 +55,17 @@ func RecordPrompt(tx *gorm.DB, sessionID int64, project, promptID, text string, 
 // PromptNumber resolves which prompt of the session an event belongs to: the
 // prompt carrying promptID if known, else the session's current counter.
 // private reports that the prompt was entirely private.
-func PromptNumber(tx *gorm.DB, sessionID int64, promptID string) (number int, private bool, err error) {
-	number, private, _, err = PromptTurn(tx, sessionID, promptID)
+func (tx *Tx) PromptNumber(sessionID int64, promptID string) (number int, private bool, err error) {
+	number, private, _, err = tx.PromptTurn(sessionID, promptID)
 	return number, private, err
 }
 
 // PromptTurn is PromptNumber that also reports whether promptID itself was
 // found: only then is the answer final (a prompt arriving late would
 // otherwise change it), and may be cached.
-func PromptTurn(tx *gorm.DB, sessionID int64, promptID string) (number int, private, found bool, err error) {
+func (tx *Tx) PromptTurn(sessionID int64, promptID string) (number int, private, found bool, err error) {
 	if promptID != "" {
-		row := tx.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
+		row := tx.db.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
 			UNION ALL SELECT number, 1 FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
 			sessionID, promptID, sessionID, promptID).Row()
 		if err := row.Scan(&number, &private); err == nil {
@@ -76,7 +74,7 @@ func PromptTurn(tx *gorm.DB, sessionID int64, promptID string) (number int, priv
 	}
 	// Without a known prompt_id the event belongs to the current prompt,
 	// which may itself be private.
-	err = tx.Raw(`SELECT s.prompt_counter, EXISTS (SELECT 1 FROM private_prompts pp WHERE pp.session_id = s.id AND pp.number = s.prompt_counter)
+	err = tx.db.Raw(`SELECT s.prompt_counter, EXISTS (SELECT 1 FROM private_prompts pp WHERE pp.session_id = s.id AND pp.number = s.prompt_counter)
 		FROM sessions s WHERE s.id = ?`, sessionID).Row().Scan(&number, &private)
 	return number, private, false, err
 }

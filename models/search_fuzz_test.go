@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // FuzzSearch sends arbitrary query strings through NormalizeQuery and Search
@@ -27,16 +25,16 @@ func FuzzSearch(f *testing.F) {
 	}
 	f.Cleanup(func() { store.Close() })
 	ctx := context.Background()
-	err = store.Writer.Do(ctx, func(tx *gorm.DB) error {
-		ref, err := EnsureSession(tx, &Session{ClaudeSessionID: "fuzz", Project: "p", StartedAt: time.Now()})
+	err = store.Writer.Do(ctx, func(tx *Tx) error {
+		ref, err := tx.EnsureSession(&Session{ClaudeSessionID: "fuzz", Project: "p", StartedAt: time.Now()})
 		if err != nil {
 			return err
 		}
-		if _, err := RecordPrompt(tx, ref.ID, "p", "p1", "fix the migration test", false, time.Now()); err != nil {
+		if _, err := tx.RecordPrompt(ref.ID, "p", "p1", "fix the migration test", false, time.Now()); err != nil {
 			return err
 		}
 		id := "toolu_fuzz"
-		_, err = InsertObservation(tx, &Observation{SessionID: ref.ID, Project: "p", ToolUseID: &id, ToolName: "Bash", Kind: KindTest, Title: "Ran go test ./...", Output: "ok foo_test.go"})
+		_, err = tx.InsertObservation(&Observation{SessionID: ref.ID, Project: "p", ToolUseID: &id, ToolName: "Bash", Kind: KindTest, Title: "Ran go test ./...", Output: "ok foo_test.go"})
 		return err
 	})
 	if err != nil {

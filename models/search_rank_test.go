@@ -6,8 +6,6 @@ import (
 	"sort"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 func TestTermsQuery(t *testing.T) {
@@ -85,18 +83,18 @@ func TestSearchTermsProbeTableRefuses(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	var obsID int64
-	err := s.Writer.Do(ctx, func(tx *gorm.DB) error {
-		sess, err := EnsureSession(tx, &Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		sess, err := tx.EnsureSession(&Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
 		if err != nil {
 			return err
 		}
 		for i := range 3 {
-			if _, err := RecordPrompt(tx, sess.ID, "p", "", "the flaky reconnect again", false, at.Add(time.Duration(i)*time.Minute)); err != nil {
+			if _, err := tx.RecordPrompt(sess.ID, "p", "", "the flaky reconnect again", false, at.Add(time.Duration(i)*time.Minute)); err != nil {
 				return err
 			}
 		}
 		obs := &Observation{SessionID: sess.ID, Project: "p", ToolName: "Grep", Kind: KindSearch, Title: "Searched for reconnect", Output: "x", CreatedAt: at}
-		if _, err := InsertObservation(tx, obs); err != nil {
+		if _, err := tx.InsertObservation(obs); err != nil {
 			return err
 		}
 		obsID = obs.ID
@@ -124,8 +122,8 @@ func TestSearchPrefixLengths(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ids := map[string]int64{}
-	err := s.Writer.Do(ctx, func(tx *gorm.DB) error {
-		sess, err := EnsureSession(tx, &Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		sess, err := tx.EnsureSession(&Session{ClaudeSessionID: "s", Project: "p", StartedAt: at})
 		if err != nil {
 			return err
 		}
@@ -137,18 +135,18 @@ func TestSearchPrefixLengths(t *testing.T) {
 			{"uberall", "Ran uberall"},
 		} {
 			obs := &Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: KindBash, Title: o.title, Output: "done", CreatedAt: at.Add(time.Duration(i) * time.Second)}
-			if _, err := InsertObservation(tx, obs); err != nil {
+			if _, err := tx.InsertObservation(obs); err != nil {
 				return err
 			}
 			ids["o:"+o.key] = obs.ID
 		}
-		res, err := RecordPrompt(tx, sess.ID, "p", "", "fix the configuration loader", false, at)
+		res, err := tx.RecordPrompt(sess.ID, "p", "", "fix the configuration loader", false, at)
 		if err != nil {
 			return err
 		}
 		ids["p:configuration"] = res.PromptID
 		sum := &Summary{SessionID: sess.ID, Project: "p", Kind: SummaryFinal, Request: "Configure the linter", CreatedAt: at}
-		if err := tx.Create(sum).Error; err != nil {
+		if err := tx.db.Create(sum).Error; err != nil {
 			return err
 		}
 		ids["s:configure"] = sum.ID

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // openTestStore opens a real SQLite store in a temp dir.
@@ -41,12 +39,12 @@ func seedSearch(t *testing.T) *searchFixture {
 	f := &searchFixture{s: openTestStore(t), obs: map[string]int64{}, prompts: map[string]int64{}}
 	f.baseTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ctx := context.Background()
-	err := f.s.Writer.Do(ctx, func(tx *gorm.DB) error {
-		a, err := EnsureSession(tx, &Session{ClaudeSessionID: "sess-a", Project: "alpha", StartedAt: f.baseTime})
+	err := f.s.Writer.Do(ctx, func(tx *Tx) error {
+		a, err := tx.EnsureSession(&Session{ClaudeSessionID: "sess-a", Project: "alpha", StartedAt: f.baseTime})
 		if err != nil {
 			return err
 		}
-		b, err := EnsureSession(tx, &Session{ClaudeSessionID: "sess-b", Project: "beta", StartedAt: f.baseTime})
+		b, err := tx.EnsureSession(&Session{ClaudeSessionID: "sess-b", Project: "beta", StartedAt: f.baseTime})
 		if err != nil {
 			return err
 		}
@@ -59,7 +57,7 @@ func seedSearch(t *testing.T) *searchFixture {
 			{"xss", "alpha", "why does <script>alert(1)</script> show up", a.ID},
 			{"beta", "beta", "fix the flaky websocket reconnect", b.ID},
 		} {
-			res, err := RecordPrompt(tx, p.sess, p.project, "", p.text, false, f.baseTime.Add(time.Duration(i)*time.Minute))
+			res, err := tx.RecordPrompt(p.sess, p.project, "", p.text, false, f.baseTime.Add(time.Duration(i)*time.Minute))
 			if err != nil {
 				return err
 			}
@@ -81,14 +79,14 @@ func seedSearch(t *testing.T) *searchFixture {
 			obs := &Observation{SessionID: o.sess, Project: o.project, ToolName: o.tool, Kind: o.kind, Title: o.title,
 				Input: `{"command":"x"}`, Output: o.output, Files: o.files, Success: o.success, Importance: 0.5,
 				CreatedAt: f.baseTime.AddDate(0, 0, o.day).Add(time.Duration(i) * time.Second)}
-			if _, err := InsertObservation(tx, obs); err != nil {
+			if _, err := tx.InsertObservation(obs); err != nil {
 				return err
 			}
 			f.obs[o.key] = obs.ID
 		}
 		sum := &Summary{SessionID: a.ID, Project: "alpha", Kind: SummaryFinal, Request: "Migrate the schema",
 			Learned: "SQLite migrations must be append-only", Completed: "schema version 4", CreatedAt: f.baseTime.AddDate(0, 0, 5)}
-		if err := tx.Create(sum).Error; err != nil {
+		if err := tx.db.Create(sum).Error; err != nil {
 			return err
 		}
 		f.summary = sum.ID

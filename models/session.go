@@ -3,8 +3,6 @@ package models
 import (
 	"context"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Session statuses.
@@ -40,21 +38,21 @@ type SessionRef struct {
 // EnsureSession returns the session for s.ClaudeSessionID, creating it from s
 // when it does not exist yet. It is idempotent: the first event of a session,
 // whichever it is, creates it; later calls only fill in blanks.
-func EnsureSession(tx *gorm.DB, s *Session) (SessionRef, error) {
+func (tx *Tx) EnsureSession(s *Session) (SessionRef, error) {
 	if s.StartedAt.IsZero() {
 		s.StartedAt = time.Now().UTC()
 	}
 	if s.Status == "" {
 		s.Status = StatusActive
 	}
-	res := tx.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path)
+	res := tx.db.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING`,
 		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath)
 	if res.Error != nil {
 		return SessionRef{}, res.Error
 	}
 	ref := SessionRef{Created: res.RowsAffected == 1}
-	row := tx.Raw(`SELECT id, project FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
+	row := tx.db.Raw(`SELECT id, project FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
 	if err := row.Scan(&ref.ID, &ref.Project); err != nil {
 		return SessionRef{}, err
 	}
@@ -112,4 +110,25 @@ func limitPlusOne(limit int) int {
 		limit = 50
 	}
 	return limit + 1
+}
+
+// ReopenSession records a session's new source (resume, clear, compact)
+// and marks it active again, unless at is older than its end (a late
+// replay must not reopen a completed session).
+func (tx *Tx) ReopenSession(sessionID int64, source string, at time.Time) error {
+	return tx.db.Exec(`UPDATE sessions SET source = ?, status = ?, ended_at = NULL, end_reason = '' WHERE id = ? AND (ended_at IS NULL OR ended_at <= ?)`,
+		source, StatusActive, sessionID, at).Error
+}
+
+// SetLastAssistantMessage stores the last thing Claude said in a session.
+func (tx *Tx) SetLastAssistantMessage(sessionID int64, msg string) error {
+	return tx.db.Exec(`UPDATE sessions SET last_assistant_message = ? WHERE id = ?`, msg, sessionID).Error
+}
+
+// CompleteSession marks a session completed at at, for reason. It reports
+// false when the session was already completed (a replay).
+func (tx *Tx) CompleteSession(sessionID int64, at time.Time, reason string) (bool, error) {
+	res := tx.db.Exec(`UPDATE sessions SET status = ?, ended_at = ?, end_reason = ? WHERE id = ? AND status != ?`,
+		StatusCompleted, at, reason, sessionID, StatusCompleted)
+	return res.RowsAffected > 0, res.Error
 }

@@ -276,7 +276,7 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 
 // SaveSettings validates and stores the runtime settings inside tx, all
 // but the API key, which lives in its own file (Store.SaveAPIKey).
-func SaveSettings(tx *gorm.DB, st Settings) error {
+func (tx *Tx) SaveSettings(st Settings) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func SaveSettings(tx *gorm.DB, st Settings) error {
 	if err != nil {
 		return err
 	}
-	return tx.Exec(`INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+	return tx.db.Exec(`INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
 		runtimeKey, string(b), time.Now().UTC()).Error
 }

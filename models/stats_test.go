@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // seedStats records activity on fixed days of November 2026 in two
@@ -16,16 +14,16 @@ func seedStats(t *testing.T) *Store {
 	t.Helper()
 	s := openTestStore(t)
 	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 30, 0, 0, time.UTC) }
-	err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
-		a, err := EnsureSession(tx, &Session{ClaudeSessionID: "a", Project: "alpha", StartedAt: day(10, 9)})
+	err := s.Writer.Do(context.Background(), func(tx *Tx) error {
+		a, err := tx.EnsureSession(&Session{ClaudeSessionID: "a", Project: "alpha", StartedAt: day(10, 9)})
 		if err != nil {
 			return err
 		}
-		b, err := EnsureSession(tx, &Session{ClaudeSessionID: "b", Project: "beta", StartedAt: day(12, 9)})
+		b, err := tx.EnsureSession(&Session{ClaudeSessionID: "b", Project: "beta", StartedAt: day(12, 9)})
 		if err != nil {
 			return err
 		}
-		old, err := EnsureSession(tx, &Session{ClaudeSessionID: "old", Project: "alpha", StartedAt: day(1, 9)})
+		old, err := tx.EnsureSession(&Session{ClaudeSessionID: "old", Project: "alpha", StartedAt: day(1, 9)})
 		if err != nil {
 			return err
 		}
@@ -34,7 +32,7 @@ func seedStats(t *testing.T) *Store {
 			project string
 			at      time.Time
 		}{{a.ID, "alpha", day(10, 9)}, {a.ID, "alpha", day(10, 23)}, {b.ID, "beta", day(12, 9)}, {old.ID, "alpha", day(1, 9)}} {
-			if _, err := RecordPrompt(tx, p.sess, p.project, "", "hello", false, p.at); err != nil {
+			if _, err := tx.RecordPrompt(p.sess, p.project, "", "hello", false, p.at); err != nil {
 				return err
 			}
 		}
@@ -55,12 +53,12 @@ func seedStats(t *testing.T) *Store {
 			{b.ID, "beta", "Write", []string{"app.ts"}, true, day(12, 11)},
 			{old.ID, "alpha", "Bash", []string{"old.go"}, false, day(1, 10)},
 		} {
-			if _, err := InsertObservation(tx, &Observation{SessionID: o.sess, Project: o.project, ToolName: o.tool, Kind: KindBash,
+			if _, err := tx.InsertObservation(&Observation{SessionID: o.sess, Project: o.project, ToolName: o.tool, Kind: KindBash,
 				Title: "t", Files: o.files, Success: o.ok, CreatedAt: o.at}); err != nil {
 				return err
 			}
 		}
-		return tx.Create(&Summary{SessionID: a.ID, Project: "alpha", Kind: SummaryTurn, CreatedAt: day(10, 12)}).Error
+		return tx.db.Create(&Summary{SessionID: a.ID, Project: "alpha", Kind: SummaryTurn, CreatedAt: day(10, 12)}).Error
 	})
 	if err != nil {
 		t.Fatal(err)

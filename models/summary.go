@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"time"
 )
 
@@ -53,4 +55,54 @@ func (s *Store) SummariesOfSession(ctx context.Context, sessionID int64) ([]Summ
 	var out []Summary
 	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
+}
+
+// InsertSummary stores a summary; sum.ID is set.
+func (tx *Tx) InsertSummary(sum *Summary) error {
+	sum.ID = 0
+	return tx.db.Create(sum).Error
+}
+
+// SummaryWork is what a summary of a session, or of one of its turns, is
+// made from.
+type SummaryWork struct {
+	Prompts      []Prompt
+	Observations []Observation // in id order; input and output cut
+	Omitted      int           // observations left out past the limit
+}
+
+// LoadSummaryWork reads a session's prompts and observations, or only
+// turn's when turn > 0. Each observation's input is cut to 400 bytes and
+// its output to outputBytes; past limit observations, the most important
+// limit are kept (Omitted says how many were not).
+func (s *Store) LoadSummaryWork(ctx context.Context, sessionID int64, turn, outputBytes, limit int) (*SummaryWork, error) {
+	w := &SummaryWork{}
+	db := s.DB.WithContext(ctx)
+	pq := db.Where("session_id = ?", sessionID)
+	oq := db.Model(&Observation{}).Where("session_id = ?", sessionID)
+	if turn > 0 {
+		pq = pq.Where("number = ?", turn)
+		oq = oq.Where("prompt_number = ?", turn)
+	}
+	if err := pq.Order("number").Find(&w.Prompts).Error; err != nil {
+		return nil, err
+	}
+	var total int64
+	if err := oq.Count(&total).Error; err != nil {
+		return nil, err
+	}
+	cols := fmt.Sprintf(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, substr(input, 1, 400) AS input,
+		substr(output, 1, %d) AS output, files, success, importance, duration_ms, excluded_by, created_at`, outputBytes)
+	q := oq.Select(cols)
+	if total > int64(limit) {
+		q = q.Order("importance DESC, id DESC").Limit(limit)
+		w.Omitted = int(total) - limit
+	} else {
+		q = q.Order("id")
+	}
+	if err := q.Find(&w.Observations).Error; err != nil {
+		return nil, err
+	}
+	sort.Slice(w.Observations, func(i, j int) bool { return w.Observations[i].ID < w.Observations[j].ID })
+	return w, nil
 }

@@ -118,7 +118,7 @@ func (w *Writer) publish(c *txState) {
 }
 
 type writeOp struct {
-	fn  func(tx *gorm.DB) error
+	fn  func(tx *Tx) error
 	err chan error
 }
 
@@ -136,7 +136,7 @@ func newWriter(db *gorm.DB) *Writer {
 // Do runs fn in a write transaction shared with other concurrent callers and
 // returns fn's error, or the commit's. fn must only use tx, and must be
 // safe to run twice: a batch that fails is re-run one operation at a time.
-func (w *Writer) Do(ctx context.Context, fn func(tx *gorm.DB) error) error {
+func (w *Writer) Do(ctx context.Context, fn func(tx *Tx) error) error {
 	op := &writeOp{fn: fn, err: make(chan error, 1)}
 	select {
 	case <-w.quit:
@@ -306,11 +306,11 @@ func (w *Writer) runAlone(op *writeOp) error {
 	return nil
 }
 
-func safeRun(fn func(*gorm.DB) error, tx *gorm.DB) (err error) {
+func safeRun(fn func(*Tx) error, tx *gorm.DB) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("write panicked: %v", r)
 		}
 	}()
-	return fn(tx)
+	return fn(&Tx{db: tx})
 }

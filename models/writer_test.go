@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-
-	"gorm.io/gorm"
 )
 
 // Concurrent operations share transactions; one that fails is rolled back
@@ -27,8 +25,8 @@ func TestWriterIsolatesFailingOperation(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			errs[i] = store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
-				if err := tx.Exec(`INSERT INTO settings (key, value, updated_at) VALUES (?, 'v', CURRENT_TIMESTAMP)`, fmt.Sprintf("k%03d", i)).Error; err != nil {
+			errs[i] = store.Writer.Do(context.Background(), func(tx *Tx) error {
+				if err := tx.db.Exec(`INSERT INTO settings (key, value, updated_at) VALUES (?, 'v', CURRENT_TIMESTAMP)`, fmt.Sprintf("k%03d", i)).Error; err != nil {
 					return err
 				}
 				if i%10 == 7 {

@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -102,14 +100,14 @@ func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (h
 }
 
 // session returns the session of p, creating it inside tx when needed.
-func (s *Service) session(tx *gorm.DB, p *hooks.Payload) (models.SessionRef, error) {
+func (s *Service) session(tx *models.Tx, p *hooks.Payload) (models.SessionRef, error) {
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
 		return r, nil
 	}
 	proj := s.project(p)
-	ref, err := models.EnsureSession(tx, &models.Session{
+	ref, err := tx.EnsureSession(&models.Session{
 		ClaudeSessionID: p.SessionID,
 		Project:         proj.Name,
 		Cwd:             p.Cwd,
@@ -122,7 +120,7 @@ func (s *Service) session(tx *gorm.DB, p *hooks.Payload) (models.SessionRef, err
 		return ref, err
 	}
 	if ref.Created {
-		if _, err := models.AppendEvent(tx, models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
+		if _, err := tx.AppendEvent(models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
 			"branch": proj.Branch, "source": p.Source, "cwd": p.Cwd,
 		}); err != nil {
@@ -152,13 +150,13 @@ type promptTurn struct {
 
 // promptTurn resolves the prompt an event belongs to, from the cache when
 // the session's latest prompt_id is this one.
-func (s *Service) promptTurn(tx *gorm.DB, sessionID int64, promptID string) (promptTurn, error) {
+func (s *Service) promptTurn(tx *models.Tx, sessionID int64, promptID string) (promptTurn, error) {
 	if promptID != "" {
 		if v, ok := s.turns.Load(sessionID); ok && v.(promptTurn).promptID == promptID {
 			return v.(promptTurn), nil
 		}
 	}
-	number, private, found, err := models.PromptTurn(tx, sessionID, promptID)
+	number, private, found, err := tx.PromptTurn(sessionID, promptID)
 	return promptTurn{promptID: promptID, number: number, private: private, found: found}, err
 }
 
@@ -219,7 +217,7 @@ func (s *Service) Expect(ctx context.Context) (context.Context, func()) {
 
 // write runs fn in a group-committed transaction. The events fn appends
 // reach the live stream from the writer, after the commit and in commit order.
-func (s *Service) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+func (s *Service) write(ctx context.Context, fn func(tx *models.Tx) error) error {
 	return s.Store.Writer.Do(ctx, fn)
 }
 

@@ -4,15 +4,13 @@ import (
 	"context"
 	"log/slog"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
 func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
 		ref, err = s.session(tx, p)
 		if err != nil || ref.Created {
@@ -25,8 +23,7 @@ func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Out
 		if p.Source == "startup" {
 			return nil
 		}
-		return tx.Exec(`UPDATE sessions SET source = ?, status = ?, ended_at = NULL, end_reason = '' WHERE id = ? AND (ended_at IS NULL OR ended_at <= ?)`,
-			p.Source, models.StatusActive, ref.ID, eventTime(p, s.now)).Error
+		return tx.ReopenSession(ref.ID, p.Source, eventTime(p, s.now))
 	})
 	if err != nil {
 		return hooks.Output{}, err
@@ -50,7 +47,7 @@ func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Outpu
 	private := text == "" && p.Raw().Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -58,11 +55,11 @@ func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Outpu
 		if pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
-		res, err = models.RecordPrompt(tx, ref.ID, ref.Project, p.PromptID, text, private, eventTime(p, s.now))
+		res, err = tx.RecordPrompt(ref.ID, ref.Project, p.PromptID, text, private, eventTime(p, s.now))
 		if err != nil || res.PromptID == 0 {
 			return err
 		}
-		_, err = models.AppendEvent(tx, models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
+		_, err = tx.AppendEvent(models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
 			"text": hooks.Truncate(text, 2000),
 		})
@@ -88,7 +85,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 	obs := pol.BuildObservation(p)
 	var ref models.SessionRef
 	var turn promptTurn
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -102,7 +99,7 @@ func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
 		number := turn.number
 		o := *obs
 		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
-		return models.QueueObservation(tx, &o, observationEvent)
+		return tx.QueueObservation(&o, observationEvent)
 	})
 	if err == nil {
 		s.remember(p.SessionID, ref)
@@ -133,7 +130,7 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 	msg = hooks.Compress(msg, pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -142,10 +139,10 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 			return nil
 		}
 		var private bool
-		if number, private, err = models.PromptNumber(tx, ref.ID, p.PromptID); err != nil || private {
+		if number, private, err = tx.PromptNumber(ref.ID, p.PromptID); err != nil || private {
 			return err
 		}
-		return tx.Exec(`UPDATE sessions SET last_assistant_message = ? WHERE id = ?`, msg, ref.ID).Error
+		return tx.SetLastAssistantMessage(ref.ID, msg)
 	})
 	if err != nil {
 		return err
@@ -165,18 +162,16 @@ func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
 	// pages before), then cut.
 	reason := hooks.Truncate(p.Reason, 100)
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
 		}
 		now := eventTime(p, s.now)
-		res := tx.Exec(`UPDATE sessions SET status = ?, ended_at = ?, end_reason = ? WHERE id = ? AND status != ?`,
-			models.StatusCompleted, now, reason, ref.ID, models.StatusCompleted)
-		if res.Error != nil || res.RowsAffected == 0 {
-			return res.Error // already completed: a replay
+		if done, err := tx.CompleteSession(ref.ID, now, reason); err != nil || !done {
+			return err // !done: already completed, a replay
 		}
-		_, err = models.AppendEvent(tx, models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
+		_, err = tx.AppendEvent(models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "project": ref.Project, "reason": reason, "endedAt": now,
 		})
 		return err

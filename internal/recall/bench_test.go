@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -84,18 +82,18 @@ func seedBench(b *testing.B) string {
 			return strings.Join(w, " ")
 		}
 		start := time.Now().Add(-90 * 24 * time.Hour).UTC()
-		benchErr = store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		benchErr = store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 			perSession := benchObservations / 1000
 			for s := 0; s < 1000; s++ {
 				project := fmt.Sprintf("proj%d", s%5)
 				at := start.Add(time.Duration(s) * 2 * time.Hour)
 				sess := models.Session{ClaudeSessionID: fmt.Sprintf("seed-%d", s), Project: project, Cwd: "/home/dev/" + project,
 					Status: models.StatusCompleted, StartedAt: at, LastAssistantMessage: "Done: " + words(25)}
-				if err := tx.Create(&sess).Error; err != nil {
+				if err := tx.Insert(&sess); err != nil {
 					return err
 				}
 				for p := 1; p <= 3; p++ {
-					if err := tx.Create(&models.Prompt{SessionID: sess.ID, Project: project, Number: p, Text: "please " + words(20), CreatedAt: at}).Error; err != nil {
+					if err := tx.Insert(&models.Prompt{SessionID: sess.ID, Project: project, Number: p, Text: "please " + words(20), CreatedAt: at}); err != nil {
 						return err
 					}
 				}
@@ -108,17 +106,17 @@ func seedBench(b *testing.B) string {
 					if !ok {
 						kind = models.KindFailure
 					}
-					err := tx.Exec(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title, input, output, files, success, importance, created_at)
-						VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sess.ID, project, fmt.Sprintf("tu-%d-%d", s, k), tool, kind,
-						"Ran `"+words(4)+"`", "go test ./"+vocab[r.IntN(len(vocab))]+"/...", words(60), `["`+strings.Join(files, `","`)+`"]`,
-						ok, []float64{0.5, 0.7, 0.9, 1}[r.IntN(4)], at.Add(time.Duration(k)*time.Second)).Error
+					tu := fmt.Sprintf("tu-%d-%d", s, k)
+					err := tx.Insert(&models.Observation{SessionID: sess.ID, Project: project, PromptNumber: 1, ToolUseID: &tu, ToolName: tool, Kind: kind,
+						Title: "Ran `" + words(4) + "`", Input: "go test ./" + vocab[r.IntN(len(vocab))] + "/...", Output: words(60), Files: files,
+						Success: ok, Importance: []float64{0.5, 0.7, 0.9, 1}[r.IntN(4)], CreatedAt: at.Add(time.Duration(k) * time.Second)})
 					if err != nil {
 						return err
 					}
 				}
 				if s%2 == 0 {
-					if err := tx.Create(&models.Summary{SessionID: sess.ID, Project: project, Kind: models.SummaryFinal, Request: words(12),
-						Completed: words(20), Learned: words(15), NextSteps: words(10), CreatedAt: at.Add(time.Hour)}).Error; err != nil {
+					if err := tx.Insert(&models.Summary{SessionID: sess.ID, Project: project, Kind: models.SummaryFinal, Request: words(12),
+						Completed: words(20), Learned: words(15), NextSteps: words(10), CreatedAt: at.Add(time.Hour)}); err != nil {
 						return err
 					}
 				}

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -42,7 +40,7 @@ func (f *fixture) tick() time.Time {
 	return f.clock
 }
 
-func (f *fixture) write(fn func(tx *gorm.DB) error) {
+func (f *fixture) write(fn func(tx *models.Tx) error) {
 	f.t.Helper()
 	if err := f.store.Writer.Do(context.Background(), fn); err != nil {
 		f.t.Fatal(err)
@@ -53,14 +51,14 @@ func (f *fixture) session(project, claudeID, lastMsg string) int64 {
 	f.t.Helper()
 	s := models.Session{ClaudeSessionID: claudeID, Project: project, Cwd: "/home/dev/" + project, Status: models.StatusActive,
 		StartedAt: f.tick(), LastAssistantMessage: lastMsg}
-	f.write(func(tx *gorm.DB) error { return tx.Create(&s).Error })
+	f.write(func(tx *models.Tx) error { return tx.Insert(&s) })
 	return s.ID
 }
 
 func (f *fixture) prompt(sessionID int64, project string, n int, text string) {
 	f.t.Helper()
 	p := models.Prompt{SessionID: sessionID, Project: project, Number: n, Text: text, CreatedAt: f.tick()}
-	f.write(func(tx *gorm.DB) error { return tx.Create(&p).Error })
+	f.write(func(tx *models.Tx) error { return tx.Insert(&p) })
 }
 
 func (f *fixture) obs(o models.Observation) int64 {
@@ -74,12 +72,12 @@ func (f *fixture) obs(o models.Observation) int64 {
 	if o.ToolName == "" {
 		o.ToolName = "Bash"
 	}
-	f.write(func(tx *gorm.DB) error { _, err := models.InsertObservation(tx, &o); return err })
+	f.write(func(tx *models.Tx) error { _, err := tx.InsertObservation(&o); return err })
 	return o.ID
 }
 
 func (f *fixture) summary(sm models.Summary) {
 	f.t.Helper()
 	sm.CreatedAt = f.tick()
-	f.write(func(tx *gorm.DB) error { return tx.Create(&sm).Error })
+	f.write(func(tx *models.Tx) error { return tx.Insert(&sm) })
 }

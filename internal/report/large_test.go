@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -23,14 +21,14 @@ func seedLarge(t testing.TB, store *models.Store, n, outBytes int) int64 {
 	t.Helper()
 	ctx := context.Background()
 	var sid int64
-	err := store.Writer.Do(ctx, func(tx *gorm.DB) error {
-		ref, err := models.EnsureSession(tx, &models.Session{ClaudeSessionID: "large-session", Project: "big", Cwd: "/src/big"})
+	err := store.Writer.Do(ctx, func(tx *models.Tx) error {
+		ref, err := tx.EnsureSession(&models.Session{ClaudeSessionID: "large-session", Project: "big", Cwd: "/src/big"})
 		if err != nil {
 			return err
 		}
 		sid = ref.ID
 		for p := 1; p <= 20; p++ {
-			if _, err := models.RecordPrompt(tx, sid, "big", fmt.Sprint("p", p), fmt.Sprintf("step %d of the migration", p), false, time.Now().UTC()); err != nil {
+			if _, err := tx.RecordPrompt(sid, "big", fmt.Sprint("p", p), fmt.Sprintf("step %d of the migration", p), false, time.Now().UTC()); err != nil {
 				return err
 			}
 		}
@@ -41,7 +39,7 @@ func seedLarge(t testing.TB, store *models.Store, n, outBytes int) int64 {
 	}
 	out := strings.Repeat("x", outBytes-31) + " end of the output of this step."
 	for start := 0; start < n; start += 1000 {
-		err := store.Writer.Do(ctx, func(tx *gorm.DB) error {
+		err := store.Writer.Do(ctx, func(tx *models.Tx) error {
 			for i := start; i < min(start+1000, n); i++ {
 				o := &models.Observation{SessionID: sid, Project: "big", PromptNumber: 1 + i*20/n, ToolName: "Bash", Kind: models.KindBash,
 					Title: fmt.Sprintf("Ran `make step-%d`: exit 0", i), Input: fmt.Sprintf("make step-%d", i), Output: out, Success: i%97 != 0,
@@ -49,7 +47,7 @@ func seedLarge(t testing.TB, store *models.Store, n, outBytes int) int64 {
 				if i%97 == 0 {
 					o.Kind, o.Title = models.KindFailure, fmt.Sprintf("`make step-%d` failed: exit 2", i)
 				}
-				if _, err := models.InsertObservation(tx, o); err != nil {
+				if _, err := tx.InsertObservation(o); err != nil {
 					return err
 				}
 			}

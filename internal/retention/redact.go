@@ -2,11 +2,6 @@ package retention
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"strings"
-
-	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
@@ -21,9 +16,6 @@ var (
 		"sessions.claude_session_id": true, "prompts.prompt_id": true,
 		"private_prompts.prompt_id": true, "observations.tool_use_id": true,
 	}
-	// notData are the tables that hold no captured data: the settings (the
-	// rules themselves, the summarizer's key) and the schema version.
-	notData = map[string]bool{"settings": true, "schema_version": true}
 )
 
 // RedactResult counts what a re-redaction rewrote.
@@ -41,58 +33,6 @@ func (r RedactResult) Total() int64 {
 	return n
 }
 
-// textTable is a table and its TEXT columns.
-type textTable struct {
-	name string
-	cols []string
-}
-
-// textTables lists every table holding captured data with its TEXT
-// columns, read from the schema, so that a column added later is covered
-// too. Full-text tables (and their shadow tables) are left out: they are
-// indexes of the others, kept in step by triggers.
-func textTables(ctx context.Context, store *models.Store) ([]textTable, error) {
-	var all []struct{ Name, SQL string }
-	if err := store.DB.WithContext(ctx).Raw(`SELECT name, COALESCE(sql, '') AS sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).Scan(&all).Error; err != nil {
-		return nil, err
-	}
-	var virtual []string
-	for _, t := range all {
-		if strings.HasPrefix(strings.ToUpper(t.SQL), "CREATE VIRTUAL TABLE") {
-			virtual = append(virtual, t.Name)
-		}
-	}
-	var out []textTable
-next:
-	for _, t := range all {
-		if notData[t.Name] {
-			continue
-		}
-		for _, v := range virtual {
-			if t.Name == v || strings.HasPrefix(t.Name, v+"_") {
-				continue next
-			}
-		}
-		var cols []struct {
-			Name string
-			Type string
-		}
-		if err := store.DB.WithContext(ctx).Raw(`SELECT name, type FROM pragma_table_info(?)`, t.Name).Scan(&cols).Error; err != nil {
-			return nil, err
-		}
-		tt := textTable{name: t.Name}
-		for _, c := range cols {
-			if strings.EqualFold(c.Type, "TEXT") {
-				tt.cols = append(tt.cols, c.Name)
-			}
-		}
-		if len(tt.cols) > 0 {
-			out = append(out, tt)
-		}
-	}
-	return out, nil
-}
-
 // Reapply runs the privacy pipeline (tags and the current redaction rules)
 // over every stored text column of every table, identifiers and JSON
 // included, and rewrites the rows it changes, Batch rows per read and one
@@ -104,14 +44,14 @@ next:
 // reuses it.
 func Reapply(ctx context.Context, store *models.Store, r *hooks.Redactor) (RedactResult, error) {
 	res := RedactResult{Changed: map[string]int64{}}
-	tables, err := textTables(ctx, store)
+	tables, err := store.TextTables(ctx)
 	if err != nil {
 		return res, err
 	}
 	for _, t := range tables {
 		var last int64
 		for {
-			ids, vals, err := readBatch(ctx, store, t.name, t.cols, last)
+			ids, vals, err := store.ReadTexts(ctx, t, last, Batch)
 			if err != nil {
 				return res, err
 			}
@@ -120,17 +60,13 @@ func Reapply(ctx context.Context, store *models.Store, r *hooks.Redactor) (Redac
 			}
 			last = ids[len(ids)-1]
 			res.Scanned += int64(len(ids))
-			type update struct {
-				id  int64
-				set map[string]any
-			}
-			var ups []update
+			var ups []models.TextUpdate
 			for i, id := range ids {
 				set := map[string]any{}
-				for k, col := range t.cols {
+				for k, col := range t.Cols {
 					old := vals[i][k]
 					var nw string
-					switch key := t.name + "." + col; {
+					switch key := t.Name + "." + col; {
 					case jsonColumns[key]:
 						nw = r.CleanJSONText(old)
 					case idColumns[key]:
@@ -143,26 +79,15 @@ func Reapply(ctx context.Context, store *models.Store, r *hooks.Redactor) (Redac
 					}
 				}
 				if len(set) > 0 {
-					ups = append(ups, update{id, set})
+					ups = append(ups, models.TextUpdate{RowID: id, Set: set})
 				}
 			}
 			if len(ups) > 0 {
-				err := store.Writer.Do(ctx, func(tx *gorm.DB) error {
-					if err := tx.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
-						return err
-					}
-					defer tx.Exec(`PRAGMA secure_delete = OFF`)
-					for _, u := range ups {
-						if err := tx.Table(t.name).Where("rowid = ?", u.id).Updates(u.set).Error; err != nil {
-							return err
-						}
-					}
-					return nil
-				})
+				err := store.Writer.Do(ctx, func(tx *models.Tx) error { return tx.RewriteTexts(t.Name, ups) })
 				if err != nil {
 					return res, err
 				}
-				res.Changed[t.name] += int64(len(ups))
+				res.Changed[t.Name] += int64(len(ups))
 			}
 		}
 	}
@@ -170,45 +95,10 @@ func Reapply(ctx context.Context, store *models.Store, r *hooks.Redactor) (Redac
 		if res.Changed[fts] == 0 {
 			continue
 		}
-		err := store.Writer.Do(ctx, func(tx *gorm.DB) error {
-			if err := tx.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
-				return err
-			}
-			defer tx.Exec(`PRAGMA secure_delete = OFF`)
-			return tx.Exec(fmt.Sprintf(`INSERT INTO %[1]s_fts(%[1]s_fts) VALUES ('optimize')`, fts)).Error
-		})
+		err := store.Writer.Do(ctx, func(tx *models.Tx) error { return tx.OptimizeFTS(fts) })
 		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
-}
-
-func readBatch(ctx context.Context, store *models.Store, table string, cols []string, after int64) ([]int64, [][]string, error) {
-	rows, err := store.DB.WithContext(ctx).Raw(fmt.Sprintf(`SELECT rowid, %s FROM %s WHERE rowid > ? ORDER BY rowid LIMIT ?`,
-		strings.Join(cols, ", "), table), after, Batch).Rows()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	var vals [][]string
-	for rows.Next() {
-		var id int64
-		ns := make([]sql.NullString, len(cols))
-		dest := []any{&id}
-		for i := range ns {
-			dest = append(dest, &ns[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return nil, nil, err
-		}
-		v := make([]string, len(cols))
-		for i, n := range ns {
-			v[i] = n.String
-		}
-		ids = append(ids, id)
-		vals = append(vals, v)
-	}
-	return ids, vals, rows.Err()
 }

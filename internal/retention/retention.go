@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -36,9 +34,7 @@ func CountOlder(ctx context.Context, store *models.Store, days int, now time.Tim
 	if cut.IsZero() {
 		return 0, nil
 	}
-	var n int64
-	err := store.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations WHERE created_at < ?`, cut).Row().Scan(&n)
-	return n, err
+	return store.CountObservationsBefore(ctx, cut)
 }
 
 // Apply deletes the observations older than days (and their events on the
@@ -52,14 +48,10 @@ func Apply(ctx context.Context, store *models.Store, days int, now time.Time) (i
 	var total int64
 	for {
 		var n int64
-		err := store.Writer.Do(ctx, func(tx *gorm.DB) error {
-			res := tx.Exec(`DELETE FROM observations WHERE id IN (SELECT id FROM observations WHERE created_at < ? LIMIT ?)`, cut, Batch)
-			if res.Error != nil {
-				return res.Error
-			}
-			n = res.RowsAffected
-			return tx.Exec(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = ? AND created_at < ? LIMIT ?)`,
-				models.EventObservation, cut, Batch).Error
+		err := store.Writer.Do(ctx, func(tx *models.Tx) error {
+			var err error
+			n, err = tx.DeleteObservationsBefore(cut, Batch)
+			return err
 		})
 		total += n
 		if err != nil || n < Batch {

@@ -30,9 +30,9 @@ func openStore(t *testing.T) *models.Store {
 // seed stores one session with n observations per age (in days).
 func seed(t *testing.T, s *models.Store, now time.Time, perAge map[int]int) {
 	t.Helper()
-	err := s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err := s.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		sess := models.Session{ClaudeSessionID: "s", Project: "p", StartedAt: now, Status: models.StatusActive}
-		if err := tx.Create(&sess).Error; err != nil {
+		if err := tx.Insert(&sess); err != nil {
 			return err
 		}
 		for age, n := range perAge {
@@ -40,14 +40,10 @@ func seed(t *testing.T, s *models.Store, now time.Time, perAge map[int]int) {
 				o := models.Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: "bash",
 					Title: fmt.Sprintf("aged%d item %d", age, i), Files: []string{"/p/secret-KEY-1234.txt"}, Success: true,
 					CreatedAt: now.Add(-time.Duration(age)*24*time.Hour - time.Minute)}
-				if _, err := models.InsertObservation(tx, &o); err != nil {
+				if _, err := tx.InsertObservation(&o); err != nil {
 					return err
 				}
-				if _, err := models.AppendEvent(tx, models.EventObservation, "p", sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
-					return err
-				}
-				// Events are stamped now; backdate them like the row.
-				if err := tx.Exec(`UPDATE events SET created_at = ? WHERE ref_id = ?`, o.CreatedAt, o.ID).Error; err != nil {
+				if _, err := tx.AppendEvent(models.EventObservation, "p", sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
 					return err
 				}
 			}
@@ -55,6 +51,10 @@ func seed(t *testing.T, s *models.Store, now time.Time, perAge map[int]int) {
 		return nil
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Events are stamped now; backdate them like their rows.
+	if err := s.DB.Exec(`UPDATE events SET created_at = (SELECT created_at FROM observations WHERE id = events.ref_id) WHERE kind = ?`, models.EventObservation).Error; err != nil {
 		t.Fatal(err)
 	}
 }
@@ -154,7 +154,7 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 	defer s.Close()
 	const key = "npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g" // a kind an older mneme did not know
 	now := time.Now().UTC()
-	err = s.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+	err = s.DB.Transaction(func(tx *gorm.DB) error {
 		stmts := []string{
 			`INSERT INTO sessions (id, claude_session_id, project, cwd, git_branch, source, status, started_at, end_reason, transcript_path, last_assistant_message)
 				VALUES (1, 'sess-` + key + `', 'proj-` + key + `', '/home/` + key + `', 'br-` + key + `', 'src-` + key + `', 'active', ?, 'r ` + key + `', '/t/` + key + `.jsonl', 'm ` + key + `')`,
@@ -193,16 +193,16 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 			t.Errorf("%s: %d rows rewritten, want 1 (%+v)", table, res.Changed[table], res.Changed)
 		}
 	}
-	tables, err := textTables(context.Background(), s)
+	tables, err := s.TextTables(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tables {
-		for _, col := range tt.cols {
+		for _, col := range tt.Cols {
 			var n int64
-			s.DB.Raw(fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE instr(%s, ?) > 0`, tt.name, col), "iK2ZWeqhFWCEPy").Scan(&n)
+			s.DB.Raw(fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE instr(%s, ?) > 0`, tt.Name, col), "iK2ZWeqhFWCEPy").Scan(&n)
 			if n != 0 {
-				t.Errorf("%s.%s still holds the secret", tt.name, col)
+				t.Errorf("%s.%s still holds the secret", tt.Name, col)
 			}
 		}
 	}

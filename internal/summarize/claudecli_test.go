@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -318,7 +316,7 @@ func setSummarizer(t *testing.T, srv *testutil.Server, edit func(*models.Summari
 	t.Helper()
 	st := srv.Capture.Policy().Settings
 	edit(&st.Summarizer)
-	if err := srv.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error { return models.SaveSettings(tx, st) }); err != nil {
+	if err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error { return tx.SaveSettings(st) }); err != nil {
 		t.Fatal(err)
 	}
 	srv.Capture.SetSettings(st)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/mneme-dev/mneme/models"
@@ -50,34 +49,16 @@ func LoadInput(ctx context.Context, store *models.Store, sessionID int64, kind s
 		return nil, err
 	}
 	in := &Input{Session: *sess, Kind: kind, PromptNumber: promptNumber}
-	db := store.DB.WithContext(ctx)
 	turn := kind == models.SummaryTurn && promptNumber > 0
-	pq := db.Where("session_id = ?", sessionID)
-	oq := db.Model(&models.Observation{}).Where("session_id = ?", sessionID)
+	n := 0
 	if turn {
-		pq = pq.Where("number = ?", promptNumber)
-		oq = oq.Where("prompt_number = ?", promptNumber)
+		n = promptNumber
 	}
-	if err := pq.Order("number").Find(&in.Prompts).Error; err != nil {
+	work, err := store.LoadSummaryWork(ctx, sessionID, n, outputExcerpt, MaxObservations)
+	if err != nil {
 		return nil, err
 	}
-	var total int64
-	if err := oq.Count(&total).Error; err != nil {
-		return nil, err
-	}
-	cols := fmt.Sprintf(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, substr(input, 1, 400) AS input,
-		substr(output, 1, %d) AS output, files, success, importance, duration_ms, excluded_by, created_at`, outputExcerpt)
-	q := oq.Select(cols)
-	if total > MaxObservations {
-		q = q.Order("importance DESC, id DESC").Limit(MaxObservations)
-		in.Omitted = int(total) - MaxObservations
-	} else {
-		q = q.Order("id")
-	}
-	if err := q.Find(&in.Observations).Error; err != nil {
-		return nil, err
-	}
-	sort.Slice(in.Observations, func(i, j int) bool { return in.Observations[i].ID < in.Observations[j].ID })
+	in.Prompts, in.Observations, in.Omitted = work.Prompts, work.Observations, work.Omitted
 	// Session.LastAssistantMessage is the newest answer; it belongs to this
 	// scope unless a later prompt has been asked since.
 	if !turn || sess.PromptCounter <= promptNumber {

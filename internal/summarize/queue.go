@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -105,9 +103,9 @@ func (q *Queue) Start() error {
 		q.done = make(chan struct{})
 		q.cli = &ClaudeCLI{}
 		var n int64
-		err = q.Store.Writer.Do(context.Background(), func(tx *gorm.DB) error {
+		err = q.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 			var e error
-			n, e = models.ResetRunningJobs(tx)
+			n, e = tx.ResetRunningJobs()
 			return e
 		})
 		if n > 0 {
@@ -158,9 +156,9 @@ func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promp
 	if every <= 0 {
 		every = DefaultIntermediateEvery
 	}
-	err := q.Store.Writer.Do(ctx, func(tx *gorm.DB) error {
-		var sess models.Session
-		if err := tx.Select("id, started_at, prompt_counter").First(&sess, sessionID).Error; err != nil {
+	err := q.Store.Writer.Do(ctx, func(tx *models.Tx) error {
+		sess, err := tx.JobSession(sessionID)
+		if err != nil {
 			return err
 		}
 		if kind == models.SummaryFinal && promptNumber == 0 {
@@ -168,13 +166,13 @@ func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promp
 			// new final summary; a replayed SessionEnd does not.
 			promptNumber = sess.PromptCounter
 		}
-		if _, err := models.EnqueueJob(tx, sessionID, kind, promptNumber, now); err != nil {
+		if _, err := tx.EnqueueJob(sessionID, kind, promptNumber, now); err != nil {
 			return err
 		}
 		if kind != models.SummaryTurn {
 			return nil
 		}
-		last, ok, err := models.LastJobTime(tx, sessionID, models.SummaryIntermediate, models.SummaryFinal)
+		last, ok, err := tx.LastJobTime(sessionID, models.SummaryIntermediate, models.SummaryFinal)
 		if err != nil {
 			return err
 		}
@@ -182,7 +180,7 @@ func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promp
 			last = sess.StartedAt
 		}
 		if now.Sub(last) >= every {
-			_, err = models.EnqueueJob(tx, sessionID, models.SummaryIntermediate, promptNumber, now)
+			_, err = tx.EnqueueJob(sessionID, models.SummaryIntermediate, promptNumber, now)
 		}
 		return err
 	})
@@ -231,7 +229,7 @@ func (q *Queue) loop(ctx context.Context) {
 func (q *Queue) run(ctx context.Context, job *models.SummaryJob) {
 	job.Status = models.JobRunning
 	job.Attempts++
-	if err := q.Store.Writer.Do(ctx, func(tx *gorm.DB) error { return models.MarkJob(tx, job) }); err != nil {
+	if err := q.Store.Writer.Do(ctx, func(tx *models.Tx) error { return tx.MarkJob(job) }); err != nil {
 		return
 	}
 	in, err := LoadInput(ctx, q.Store, job.SessionID, job.Kind, job.PromptNumber)
@@ -346,13 +344,13 @@ func (q *Queue) retry(ctx context.Context, job *models.SummaryJob, spent *Result
 		backoff, _ := q.retryTimings()
 		job.NextAttemptAt = q.now().Add(backoff << (job.Attempts - 1))
 	}
-	werr := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
+	werr := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *models.Tx) error {
 		if spent != nil {
-			if err := models.RecordTokens(tx, q.ledgerEntry(job, 0, spent)); err != nil {
+			if err := tx.RecordTokens(q.ledgerEntry(job, 0, spent)); err != nil {
 				return err
 			}
 		}
-		return models.MarkJob(tx, job)
+		return tx.MarkJob(job)
 	})
 	if werr != nil {
 		q.Log.Error("summary queue: record failure", "job", job.ID, "err", werr)
@@ -392,21 +390,20 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 	sum := toSummary(res, in)
 	q.cleanSummary(&sum)
 	sum.CreatedAt = q.now()
-	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
-		sum.ID = 0
-		if err := tx.Create(&sum).Error; err != nil {
+	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *models.Tx) error {
+		if err := tx.InsertSummary(&sum); err != nil {
 			return err
 		}
-		if _, err := models.AppendEvent(tx, models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum)); err != nil {
+		if _, err := tx.AppendEvent(models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum)); err != nil {
 			return err
 		}
 		if spent != nil {
-			if err := models.RecordTokens(tx, q.ledgerEntry(job, sum.ID, spent)); err != nil {
+			if err := tx.RecordTokens(q.ledgerEntry(job, sum.ID, spent)); err != nil {
 				return err
 			}
 		}
 		job.Status, job.SummaryID, job.LastError = models.JobDone, sum.ID, ""
-		return models.MarkJob(tx, job)
+		return tx.MarkJob(job)
 	})
 	if err != nil {
 		q.Log.Error("summary queue: store summary", "job", job.ID, "err", err)

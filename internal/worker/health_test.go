@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/worker"
@@ -251,8 +249,9 @@ func TestStartReadOnlyAfterCleanShutdown(t *testing.T) {
 	if status, body := srv.Post(t, "/api/hooks/user-prompt-submit", ev); status != http.StatusServiceUnavailable {
 		t.Errorf("ingest into the read-only database: %d %s, want 503 (the hook spools)", status, body)
 	}
-	werr := srv.Store.Writer.Do(t.Context(), func(tx *gorm.DB) error {
-		return tx.Exec(`UPDATE sessions SET cwd = cwd`).Error
+	werr := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
+		_, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]any{})
+		return err
 	})
 	if models.StorageProblem(werr) == "" || !strings.Contains(werr.Error(), "readonly") {
 		t.Errorf("a write through the read-only store: %v, want SQLite's read-only error", werr)

@@ -1,0 +1,158 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Rewriting stored text in place: what "Re-apply redaction" and retention
+// need from the storage.
+
+// notData are the tables that hold no captured data: the settings (the
+// rules themselves) and the schema version.
+var notData = map[string]bool{"settings": true, "schema_version": true}
+
+// TextTable is a table holding captured data, with its TEXT columns.
+type TextTable struct {
+	Name string
+	Cols []string
+}
+
+// TextTables lists every table holding captured data with its TEXT
+// columns, read from the schema, so that a column added later is covered
+// too. Full-text tables (and their shadow tables) are left out: they are
+// indexes of the others, kept in step by triggers.
+func (s *Store) TextTables(ctx context.Context) ([]TextTable, error) {
+	db := s.DB.WithContext(ctx)
+	var all []struct{ Name, SQL string }
+	if err := db.Raw(`SELECT name, COALESCE(sql, '') AS sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).Scan(&all).Error; err != nil {
+		return nil, err
+	}
+	var virtual []string
+	for _, t := range all {
+		if strings.HasPrefix(strings.ToUpper(t.SQL), "CREATE VIRTUAL TABLE") {
+			virtual = append(virtual, t.Name)
+		}
+	}
+	var out []TextTable
+next:
+	for _, t := range all {
+		if notData[t.Name] {
+			continue
+		}
+		for _, v := range virtual {
+			if t.Name == v || strings.HasPrefix(t.Name, v+"_") {
+				continue next
+			}
+		}
+		var cols []struct {
+			Name string
+			Type string
+		}
+		if err := db.Raw(`SELECT name, type FROM pragma_table_info(?)`, t.Name).Scan(&cols).Error; err != nil {
+			return nil, err
+		}
+		tt := TextTable{Name: t.Name}
+		for _, c := range cols {
+			if strings.EqualFold(c.Type, "TEXT") {
+				tt.Cols = append(tt.Cols, c.Name)
+			}
+		}
+		if len(tt.Cols) > 0 {
+			out = append(out, tt)
+		}
+	}
+	return out, nil
+}
+
+// ReadTexts reads up to limit rows of t after rowid after, in rowid order:
+// their rowids and the values of t.Cols (NULL as "").
+func (s *Store) ReadTexts(ctx context.Context, t TextTable, after int64, limit int) ([]int64, [][]string, error) {
+	rows, err := s.DB.WithContext(ctx).Raw(fmt.Sprintf(`SELECT rowid, %s FROM %s WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+		strings.Join(t.Cols, ", "), t.Name), after, limit).Rows()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	var vals [][]string
+	for rows.Next() {
+		var id int64
+		ns := make([]sql.NullString, len(t.Cols))
+		dest := []any{&id}
+		for i := range ns {
+			dest = append(dest, &ns[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+		v := make([]string, len(t.Cols))
+		for i, n := range ns {
+			v[i] = n.String
+		}
+		ids = append(ids, id)
+		vals = append(vals, v)
+	}
+	return ids, vals, rows.Err()
+}
+
+// TextUpdate is new values for some columns of one row.
+type TextUpdate struct {
+	RowID int64
+	Set   map[string]any
+}
+
+// RewriteTexts applies ups to table with SQLite's secure_delete on, so the
+// old text does not stay behind in freed space. The FTS5 update triggers
+// re-index what changed.
+func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
+	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+		return err
+	}
+	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	for _, u := range ups {
+		if err := tx.db.Table(table).Where("rowid = ?", u.RowID).Updates(u.Set).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OptimizeFTS merges the full-text index of table (prompts, observations
+// or summaries) into one segment, with secure_delete on: text rewritten
+// since does not linger in old segments.
+func (tx *Tx) OptimizeFTS(table string) error {
+	switch table {
+	case "prompts", "observations", "summaries":
+	default:
+		return fmt.Errorf("no full-text index for %q", table)
+	}
+	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+		return err
+	}
+	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	return tx.db.Exec(fmt.Sprintf(`INSERT INTO %[1]s_fts(%[1]s_fts) VALUES ('optimize')`, table)).Error
+}
+
+// CountObservationsBefore counts the observations created before cut.
+func (s *Store) CountObservationsBefore(ctx context.Context, cut time.Time) (int64, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations WHERE created_at < ?`, cut).Row().Scan(&n)
+	return n, err
+}
+
+// DeleteObservationsBefore deletes up to limit observations created before
+// cut, and up to limit of their events on the live stream's log. It
+// returns how many observations it deleted.
+func (tx *Tx) DeleteObservationsBefore(cut time.Time, limit int) (int64, error) {
+	res := tx.db.Exec(`DELETE FROM observations WHERE id IN (SELECT id FROM observations WHERE created_at < ? LIMIT ?)`, cut, limit)
+	if res.Error != nil {
+		return 0, res.Error
+	}
+	n := res.RowsAffected
+	return n, tx.db.Exec(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = ? AND created_at < ? LIMIT ?)`,
+		EventObservation, cut, limit).Error
+}

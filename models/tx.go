@@ -1,0 +1,27 @@
+package models
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+)
+
+// Tx is a write transaction of the store: Writer.Do hands one to each
+// operation of a group commit. Its methods are the writes mneme makes
+// (EnsureSession, RecordPrompt, QueueObservation, AppendEvent, …), so
+// callers outside this package never see SQL or the ORM.
+type Tx struct {
+	db *gorm.DB
+}
+
+// Insert stores model values (a *Session, *Prompt, *Summary, … or a
+// slice of them) exactly as given, with no event on the live stream: for
+// fixtures and imports that write history rather than capture it.
+func (tx *Tx) Insert(rows any) error { return tx.db.Create(rows).Error }
+
+// WriteQuietly runs fn in a transaction of its own, outside the group
+// commit: the events it appends are stored but not handed to the writer's
+// OnCommit, so nothing is published on the live stream.
+func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.DB.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
+}
