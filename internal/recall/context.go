@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -86,10 +84,6 @@ fill:
 	return out.String()
 }
 
-// obsColumns are the observation columns context lines need; input is cut
-// short since only a Bash command is ever read from it.
-const obsColumns = "id, session_id, tool_name, kind, title, substr(input, 1, 400) AS input, files, success, importance, excluded_by, created_at"
-
 // sections gathers the candidate lines in priority order:
 //  1. after compact, the session's own recent work;
 //  2. the latest sessions, from their summaries (or first prompt and last
@@ -101,10 +95,10 @@ const obsColumns = "id, session_id, tool_name, kind, title, substr(input, 1, 400
 // After resume, only what happened since the session was last active.
 func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cleaner) ([]section, error) {
 	inj := c.p.Settings.Injection
-	db := b.Store.DB.WithContext(ctx)
+	st := b.Store
 	var since time.Time
 	if req.Source == "resume" && req.SessionID != 0 {
-		t, err := lastActive(db, req.SessionID)
+		t, err := st.LastActive(ctx, req.SessionID)
 		if err != nil {
 			return nil, err
 		}
@@ -112,24 +106,24 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	}
 	var secs []section
 	if req.Source == "compact" && req.SessionID != 0 {
-		own, err := b.ownWork(db, req.SessionID, inj.Observations, c)
+		own, err := b.ownWork(ctx, req.SessionID, inj.Observations, c)
 		if err != nil {
 			return nil, err
 		}
 		secs = append(secs, own)
 	}
 
-	sessions, err := recentSessions(db, req.Project, req.SessionID, since, inj.Sessions)
+	sessions, err := st.RecentSessions(ctx, req.Project, req.SessionID, since, inj.Sessions)
 	if err != nil {
 		return nil, err
 	}
 	var sums map[int64]models.Summary
 	if inj.IncludeSummaries {
-		if sums, err = latestSummaries(db, sessions); err != nil {
+		if sums, err = st.LatestSummaries(ctx, sessionIDs(sessions)); err != nil {
 			return nil, err
 		}
 	}
-	firsts, err := firstPrompts(db, sessions)
+	firsts, err := st.FirstPrompts(ctx, sessionIDs(sessions))
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +140,9 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 
 	var obs []models.Observation
 	if inj.Observations > 0 {
-		q := db.Model(&models.Observation{}).Select(obsColumns).
-			Where("project = ? AND excluded_by = '' AND session_id != ?", req.Project, req.SessionID)
-		if !since.IsZero() {
-			q = q.Where("created_at > ?", since)
-		}
-		if err := q.Order("created_at DESC, id DESC").Limit(inj.Observations).Find(&obs).Error; err != nil {
+		if obs, err = st.RecallObservations(ctx, models.RecallFilter{
+			Project: req.Project, ExcludeSession: req.SessionID, Since: since, Limit: inj.Observations,
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -162,7 +153,7 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		failSec.items = append(failSec.items, obsLine(o, c))
 		listed[o.ID] = true
 	}
-	cwd := projectCwd(db, req.Project)
+	cwd := st.ProjectCwd(ctx, req.Project)
 	decisions.items = append(decisions.items, filesChanged(obs, cwd, c)...)
 
 	notable := section{title: "## Notable recent activity"}
@@ -187,10 +178,10 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 
 // ownWork is the compacted session's own recent work: its latest prompts
 // and its most recent observations, newest first.
-func (b *Builder) ownWork(db *gorm.DB, sessionID int64, limit int, c cleaner) (section, error) {
+func (b *Builder) ownWork(ctx context.Context, sessionID int64, limit int, c cleaner) (section, error) {
 	sec := section{title: "## This session before compaction"}
-	var prompts []models.Prompt
-	if err := db.Where("session_id = ?", sessionID).Order("number DESC").Limit(3).Find(&prompts).Error; err != nil {
+	prompts, err := b.Store.LatestPrompts(ctx, sessionID, 3)
+	if err != nil {
 		return sec, err
 	}
 	for _, p := range prompts {
@@ -199,10 +190,8 @@ func (b *Builder) ownWork(db *gorm.DB, sessionID int64, limit int, c cleaner) (s
 		}
 	}
 	if limit > 0 {
-		var obs []models.Observation
-		if err := db.Model(&models.Observation{}).Select(obsColumns).
-			Where("session_id = ? AND excluded_by = ''", sessionID).
-			Order("created_at DESC, id DESC").Limit(limit).Find(&obs).Error; err != nil {
+		obs, err := b.Store.RecallObservations(ctx, models.RecallFilter{SessionID: sessionID, Limit: limit})
+		if err != nil {
 			return sec, err
 		}
 		for _, o := range obs {
@@ -212,90 +201,12 @@ func (b *Builder) ownWork(db *gorm.DB, sessionID int64, limit int, c cleaner) (s
 	return sec, nil
 }
 
-// lastActive is when the session last did something: its newest prompt or
-// observation, else its start.
-func lastActive(db *gorm.DB, sessionID int64) (time.Time, error) {
-	var s models.Session
-	if err := db.First(&s, sessionID).Error; err != nil {
-		return time.Time{}, err
-	}
-	t := s.StartedAt
-	for _, table := range []string{"prompts", "observations"} {
-		var row struct{ CreatedAt time.Time }
-		err := db.Table(table).Select("created_at").Where("session_id = ?", sessionID).
-			Order("created_at DESC").Limit(1).Scan(&row).Error
-		if err != nil {
-			return t, err
-		}
-		if row.CreatedAt.After(t) {
-			t = row.CreatedAt
-		}
-	}
-	if s.EndedAt != nil && s.EndedAt.After(t) {
-		t = *s.EndedAt
-	}
-	return t, nil
-}
-
-// sessionWindow bounds how many of the latest sessions are looked at to find
-// those with something to say, so a pile of empty sessions costs little.
-const sessionWindow = 200
-
-func recentSessions(db *gorm.DB, project string, exclude int64, since time.Time, n int) ([]models.Session, error) {
-	var out []models.Session
-	if n <= 0 {
-		return out, nil
-	}
-	// Sessions with nothing to say (started, never prompted) must not take
-	// the places of those that have.
-	err := db.Raw(`SELECT * FROM (SELECT * FROM sessions WHERE project = ? AND id != ? AND started_at > ?
-			ORDER BY started_at DESC, id DESC LIMIT ?) AS s
-		WHERE s.last_assistant_message != ''
-			OR EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id)
-			OR EXISTS (SELECT 1 FROM summaries m WHERE m.session_id = s.id)
-		ORDER BY s.started_at DESC, s.id DESC LIMIT ?`, project, exclude, since, sessionWindow, n).Scan(&out).Error
-	return out, err
-}
-
 func sessionIDs(ss []models.Session) []int64 {
 	ids := make([]int64, len(ss))
 	for i, s := range ss {
 		ids[i] = s.ID
 	}
 	return ids
-}
-
-// latestSummaries picks each session's best summary: its latest final one,
-// else its latest of any kind.
-func latestSummaries(db *gorm.DB, ss []models.Session) (map[int64]models.Summary, error) {
-	out := map[int64]models.Summary{}
-	if len(ss) == 0 {
-		return out, nil
-	}
-	var rows []models.Summary
-	err := db.Raw(`SELECT * FROM summaries WHERE id IN (
-		SELECT (SELECT s2.id FROM summaries s2 WHERE s2.session_id = s.session_id
-			ORDER BY (s2.kind = 'final') DESC, s2.id DESC LIMIT 1)
-		FROM summaries s WHERE s.session_id IN ? GROUP BY s.session_id)`, sessionIDs(ss)).Scan(&rows).Error
-	for _, r := range rows {
-		out[r.SessionID] = r
-	}
-	return out, err
-}
-
-// firstPrompts maps each session to its first stored prompt.
-func firstPrompts(db *gorm.DB, ss []models.Session) (map[int64]string, error) {
-	out := map[int64]string{}
-	if len(ss) == 0 {
-		return out, nil
-	}
-	var rows []models.Prompt
-	err := db.Raw(`SELECT * FROM prompts WHERE id IN (SELECT MIN(id) FROM prompts WHERE session_id IN ? GROUP BY session_id)`,
-		sessionIDs(ss)).Scan(&rows).Error
-	for _, r := range rows {
-		out[r.SessionID] = r.Text
-	}
-	return out, err
 }
 
 // sessionLine is one line per session: its date and what was asked, done
@@ -405,12 +316,4 @@ func filesChanged(obs []models.Observation, cwd string, c cleaner) []string {
 			a.latest.CreatedAt.UTC().Format(time.DateOnly)))
 	}
 	return out
-}
-
-// projectCwd is the working directory of the project's latest session, to
-// show file paths relative to it.
-func projectCwd(db *gorm.DB, project string) string {
-	var cwd string
-	db.Raw(`SELECT cwd FROM sessions WHERE project = ? ORDER BY started_at DESC LIMIT 1`, project).Row().Scan(&cwd)
-	return strings.TrimRight(cwd, "/")
 }

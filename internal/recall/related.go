@@ -63,26 +63,9 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 	if err != nil || len(kws) == 0 {
 		return nil, err
 	}
-	var rows []struct {
-		ID        int64
-		Title     string
-		Files     string
-		Input     string
-		CreatedAt time.Time
-		Score     float64
-	}
-	// BM25 weights: title 4, input 1, output 0.5, files 2. bm25() is
-	// negative, better matches more so.
-	// The inner query walks the FTS index newest first and stops after
-	// recentMatches rows of the project, so a common term costs the same
-	// as a rare one; only those rows are scored with bm25().
-	err = b.Store.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, -score AS score FROM (
-			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
-				bm25(observations_fts, 4.0, 1.0, 0.5, 2.0) AS score
-			FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
-			WHERE observations_fts MATCH ? AND o.project = ? AND o.session_id != ? AND o.excluded_by = ''
-			ORDER BY observations_fts.rowid DESC LIMIT ?)
-		ORDER BY score LIMIT ?`, FTSQuery(kws), project, sessionID, recentMatches, candidates).Scan(&rows).Error
+	// Only the project's newest recentMatches matches are scored, so a
+	// common term costs the same as a rare one.
+	rows, err := b.Store.RelatedObservations(ctx, FTSQuery(kws), project, sessionID, recentMatches, candidates)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +95,7 @@ const maxDocFreq = 1000
 func (b *Builder) telling(ctx context.Context, kws []string) ([]string, error) {
 	out := kws[:0:0]
 	for _, k := range kws {
-		var n int
-		err := b.Store.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`,
-			FTSQuery([]string{k}), maxDocFreq+1).Row().Scan(&n)
+		n, err := b.Store.CountObservationMatches(ctx, FTSQuery([]string{k}), maxDocFreq+1)
 		if err != nil {
 			return nil, err
 		}
