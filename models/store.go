@@ -264,3 +264,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		(SELECT COUNT(*) FROM summaries)`).Row().Scan(&c.Sessions, &c.Prompts, &c.Observations, &c.Summaries)
 	return c, err
 }
+
+// CheckpointTruncate moves every commit from the -wal file into the
+// database file and empties the -wal.
+func (s *Store) CheckpointTruncate() error {
+	return s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error
+}

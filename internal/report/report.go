@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -86,13 +84,7 @@ type Request struct {
 // SessionsSince lists the ids of project's sessions started at or after
 // since, oldest first.
 func SessionsSince(ctx context.Context, store *models.Store, project string, since time.Time) ([]int64, error) {
-	var ids []int64
-	q := store.DB.WithContext(ctx).Model(&models.Session{}).Where("started_at >= ?", since.UTC())
-	if project != "" {
-		q = q.Where("project = ?", project)
-	}
-	err := q.Order("started_at, id").Pluck("id", &ids).Error
-	return ids, err
+	return store.SessionIDsSince(ctx, project, since)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -154,7 +146,8 @@ func Export(ctx context.Context, store *models.Store, w io.Writer, req Request) 
 	}
 	var total, done int64
 	if req.Progress != nil {
-		if err := store.DB.WithContext(ctx).Model(&models.Observation{}).Where("session_id IN ?", req.SessionIDs).Count(&total).Error; err != nil {
+		var err error
+		if total, err = store.CountObservationsOf(ctx, req.SessionIDs); err != nil {
 			return err
 		}
 		req.Progress(0, total)
@@ -225,13 +218,7 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 	if sd.summaries, err = store.SummariesOfSession(ctx, id); err != nil {
 		return nil, err
 	}
-	err = store.DB.WithContext(ctx).Raw(`SELECT
-		(SELECT COUNT(*) FROM prompts WHERE session_id = ?),
-		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND excluded_by = ''),
-		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND success = 0),
-		(SELECT COUNT(*) FROM observations WHERE session_id = ?)`, id, id, id, id).Row().
-		Scan(&sd.stats.Prompts, &sd.stats.ToolCalls, &sd.stats.Failures, &sd.stats.Observations)
-	if err != nil {
+	if err := store.CountsOfSession(ctx, id, &sd.stats); err != nil {
 		return nil, err
 	}
 	if sd.ledger, err = store.LedgerOfSession(ctx, id); err != nil {
@@ -250,16 +237,9 @@ func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer,
 	agg := newAggregates(sd.sess)
 	next := 0 // index of the next prompt to show
 	current := -1
-	var batch []models.Observation
-	q := store.DB.WithContext(ctx).Where("session_id = ?", sd.sess.ID)
-	if !full {
-		// Markdown and HTML show titles; failures need the head of their
-		// output for the reason. Only JSON carries inputs and outputs whole.
-		q = q.Select(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-			substr(input, 1, 300) AS input, CASE WHEN success THEN '' ELSE substr(output, 1, 2000) END AS output,
-			files, success, importance, duration_ms, excluded_by, created_at`)
-	}
-	err := q.FindInBatches(&batch, batchSize, func(_ *gorm.DB, _ int) error {
+	// Markdown and HTML show titles; failures need the head of their
+	// output for the reason. Only JSON carries inputs and outputs whole.
+	err := store.EachObservationOf(ctx, sd.sess.ID, full, batchSize, func(batch []models.Observation) error {
 		for i := range batch {
 			o := &batch[i]
 			if o.PromptNumber != current {
@@ -285,7 +265,7 @@ func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer,
 		}
 		progress(len(batch))
 		return ctx.Err()
-	}).Error
+	})
 	if err != nil {
 		return nil, err
 	}

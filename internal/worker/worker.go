@@ -271,7 +271,7 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 	// start.
 	w.Store.Writer.Close()
 	if !w.Store.ReadOnly() {
-		if cerr := w.Store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; cerr != nil {
+		if cerr := w.Store.CheckpointTruncate(); cerr != nil {
 			w.log.Warn("checkpoint at shutdown", "err", cerr)
 		}
 	}
