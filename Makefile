@@ -75,9 +75,9 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.
-FUZZ_TARGETS := hooks:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
+FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	hooks:FuzzCompress models:FuzzSettingsValidate models:FuzzSearch
+	internal/ingest:FuzzCompress models:FuzzSettingsValidate models:FuzzSearch
 FUZZTIME ?= 30s
 
 .PHONY: fuzz

@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
 // IngestHook takes Claude Code's own hook JSON for one event and answers with
@@ -21,7 +22,7 @@ func (h *Handler) IngestHook(c *fiber.Ctx) error {
 func (h *Handler) ingest(c *fiber.Ctx, event string, body []byte) error {
 	ctx, done := h.Capture.Expect(c.UserContext())
 	defer done()
-	p, err := hooks.Decode(event, body)
+	p, err := ingest.Decode(event, body)
 	if err != nil {
 		return badRequest(err.Error())
 	}

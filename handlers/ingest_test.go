@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -112,7 +113,7 @@ func TestIngestFixtureSession(t *testing.T) {
 	for i, raw := range events {
 		m := fixtureEvent(t, raw)
 		out := srv.Hook(t, slugOf(m), raw)
-		var o hooks.Output
+		var o ingest.Output
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatalf("event %d: answer is not hook JSON: %s", i, out)
 		}
@@ -147,10 +148,10 @@ func TestIngestFixtureSession(t *testing.T) {
 		importance        float64
 		output            string
 	}{
-		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: exit 0", hooks.ImportanceOther, "hello-from-fake"},
-		{"Write", models.KindFileChange, "Created notes.md (2 lines)", hooks.ImportanceFileChange, "# Notes\nsecret  done"},
-		{"Read", models.KindRead, "Read notes.md (3 lines)", hooks.ImportanceRead, ""}, // readTools=metadata: no content
-		{"Edit", models.KindFileChange, "Edited notes.md (+1 −1)", hooks.ImportanceFileChange, "+secret  finished"},
+		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: exit 0", ingest.ImportanceOther, "hello-from-fake"},
+		{"Write", models.KindFileChange, "Created notes.md (2 lines)", ingest.ImportanceFileChange, "# Notes\nsecret  done"},
+		{"Read", models.KindRead, "Read notes.md (3 lines)", ingest.ImportanceRead, ""}, // readTools=metadata: no content
+		{"Edit", models.KindFileChange, "Edited notes.md (+1 −1)", ingest.ImportanceFileChange, "+secret  finished"},
 	}
 	if len(obs) != len(want) {
 		t.Fatalf("%d observations, want %d: %+v", len(obs), len(want), obs)

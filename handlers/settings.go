@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -266,7 +266,7 @@ func (h *Handler) TestRedactionRule(c *fiber.Ctx) error {
 		}
 		return ve
 	}
-	out, n, err := hooks.TestRule(models.RedactionRule{Name: in.Name, Pattern: in.Pattern, Enabled: true}, in.Sample)
+	out, n, err := ingest.TestRule(models.RedactionRule{Name: in.Name, Pattern: in.Pattern, Enabled: true}, in.Sample)
 	if err != nil {
 		return &models.ValidationError{Fields: []models.FieldError{{Field: "rule.pattern", Message: err.Error()}}}
 	}

@@ -174,7 +174,7 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 // jsonSafe is s as it survives the trip through a JSON parameter: SQLite's
 // JSON functions end a string at a NUL byte, and JSON cannot carry invalid
 // UTF-8. The capture pipeline already drops NULs and replaces invalid
-// UTF-8 (hooks.Policy); this keeps the store from truncating if a caller
+// UTF-8 (ingest.Policy); this keeps the store from truncating if a caller
 // did not, and keeps o equal to what was stored.
 func jsonSafe(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web/auth"
 )
@@ -83,7 +83,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		msg := "internal error"
 		var fields []models.FieldError
 		var fe *fiber.Error
-		var de *hooks.DecodeError
+		var de *ingest.DecodeError
 		var ve *models.ValidationError
 		switch {
 		case errors.As(err, &fe):

@@ -1,6 +1,6 @@
 // Command mneme-hook is what Claude Code runs for each hook event once
 // `mneme install` has wired mneme in: `mneme hook <event>` in a binary of its
-// own. It is built on hooks/edge and the standard library only, without the
+// own. It is built on package hooks and the standard library only, without the
 // database, web server and templates of mneme, so that the process Claude
 // Code waits on for every tool call starts within a millisecond of a no-op
 // Go binary (the full mneme takes about 5 ms more).
@@ -19,7 +19,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 func main() {
@@ -32,10 +32,10 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mneme-hook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	port := fs.Int("port", edge.EnvInt(edge.EnvPort, edge.DefaultPort), "worker port (MNEME_PORT)")
-	dataDir := fs.String("data-dir", edge.EnvOr(edge.EnvDataDir, edge.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	port := fs.Int("port", hooks.EnvInt(hooks.EnvPort, hooks.DefaultPort), "worker port (MNEME_PORT)")
+	dataDir := fs.String("data-dir", hooks.EnvOr(hooks.EnvDataDir, hooks.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(edge.Slugs(), ", "))
+		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(hooks.Slugs(), ", "))
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the event, as with mneme's own flags.
@@ -60,7 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	cfg := edge.Config{Port: *port, DataDir: *dataDir, ServeBinary: edge.Sibling("mneme")}
-	edge.Handle(cfg, pos[0], stdin, stdout, stderr)
+	cfg := hooks.Config{Port: *port, DataDir: *dataDir, ServeBinary: hooks.Sibling("mneme")}
+	hooks.Handle(cfg, pos[0], stdin, stdout, stderr)
 	return 0
 }

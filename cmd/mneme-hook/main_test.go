@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -44,8 +44,8 @@ func TestDependenciesStaySmall(t *testing.T) {
 		t.Fatalf("go list -deps listed only %q", deps)
 	}
 	for _, dep := range deps {
-		if dep == "github.com/mneme-dev/mneme/hooks" {
-			t.Errorf("mneme-hook imports hooks, which imports models: use hooks/edge")
+		if dep == "github.com/mneme-dev/mneme/internal/ingest" {
+			t.Errorf("mneme-hook imports internal/ingest, which imports models: use hooks")
 		}
 		for _, f := range forbidden {
 			// internal/privacy is the one internal package mneme-hook may
@@ -74,14 +74,14 @@ func runHook(t *testing.T, stdin []byte, args ...string) (stdout, stderr string,
 // "hook" of `mneme … hook <event>`, and the environment's port and data
 // directory. Every form reaches the worker and stores the event.
 func TestCommandLine(t *testing.T) {
-	t.Setenv(edge.EnvNoStart, "1")
-	t.Setenv(edge.EnvDebug, "")
-	t.Setenv(edge.EnvSummarizer, "")
+	t.Setenv(hooks.EnvNoStart, "1")
+	t.Setenv(hooks.EnvDebug, "")
+	t.Setenv(hooks.EnvSummarizer, "")
 	srv := testutil.NewServer(t)
 	dir := srv.DataDir
 	port := strconv.Itoa(srv.Port)
-	t.Setenv(edge.EnvPort, "1") // flags win over the environment
-	t.Setenv(edge.EnvDataDir, filepath.Join(dir, "from-env"))
+	t.Setenv(hooks.EnvPort, "1") // flags win over the environment
+	t.Setenv(hooks.EnvDataDir, filepath.Join(dir, "from-env"))
 	prompt := []byte(`{"session_id":"cli","cwd":"/home/dev/projects/cli","prompt_id":"p1","hook_event_name":"UserPromptSubmit","prompt":"hello"}`)
 	forms := [][]string{
 		{"--port", port, "--data-dir", dir, "user-prompt-submit"},
@@ -104,8 +104,8 @@ func TestCommandLine(t *testing.T) {
 	}
 
 	// The environment's port and data directory when no flag is given.
-	t.Setenv(edge.EnvPort, port)
-	t.Setenv(edge.EnvDataDir, dir)
+	t.Setenv(hooks.EnvPort, port)
+	t.Setenv(hooks.EnvDataDir, dir)
 	in := []byte(`{"session_id":"cli","prompt_id":"p1","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/hosts"},"tool_response":{},"tool_use_id":"env"}`)
 	if _, errs, code := runHook(t, in, "post-tool-use"); code != 0 || errs != "" {
 		t.Errorf("env form: exit %d, stderr %q", code, errs)
@@ -121,23 +121,23 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 	// An unknown event is not an error for Claude Code.
-	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != edge.ContinueJSON {
+	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != hooks.ContinueJSON {
 		t.Errorf("unknown event: exit %d, %q", code, out)
 	}
 }
 
 // Inside mneme's own summarizer run the hook records nothing.
 func TestSummarizerRunRecordsNothing(t *testing.T) {
-	t.Setenv(edge.EnvNoStart, "1")
-	t.Setenv(edge.EnvSummarizer, "1")
+	t.Setenv(hooks.EnvNoStart, "1")
+	t.Setenv(hooks.EnvSummarizer, "1")
 	srv := testutil.NewServer(t)
 	for _, raw := range testutil.FixtureEvents(t) {
 		var head struct {
 			Event string `json:"hook_event_name"`
 		}
 		json.Unmarshal(raw, &head)
-		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, edge.EventSlug(head.Event))
-		if code != 0 || strings.TrimSpace(out) != edge.ContinueJSON {
+		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, hooks.EventSlug(head.Event))
+		if code != 0 || strings.TrimSpace(out) != hooks.ContinueJSON {
 			t.Fatalf("exit %d, stdout %q", code, out)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // EnvURL names a remote worker (reached over TCP with MNEME_TOKEN as its
@@ -39,14 +39,14 @@ func socketTransport(path string) *http.Transport {
 }
 
 // dataDirTransport reaches the worker of dataDir over its socket, wherever
-// of edge.SocketPaths it listens.
+// of hooks.SocketPaths it listens.
 func dataDirTransport(dataDir string) *http.Transport {
 	d := &net.Dialer{Timeout: 3 * time.Second}
 	return &http.Transport{
 		Proxy:                 nil,
 		ResponseHeaderTimeout: 30 * time.Second,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return edge.DialSocket(ctx, d, dataDir)
+			return hooks.DialSocket(ctx, d, dataDir)
 		},
 	}
 }
@@ -65,7 +65,7 @@ type remote struct {
 func (g *globals) remote() remote {
 	if u := strings.TrimRight(os.Getenv(EnvURL), "/"); u != "" {
 		return remote{
-			base: u, token: os.Getenv(edge.EnvToken), where: "at " + u,
+			base: u, token: os.Getenv(hooks.EnvToken), where: "at " + u,
 			transport: &http.Transport{
 				Proxy:                 http.ProxyFromEnvironment,
 				DialContext:           (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
@@ -73,7 +73,7 @@ func (g *globals) remote() remote {
 			},
 		}
 	}
-	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + edge.SocketPath(g.dataDir)}
+	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + hooks.SocketPath(g.dataDir)}
 }
 
 // client is an HTTP client for r with an overall timeout (0: none).

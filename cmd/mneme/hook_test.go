@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -56,7 +56,7 @@ func TestHookWorkerUp(t *testing.T) {
 	dir := srv.DataDir
 	for _, raw := range testutil.FixtureEvents(t) {
 		out := runHook(t, srv.Port, dir, fixtureSlug(t, raw), raw)
-		var o hooks.Output
+		var o ingest.Output
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func TestHookWorkerUp(t *testing.T) {
 	// With history, a new session of the project gets the context, exactly
 	// as the worker answered it.
 	out := runHook(t, srv.Port, dir, "session-start", []byte(`{"session_id":"second","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`))
-	var o hooks.Output
+	var o ingest.Output
 	json.Unmarshal(out, &o)
 	if o.HookSpecificOutput == nil || o.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(o.HookSpecificOutput.AdditionalContext, "<mneme-context>") {
 		t.Errorf("session-start answer: %s", out)
@@ -285,7 +285,7 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	if sid := procSession(t, pid); sid != pid {
 		t.Errorf("worker pid %d runs in session %d, want its own", pid, sid)
 	}
-	secret, err := edge.ReadSecretFile(filepath.Join(dir, edge.SecretFile))
+	secret, err := hooks.ReadSecretFile(filepath.Join(dir, hooks.SecretFile))
 	if err != nil {
 		t.Fatalf("the worker made no usable secret file: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // hookSpec is one hook mneme installs into Claude Code.
@@ -154,7 +154,7 @@ func isMnemeHook(command string) bool {
 		return false
 	}
 	if isHookBin(fields[0]) {
-		_, ok := edge.EventName(fields[len(fields)-1])
+		_, ok := hooks.EventName(fields[len(fields)-1])
 		return ok
 	}
 	return len(fields) >= 3 && fields[len(fields)-2] == "hook" &&

@@ -9,14 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 // DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
-const DefaultPort = edge.DefaultPort
+const DefaultPort = hooks.DefaultPort
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -40,8 +40,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().IntVar(&g.port, "port", edge.EnvInt(edge.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", edge.EnvOr(edge.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root.PersistentFlags().IntVar(&g.port, "port", hooks.EnvInt(hooks.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hooks.EnvOr(hooks.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -68,4 +68,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // extraCommands lets files add subcommands without touching run.
 var extraCommands []func(g *globals, code *int) *cobra.Command
 
-func defaultDataDir() string { return edge.DefaultDataDir() }
+func defaultDataDir() string { return hooks.DefaultDataDir() }

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 func init() { extraCommands = append(extraCommands, openCmd) }
@@ -61,11 +61,11 @@ func loginLink(g *globals) (string, error) {
 	link, err := requestLink(r)
 	if err != nil && r.token == "" && (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
 		// No worker: start one, as the hook does, and wait for it.
-		self, serr := edge.Self()
+		self, serr := hooks.Self()
 		if serr != nil {
 			return "", serr
 		}
-		if serr := edge.StartWorker(self, g.port, g.dataDir); serr != nil {
+		if serr := hooks.StartWorker(self, g.port, g.dataDir); serr != nil {
 			return "", fmt.Errorf("start the worker: %w", serr)
 		}
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/benchdb"
 )
 
@@ -101,7 +101,7 @@ func BenchmarkWorkerRSS(b *testing.B) {
 			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
 		// mneme's API wants the worker's secret over TCP (the stand-in
 		// ignores the header).
-		secret, err := edge.ReadSecretFile(filepath.Join(dir, edge.SecretFile))
+		secret, err := hooks.ReadSecretFile(filepath.Join(dir, hooks.SecretFile))
 		if err != nil {
 			b.Fatal(err)
 		}

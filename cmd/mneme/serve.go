@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
@@ -48,7 +48,7 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", edge.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
+	cmd.Flags().StringVar(&host, "host", hooks.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
 	cmd.Flags().BoolVar(&dev, "dev", false, "serve static files from ./static on disk")
 	return cmd
 }
@@ -78,7 +78,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// A data directory that cannot be written does not stop the worker:
 	// it then logs to stderr only, and serves the database read-only
 	// (worker.New) to say what is wrong.
-	logsErr := edge.PrepareDataDir(o.DataDir)
+	logsErr := hooks.PrepareDataDir(o.DataDir)
 	if logsErr == nil {
 		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
 	}
@@ -197,11 +197,11 @@ func workerSecret(o serveOptions, log *slog.Logger) (string, error) {
 	if o.Token != "" {
 		return o.Token, nil
 	}
-	s, err := edge.EnsureSecretFile(o.DataDir)
+	s, err := hooks.EnsureSecretFile(o.DataDir)
 	if err == nil {
 		return s, nil
 	}
-	if _, lerr := os.Lstat(filepath.Join(o.DataDir, edge.SecretFile)); lerr == nil {
+	if _, lerr := os.Lstat(filepath.Join(o.DataDir, hooks.SecretFile)); lerr == nil {
 		return "", err
 	}
 	log.Warn("no secret file in the data directory: using a secret for this run only", "err", err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -41,7 +42,7 @@ type Service struct {
 	Context   ContextBuilder
 	Summaries SummaryQueue
 
-	policy   atomic.Pointer[hooks.Policy]
+	policy   atomic.Pointer[ingest.Policy]
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
@@ -61,7 +62,7 @@ func New(ctx context.Context, store *models.Store) (*Service, error) {
 
 // SetSettings swaps in new runtime settings; they apply to the next event.
 func (s *Service) SetSettings(st models.Settings) {
-	p := hooks.NewPolicy(st)
+	p := ingest.NewPolicy(st)
 	if key := s.idKey; key != nil {
 		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
 	}
@@ -77,12 +78,12 @@ func (s *Service) SetIDKey(key []byte) {
 }
 
 // Policy is the compiled settings in force.
-func (s *Service) Policy() *hooks.Policy { return s.policy.Load() }
+func (s *Service) Policy() *ingest.Policy { return s.policy.Load() }
 
 // Handle ingests one event and returns what the hook must print. Every
-// string of the event is cleaned first (hooks.Policy.CleanPayload), so
+// string of the event is cleaned first (ingest.Policy.CleanPayload), so
 // nothing below stores a raw value.
-func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (hooks.Output, error) {
+func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (ingest.Output, error) {
 	p = s.Policy().CleanPayload(p)
 	switch event {
 	case hooks.SessionStart:
@@ -90,17 +91,17 @@ func (s *Service) Handle(ctx context.Context, event string, p *hooks.Payload) (h
 	case hooks.UserPromptSubmit:
 		return s.userPrompt(ctx, p)
 	case hooks.PostToolUse, hooks.PostToolUseFailure:
-		return hooks.Continue(), s.toolUse(ctx, p)
+		return ingest.Continue(), s.toolUse(ctx, p)
 	case hooks.Stop:
-		return hooks.Continue(), s.stop(ctx, p)
+		return ingest.Continue(), s.stop(ctx, p)
 	case hooks.SessionEnd:
-		return hooks.Continue(), s.sessionEnd(ctx, p)
+		return ingest.Continue(), s.sessionEnd(ctx, p)
 	}
-	return hooks.Output{}, errors.New("unknown event " + event)
+	return ingest.Output{}, errors.New("unknown event " + event)
 }
 
 // session returns the session of p, creating it inside tx when needed.
-func (s *Service) session(tx *models.Tx, p *hooks.Payload) (models.SessionRef, error) {
+func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, error) {
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
@@ -174,10 +175,10 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 // a secret in it gives the base name of its cleaned form, never a part of
 // the secret that a '/' cut off), and cleaned like every stored string: a
 // repository or branch name may hold a secret.
-func (s *Service) project(p *hooks.Payload) hooks.Project {
+func (s *Service) project(p *ingest.Payload) ingest.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
-	proj := hooks.ResolveProject(cwd)
+	proj := ingest.ResolveProject(cwd)
 	switch {
 	case p.Project != "":
 		proj.Name = p.Project
@@ -223,7 +224,7 @@ func (s *Service) write(ctx context.Context, fn func(tx *models.Tx) error) error
 
 // eventTime is when the event happened: the spooled time of a replayed
 // event, else now.
-func eventTime(p *hooks.Payload, now func() time.Time) time.Time {
+func eventTime(p *ingest.Payload, now func() time.Time) time.Time {
 	if p.MnemeTime != nil && !p.MnemeTime.IsZero() {
 		return p.MnemeTime.UTC()
 	}

@@ -5,10 +5,11 @@ import (
 	"log/slog"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
-func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
+func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
 	var ref models.SessionRef
 	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error
@@ -26,24 +27,24 @@ func (s *Service) sessionStart(ctx context.Context, p *hooks.Payload) (hooks.Out
 		return tx.ReopenSession(ref.ID, p.Source, eventTime(p, s.now))
 	})
 	if err != nil {
-		return hooks.Output{}, err
+		return ingest.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
 	if s.Context == nil || s.Policy().ProjectExcluded(ref.Project) {
-		return hooks.Continue(), nil
+		return ingest.Continue(), nil
 	}
 	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
 	if err != nil {
 		// Context is a courtesy: the session must start regardless.
 		slog.Warn("build session context", "project", ref.Project, "err", err)
-		return hooks.Continue(), nil
+		return ingest.Continue(), nil
 	}
-	return hooks.WithContext(hooks.SessionStart, text), nil
+	return ingest.WithContext(hooks.SessionStart, text), nil
 }
 
-func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Output, error) {
+func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
 	pol := s.Policy()
-	text := hooks.Window(p.Prompt) // cleaned whole by Handle, then cut
+	text := ingest.Window(p.Prompt) // cleaned whole by Handle, then cut
 	private := text == "" && p.Raw().Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
@@ -61,26 +62,26 @@ func (s *Service) userPrompt(ctx context.Context, p *hooks.Payload) (hooks.Outpu
 		}
 		_, err = tx.AppendEvent(models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
-			"text": hooks.Truncate(text, 2000),
+			"text": ingest.Truncate(text, 2000),
 		})
 		return err
 	})
 	if err != nil {
-		return hooks.Output{}, err
+		return ingest.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
 	if private || res.PromptID == 0 || s.Context == nil {
-		return hooks.Continue(), nil
+		return ingest.Continue(), nil
 	}
 	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)
 	if err != nil {
 		slog.Warn("related memory", "project", ref.Project, "err", err)
-		return hooks.Continue(), nil
+		return ingest.Continue(), nil
 	}
-	return hooks.WithContext(hooks.UserPromptSubmit, hint), nil
+	return ingest.WithContext(hooks.UserPromptSubmit, hint), nil
 }
 
-func (s *Service) toolUse(ctx context.Context, p *hooks.Payload) error {
+func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 	pol := s.Policy()
 	obs := pol.BuildObservation(p)
 	var ref models.SessionRef
@@ -119,15 +120,15 @@ func observationEvent(o *models.Observation) any {
 	}
 }
 
-func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
+func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	pol := s.Policy()
-	msg := hooks.Window(p.LastAssistantMessage) // cleaned whole by Handle
+	msg := ingest.Window(p.LastAssistantMessage) // cleaned whole by Handle
 	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" {
 		// The transcript is read at the path as received; the stored path
 		// is the cleaned one. (A path the hook redacted cannot be read.)
 		msg = pol.CleanLong(LastAssistantMessage(raw.TranscriptPath))
 	}
-	msg = hooks.Compress(msg, pol.Settings.Capture.OutputCapBytes)
+	msg = ingest.Compress(msg, pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
 	err := s.write(ctx, func(tx *models.Tx) error {
@@ -156,11 +157,11 @@ func (s *Service) stop(ctx context.Context, p *hooks.Payload) error {
 	return nil
 }
 
-func (s *Service) sessionEnd(ctx context.Context, p *hooks.Payload) error {
+func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
 	// The reason is free text like every other stored field, cleaned by
 	// Handle (a secret in it reached the database, the stream and the
 	// pages before), then cut.
-	reason := hooks.Truncate(p.Reason, 100)
+	reason := ingest.Truncate(p.Reason, 100)
 	var ref models.SessionRef
 	err := s.write(ctx, func(tx *models.Tx) error {
 		var err error

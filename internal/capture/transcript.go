@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // transcriptTail bounds how much of a transcript is read from its end.
@@ -96,7 +96,7 @@ func lastAssistantMessage(buf []byte) string {
 		if json.Unmarshal(line, &entry) != nil || entry.Type != "assistant" {
 			continue
 		}
-		if text := strings.TrimSpace(hooks.StripTags(contentText(entry.Message.Content))); text != "" {
+		if text := strings.TrimSpace(privacy.StripTags(contentText(entry.Message.Content))); text != "" {
 			return text
 		}
 	}

@@ -4,7 +4,7 @@
 // JSON documents (by decoded value, and by member name).
 //
 // It imports only the standard library, so that the hook process
-// (mneme-hook, package hooks/edge) runs the same pipeline before anything
+// (mneme-hook, package hooks) runs the same pipeline before anything
 // is sent to the worker or written to the spool; the worker runs it again
 // on every stored string, with the user's rules from the settings. The
 // worker hands its rules to the hook in <data>/redaction.json (WriteRules,

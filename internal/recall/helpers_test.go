@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -30,8 +30,8 @@ func newFixture(t testing.TB) *fixture {
 }
 
 func (f *fixture) builder() *Builder {
-	pol := hooks.NewPolicy(f.st)
-	return &Builder{Store: f.store, Policy: func() *hooks.Policy { return pol }}
+	pol := ingest.NewPolicy(f.st)
+	return &Builder{Store: f.store, Policy: func() *ingest.Policy { return pol }}
 }
 
 // tick advances the fixture's clock by a minute and returns it.

@@ -12,11 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
-// OpenTag and CloseTag wrap everything mneme injects. hooks.StripTags removes
+// OpenTag and CloseTag wrap everything mneme injects. privacy.StripTags removes
 // such blocks on the way in, so injected text is never stored again.
 const (
 	OpenTag  = "<mneme-context>"
@@ -28,7 +29,7 @@ const (
 type Builder struct {
 	Store *models.Store
 	// Policy is the compiled settings in force (capture.Service.Policy).
-	Policy func() *hooks.Policy
+	Policy func() *ingest.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -51,13 +52,13 @@ func BudgetBytes(maxTokens int) int {
 	return min(maxTokens*BytesPerToken, models.MaxInjectBytes)
 }
 
-func (b *Builder) policy() *hooks.Policy {
+func (b *Builder) policy() *ingest.Policy {
 	if b.Policy != nil {
 		if p := b.Policy(); p != nil {
 			return p
 		}
 	}
-	return hooks.NewPolicy(models.DefaultSettings())
+	return ingest.NewPolicy(models.DefaultSettings())
 }
 
 func (b *Builder) now() time.Time {
@@ -71,13 +72,13 @@ func (b *Builder) now() time.Time {
 // collapsed, our own tag name defused, and cut to n runes. Secrets are
 // redacted later, line by line, only for the lines that make it into the
 // budget (see render).
-type cleaner struct{ p *hooks.Policy }
+type cleaner struct{ p *ingest.Policy }
 
 func (c cleaner) text(s string, n int) string {
 	if s == "" {
 		return ""
 	}
-	s = hooks.StripTags(s)
+	s = privacy.StripTags(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if strings.Contains(strings.ToLower(s), "mneme-context") {
 		s = defuseTag(s)

@@ -3,7 +3,7 @@ package retention
 import (
 	"context"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -42,7 +42,7 @@ func (r RedactResult) Total() int64 {
 // ('optimize'), so that the old text does not stay behind in freed space
 // or old index segments; the -wal file keeps old pages until SQLite
 // reuses it.
-func Reapply(ctx context.Context, store *models.Store, r *hooks.Redactor) (RedactResult, error) {
+func Reapply(ctx context.Context, store *models.Store, r *ingest.Redactor) (RedactResult, error) {
 	res := RedactResult{Changed: map[string]int64{}}
 	tables, err := store.TextTables(ctx)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -116,7 +116,7 @@ func TestJobRunsOnKick(t *testing.T) {
 func TestReapplyKeepsJSONValid(t *testing.T) {
 	s := openStore(t)
 	seed(t, s, time.Now().UTC(), map[int]int{1: 3})
-	r := hooks.NewRedactor([]models.RedactionRule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
+	r := ingest.NewRedactor([]models.RedactionRule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := hooks.NewRedactor(models.BuiltinRedactionRules())
+	r := ingest.NewRedactor(models.BuiltinRedactionRules())
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package summarize
 import (
 	"strings"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -39,7 +39,7 @@ func failureKey(o *models.Observation) (key, file string) {
 		file = o.Files[0]
 	}
 	if o.ToolName == "Bash" {
-		return "bash:" + hooks.FirstLine(strings.TrimSpace(o.Input)), file
+		return "bash:" + ingest.FirstLine(strings.TrimSpace(o.Input)), file
 	}
 	return o.ToolName + ":" + file, file
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -74,7 +75,7 @@ func (Heuristic) Build(in *Input) Result {
 			}
 			tests[cmd] = &testRun{cmd: cmd, ok: true, result: TestOutcome(o)}
 		case o.Kind == models.KindBash:
-			commands.add("`" + clip(hooks.FirstLine(command(o)), 80) + "`")
+			commands.add("`" + clip(ingest.FirstLine(command(o)), 80) + "`")
 		case o.Kind == models.KindRead:
 			for _, f := range o.Files {
 				reads.add(in.rel(f))
@@ -235,7 +236,7 @@ func IsTest(o models.Observation) bool {
 		return false
 	}
 	in, _ := json.Marshal(map[string]string{"command": command(o)})
-	return hooks.Describe(&hooks.Payload{ToolName: "Bash", ToolInput: in, HookEventName: hooks.PostToolUse}).IsTest
+	return ingest.Describe(&ingest.Payload{ToolName: "Bash", ToolInput: in, HookEventName: hooks.PostToolUse}).IsTest
 }
 
 var (
@@ -258,7 +259,7 @@ func TestOutcome(o models.Observation) string {
 // failureLabel names a failed call: its command, or tool and file.
 func failureLabel(in *Input, o models.Observation) string {
 	if o.ToolName == "Bash" {
-		return "`" + clip(hooks.FirstLine(command(o)), 80) + "`"
+		return "`" + clip(ingest.FirstLine(command(o)), 80) + "`"
 	}
 	if len(o.Files) > 0 {
 		return o.ToolName + " of " + in.rel(o.Files[0])

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
@@ -35,7 +35,7 @@ type Server struct {
 	// Secret is the worker's secret (<data>/secret): Do sends it as the
 	// bearer token, as a remote client with MNEME_TOKEN does.
 	Secret string
-	// Socket is the unix socket's path (edge.SocketPath(DataDir)).
+	// Socket is the unix socket's path (hooks.SocketPath(DataDir)).
 	Socket string
 }
 
@@ -70,7 +70,7 @@ func NewServerIn(t testing.TB, dataDir string, opts ...Option) *Server {
 func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Server {
 	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
-	secret, err := edge.Secret(dataDir)
+	secret, err := hooks.Secret(dataDir)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // MinFreeBytes is the free space under the data directory below which the
@@ -84,7 +84,7 @@ func (w *Worker) spoolAdvice() string {
 	where := w.Fallback.Dir
 	if os.MkdirAll(w.Spool.Dir, 0o700) == nil && probeWrite(w.Spool.Dir) == nil {
 		where = w.Spool.Dir
-	} else if err := edge.CheckPrivateDir(where); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err := hooks.CheckPrivateDir(where); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// Someone else's directory, or one open to others: the hook
 		// neither writes nor replays it.
 		return fmt.Sprintf("New events cannot be spooled either, so they are lost until this is fixed: the fallback spool is refused (%v). Have it removed, or give mneme a private XDG_RUNTIME_DIR.", err)

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // ErrSocketInUse is ListenSocket's answer when a worker already answers on
@@ -17,16 +17,16 @@ import (
 var ErrSocketInUse = errors.New("a worker already answers on the socket")
 
 // ListenSocket listens on the data directory's unix socket
-// (edge.SocketPaths: the first that can be made; the second, in a private
+// (hooks.SocketPaths: the first that can be made; the second, in a private
 // per-user directory, when the data directory cannot hold a socket), mode
 // 0600, accepting only connections from this user (OwnerOnly). A socket
 // file left by a worker that ended without removing it is removed when
 // nothing answers on it; one that answers, at any of the paths, is
 // ErrSocketInUse, and anything else at a path is refused.
 func ListenSocket(dataDir string) (net.Listener, string, error) {
-	paths := edge.SocketPaths(dataDir)
+	paths := hooks.SocketPaths(dataDir)
 	for i, path := range paths {
-		if i > 0 && edge.SocketDirPrivate(dataDir, path, false) != nil {
+		if i > 0 && hooks.SocketDirPrivate(dataDir, path, false) != nil {
 			continue // missing, or not ours: nothing of ours listens there
 		}
 		err := checkStale(path)
@@ -83,7 +83,7 @@ func cannotCreate(err error) bool {
 }
 
 func listenAt(dataDir, path string) (net.Listener, error) {
-	if err := edge.SocketDirPrivate(dataDir, path, true); err != nil {
+	if err := hooks.SocketDirPrivate(dataDir, path, true); err != nil {
 		return nil, err
 	}
 	// Made 0600 from the start: the umask applies to bind(2).

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
@@ -16,7 +16,7 @@ import (
 // socket is never removed. The socket is 0600.
 func TestListenSocketStale(t *testing.T) {
 	dir := t.TempDir()
-	path := edge.SocketPath(dir)
+	path := hooks.SocketPath(dir)
 	old, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestListenSocketStale(t *testing.T) {
 	}
 
 	other := t.TempDir()
-	plain := filepath.Join(other, edge.SocketFile)
+	plain := filepath.Join(other, hooks.SocketFile)
 	os.WriteFile(plain, []byte("not a socket"), 0o600)
 	if _, _, err := worker.ListenSocket(other); err == nil {
 		t.Error("a regular file at the socket path was replaced")

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -26,7 +25,7 @@ func newWorker(t *testing.T) *testutil.Server {
 	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := testutil.NewServer(t)
-	if want := edge.FallbackSpoolDir(srv.DataDir); srv.Fallback.Dir != want {
+	if want := hooks.FallbackSpoolDir(srv.DataDir); srv.Fallback.Dir != want {
 		t.Fatalf("worker's fallback spool %s, the hook's %s", srv.Fallback.Dir, want)
 	}
 	return srv
@@ -221,7 +220,7 @@ func TestFallbackSpoolNotPrivate(t *testing.T) {
 }
 
 // TestFallbackSpoolPlanted: the worker uses the hook's own check
-// (edge.CheckPrivateDir) before it replays the fallback spool: a directory
+// (hooks.CheckPrivateDir) before it replays the fallback spool: a directory
 // of another user, a symbolic link to a directory elsewhere, and a
 // group-writable one are not read, and their events not stored.
 func TestFallbackSpoolPlanted(t *testing.T) {
@@ -249,7 +248,7 @@ func TestFallbackSpoolPlanted(t *testing.T) {
 				os.Chmod(landed, 0o770)
 			}
 			n, err := srv.ReplaySpool(context.Background())
-			if !errors.Is(err, edge.ErrNotPrivate) || n != 0 {
+			if !errors.Is(err, hooks.ErrNotPrivate) || n != 0 {
 				t.Fatalf("replay of a planted fallback: %d sent, %v; want a refusal", n, err)
 			}
 			t.Logf("refused: %v", err)

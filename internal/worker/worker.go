@@ -21,8 +21,8 @@ import (
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/hooks/edge"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
@@ -58,7 +58,7 @@ type Worker struct {
 	App     *fiber.App
 	// Spool is <data>/spool, where `mneme hook` puts events the worker
 	// could not take; Fallback is the per-user directory the hook uses
-	// when the data directory cannot be written (edge.FallbackSpoolDir).
+	// when the data directory cannot be written (hooks.FallbackSpoolDir).
 	// ReplaySpool replays both, in that order.
 	Spool    hooks.Spool
 	Fallback hooks.Spool
@@ -121,7 +121,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w := &Worker{
 		Store: store, Broker: broker, Capture: svc,
 		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
-		Fallback: hooks.Spool{Dir: edge.FallbackSpoolDir(opts.DataDir)},
+		Fallback: hooks.Spool{Dir: hooks.FallbackSpoolDir(opts.DataDir)},
 		dataDir:  opts.DataDir, log: opts.Log, restart: make(chan struct{}),
 	}
 	// Summary queue: jobs persist in the database and resume after a restart.
@@ -195,7 +195,7 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 		if !ok {
 			return &hooks.PermanentError{Msg: "unknown event " + slug}
 		}
-		p, err := hooks.Decode(event, body)
+		p, err := ingest.Decode(event, body)
 		if err != nil {
 			return &hooks.PermanentError{Msg: err.Error()}
 		}
@@ -209,7 +209,7 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 		}
 		if i == 1 {
 			// The same check as the hook's, before it writes or replays.
-			if err := edge.CheckPrivateDir(sp.Dir); err != nil {
+			if err := hooks.CheckPrivateDir(sp.Dir); err != nil {
 				return sent, fmt.Errorf("fallback spool not replayed: %w", err)
 			}
 		}

@@ -1,4 +1,4 @@
-package edge_test
+package hooks_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
@@ -103,7 +103,7 @@ func BenchmarkEdgeRedact(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.raw)))
 			for b.Loop() {
-				edge.LoadRedactor(dir, nil).CleanPayload(c.raw, 1800<<10)
+				hooks.LoadRedactor(dir, nil).CleanPayload(c.raw, 1800<<10)
 			}
 		})
 	}

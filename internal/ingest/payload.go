@@ -1,18 +1,19 @@
-// Package hooks owns the Claude Code hook contract: the payload of each
-// lifecycle event, the JSON a hook must print, the privacy pipeline (tag
-// stripping, exclusion, redaction), and the deterministic description and
-// compression of tool calls.
+// Package ingest is the worker's side of the Claude Code hook contract:
+// the payload of each lifecycle event, the JSON a hook must print, the
+// privacy policy (tag stripping, exclusion, redaction), and the
+// deterministic description and compression of tool calls.
 //
-// What the short-lived hook process itself runs (event names, tag stripping
-// at the edge, the spool and the thin client) lives in the leaf package
-// hooks/edge, which imports no database code; shared.go re-exports the names
-// the worker side uses.
-package hooks
+// What the short-lived hook process itself runs (event names, redaction
+// at the edge, the spool and the thin client) is the leaf package hooks,
+// which imports no database code; event names are used from there.
+package ingest
 
 import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // Payload is the union of the fields Claude Code sends to any hook. Fields
@@ -26,11 +27,11 @@ type Payload struct {
 	PermissionMode string `json:"permission_mode,omitempty"`
 	PromptID       string `json:"prompt_id,omitempty"`
 
-	// SessionStart
+	// hooks.SessionStart
 	Source string `json:"source,omitempty"`
-	// UserPromptSubmit
+	// hooks.UserPromptSubmit
 	Prompt string `json:"prompt,omitempty"`
-	// PostToolUse, PostToolUseFailure
+	// hooks.PostToolUse, hooks.PostToolUseFailure
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
@@ -38,10 +39,10 @@ type Payload struct {
 	DurationMS   int64           `json:"duration_ms,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	IsInterrupt  bool            `json:"is_interrupt,omitempty"`
-	// Stop
+	// hooks.Stop
 	StopHookActive       bool   `json:"stop_hook_active,omitempty"`
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
-	// SessionEnd
+	// hooks.SessionEnd
 	Reason string `json:"reason,omitempty"`
 
 	// Project names the project explicitly. Claude Code never sends it; the
@@ -86,7 +87,7 @@ func Decode(event string, body []byte) (*Payload, error) {
 	if len(p.SessionID) > 256 {
 		return nil, &DecodeError{Msg: "session_id is too long"}
 	}
-	if (event == PostToolUse || event == PostToolUseFailure) && p.ToolName == "" {
+	if (event == hooks.PostToolUse || event == hooks.PostToolUseFailure) && p.ToolName == "" {
 		return nil, &DecodeError{Msg: "missing tool_name"}
 	}
 	if p.HookEventName == "" {
@@ -112,8 +113,8 @@ type Output struct {
 	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
-// HookSpecificOutput carries additional context for SessionStart and
-// UserPromptSubmit.
+// HookSpecificOutput carries additional context for hooks.SessionStart and
+// hooks.UserPromptSubmit.
 type HookSpecificOutput struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext"`

@@ -1,4 +1,4 @@
-package hooks
+package ingest
 
 import (
 	"path"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/mneme-dev/mneme/models"
 )
 

@@ -1,9 +1,10 @@
-package hooks
+package ingest
 
 import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -11,7 +12,7 @@ import (
 // panic, and whatever it accepts must satisfy the event's requirements.
 func FuzzDecode(f *testing.F) {
 	for _, line := range fixtureLines(f) {
-		for _, slug := range Slugs() {
+		for _, slug := range hooks.Slugs() {
 			f.Add(slug, line)
 		}
 	}
@@ -19,9 +20,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add("stop", []byte(`{"session_id":"s","mneme_time":"0001-01-01T00:00:00Z"}`))
 	f.Add("session-start", []byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`))
 	f.Fuzz(func(t *testing.T, slug string, body []byte) {
-		event, ok := EventName(slug)
+		event, ok := hooks.EventName(slug)
 		if !ok {
-			event = PostToolUse
+			event = hooks.PostToolUse
 		}
 		p, err := Decode(event, body)
 		if err != nil {
@@ -33,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 		if p.SessionID == "" || len(p.SessionID) > 256 {
 			t.Fatalf("accepted session_id %q", p.SessionID)
 		}
-		if (event == PostToolUse || event == PostToolUseFailure) && p.ToolName == "" {
+		if (event == hooks.PostToolUse || event == hooks.PostToolUseFailure) && p.ToolName == "" {
 			t.Fatal("accepted a tool event without tool_name")
 		}
 		if _, err := json.Marshal(p); err != nil {

@@ -1,4 +1,4 @@
-package hooks
+package ingest
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -44,11 +45,11 @@ func IsReadTool(name string) bool { return readTools[name] }
 
 var testCommand = regexp.MustCompile(`(?i)(^|[\s;&|(])(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|(npm|pnpm|yarn|bun)( run)? test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|make (test|check)|mvn( -\S+)* test|gradle(w)? test|\./gradlew test|rspec|phpunit|ctest|tox|deno test|mix test|dotnet test|swift test)\b`)
 
-// Describe reads a PostToolUse or PostToolUseFailure payload.
+// Describe reads a hooks.PostToolUse or hooks.PostToolUseFailure payload.
 func Describe(p *Payload) Described {
 	in := object(p.ToolInput)
 	resp := object(p.ToolResponse)
-	d := Described{Success: p.HookEventName != PostToolUseFailure, Kind: models.KindToolUse, Importance: ImportanceOther}
+	d := Described{Success: p.HookEventName != hooks.PostToolUseFailure, Kind: models.KindToolUse, Importance: ImportanceOther}
 	rel := func(path string) string { return relPath(p.Cwd, path) }
 
 	switch name := p.ToolName; {

@@ -1,4 +1,4 @@
-package edge_test
+package hooks_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -46,17 +46,17 @@ func freePort(t *testing.T) int {
 
 // newClient is the client `mneme hook` builds for port and dataDir, with
 // diagnostics on (MNEME_DEBUG) into the returned buffer, auto-start off.
-func newClient(t *testing.T, port int, dataDir string) (*edge.Client, *bytes.Buffer) {
+func newClient(t *testing.T, port int, dataDir string) (*hooks.Client, *bytes.Buffer) {
 	t.Helper()
-	t.Setenv(edge.EnvDebug, "1")
-	t.Setenv(edge.EnvNoStart, "1")
+	t.Setenv(hooks.EnvDebug, "1")
+	t.Setenv(hooks.EnvNoStart, "1")
 	var stderr bytes.Buffer
-	c := edge.NewClient(edge.Config{Port: port, DataDir: dataDir}, &stderr)
+	c := hooks.NewClient(hooks.Config{Port: port, DataDir: dataDir}, &stderr)
 	return c, &stderr
 }
 
 // run is one hook invocation: it must answer one line of valid JSON.
-func run(t *testing.T, c *edge.Client, slug string, body []byte) string {
+func run(t *testing.T, c *hooks.Client, slug string, body []byte) string {
 	t.Helper()
 	var out bytes.Buffer
 	c.Run(slug, bytes.NewReader(body), &out)
@@ -132,8 +132,8 @@ func TestHookRefusesPlantedFallbackForWrites(t *testing.T) {
 			c, stderr := newClient(t, freePort(t), dataDir)
 			landed := plant(t, kind, c.Fallback.Dir)
 
-			if out := run(t, c, "user-prompt-submit", prompt("secret: must not leak")); out != edge.ContinueJSON {
-				t.Errorf("answer %s, want %s", out, edge.ContinueJSON)
+			if out := run(t, c, "user-prompt-submit", prompt("secret: must not leak")); out != hooks.ContinueJSON {
+				t.Errorf("answer %s, want %s", out, hooks.ContinueJSON)
 			}
 			if files := dirFiles(t, landed); len(files) != 0 {
 				t.Errorf("the hook wrote %v into the planted directory", files)
@@ -156,7 +156,7 @@ func TestHookRefusesPlantedFallbackForReplay(t *testing.T) {
 			srv := testutil.NewServer(t)
 			c, stderr := newClient(t, srv.Port, srv.DataDir)
 			landed := plant(t, kind, c.Fallback.Dir)
-			if err := (edge.Spool{Dir: landed}).Append("user-prompt-submit", prompt("injected")); err != nil {
+			if err := (hooks.Spool{Dir: landed}).Append("user-prompt-submit", prompt("injected")); err != nil {
 				t.Fatal(err)
 			}
 			if kind == "other-user" {
@@ -235,7 +235,7 @@ func TestAutoStartBackoff(t *testing.T) {
 			t.Fatalf("hook %d within the back-off: %d starts; stderr %s", i, starts.Load(), stderr)
 		}
 	}
-	old := time.Now().Add(-edge.StartBackoff - time.Second)
+	old := time.Now().Add(-hooks.StartBackoff - time.Second)
 	os.Chtimes(mark, old, old)
 	hook("e5")
 	if starts.Load() != 2 {
@@ -287,7 +287,7 @@ func TestAutoStartBackoffInFallback(t *testing.T) {
 	if starts.Load() != 1 || !strings.Contains(stderr.String(), "auto-start skipped") {
 		t.Errorf("second hook: %d starts; stderr %s", starts.Load(), stderr)
 	}
-	if !(edge.Spool{Dir: c.Fallback.Dir}).Pending() {
+	if !(hooks.Spool{Dir: c.Fallback.Dir}).Pending() {
 		t.Error("the events are not in the fallback spool")
 	}
 }

@@ -1,10 +1,11 @@
-package hooks
+package ingest
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -48,7 +49,7 @@ func TestExcludedBy(t *testing.T) {
 }
 
 func toolPayload(tool, input, response string) *Payload {
-	return &Payload{SessionID: "s", Cwd: "/home/dev/app", HookEventName: PostToolUse, ToolName: tool,
+	return &Payload{SessionID: "s", Cwd: "/home/dev/app", HookEventName: hooks.PostToolUse, ToolName: tool,
 		ToolInput: json.RawMessage(input), ToolResponse: json.RawMessage(response), ToolUseID: "toolu_x", DurationMS: 12}
 }
 

@@ -1,16 +1,19 @@
-// Package edge is the hook side of the Claude Code contract: everything the
+// Package hooks is what runs inside Claude Code's hooks: everything the
 // short-lived hook process needs, and nothing it does not. It holds the
 // event names and their slugs, the neutral answer, the privacy pipeline at
 // the edge (tags and redaction, by the rules the worker hands over in
 // <data>/redaction.json, before anything is sent or spooled), the spool,
-// and the thin client with its time budgets and worker auto-start.
+// the per-user secret and socket paths, and the thin client with its time
+// budgets and worker auto-start. hooks.json beside it is the plugin's hook
+// configuration.
 //
 // It imports only the standard library and internal/privacy, which does
 // too. The mneme-hook binary is built on it alone, so Claude Code's
 // per-event process does not load the database, the web server or the
-// templates (their package init and page faults cost about 5 ms a call). Package hooks builds on edge for the worker side:
-// payload decoding, policy, description and compression.
-package edge
+// templates (their package init and page faults cost about 5 ms a call).
+// The worker's side of the contract (payload decoding, policy, description
+// and compression) is internal/ingest.
+package hooks
 
 import (
 	"os"

@@ -1,11 +1,11 @@
-package hooks
+package ingest
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // Compression limits for stored tool input and output.
@@ -65,7 +65,7 @@ func Compress(s string, capBytes int) string {
 	if half < 0 {
 		half = 0
 	}
-	head := s[:edge.RuneStart(s, half)]
+	head := s[:hooks.RuneStart(s, half)]
 	j := len(s) - half
 	for j < len(s) && !utf8.RuneStart(s[j]) {
 		j++

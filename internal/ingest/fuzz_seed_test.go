@@ -1,4 +1,4 @@
-package hooks
+package ingest
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func fixtureLines(tb testing.TB) [][]byte {
 	tb.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "testdata", "claude-code-2.1.330")
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "claude-code-2.1.330")
 	var out [][]byte
 	for _, name := range []string{"session-basic.hooks.jsonl", "session-basic.transcript.jsonl"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))

@@ -1,4 +1,4 @@
-package edge_test
+package hooks_test
 
 import (
 	"net"
@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks/edge"
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // TestHookNeverTalksTCP: with the worker down and another program
@@ -37,7 +37,7 @@ func TestHookNeverTalksTCP(t *testing.T) {
 	if n := conns.Load(); n != 0 {
 		t.Fatalf("the squatter on the TCP port got %d connections", n)
 	}
-	if !(edge.Spool{Dir: filepath.Join(dataDir, "spool")}).Pending() {
+	if !(hooks.Spool{Dir: filepath.Join(dataDir, "spool")}).Pending() {
 		t.Fatalf("the events were not spooled in the owner's data directory: %s", stderr)
 	}
 }
