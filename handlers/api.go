@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -62,21 +63,6 @@ func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 	return c.JSON(newPage(items, f.Limit))
 }
 
-// SearchResult is one hit of GET /api/search: the hit with its snippet cut
-// into parts (the raw snippet keeps its \x02/\x03 markers).
-type SearchResult struct {
-	models.SearchHit
-	SnippetParts []models.SnippetPart `json:"snippetParts"`
-}
-
-// SearchResults is the answer of GET /api/search. Ranked is false when the
-// query matched too many rows to rank and the hits are newest first.
-type SearchResults struct {
-	Page[SearchResult]
-	Query  string `json:"query"`
-	Ranked bool   `json:"ranked"`
-}
-
 // SearchJSON serves GET /api/search: q in FTS5 syntax, with project, type,
 // tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100).
 // A query FTS5 refuses is a 400 with the reason.
@@ -89,12 +75,12 @@ func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res := SearchResults{Query: q.Q, Ranked: true}
+	res := api.SearchResults{Query: q.Q, Ranked: true}
 	page := newPage(hits, q.Limit)
 	res.HasMore = page.HasMore
-	res.Items = make([]SearchResult, len(page.Items))
+	res.Items = make([]api.SearchResult, len(page.Items))
 	for i, hit := range page.Items {
-		res.Items[i] = SearchResult{SearchHit: hit, SnippetParts: models.SplitSnippet(hit.Snippet)}
+		res.Items[i] = api.SearchResult{SearchHit: hit, SnippetParts: models.SplitSnippet(hit.Snippet)}
 		res.Ranked = res.Ranked && hit.Ranked
 	}
 	return c.JSON(res)

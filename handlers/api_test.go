@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -67,7 +68,7 @@ func apiSeed(t *testing.T) *apiWorld {
 	// The turn summary is written by the background queue: wait for it.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		var page handlers.Page[models.Summary]
+		var page api.Page[models.Summary]
 		srv.GetJSON(t, "/api/summaries", &page)
 		if len(page.Items) > 0 {
 			break
@@ -119,7 +120,7 @@ func TestAPIObservations(t *testing.T) {
 		{"?offset=50", nil, false},
 	}
 	for _, tt := range tests {
-		var page handlers.Page[models.Observation]
+		var page api.Page[models.Observation]
 		w.srv.GetJSON(t, "/api/observations"+tt.query, &page)
 		if len(page.Items) != len(tt.titles) || page.HasMore != tt.hasMore {
 			t.Errorf("%s: %d items hasMore=%v, want %d hasMore=%v", tt.query, len(page.Items), page.HasMore, len(tt.titles), tt.hasMore)
@@ -132,7 +133,7 @@ func TestAPIObservations(t *testing.T) {
 		}
 	}
 	// The failed call is stored as a failure with its error.
-	var page handlers.Page[models.Observation]
+	var page api.Page[models.Observation]
 	w.srv.GetJSON(t, "/api/observations?failures=true", &page)
 	if o := page.Items[0]; o.Success || o.Importance != 1 || !strings.Contains(o.Output, "command not found") {
 		t.Errorf("failure row = %+v", o)
@@ -162,7 +163,7 @@ func TestAPIObservations(t *testing.T) {
 
 func TestAPIPromptsAndSummaries(t *testing.T) {
 	w := apiSeed(t)
-	var prompts handlers.Page[models.Prompt]
+	var prompts api.Page[models.Prompt]
 	w.srv.GetJSON(t, "/api/prompts", &prompts)
 	if len(prompts.Items) != 2 || prompts.Items[0].Text != "fix the flaky websocket reconnect" || prompts.Items[1].Project != "alpha" {
 		t.Errorf("prompts = %+v", prompts.Items)
@@ -171,7 +172,7 @@ func TestAPIPromptsAndSummaries(t *testing.T) {
 	if len(prompts.Items) != 1 || prompts.HasMore || prompts.Items[0].Number != 1 {
 		t.Errorf("alpha prompts = %+v hasMore=%v", prompts.Items, prompts.HasMore)
 	}
-	var sums handlers.Page[models.Summary]
+	var sums api.Page[models.Summary]
 	w.srv.GetJSON(t, "/api/summaries?project=alpha", &sums)
 	if len(sums.Items) != 1 || sums.Items[0].Kind != models.SummaryTurn || sums.Items[0].Project != "alpha" {
 		t.Errorf("summaries = %+v", sums.Items)
@@ -189,7 +190,7 @@ func TestAPISearch(t *testing.T) {
 	w := apiSeed(t)
 	type res struct {
 		Items []struct {
-			handlers.SearchResult
+			api.SearchResult
 		} `json:"items"`
 		HasMore bool   `json:"hasMore"`
 		Ranked  bool   `json:"ranked"`
@@ -283,7 +284,7 @@ func sameSet(a, b []string) bool {
 
 func TestAPITimeline(t *testing.T) {
 	w := apiSeed(t)
-	var obs handlers.Page[models.Observation]
+	var obs api.Page[models.Observation]
 	w.srv.GetJSON(t, "/api/observations?project=alpha", &obs)
 	middle := obs.Items[1] // Edited, between the test run and the failure
 	var tl models.Timeline
@@ -325,7 +326,7 @@ func TestAPITimeline(t *testing.T) {
 
 func TestAPIObservationsBatch(t *testing.T) {
 	w := apiSeed(t)
-	var obs handlers.Page[models.Observation]
+	var obs api.Page[models.Observation]
 	w.srv.GetJSON(t, "/api/observations", &obs)
 	a, b := obs.Items[0].ID, obs.Items[3].ID
 	status, raw := w.srv.Post(t, "/api/observations/batch", map[string]any{"ids": []int64{b, 424242, a, b}})
@@ -363,7 +364,7 @@ func TestAPIObservationsBatch(t *testing.T) {
 
 func TestAPIProjectsAndStats(t *testing.T) {
 	w := apiSeed(t)
-	var projects handlers.Page[models.ProjectInfo]
+	var projects api.Page[models.ProjectInfo]
 	w.srv.GetJSON(t, "/api/projects", &projects)
 	if len(projects.Items) != 2 || projects.Items[0].Project != "beta" || projects.Items[1].Observations != 3 || projects.Items[1].LastActive == nil {
 		t.Errorf("projects = %+v", projects.Items)
@@ -406,7 +407,7 @@ func TestAPIProjectsAndStats(t *testing.T) {
 
 func TestAPISessions(t *testing.T) {
 	w := apiSeed(t)
-	var page handlers.Page[models.SessionStats]
+	var page api.Page[models.SessionStats]
 	w.srv.GetJSON(t, "/api/sessions", &page)
 	if len(page.Items) != 2 || page.HasMore {
 		t.Fatalf("sessions = %+v", page)

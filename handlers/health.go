@@ -8,31 +8,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web/auth"
 )
-
-// Health is the body of GET /api/health.
-type Health struct {
-	Service       string        `json:"service"`
-	Status        string        `json:"status"`
-	Problem       string        `json:"problem,omitempty"`
-	Version       string        `json:"version"`
-	PID           int           `json:"pid"`
-	UptimeSeconds float64       `json:"uptimeSeconds"`
-	SchemaVersion int           `json:"schemaVersion"`
-	Counts        models.Counts `json:"counts"`
-	StreamClients int           `json:"streamClients"`
-	// Goroutines is runtime.NumGoroutine(), for the soak tests' leak check.
-	Goroutines int `json:"goroutines"`
-}
-
-// PublicHealth is GET /api/health's body for a request without
-// credentials.
-type PublicHealth struct {
-	Service string `json:"service"`
-	Status  string `json:"status"`
-}
 
 var pid = os.Getpid()
 
@@ -54,7 +33,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		if h.Status != nil && h.Status() != "" {
 			status = "degraded"
 		}
-		return c.JSON(PublicHealth{Service: "mneme", Status: status})
+		return c.JSON(api.PublicHealth{Service: "mneme", Status: status})
 	}
 	cache := &h.counts
 	cache.Lock()
@@ -65,7 +44,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	}
 	counts := cache.counts
 	cache.Unlock()
-	out := Health{
+	out := api.Health{
 		Service:       "mneme",
 		Status:        "ok",
 		Version:       h.Version,

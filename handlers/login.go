@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/views"
 	"github.com/mneme-dev/mneme/web/auth"
 )
@@ -17,13 +18,6 @@ import (
 // form has its own token because it is shown before anything else runs
 // (web's auth gate renders it for every page a stranger asks for).
 const loginCSRFCookie = "mneme_login_csrf"
-
-// LoginLink is the answer of POST /api/login-links.
-type LoginLink struct {
-	Token     string    `json:"token"`
-	Path      string    `json:"path"` // /login?token=…, to append to the viewer's address
-	ExpiresAt time.Time `json:"expiresAt"`
-}
 
 // RenderLogin answers with the login page and status, saying msg.
 func (h *Handler) RenderLogin(c *fiber.Ctx, status int, msg, next string) error {
@@ -83,5 +77,5 @@ func (h *Handler) CreateLoginLink(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusForbidden, "login links are made over the socket (`mneme open`) or with the secret")
 	}
 	tok, exp := h.Auth.NewLink()
-	return c.JSON(LoginLink{Token: tok, Path: "/login?token=" + url.QueryEscape(tok), ExpiresAt: exp})
+	return c.JSON(api.LoginLink{Token: tok, Path: "/login?token=" + url.QueryEscape(tok), ExpiresAt: exp})
 }

@@ -7,24 +7,19 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 )
 
-// Page is the answer of every list API: the items and whether more follow.
-type Page[T any] struct {
-	Items   []T  `json:"items"`
-	HasMore bool `json:"hasMore"`
-}
-
 // newPage trims the extra row the store fetched to tell hasMore.
-func newPage[T any](items []T, limit int) Page[T] {
+func newPage[T any](items []T, limit int) api.Page[T] {
 	if items == nil {
 		items = []T{}
 	}
 	if len(items) > limit {
-		return Page[T]{Items: items[:limit], HasMore: true}
+		return api.Page[T]{Items: items[:limit], HasMore: true}
 	}
-	return Page[T]{Items: items}
+	return api.Page[T]{Items: items}
 }
 
 // listFilter parses offset, limit and project; bad values are a 400.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
 )
 
 func init() { extraCommands = append(extraCommands, openCmd) }
@@ -84,8 +84,8 @@ func loginLink(g *globals) (string, error) {
 	return base + link.Path, nil
 }
 
-func requestLink(r remote) (handlers.LoginLink, error) {
-	var link handlers.LoginLink
+func requestLink(r remote) (api.LoginLink, error) {
+	var link api.LoginLink
 	req, err := http.NewRequest(http.MethodPost, r.base+"/api/login-links", nil)
 	if err != nil {
 		return link, err

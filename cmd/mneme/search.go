@@ -15,16 +15,11 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 )
 
 func init() { extraCommands = append(extraCommands, searchCmd, showCmd) }
-
-// searchHit is what `mneme search` reads of /api/search.
-type searchHit struct {
-	models.SearchHit
-	SnippetParts []models.SnippetPart `json:"snippetParts"`
-}
 
 func searchCmd(g *globals, code *int) *cobra.Command {
 	var project, typ, tool string
@@ -54,10 +49,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 				_, err := out.Write(body)
 				return err
 			}
-			var res struct {
-				Items   []searchHit `json:"items"`
-				HasMore bool        `json:"hasMore"`
-			}
+			var res api.SearchResults
 			if err := json.Unmarshal(body, &res); err != nil {
 				return err
 			}
@@ -85,7 +77,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 	return cmd
 }
 
-func printHit(w io.Writer, hit searchHit, color bool) {
+func printHit(w io.Writer, hit api.SearchResult, color bool) {
 	bold, dim, hl, reset := "", "", "", ""
 	if color {
 		bold, dim, hl, reset = "\x1b[1m", "\x1b[2m", "\x1b[33;1m", "\x1b[0m"

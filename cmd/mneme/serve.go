@@ -21,8 +21,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/worker"
 )
 
@@ -236,7 +236,7 @@ func probeMneme(client *http.Client, base string) (pid int, ok bool) {
 		return 0, false
 	}
 	defer resp.Body.Close()
-	var h handlers.Health
+	var h api.Health
 	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&h) != nil || h.Service != "mneme" {
 		return 0, false
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
 )
 
 func statusCmd(g *globals, code *int) *cobra.Command {
@@ -40,7 +40,7 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 				return nil
 			}
 			defer resp.Body.Close()
-			var h handlers.Health
+			var h api.Health
 			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
 				fmt.Fprintf(out, "worker:         something answers %s, but not as mneme\n", r.where)
 				*code = 3

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/worker"
 	"github.com/mneme-dev/mneme/models"
@@ -51,9 +51,9 @@ func enoughRoom(t *testing.T, dir string) {
 	}
 }
 
-func health(t *testing.T, srv *testutil.Server) handlers.Health {
+func health(t *testing.T, srv *testutil.Server) api.Health {
 	t.Helper()
-	var h handlers.Health
+	var h api.Health
 	srv.GetJSON(t, "/api/health", &h)
 	return h
 }

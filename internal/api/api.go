@@ -1,0 +1,61 @@
+// Package api holds the JSON shapes of the worker's HTTP API, declared
+// once: the handlers answer with them and the CLI decodes them. It imports
+// models for the records themselves and nothing heavier.
+package api
+
+import (
+	"time"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// Page is one page of a listing; HasMore tells whether the next offset
+// has more.
+type Page[T any] struct {
+	Items   []T  `json:"items"`
+	HasMore bool `json:"hasMore"`
+}
+
+// Health is GET /api/health with credentials.
+type Health struct {
+	Service       string        `json:"service"`
+	Status        string        `json:"status"`
+	Problem       string        `json:"problem,omitempty"`
+	Version       string        `json:"version"`
+	PID           int           `json:"pid"`
+	UptimeSeconds float64       `json:"uptimeSeconds"`
+	SchemaVersion int           `json:"schemaVersion"`
+	Counts        models.Counts `json:"counts"`
+	StreamClients int           `json:"streamClients"`
+	// Goroutines is runtime.NumGoroutine(), for the soak tests' leak check.
+	Goroutines int `json:"goroutines"`
+}
+
+// PublicHealth is GET /api/health without credentials: that mneme is
+// there and whether it is well, nothing about what it holds.
+type PublicHealth struct {
+	Service string `json:"service"`
+	Status  string `json:"status"`
+}
+
+// SearchResult is one hit of GET /api/search, with its snippet split into
+// plain and matched parts (no HTML travels in a snippet).
+type SearchResult struct {
+	models.SearchHit
+	SnippetParts []models.SnippetPart `json:"snippetParts"`
+}
+
+// SearchResults is the answer of GET /api/search. Ranked is false when the
+// query matched too many rows to rank and the hits are newest first.
+type SearchResults struct {
+	Page[SearchResult]
+	Query  string `json:"query"`
+	Ranked bool   `json:"ranked"`
+}
+
+// LoginLink is POST /api/login-links: a one-time login for the viewer.
+type LoginLink struct {
+	Token     string    `json:"token"`
+	Path      string    `json:"path"` // /login?token=…, to append to the viewer's address
+	ExpiresAt time.Time `json:"expiresAt"`
+}
