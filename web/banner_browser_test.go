@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // bannerText is the status banner's text, "" when there is none.
@@ -51,7 +51,7 @@ func TestBrowserStatusBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st syscall.Statfs_t
-	if syscall.Statfs(dataDir, &st) == nil && st.Bavail*uint64(st.Bsize) < worker.MinFreeBytes {
+	if syscall.Statfs(dataDir, &st) == nil && st.Bavail*uint64(st.Bsize) < app.MinFreeBytes {
 		t.Skip("the disk is almost full here: the banner would show from the start")
 	}
 	srv := testutil.NewServerIn(t, dataDir)

@@ -23,7 +23,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 func serveCmd(g *globals, code *int) *cobra.Command {
@@ -77,7 +77,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	}
 	// A data directory that cannot be written does not stop the worker:
 	// it then logs to stderr only, and serves the database read-only
-	// (worker.New) to say what is wrong.
+	// (app.New) to say what is wrong.
 	logsErr := hooks.PrepareDataDir(o.DataDir)
 	if logsErr == nil {
 		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
@@ -96,9 +96,9 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 
 	// The socket first: it is what the hook and the CLI talk to, and a
 	// worker that already answers on it is this data directory's.
-	sockLn, sockPath, err := worker.ListenSocket(o.DataDir)
+	sockLn, sockPath, err := app.ListenSocket(o.DataDir)
 	if err != nil {
-		if errors.Is(err, worker.ErrSocketInUse) {
+		if errors.Is(err, app.ErrSocketInUse) {
 			if pid, ok := probeMneme(socketClient(sockPath), "http://mneme"); ok {
 				fmt.Fprintf(o.Stdout, "mneme is already running on port %d (pid %d)\n", o.Port, pid)
 				return 0, nil
@@ -126,7 +126,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		return 1, fmt.Errorf("port %d is in use by another program (or by a mneme worker of another data directory or another user); choose another with --port or MNEME_PORT", o.Port)
 	}
 
-	w, err := worker.New(ctx, worker.Options{
+	w, err := app.New(ctx, app.Options{
 		DataDir: o.DataDir, Port: o.Port, Secret: secret, Dev: o.Dev,
 		Version: version, Log: log,
 	})

@@ -22,13 +22,13 @@ import (
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // Server is a worker listening on 127.0.0.1 and on its data directory's
 // unix socket for the duration of a test, as `mneme serve` does.
 type Server struct {
-	*worker.Worker
+	*app.Worker
 	URL     string // http://127.0.0.1:<port>
 	Port    int
 	DataDir string
@@ -40,12 +40,12 @@ type Server struct {
 }
 
 // Option changes the options a test worker is built with.
-type Option func(*worker.Options)
+type Option func(*app.Options)
 
 // FastStream makes /stream send keepalives every 100 ms, so tests see them
 // and notice gone clients fast, and cut a client that stops reading after
 // 2 s.
-func FastStream(o *worker.Options) {
+func FastStream(o *app.Options) {
 	o.Stream = handlers.StreamOptions{KeepAlive: 100 * time.Millisecond, WriteTimeout: 2 * time.Second}
 }
 
@@ -77,19 +77,19 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	}
 	// A data directory that cannot be written has no socket: the worker
 	// runs on TCP only, as `mneme serve` does.
-	sock, sockPath, err := worker.ListenSocket(dataDir)
+	sock, sockPath, err := app.ListenSocket(dataDir)
 	if err != nil {
 		t.Logf("no socket: %v", err)
 		sockPath = ""
 	}
-	o := worker.Options{
+	o := app.Options{
 		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	w, err := worker.New(context.Background(), o)
+	w, err := app.New(context.Background(), o)
 	if err != nil {
 		ln.Close()
 		if sock != nil {

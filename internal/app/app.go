@@ -1,7 +1,7 @@
-// Package worker assembles mneme's worker from its parts: the store, the
+// Package app assembles mneme's worker from its parts: the store, the
 // live-event broker, the capture pipeline, the context builder, the handlers
 // and the Fiber app. `mneme serve` and the tests build it the same way.
-package worker
+package app
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package worker_test
+package app_test
 
 import (
 	"bytes"

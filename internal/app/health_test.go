@@ -1,4 +1,4 @@
-package worker_test
+package app_test
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -46,8 +46,8 @@ func readOnly(t *testing.T, paths ...string) func() {
 func enoughRoom(t *testing.T, dir string) {
 	t.Helper()
 	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) == nil && st.Bavail*uint64(st.Bsize) < worker.MinFreeBytes {
-		t.Skipf("less than %d MiB free under %s: the worker rightly reports it", worker.MinFreeBytes>>20, dir)
+	if syscall.Statfs(dir, &st) == nil && st.Bavail*uint64(st.Bsize) < app.MinFreeBytes {
+		t.Skipf("less than %d MiB free under %s: the worker rightly reports it", app.MinFreeBytes>>20, dir)
 	}
 }
 
@@ -288,7 +288,7 @@ func TestStartNoDatabaseReadOnlyDir(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	dir := t.TempDir()
 	readOnly(t, dir)
-	_, err := worker.New(t.Context(), worker.Options{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	_, err := app.New(t.Context(), app.Options{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err == nil || !strings.Contains(err.Error(), "nor could it be opened read-only") {
 		t.Fatalf("worker on an empty read-only directory: %v", err)
 	}

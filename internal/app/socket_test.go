@@ -1,4 +1,4 @@
-package worker_test
+package app_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // TestListenSocketStale: a socket file left by a worker that died is
@@ -26,7 +26,7 @@ func TestListenSocketStale(t *testing.T) {
 	if _, err := os.Lstat(path); err != nil {
 		t.Fatalf("no stale socket to test with: %v", err)
 	}
-	ln, got, err := worker.ListenSocket(dir)
+	ln, got, err := app.ListenSocket(dir)
 	if err != nil {
 		t.Fatalf("stale socket not replaced: %v", err)
 	}
@@ -37,14 +37,14 @@ func TestListenSocketStale(t *testing.T) {
 	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", info.Mode(), err)
 	}
-	if _, _, err := worker.ListenSocket(dir); !errors.Is(err, worker.ErrSocketInUse) {
+	if _, _, err := app.ListenSocket(dir); !errors.Is(err, app.ErrSocketInUse) {
 		t.Errorf("a second worker on a live socket: %v, want ErrSocketInUse", err)
 	}
 
 	other := t.TempDir()
 	plain := filepath.Join(other, hooks.SocketFile)
 	os.WriteFile(plain, []byte("not a socket"), 0o600)
-	if _, _, err := worker.ListenSocket(other); err == nil {
+	if _, _, err := app.ListenSocket(other); err == nil {
 		t.Error("a regular file at the socket path was replaced")
 	}
 	if b, _ := os.ReadFile(plain); string(b) != "not a socket" {

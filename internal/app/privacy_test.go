@@ -1,4 +1,4 @@
-package worker_test
+package app_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/internal/worker"
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // The worker hands its redaction rules to the hook, which has no
@@ -66,7 +66,7 @@ func TestWorkerHandsRulesToHook(t *testing.T) {
 // values, errors, groups.
 func TestWorkerLogIsCleaned(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := worker.New(context.Background(), worker.Options{DataDir: t.TempDir(), Secret: "test-secret-for-the-log-test", Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	w, err := app.New(context.Background(), app.Options{DataDir: t.TempDir(), Secret: "test-secret-for-the-log-test", Log: slog.New(slog.NewTextHandler(&buf, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
