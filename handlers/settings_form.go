@@ -63,8 +63,8 @@ func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int)
 // to confirm; success redirects to the page (303).
 func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	cur := h.Capture.Policy().Settings
-	next, clearKey, errs := settingsFromForm(c, cur)
-	keyDropped := mergeSecret(&next, cur, clearKey)
+	proposed, clearKey, errs := settingsFromForm(c, cur)
+	next, keyDropped := models.UpdateSettings(cur, proposed, clearKey)
 	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != ""}
 	page.S.Summarizer.APIKey = ""
 	// Validate the rest too, so every problem shows at once; a field that
@@ -145,7 +145,7 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 
 	st.Privacy.ExcludeGlobs = formLines(f("privacy.excludeGlobs"))
 	st.Privacy.ExcludedProjects = formLines(f("privacy.excludedProjects"))
-	st.Privacy.RedactionRules = formRules(c, cur.Privacy.RedactionRules)
+	st.Privacy.RedactionRules = formRules(c)
 
 	st.Capture.SkipTools = formLines(f("capture.skipTools"))
 	if aliases, bad := formAliases(f("capture.projectAliases")); bad != "" {
@@ -215,40 +215,25 @@ func formAliases(s string) (aliases map[string]string, bad string) {
 	return aliases, ""
 }
 
-// formRules reads the redaction rule rows. Built-in rules keep their
-// pattern (only their switch is read from the form); user rules can be
-// edited or removed; a filled-in "new rule" row is added. Built-ins missing
-// from the form are kept as they were.
-func formRules(c *fiber.Ctx, cur []models.RedactionRule) []models.RedactionRule {
-	builtin := map[string]models.RedactionRule{}
-	for _, r := range models.BuiltinRedactionRules() {
-		builtin[r.Name] = r
-	}
+// formRules reads the redaction rule rows: a built-in's switch (its
+// pattern and presence are models.UpdateSettings' to keep), a user rule
+// edited or removed, and the "new rule" row when it is filled in.
+func formRules(c *fiber.Ctx) []models.RedactionRule {
 	count, _ := strconv.Atoi(c.FormValue("privacy.redactionRules.count"))
 	count = min(max(count, 0), 1000)
 	out := []models.RedactionRule{}
-	seen := map[string]bool{}
 	for i := 0; i < count; i++ {
 		field := func(name string) string { return c.FormValue("privacy.redactionRules." + strconv.Itoa(i) + "." + name) }
 		name := strings.TrimSpace(field("name"))
 		enabled := field("enabled") == "on"
 		if field("builtin") == "1" {
-			if r, ok := builtin[name]; ok && !seen[name] {
-				r.Enabled = enabled
-				out = append(out, r)
-				seen[name] = true
-			}
+			out = append(out, models.RedactionRule{Name: name, Enabled: enabled, Builtin: true})
 			continue
 		}
 		if field("remove") == "on" {
 			continue
 		}
 		out = append(out, models.RedactionRule{Name: name, Pattern: field("pattern"), Enabled: enabled})
-	}
-	for _, r := range cur {
-		if r.Builtin && !seen[r.Name] {
-			out = append(out, r)
-		}
 	}
 	if name, pattern := strings.TrimSpace(c.FormValue("newRule.name")), c.FormValue("newRule.pattern"); name != "" || pattern != "" {
 		out = append(out, models.RedactionRule{Name: name, Pattern: pattern, Enabled: true})

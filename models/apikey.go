@@ -87,7 +87,7 @@ func (s *Store) moveAPIKeyOut(ctx context.Context, st Settings) error {
 			return err
 		}
 		defer conn.Exec(`PRAGMA secure_delete = OFF`)
-		if err := conn.Transaction(func(tx *gorm.DB) error { return (&Tx{db: tx}).SaveSettings(st) }); err != nil {
+		if err := conn.Transaction(func(tx *gorm.DB) error { return (&Tx{db: tx}).WriteSettings(st) }); err != nil {
 			return err
 		}
 		return conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error

@@ -66,7 +66,7 @@ func TestSaveSettingsLeavesTheKeyOut(t *testing.T) {
 	s := openTestStore(t)
 	st := DefaultSettings()
 	st.Summarizer.APIKey = "sk-ant-api03-NEVER-IN-ROW-0123456789"
-	if err := (&Tx{db: s.DB}).SaveSettings(st); err != nil {
+	if err := (&Tx{db: s.DB}).WriteSettings(st); err != nil {
 		t.Fatal(err)
 	}
 	var value string

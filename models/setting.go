@@ -274,9 +274,9 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	return out, nil
 }
 
-// SaveSettings validates and stores the runtime settings inside tx, all
+// WriteSettings validates and stores the runtime settings inside tx, all
 // but the API key, which lives in its own file (Store.SaveAPIKey).
-func (tx *Tx) SaveSettings(st Settings) error {
+func (tx *Tx) WriteSettings(st Settings) error {
 	if err := st.Validate(); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 		rules = append(rules, r)
 	}
 	old.Privacy.RedactionRules = rules
-	if err := (&Tx{db: store.DB}).SaveSettings(old); err != nil {
+	if err := (&Tx{db: store.DB}).WriteSettings(old); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.LoadSettings(context.Background())

@@ -316,7 +316,7 @@ func setSummarizer(t *testing.T, srv *testutil.Server, edit func(*models.Summari
 	t.Helper()
 	st := srv.Capture.Policy().Settings
 	edit(&st.Summarizer)
-	if err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error { return tx.SaveSettings(st) }); err != nil {
+	if err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error { return tx.WriteSettings(st) }); err != nil {
 		t.Fatal(err)
 	}
 	srv.Capture.SetSettings(st)

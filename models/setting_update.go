@@ -1,0 +1,197 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Status words of the write-only API key: the key is shown as one of
+// these, never as its value, and sending one back keeps the stored key.
+const (
+	APIKeySet    = "set"
+	APIKeyNotSet = "not set"
+)
+
+// ErrMalformedSettings is the error of a settings document that is not
+// JSON of the settings' shape.
+var ErrMalformedSettings = errors.New("malformed JSON")
+
+// UpdateSettings applies the rules every edit of the settings obeys, from
+// the API or from the page, to proposed (the settings in force with the
+// edit applied) and returns the settings to store:
+//
+//   - Built-in redaction rules survive any edit: they can be switched off,
+//     not removed or rewritten. One sent with another pattern gets its own
+//     back; one left out is kept as it was.
+//   - The API key is write-only. An empty key, or a status word sent back
+//     as it was read, keeps the stored one; clearKey removes it.
+//   - A key belongs to the endpoint it was entered for: when baseUrl
+//     changes and the key is not entered again, the stored key is dropped
+//     rather than sent to the new address (keyDropped).
+func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
+	next = proposed
+	switch k := next.Summarizer.APIKey; {
+	case clearKey:
+		next.Summarizer.APIKey = ""
+	case k == "" || k == APIKeySet || k == APIKeyNotSet:
+		next.Summarizer.APIKey = cur.Summarizer.APIKey
+		if cur.Summarizer.APIKey != "" && !sameEndpoint(next.Summarizer.BaseURL, cur.Summarizer.BaseURL) {
+			next.Summarizer.APIKey = ""
+			keyDropped = true
+		}
+	}
+	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
+	return next, keyDropped
+}
+
+// sameEndpoint compares two base URLs as the client would use them.
+func sameEndpoint(a, b string) bool {
+	norm := func(u string) string { return strings.TrimRight(strings.TrimSpace(u), "/") }
+	return norm(a) == norm(b)
+}
+
+// keepBuiltins restores the built-in rules in rules: a built-in sent gets
+// its own pattern back, and one left out of rules is kept as it is in cur.
+func keepBuiltins(rules, cur []RedactionRule) []RedactionRule {
+	builtin := map[string]RedactionRule{}
+	for _, r := range BuiltinRedactionRules() {
+		builtin[r.Name] = r
+	}
+	out := make([]RedactionRule, 0, len(rules)+len(builtin))
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if r.Builtin {
+			b, ok := builtin[r.Name]
+			switch {
+			case seen[r.Name]:
+				continue
+			case ok:
+				r.Pattern = b.Pattern
+				seen[r.Name] = true
+			case r.Pattern == "":
+				continue // a built-in this mneme does not have, and nothing to keep
+			default:
+				r.Builtin = false // not a built-in: the user's rule
+			}
+		}
+		out = append(out, r)
+	}
+	for _, r := range cur {
+		if _, ok := builtin[r.Name]; ok && r.Builtin && !seen[r.Name] {
+			out = append(out, r)
+			seen[r.Name] = true
+		}
+	}
+	return out
+}
+
+// settingsPatch is a settings document as PUT /api/settings takes it: the
+// settings, with a write-only key and the request to clear it.
+type settingsPatch struct {
+	Settings
+	Summarizer struct {
+		SummarizerSettings
+		ClearAPIKey bool `json:"clearApiKey"`
+	} `json:"summarizer"`
+}
+
+// PatchSettings decodes a JSON settings document over cur: fields left out
+// keep their value, and a list or map that is sent replaces the stored one
+// (it is not merged element by element). It returns the proposed settings
+// for UpdateSettings and whether the key is to be cleared. Decoding never
+// writes into cur's lists and maps.
+func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool, err error) {
+	var base Settings
+	b, err := json.Marshal(cur)
+	if err != nil {
+		return base, false, err
+	}
+	if err := json.Unmarshal(b, &base); err != nil {
+		return base, false, err
+	}
+	var probe map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return base, false, errors.Join(ErrMalformedSettings, errors.New("settings are an object of sections (privacy, capture, injection, retention, summarizer): "+err.Error()))
+	}
+	sent := func(section, field string) bool { _, ok := probe[section][field]; return ok }
+	if sent("privacy", "excludeGlobs") {
+		base.Privacy.ExcludeGlobs = nil
+	}
+	if sent("privacy", "redactionRules") {
+		base.Privacy.RedactionRules = nil
+	}
+	if sent("privacy", "excludedProjects") {
+		base.Privacy.ExcludedProjects = nil
+	}
+	if sent("capture", "skipTools") {
+		base.Capture.SkipTools = nil
+	}
+	if sent("capture", "projectAliases") {
+		base.Capture.ProjectAliases = nil
+	}
+	if sent("injection", "disabledProjects") {
+		base.Injection.DisabledProjects = nil
+	}
+	in := settingsPatch{Settings: base}
+	in.Summarizer.SummarizerSettings = base.Summarizer
+	in.Summarizer.APIKey = ""
+	if err := json.Unmarshal(body, &in); err != nil {
+		return base, false, errors.Join(ErrMalformedSettings, err)
+	}
+	proposed = in.Settings
+	proposed.Summarizer = in.Summarizer.SummarizerSettings
+	return proposed, in.Summarizer.ClearAPIKey, nil
+}
+
+// SaveSettings validates next and stores it: the API key in its file
+// (first, and put back if the rest cannot be stored), the settings and
+// their settings_changed event in one transaction. The event names the
+// sections that changed, never their values; it is published after the
+// commit.
+func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	keyChanged := next.Summarizer.APIKey != cur.Summarizer.APIKey
+	if keyChanged {
+		if err := s.SaveAPIKey(next.Summarizer.APIKey); err != nil {
+			return err
+		}
+	}
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		if err := tx.WriteSettings(next); err != nil {
+			return err
+		}
+		_, err := tx.AppendEvent(EventSettingsChanged, "", 0, 0, map[string]any{
+			"sections": changedSections(cur, next), "updatedAt": time.Now().UTC(),
+		})
+		return err
+	})
+	if err != nil && keyChanged {
+		_ = s.SaveAPIKey(cur.Summarizer.APIKey)
+	}
+	return err
+}
+
+// changedSections names the top-level sections that differ.
+func changedSections(a, b Settings) []string {
+	out := []string{}
+	pairs := []struct {
+		name string
+		x, y any
+	}{
+		{"privacy", a.Privacy, b.Privacy}, {"capture", a.Capture, b.Capture}, {"injection", a.Injection, b.Injection},
+		{"retention", a.Retention, b.Retention}, {"summarizer", a.Summarizer, b.Summarizer},
+	}
+	for _, p := range pairs {
+		x, _ := json.Marshal(p.x)
+		y, _ := json.Marshal(p.y)
+		if string(x) != string(y) {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
