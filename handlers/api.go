@@ -2,9 +2,7 @@ package handlers
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -18,7 +16,7 @@ const maxBatch = 500
 // ListObservations serves GET /api/observations: newest first, with
 // offset/limit/project, session, kind, tool and failures=1 filters.
 func (h *Handler) ListObservations(c *fiber.Ctx) error {
-	f, err := apiListFilter(c)
+	f, err := apiListParams(c)
 	if err != nil {
 		return err
 	}
@@ -38,7 +36,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 // ListPrompts serves GET /api/prompts: newest first, with
 // offset/limit/project and session filters.
 func (h *Handler) ListPrompts(c *fiber.Ctx) error {
-	f, err := apiListFilter(c)
+	f, err := apiListParams(c)
 	if err != nil {
 		return err
 	}
@@ -52,7 +50,7 @@ func (h *Handler) ListPrompts(c *fiber.Ctx) error {
 // ListSummaries serves GET /api/summaries: newest first, with
 // offset/limit/project and session filters.
 func (h *Handler) ListSummaries(c *fiber.Ctx) error {
-	f, err := apiListFilter(c)
+	f, err := apiListParams(c)
 	if err != nil {
 		return err
 	}
@@ -67,9 +65,12 @@ func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 // tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100).
 // A query FTS5 refuses is a 400 with the reason.
 func (h *Handler) SearchJSON(c *fiber.Ctx) error {
-	q, err := ParseSearchQuery(c)
+	q, err := searchParams(c)
 	if err != nil {
 		return err
+	}
+	if strings.TrimSpace(q.Q) == "" {
+		return badRequest("q is required: words to search for, in FTS5 syntax")
 	}
 	hits, err := h.Store.Search(c.UserContext(), q)
 	if err != nil {
@@ -84,32 +85,6 @@ func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 		res.Ranked = res.Ranked && hit.Ranked
 	}
 	return c.JSON(res)
-}
-
-// ParseSearchQuery reads q, project, type, tool, from, to, offset and limit
-// (default 20, at most 100) from the query string. Bad values are a 400
-// with a message; q itself is checked by the store.
-func ParseSearchQuery(c *fiber.Ctx) (models.SearchQuery, error) {
-	q := models.SearchQuery{Q: c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"), Limit: 20}
-	if strings.TrimSpace(q.Q) == "" {
-		return q, badRequest("q is required: words to search for, in FTS5 syntax")
-	}
-	switch q.Type {
-	case "", models.SearchPrompt, models.SearchObservation, models.SearchSummary:
-	default:
-		return q, badRequest("type must be prompt, observation or summary")
-	}
-	var err error
-	if q.Offset, err = intParam(c, "offset", 0, 0, models.MaxSearchWindow-100); err != nil {
-		return q, err
-	}
-	if q.Limit, err = intParam(c, "limit", 20, 1, 100); err != nil {
-		return q, err
-	}
-	if q.From, q.To, err = dateRange(c); err != nil {
-		return q, err
-	}
-	return q, nil
 }
 
 // TimelineJSON serves GET /api/timeline: ?anchor=<observation id> with
@@ -211,7 +186,7 @@ func (h *Handler) ListProjects(c *fiber.Ctx) error {
 // StatsJSON serves GET /api/stats: project, days (default 14, at most
 // 366), or from and to (YYYY-MM-DD), and top (at most 50).
 func (h *Handler) StatsJSON(c *fiber.Ctx) error {
-	q, err := ParseStatsQuery(c)
+	q, err := statsParams(c)
 	if err != nil {
 		return err
 	}
@@ -220,108 +195,4 @@ func (h *Handler) StatsJSON(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(st)
-}
-
-// ParseStatsQuery reads project, days, from, to and top from the query
-// string; bad values are a 400 with a message.
-func ParseStatsQuery(c *fiber.Ctx) (models.StatsQuery, error) {
-	q := models.StatsQuery{Project: c.Query("project")}
-	var err error
-	if q.Days, err = intParam(c, "days", models.DefaultStatsDays, 1, models.MaxStatsDays); err != nil {
-		return q, err
-	}
-	if q.Top, err = intParam(c, "top", 10, 1, 50); err != nil {
-		return q, err
-	}
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-	}{{"from", &q.From}, {"to", &q.To}} {
-		if v := c.Query(p.name); v != "" {
-			t, err := time.Parse(time.DateOnly, v)
-			if err != nil {
-				return q, badRequest(p.name + " must be a date: YYYY-MM-DD")
-			}
-			*p.dst = t
-		}
-	}
-	return q, nil
-}
-
-// apiListFilter is listFilter plus the session filter.
-func apiListFilter(c *fiber.Ctx) (models.ListFilter, error) {
-	f, err := listFilter(c)
-	if err != nil {
-		return f, err
-	}
-	f.SessionID, err = idParam(c, "session")
-	return f, err
-}
-
-// intParam reads a whole number in [lo, hi], def when absent.
-func intParam(c *fiber.Ctx, name string, def, lo, hi int) (int, error) {
-	v := c.Query(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, badRequest(fmt.Sprintf("%s must be a whole number from %d to %d", name, lo, hi))
-	}
-	return n, nil
-}
-
-// idParam reads an optional positive id (0 when absent).
-func idParam(c *fiber.Ctx, name string) (int64, error) {
-	v := c.Query(name)
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, badRequest(name + " must be a positive whole number")
-	}
-	return n, nil
-}
-
-// boolParam reads an optional flag: 1/true/on or 0/false/off.
-func boolParam(c *fiber.Ctx, name string) (bool, error) {
-	switch strings.ToLower(c.Query(name)) {
-	case "", "0", "false", "off", "no":
-		return false, nil
-	case "1", "true", "on", "yes":
-		return true, nil
-	}
-	return false, badRequest(name + " must be 1 or 0 (true or false)")
-}
-
-// dateRange reads from and to: a date (YYYY-MM-DD, from its start; to is
-// inclusive, so up to the end of that day) or an RFC 3339 time (exact).
-func dateRange(c *fiber.Ctx) (from, to time.Time, err error) {
-	parse := func(name string, endOfDay bool) (time.Time, error) {
-		v := c.Query(name)
-		if v == "" {
-			return time.Time{}, nil
-		}
-		if t, err := time.Parse(time.DateOnly, v); err == nil {
-			if endOfDay {
-				t = t.AddDate(0, 0, 1)
-			}
-			return t, nil
-		}
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			return t.UTC(), nil
-		}
-		return time.Time{}, badRequest(name + " must be a date (YYYY-MM-DD) or an RFC 3339 time")
-	}
-	if from, err = parse("from", false); err != nil {
-		return
-	}
-	if to, err = parse("to", true); err != nil {
-		return
-	}
-	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
-		err = badRequest("from must be before to")
-	}
-	return
 }

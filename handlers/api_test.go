@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -426,7 +425,7 @@ func TestAPISessions(t *testing.T) {
 		t.Errorf("beta sessions = %+v", page.Items)
 	}
 	for _, id := range []string{fmt.Sprint(alpha.ID), "api-a"} { // database id or Claude's session_id
-		var d handlers.SessionDetail
+		var d api.SessionDetail
 		w.srv.GetJSON(t, "/api/sessions/"+id, &d)
 		if d.Session == nil || d.Session.ID != alpha.ID || len(d.Prompts) != 1 || len(d.Observations) != 3 || len(d.Summaries) != 1 {
 			t.Errorf("/api/sessions/%s = %+v", id, d)

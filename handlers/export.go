@@ -38,9 +38,12 @@ func (h *Handler) ExportProject(c *fiber.Ctx) error {
 		return badRequest(strings.TrimPrefix(err.Error(), models.ErrInvalid.Error()+": "))
 	}
 	project := strings.Clone(c.Query("project"))
-	since, err := ParseSince(c.Query("since"))
+	if c.Query("since") == "" {
+		return badRequest("since is required (YYYY-MM-DD)")
+	}
+	since, err := timeParam(c, "since", false)
 	if err != nil {
-		return badRequest(err.Error())
+		return err
 	}
 	ids, err := report.SessionsSince(c.UserContext(), h.Store, project, since)
 	if err != nil {
@@ -55,21 +58,6 @@ func (h *Handler) ExportProject(c *fiber.Ctx) error {
 	}
 	title := fmt.Sprintf("%s: %d %s since %s", project, len(ids), noun, since.Format("2006-01-02"))
 	return h.streamReport(c, report.ProjectFilename(project, since, format), report.Request{SessionIDs: ids, Format: format, Title: title})
-}
-
-// ParseSince reads a date (YYYY-MM-DD) or an RFC 3339 time; empty is an
-// error.
-func ParseSince(v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, fmt.Errorf("since is required (YYYY-MM-DD)")
-	}
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("since must be a date like 2026-01-31, not %q", v)
 }
 
 // streamReport answers with the report as an attachment, written while it

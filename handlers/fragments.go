@@ -63,15 +63,8 @@ func feedQuery(c *fiber.Ctx) (views.FeedFilter, int, error) {
 		Project: c.Query("project"), Kind: c.Query("kind"), Tool: c.Query("tool"),
 		FailuresOnly: c.Query("failures") == "1" || c.Query("failures") == "on",
 	}
-	offset := 0
-	if v := c.Query("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return f, 0, badRequest("offset must be a whole number ≥ 0")
-		}
-		offset = n
-	}
-	return f, offset, nil
+	offset, err := offsetParam(c)
+	return f, offset, err
 }
 
 // matchesFeed reports whether a live row belongs in a feed with filter f.

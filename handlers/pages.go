@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/static"
 	"github.com/mneme-dev/mneme/views"
@@ -69,7 +69,7 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 
 // ShowSessions serves GET /sessions: the session list.
 func (h *Handler) ShowSessions(c *fiber.Ctx) error {
-	f, err := listFilter(c)
+	f, err := listParams(c)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (h *Handler) ShowSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d, err := LoadSessionDetail(c.UserContext(), h.Store, s)
+	d, err := loadSessionDetail(c.UserContext(), h.Store, s)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func sessionRow(s models.SessionStats) views.SessionRow {
 
 // sessionPage groups a session's observations and summaries under the
 // prompt they belong to, in prompt order, and counts the files touched.
-func sessionPage(d *SessionDetail) views.SessionPage {
+func sessionPage(d *api.SessionDetail) views.SessionPage {
 	s := d.Session
 	p := views.SessionPage{
 		ClaudeID: s.ClaudeSessionID, Cwd: s.Cwd, Source: s.Source, EndReason: s.EndReason, LastResponse: s.LastAssistantMessage,
@@ -190,7 +190,9 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		return err
 	}
 	p.Projects, p.Tools = facets.Projects, facets.Tools
-	q, err := searchQuery(c, &p)
+	q, err := searchParams(c)
+	q.Limit = searchPageSize + 1 // one more, to tell whether more follow
+	p.Offset = q.Offset
 	if err == nil && strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		var hits []models.SearchHit
@@ -211,47 +213,6 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	return render(c, views.Search(p))
 }
 
-// searchQuery reads the search form into a models.SearchQuery; it asks for
-// one hit more than a page, to tell whether more follow.
-func searchQuery(c *fiber.Ctx, p *views.SearchPage) (models.SearchQuery, error) {
-	q := models.SearchQuery{Q: p.Q, Project: p.Project, Type: p.Type, Tool: p.Tool, Limit: searchPageSize + 1}
-	switch p.Type {
-	case "", models.SearchPrompt, models.SearchObservation, models.SearchSummary:
-	default:
-		return q, fmt.Errorf("%w: type must be prompt, observation or summary", models.ErrInvalid)
-	}
-	if v := c.Query("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return q, fmt.Errorf("%w: offset must be a whole number ≥ 0", models.ErrInvalid)
-		}
-		q.Offset, p.Offset = n, n
-	}
-	var err error
-	if q.From, err = parseDay(p.From, "from"); err != nil {
-		return q, err
-	}
-	if q.To, err = parseDay(p.To, "to"); err != nil {
-		return q, err
-	}
-	if !q.To.IsZero() {
-		q.To = q.To.AddDate(0, 0, 1) // the form's "to" day is included
-	}
-	return q, nil
-}
-
-// parseDay reads a YYYY-MM-DD form date; "" is the zero time.
-func parseDay(v, name string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.DateOnly, v)
-	if err != nil {
-		return t, fmt.Errorf("%w: %s must be a date like 2026-01-31", models.ErrInvalid, name)
-	}
-	return t, nil
-}
-
 func searchResult(hit models.SearchHit) views.SearchResult {
 	r := views.SearchResult{
 		Type: hit.Type, ID: hit.ID, SessionID: hit.SessionID, Project: hit.Project, Title: hit.Title,
@@ -265,15 +226,11 @@ func searchResult(hit models.SearchHit) views.SearchResult {
 
 // ShowStats serves GET /stats: totals and SVG charts of a window of days.
 func (h *Handler) ShowStats(c *fiber.Ctx) error {
-	days := models.DefaultStatsDays
-	if v := c.Query("days"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > models.MaxStatsDays {
-			return badRequest(fmt.Sprintf("days must be a whole number from 1 to %d", models.MaxStatsDays))
-		}
-		days = n
+	q, err := statsParams(c)
+	if err != nil {
+		return err
 	}
-	project := c.Query("project")
+	project, days := q.Project, q.Days
 	st, err := h.Store.Stats(c.UserContext(), models.StatsQuery{Project: project, Days: days})
 	if err != nil {
 		return err

@@ -22,29 +22,9 @@ func newPage[T any](items []T, limit int) api.Page[T] {
 	return api.Page[T]{Items: items}
 }
 
-// listFilter parses offset, limit and project; bad values are a 400.
-func listFilter(c *fiber.Ctx) (models.ListFilter, error) {
-	f := models.ListFilter{Project: c.Query("project"), Limit: 50}
-	if v := c.Query("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return f, badRequest("offset must be a whole number ≥ 0")
-		}
-		f.Offset = n
-	}
-	if v := c.Query("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 500 {
-			return f, badRequest("limit must be a whole number from 1 to 500")
-		}
-		f.Limit = n
-	}
-	return f, nil
-}
-
 // ListSessions serves GET /api/sessions.
 func (h *Handler) ListSessions(c *fiber.Ctx) error {
-	f, err := listFilter(c)
+	f, err := listParams(c)
 	if err != nil {
 		return err
 	}
@@ -53,14 +33,6 @@ func (h *Handler) ListSessions(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(newPage(items, f.Limit))
-}
-
-// SessionDetail is a session with everything recorded in it.
-type SessionDetail struct {
-	Session      *models.Session      `json:"session"`
-	Prompts      []models.Prompt      `json:"prompts"`
-	Observations []models.Observation `json:"observations"`
-	Summaries    []models.Summary     `json:"summaries"`
 }
 
 // sessionParam finds the session named by :id, a database id or Claude
@@ -77,10 +49,10 @@ func (h *Handler) sessionParam(c *fiber.Ctx) (*models.Session, error) {
 	return h.Store.SessionByClaudeID(c.UserContext(), id)
 }
 
-// LoadSessionDetail loads a session with its prompts, observations and
+// loadSessionDetail loads a session with its prompts, observations and
 // summaries.
-func LoadSessionDetail(ctx context.Context, store *models.Store, s *models.Session) (*SessionDetail, error) {
-	d := &SessionDetail{Session: s}
+func loadSessionDetail(ctx context.Context, store *models.Store, s *models.Session) (*api.SessionDetail, error) {
+	d := &api.SessionDetail{Session: s}
 	var err error
 	if d.Prompts, err = store.PromptsOfSession(ctx, s.ID); err != nil {
 		return nil, err
@@ -100,7 +72,7 @@ func (h *Handler) ShowSessionJSON(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	d, err := LoadSessionDetail(c.UserContext(), h.Store, s)
+	d, err := loadSessionDetail(c.UserContext(), h.Store, s)
 	if err != nil {
 		return err
 	}

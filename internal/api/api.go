@@ -59,3 +59,12 @@ type LoginLink struct {
 	Path      string    `json:"path"` // /login?token=…, to append to the viewer's address
 	ExpiresAt time.Time `json:"expiresAt"`
 }
+
+// SessionDetail is GET /api/sessions/:id: a session with everything
+// recorded in it.
+type SessionDetail struct {
+	Session      *models.Session      `json:"session"`
+	Prompts      []models.Prompt      `json:"prompts"`
+	Observations []models.Observation `json:"observations"`
+	Summaries    []models.Summary     `json:"summaries"`
+}
