@@ -63,9 +63,8 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 		h.Auth = auth.New(cfg.Secret) // panics on an empty secret
 	}
 	app.Use(checkHost(cfg.Port))
-	app.Use(authenticate(h))
+	app.Use(identify(h))
 	app.Use(checkOrigin(cfg.Port))
-	app.Use(csrfProtection())
 	routes(app, cfg, h)
 	return app
 }
@@ -116,11 +115,13 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	}
 }
 
-// wantsHTML is true for page requests (not the API, hooks or stream).
+// wantsHTML is true for a request answered with HTML: a page's, or,
+// when no route was matched, one whose Accept asks for HTML. The API, the
+// compat routes, the stream and the fragments answer JSON errors.
 func wantsHTML(c *fiber.Ctx) bool {
-	p := c.Path()
-	if strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/stream") || strings.HasPrefix(p, "/sessions/") && c.Method() != fiber.MethodGet {
-		return false
+	switch kindOf(c) {
+	case routePage, routePublic, routeUnknown:
+		return strings.Contains(c.Get(fiber.HeaderAccept), "text/html")
 	}
-	return strings.Contains(c.Get(fiber.HeaderAccept), "text/html")
+	return false
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
 // bannerText is the status banner's text, "" when there is none.

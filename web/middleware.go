@@ -74,21 +74,27 @@ func checkOrigin(port int) fiber.Handler {
 	}
 }
 
-// authenticate records how each request proved who it is (auth.Level) and
-// lets through over TCP only those with the secret or the login cookie,
-// and, without credentials, only the login page, static files and GET
-// /api/health (which then says no more than service and status). Requests
-// over the unix socket are the owner's. A stranger asking for a page gets
-// the login page (401); the API and the stream answer JSON 401.
-func authenticate(h *handlers.Handler) fiber.Handler {
+// identify records how each request proved who it is (auth.Level):
+// requests over the unix socket are the owner's; over TCP, the secret or
+// the login cookie. It refuses nothing: requireCredentials, in the groups
+// that need it, does (see routes).
+func identify(h *handlers.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if viaSocket(c) {
 			auth.SetLevel(c, auth.Owner)
-			return c.Next()
+		} else {
+			auth.SetLevel(c, h.Auth.Identify(c))
 		}
-		level := h.Auth.Identify(c)
-		auth.SetLevel(c, level)
-		if level != auth.None || publicPath(c) {
+		return c.Next()
+	}
+}
+
+// requireCredentials lets through only requests with credentials. A
+// stranger asking for a page gets the login page (401); the API, the
+// stream and the fragments answer JSON 401.
+func requireCredentials(h *handlers.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if auth.LevelOf(c) != auth.None {
 			return c.Next()
 		}
 		if c.Method() == fiber.MethodGet && wantsHTML(c) {
@@ -96,18 +102,6 @@ func authenticate(h *handlers.Handler) fiber.Handler {
 		}
 		return fiber.NewError(fiber.StatusUnauthorized, "authentication required: send the worker's secret as Authorization: Bearer (the file secret in mneme's data directory, or MNEME_TOKEN), or log in with `mneme open`")
 	}
-}
-
-// publicPath is what a request without credentials may reach.
-func publicPath(c *fiber.Ctx) bool {
-	p := c.Path()
-	switch {
-	case p == "/login", strings.HasPrefix(p, "/static/"):
-		return true
-	case p == "/api/health":
-		return c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
-	}
-	return false
 }
 
 // contentSecurityPolicy allows only our own scripts and styles: no inline
@@ -135,14 +129,13 @@ const (
 	CSRFHeader = csrf.HeaderName
 )
 
-// csrfProtection issues a token on page views and requires it on:
-//   - every state-changing request to the pages' own forms (/settings…);
-//   - every other state-changing request that comes from a browser: one
-//     carrying our cookie, an Origin or a Referer.
-//
-// `mneme hook`, Claude Code's HTTP hooks, the compat hook scripts and curl
-// send none of those and are not a cross-site threat: they pass, and the
-// Host, Origin and bearer-token checks still apply to them.
+// csrfProtection is the CSRF check of the api, compat and page groups
+// (one middleware: its tokens are shared). Pages get a token on every view
+// and must send it with every write; on the API and the compat routes a
+// write is checked when a browser makes it (our cookie, an Origin or a
+// Referer). `mneme hook`, Claude Code's HTTP hooks, the compat hook scripts
+// and curl send none of those and are not a cross-site threat: they pass,
+// and the Host, Origin and credential checks still apply to them.
 func csrfProtection() fiber.Handler {
 	return csrf.New(csrf.Config{
 		Next:           skipCSRF,
@@ -170,21 +163,14 @@ func csrfToken(c *fiber.Ctx) (string, error) {
 	return "", csrf.ErrTokenNotFound
 }
 
-// skipCSRF tells which requests the CSRF middleware leaves alone.
+// skipCSRF tells which requests the CSRF middleware leaves alone, by the
+// group of their route.
 func skipCSRF(c *fiber.Ctx) bool {
-	p := c.Path()
-	switch c.Method() {
-	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
-		// Issue (or refresh) tokens on page views only.
-		return strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/static/") ||
-			strings.HasPrefix(p, "/fragments/") || p == "/stream"
-	}
-	if strings.HasPrefix(p, "/settings") {
+	if kindOf(c) == routePage {
 		return false
 	}
-	if p == "/login" {
-		// The login form has its own double-submit token
-		// (handlers.Login): it is shown before this middleware runs.
+	switch c.Method() {
+	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
 		return true
 	}
 	return !fromBrowser(c)

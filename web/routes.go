@@ -7,78 +7,145 @@ import (
 )
 
 // routes registers every route of the worker: the whole URL space in one
-// place.
+// place, in groups. A group's middleware runs before each of its own
+// handlers, and only theirs (see group), so what protects a route is what
+// its group says, whatever the order of registration:
+//
+//   - public: what a request without credentials may reach;
+//   - api: JSON, credentials required, CSRF checked on a browser's writes;
+//   - compat: claude-mem and jikime-mem routes, like api;
+//   - pages: HTML, credentials required (a stranger gets the login page),
+//     CSRF token issued on views and required on every write;
+//   - live: the stream and the HTML fragments app.js fetches.
 func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
-	// Logging in: the login page, one-time links (`mneme open`) and the
-	// pasted secret; links are made over the socket or with the secret.
-	app.Get("/login", h.ShowLogin)
-	app.Post("/login", h.Login)
-	app.Post("/api/login-links", h.CreateLoginLink)
+	csrf := csrfProtection()
+	need := requireCredentials(h)
+	public := group{r: app, before: []fiber.Handler{kind(routePublic)}}
+	api := group{r: app.Group("/api"), before: []fiber.Handler{kind(routeAPI), need, csrf}}
+	compat := group{r: app, before: []fiber.Handler{kind(routeCompat), need, csrf}}
+	pages := group{r: app, before: []fiber.Handler{kind(routePage), need, csrf}}
+	live := group{r: app, before: []fiber.Handler{kind(routeLive), need}}
+
+	// Logging in: the login page (with its own double-submit token, see
+	// handlers.Login), the pasted secret, static assets and a minimal
+	// health answer. One-time links (`mneme open`) need the socket or the
+	// secret.
+	public.get("/login", h.ShowLogin)
+	public.post("/login", h.Login)
+	public.get("/api/health", h.ShowHealth) // says more with credentials
+	app.Use("/static", kind(routePublic), staticHandler(cfg.Dev))
+	api.post("/login-links", h.CreateLoginLink)
 
 	// Native ingest: Claude Code's hook JSON in, the hook's answer out.
-	app.Post("/api/hooks/:event", h.IngestHook)
+	api.post("/hooks/:event", h.IngestHook)
 
-	// claude-mem compatibility.
-	app.Get("/api/health", h.ShowHealth)
-	app.Get("/api/context/inject", h.InjectContext)
-	app.Post("/api/sessions/init", h.CompatSessionInit())
-	app.Post("/sessions/:id/init", h.CompatSessionInit())
-	app.Post("/api/sessions/observations", h.CompatObservation())
-	app.Post("/api/sessions/summarize", h.CompatSummarize())
-	app.Post("/api/sessions/complete", h.CompatSessionComplete())
-	app.Post("/api/processing", h.CompatProcessing)
+	// claude-mem compatibility. POST /sessions/:id/init is theirs too,
+	// outside /api.
+	compat.get("/api/context/inject", h.InjectContext)
+	compat.post("/api/sessions/init", h.CompatSessionInit())
+	compat.post("/sessions/:id/init", h.CompatSessionInit())
+	compat.post("/api/sessions/observations", h.CompatObservation())
+	compat.post("/api/sessions/summarize", h.CompatSummarize())
+	compat.post("/api/sessions/complete", h.CompatSessionComplete())
+	compat.post("/api/processing", h.CompatProcessing)
 
 	// jikime-mem compatibility.
-	app.Post("/api/sessions/start", h.CompatSessionStart())
-	app.Get("/api/context", h.CompatContext)
-	app.Post("/api/prompts", h.CompatPrompt())
-	app.Post("/api/observations", h.CompatObservation())
-	app.Post("/api/responses", h.CompatSummarize())
-	app.Post("/api/sessions/stop", h.CompatSessionComplete())
+	compat.post("/api/sessions/start", h.CompatSessionStart())
+	compat.get("/api/context", h.CompatContext)
+	compat.post("/api/prompts", h.CompatPrompt())
+	compat.post("/api/observations", h.CompatObservation())
+	compat.post("/api/responses", h.CompatSummarize())
+	compat.post("/api/sessions/stop", h.CompatSessionComplete())
 
 	// Read API.
-	app.Get("/api/sessions", h.ListSessions)
-	app.Get("/api/sessions/:id", h.ShowSessionJSON)
-	app.Get("/api/observations", h.ListObservations)
-	app.Post("/api/observations/batch", h.ObservationsBatch)
-	app.Get("/api/prompts", h.ListPrompts)
-	app.Get("/api/summaries", h.ListSummaries)
-	app.Get("/api/search", h.SearchJSON)
-	app.Get("/api/timeline", h.TimelineJSON)
-	app.Get("/api/projects", h.ListProjects)
-	app.Get("/api/stats", h.StatsJSON)
+	api.get("/sessions", h.ListSessions)
+	api.get("/sessions/:id", h.ShowSessionJSON)
+	api.get("/observations", h.ListObservations)
+	api.post("/observations/batch", h.ObservationsBatch)
+	api.get("/prompts", h.ListPrompts)
+	api.get("/summaries", h.ListSummaries)
+	api.get("/search", h.SearchJSON)
+	api.get("/timeline", h.TimelineJSON)
+	api.get("/projects", h.ListProjects)
+	api.get("/stats", h.StatsJSON)
 
 	// Export: session reports as downloads (md, json, html), one session
 	// or a project's sessions since a date. `mneme export` uses these too.
-	app.Get("/api/sessions/:id/export", h.ExportSession)
-	app.Get("/api/export", h.ExportProject)
+	api.get("/sessions/:id/export", h.ExportSession)
+	api.get("/export", h.ExportProject)
 
-	// Live stream.
-	app.Get("/stream", h.Stream)
+	// Settings as JSON (secrets are write-only).
+	api.get("/settings", h.ShowSettingsJSON)
+	api.put("/settings", h.UpdateSettingsJSON)
+	api.post("/settings/test-rule", h.TestRedactionRule)
+	api.get("/settings/retention", h.RetentionPreview)
+	api.get("/settings/preview", h.PreviewContextJSON)
+	api.post("/settings/reapply-redaction", h.ReapplyRedactionJSON)
 
-	// Pages: the viewer (templ, rendered on the server), its static assets,
-	// and the HTML fragments app.js fetches for live rows and "load more"
-	// (rendered by the same components as the pages).
-	app.Use("/static", staticHandler(cfg.Dev))
-	app.Get("/", h.ShowFeed)
-	app.Get("/sessions", h.ShowSessions)
-	app.Get("/sessions/:id", h.ShowSession)
-	app.Get("/search", h.ShowSearch)
-	app.Get("/stats", h.ShowStats)
-	app.Get("/fragments/feed", h.ShowFeedFragment)
-	app.Get("/fragments/event/:id", h.ShowEventFragment)
+	// Live: the stream, and the HTML fragments app.js fetches for live
+	// rows and "load more" (rendered by the same components as the pages).
+	live.get("/stream", h.Stream)
+	live.get("/fragments/feed", h.ShowFeedFragment)
+	live.get("/fragments/event/:id", h.ShowEventFragment)
 
-	// Settings: the page (a plain form with a CSRF token, works without
-	// JavaScript) and the JSON API (secrets are write-only). Every save is
-	// validated as a whole, applied at once and announced on /stream as
-	// settings_changed.
-	app.Get("/settings", h.ShowSettings)
-	app.Post("/settings", h.SaveSettingsForm)
-	app.Post("/settings/redact", h.ReapplyRedactionForm)
-	app.Get("/api/settings", h.ShowSettingsJSON)
-	app.Put("/api/settings", h.UpdateSettingsJSON)
-	app.Post("/api/settings/test-rule", h.TestRedactionRule)
-	app.Get("/api/settings/retention", h.RetentionPreview)
-	app.Get("/api/settings/preview", h.PreviewContextJSON)
-	app.Post("/api/settings/reapply-redaction", h.ReapplyRedactionJSON)
+	// Pages: the viewer (templ, rendered on the server). Settings is a
+	// plain form (works without JavaScript); every save is validated as a
+	// whole, applied at once and announced on /stream as settings_changed.
+	pages.get("/", h.ShowFeed)
+	pages.get("/sessions", h.ShowSessions)
+	pages.get("/sessions/:id", h.ShowSession)
+	pages.get("/search", h.ShowSearch)
+	pages.get("/stats", h.ShowStats)
+	pages.get("/settings", h.ShowSettings)
+	pages.post("/settings", h.SaveSettingsForm)
+	pages.post("/settings/redact", h.ReapplyRedactionForm)
+
+	// Anything else: a stranger learns nothing, not even which paths or
+	// methods exist (401); others get the 404 or 405.
+	app.Use(need)
+}
+
+// group is a set of routes under one router (the app, or a fiber.Group for
+// a prefix) whose middleware runs before each of their handlers. Unlike
+// middleware given to fiber.Group, which runs for every path under the
+// prefix whichever group registered it, it applies to these routes only.
+type group struct {
+	r      fiber.Router
+	before []fiber.Handler
+}
+
+func (g group) chain(h fiber.Handler) []fiber.Handler {
+	return append(append(make([]fiber.Handler, 0, len(g.before)+1), g.before...), h)
+}
+
+func (g group) get(path string, h fiber.Handler)  { g.r.Get(path, g.chain(h)...) }
+func (g group) post(path string, h fiber.Handler) { g.r.Post(path, g.chain(h)...) }
+func (g group) put(path string, h fiber.Handler)  { g.r.Put(path, g.chain(h)...) }
+
+// routeKind is which group a request's route belongs to: it decides how
+// errors are answered (an HTML page or JSON) and what the CSRF check asks.
+type routeKind int
+
+const (
+	routeUnknown routeKind = iota // no route matched (404), or refused before routing
+	routePublic
+	routeAPI
+	routeCompat
+	routePage
+	routeLive
+)
+
+const routeKindKey = "mneme.routeKind"
+
+// kind marks the request's route kind.
+func kind(k routeKind) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(routeKindKey, k)
+		return c.Next()
+	}
+}
+
+func kindOf(c *fiber.Ctx) routeKind {
+	k, _ := c.Locals(routeKindKey).(routeKind)
+	return k
 }
