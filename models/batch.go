@@ -64,6 +64,8 @@ type obsRow struct {
 	Importance   float64 `json:"m"`
 	DurationMS   int64   `json:"d"`
 	ExcludedBy   string  `json:"x"`
+	CommandKind  string  `json:"ck"`
+	TestOutcome  string  `json:"to"`
 	CreatedAt    string  `json:"c"`
 }
 
@@ -71,9 +73,9 @@ type obsRow struct {
 // parameter, so neither the statement text nor the binding grows with the
 // batch (binding N×15 parameters is quadratic in this driver).
 const insertObservationsSQL = `INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name,
-		kind, title, input, output, files, success, importance, duration_ms, excluded_by, created_at)
+		kind, title, input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at)
 	SELECT value->>'s', value->>'p', value->>'n', value->>'u', value->>'t', value->>'k', value->>'h',
-		value->>'i', value->>'o', value->>'f', value->>'ok', value->>'m', value->>'d', value->>'x', value->>'c'
+		value->>'i', value->>'o', value->>'f', value->>'ok', value->>'m', value->>'d', value->>'x', value->>'ck', value->>'to', value->>'c'
 	FROM json_each(?) ORDER BY key
 	ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id`
 
@@ -116,12 +118,12 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy} {
+		for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy, &o.CommandKind, &o.TestOutcome} {
 			*f = jsonSafe(*f)
 		}
 		rows[i] = obsRow{o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
 			o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy,
-			o.CreatedAt.Format(sqliteTime)}
+			o.CommandKind, o.TestOutcome, o.CreatedAt.Format(sqliteTime)}
 	}
 	param, err := encodeJSON(rows)
 	if err != nil {

@@ -268,6 +268,12 @@ var migrations = []string{
 		INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.last_assistant_message);
 		INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.last_assistant_message);
 	END;`,
+	// 7: what a Bash call ran and a test run's outcome, as data (they
+	// were read back from display titles). Bash calls stored before are
+	// marked '?' and classified by the worker at start.
+	`ALTER TABLE observations ADD COLUMN command_kind TEXT NOT NULL DEFAULT '';
+	ALTER TABLE observations ADD COLUMN test_outcome TEXT NOT NULL DEFAULT '';
+	UPDATE observations SET command_kind = '?' WHERE tool_name = 'Bash';`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

@@ -26,23 +26,38 @@ const (
 // Observation is one tool call: what ran, what came of it, how much it
 // matters. Input and Output are compressed and redacted before storage.
 type Observation struct {
-	ID           int64     `gorm:"primaryKey" json:"id"`
-	SessionID    int64     `json:"sessionId"`
-	Project      string    `json:"project"`
-	PromptNumber int       `json:"promptNumber"`
-	ToolUseID    *string   `json:"toolUseId,omitempty"`
-	ToolName     string    `json:"toolName"`
-	Kind         string    `json:"kind"`
-	Title        string    `json:"title"`
-	Input        string    `json:"input,omitempty"`
-	Output       string    `json:"output,omitempty"`
-	Files        []string  `gorm:"serializer:json" json:"files"`
-	Success      bool      `json:"success"`
-	Importance   float64   `json:"importance"`
-	DurationMS   int64     `gorm:"column:duration_ms" json:"durationMs"`
-	ExcludedBy   string    `json:"excludedBy,omitempty"`
-	CreatedAt    time.Time `json:"createdAt"`
+	ID           int64    `gorm:"primaryKey" json:"id"`
+	SessionID    int64    `json:"sessionId"`
+	Project      string   `json:"project"`
+	PromptNumber int      `json:"promptNumber"`
+	ToolUseID    *string  `json:"toolUseId,omitempty"`
+	ToolName     string   `json:"toolName"`
+	Kind         string   `json:"kind"`
+	Title        string   `json:"title"`
+	Input        string   `json:"input,omitempty"`
+	Output       string   `json:"output,omitempty"`
+	Files        []string `gorm:"serializer:json" json:"files"`
+	Success      bool     `json:"success"`
+	Importance   float64  `json:"importance"`
+	DurationMS   int64    `gorm:"column:duration_ms" json:"durationMs"`
+	ExcludedBy   string   `json:"excludedBy,omitempty"`
+	// CommandKind is what a Bash call ran (CommandTest, CommandShell),
+	// and TestOutcome a test run's result as its runner reported it
+	// ("3 packages ok", "2 tests failed", "interrupted"): both set at
+	// ingest, so reports and summaries read data, not display titles.
+	CommandKind string    `json:"commandKind,omitempty"`
+	TestOutcome string    `json:"testOutcome,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
 }
+
+// Command kinds of a Bash observation.
+const (
+	CommandTest  = "test"  // a test suite (go test, pytest, npm test, …)
+	CommandShell = "shell" // anything else
+	// CommandUnclassified marks a Bash call stored before the field
+	// existed; the worker classifies those at start (ingest.ClassifyStored).
+	CommandUnclassified = "?"
+)
 
 // normalize fills what an observation must have before it is stored.
 func (o *Observation) normalize() {
@@ -69,10 +84,10 @@ func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 	// index turns a replay into no row, instead of a lookup then an insert
 	// through GORM's reflection.
 	err = tx.db.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-			input, output, files, success, importance, duration_ms, excluded_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
-		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CreatedAt).
+		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.CreatedAt).
 		Row().Scan(&o.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
@@ -133,4 +148,20 @@ func (s *Store) ObservationsOfSession(ctx context.Context, sessionID int64) ([]O
 	var out []Observation
 	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
+}
+
+// UnclassifiedCommands lists up to limit Bash observations stored before
+// command kinds existed (CommandUnclassified), with what classifying them
+// needs: tool, kind, title and the head of the input (the command).
+func (s *Store) UnclassifiedCommands(ctx context.Context, limit int) ([]Observation, error) {
+	var out []Observation
+	err := s.DB.WithContext(ctx).Model(&Observation{}).
+		Select("id, tool_name, kind, title, substr(input, 1, 4000) AS input").
+		Where("command_kind = ?", CommandUnclassified).Order("id").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// SetCommandFields records an observation's command kind and test outcome.
+func (tx *Tx) SetCommandFields(id int64, commandKind, testOutcome string) error {
+	return tx.db.Exec(`UPDATE observations SET command_kind = ?, test_outcome = ? WHERE id = ?`, commandKind, testOutcome, id).Error
 }

@@ -154,6 +154,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		w.readOnlyErr, w.readOnlyCause = err, w.diagnose()
 		opts.Log.Warn("the database cannot be written: serving it read-only", "err", err, "cause", w.readOnlyCause)
 	}
+	if !w.ReadOnly() {
+		if err := classifyStored(ctx, store, opts.Log); err != nil {
+			opts.Log.Warn("classifying the commands of older observations", "err", err)
+		}
+	}
 	w.CheckHealth()
 	if opts.Status == nil {
 		opts.Status = w.Problem
@@ -279,4 +284,34 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 		err = cerr
 	}
 	return err
+}
+
+// classifyStored gives the Bash observations an older mneme stored their
+// command kind and test outcome (ingest.ClassifyStored), once, at the
+// first start on such a database: reports and summaries read those fields
+// and never parse titles.
+func classifyStored(ctx context.Context, store *models.Store, log *slog.Logger) error {
+	start, n := time.Now(), 0
+	for {
+		rows, err := store.UnclassifiedCommands(ctx, 1000)
+		if err != nil || len(rows) == 0 {
+			if n > 0 {
+				log.Info("classified the commands of older observations", "observations", n, "took", time.Since(start).Round(time.Millisecond))
+			}
+			return err
+		}
+		err = store.Writer.Do(ctx, func(tx *models.Tx) error {
+			for _, o := range rows {
+				kind, outcome := ingest.ClassifyStored(o)
+				if err := tx.SetCommandFields(o.ID, kind, outcome); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		n += len(rows)
+	}
 }

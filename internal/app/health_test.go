@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/api"
-	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
 

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // The worker hands its redaction rules to the hook, which has no

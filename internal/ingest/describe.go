@@ -35,6 +35,12 @@ type Described struct {
 	Importance float64
 	IsRead     bool
 	IsTest     bool
+	// CommandKind is a Bash call's models.CommandTest or CommandShell.
+	CommandKind string
+	// TestOutcome is a test run's result as its runner reported it ("3
+	// packages ok", "2 tests failed"), "interrupted", or "" when the
+	// output says nothing countable.
+	TestOutcome string
 }
 
 // readTools are the tools whose capture the readTools setting controls.
@@ -57,15 +63,22 @@ func Describe(p *Payload) Described {
 		cmd := str(in, "command")
 		d.Input = cmd
 		d.IsTest = testCommand.MatchString(cmd)
-		d.Kind = models.KindBash
+		d.Kind, d.CommandKind = models.KindBash, models.CommandShell
 		if d.IsTest {
-			d.Kind, d.Importance = models.KindTest, ImportanceTest
+			d.Kind, d.Importance, d.CommandKind = models.KindTest, ImportanceTest, models.CommandTest
 		}
 		out := joinOutput(str(resp, "stdout"), str(resp, "stderr"))
 		if out == "" && len(resp) == 0 && len(p.ToolResponse) > 0 {
 			out = rawText(p.ToolResponse)
 		}
 		d.Output = out
+		if d.IsTest {
+			if interrupted, _ := resp["interrupted"].(bool); interrupted {
+				d.TestOutcome = "interrupted"
+			} else {
+				d.TestOutcome = testResult(out)
+			}
+		}
 		d.Title = bashTitle(cmd, out, d.IsTest, p, resp)
 	case name == "Write":
 		path := str(in, "file_path")
@@ -177,6 +190,12 @@ func Describe(p *Payload) Described {
 		d.Kind, d.Importance = models.KindFailure, ImportanceFailure
 		d.Output = p.Error
 		d.Title = failureTitle(p, in, d)
+		if d.IsTest {
+			d.TestOutcome = testResult(p.Error)
+			if p.IsInterrupt {
+				d.TestOutcome = "interrupted"
+			}
+		}
 	}
 	d.Title = Truncate(strings.Join(strings.Fields(d.Title), " "), 200)
 	d.Files = cleanFiles(d.Files)
@@ -419,4 +438,32 @@ func compactJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return buf.String()
+}
+
+// Reading a stored observation of an older mneme, which kept no command
+// kind or test outcome: the command is its stored input, and the outcome
+// was written into its display title ("Ran `go test`: 3 packages ok",
+// "`go test` failed: exit 1 — 2 tests failed"). Used once per row, when
+// the worker first starts on such a database; nothing reads titles after.
+var (
+	legacyOutcomeRe     = regexp.MustCompile(`(?:: | — )((?:\d+ \w+(?:, )?)+(?: failed| ok| passed)?)$`)
+	legacyInterruptedRe = regexp.MustCompile(`: interrupted$`)
+)
+
+// ClassifyStored returns the command kind and test outcome of a Bash
+// observation stored before they were fields.
+func ClassifyStored(o models.Observation) (commandKind, testOutcome string) {
+	if o.ToolName != "Bash" {
+		return "", ""
+	}
+	if o.Kind != models.KindTest && !testCommand.MatchString(o.Input) {
+		return models.CommandShell, ""
+	}
+	switch m := legacyOutcomeRe.FindStringSubmatch(o.Title); {
+	case legacyInterruptedRe.MatchString(o.Title):
+		return models.CommandTest, "interrupted"
+	case m != nil:
+		return models.CommandTest, m[1]
+	}
+	return models.CommandTest, ""
 }

@@ -222,3 +222,36 @@ func TestDescribeTitleIsOneBoundedLine(t *testing.T) {
 		t.Errorf("only the command's first line belongs in the title: %q", d.Title)
 	}
 }
+
+// A Bash call's command kind and a test run's outcome are fields of their
+// own, read from the command and the runner's output, not from the title.
+func TestDescribeCommandFields(t *testing.T) {
+	for _, c := range []struct {
+		name, event, input, response, errText string
+		interrupt                             bool
+		kind, outcome                         string
+	}{
+		{"shell", hooks.PostToolUse, `{"command":"ls"}`, `{"stdout":"a"}`, "", false, models.CommandShell, ""},
+		{"go test ok", hooks.PostToolUse, `{"command":"go test ./..."}`, `{"stdout":"ok  \tx/a\t0.1s\nok  \tx/b\t0.2s"}`, "", false, models.CommandTest, "2 packages ok"},
+		{"pytest counts", hooks.PostToolUse, `{"command":"pytest -q"}`, `{"stdout":"12 passed, 1 skipped in 0.3s"}`, "", false, models.CommandTest, "12 passed, 1 skipped"},
+		{"test interrupted", hooks.PostToolUse, `{"command":"npm test"}`, `{"stdout":"","interrupted":true}`, "", false, models.CommandTest, "interrupted"},
+		{"go test failed", hooks.PostToolUseFailure, `{"command":"go test ./..."}`, "", "Exit code 1\n--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL", false, models.CommandTest, "2 tests failed"},
+		{"failed test stopped", hooks.PostToolUseFailure, `{"command":"cargo test"}`, "", "interrupted", true, models.CommandTest, "interrupted"},
+		{"not bash", hooks.PostToolUse, `{"file_path":"/a"}`, `{}`, "", false, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tool := "Bash"
+			if c.name == "not bash" {
+				tool = "Read"
+			}
+			p := &Payload{HookEventName: c.event, ToolName: tool, ToolInput: json.RawMessage(c.input), Error: c.errText, IsInterrupt: c.interrupt}
+			if c.response != "" {
+				p.ToolResponse = json.RawMessage(c.response)
+			}
+			d := Describe(p)
+			if d.CommandKind != c.kind || d.TestOutcome != c.outcome {
+				t.Errorf("command kind %q outcome %q, want %q %q", d.CommandKind, d.TestOutcome, c.kind, c.outcome)
+			}
+		})
+	}
+}

@@ -154,11 +154,13 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	ev = p.CleanPayload(ev)
 	d := Describe(ev)
 	o := &models.Observation{
-		ToolName:   ev.ToolName,
-		Kind:       d.Kind,
-		Success:    d.Success,
-		Importance: d.Importance,
-		DurationMS: ev.DurationMS,
+		ToolName:    ev.ToolName,
+		Kind:        d.Kind,
+		Success:     d.Success,
+		Importance:  d.Importance,
+		DurationMS:  ev.DurationMS,
+		CommandKind: d.CommandKind,
+		TestOutcome: p.Clean(d.TestOutcome),
 	}
 	if ev.ToolUseID != "" {
 		id := ev.ToolUseID

@@ -251,3 +251,40 @@ func TestExportProject(t *testing.T) {
 		t.Errorf("want two sessions' timelines:\n%s", body)
 	}
 }
+
+// TestReportIgnoresTitleWording: test runs and their outcomes are data
+// recorded at ingest, not read back from display titles: rewording every
+// title leaves the report's Tests section and the JSON export's tests as
+// they were.
+func TestReportIgnoresTitleWording(t *testing.T) {
+	srv := testutil.NewServer(t)
+	recordSession(t, srv, "report-wording")
+	tests := func() (string, string) {
+		_, md := fetch(t, srv, "/api/sessions/report-wording/export?format=md")
+		i, j := strings.Index(md, "## Tests"), strings.Index(md, "## Statistics")
+		if i < 0 || j < i {
+			t.Fatalf("no Tests section in:\n%s", md)
+		}
+		_, js := fetch(t, srv, "/api/sessions/report-wording/export?format=json")
+		var doc struct {
+			Sessions []struct {
+				Tests json.RawMessage `json:"tests"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Sessions) != 1 {
+			t.Fatalf("json export: %v", err)
+		}
+		return md[i:j], string(doc.Sessions[0].Tests)
+	}
+	mdBefore, jsBefore := tests()
+	if !strings.Contains(mdBefore, "2 packages ok") || !strings.Contains(mdBefore, "1 test failed") {
+		t.Fatalf("the Tests section lacks the outcomes:\n%s", mdBefore)
+	}
+	if err := srv.Store.DB.Exec(`UPDATE observations SET title = 'Reworded: call ' || id`).Error; err != nil {
+		t.Fatal(err)
+	}
+	mdAfter, jsAfter := tests()
+	if mdAfter != mdBefore || jsAfter != jsBefore {
+		t.Errorf("rewording titles changed the tests:\n%s\n%s\nvs\n%s\n%s", mdBefore, jsBefore, mdAfter, jsAfter)
+	}
+}

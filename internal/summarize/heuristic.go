@@ -2,12 +2,10 @@ package summarize
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -226,35 +224,14 @@ func command(o models.Observation) string {
 	return strings.TrimSpace(o.Input)
 }
 
-// IsTest reports whether o ran a test suite, with the same recogniser the
-// capture pipeline uses.
+// IsTest reports whether o ran a test suite (recorded at ingest).
 func IsTest(o models.Observation) bool {
-	if o.Kind == models.KindTest {
-		return true
-	}
-	if o.ToolName != "Bash" {
-		return false
-	}
-	in, _ := json.Marshal(map[string]string{"command": command(o)})
-	return ingest.Describe(&ingest.Payload{ToolName: "Bash", ToolInput: in, HookEventName: hooks.PostToolUse}).IsTest
+	return o.Kind == models.KindTest || o.CommandKind == models.CommandTest
 }
 
-var (
-	testOutcomeRe = regexp.MustCompile(`(?:: | — )((?:\d+ \w+(?:, )?)+(?: failed| ok| passed)?)$`)
-	interruptedRe = regexp.MustCompile(`: interrupted$`)
-)
-
-// TestOutcome reads the result from the call's title ("Ran `go test`: 3
-// packages ok", "`go test` failed: exit 1 — 2 tests failed").
-func TestOutcome(o models.Observation) string {
-	if interruptedRe.MatchString(o.Title) {
-		return "interrupted"
-	}
-	if m := testOutcomeRe.FindStringSubmatch(o.Title); m != nil {
-		return m[1]
-	}
-	return ""
-}
+// TestOutcome is a test run's result as recorded at ingest ("3 packages
+// ok", "2 tests failed", "interrupted"), or "".
+func TestOutcome(o models.Observation) string { return o.TestOutcome }
 
 // failureLabel names a failed call: its command, or tool and file.
 func failureLabel(in *Input, o models.Observation) string {
