@@ -1,0 +1,297 @@
+package models
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The query language: one lexer (scanQuery) read by NormalizeQuery, which
+// prepares the user's FTS5 query for MATCH, and by termsQuery, which
+// lists its terms for the cost probe. No database is needed here.
+
+// minPrefix is the shortest word prefix* accepted: shorter ones expand to
+// most of the vocabulary.
+const minPrefix = 3
+
+// ftsColumns are the column names that may precede ':' in a query.
+var ftsColumns = map[string]bool{
+	"title": true, "input": true, "output": true, "files": true, "text": true,
+	"request": true, "investigated": true, "learned": true, "completed": true,
+	"next_steps": true, "last_assistant_message": true,
+}
+
+// maxQueryLen bounds the query text handed to FTS5.
+const maxQueryLen = 1000
+
+// NormalizeQuery checks q and prepares it for FTS5 MATCH. The user's syntax
+// goes through unchanged — AND/OR/NOT, NEAR(), prefix*, ^, "phrases",
+// column: filters, parentheses — with one rewrite: a bare word holding
+// characters FTS5 refuses outside quotes (foo_test.go, mneme-dev,
+// src/app.ts, http://x) is wrapped in quotes, which searches it as the
+// phrase of its tokens, as the user meant. A word that starts with '-' is
+// refused with a hint (FTS5 has no '-' operator; use NOT).
+func NormalizeQuery(q string) (string, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return "", &QueryError{Msg: "enter something to search for"}
+	}
+	if len(q) > maxQueryLen {
+		return "", &QueryError{Query: q, Msg: fmt.Sprintf("the query is longer than %d bytes", maxQueryLen)}
+	}
+	if !utf8.ValidString(q) {
+		return "", &QueryError{Query: q, Msg: "the query is not valid UTF-8"}
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == '"':
+			// A quoted phrase: copy up to the closing quote ("" escapes a
+			// quote inside); an unclosed one is left for FTS5 to refuse.
+			j := i + 1
+			for j < len(q) {
+				if q[j] == '"' {
+					if j+1 < len(q) && q[j+1] == '"' {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			if j < len(q) {
+				j++
+			}
+			b.WriteString(q[i:j])
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' || c == '{' || c == '}' || c == ',':
+			b.WriteByte(c)
+			i++
+		default:
+			j := i
+			for j < len(q) && !strings.ContainsRune(" \t\n\r(){},\"", rune(q[j])) {
+				j++
+			}
+			w, err := normalizeWord(q[i:j], q)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(w)
+			i = j
+		}
+	}
+	return b.String(), nil
+}
+
+// normalizeWord quotes one bare word of a query when FTS5 would refuse it.
+func normalizeWord(w, q string) (string, error) {
+	if w == "*" || w == "+" || w == "^" {
+		return w, nil
+	}
+	if strings.HasPrefix(w, "-") && len(w) > 1 {
+		return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: FTS5 has no '-' operator; write NOT %s to exclude it, or quote it", w, strings.TrimLeft(w, "-"))}
+	}
+	core, prefix := w, ""
+	if strings.HasSuffix(core, "*") {
+		core, prefix = strings.TrimSuffix(core, "*"), "*"
+		if n := utf8.RuneCountInString(strings.TrimLeft(core, "^")); n > 0 && n < minPrefix && !strings.Contains(core, ":") {
+			return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: a prefix search needs at least %d letters before the *", w, minPrefix)}
+		}
+	}
+	caret := ""
+	if strings.HasPrefix(core, "^") {
+		core, caret = core[1:], "^"
+	}
+	// col:word keeps its column filter when col is a real column.
+	if i := strings.IndexByte(core, ':'); i > 0 && ftsColumns[strings.ToLower(core[:i])] {
+		rest, err := normalizeWord(core[i+1:]+prefix, q)
+		if err != nil {
+			return "", err
+		}
+		return caret + core[:i+1] + rest, nil
+	}
+	if core == "" || bareword(core) {
+		return w, nil
+	}
+	return caret + `"` + strings.ReplaceAll(core, `"`, `""`) + `"` + prefix, nil
+}
+
+// bareword reports whether FTS5 accepts w unquoted: letters, digits, '_'
+// and any non-ASCII character.
+func bareword(w string) bool {
+	for _, r := range w {
+		if r < 0x80 && !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwords are left out of AnyTermsQuery: too common to say anything.
+var stopwords = map[string]bool{
+	"the": true, "and": true, "for": true, "are": true, "but": true, "not": true, "you": true,
+	"all": true, "can": true, "her": true, "was": true, "one": true, "our": true, "out": true,
+	"this": true, "that": true, "with": true, "have": true, "from": true, "they": true,
+	"will": true, "what": true, "when": true, "make": true, "like": true, "just": true,
+	"into": true, "then": true, "than": true, "them": true, "some": true, "could": true,
+	"would": true, "should": true, "there": true, "their": true, "about": true, "which": true,
+	"please": true, "does": true, "did": true, "how": true, "why": true, "its": true,
+	"near": true, "use": true, "get": true, "let": true, "also": true, "any": true,
+}
+
+// AnyTermsQuery builds a safe FTS5 query matching any of the meaningful
+// words of free text (a prompt): words of at least 3 letters, stopwords and
+// duplicates left out, at most maxTerms of them, each quoted, joined by OR.
+// It returns "" when text has no such word.
+func AnyTermsQuery(text string, maxTerms int) string {
+	if maxTerms <= 0 {
+		maxTerms = 12
+	}
+	seen := map[string]bool{}
+	var terms []string
+	words := strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) })
+	for _, w := range words {
+		lw := strings.ToLower(w)
+		if utf8.RuneCountInString(lw) < 3 || stopwords[lw] || seen[lw] {
+			continue
+		}
+		seen[lw] = true
+		terms = append(terms, `"`+lw+`"`)
+		if len(terms) == maxTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// termsQuery returns an FTS5 query matching the rows that hold any term of
+// match (a query NormalizeQuery prepared): its words, prefix* words and the
+// words of its "phrases", each quoted, joined by OR; operators, column
+// filters, ^ and NEAR distances left out. single tells that match is no
+// more than that already: one term, or terms joined by OR. Search uses it
+// to tell cheaply what ranking would cost (see RankTermRows).
+func termsQuery(match string) (terms string, single bool) {
+	var list []string
+	seen := map[string]bool{}
+	add := func(words []string, prefix bool) {
+		for k, w := range words {
+			term := `"` + w + `"`
+			if prefix && k == len(words)-1 {
+				term += "*"
+			}
+			if !seen[term] {
+				seen[term] = true
+				list = append(list, term)
+			}
+		}
+	}
+	single = true
+	operand := false // the last thing read was an operand: another one is an implicit AND
+	braces := 0      // inside {col1 col2}: column names, not terms
+	comma := false   // after the ',' of NEAR(…, N)
+	for i := 0; i < len(match); {
+		c := match[i]
+		switch {
+		case c == '"':
+			j := i + 1
+			var b strings.Builder
+			for j < len(match) {
+				if match[j] == '"' {
+					if j+1 < len(match) && match[j+1] == '"' {
+						b.WriteByte('"')
+						j += 2
+						continue
+					}
+					j++
+					break
+				}
+				b.WriteByte(match[j])
+				j++
+			}
+			prefix := j < len(match) && match[j] == '*'
+			if prefix {
+				j++
+			}
+			words := ftsWords(b.String())
+			if len(words) != 1 || operand || braces > 0 {
+				single = false
+			}
+			if braces == 0 {
+				add(words, prefix)
+			}
+			operand, comma = true, false
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '(':
+			if operand {
+				single = false
+			}
+			operand, comma = false, false
+			i++
+		case c == ')':
+			operand, comma = true, false
+			i++
+		case c == '{' || c == '}':
+			single = false
+			if c == '{' {
+				braces++
+			} else if braces > 0 {
+				braces--
+			}
+			operand, comma = false, false
+			i++
+		case c == ',':
+			single, comma = false, true
+			i++
+		default:
+			j := i
+			for j < len(match) && !strings.ContainsRune(" \t\n\r(){},\"", rune(match[j])) {
+				j++
+			}
+			w := match[i:j]
+			i = j
+			afterComma := comma
+			comma = false
+			switch {
+			case braces > 0:
+				continue // a column name
+			case w == "OR":
+				operand = false
+				continue
+			case w == "AND" || w == "NOT" || w == "NEAR" || strings.HasSuffix(w, ":"):
+				single, operand = false, false
+				continue
+			case afterComma && strings.Trim(w, "0123456789") == "":
+				continue // NEAR's distance
+			}
+			if k := strings.IndexByte(w, ':'); k >= 0 {
+				w, single = w[k+1:], false
+			}
+			if strings.HasPrefix(w, "^") {
+				w, single = w[1:], false
+			}
+			prefix := strings.HasSuffix(w, "*")
+			words := ftsWords(strings.TrimSuffix(w, "*"))
+			if len(words) != 1 || operand {
+				single = false
+			}
+			add(words, prefix)
+			operand = true
+		}
+	}
+	if len(list) == 0 {
+		return "", true
+	}
+	return strings.Join(list, " OR "), single
+}
+
+// ftsWords splits text into words as FTS5's unicode61 tokenizer does:
+// runs of letters, digits and private-use characters.
+func ftsWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
+	})
+}
