@@ -11,6 +11,71 @@ import (
 // prepares the user's FTS5 query for MATCH, and by termsQuery, which
 // lists its terms for the cost probe. No database is needed here.
 
+// tokenKind is what a piece of a query is.
+type tokenKind int
+
+const (
+	tokWord   tokenKind = iota // a run of anything else: a word, an operator, col:word, prefix*
+	tokPhrase                  // a "quoted phrase" ("" escapes a quote inside)
+	tokSpace                   // blank
+	tokPunct                   // ( ) { } ,
+)
+
+// queryToken is one piece of a query. Raw is its text as written (a
+// phrase with its quotes; an unclosed phrase runs to the end). Text is a
+// phrase's content, its "" read as ". Star tells that a '*' follows a
+// phrase right after its closing quote (it is the next token).
+type queryToken struct {
+	Kind tokenKind
+	Raw  string
+	Text string
+	Star bool
+}
+
+// breaks end a word: blanks, punctuation and a quote.
+const breaks = " \t\n\r(){},\""
+
+// scanQuery cuts q into tokens; their Raw texts put together are q.
+func scanQuery(q string) []queryToken {
+	var out []queryToken
+	for i := 0; i < len(q); {
+		switch c := q[i]; {
+		case c == '"':
+			j := i + 1
+			var b strings.Builder
+			for j < len(q) {
+				if q[j] == '"' {
+					if j+1 < len(q) && q[j+1] == '"' {
+						b.WriteByte('"')
+						j += 2
+						continue
+					}
+					j++
+					break
+				}
+				b.WriteByte(q[j])
+				j++
+			}
+			out = append(out, queryToken{Kind: tokPhrase, Raw: q[i:j], Text: b.String(), Star: j < len(q) && q[j] == '*'})
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			out = append(out, queryToken{Kind: tokSpace, Raw: q[i : i+1]})
+			i++
+		case c == '(' || c == ')' || c == '{' || c == '}' || c == ',':
+			out = append(out, queryToken{Kind: tokPunct, Raw: q[i : i+1]})
+			i++
+		default:
+			j := i
+			for j < len(q) && !strings.ContainsRune(breaks, rune(q[j])) {
+				j++
+			}
+			out = append(out, queryToken{Kind: tokWord, Raw: q[i:j]})
+			i = j
+		}
+	}
+	return out
+}
+
 // minPrefix is the shortest word prefix* accepted: shorter ones expand to
 // most of the vocabulary.
 const minPrefix = 3
@@ -44,43 +109,18 @@ func NormalizeQuery(q string) (string, error) {
 		return "", &QueryError{Query: q, Msg: "the query is not valid UTF-8"}
 	}
 	var b strings.Builder
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == '"':
-			// A quoted phrase: copy up to the closing quote ("" escapes a
-			// quote inside); an unclosed one is left for FTS5 to refuse.
-			j := i + 1
-			for j < len(q) {
-				if q[j] == '"' {
-					if j+1 < len(q) && q[j+1] == '"' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			if j < len(q) {
-				j++
-			}
-			b.WriteString(q[i:j])
-			i = j
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ')' || c == '{' || c == '}' || c == ',':
-			b.WriteByte(c)
-			i++
-		default:
-			j := i
-			for j < len(q) && !strings.ContainsRune(" \t\n\r(){},\"", rune(q[j])) {
-				j++
-			}
-			w, err := normalizeWord(q[i:j], q)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(w)
-			i = j
+	for _, t := range scanQuery(q) {
+		if t.Kind != tokWord {
+			// A phrase is copied as written (an unclosed one is left for
+			// FTS5 to refuse), and so are blanks and punctuation.
+			b.WriteString(t.Raw)
+			continue
 		}
+		w, err := normalizeWord(t.Raw, q)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(w)
 	}
 	return b.String(), nil
 }
@@ -191,68 +231,48 @@ func termsQuery(match string) (terms string, single bool) {
 	operand := false // the last thing read was an operand: another one is an implicit AND
 	braces := 0      // inside {col1 col2}: column names, not terms
 	comma := false   // after the ',' of NEAR(…, N)
-	for i := 0; i < len(match); {
-		c := match[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			var b strings.Builder
-			for j < len(match) {
-				if match[j] == '"' {
-					if j+1 < len(match) && match[j+1] == '"' {
-						b.WriteByte('"')
-						j += 2
-						continue
-					}
-					j++
-					break
-				}
-				b.WriteByte(match[j])
-				j++
-			}
-			prefix := j < len(match) && match[j] == '*'
-			if prefix {
-				j++
-			}
-			words := ftsWords(b.String())
+	skipStar := false // the '*' after a phrase was read with it
+	for _, t := range scanQuery(match) {
+		starred := skipStar
+		skipStar = false
+		switch t.Kind {
+		case tokPhrase:
+			words := ftsWords(t.Text)
 			if len(words) != 1 || operand || braces > 0 {
 				single = false
 			}
 			if braces == 0 {
-				add(words, prefix)
+				add(words, t.Star)
 			}
-			operand, comma = true, false
-			i = j
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '(':
-			if operand {
+			operand, comma, skipStar = true, false, t.Star
+		case tokSpace:
+		case tokPunct:
+			switch c := t.Raw[0]; c {
+			case '(':
+				if operand {
+					single = false
+				}
+				operand, comma = false, false
+			case ')':
+				operand, comma = true, false
+			case '{', '}':
 				single = false
+				if c == '{' {
+					braces++
+				} else if braces > 0 {
+					braces--
+				}
+				operand, comma = false, false
+			case ',':
+				single, comma = false, true
 			}
-			operand, comma = false, false
-			i++
-		case c == ')':
-			operand, comma = true, false
-			i++
-		case c == '{' || c == '}':
-			single = false
-			if c == '{' {
-				braces++
-			} else if braces > 0 {
-				braces--
+		case tokWord:
+			w := t.Raw
+			if starred {
+				if w = w[1:]; w == "" {
+					continue
+				}
 			}
-			operand, comma = false, false
-			i++
-		case c == ',':
-			single, comma = false, true
-			i++
-		default:
-			j := i
-			for j < len(match) && !strings.ContainsRune(" \t\n\r(){},\"", rune(match[j])) {
-				j++
-			}
-			w := match[i:j]
-			i = j
 			afterComma := comma
 			comma = false
 			switch {
