@@ -144,7 +144,10 @@ func TestQueueObservationBatches(t *testing.T) {
 	if st := s.Writer.Stats(); st.Batches == 0 || st.Ops < n {
 		t.Errorf("writer stats %+v", st)
 	}
-	// Full-text search sees the batched rows (the FTS trigger ran).
+	// Full-text search sees the batched rows once the queue is indexed.
+	if err := s.FlushSearchIndex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	var matched int64
 	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'call'`).Scan(&matched)
 	if matched != int64(want) {

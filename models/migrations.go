@@ -274,6 +274,32 @@ var migrations = []string{
 	`ALTER TABLE observations ADD COLUMN command_kind TEXT NOT NULL DEFAULT '';
 	ALTER TABLE observations ADD COLUMN test_outcome TEXT NOT NULL DEFAULT '';
 	UPDATE observations SET command_kind = '?' WHERE tool_name = 'Bash';`,
+	// 8: observations are indexed for search off the commit path. The
+	// insert trigger only queues the row in observations_fts_pending (a
+	// B-tree insert); the store's indexer adds queued rows to the index in
+	// large batches (Store.FlushSearchIndex), which every search runs
+	// first, so search still sees every acknowledged write. FTS5 flushed
+	// its in-memory index at every commit, which cost the group commit
+	// half its time. A row deleted or updated while queued is only
+	// dequeued or left queued: the index never holds it yet.
+	`CREATE TABLE observations_fts_pending (id INTEGER PRIMARY KEY);
+	DROP TRIGGER observations_ai;
+	DROP TRIGGER observations_ad;
+	DROP TRIGGER observations_au;
+	CREATE TRIGGER observations_ai AFTER INSERT ON observations BEGIN
+		INSERT INTO observations_fts_pending(id) VALUES (new.id);
+	END;
+	CREATE TRIGGER observations_ad AFTER DELETE ON observations BEGIN
+		INSERT INTO observations_fts(observations_fts, rowid, title, input, output, files)
+			SELECT 'delete', old.id, old.title, old.input, old.output, old.files
+			WHERE NOT EXISTS (SELECT 1 FROM observations_fts_pending WHERE id = old.id);
+		DELETE FROM observations_fts_pending WHERE id = old.id;
+	END;
+	CREATE TRIGGER observations_au AFTER UPDATE OF title, input, output, files ON observations
+		WHEN NOT EXISTS (SELECT 1 FROM observations_fts_pending WHERE id = old.id) BEGIN
+		INSERT INTO observations_fts(observations_fts, rowid, title, input, output, files) VALUES ('delete', old.id, old.title, old.input, old.output, old.files);
+		INSERT INTO observations_fts(rowid, title, input, output, files) VALUES (new.id, new.title, new.input, new.output, new.files);
+	END;`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

@@ -159,6 +159,9 @@ type RelatedCandidate struct {
 // inner query walks the index newest first and stops there, so a common
 // term costs the same as a rare one.
 func (s *Store) RelatedObservations(ctx context.Context, match, project string, exclude int64, recent, limit int) ([]RelatedCandidate, error) {
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		return nil, err
+	}
 	var rows []RelatedCandidate
 	err := s.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, -score AS score FROM (
 			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
@@ -173,6 +176,9 @@ func (s *Store) RelatedObservations(ctx context.Context, match, project string, 
 // CountObservationMatches counts the observations matching the FTS5
 // query match, stopping at limit: a cheap document frequency.
 func (s *Store) CountObservationMatches(ctx context.Context, match string, limit int) (int, error) {
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		return 0, err
+	}
 	var n int
 	err := s.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`,
 		match, limit).Row().Scan(&n)

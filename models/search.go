@@ -136,6 +136,9 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		return nil, err
+	}
 	timeout := s.limits().Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -39,7 +39,8 @@ type Store struct {
 	path         string
 	readOnly     bool // opened by OpenReadOnly
 
-	ckptStop, ckptDone chan struct{}
+	ckptStop, ckptDone chan struct{} // ckptStop stops the indexer too
+	idxDone            chan struct{}
 	ckptOnce           sync.Once
 }
 
@@ -120,8 +121,9 @@ func Open(path string) (*Store, error) {
 		_ = os.Chmod(f, 0o600)
 	}
 	s.Writer = newWriter(db)
-	s.ckptStop, s.ckptDone = make(chan struct{}), make(chan struct{})
+	s.ckptStop, s.ckptDone, s.idxDone = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go s.checkpointer()
+	go s.indexer()
 	return s, nil
 }
 
@@ -228,6 +230,7 @@ func (s *Store) Close() error {
 	if s.ckptStop != nil {
 		s.ckptOnce.Do(func() { close(s.ckptStop) })
 		<-s.ckptDone
+		<-s.idxDone
 	}
 	if s.Writer != nil {
 		s.Writer.Close()

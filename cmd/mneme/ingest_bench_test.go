@@ -50,7 +50,10 @@ func BenchmarkIngestConcurrent16(b *testing.B) {
 				if i >= int64(b.N) {
 					return
 				}
-				resp, err := hc.Post(url, "application/json", bytes.NewReader(bodies[i]))
+				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(bodies[i]))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+srv.Secret)
+				resp, err := hc.Do(req)
 				if err != nil {
 					errc <- err
 					return

@@ -82,6 +82,9 @@ func TestApplyDeletesInBatches(t *testing.T) {
 		if err != nil || deleted != tt.count {
 			t.Fatalf("Apply(%d) = %d, %v; want %d", tt.days, deleted, err, tt.count)
 		}
+		if err := s.FlushSearchIndex(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		var left, fts, events int64
 		s.DB.Raw(`SELECT COUNT(*) FROM observations`).Row().Scan(&left)
 		s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'item'`).Row().Scan(&fts)

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// The search index is filled off the commit path. Whatever happens to a row
+// while it is queued (deleted, updated) or after it was indexed, the index
+// stays exactly the rows and their current text: FTS5's integrity check
+// passes and each word matches what it should.
+func TestSearchIndexQueue(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	sess := testSession(t, s, "idx")
+	add := func(title string) int64 {
+		o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: title, Input: "x"}
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.InsertObservation(&o); return err }); err != nil {
+			t.Fatal(err)
+		}
+		return o.ID
+	}
+	exec := func(q string, args ...any) {
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.db.Exec(q, args...).Error }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(word string) int64 {
+		var n int64
+		s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH ?`, word).Scan(&n)
+		return n
+	}
+
+	// Queued: deleted, updated, kept.
+	gone, changed := add("queuedgone"), add("queuedold")
+	add("queuedkept")
+	if n, _ := s.PendingIndex(ctx); n != 3 {
+		t.Fatalf("%d queued, want 3", n)
+	}
+	exec(`DELETE FROM observations WHERE id = ?`, gone)
+	exec(`UPDATE observations SET title = 'queuednew' WHERE id = ?`, changed)
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.PendingIndex(ctx); n != 0 {
+		t.Fatalf("%d still queued after a flush", n)
+	}
+	// Indexed: deleted, updated.
+	idxGone, idxChanged := add("indexedgone"), add("indexedold")
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(`DELETE FROM observations WHERE id = ?`, idxGone)
+	exec(`UPDATE observations SET title = 'indexednew' WHERE id = ?`, idxChanged)
+	for word, want := range map[string]int64{"queuedgone": 0, "queuedold": 0, "queuednew": 1, "queuedkept": 1,
+		"indexedgone": 0, "indexedold": 0, "indexednew": 1} {
+		if got := count(word); got != want {
+			t.Errorf("%s: %d matches, want %d", word, got, want)
+		}
+	}
+	if err := s.DB.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
+		t.Errorf("the index is not the rows: %v", err)
+	}
+}
+
+// A search sees every write acknowledged before it, with the background
+// indexer nowhere near its next round.
+func TestSearchReadsItsWrites(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	sess := testSession(t, s, "ryw")
+	for i := range 20 {
+		o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: fmt.Sprintf("freshword %d", i)}
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.InsertObservation(&o); return err }); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := s.Search(ctx, SearchQuery{Q: "freshword", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != i+1 {
+			t.Fatalf("after %d writes a search found %d", i+1, len(hits))
+		}
+	}
+}
