@@ -228,9 +228,9 @@ func termsQuery(match string) (terms string, single bool) {
 		}
 	}
 	single = true
-	operand := false // the last thing read was an operand: another one is an implicit AND
-	braces := 0      // inside {col1 col2}: column names, not terms
-	comma := false   // after the ',' of NEAR(…, N)
+	operand := false  // the last thing read was an operand: another one is an implicit AND
+	braces := 0       // inside {col1 col2}: column names, not terms
+	comma := false    // after the ',' of NEAR(…, N)
 	skipStar := false // the '*' after a phrase was read with it
 	for _, t := range scanQuery(match) {
 		starred := skipStar
