@@ -32,14 +32,30 @@ func TestSearchIndexQueue(t *testing.T) {
 		return n
 	}
 
-	// Queued: deleted, updated, kept.
-	gone, changed := add("queuedgone"), add("queuedold")
-	add("queuedkept")
-	if n, _ := s.PendingIndex(ctx); n != 3 {
-		t.Fatalf("%d queued, want 3", n)
+	// Queued: deleted and updated in the transaction that inserted them,
+	// so the background indexer (which writes through the same writer)
+	// cannot index them in between.
+	if err := s.Writer.Do(ctx, func(tx *Tx) error {
+		var ids []int64
+		for _, title := range []string{"queuedgone", "queuedold", "queuedkept"} {
+			o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: title, Input: "x"}
+			if _, err := tx.InsertObservation(&o); err != nil {
+				return err
+			}
+			ids = append(ids, o.ID)
+		}
+		var queued int64
+		tx.db.Raw(`SELECT COUNT(*) FROM observations_fts_pending WHERE id IN ?`, ids).Scan(&queued)
+		if queued != 3 {
+			t.Errorf("%d of 3 new rows queued", queued)
+		}
+		if err := tx.db.Exec(`DELETE FROM observations WHERE id = ?`, ids[0]).Error; err != nil {
+			return err
+		}
+		return tx.db.Exec(`UPDATE observations SET title = 'queuednew' WHERE id = ?`, ids[1]).Error
+	}); err != nil {
+		t.Fatal(err)
 	}
-	exec(`DELETE FROM observations WHERE id = ?`, gone)
-	exec(`UPDATE observations SET title = 'queuednew' WHERE id = ?`, changed)
 	if err := s.FlushSearchIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
