@@ -86,6 +86,11 @@ func TestExportLargeSessionStreams(t *testing.T) {
 	}
 	srv := testutil.NewServer(t)
 	sid := seedLarge(t, srv.Store, 10000, 4096)
+	// Index the seeded rows now, so the background indexer is not at work
+	// while the heap is watched.
+	if err := srv.Store.FlushSearchIndex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
