@@ -66,6 +66,7 @@ type obsRow struct {
 	ExcludedBy   string  `json:"x"`
 	CommandKind  string  `json:"ck"`
 	TestOutcome  string  `json:"to"`
+	FileCreated  bool    `json:"fc"`
 	CreatedAt    string  `json:"c"`
 }
 
@@ -73,9 +74,9 @@ type obsRow struct {
 // parameter, so neither the statement text nor the binding grows with the
 // batch (binding N×15 parameters is quadratic in this driver).
 const insertObservationsSQL = `INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name,
-		kind, title, input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at)
+		kind, title, input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at)
 	SELECT value->>'s', value->>'p', value->>'n', value->>'u', value->>'t', value->>'k', value->>'h',
-		value->>'i', value->>'o', value->>'f', value->>'ok', value->>'m', value->>'d', value->>'x', value->>'ck', value->>'to', value->>'c'
+		value->>'i', value->>'o', value->>'f', value->>'ok', value->>'m', value->>'d', value->>'x', value->>'ck', value->>'to', value->>'fc', value->>'c'
 	FROM json_each(?) ORDER BY key
 	ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id`
 
@@ -123,7 +124,7 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 		}
 		rows[i] = obsRow{o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
 			o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy,
-			o.CommandKind, o.TestOutcome, o.CreatedAt.Format(sqliteTime)}
+			o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt.Format(sqliteTime)}
 	}
 	param, err := encodeJSON(rows)
 	if err != nil {

@@ -268,12 +268,15 @@ var migrations = []string{
 		INSERT INTO summaries_fts(summaries_fts, rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES ('delete', old.id, old.request, old.investigated, old.learned, old.completed, old.next_steps, old.last_assistant_message);
 		INSERT INTO summaries_fts(rowid, request, investigated, learned, completed, next_steps, last_assistant_message) VALUES (new.id, new.request, new.investigated, new.learned, new.completed, new.next_steps, new.last_assistant_message);
 	END;`,
-	// 7: what a Bash call ran and a test run's outcome, as data (they
-	// were read back from display titles). Bash calls stored before are
-	// marked '?' and classified by the worker at start.
+	// 7: what a Bash call ran, a test run's outcome and whether a write
+	// created its file, as data (they were read back from display titles).
+	// Bash calls stored before are marked '?' and classified by the worker
+	// at start; a Write's title said "Created" when it made the file.
 	`ALTER TABLE observations ADD COLUMN command_kind TEXT NOT NULL DEFAULT '';
 	ALTER TABLE observations ADD COLUMN test_outcome TEXT NOT NULL DEFAULT '';
-	UPDATE observations SET command_kind = '?' WHERE tool_name = 'Bash';`,
+	ALTER TABLE observations ADD COLUMN file_created INTEGER NOT NULL DEFAULT 0;
+	UPDATE observations SET command_kind = '?' WHERE tool_name = 'Bash';
+	UPDATE observations SET file_created = 1 WHERE tool_name = 'Write' AND kind = 'file_change' AND title LIKE 'Created %';`,
 	// 8: observations are indexed for search off the commit path. The
 	// insert trigger only queues the row in observations_fts_pending (a
 	// B-tree insert); the store's indexer adds queued rows to the index in

@@ -45,8 +45,11 @@ type Observation struct {
 	// and TestOutcome a test run's result as its runner reported it
 	// ("3 packages ok", "2 tests failed", "interrupted"): both set at
 	// ingest, so reports and summaries read data, not display titles.
-	CommandKind string    `json:"commandKind,omitempty"`
-	TestOutcome string    `json:"testOutcome,omitempty"`
+	CommandKind string `json:"commandKind,omitempty"`
+	TestOutcome string `json:"testOutcome,omitempty"`
+	// FileCreated tells that a file change made its file (a Write of a
+	// new file), set at ingest like the fields above.
+	FileCreated bool      `json:"fileCreated,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
 }
 
@@ -84,10 +87,10 @@ func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 	// index turns a replay into no row, instead of a lookup then an insert
 	// through GORM's reflection.
 	err = tx.db.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
-		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.CreatedAt).
+		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt).
 		Row().Scan(&o.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil

@@ -48,7 +48,7 @@ func (s *Store) EachObservationOf(ctx context.Context, sessionID int64, full boo
 	if !full {
 		q = q.Select(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
 			substr(input, 1, 300) AS input, CASE WHEN success THEN '' ELSE substr(output, 1, 2000) END AS output,
-			files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at`)
+			files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`)
 	}
 	var rows []Observation
 	return q.FindInBatches(&rows, batch, func(_ *gorm.DB, _ int) error { return fn(rows) }).Error

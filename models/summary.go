@@ -92,7 +92,7 @@ func (s *Store) LoadSummaryWork(ctx context.Context, sessionID int64, turn, outp
 		return nil, err
 	}
 	cols := fmt.Sprintf(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, substr(input, 1, 400) AS input,
-		substr(output, 1, %d) AS output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, created_at`, outputBytes)
+		substr(output, 1, %d) AS output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`, outputBytes)
 	q := oq.Select(cols)
 	if total > int64(limit) {
 		q = q.Order("importance DESC, id DESC").Limit(limit)

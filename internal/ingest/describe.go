@@ -41,6 +41,8 @@ type Described struct {
 	// packages ok", "2 tests failed"), "interrupted", or "" when the
 	// output says nothing countable.
 	TestOutcome string
+	// FileCreated tells that a Write made a new file.
+	FileCreated bool
 }
 
 // readTools are the tools whose capture the readTools setting controls.
@@ -87,7 +89,7 @@ func Describe(p *Payload) Described {
 		d.Kind, d.Importance = models.KindFileChange, ImportanceFileChange
 		verb := "Wrote"
 		if str(resp, "type") == "create" {
-			verb = "Created"
+			verb, d.FileCreated = "Created", true
 		}
 		d.Title = fmt.Sprintf("%s %s (%s)", verb, rel(path), plural(lineCount(content), "line"))
 		d.Input = path

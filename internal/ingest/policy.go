@@ -161,6 +161,7 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 		DurationMS:  ev.DurationMS,
 		CommandKind: d.CommandKind,
 		TestOutcome: p.Clean(d.TestOutcome),
+		FileCreated: d.FileCreated,
 	}
 	if ev.ToolUseID != "" {
 		id := ev.ToolUseID

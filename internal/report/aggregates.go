@@ -86,7 +86,7 @@ func (a *aggregates) add(o *models.Observation) {
 				}
 				ft = &fileTouch{Path: p}
 				a.files[p] = ft
-				ft.Created = strings.HasPrefix(o.Title, "Created")
+				ft.Created = o.FileCreated
 			}
 			ft.Edits++
 		}

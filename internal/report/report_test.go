@@ -252,33 +252,34 @@ func TestExportProject(t *testing.T) {
 	}
 }
 
-// TestReportIgnoresTitleWording: test runs and their outcomes are data
-// recorded at ingest, not read back from display titles: rewording every
-// title leaves the report's Tests section and the JSON export's tests as
-// they were.
+// TestReportIgnoresTitleWording: test runs, their outcomes and created
+// files are data recorded at ingest, not read back from display titles:
+// rewording every title leaves the report's Files and Tests sections, the
+// JSON export's files and tests, and the session's summary as they were.
 func TestReportIgnoresTitleWording(t *testing.T) {
 	srv := testutil.NewServer(t)
 	recordSession(t, srv, "report-wording")
 	tests := func() (string, string) {
 		_, md := fetch(t, srv, "/api/sessions/report-wording/export?format=md")
-		i, j := strings.Index(md, "## Tests"), strings.Index(md, "## Statistics")
+		i, j := strings.Index(md, "## Files touched"), strings.Index(md, "## Statistics")
 		if i < 0 || j < i {
-			t.Fatalf("no Tests section in:\n%s", md)
+			t.Fatalf("no Files or Tests section in:\n%s", md)
 		}
 		_, js := fetch(t, srv, "/api/sessions/report-wording/export?format=json")
 		var doc struct {
 			Sessions []struct {
+				Files json.RawMessage `json:"files"`
 				Tests json.RawMessage `json:"tests"`
 			} `json:"sessions"`
 		}
 		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Sessions) != 1 {
 			t.Fatalf("json export: %v", err)
 		}
-		return md[i:j], string(doc.Sessions[0].Tests)
+		return md[i:j], string(doc.Sessions[0].Files) + string(doc.Sessions[0].Tests)
 	}
 	mdBefore, jsBefore := tests()
-	if !strings.Contains(mdBefore, "2 packages ok") || !strings.Contains(mdBefore, "1 test failed") {
-		t.Fatalf("the Tests section lacks the outcomes:\n%s", mdBefore)
+	if !strings.Contains(mdBefore, "2 packages ok") || !strings.Contains(mdBefore, "1 test failed") || !strings.Contains(mdBefore, "created, then edited") {
+		t.Fatalf("the sections lack the outcomes or the created file:\n%s", mdBefore)
 	}
 	if err := srv.Store.DB.Exec(`UPDATE observations SET title = 'Reworded: call ' || id`).Error; err != nil {
 		t.Fatal(err)

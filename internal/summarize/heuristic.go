@@ -59,7 +59,7 @@ func (Heuristic) Build(in *Input) Result {
 		case o.Kind == models.KindFileChange:
 			for _, f := range o.Files {
 				p := in.rel(f)
-				if strings.HasPrefix(o.Title, "Created") && !modified.has(p) {
+				if o.FileCreated && !modified.has(p) {
 					created.add(p)
 				} else if !created.has(p) {
 					modified.add(p)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // TestHeuristicGolden runs real sessions through the real worker (ingest,
@@ -45,5 +48,33 @@ func TestHeuristicGolden(t *testing.T) {
 			}
 			golden(t, tc.name, renderSummaries(sums))
 		})
+	}
+}
+
+// The heuristic summary reads test runs, their outcomes and created files
+// from fields recorded at ingest: rewording the titles of those calls
+// changes nothing in it.
+func TestHeuristicIgnoresTitleWording(t *testing.T) {
+	ptr := func(s string) *string { return &s }
+	in := &summarize.Input{
+		Session: models.Session{Cwd: "/home/dev/app", Project: "app"},
+		Kind:    models.SummaryFinal,
+		Prompts: []models.Prompt{{Number: 1, Text: "Add the parser and make the tests pass"}},
+		Observations: []models.Observation{
+			{ID: 1, PromptNumber: 1, ToolName: "Write", Kind: models.KindFileChange, Title: "Created parser.go (40 lines)", Files: []string{"/home/dev/app/parser.go"}, Success: true, FileCreated: true, ToolUseID: ptr("a")},
+			{ID: 2, PromptNumber: 1, ToolName: "Edit", Kind: models.KindFileChange, Title: "Edited main.go (+2 −1)", Files: []string{"/home/dev/app/main.go"}, Success: true, ToolUseID: ptr("b")},
+			{ID: 3, PromptNumber: 1, ToolName: "Bash", Kind: models.KindFailure, Input: "go test ./...", Output: "--- FAIL: TestParse\nparser_test.go:9: want 3", Title: "`go test ./...` failed: exit 1 — 1 test failed", CommandKind: models.CommandTest, TestOutcome: "1 test failed", ToolUseID: ptr("c")},
+			{ID: 4, PromptNumber: 1, ToolName: "Bash", Kind: models.KindTest, Input: "go test ./...", Title: "Ran `go test ./...`: 2 packages ok", Success: true, CommandKind: models.CommandTest, TestOutcome: "2 packages ok", ToolUseID: ptr("d")},
+		},
+	}
+	before := summarize.Heuristic{}.Build(in)
+	if !strings.Contains(before.Completed, "parser.go") || !strings.Contains(before.Completed, "2 packages ok") {
+		t.Fatalf("the summary lacks the created file or the outcome: %+v", before)
+	}
+	for i := range in.Observations {
+		in.Observations[i].Title = "Reworded call"
+	}
+	if after := (summarize.Heuristic{}).Build(in); after != before {
+		t.Errorf("rewording titles changed the summary:\n%+v\nvs\n%+v", before, after)
 	}
 }

@@ -1,0 +1,68 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A database of schema 6 (before the command fields and the index queue)
+// upgrades with its rows intact: Bash calls are marked for classification,
+// a Write whose title said "Created" made its file, the rows stay in the
+// search index with nothing queued, and the index passes its integrity
+// check.
+func TestMigrationCommandFieldsAndQueue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := raw.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < 6; v++ {
+		if err := applyMigration(ctx, raw, v+1, migrations[v]); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+	}
+	now := time.Now().UTC()
+	for _, stmt := range []string{
+		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'test', 'Ran ` + "`go test`" + `: 3 packages ok', 'go test ./...', 'ok', '[]', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (2, 1, 'p', 'Write', 'file_change', 'Created oldfile.go (3 lines)', '/p/oldfile.go', 'package p', '["/p/oldfile.go"]', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (3, 1, 'p', 'Write', 'file_change', 'Wrote oldfile.go (4 lines)', '/p/oldfile.go', 'package p', '["/p/oldfile.go"]', ?)`,
+	} {
+		if _, err := raw.Exec(stmt, now); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	raw.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var rows []struct {
+		ID          int64
+		CommandKind string
+		FileCreated bool
+	}
+	s.DB.Raw(`SELECT id, command_kind, file_created FROM observations ORDER BY id`).Scan(&rows)
+	if len(rows) != 3 || rows[0].CommandKind != CommandUnclassified || rows[1].CommandKind != "" || !rows[1].FileCreated || rows[2].FileCreated {
+		t.Errorf("after the upgrade: %+v", rows)
+	}
+	if n, _ := s.PendingIndex(ctx); n != 0 {
+		t.Errorf("%d rows queued: the rows indexed before stay indexed", n)
+	}
+	hits, err := s.Search(ctx, SearchQuery{Q: "oldfile", Limit: 10})
+	if err != nil || len(hits) != 2 {
+		t.Errorf("search after the upgrade: %d hits, %v", len(hits), err)
+	}
+	if err := s.DB.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
+		t.Errorf("integrity check: %v", err)
+	}
+}
