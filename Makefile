@@ -52,7 +52,7 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 # pipes all the output through bench/table.
 BENCH_RUNS := \
 	./cmd/mneme '^BenchmarkHook' 1000x \
-	./cmd/mneme '^BenchmarkIngestConcurrent16$$' 20000x \
+	./cmd/mneme '^BenchmarkIngest(Concurrent|Socket)16$$' 20000x \
 	./models '^BenchmarkWriterQueue$$' 20000x \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
 	./models '^BenchmarkSearch$$' 100x \
