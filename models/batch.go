@@ -1,6 +1,7 @@
 package models
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -119,20 +120,12 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 			args = observationArgs(args, o, string(files))
 		}
 		query := valuesSQL("observations", observationColumns, 18, len(chunk), " ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id")
-		res, err := tx.Raw(query, args...).Rows()
-		if err != nil {
-			return fmt.Errorf("insert observations: %w", err)
-		}
-		for res.Next() {
+		if err := queryRows(tx, query, args, func(rows *sql.Rows) error {
 			var s stored
-			if err := res.Scan(&s.id, &s.sessionID, &s.toolUseID); err != nil {
-				res.Close()
-				return err
-			}
+			err := rows.Scan(&s.id, &s.sessionID, &s.toolUseID)
 			got = append(got, s)
-		}
-		res.Close()
-		if err := res.Err(); err != nil {
+			return err
+		}); err != nil {
 			return fmt.Errorf("insert observations: %w", err)
 		}
 	}
@@ -156,6 +149,21 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 		return fmt.Errorf("insert observations: %d stored rows matched no queued observation", len(got))
 	}
 	return appendObservationEvents(tx, st, inserted)
+}
+
+// queryRows runs query and calls scan for each row it returns.
+func queryRows(tx *gorm.DB, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := tx.Raw(query, args...).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // textSafe is s without NUL bytes and with invalid UTF-8 replaced: what
@@ -202,20 +210,12 @@ func appendObservationEvents(tx *gorm.DB, st *txState, inserted []*queuedObserva
 		for _, ev := range chunk {
 			args = append(args, ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(ev.Data), ev.CreatedAt)
 		}
-		res, err := tx.Raw(valuesSQL("events", eventInsertColumns, 6, len(chunk), " RETURNING id"), args...).Rows()
-		if err != nil {
-			return fmt.Errorf("append events: %w", err)
-		}
-		for res.Next() {
+		if err := queryRows(tx, valuesSQL("events", eventInsertColumns, 6, len(chunk), " RETURNING id"), args, func(rows *sql.Rows) error {
 			var id int64
-			if err := res.Scan(&id); err != nil {
-				res.Close()
-				return err
-			}
+			err := rows.Scan(&id)
 			ids = append(ids, id)
-		}
-		res.Close()
-		if err := res.Err(); err != nil {
+			return err
+		}); err != nil {
 			return fmt.Errorf("append events: %w", err)
 		}
 	}
