@@ -1,0 +1,167 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/models"
+)
+
+const searchDescription = `Step 1 of 3 — search mneme's memory of earlier Claude Code sessions: tool calls (observations), prompts and session summaries, across projects.
+Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", prefix*, column filters such as title:word; e.g. migrat* AND sqlite, "connection refused", auth NOT oauth.
+Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
+  #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
+  session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
+and says how many more matched and how to get them (offset).
+Next: timeline with anchor=<id> (or session=<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
+
+// SearchInput is the search tool's arguments.
+type SearchInput struct {
+	Query     string `json:"query" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word"`
+	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
+	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out"`
+	Tool      string `json:"tool,omitempty" jsonschema:"only tool calls of this tool: Bash, Edit, Write, Read, …"`
+	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, or an RFC 3339 time)"`
+	To        string `json:"to,omitempty" jsonschema:"only hits before this day (YYYY-MM-DD, exclusive, or an RFC 3339 time)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"rows to fetch, 1 to 100 (default 20); maxTokens may show fewer"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"skip this many hits (paging: the answer says which offset comes next)"`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 100 to 25000, default 1000"`
+}
+
+func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return "", fmt.Errorf("query is empty: give words to search for, in FTS5 syntax (e.g. migrat* AND sqlite)")
+	}
+	maxTokens, err := readTokens(in.MaxTokens)
+	if err != nil {
+		return "", err
+	}
+	if in.Limit < 0 || in.Limit > 100 {
+		return "", fmt.Errorf("limit must be from 1 to 100, or left out for 20")
+	}
+	if in.Offset < 0 {
+		return "", fmt.Errorf("offset must be 0 or more")
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
+	for k, v := range map[string]string{"project": in.Project, "type": in.Type, "tool": in.Tool, "from": in.From, "to": in.To} {
+		if v = strings.TrimSpace(v); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if in.Offset > 0 {
+		q.Set("offset", strconv.Itoa(in.Offset))
+	}
+	var res api.SearchResults
+	if err := s.get(ctx, "/api/search?"+q.Encode(), &res); err != nil {
+		return "", err
+	}
+	if len(res.Items) == 0 {
+		if in.Offset > 0 {
+			return fmt.Sprintf("No more matches for %s past offset %d.", in.Query, in.Offset), nil
+		}
+		return fmt.Sprintf("No matches for %s%s. Try fewer words, OR, or prefix* forms.", in.Query, filters(in)), nil
+	}
+	w := newBudget(maxTokens)
+	order := "best first"
+	if !res.Ranked {
+		order = "newest first: too many matches to rank, narrow the query"
+	}
+	w.must(fmt.Sprintf("mneme search %s%s (%s):", in.Query, filters(in), order))
+	shown := 0
+	for _, hit := range res.Items {
+		if !w.add(hitRow(hit, in.Project == "")) {
+			break
+		}
+		shown++
+	}
+	next := in.Offset + shown
+	switch {
+	case shown < len(res.Items) && res.HasMore:
+		w.must(fmt.Sprintf("… %d more fetched but over maxTokens=%d, and more matches beyond: call search again with offset=%d (or raise maxTokens, or narrow the query).", len(res.Items)-shown, maxTokens, next))
+	case shown < len(res.Items):
+		w.must(fmt.Sprintf("… %d more matched but over maxTokens=%d: call search again with offset=%d, or raise maxTokens.", len(res.Items)-shown, maxTokens, next))
+	case res.HasMore:
+		w.must(fmt.Sprintf("… more matches: call search again with offset=%d (or narrow the query).", next))
+	default:
+		w.must(fmt.Sprintf("%d match(es), all shown.", shown))
+	}
+	w.must("Next: timeline anchor=<#id> (or session=<N>) for context, get_observations ids=[…] for the few records worth reading in full.")
+	return w.String(), nil
+}
+
+// hitRow is one search hit on one line.
+func hitRow(hit api.SearchResult, withProject bool) string {
+	var b strings.Builder
+	if hit.Type == models.SearchObservation {
+		kind := hit.Kind
+		if kind == "" {
+			kind = hit.ToolName
+		}
+		fmt.Fprintf(&b, "#%d  %s  %s  %s", hit.ID, stamp(hit.CreatedAt), kind, oneLine(hit.Title, 160))
+		if !hit.Success {
+			b.WriteString("  [failed]")
+		}
+	} else {
+		text := snippetText(hit)
+		if hit.Type == models.SearchSummary && hit.Kind != "" {
+			text = hit.Kind + ": " + text
+		}
+		fmt.Fprintf(&b, "session %d  %s  %s  %s", hit.SessionID, stamp(hit.CreatedAt), hit.Type, oneLine(text, 160))
+	}
+	if withProject && hit.Project != "" {
+		b.WriteString("  (" + hit.Project + ")")
+	}
+	return b.String()
+}
+
+// snippetText is a prompt's or summary's matching fragment as plain text,
+// else its title.
+func snippetText(hit api.SearchResult) string {
+	var b strings.Builder
+	for _, p := range hit.SnippetParts {
+		b.WriteString(p.Text)
+	}
+	if t := strings.TrimSpace(b.String()); t != "" {
+		return t
+	}
+	return hit.Title
+}
+
+// filters describes a search's filters for its header.
+func filters(in SearchInput) string {
+	var parts []string
+	for _, f := range []struct{ name, v string }{{"project", in.Project}, {"type", in.Type}, {"tool", in.Tool}, {"from", in.From}, {"to", in.To}} {
+		if v := strings.TrimSpace(f.v); v != "" {
+			parts = append(parts, f.name+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, " ") + "]"
+}
+
+// call sends one request to the worker and decodes its answer into v.
+func (s *Server) call(ctx context.Context, method, path string, body []byte, v any) error {
+	raw, err := s.api.Do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unexpected answer from the worker: %v", err)
+	}
+	return nil
+}
+
+// day is a date for rows that need no time.
+func day(t time.Time) string { return t.Local().Format(time.DateOnly) }
