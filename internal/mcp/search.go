@@ -27,11 +27,11 @@ type SearchInput struct {
 	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
 	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out"`
 	Tool      string `json:"tool,omitempty" jsonschema:"only tool calls of this tool: Bash, Edit, Write, Read, …"`
-	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, or an RFC 3339 time)"`
-	To        string `json:"to,omitempty" jsonschema:"only hits before this day (YYYY-MM-DD, exclusive, or an RFC 3339 time)"`
+	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, a UTC day, or an RFC 3339 time)"`
+	To        string `json:"to,omitempty" jsonschema:"only hits up to this day, inclusive (YYYY-MM-DD, a UTC day, or an RFC 3339 time, exclusive)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"rows to fetch, 1 to 100 (default 20); maxTokens may show fewer"`
 	Offset    int    `json:"offset,omitempty" jsonschema:"skip this many hits (paging: the answer says which offset comes next)"`
-	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 100 to 25000, default 1000"`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 }
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
@@ -76,28 +76,41 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if !res.Ranked {
 		order = "newest first: too many matches to rank, narrow the query"
 	}
-	w.must(fmt.Sprintf("mneme search %s%s (%s):", in.Query, filters(in), order))
+	w.must(fmt.Sprintf("mneme search %s%s (%s):", oneLine(in.Query, 200), filters(in), order))
+	footer := func(shown int) string {
+		next := in.Offset + shown
+		var more string
+		switch {
+		case shown < len(res.Items):
+			more = fmt.Sprintf("… %d more fetched but over maxTokens=%d", len(res.Items)-shown, maxTokens)
+			if res.HasMore {
+				more += ", and more matches beyond"
+			}
+			more += fmt.Sprintf(": search again with offset=%d, or raise maxTokens.", next)
+		case res.HasMore:
+			more = fmt.Sprintf("… more matches: search again with offset=%d, or narrow the query.", next)
+		default:
+			more = fmt.Sprintf("%d match(es), all shown.", shown)
+		}
+		return more + "\n" + searchNext
+	}
+	reserve := len(footer(0)) + 8 // the numbers may grow by a few digits
 	shown := 0
-	for _, hit := range res.Items {
-		if !w.add(hitRow(hit, in.Project == "")) {
+	for i, hit := range res.Items {
+		row := hitRow(hit, in.Project == "")
+		if i == 0 {
+			w.addCut(row, reserve)
+		} else if !w.add(row, reserve) {
 			break
 		}
 		shown++
 	}
-	next := in.Offset + shown
-	switch {
-	case shown < len(res.Items) && res.HasMore:
-		w.must(fmt.Sprintf("… %d more fetched but over maxTokens=%d, and more matches beyond: call search again with offset=%d (or raise maxTokens, or narrow the query).", len(res.Items)-shown, maxTokens, next))
-	case shown < len(res.Items):
-		w.must(fmt.Sprintf("… %d more matched but over maxTokens=%d: call search again with offset=%d, or raise maxTokens.", len(res.Items)-shown, maxTokens, next))
-	case res.HasMore:
-		w.must(fmt.Sprintf("… more matches: call search again with offset=%d (or narrow the query).", next))
-	default:
-		w.must(fmt.Sprintf("%d match(es), all shown.", shown))
-	}
-	w.must("Next: timeline anchor=<#id> (or session=<N>) for context, get_observations ids=[…] for the few records worth reading in full.")
+	w.must(footer(shown))
 	return w.String(), nil
 }
+
+// searchNext closes a search answer: the next steps.
+const searchNext = "Next: timeline anchor=<#id> or session=<N> for context; get_observations ids=[…] for full records."
 
 // hitRow is one search hit on one line.
 func hitRow(hit api.SearchResult, withProject bool) string {

@@ -18,7 +18,7 @@ Next: timeline session=<N> to walk through a session, search to find something s
 type RecentSessionsInput struct {
 	Project   string `json:"project,omitempty" jsonschema:"the project (a repository's directory name); default: the one Claude Code runs in"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"sessions to show, 1 to 20 (default 5)"`
-	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 100 to 25000, default 1000"`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 }
 
 func (s *Server) recentSessions(ctx context.Context, in RecentSessionsInput) (string, error) {
@@ -60,23 +60,31 @@ func (s *Server) recentSessions(ctx context.Context, in RecentSessionsInput) (st
 	} else {
 		w.must("Latest sessions, newest first:")
 	}
+	footer := func(shown int) string {
+		more := ""
+		if shown < len(sessions.Items) {
+			more = fmt.Sprintf("… %d more session(s) over maxTokens=%d.\n", len(sessions.Items)-shown, maxTokens)
+		} else if sessions.HasMore {
+			more = fmt.Sprintf("… older sessions exist: raise limit (now %d, at most 20).\n", limit)
+		}
+		return more + "Next: timeline session=<N> to walk through one; search to find something specific."
+	}
+	reserve := len(footer(0)) + 8
 	shown := 0
-	for _, sess := range sessions.Items {
+	for i, sess := range sessions.Items {
 		sum, err := s.latestSummary(ctx, sess.ID)
 		if err != nil {
 			return "", err
 		}
-		if !w.add(sessionRows(sess, sum)) {
+		row := sessionRows(sess, sum)
+		if i == 0 {
+			w.addCut(row, reserve)
+		} else if !w.add(row, reserve) {
 			break
 		}
 		shown++
 	}
-	if shown < len(sessions.Items) {
-		w.must(fmt.Sprintf("… %d more session(s) over maxTokens=%d.", len(sessions.Items)-shown, maxTokens))
-	} else if sessions.HasMore {
-		w.must(fmt.Sprintf("… older sessions exist: raise limit (now %d, at most 20).", limit))
-	}
-	w.must("Next: timeline session=<N> to walk through one, search to find something specific.")
+	w.must(footer(shown))
 	return w.String(), nil
 }
 

@@ -14,28 +14,24 @@ const bytesPerToken = 4
 // Token budgets of the listing tools.
 const (
 	defaultMaxTokens = 1000
-	minMaxTokens     = 100
+	minMaxTokens     = 200
 	maxMaxTokens     = 25000
 )
 
-// budget is an answer being written within a byte limit: whole lines
-// only, so a row is in or out, never half.
+// budget is an answer being written within a byte limit, whole lines
+// only: a row is in or out, never half. The closing lines (how many more,
+// what next) are written last, into room the rows left for them.
 type budget struct {
 	b     strings.Builder
 	limit int
-	// reserve is kept free for the closing lines (how many more, what
-	// next) that are written last.
-	reserve int
 }
 
-func newBudget(maxTokens int) *budget {
-	limit := maxTokens * bytesPerToken
-	return &budget{limit: limit, reserve: min(400, limit/4)}
-}
+func newBudget(maxTokens int) *budget { return &budget{limit: maxTokens * bytesPerToken} }
 
-// add writes line if it fits in the budget less the reserve.
-func (w *budget) add(line string) bool {
-	if w.b.Len()+len(line)+1 > w.limit-w.reserve {
+// add writes line if it fits, leaving reserve bytes free for what must
+// come after it.
+func (w *budget) add(line string, reserve int) bool {
+	if w.b.Len()+len(line)+1 > w.limit-reserve {
 		return false
 	}
 	w.b.WriteString(line)
@@ -43,8 +39,17 @@ func (w *budget) add(line string) bool {
 	return true
 }
 
+// addCut writes line, cut to fit if it must (the first row of an answer
+// is shown even under a tiny budget).
+func (w *budget) addCut(line string, reserve int) {
+	if room := w.limit - reserve - w.b.Len() - 1; len(line) > room {
+		line = cut(line, max(room, 20))
+	}
+	w.must(line)
+}
+
 // must writes line whatever the budget (headers and closing notes, which
-// are short).
+// the callers reserve room for).
 func (w *budget) must(line string) {
 	w.b.WriteString(line)
 	w.b.WriteByte('\n')

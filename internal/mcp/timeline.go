@@ -23,7 +23,7 @@ type TimelineInput struct {
 	After     *int  `json:"after,omitempty" jsonschema:"with anchor: tool calls after it, 0 to 100 (default 5)"`
 	Offset    int   `json:"offset,omitempty" jsonschema:"with session: skip this many tool calls"`
 	Limit     int   `json:"limit,omitempty" jsonschema:"with session: tool calls to show, 1 to 200 (default 30)"`
-	MaxTokens int   `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 100 to 25000, default 1000"`
+	MaxTokens int   `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 }
 
 func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error) {
@@ -96,7 +96,31 @@ func formatTimeline(tl *models.Timeline, in TimelineInput, maxTokens int) string
 			lastObs = o.ID
 		}
 	}
-	keep := pickRows(rows, anchorIndex(tl), w)
+	footer := func(omitted int) string {
+		var lines []string
+		if omitted > 0 {
+			lines = append(lines, fmt.Sprintf("… %d row(s) left out for maxTokens=%d: raise it, or ask for fewer rows.", omitted, maxTokens))
+		}
+		if len(tl.Items) == 0 {
+			lines = append(lines, "(nothing recorded here)")
+		}
+		if tl.HasBefore && firstObs > 0 {
+			if in.Anchor > 0 {
+				lines = append(lines, fmt.Sprintf("Earlier: timeline anchor=%d after=0.", firstObs))
+			} else {
+				lines = append(lines, fmt.Sprintf("Earlier: timeline session=%d offset=%d.", in.Session, max(0, in.Offset-in.Limit)))
+			}
+		}
+		if tl.HasAfter && lastObs > 0 {
+			if in.Anchor > 0 {
+				lines = append(lines, fmt.Sprintf("Later: timeline anchor=%d before=0.", lastObs))
+			} else {
+				lines = append(lines, fmt.Sprintf("Later: timeline session=%d offset=%d.", in.Session, in.Offset+countObs(tl)))
+			}
+		}
+		return strings.Join(append(lines, "Next: get_observations ids=[…] for full input and output."), "\n")
+	}
+	keep := pickRows(rows, anchorIndex(tl), w, len(footer(len(rows)))+8)
 	omitted := 0
 	for i, r := range rows {
 		if keep[i] {
@@ -105,36 +129,16 @@ func formatTimeline(tl *models.Timeline, in TimelineInput, maxTokens int) string
 			omitted++
 		}
 	}
-	if omitted > 0 {
-		w.must(fmt.Sprintf("… %d row(s) left out for maxTokens=%d; raise it or ask for fewer before/after.", omitted, maxTokens))
-	}
-	if len(tl.Items) == 0 {
-		w.must("(no tool calls here)")
-	}
-	if tl.HasBefore && firstObs > 0 {
-		if in.Anchor > 0 {
-			w.must(fmt.Sprintf("Earlier: timeline anchor=%d after=0.", firstObs))
-		} else {
-			w.must(fmt.Sprintf("Earlier: timeline session=%d offset=%d.", in.Session, max(0, in.Offset-in.Limit)))
-		}
-	}
-	if tl.HasAfter && lastObs > 0 {
-		if in.Anchor > 0 {
-			w.must(fmt.Sprintf("Later: timeline anchor=%d before=0.", lastObs))
-		} else {
-			w.must(fmt.Sprintf("Later: timeline session=%d offset=%d.", in.Session, in.Offset+countObs(tl)))
-		}
-	}
-	w.must("Next: get_observations ids=[…] for full input and output.")
+	w.must(footer(omitted))
 	return w.String()
 }
 
 // pickRows chooses the rows that fit w: from the anchor (or the start)
 // outwards, alternating sides.
-func pickRows(rows []string, anchor int, w *budget) []bool {
+func pickRows(rows []string, anchor int, w *budget, reserve int) []bool {
 	keep := make([]bool, len(rows))
 	used := w.b.Len()
-	room := w.limit - w.reserve
+	room := w.limit - reserve
 	take := func(i int) bool {
 		if i < 0 || i >= len(rows) || used+len(rows[i])+1 > room {
 			return false
