@@ -29,7 +29,7 @@ func mcpCmd(g *globals, _ *int) *cobra.Command {
 		Long: `Run mneme's MCP server on stdin and stdout, as Claude Code starts it
 (mneme install registers it). Its tools read the worker's API over the data
 directory's socket (or MNEME_URL with MNEME_TOKEN), starting the worker when
-none runs:
+none runs (unless MNEME_NO_AUTOSTART is set):
 
   search            an index of matching rows (#id, date, kind, title) within a token budget
   timeline          the tool calls around one #id, or one session, with its prompts and summaries
@@ -60,7 +60,7 @@ func (nopCloser) Close() error { return nil }
 func (g *globals) workerAPI() mcp.API {
 	r := g.remote()
 	a := &startingAPI{HTTPAPI: mcp.HTTPAPI{Base: r.base, Client: r.client(30 * time.Second), Token: r.token, Where: r.where}}
-	if r.token == "" {
+	if r.token == "" && os.Getenv(hooks.EnvNoStart) == "" {
 		a.start = func(try func() error) error { return g.withWorker(try) }
 	}
 	return a
