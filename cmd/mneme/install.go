@@ -37,37 +37,41 @@ var mnemeHooks = []hookSpec{
 func installCmd(g *globals, uninstall bool) *cobra.Command {
 	var project bool
 	var settingsPath, bin string
-	use, short := "install", "Wire mneme's hooks into Claude Code (~/.claude/settings.json)"
+	use, short := "install", "Wire mneme into Claude Code: hooks (~/.claude/settings.json), MCP server (~/.claude.json), /mem-search"
 	if uninstall {
-		use, short = "uninstall", "Remove mneme's hooks from Claude Code's settings"
+		use, short = "uninstall", "Remove mneme's hooks, MCP server and /mem-search from Claude Code"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			base, err := os.UserHomeDir()
+			if project {
+				base, err = os.Getwd()
+			}
+			if err != nil {
+				return err
+			}
 			path := settingsPath
 			if path == "" {
-				base, err := os.UserHomeDir()
-				if project {
-					base, err = os.Getwd()
-				}
-				if err != nil {
-					return err
-				}
 				path = filepath.Join(base, ".claude", "settings.json")
 			}
+			// The MCP server and /mem-search go where Claude Code reads them
+			// for the same scope.
+			extras := claudeTargetsFor(base, project)
+			say := func(format string, a ...any) { fmt.Fprintf(cmd.OutOrStdout(), format, a...) }
 			if uninstall {
 				changed, err := uninstallHooks(path)
 				if err != nil {
 					return err
 				}
 				if changed {
-					fmt.Fprintf(cmd.OutOrStdout(), "Removed mneme's hooks from %s\n", path)
+					say("Removed mneme's hooks from %s\n", path)
 				} else {
-					fmt.Fprintf(cmd.OutOrStdout(), "No mneme hooks in %s; nothing to do\n", path)
+					say("No mneme hooks in %s; nothing to do\n", path)
 				}
-				return nil
+				return uninstallExtras(say, extras)
 			}
 			if bin == "" {
 				exe, err := os.Executable()
@@ -82,6 +86,7 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			installExtras(say, extras, mcpServerEntry(g, bin))
 			out := cmd.OutOrStdout()
 			if !changed {
 				fmt.Fprintf(out, "mneme's hooks are already installed in %s\n", path)
@@ -95,7 +100,7 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json instead of the user's")
+	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json, .mcp.json and .claude/commands instead of the user's")
 	cmd.Flags().StringVar(&settingsPath, "settings", "", "path of the settings file to edit")
 	if !uninstall {
 		cmd.Flags().StringVar(&bin, "bin", "", "path of the mneme binary the hooks run (default: this binary); mneme-hook beside it runs instead when present")
