@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,18 +61,16 @@ func mcpResults(t testing.TB, body []byte) map[string]mcpResult {
 }
 
 // mcpRun runs Claude Code with the MCP tools allowed and returns, for each
-// scripted tool call in order, the tool_result Claude Code sent back.
-func mcpRun(t *testing.T, m *Mneme, project string, steps ...Step) []mcpResult {
+// scripted tool call in order, the tool_result Claude Code sent back, and
+// the text of the first model request.
+func mcpRun(t *testing.T, m *Mneme, project, prompt string, steps ...Step) ([]mcpResult, string) {
 	t.Helper()
 	fake := NewFakeAPI(t, steps...)
 	res := RunClaude(context.Background(), t, ClaudeOptions{
-		Bin: ClaudeBin(t), Home: m.Home, Dir: project, BaseURL: fake.URL, Prompt: "what do you remember about the notes?",
+		Bin: ClaudeBin(t), Home: m.Home, Dir: project, BaseURL: fake.URL, Prompt: prompt,
 		Args:    []string{"--allowedTools", mcpTools, "--output-format", "json"},
 		Timeout: claudeRunTimeout,
 	})
-	if d := os.Getenv("MNEME_E2E_DUMP"); d != "" {
-		fake.Dump(d)
-	}
 	if res.TimedOut || res.ExitCode != 0 || res.JSON == nil || res.JSON.IsError {
 		t.Fatalf("claude failed: exit %d, timed out %v, json %+v\nstdout: %s\nstderr: %s", res.ExitCode, res.TimedOut, res.JSON, res.Stdout, res.Stderr)
 	}
@@ -95,7 +92,7 @@ func mcpRun(t *testing.T, m *Mneme, project string, steps ...Step) []mcpResult {
 			t.Fatalf("no tool_result for %s (%s) in any model request", id, steps[i].Tool)
 		}
 	}
-	return out
+	return out, RequestText(fake.FirstToolRequestBody())
 }
 
 func TestClaudeCodeMCPTools(t *testing.T) {
@@ -119,7 +116,7 @@ func TestClaudeCodeMCPTools(t *testing.T) {
 	}
 	lsID := found.Items[0].ID
 
-	results := mcpRun(t, m, project,
+	results, first := mcpRun(t, m, project, "what do you remember about the notes?",
 		ToolUse("mcp__mneme__search", map[string]any{"query": "notes.md", "type": "observation", "maxTokens": 400}),
 		ToolUse("mcp__mneme__timeline", map[string]any{"anchor": lsID, "before": 1, "after": 1}),
 		ToolUse("mcp__mneme__get_observations", map[string]any{"ids": []int64{lsID}}),
@@ -147,5 +144,23 @@ func TestClaudeCodeMCPTools(t *testing.T) {
 	for i, r := range results {
 		assertNoSecrets(t, fmt.Sprintf("tool_result %d", i), r.Text)
 	}
+	// Claude Code 2.1.330 defers MCP tools behind ToolSearch: their names
+	// are listed to the model, and the server's instructions reach it.
+	if !strings.Contains(first, "mcp__mneme__search") || !strings.Contains(first, "1. search: an index") {
+		t.Errorf("the first model request lists no mneme tools or lacks the server's instructions")
+	}
 	t.Logf("search answered Claude Code:\n%s", search.Text)
+
+	// /mem-search, installed into ~/.claude/commands, expands into the
+	// prompt with its arguments, and its layer-1 search runs.
+	results, first = mcpRun(t, m, project, "/mem-search --layer 1 notes.md",
+		ToolUse("mcp__mneme__search", map[string]any{"query": "notes.md"}),
+		Text("done"),
+	)
+	if !strings.Contains(first, "Arguments: `--layer 1 notes.md`") || !strings.Contains(first, "Layer 2, the timeline") {
+		t.Errorf("the /mem-search command did not reach the model expanded:\n%s", first)
+	}
+	if results[0].IsError || !strings.Contains(results[0].Text, "Created notes.md") {
+		t.Errorf("/mem-search's search: %+v", results[0])
+	}
 }
