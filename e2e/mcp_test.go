@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -163,4 +166,55 @@ func TestClaudeCodeMCPTools(t *testing.T) {
 	if results[0].IsError || !strings.Contains(results[0].Text, "Created notes.md") {
 		t.Errorf("/mem-search's search: %+v", results[0])
 	}
+}
+
+// The other two ways Claude Code gets the server: the plugin (this
+// repository as --plugin-dir, `mneme` found on PATH, tools named
+// mcp__plugin_mneme_mneme__*) and an explicit --strict-mcp-config
+// --mcp-config, both in a HOME where nothing was installed.
+func TestClaudeCodeMCPPluginAndConfigFlag(t *testing.T) {
+	bin := ClaudeBin(t)
+	m := NewMneme(t)
+	m.Serve(t)
+	project := NewProject(t, "notes-app")
+	_, sid := runSession1(t, m, project)
+	m.WaitSettled(t, sid)
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plugin's hooks and server run `mneme-hook` and `mneme` from PATH
+	// with the installation's worker from the environment.
+	env := []string{PathEnv(filepath.Dir(m.Bin)), "MNEME_PORT=" + strconv.Itoa(m.Port), "MNEME_DATA_DIR=" + m.DataDir}
+	search := func(t *testing.T, tool string, args ...string) {
+		fake := NewFakeAPI(t, ToolUse(tool, map[string]any{"query": "notes.md", "type": "observation"}), Text("done"))
+		res := RunClaude(context.Background(), t, ClaudeOptions{
+			Bin: bin, Home: NewHome(t), Dir: project, BaseURL: fake.URL, Prompt: "search the memory",
+			Args: append(args, "--allowedTools", tool, "--output-format", "json"), ExtraEnv: env, Timeout: claudeRunTimeout,
+		})
+		if res.ExitCode != 0 || res.JSON == nil || res.JSON.IsError {
+			t.Fatalf("claude: exit %d %+v\n%s", res.ExitCode, res.JSON, res.Stderr)
+		}
+		reqs := fake.ToolRequests()
+		ids := fake.ToolUseIDs()
+		if len(reqs) < 2 || len(ids) != 1 {
+			t.Fatalf("%d model requests, tool calls %v", len(reqs), ids)
+		}
+		r, ok := mcpResults(t, reqs[1].Body)[ids[0]]
+		if !ok || r.IsError || !strings.Contains(r.Text, "Created notes.md") {
+			t.Errorf("%s's tool_result: %+v (first request lists it: %v)", tool, r, strings.Contains(RequestText(reqs[0].Body), tool))
+		}
+	}
+	t.Run("plugin", func(t *testing.T) {
+		search(t, "mcp__plugin_mneme_mneme__search", "--plugin-dir", root)
+	})
+	t.Run("mcp-config", func(t *testing.T) {
+		cfg := filepath.Join(t.TempDir(), "mcp.json")
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"mneme": map[string]any{
+			"command": m.Bin, "args": []string{"--port", strconv.Itoa(m.Port), "--data-dir", m.DataDir, "mcp"}}}})
+		if err := os.WriteFile(cfg, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		search(t, "mcp__mneme__search", "--strict-mcp-config", "--mcp-config", cfg)
+	})
 }
