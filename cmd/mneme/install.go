@@ -202,7 +202,9 @@ func shellFields(s string) []string {
 	return words
 }
 
-// readSettings loads a settings file; a missing file is an empty object.
+// readSettings loads a settings file (or ~/.claude.json, Claude Code's own
+// state), keeping its numbers as written; a missing file is an empty
+// object.
 func readSettings(path string) (map[string]any, []byte, error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -213,7 +215,12 @@ func readSettings(path string) (map[string]any, []byte, error) {
 	}
 	settings := map[string]any{}
 	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := json.Unmarshal(raw, &settings); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err = dec.Decode(&settings); err == nil && dec.More() {
+			err = errors.New("more than one JSON value")
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, mneme will not overwrite it", path, err)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,31 +60,10 @@ func isMnemeServer(v any) bool {
 	return strings.TrimSuffix(filepath.Base(cmd), ".exe") == "mneme" && len(args) > 0 && args[len(args)-1] == "mcp"
 }
 
-// readJSONObject loads a JSON object file keeping its numbers as written
-// (~/.claude.json is Claude Code's own state); a missing file is empty.
-func readJSONObject(path string) (map[string]any, []byte, error) {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	obj := map[string]any{}
-	if len(bytes.TrimSpace(raw)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&obj); err != nil {
-			return nil, nil, fmt.Errorf("%s is not a JSON object (%v); fix it first, mneme will not overwrite it", path, err)
-		}
-	}
-	return obj, raw, nil
-}
-
 // installMCPServer registers mneme's MCP server in path's mcpServers. An
 // entry of that name that mneme did not write is left alone (and said so).
 func installMCPServer(path string, entry map[string]any) (changed bool, err error) {
-	obj, raw, err := readJSONObject(path)
+	obj, raw, err := readSettings(path)
 	if err != nil {
 		return false, err
 	}
@@ -104,7 +82,7 @@ func installMCPServer(path string, entry map[string]any) (changed bool, err erro
 
 // uninstallMCPServer removes the entry install wrote, and nothing else.
 func uninstallMCPServer(path string) (bool, error) {
-	obj, raw, err := readJSONObject(path)
+	obj, raw, err := readSettings(path)
 	if err != nil || raw == nil {
 		return false, err
 	}

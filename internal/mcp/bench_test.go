@@ -2,9 +2,7 @@ package mcp_test
 
 import (
 	"context"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -33,11 +31,7 @@ func BenchmarkMCPSearch(b *testing.B) {
 	if db.Built > 0 {
 		b.Logf("built synthetic DB: %d observations in %s", db.Observations, db.Built.Round(time.Second))
 	}
-	// The worker gets its own copy: it may write, the cached one must stay
-	// as built.
-	dir := b.TempDir()
-	copyDB(b, filepath.Join(db.Dir, "mneme.db"), filepath.Join(dir, "mneme.db"))
-	srv := testutil.NewServerIn(b, dir)
+	srv := testutil.NewServerIn(b, db.WorkerCopy(b))
 	w := &world{srv: srv}
 	cs := connect(b, w.api(), mcp.Options{})
 
@@ -77,23 +71,4 @@ func BenchmarkMCPSearch(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(bytes)/float64(b.N), "answer-bytes/op")
 	b.ReportMetric(float64(rows), "observations")
-}
-
-func copyDB(b *testing.B, from, to string) {
-	b.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.Create(to)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		b.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		b.Fatal(err)
-	}
 }

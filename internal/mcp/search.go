@@ -25,7 +25,7 @@ Next: timeline with anchor=<id> (or session=<N>) to see what happened around a h
 type SearchInput struct {
 	Query     string `json:"query" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word"`
 	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
-	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out"`
+	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out (or all)"`
 	Tool      string `json:"tool,omitempty" jsonschema:"only tool calls of this tool: Bash, Edit, Write, Read, …"`
 	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, a UTC day, or an RFC 3339 time)"`
 	To        string `json:"to,omitempty" jsonschema:"only hits up to this day, inclusive (YYYY-MM-DD, a UTC day, or an RFC 3339 time, exclusive)"`
@@ -51,6 +51,9 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	limit := in.Limit
 	if limit == 0 {
 		limit = 20
+	}
+	if strings.EqualFold(strings.TrimSpace(in.Type), "all") {
+		in.Type = ""
 	}
 	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"project": in.Project, "type": in.Type, "tool": in.Tool, "from": in.From, "to": in.To} {
@@ -95,16 +98,9 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 		return more + "\n" + searchNext
 	}
 	reserve := len(footer(0)) + 8 // the numbers may grow by a few digits
-	shown := 0
-	for i, hit := range res.Items {
-		row := hitRow(hit, in.Project == "")
-		if i == 0 {
-			w.addCut(row, reserve)
-		} else if !w.add(row, reserve) {
-			break
-		}
-		shown++
-	}
+	shown, _ := w.rows(len(res.Items), reserve, func(i int) (string, error) {
+		return hitRow(res.Items[i], in.Project == ""), nil
+	})
 	w.must(footer(shown))
 	return w.String(), nil
 }

@@ -70,19 +70,13 @@ func (s *Server) recentSessions(ctx context.Context, in RecentSessionsInput) (st
 		return more + "Next: timeline session=<N> to walk through one; search to find something specific."
 	}
 	reserve := len(footer(0)) + 8
-	shown := 0
-	for i, sess := range sessions.Items {
-		sum, err := s.latestSummary(ctx, sess.ID)
-		if err != nil {
-			return "", err
-		}
-		row := sessionRows(sess, sum)
-		if i == 0 {
-			w.addCut(row, reserve)
-		} else if !w.add(row, reserve) {
-			break
-		}
-		shown++
+	// A session's summary is fetched only when its row is written.
+	shown, err := w.rows(len(sessions.Items), reserve, func(i int) (string, error) {
+		sum, err := s.latestSummary(ctx, sessions.Items[i].ID)
+		return sessionRows(sessions.Items[i], sum), err
+	})
+	if err != nil {
+		return "", err
 	}
 	w.must(footer(shown))
 	return w.String(), nil

@@ -39,6 +39,25 @@ func (w *budget) add(line string, reserve int) bool {
 	return true
 }
 
+// rows writes row(0), row(1), … up to n rows while they fit, leaving
+// reserve bytes for the closing lines, and returns how many it wrote. The
+// first row is always written, cut if it must be, so even a tiny budget
+// shows something.
+func (w *budget) rows(n, reserve int, row func(i int) (string, error)) (int, error) {
+	for i := range n {
+		line, err := row(i)
+		if err != nil {
+			return i, err
+		}
+		if i == 0 {
+			w.addCut(line, reserve)
+		} else if !w.add(line, reserve) {
+			return i, nil
+		}
+	}
+	return n, nil
+}
+
 // addCut writes line, cut to fit if it must (the first row of an answer
 // is shown even under a tiny budget).
 func (w *budget) addCut(line string, reserve int) {
