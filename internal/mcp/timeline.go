@@ -39,15 +39,18 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 		return "", fmt.Errorf("give either anchor (an observation #id from search) or session (a session id), not both or neither")
 	case in.Anchor > 0:
 		q.Set("anchor", strconv.FormatInt(in.Anchor, 10))
-		for name, v := range map[string]*int{"before": in.Before, "after": in.After} {
+		for _, side := range []struct {
+			name string
+			n    *int
+		}{{"before", in.Before}, {"after", in.After}} {
 			n := 5
-			if v != nil {
-				n = *v
+			if side.n != nil {
+				n = *side.n
 			}
 			if n < 0 || n > 100 {
-				return "", fmt.Errorf("%s must be from 0 to 100", name)
+				return "", fmt.Errorf("%s must be from 0 to 100", side.name)
 			}
-			q.Set(name, strconv.Itoa(n))
+			q.Set(side.name, strconv.Itoa(n))
 		}
 	default:
 		if in.Offset < 0 {
@@ -56,14 +59,12 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 		if in.Limit < 0 || in.Limit > 200 {
 			return "", fmt.Errorf("limit must be from 1 to 200, or left out for 30")
 		}
-		limit := in.Limit
-		if limit == 0 {
-			limit = 30
+		if in.Limit == 0 {
+			in.Limit = 30
 		}
-		in.Limit = limit
 		q.Set("session", strconv.FormatInt(in.Session, 10))
 		q.Set("offset", strconv.Itoa(in.Offset))
-		q.Set("limit", strconv.Itoa(limit))
+		q.Set("limit", strconv.Itoa(in.Limit))
 	}
 	var tl models.Timeline
 	if err := s.get(ctx, "/api/timeline?"+q.Encode(), &tl); err != nil {
