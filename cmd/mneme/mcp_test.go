@@ -77,7 +77,7 @@ func TestMCPCommandOverStdio(t *testing.T) {
 		t.Fatalf("search: %v\n%s", isErr, text)
 	}
 	id, _ := strconv.Atoi(m[1])
-	text, isErr = toolText(t, cs, "timeline", map[string]any{"anchor": id})
+	text, isErr = toolText(t, cs, "timeline", map[string]any{"anchor": "#" + m[1]})
 	if isErr || !strings.Contains(text, ">> #"+m[1]+"  ") || !strings.Contains(text, "write notes please") {
 		t.Errorf("timeline: %v\n%s", isErr, text)
 	}

@@ -341,6 +341,14 @@ func TestMCPGetObservations(t *testing.T) {
 	if recs[2] != "Not found: #999999." {
 		t.Errorf("missing id: %q", recs[2])
 	}
+
+	// Ids as the rows show them, or as strings, are read too.
+	if text := mustCall(t, cs, mcp.ToolGetObservations, map[string]any{"ids": []any{"#" + notes[0], notes[0]}}); !strings.HasPrefix(text, "#"+notes[0]+"  Created notes.md") || strings.Count(text, "Created notes.md") != 1 {
+		t.Errorf(`ids ["#%s", "%s"]:\n%s`, notes[0], notes[0], text)
+	}
+	if text := mustCall(t, cs, mcp.ToolTimeline, map[string]any{"anchor": "#" + fail[0], "before": 0}); !strings.Contains(text, ">> #"+fail[0]+"  ") {
+		t.Errorf(`anchor "#%s":\n%s`, fail[0], text)
+	}
 }
 
 func TestMCPRecentSessions(t *testing.T) {
@@ -404,7 +412,8 @@ func TestMCPBadInput(t *testing.T) {
 		{mcp.ToolTimeline, map[string]any{"session": 1, "limit": -2}, "limit must be from 1 to 200"},
 		{mcp.ToolTimeline, map[string]any{"session": 1, "offset": -2}, "offset must be 0 or more"},
 		{mcp.ToolTimeline, map[string]any{"session": 1, "maxTokens": 10}, "maxTokens"},
-		{mcp.ToolTimeline, map[string]any{"anchor": "#12"}, "anchor"},
+		{mcp.ToolTimeline, map[string]any{"anchor": "twelve"}, "anchor"},
+		{mcp.ToolTimeline, map[string]any{"anchor": 1.5}, "anchor"},
 		{mcp.ToolGetObservations, map[string]any{}, "ids"},
 		{mcp.ToolGetObservations, map[string]any{"ids": []int{}}, "ids is empty"},
 		{mcp.ToolGetObservations, map[string]any{"ids": []int{0}}, "0 is not an observation id"},
@@ -412,6 +421,8 @@ func TestMCPBadInput(t *testing.T) {
 		{mcp.ToolGetObservations, map[string]any{"ids": []int{999998, 999999}}, "no observation with id #999998, #999999"},
 		{mcp.ToolGetObservations, map[string]any{"ids": make([]int, 21)}, "21 ids asked, at most 20 per call"},
 		{mcp.ToolGetObservations, map[string]any{"ids": "1,2"}, "ids"},
+		{mcp.ToolGetObservations, map[string]any{"ids": []any{"#x"}}, "ids"},
+		{mcp.ToolGetObservations, map[string]any{"ids": []any{true}}, "ids"},
 		{mcp.ToolRecentSessions, map[string]any{"limit": -1}, "limit must be from 1 to 20"},
 		{mcp.ToolRecentSessions, map[string]any{"limit": 21}, "limit must be from 1 to 20"},
 		{mcp.ToolRecentSessions, map[string]any{"maxTokens": 30000}, "maxTokens must be from 200 to 25000"},

@@ -22,7 +22,7 @@ For more of a session around a record, use timeline anchor=<id>.`, s.opts.MaxIDs
 
 // GetObservationsInput is the get_observations tool's arguments.
 type GetObservationsInput struct {
-	IDs []int64 `json:"ids" jsonschema:"observation ids: the #ids of search or timeline rows"`
+	IDs []ID `json:"ids" jsonschema:"observation ids: the #ids of search or timeline rows"`
 }
 
 // batchAnswer is POST /api/observations/batch's answer.
@@ -38,12 +38,14 @@ func (s *Server) getObservations(ctx context.Context, in GetObservationsInput) (
 	case len(in.IDs) > s.opts.MaxIDs:
 		return "", fmt.Errorf("%d ids asked, at most %d per call: pick the ones worth reading, or call again for the rest", len(in.IDs), s.opts.MaxIDs)
 	}
-	for _, id := range in.IDs {
+	ids := make([]int64, len(in.IDs))
+	for i, id := range in.IDs {
 		if id <= 0 {
 			return "", fmt.Errorf("%d is not an observation id: ids are positive whole numbers (the #id of a search row)", id)
 		}
+		ids[i] = int64(id)
 	}
-	body, _ := json.Marshal(map[string][]int64{"ids": in.IDs})
+	body, _ := json.Marshal(map[string][]int64{"ids": ids})
 	var res batchAnswer
 	if err := s.call(ctx, http.MethodPost, "/api/observations/batch", body, &res); err != nil {
 		return "", err

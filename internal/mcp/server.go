@@ -61,10 +61,10 @@ func New(api API, opts Options) *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mneme", Title: "mneme memory", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions})
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolSearch, Description: searchDescription, Annotations: readOnly}, textTool(s.search))
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolTimeline, Description: timelineDescription, Annotations: readOnly}, textTool(s.timeline))
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolGetObservations, Description: s.getDescription(), Annotations: readOnly}, textTool(s.getObservations))
-	sdk.AddTool(srv, &sdk.Tool{Name: ToolRecentSessions, Description: recentDescription, Annotations: readOnly}, textTool(s.recentSessions))
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolSearch, Description: searchDescription, Annotations: readOnly, InputSchema: inputSchema[SearchInput]()}, textTool(s.search))
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolTimeline, Description: timelineDescription, Annotations: readOnly, InputSchema: inputSchema[TimelineInput]()}, textTool(s.timeline))
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolGetObservations, Description: s.getDescription(), Annotations: readOnly, InputSchema: inputSchema[GetObservationsInput]()}, textTool(s.getObservations))
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolRecentSessions, Description: recentDescription, Annotations: readOnly, InputSchema: inputSchema[RecentSessionsInput]()}, textTool(s.recentSessions))
 	return srv
 }
 

@@ -17,13 +17,13 @@ Next: get_observations with the ids whose full input and output you need.`
 
 // TimelineInput is the timeline tool's arguments.
 type TimelineInput struct {
-	Anchor    int64 `json:"anchor,omitempty" jsonschema:"an observation id (#id of a search row): show the tool calls around it"`
-	Session   int64 `json:"session,omitempty" jsonschema:"a session id (session N of a search or recent_sessions row): show that session from offset"`
-	Before    *int  `json:"before,omitempty" jsonschema:"with anchor: tool calls before it, 0 to 100 (default 5)"`
-	After     *int  `json:"after,omitempty" jsonschema:"with anchor: tool calls after it, 0 to 100 (default 5)"`
-	Offset    int   `json:"offset,omitempty" jsonschema:"with session: skip this many tool calls"`
-	Limit     int   `json:"limit,omitempty" jsonschema:"with session: tool calls to show, 1 to 200 (default 30)"`
-	MaxTokens int   `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
+	Anchor    ID   `json:"anchor,omitempty" jsonschema:"an observation id (#id of a search row): show the tool calls around it"`
+	Session   ID   `json:"session,omitempty" jsonschema:"a session id (session N of a search or recent_sessions row): show that session from offset"`
+	Before    *int `json:"before,omitempty" jsonschema:"with anchor: tool calls before it, 0 to 100 (default 5)"`
+	After     *int `json:"after,omitempty" jsonschema:"with anchor: tool calls after it, 0 to 100 (default 5)"`
+	Offset    int  `json:"offset,omitempty" jsonschema:"with session: skip this many tool calls"`
+	Limit     int  `json:"limit,omitempty" jsonschema:"with session: tool calls to show, 1 to 200 (default 30)"`
+	MaxTokens int  `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 }
 
 func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error) {
@@ -38,7 +38,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 	case (in.Anchor == 0) == (in.Session == 0):
 		return "", fmt.Errorf("give either anchor (an observation #id from search) or session (a session id), not both or neither")
 	case in.Anchor > 0:
-		q.Set("anchor", strconv.FormatInt(in.Anchor, 10))
+		q.Set("anchor", strconv.FormatInt(int64(in.Anchor), 10))
 		for _, side := range []struct {
 			name string
 			n    *int
@@ -62,7 +62,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 		if in.Limit == 0 {
 			in.Limit = 30
 		}
-		q.Set("session", strconv.FormatInt(in.Session, 10))
+		q.Set("session", strconv.FormatInt(int64(in.Session), 10))
 		q.Set("offset", strconv.Itoa(in.Offset))
 		q.Set("limit", strconv.Itoa(in.Limit))
 	}
