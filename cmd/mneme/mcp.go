@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
@@ -29,7 +30,8 @@ func mcpCmd(g *globals, _ *int) *cobra.Command {
 		Long: `Run mneme's MCP server on stdin and stdout, as Claude Code starts it
 (mneme install registers it). Its tools read the worker's API over the data
 directory's socket (or MNEME_URL with MNEME_TOKEN), starting the worker when
-none runs (unless MNEME_NO_AUTOSTART is set):
+none runs (unless MNEME_NO_AUTOSTART is set). MNEME_DEBUG logs the protocol's
+events on stderr.
 
   search            an index of matching rows (#id, date, kind, title) within a token budget
   timeline          the tool calls around one #id, or one session, with its prompts and summaries
@@ -40,7 +42,11 @@ none runs (unless MNEME_NO_AUTOSTART is set):
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cwd, _ := os.Getwd()
-			srv := mcp.New(g.workerAPI(), mcp.Options{Version: version, Project: ingest.ResolveProject(cwd).Name})
+			opts := mcp.Options{Version: version, Project: ingest.ResolveProject(cwd).Name}
+			if os.Getenv(hooks.EnvDebug) != "" {
+				opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			}
+			srv := mcp.New(g.workerAPI(), opts)
 			t := &sdk.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopCloser{cmd.OutOrStdout()}}
 			err := srv.Run(ctx, t)
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {

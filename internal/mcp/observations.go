@@ -97,20 +97,28 @@ func record(o *models.Observation) string {
 	return cutMiddle(text, maxRecord)
 }
 
-// cutMiddle shortens s to about n bytes by leaving out its middle, marked
-// with how much is gone: the head (what was run) and the tail (how it
-// ended) are what matter.
+// cutMiddle shortens s to at most n bytes by leaving out its middle,
+// marked with how much is gone: the head (what was run) and the tail (how
+// it ended) are what matter. Runes are never split.
 func cutMiddle(s string, n int) string {
-	note := fmt.Sprintf("\n[… %d bytes cut …]\n", len(s)-n+60)
-	head := (n - len(note)) * 3 / 5
-	tail := n - len(note) - head
-	h := strings.TrimSuffix(cut(s[:head+1], head), "…")
-	t := s[len(s)-tail:]
-	for len(t) > 0 && !utf8.RuneStart(t[0]) {
-		t = t[1:]
+	if len(s) <= n {
+		return s
 	}
-	cutBytes := len(s) - len(h) - len(t)
-	return h + fmt.Sprintf("\n[… %d bytes cut …]\n", cutBytes) + t
+	keep := max(0, n-len("\n[… 9999999999 bytes cut …]\n"))
+	h := s[:runeStart(s, keep*3/5)]
+	t := s[runeStart(s, len(s)-(keep-len(h))):]
+	if len(s)-len(t) < len(h) { // a rune straddles the cut: step past it
+		t = s[len(h):]
+	}
+	return h + fmt.Sprintf("\n[… %d bytes cut …]\n", len(s)-len(h)-len(t)) + t
+}
+
+// runeStart is the start of the rune holding byte i of s.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 func joinIDs(ids []int64) string {

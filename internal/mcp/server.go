@@ -12,6 +12,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +27,8 @@ type Options struct {
 	Project string
 	// MaxIDs caps get_observations' ids per call (default 20).
 	MaxIDs int
+	// Logger receives the SDK's diagnostics; nil discards them.
+	Logger *slog.Logger
 }
 
 // Server holds the tools' state: the worker's API and the options.
@@ -59,7 +62,7 @@ func New(api API, opts Options) *sdk.Server {
 	}
 	s := &Server{api: api, opts: opts}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "mneme", Title: "mneme memory", Version: opts.Version},
-		&sdk.ServerOptions{Instructions: instructions})
+		&sdk.ServerOptions{Instructions: instructions, Logger: opts.Logger})
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(bool)}
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolSearch, Description: searchDescription, Annotations: readOnly, InputSchema: inputSchema[SearchInput]()}, textTool(s.search))
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolTimeline, Description: timelineDescription, Annotations: readOnly, InputSchema: inputSchema[TimelineInput]()}, textTool(s.timeline))
