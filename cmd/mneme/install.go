@@ -58,8 +58,12 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 				path = filepath.Join(base, ".claude", "settings.json")
 			}
 			// The MCP server and /mem-search go where Claude Code reads them
-			// for the same scope.
-			extras := claudeTargetsFor(base, project)
+			// for the same scope: beside a --settings file only when it is
+			// some <dir>/.claude/settings.json.
+			extras, withExtras := claudeTargetsFor(base, project), true
+			if settingsPath != "" {
+				extras, withExtras = claudeTargetsBeside(settingsPath, project)
+			}
 			say := func(format string, a ...any) { fmt.Fprintf(cmd.OutOrStdout(), format, a...) }
 			if uninstall {
 				changed, err := uninstallHooks(path)
@@ -70,6 +74,9 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 					say("Removed mneme's hooks from %s\n", path)
 				} else {
 					say("No mneme hooks in %s; nothing to do\n", path)
+				}
+				if !withExtras {
+					return nil
 				}
 				return uninstallExtras(say, extras)
 			}
@@ -86,7 +93,11 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			installExtras(say, extras, mcpServerEntry(g, bin))
+			if withExtras {
+				installExtras(say, extras, mcpServerEntry(g, bin))
+			} else {
+				say("The MCP server and /mem-search were not installed: %s is not in a .claude directory (register the server with `claude mcp add mneme -- %s mcp`)\n", path, shellQuote(bin))
+			}
 			out := cmd.OutOrStdout()
 			if !changed {
 				fmt.Fprintf(out, "mneme's hooks are already installed in %s\n", path)

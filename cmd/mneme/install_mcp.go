@@ -35,6 +35,17 @@ func claudeTargetsFor(base string, project bool) claudeTargets {
 	return t
 }
 
+// claudeTargetsBeside finds them for a settings file named on the command
+// line: when it is <base>/.claude/settings.json, those of base; otherwise
+// none (ok false), since nothing says where the user's Claude Code looks.
+func claudeTargetsBeside(settings string, project bool) (t claudeTargets, ok bool) {
+	abs, err := filepath.Abs(settings)
+	if err != nil || filepath.Base(filepath.Dir(abs)) != ".claude" {
+		return t, false
+	}
+	return claudeTargetsFor(filepath.Dir(filepath.Dir(abs)), project), true
+}
+
 // mcpServerEntry is how Claude Code starts mneme's MCP server: the mneme
 // binary (not mneme-hook) with the install's port and data directory.
 func mcpServerEntry(g *globals, bin string) map[string]any {

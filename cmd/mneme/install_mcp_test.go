@@ -122,3 +122,40 @@ func TestInstallProjectMCPServer(t *testing.T) {
 		t.Errorf(".mcp.json after uninstall: %s", raw)
 	}
 }
+
+// With --settings, the server and the command go beside it when it is some
+// <dir>/.claude/settings.json (dir's .claude.json and .claude/commands),
+// and nowhere otherwise: never into the HOME of whoever runs it.
+func TestInstallSettingsFlagPlacesMCPServer(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	other := t.TempDir()
+	out, errs, code := runCLI(t, "install", "--bin", testBin, "--settings", filepath.Join(other, "custom.json"))
+	if code != 0 || !strings.Contains(out, "The MCP server and /mem-search were not installed") {
+		t.Errorf("install --settings custom.json: %d %s\n%s", code, errs, out)
+	}
+	for _, p := range []string{filepath.Join(home, ".claude.json"), filepath.Join(other, ".claude.json"), filepath.Join(home, ".claude", "commands")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s was written", p)
+		}
+	}
+
+	elsewhere := filepath.Join(t.TempDir(), "home2")
+	settings := filepath.Join(elsewhere, ".claude", "settings.json")
+	if _, errs, code := runCLI(t, "install", "--bin", testBin, "--settings", settings); code != 0 {
+		t.Fatalf("install --settings %s: %s", settings, errs)
+	}
+	if raw, err := os.ReadFile(filepath.Join(elsewhere, ".claude.json")); err != nil || !isMnemeServer(decode(t, raw)["mcpServers"].(map[string]any)["mneme"]) {
+		t.Errorf("%s/.claude.json: %s %v", elsewhere, raw, err)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, ".claude", "commands", "mem-search.md")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Error("HOME's .claude.json was written")
+	}
+	runCLI(t, "uninstall", "--settings", settings)
+	if _, err := os.Stat(filepath.Join(elsewhere, ".claude", "commands", "mem-search.md")); !os.IsNotExist(err) {
+		t.Error("uninstall --settings left /mem-search")
+	}
+}
