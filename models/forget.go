@@ -1,0 +1,274 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// The right to forget: deleting an observation, a prompt with its turn, a
+// session or a project, from every table, the event log behind the live
+// stream and the full-text indexes; Scrub then clears the freed bytes
+// from the database file and its -wal.
+
+// EventForgotten announces on the live stream that rows were deleted, so
+// open viewers drop them. Its data is a Forgotten: ids only, never text,
+// and its project is empty (every subscriber gets it, whatever its filter),
+// so the event log keeps nothing of what was forgotten.
+const EventForgotten = "forgotten"
+
+// Forget targets.
+const (
+	ForgetObservation = "observation"
+	ForgetPrompt      = "prompt"
+	ForgetSession     = "session"
+	ForgetProject     = "project"
+)
+
+// ForgetCounts counts the rows a forget deleted, per table.
+type ForgetCounts struct {
+	Sessions     int64 `json:"sessions"`
+	Prompts      int64 `json:"prompts"`
+	Observations int64 `json:"observations"`
+	Summaries    int64 `json:"summaries"`
+	SummaryJobs  int64 `json:"summaryJobs"`
+	Events       int64 `json:"events"`
+	// LedgerRows are token-ledger rows detached from the forgotten
+	// session (see Tx.forgetRows).
+	LedgerRows int64 `json:"ledgerRows"`
+}
+
+// Forgotten is the data of an EventForgotten: what the viewer must drop.
+// Observations, Prompts and Summaries list the rows deleted one by one;
+// Sessions lists whole sessions (every row of each is gone).
+type Forgotten struct {
+	Target       string  `json:"target"`
+	Sessions     []int64 `json:"sessions,omitempty"`
+	Prompts      []int64 `json:"prompts,omitempty"`
+	Observations []int64 `json:"observations,omitempty"`
+	Summaries    []int64 `json:"summaries,omitempty"`
+}
+
+// ForgetResult is what a forget deleted.
+type ForgetResult struct {
+	Target  string       `json:"target"`
+	Deleted ForgetCounts `json:"deleted"`
+	// EventID is the id of the forgotten event on the live stream.
+	EventID int64 `json:"eventId"`
+}
+
+// forgetSet is the rows one forget deletes, by id.
+type forgetSet struct {
+	sessions, prompts, observations, summaries []int64
+	// turn is set when forgetting one prompt: its session and number
+	// (the turn's summary jobs are keyed by them).
+	turnSession int64
+	turnNumber  int
+}
+
+// forgetChunk bounds the ids of one IN (…) list.
+const forgetChunk = 500
+
+// ForgetObservation deletes observation id and its event. It is
+// ErrNotFound when there is no such observation.
+func (tx *Tx) ForgetObservation(id int64) (ForgetResult, error) {
+	var n int64
+	if err := tx.db.Raw(`SELECT COUNT(*) FROM observations WHERE id = ?`, id).Row().Scan(&n); err != nil {
+		return ForgetResult{}, err
+	}
+	if n == 0 {
+		return ForgetResult{}, ErrNotFound
+	}
+	return tx.forget(ForgetObservation, forgetSet{observations: []int64{id}})
+}
+
+// ForgetPrompt deletes prompt id with its turn: the observations of that
+// prompt number, the turn's summary and summary job, and their events.
+// When it was the session's last prompt, the session's copy of Claude's
+// last answer (that turn's) is cleared too.
+func (tx *Tx) ForgetPrompt(id int64) (ForgetResult, error) {
+	var p Prompt
+	if err := tx.db.First(&p, id).Error; err != nil {
+		return ForgetResult{}, notFound(err)
+	}
+	set := forgetSet{prompts: []int64{id}, turnSession: p.SessionID, turnNumber: p.Number}
+	if err := tx.db.Raw(`SELECT id FROM observations WHERE session_id = ? AND prompt_number = ? ORDER BY id`, p.SessionID, p.Number).Scan(&set.observations).Error; err != nil {
+		return ForgetResult{}, err
+	}
+	if err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND kind = ? AND prompt_number = ? ORDER BY id`, p.SessionID, SummaryTurn, p.Number).Scan(&set.summaries).Error; err != nil {
+		return ForgetResult{}, err
+	}
+	if err := tx.db.Exec(`UPDATE sessions SET last_assistant_message = '' WHERE id = ? AND prompt_counter = ?`, p.SessionID, p.Number).Error; err != nil {
+		return ForgetResult{}, err
+	}
+	return tx.forget(ForgetPrompt, set)
+}
+
+// ForgetSession deletes session id and everything of it.
+func (tx *Tx) ForgetSession(id int64) (ForgetResult, error) {
+	var n int64
+	if err := tx.db.Raw(`SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Row().Scan(&n); err != nil {
+		return ForgetResult{}, err
+	}
+	if n == 0 {
+		return ForgetResult{}, ErrNotFound
+	}
+	return tx.forget(ForgetSession, forgetSet{sessions: []int64{id}})
+}
+
+// ForgetProject deletes every session of project and everything of them,
+// and any other row or event recorded under that project name. It is
+// ErrNotFound when nothing is.
+func (tx *Tx) ForgetProject(project string) (ForgetResult, error) {
+	var set forgetSet
+	for _, q := range []struct {
+		table string
+		dst   *[]int64
+	}{{"sessions", &set.sessions}, {"prompts", &set.prompts}, {"observations", &set.observations}, {"summaries", &set.summaries}} {
+		if err := tx.db.Raw(fmt.Sprintf(`SELECT id FROM %s WHERE project = ? ORDER BY id`, q.table), project).Scan(q.dst).Error; err != nil {
+			return ForgetResult{}, err
+		}
+	}
+	var events int64
+	if err := tx.db.Raw(`SELECT COUNT(*) FROM events WHERE project = ?`, project).Row().Scan(&events); err != nil {
+		return ForgetResult{}, err
+	}
+	if len(set.sessions)+len(set.prompts)+len(set.observations)+len(set.summaries) == 0 && events == 0 {
+		return ForgetResult{}, ErrNotFound
+	}
+	res, err := tx.forget(ForgetProject, set)
+	if err != nil {
+		return res, err
+	}
+	r := tx.db.Exec(`DELETE FROM events WHERE project = ?`, project)
+	res.Deleted.Events += r.RowsAffected
+	return res, r.Error
+}
+
+// forget deletes set with SQLite's secure_delete on (freed bytes are
+// zeroed), and announces it with an EventForgotten. Rows of the sessions
+// in set go with them (the tables' foreign keys cascade, and their events
+// are deleted by session). Token-ledger rows of the sessions are kept but
+// detached (session and summary set to 0): they hold only token counts,
+// which the daily budget must go on counting.
+func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
+	res := ForgetResult{Target: target}
+	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+		return res, err
+	}
+	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	d := &res.Deleted
+	steps := []struct {
+		sql  string
+		ids  []int64
+		dst  *int64
+	}{
+		// Events first: their ids name the rows.
+		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN ?`, ids: set.observations, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN ?`, ids: set.prompts, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN ?`, ids: set.summaries, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE session_id IN ?`, ids: set.sessions, dst: &d.Events},
+		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE summary_id IN ?`, ids: set.summaries, dst: &d.LedgerRows},
+		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE session_id IN ?`, ids: set.sessions, dst: &d.LedgerRows},
+		{sql: `DELETE FROM observations WHERE id IN ?`, ids: set.observations, dst: &d.Observations},
+		{sql: `DELETE FROM observations WHERE session_id IN ?`, ids: set.sessions, dst: &d.Observations},
+		{sql: `DELETE FROM summaries WHERE id IN ?`, ids: set.summaries, dst: &d.Summaries},
+		{sql: `DELETE FROM summaries WHERE session_id IN ?`, ids: set.sessions, dst: &d.Summaries},
+		{sql: `DELETE FROM prompts WHERE id IN ?`, ids: set.prompts, dst: &d.Prompts},
+		{sql: `DELETE FROM prompts WHERE session_id IN ?`, ids: set.sessions, dst: &d.Prompts},
+		{sql: `DELETE FROM summary_jobs WHERE session_id IN ?`, ids: set.sessions, dst: &d.SummaryJobs},
+		{sql: `DELETE FROM private_prompts WHERE session_id IN ?`, ids: set.sessions, dst: new(int64)},
+		{sql: `DELETE FROM sessions WHERE id IN ?`, ids: set.sessions, dst: &d.Sessions},
+	}
+	for _, st := range steps {
+		for ids := st.ids; len(ids) > 0; {
+			chunk := ids[:min(len(ids), forgetChunk)]
+			ids = ids[len(chunk):]
+			r := tx.db.Exec(st.sql, chunk)
+			if r.Error != nil {
+				return res, r.Error
+			}
+			*st.dst += r.RowsAffected
+		}
+	}
+	if set.turnSession != 0 {
+		r := tx.db.Exec(`DELETE FROM summary_jobs WHERE session_id = ? AND kind = ? AND prompt_number = ?`, set.turnSession, SummaryTurn, set.turnNumber)
+		if r.Error != nil {
+			return res, r.Error
+		}
+		d.SummaryJobs += r.RowsAffected
+	}
+	data := Forgotten{Target: target, Sessions: set.sessions}
+	if target != ForgetProject && target != ForgetSession {
+		data.Prompts, data.Observations, data.Summaries = set.prompts, set.observations, set.summaries
+	}
+	ev, err := tx.AppendEvent(EventForgotten, "", 0, 0, data)
+	if err != nil {
+		return res, err
+	}
+	res.EventID = ev.ID
+	return res, nil
+}
+
+// ScrubResult says what Scrub did.
+type ScrubResult struct {
+	// TookMS is how long the scrub took, in milliseconds.
+	TookMS int64 `json:"tookMs"`
+	// Vacuumed is false when the database could not be rebuilt (see
+	// Scrub); the freed bytes were zeroed all the same.
+	Vacuumed bool `json:"vacuumed"`
+}
+
+// Scrub removes the traces deleted rows leave in the files, after a
+// forget or a retention run:
+//
+//   - the full-text indexes are merged into one segment each (FTS5
+//     'optimize'), so the tokens of deleted rows do not stay in old
+//     segments (its own delete records only mark them deleted);
+//   - the database is rebuilt (VACUUM): secure_delete zeroes what a
+//     delete frees, but an earlier update of a row (a session's prompt
+//     counter, say) left its old copy in the page's free space, which
+//     only a rebuild clears;
+//   - the -wal file, which holds the old pages until it is reused, is
+//     checkpointed into the database and truncated to zero bytes.
+//
+// The optimize goes through the writer; VACUUM cannot run in a
+// transaction, so it runs beside it and ingest waits for it (up to the
+// busy timeout, then 503 and the hook spools). Its cost grows with the
+// database (see the README's figures).
+func (s *Store) Scrub(ctx context.Context) (ScrubResult, error) {
+	start := time.Now()
+	var res ScrubResult
+	for _, table := range []string{"prompts", "observations", "summaries"} {
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
+			return res, err
+		}
+	}
+	if err := s.DB.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
+		return res, fmt.Errorf("vacuum: %w", err)
+	}
+	res.Vacuumed = true
+	err := s.truncateWAL(ctx)
+	res.TookMS = time.Since(start).Milliseconds()
+	return res, err
+}
+
+// truncateWAL checkpoints the -wal file into the database and truncates
+// it to zero bytes, retrying while readers keep an old snapshot (the
+// checkpoint then reports busy and leaves frames in the file).
+func (s *Store) truncateWAL(ctx context.Context) error {
+	for {
+		var busy, logFrames, done int
+		if err := s.DB.WithContext(ctx).Raw(`PRAGMA wal_checkpoint(TRUNCATE)`).Row().Scan(&busy, &logFrames, &done); err != nil {
+			return err
+		}
+		if busy == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
