@@ -159,9 +159,9 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
 	d := &res.Deleted
 	steps := []struct {
-		sql  string
-		ids  []int64
-		dst  *int64
+		sql string
+		ids []int64
+		dst *int64
 	}{
 		// Events first: their ids name the rows.
 		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN ?`, ids: set.observations, dst: &d.Events},
