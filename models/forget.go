@@ -272,3 +272,72 @@ func (s *Store) truncateWAL(ctx context.Context) error {
 		}
 	}
 }
+
+// ForgetPreview is what a forget would delete, for the confirmation page.
+type ForgetPreview struct {
+	Target  string
+	ID      int64  // the observation, prompt or session
+	Project string // the project (of the row, or the one forgotten)
+	// SessionID is the session the row belongs to (0 for a project).
+	SessionID int64
+	// Label is a short description of the row: an observation's title,
+	// a prompt's text, a session's start.
+	Label  string
+	Counts ForgetCounts
+}
+
+// PreviewForget counts what forgetting target would delete. An unknown id
+// or project is ErrNotFound.
+func (s *Store) PreviewForget(ctx context.Context, target string, id int64, project string) (*ForgetPreview, error) {
+	db := s.DB.WithContext(ctx)
+	p := &ForgetPreview{Target: target, ID: id, Project: project}
+	c := &p.Counts
+	count := func(dst *int64, q string, args ...any) error { return db.Raw(q, args...).Row().Scan(dst) }
+	var err error
+	switch target {
+	case ForgetObservation:
+		var o Observation
+		if err := db.Select("id, session_id, project, title").First(&o, id).Error; err != nil {
+			return nil, notFound(err)
+		}
+		p.SessionID, p.Project, p.Label, c.Observations = o.SessionID, o.Project, o.Title, 1
+	case ForgetPrompt:
+		var pr Prompt
+		if err := db.First(&pr, id).Error; err != nil {
+			return nil, notFound(err)
+		}
+		p.SessionID, p.Project, p.Label, c.Prompts = pr.SessionID, pr.Project, pr.Text, 1
+		if err = count(&c.Observations, `SELECT COUNT(*) FROM observations WHERE session_id = ? AND prompt_number = ?`, pr.SessionID, pr.Number); err == nil {
+			err = count(&c.Summaries, `SELECT COUNT(*) FROM summaries WHERE session_id = ? AND kind = ? AND prompt_number = ?`, pr.SessionID, SummaryTurn, pr.Number)
+		}
+	case ForgetSession:
+		sess, err := s.SessionByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		p.SessionID, p.Project, p.Label, c.Sessions = sess.ID, sess.Project, "started "+sess.StartedAt.Format(time.DateTime)+" UTC", 1
+		err = s.countForget(ctx, c, "session_id = ?", id)
+		if err != nil {
+			return nil, err
+		}
+	case ForgetProject:
+		if err = count(&c.Sessions, `SELECT COUNT(*) FROM sessions WHERE project = ?`, project); err == nil {
+			err = s.countForget(ctx, c, "project = ?", project)
+		}
+		if err == nil && c.Sessions+c.Prompts+c.Observations+c.Summaries == 0 {
+			return nil, ErrNotFound
+		}
+		p.Label = project
+	default:
+		return nil, fmt.Errorf("%w: nothing to forget of kind %q", ErrInvalid, target)
+	}
+	return p, err
+}
+
+// countForget counts the prompts, observations and summaries where cond.
+func (s *Store) countForget(ctx context.Context, c *ForgetCounts, cond string, arg any) error {
+	return s.DB.WithContext(ctx).Raw(`SELECT
+		(SELECT COUNT(*) FROM prompts WHERE `+cond+`),
+		(SELECT COUNT(*) FROM observations WHERE `+cond+`),
+		(SELECT COUNT(*) FROM summaries WHERE `+cond+`)`, arg, arg, arg).Row().Scan(&c.Prompts, &c.Observations, &c.Summaries)
+}
