@@ -55,6 +55,9 @@ func (h *Handler) forgetTarget(c *fiber.Ctx, target string) (id int64, project s
 // notFoundMsg turns models.ErrNotFound into a 404 that names what was
 // looked for.
 func notFoundMsg(target, key string, err error) error {
+	if u, uerr := url.PathUnescape(key); uerr == nil {
+		key = u
+	}
 	if errors.Is(err, models.ErrNotFound) {
 		return fiber.NewError(fiber.StatusNotFound, fmt.Sprintf("no %s %s", target, key))
 	}
@@ -78,19 +81,35 @@ func (h *Handler) ForgetJSON(target string) fiber.Handler {
 	}
 }
 
-// ShowForget serves GET /forget/:target/:id: what forgetting it deletes,
-// and a form to confirm.
-func (h *Handler) ShowForget(c *fiber.Ctx) error {
-	target := c.Params("target")
-	id, project, err := h.forgetTarget(c, target)
+// PreviewForgetJSON serves GET /api/forget/:target/:id: what forgetting
+// it would delete (`mneme forget` asks before it deletes).
+func (h *Handler) PreviewForgetJSON(c *fiber.Ctx) error {
+	p, err := h.preview(c)
 	if err != nil {
 		return err
 	}
-	p, err := h.Store.PreviewForget(c.UserContext(), target, id, project)
+	return c.JSON(p)
+}
+
+// preview reads :target and :id and counts what forgetting them deletes.
+func (h *Handler) preview(c *fiber.Ctx) (*models.ForgetPreview, error) {
+	target := c.Params("target")
+	id, project, err := h.forgetTarget(c, target)
 	if err != nil {
-		return notFoundMsg(target, c.Params("id"), err)
+		return nil, err
 	}
-	page := views.ForgetPage{Meta: h.PageMeta(c, "Forget "+target, ""), Preview: *p, Action: c.OriginalURL()}
+	p, err := h.Store.PreviewForget(c.UserContext(), target, id, project)
+	return p, notFoundMsg(target, c.Params("id"), err)
+}
+
+// ShowForget serves GET /forget/:target/:id: what forgetting it deletes,
+// and a form to confirm.
+func (h *Handler) ShowForget(c *fiber.Ctx) error {
+	p, err := h.preview(c)
+	if err != nil {
+		return err
+	}
+	page := views.ForgetPage{Meta: h.PageMeta(c, "Forget "+p.Target, ""), Preview: *p, Action: c.OriginalURL()}
 	return render(c, views.Forget(page))
 }
 

@@ -275,15 +275,15 @@ func (s *Store) truncateWAL(ctx context.Context) error {
 
 // ForgetPreview is what a forget would delete, for the confirmation page.
 type ForgetPreview struct {
-	Target  string
-	ID      int64  // the observation, prompt or session
-	Project string // the project (of the row, or the one forgotten)
+	Target  string `json:"target"`
+	ID      int64  `json:"id,omitempty"` // the observation, prompt or session
+	Project string `json:"project"`      // the project (of the row, or the one forgotten)
 	// SessionID is the session the row belongs to (0 for a project).
-	SessionID int64
+	SessionID int64 `json:"sessionId,omitempty"`
 	// Label is a short description of the row: an observation's title,
 	// a prompt's text, a session's start.
-	Label  string
-	Counts ForgetCounts
+	Label  string       `json:"label"`
+	Counts ForgetCounts `json:"counts"`
 }
 
 // PreviewForget counts what forgetting target would delete. An unknown id

@@ -89,6 +89,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.delete("/prompts/:id", h.ForgetJSON(models.ForgetPrompt))
 	api.delete("/sessions/:id", h.ForgetJSON(models.ForgetSession))
 	api.delete("/projects/:id", h.ForgetJSON(models.ForgetProject))
+	api.get("/forget/:target/:id", h.PreviewForgetJSON)
 
 	// Live: the stream, and the HTML fragments app.js fetches for live
 	// rows and "load more" (rendered by the same components as the pages).
