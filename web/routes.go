@@ -74,6 +74,9 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	// or a project's sessions since a date. `mneme export` uses these too.
 	api.get("/sessions/:id/export", h.ExportSession)
 	api.get("/export", h.ExportProject)
+	api.get("/export/all", h.ExportAll)
+	// Backup: a consistent snapshot of the database (`mneme backup`).
+	api.get("/backup", h.Backup)
 
 	// Settings as JSON (secrets are write-only).
 	api.get("/settings", h.ShowSettingsJSON)
