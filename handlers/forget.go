@@ -151,9 +151,17 @@ func forgottenNotice(q string) string {
 	if n, err := fmt.Sscanf(q, "%d.%d.%d.%d", &s, &p, &o, &m); err != nil || n != 4 {
 		return ""
 	}
-	note := fmt.Sprintf("Forgotten: %d prompts, %d tool calls, %d summaries.", p, o, m)
+	note := count(p, "prompt", "prompts") + ", " + count(o, "tool call", "tool calls") + ", " + count(m, "summary", "summaries")
 	if s > 0 {
-		note = fmt.Sprintf("Forgotten: %d sessions, %d prompts, %d tool calls, %d summaries.", s, p, o, m)
+		note = count(s, "session", "sessions") + ", " + note
 	}
-	return note
+	return "Forgotten: " + note + "."
+}
+
+// count is "1 prompt", "2 prompts".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }

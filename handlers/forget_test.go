@@ -145,7 +145,7 @@ func TestForgetAPI(t *testing.T) {
 	for _, path := range []string{
 		"/api/observations?limit=500", "/api/prompts?limit=500", "/api/summaries?limit=500",
 		"/api/sessions", "/api/projects", "/api/export?project=fgalpha&since=2000-01-01&format=json",
-		"/api/export?project=fgbeta&since=2000-01-01&format=json", "/fragments/feed",
+		"/api/export?project=fgbeta&since=2000-01-01&format=json", "/api/export/all", "/fragments/feed",
 	} {
 		status, body := srv.Get(t, path)
 		if status >= 500 {
