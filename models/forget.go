@@ -214,8 +214,7 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 type ScrubResult struct {
 	// TookMS is how long the scrub took, in milliseconds.
 	TookMS int64 `json:"tookMs"`
-	// Vacuumed is false when the database could not be rebuilt (see
-	// Scrub); the freed bytes were zeroed all the same.
+	// Vacuumed tells that the database was rebuilt (see Scrub).
 	Vacuumed bool `json:"vacuumed"`
 }
 
@@ -224,19 +223,23 @@ type ScrubResult struct {
 //
 //   - the full-text indexes are merged into one segment each (FTS5
 //     'optimize'), so the tokens of deleted rows do not stay in old
-//     segments (its own delete records only mark them deleted);
-//   - the database is rebuilt (VACUUM): secure_delete zeroes what a
-//     delete frees, but an earlier update of a row (a session's prompt
-//     counter, say) left its old copy in the page's free space, which
-//     only a rebuild clears;
+//     segments (a delete only adds a tombstone);
+//   - with rebuild, the database is rebuilt (VACUUM): secure_delete
+//     zeroes what a delete frees, but an earlier update of a row (a
+//     session's prompt counter, its last answer, a summary job's status)
+//     left the old copy in the page's free space, which only a rebuild
+//     clears. Observations are written once, so retention, which deletes
+//     only those, scrubs without it;
 //   - the -wal file, which holds the old pages until it is reused, is
 //     checkpointed into the database and truncated to zero bytes.
 //
-// The optimize goes through the writer; VACUUM cannot run in a
-// transaction, so it runs beside it and ingest waits for it (up to the
-// busy timeout, then 503 and the hook spools). Its cost grows with the
-// database (see the README's figures).
-func (s *Store) Scrub(ctx context.Context) (ScrubResult, error) {
+// The optimize goes through the writer, so ingest queues behind it. VACUUM
+// cannot run in a transaction: it runs beside the writer, whose commits
+// wait for it up to the busy timeout (5 s), then fail with 503, and the
+// hooks spool their events until it is done. Both cost time in proportion
+// to the database (README: about 9 s for 250 MB), and VACUUM needs free
+// disk space for a second copy (in the -wal) while it runs.
+func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 	start := time.Now()
 	var res ScrubResult
 	for _, table := range []string{"prompts", "observations", "summaries"} {
@@ -244,10 +247,12 @@ func (s *Store) Scrub(ctx context.Context) (ScrubResult, error) {
 			return res, err
 		}
 	}
-	if err := s.DB.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
-		return res, fmt.Errorf("vacuum: %w", err)
+	if rebuild {
+		if err := s.DB.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
+			return res, fmt.Errorf("vacuum: %w", err)
+		}
+		res.Vacuumed = true
 	}
-	res.Vacuumed = true
 	err := s.truncateWAL(ctx)
 	res.TookMS = time.Since(start).Milliseconds()
 	return res, err

@@ -164,7 +164,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 	if n := countWhere(t, s, `SELECT COUNT(*) FROM events WHERE kind != ?`, EventForgotten); n != 0 {
 		t.Errorf("the event log keeps %d events", n)
 	}
-	if _, err := s.Scrub(ctx); err != nil {
+	if _, err := s.Scrub(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	if files := dataDirHolds(t, dir, mark); len(files) > 0 {

@@ -46,6 +46,6 @@ func Forget(ctx context.Context, store *models.Store, target string, id int64, p
 	if err != nil {
 		return out, err
 	}
-	out.Scrub, err = store.Scrub(context.WithoutCancel(ctx))
+	out.Scrub, err = store.Scrub(context.WithoutCancel(ctx), true)
 	return out, err
 }

@@ -1,0 +1,113 @@
+package retention_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/benchdb"
+	"github.com/mneme-dev/mneme/internal/report"
+	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// TestForgetFigures measures forgetting, backup and the full export on a
+// synthetic database (MNEME_BENCH_ROWS observations, default 100,000
+// here) plus one big session of 10,000 tool calls. It only runs with
+// MNEME_FORGET_FIGURES=1: the figures go to the README.
+func TestForgetFigures(t *testing.T) {
+	if os.Getenv("MNEME_FORGET_FIGURES") == "" {
+		t.Skip("set MNEME_FORGET_FIGURES=1 to measure")
+	}
+	if os.Getenv("MNEME_BENCH_ROWS") == "" {
+		t.Setenv("MNEME_BENCH_ROWS", "100000")
+	}
+	db := benchdb.Build(t, benchdb.Rows(t))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mneme.db")
+	if err := copyDB(filepath.Join(db.Dir, "mneme.db"), path); err != nil {
+		t.Fatal(err)
+	}
+	s, err := models.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	var big int64
+	err = s.Writer.Do(ctx, func(tx *models.Tx) error {
+		sess := models.Session{ClaudeSessionID: "big", Project: "big", StartedAt: now, Status: models.StatusActive}
+		if err := tx.Insert(&sess); err != nil {
+			return err
+		}
+		big = sess.ID
+		for i := range 10000 {
+			o := models.Observation{SessionID: sess.ID, Project: "big", PromptNumber: 1 + i/100, ToolName: "Bash", Kind: "bash",
+				Title: fmt.Sprintf("Ran `go test ./pkg%d`: ok", i), Output: fmt.Sprintf("ok pkg%d 0.%03ds\n", i, i%1000), Success: true, CreatedAt: now}
+			if _, err := tx.InsertObservation(&o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.FlushSearchIndex(ctx)
+	s.CheckpointTruncate()
+	size := func() int64 { fi, _ := os.Stat(path); return fi.Size() }
+	t.Logf("database: %d observations + a 10,000-call session, %.1f MB", db.Observations, float64(size())/1e6)
+
+	var one int64
+	s.DB.Raw(`SELECT MIN(id) FROM observations`).Row().Scan(&one)
+	start := time.Now()
+	out, err := retention.Forget(ctx, s, models.ForgetObservation, one, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("forget one observation: %s in all, of which scrub %d ms (FTS optimize, VACUUM, WAL truncate)", time.Since(start).Round(time.Millisecond), out.Scrub.TookMS)
+
+	start = time.Now()
+	out, err = retention.Forget(ctx, s, models.ForgetSession, big, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("forget the 10,000-call session: %s in all, of which scrub %d ms; %+v", time.Since(start).Round(time.Millisecond), out.Scrub.TookMS, out.Deleted)
+
+	backup := filepath.Join(t.TempDir(), "b.db")
+	start = time.Now()
+	fc, err := s.BackupTo(ctx, backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("backup (VACUUM INTO + integrity_check): %s, %.1f MB (database %.1f MB)", time.Since(start).Round(time.Millisecond), float64(fc.Bytes)/1e6, float64(size())/1e6)
+
+	start = time.Now()
+	n, err := report.ExportAll(ctx, s, io.Discard, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("export --all: %s for %+v", time.Since(start).Round(time.Millisecond), n)
+}
+
+func copyDB(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
