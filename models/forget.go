@@ -72,14 +72,19 @@ const forgetChunk = 500
 // ForgetObservation deletes observation id and its event. It is
 // ErrNotFound when there is no such observation.
 func (tx *Tx) ForgetObservation(id int64) (ForgetResult, error) {
+	return tx.forgetOne(ForgetObservation, "observations", id, forgetSet{observations: []int64{id}})
+}
+
+// forgetOne forgets set when table has a row id, else it is ErrNotFound.
+func (tx *Tx) forgetOne(target, table string, id int64, set forgetSet) (ForgetResult, error) {
 	var n int64
-	if err := tx.db.Raw(`SELECT COUNT(*) FROM observations WHERE id = ?`, id).Row().Scan(&n); err != nil {
+	if err := tx.db.Raw(`SELECT COUNT(*) FROM `+table+` WHERE id = ?`, id).Row().Scan(&n); err != nil {
 		return ForgetResult{}, err
 	}
 	if n == 0 {
 		return ForgetResult{}, ErrNotFound
 	}
-	return tx.forget(ForgetObservation, forgetSet{observations: []int64{id}})
+	return tx.forget(target, set)
 }
 
 // ForgetPrompt deletes prompt id with its turn: the observations of that
@@ -98,22 +103,12 @@ func (tx *Tx) ForgetPrompt(id int64) (ForgetResult, error) {
 	if err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND kind = ? AND prompt_number = ? ORDER BY id`, p.SessionID, SummaryTurn, p.Number).Scan(&set.summaries).Error; err != nil {
 		return ForgetResult{}, err
 	}
-	if err := tx.db.Exec(`UPDATE sessions SET last_assistant_message = '' WHERE id = ? AND prompt_counter = ?`, p.SessionID, p.Number).Error; err != nil {
-		return ForgetResult{}, err
-	}
 	return tx.forget(ForgetPrompt, set)
 }
 
 // ForgetSession deletes session id and everything of it.
 func (tx *Tx) ForgetSession(id int64) (ForgetResult, error) {
-	var n int64
-	if err := tx.db.Raw(`SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Row().Scan(&n); err != nil {
-		return ForgetResult{}, err
-	}
-	if n == 0 {
-		return ForgetResult{}, ErrNotFound
-	}
-	return tx.forget(ForgetSession, forgetSet{sessions: []int64{id}})
+	return tx.forgetOne(ForgetSession, "sessions", id, forgetSet{sessions: []int64{id}})
 }
 
 // ForgetProject deletes every session of project and everything of them,
@@ -197,6 +192,10 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 			return res, r.Error
 		}
 		d.SummaryJobs += r.RowsAffected
+		// The session keeps a copy of its last answer: that turn's.
+		if err := tx.db.Exec(`UPDATE sessions SET last_assistant_message = '' WHERE id = ? AND prompt_counter = ?`, set.turnSession, set.turnNumber).Error; err != nil {
+			return res, err
+		}
 	}
 	data := Forgotten{Target: target, Sessions: set.sessions}
 	if target != ForgetProject && target != ForgetSession {

@@ -29,7 +29,13 @@ func TestForgetFigures(t *testing.T) {
 	db := benchdb.Build(t, benchdb.Rows(t))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mneme.db")
-	if err := copyDB(filepath.Join(db.Dir, "mneme.db"), path); err != nil {
+	src, err := models.Open(filepath.Join(db.Dir, "mneme.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.BackupTo(context.Background(), path) // a copy to change
+	src.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := models.Open(path)
@@ -93,21 +99,4 @@ func TestForgetFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("export --all: %s for %+v", time.Since(start).Round(time.Millisecond), n)
-}
-
-func copyDB(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
