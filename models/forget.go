@@ -345,3 +345,12 @@ func (s *Store) countForget(ctx context.Context, c *ForgetCounts, cond string, a
 		(SELECT COUNT(*) FROM observations WHERE `+cond+`),
 		(SELECT COUNT(*) FROM summaries WHERE `+cond+`)`, arg, arg, arg).Row().Scan(&c.Prompts, &c.Observations, &c.Summaries)
 }
+
+// JobExists reports whether summary job id is still queued: a forget
+// deletes the jobs of what it forgets, and a summary written for such a
+// job afterwards would bring the forgotten text back.
+func (tx *Tx) JobExists(id int64) (bool, error) {
+	var n int64
+	err := tx.db.Raw(`SELECT COUNT(*) FROM summary_jobs WHERE id = ?`, id).Row().Scan(&n)
+	return n > 0, err
+}
