@@ -90,7 +90,10 @@ func (tx *Tx) forgetOne(target, table string, id int64, set forgetSet) (ForgetRe
 // ForgetPrompt deletes prompt id with its turn: the observations of that
 // prompt number, the turn's summary and summary job, and their events.
 // When it was the session's last prompt, the session's copy of Claude's
-// last answer (that turn's) is cleared too.
+// last answer (that turn's) is cleared too, and so is the copy a final or
+// intermediate summary job of that prompt number keeps. Intermediate and
+// final summaries already written, which cover the whole session, are
+// kept: forgetting the session removes them.
 func (tx *Tx) ForgetPrompt(id int64) (ForgetResult, error) {
 	var p Prompt
 	if err := tx.db.First(&p, id).Error; err != nil {
@@ -192,8 +195,12 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 			return res, r.Error
 		}
 		d.SummaryJobs += r.RowsAffected
-		// The session keeps a copy of its last answer: that turn's.
+		// The session keeps a copy of its last answer, that turn's when it
+		// was the last, and so do the session's other jobs queued then.
 		if err := tx.db.Exec(`UPDATE sessions SET last_assistant_message = '' WHERE id = ? AND prompt_counter = ?`, set.turnSession, set.turnNumber).Error; err != nil {
+			return res, err
+		}
+		if err := tx.db.Exec(`UPDATE summary_jobs SET assistant_message = '' WHERE session_id = ? AND prompt_number = ?`, set.turnSession, set.turnNumber).Error; err != nil {
 			return res, err
 		}
 	}
