@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -23,7 +24,7 @@ import (
 // a positive number; a session may also be named by Claude Code's
 // session id) or project name. A malformed id is a 400.
 func (h *Handler) forgetTarget(c *fiber.Ctx, target string) (id int64, project string, err error) {
-	raw := c.Params("id")
+	raw := strings.Clone(c.Params("id")) // Fiber reuses the buffer
 	if u, err := url.PathUnescape(raw); err == nil {
 		raw = u
 	}
