@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -161,28 +162,29 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		ids []int64
 		dst *int64
 	}{
-		// Events first: their ids name the rows.
-		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN ?`, ids: set.observations, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN ?`, ids: set.prompts, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN ?`, ids: set.summaries, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE session_id IN ?`, ids: set.sessions, dst: &d.Events},
-		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE summary_id IN ?`, ids: set.summaries, dst: &d.LedgerRows},
-		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE session_id IN ?`, ids: set.sessions, dst: &d.LedgerRows},
-		{sql: `DELETE FROM observations WHERE id IN ?`, ids: set.observations, dst: &d.Observations},
-		{sql: `DELETE FROM observations WHERE session_id IN ?`, ids: set.sessions, dst: &d.Observations},
-		{sql: `DELETE FROM summaries WHERE id IN ?`, ids: set.summaries, dst: &d.Summaries},
-		{sql: `DELETE FROM summaries WHERE session_id IN ?`, ids: set.sessions, dst: &d.Summaries},
-		{sql: `DELETE FROM prompts WHERE id IN ?`, ids: set.prompts, dst: &d.Prompts},
-		{sql: `DELETE FROM prompts WHERE session_id IN ?`, ids: set.sessions, dst: &d.Prompts},
-		{sql: `DELETE FROM summary_jobs WHERE session_id IN ?`, ids: set.sessions, dst: &d.SummaryJobs},
-		{sql: `DELETE FROM private_prompts WHERE session_id IN ?`, ids: set.sessions, dst: new(int64)},
-		{sql: `DELETE FROM sessions WHERE id IN ?`, ids: set.sessions, dst: &d.Sessions},
+		// Events first: their ids name the rows, whose sessions lead to
+		// them through the events_session index.
+		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM observations WHERE id IN @ids) AND kind = 'observation' AND ref_id IN @ids`, ids: set.observations, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM prompts WHERE id IN @ids) AND kind = 'prompt' AND ref_id IN @ids`, ids: set.prompts, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM summaries WHERE id IN @ids) AND kind = 'summary' AND ref_id IN @ids`, ids: set.summaries, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Events},
+		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE summary_id IN @ids`, ids: set.summaries, dst: &d.LedgerRows},
+		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE session_id IN @ids`, ids: set.sessions, dst: &d.LedgerRows},
+		{sql: `DELETE FROM observations WHERE id IN @ids`, ids: set.observations, dst: &d.Observations},
+		{sql: `DELETE FROM observations WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Observations},
+		{sql: `DELETE FROM summaries WHERE id IN @ids`, ids: set.summaries, dst: &d.Summaries},
+		{sql: `DELETE FROM summaries WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Summaries},
+		{sql: `DELETE FROM prompts WHERE id IN @ids`, ids: set.prompts, dst: &d.Prompts},
+		{sql: `DELETE FROM prompts WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Prompts},
+		{sql: `DELETE FROM summary_jobs WHERE session_id IN @ids`, ids: set.sessions, dst: &d.SummaryJobs},
+		{sql: `DELETE FROM private_prompts WHERE session_id IN @ids`, ids: set.sessions, dst: new(int64)},
+		{sql: `DELETE FROM sessions WHERE id IN @ids`, ids: set.sessions, dst: &d.Sessions},
 	}
 	for _, st := range steps {
 		for ids := st.ids; len(ids) > 0; {
 			chunk := ids[:min(len(ids), forgetChunk)]
 			ids = ids[len(chunk):]
-			r := tx.db.Exec(st.sql, chunk)
+			r := tx.db.Exec(st.sql, sql.Named("ids", chunk))
 			if r.Error != nil {
 				return res, r.Error
 			}

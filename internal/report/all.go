@@ -17,7 +17,7 @@ import (
 // holds. `mneme import` reads it back. The format (README, "Full
 // export"):
 //
-//	{"format":"mneme-export","version":1,"schemaVersion":8,
+//	{"format":"mneme-export","version":1,"schemaVersion":9,
 //	 "exportedAt":"2026-11-25T08:00:00Z",
 //	 "sessions":[
 //	  {"session":{…models.Session…},
