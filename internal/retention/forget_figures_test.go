@@ -17,7 +17,7 @@ import (
 
 // TestForgetFigures measures forgetting, backup and the full export on a
 // synthetic database (MNEME_BENCH_ROWS observations, default 100,000
-// here) plus one big session of 10,000 tool calls. It only runs with
+// here) plus one big session of 10,000 tool calls and their events. It only runs with
 // MNEME_FORGET_FIGURES=1: the figures go to the README.
 func TestForgetFigures(t *testing.T) {
 	if os.Getenv("MNEME_FORGET_FIGURES") == "" {
@@ -58,6 +58,9 @@ func TestForgetFigures(t *testing.T) {
 			if _, err := tx.InsertObservation(&o); err != nil {
 				return err
 			}
+			if _, err := tx.AppendEvent(models.EventObservation, "big", sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -78,11 +81,41 @@ func TestForgetFigures(t *testing.T) {
 	}
 	t.Logf("forget one observation: %s in all, of which scrub %d ms (FTS optimize, VACUUM, WAL truncate)", time.Since(start).Round(time.Millisecond), out.Scrub.TookMS)
 
+	// Meanwhile, a write every 10 ms, as ingest would: how long does one
+	// wait, and does any fail?
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	var worst time.Duration
+	var writes, failed int
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			begin := time.Now()
+			err := s.Writer.Do(ctx, func(tx *models.Tx) error {
+				o := models.Observation{SessionID: 1, Project: "p", ToolName: "Bash", Kind: "bash", Title: fmt.Sprintf("during %d", i), Success: true, CreatedAt: time.Now()}
+				_, err := tx.InsertObservation(&o)
+				return err
+			})
+			writes++
+			if err != nil {
+				failed++
+			}
+			worst = max(worst, time.Since(begin))
+		}
+	}()
 	start = time.Now()
 	out, err = retention.Forget(ctx, s, models.ForgetSession, big, "")
+	close(stop)
+	<-done
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("writes meanwhile: %d, %d failed, the slowest waited %s", writes, failed, worst.Round(time.Millisecond))
 	t.Logf("forget the 10,000-call session: %s in all, of which scrub %d ms; %+v", time.Since(start).Round(time.Millisecond), out.Scrub.TookMS, out.Deleted)
 
 	backup := filepath.Join(t.TempDir(), "b.db")
