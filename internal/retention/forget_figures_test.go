@@ -45,28 +45,12 @@ func TestForgetFigures(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	now := time.Now().UTC()
-	var big int64
-	err = s.Writer.Do(ctx, func(tx *models.Tx) error {
-		sess := models.Session{ClaudeSessionID: "big", Project: "big", StartedAt: now, Status: models.StatusActive}
-		if err := tx.Insert(&sess); err != nil {
-			return err
-		}
-		big = sess.ID
-		for i := range 10000 {
-			o := models.Observation{SessionID: sess.ID, Project: "big", PromptNumber: 1 + i/100, ToolName: "Bash", Kind: "bash",
-				Title: fmt.Sprintf("Ran `go test ./pkg%d`: ok", i), Output: fmt.Sprintf("ok pkg%d 0.%03ds\n", i, i%1000), Success: true, CreatedAt: now}
-			if _, err := tx.InsertObservation(&o); err != nil {
-				return err
-			}
-			if _, err := tx.AppendEvent(models.EventObservation, "big", sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	calls := make([]models.Observation, 10000)
+	for i := range calls {
+		calls[i] = models.Observation{PromptNumber: 1 + i/100, Title: fmt.Sprintf("Ran `go test ./pkg%d`: ok", i),
+			Output: fmt.Sprintf("ok pkg%d 0.%03ds\n", i, i%1000), Success: true, CreatedAt: now}
 	}
+	big := recordSession(t, s, "big", calls)
 	s.FlushSearchIndex(ctx)
 	s.CheckpointTruncate()
 	size := func() int64 { fi, _ := os.Stat(path); return fi.Size() }
