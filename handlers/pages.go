@@ -36,6 +36,7 @@ func (h *Handler) PageMeta(c *fiber.Ctx, title, active string) views.PageMeta {
 	if tok, ok := c.Locals(CSRFContextKey).(string); ok {
 		m.CSRFToken = tok
 	}
+	m.Notice = forgottenNotice(c.Query("forgotten"))
 	return m
 }
 

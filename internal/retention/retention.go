@@ -38,7 +38,10 @@ func CountOlder(ctx context.Context, store *models.Store, days int, now time.Tim
 }
 
 // Apply deletes the observations older than days (and their events on the
-// live stream's log), Batch rows per transaction, and returns how many
+// live stream's log), Batch rows per transaction, as a forget does (each
+// batch is announced as a forgotten event), then scrubs the files once
+// when it deleted any (models.Store.Scrub, without the rebuild: the
+// deleted observations were written once and their bytes zeroed). It returns how many
 // observations it deleted.
 func Apply(ctx context.Context, store *models.Store, days int, now time.Time) (int64, error) {
 	cut := Cutoff(days, now)
@@ -54,7 +57,13 @@ func Apply(ctx context.Context, store *models.Store, days int, now time.Time) (i
 			return err
 		})
 		total += n
-		if err != nil || n < Batch {
+		if err != nil {
+			return total, err
+		}
+		if n < Batch {
+			if total > 0 {
+				_, err = store.Scrub(context.WithoutCancel(ctx), false)
+			}
 			return total, err
 		}
 		if err := ctx.Err(); err != nil {

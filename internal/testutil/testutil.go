@@ -301,3 +301,28 @@ func RepoRoot(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
+
+// FilesHolding lists the files under dir (every file: the database, its
+// -wal and -shm, the spool, the logs) whose bytes contain needle, as it
+// is or lower-cased.
+func FilesHolding(t testing.TB, dir, needle string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(needle)) || bytes.Contains(bytes.ToLower(b), bytes.ToLower([]byte(needle))) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
