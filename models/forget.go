@@ -162,12 +162,16 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		ids []int64
 		dst *int64
 	}{
-		// Events first: their ids name the rows, whose sessions lead to
-		// them through the events_session index.
-		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM observations WHERE id IN @ids) AND kind = 'observation' AND ref_id IN @ids`, ids: set.observations, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM prompts WHERE id IN @ids) AND kind = 'prompt' AND ref_id IN @ids`, ids: set.prompts, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE session_id IN (SELECT session_id FROM summaries WHERE id IN @ids) AND kind = 'summary' AND ref_id IN @ids`, ids: set.summaries, dst: &d.Events},
-		{sql: `DELETE FROM events WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Events},
+		// Events first, found through events_ref by the ids of the rows
+		// they announce (every event of a session names one of its rows,
+		// or the session itself), while those rows are still there.
+		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN @ids`, ids: set.observations, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN @ids`, ids: set.prompts, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN @ids`, ids: set.summaries, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN (SELECT id FROM observations WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN (SELECT id FROM prompts WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN (SELECT id FROM summaries WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind IN ('session_started', 'session_completed') AND ref_id IN @ids`, ids: set.sessions, dst: &d.Events},
 		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE summary_id IN @ids`, ids: set.summaries, dst: &d.LedgerRows},
 		{sql: `UPDATE token_ledger SET session_id = 0, summary_id = 0 WHERE session_id IN @ids`, ids: set.sessions, dst: &d.LedgerRows},
 		{sql: `DELETE FROM observations WHERE id IN @ids`, ids: set.observations, dst: &d.Observations},
