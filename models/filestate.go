@@ -83,7 +83,6 @@ type FileMemory struct {
 	ToolName     string
 	Kind         string
 	Title        string
-	Output       string // the first 300 bytes: a failure's error
 	Success      bool
 	CreatedAt    time.Time
 	State        FileState `gorm:"embedded;embeddedPrefix:state_"`
@@ -95,7 +94,7 @@ type FileMemory struct {
 // excluded stubs, newest first, at most limit.
 func (s *Store) FileMemories(ctx context.Context, project, path string, exclude int64, limit int) ([]FileMemory, error) {
 	var out []FileMemory
-	err := s.DB.WithContext(ctx).Raw(`SELECT o.id, o.session_id, o.tool_name, o.kind, o.title, substr(o.output, 1, 300) AS output,
+	err := s.DB.WithContext(ctx).Raw(`SELECT o.id, o.session_id, o.tool_name, o.kind, o.title,
 			o.success, o.created_at, o.prompt_number,
 			f.path AS state_path, f.kind AS state_kind, f.sha256 AS state_sha256, f.size AS state_size, f.mtime_ns AS state_mtime_ns
 		FROM file_states f JOIN observations o ON o.session_id = f.session_id AND o.tool_use_id = f.tool_use_id

@@ -41,6 +41,8 @@ type Service struct {
 	Store     *models.Store
 	Context   ContextBuilder
 	Summaries SummaryQueue
+	// Files answers the file gate (PreToolUse); nil answers nothing.
+	Files FileRecaller
 
 	policy   atomic.Pointer[ingest.Policy]
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
@@ -92,6 +94,8 @@ func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (
 		return s.userPrompt(ctx, p)
 	case hooks.PostToolUse, hooks.PostToolUseFailure:
 		return ingest.Continue(), s.toolUse(ctx, p)
+	case hooks.PreToolUse:
+		return s.preToolUse(ctx, p), nil
 	case hooks.Stop:
 		return ingest.Continue(), s.stop(ctx, p)
 	case hooks.SessionEnd:
