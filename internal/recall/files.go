@@ -216,3 +216,34 @@ func (g *givenFiles) release(session, path string) {
 	defer g.mu.Unlock()
 	delete(g.m[session], path)
 }
+
+// fileStatus maps each of the observations to the status now of each of
+// its recorded files (filestate.Fresh, Changed, Gone or NoClaim). Each
+// file is stat'ed once, and hashed only when its size or mtime moved.
+func (b *Builder) fileStatus(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
+	states, err := b.Store.FileStatesOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	check := filestate.NewChecker()
+	out := make(map[int64]map[string]string, len(states))
+	for id, ss := range states {
+		m := make(map[string]string, len(ss))
+		for _, s := range ss {
+			m[s.Path] = check.Status(stateOf(s))
+		}
+		out[id] = m
+	}
+	return out, nil
+}
+
+// changedMark is " (changed since)" when one of the files changed or is
+// gone since the memory was recorded, else "".
+func changedMark(files map[string]string) string {
+	for _, st := range files {
+		if filestate.Stale(st) {
+			return " (changed since)"
+		}
+	}
+	return ""
+}
