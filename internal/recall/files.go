@@ -64,7 +64,7 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 	now := b.now()
 	check := filestate.NewChecker()
 	mark := func(m models.FileMemory) string {
-		switch check.Status(stateOf(m.State)) {
+		switch check.Status(filestate.Of(m.State)) {
 		case filestate.Changed:
 			return ", changed since"
 		case filestate.Gone:
@@ -132,11 +132,6 @@ func renderLines(header string, lines []string, budget int, redact func(string) 
 	}
 	out.WriteString(CloseTag)
 	return out.String()
-}
-
-// stateOf converts a stored file state for the checker.
-func stateOf(s models.FileState) filestate.State {
-	return filestate.State{Path: s.Path, Kind: s.Kind, SHA256: s.SHA256, Size: s.Size, MtimeNS: s.MtimeNS}
 }
 
 // Age says how long ago t was, in the largest whole unit: "just now",
@@ -217,24 +212,9 @@ func (g *givenFiles) release(session, path string) {
 	delete(g.m[session], path)
 }
 
-// fileStatus maps each of the observations to the status now of each of
-// its recorded files (filestate.Fresh, Changed, Gone or NoClaim). Each
-// file is stat'ed once, and hashed only when its size or mtime moved.
+// fileStatus is filestate.Statuses over the builder's store.
 func (b *Builder) fileStatus(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
-	states, err := b.Store.FileStatesOf(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	check := filestate.NewChecker()
-	out := make(map[int64]map[string]string, len(states))
-	for id, ss := range states {
-		m := make(map[string]string, len(ss))
-		for _, s := range ss {
-			m[s.Path] = check.Status(stateOf(s))
-		}
-		out[id] = m
-	}
-	return out, nil
+	return filestate.Statuses(ctx, b.Store, ids)
 }
 
 // changedMark is " (changed since)" when one of the files changed or is
