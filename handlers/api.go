@@ -168,11 +168,7 @@ func (h *Handler) ObservationsBatch(c *fiber.Ctx) error {
 	for i := range found {
 		byID[found[i].ID] = &found[i]
 	}
-	marked := make([]*models.Observation, len(found))
-	for i := range found {
-		marked[i] = &found[i]
-	}
-	if err := h.markStale(c.UserContext(), marked); err != nil {
+	if err := h.markStale(c.UserContext(), pointers(found)); err != nil {
 		return err
 	}
 	res := batchResponse{Items: make([]models.Observation, 0, len(found)), Missing: []int64{}}

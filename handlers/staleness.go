@@ -30,7 +30,7 @@ func (h *Handler) markStale(ctx context.Context, obs []*models.Observation) erro
 func (h *Handler) markStaleHits(ctx context.Context, hits []models.SearchHit) error {
 	var ids []int64
 	for _, hit := range hits {
-		if hit.Type == "observation" {
+		if hit.Type == models.SearchObservation {
 			ids = append(ids, hit.ID)
 		}
 	}
@@ -42,7 +42,7 @@ func (h *Handler) markStaleHits(ctx context.Context, hits []models.SearchHit) er
 		return err
 	}
 	for i := range hits {
-		if files, ok := status[hits[i].ID]; ok && hits[i].Type == "observation" {
+		if files, ok := status[hits[i].ID]; ok && hits[i].Type == models.SearchObservation {
 			hits[i].FileStatus, hits[i].Stale = files, filestate.AnyStale(files)
 		}
 	}
@@ -56,6 +56,15 @@ func timelineObservations(tl *models.Timeline) []*models.Observation {
 		if it.Observation != nil {
 			out = append(out, it.Observation)
 		}
+	}
+	return out
+}
+
+// pointers points at each element of obs, for markStale.
+func pointers(obs []models.Observation) []*models.Observation {
+	out := make([]*models.Observation, len(obs))
+	for i := range obs {
+		out[i] = &obs[i]
 	}
 	return out
 }
