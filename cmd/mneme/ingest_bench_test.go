@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,24 @@ import (
 // BenchmarkIngestConcurrent16 posts PostToolUse events from 16 concurrent
 // HTTP clients. An observation counts only once its 200 arrived, and the
 // worker answers only after the commit: this is durable throughput.
-func BenchmarkIngestConcurrent16(b *testing.B) {
+func BenchmarkIngestConcurrent16(b *testing.B) { benchIngest16(b, toolEvent) }
+
+// BenchmarkIngestConcurrent16Edits is the same with Edit events on 16 real
+// files: each observation also has its file's state read (stat and hash,
+// in the request's goroutine) and recorded in file_states.
+func BenchmarkIngestConcurrent16Edits(b *testing.B) {
+	dir := b.TempDir()
+	for c := 0; c < 16; c++ {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", c)), bytes.Repeat([]byte("package main // some code\n"), 200), 0o600)
+	}
+	benchIngest16(b, func(session string, i int) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"prompt_id":"p1","hook_event_name":"PostToolUse","tool_name":"Edit",`+
+			`"tool_input":{"file_path":%q,"old_string":"a","new_string":"b"},"tool_response":{"filePath":%q},"tool_use_id":"toolu_%s_%d","duration_ms":3}`,
+			session, dir, filepath.Join(dir, fmt.Sprintf("f%d.go", i%16)), filepath.Join(dir, fmt.Sprintf("f%d.go", i%16)), session, i))
+	})
+}
+
+func benchIngest16(b *testing.B, event func(session string, i int) []byte) {
 	const clients = 16
 	srv := testutil.NewServer(b)
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
@@ -33,7 +51,7 @@ func BenchmarkIngestConcurrent16(b *testing.B) {
 	}
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
-		bodies[i] = toolEvent(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
+		bodies[i] = event(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
 	}
 	var next, acked atomic.Int64
 	var wg sync.WaitGroup
