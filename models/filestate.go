@@ -3,7 +3,10 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // FileState is what a file was when an observation touched it: its
@@ -24,34 +27,75 @@ type FileState struct {
 }
 
 // fileStateRow is a FileState as an element of the JSON array bound to
-// RecordFileStates' single INSERT.
+// insertFileStates' single INSERT.
 type fileStateRow struct {
-	Path    string `json:"p"`
-	Kind    string `json:"k"`
-	SHA256  string `json:"h"`
-	Size    int64  `json:"s"`
-	MtimeNS int64  `json:"m"`
+	SessionID int64  `json:"s"`
+	ToolUseID string `json:"u"`
+	Path      string `json:"p"`
+	Kind      string `json:"k"`
+	SHA256    string `json:"h"`
+	Size      int64  `json:"z"`
+	MtimeNS   int64  `json:"m"`
+}
+
+// QueuedFileStates are the states of the files one observation touched.
+type QueuedFileStates struct {
+	SessionID int64
+	ToolUseID string
+	States    []FileState
 }
 
 // RecordFileStates stores the states of the files an observation touched,
 // keyed by its session and tool_use_id, in one statement. States already
 // recorded for that key (a replayed event) are kept as they were: the
 // first time the worker saw the file is what a memory refers to.
+//
+// It is one statement per operation inside the group commit (about 25 µs
+// of the writer's time per file-touching observation, measured with
+// BenchmarkIngestConcurrent16Edits). The writer can batch them instead, as
+// it batches observations: queue QueuedFileStates in txState and call
+// FlushFileStates once after flushObservations.
 func (tx *Tx) RecordFileStates(sessionID int64, toolUseID string, states []FileState) error {
-	if toolUseID == "" || len(states) == 0 {
+	return FlushFileStates(tx.db, []QueuedFileStates{{SessionID: sessionID, ToolUseID: toolUseID, States: states}})
+}
+
+// FlushFileStates inserts the queued states with one statement (see
+// RecordFileStates); entries without a tool_use_id are skipped.
+func FlushFileStates(db *gorm.DB, queued []QueuedFileStates) error {
+	var rows []fileStateRow
+	for _, q := range queued {
+		if q.ToolUseID == "" {
+			continue
+		}
+		for _, s := range q.States {
+			rows = append(rows, fileStateRow{q.SessionID, q.ToolUseID, s.Path, s.Kind, s.SHA256, s.Size, s.MtimeNS})
+		}
+	}
+	var err error
+	switch len(rows) {
+	case 0:
 		return nil
+	case 1:
+		// The common case, a tool on one file: a plain statement straight
+		// on the transaction's connection, without GORM's statement
+		// building or JSON to decode.
+		r := rows[0]
+		_, err = db.Statement.ConnPool.ExecContext(db.Statement.Context, `INSERT INTO file_states
+			(session_id, tool_use_id, path, kind, sha256, size, mtime_ns) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			r.SessionID, r.ToolUseID, r.Path, r.Kind, r.SHA256, r.Size, r.MtimeNS)
+	default:
+		var b []byte
+		if b, err = json.Marshal(rows); err != nil {
+			return err
+		}
+		err = db.Exec(`INSERT INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
+			SELECT value->>'s', value->>'u', value->>'p', value->>'k', value->>'h', value->>'z', value->>'m' FROM json_each(?) WHERE true
+			ON CONFLICT DO NOTHING`, string(b)).Error
 	}
-	rows := make([]fileStateRow, len(states))
-	for i, s := range states {
-		rows[i] = fileStateRow{Path: s.Path, Kind: s.Kind, SHA256: s.SHA256, Size: s.Size, MtimeNS: s.MtimeNS}
-	}
-	b, err := json.Marshal(rows)
 	if err != nil {
-		return err
+		return fmt.Errorf("record file states: %w", err)
 	}
-	return tx.db.Exec(`INSERT INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
-		SELECT ?, ?, value->>'p', value->>'k', value->>'h', value->>'s', value->>'m' FROM json_each(?) WHERE true
-		ON CONFLICT DO NOTHING`, sessionID, toolUseID, string(b)).Error
+	return nil
 }
 
 // FileStatesOf maps observation ids to the recorded states of their files.

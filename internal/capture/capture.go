@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -48,6 +49,7 @@ type Service struct {
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
+	hashes   filestate.Cache
 	now      func() time.Time
 }
 

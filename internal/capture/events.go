@@ -84,7 +84,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 	pol := s.Policy()
 	obs := pol.BuildObservation(p)
-	states := fileStates(p, obs)
+	states := s.fileStates(p, obs)
 	var ref models.SessionRef
 	var turn promptTurn
 	err := s.write(ctx, func(tx *models.Tx) error {

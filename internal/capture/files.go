@@ -13,10 +13,10 @@ var stateTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "Mul
 // fileStates reads the state of each file obs touched, for staleness
 // checks later. It runs in the request's goroutine, before the write is
 // queued, so the writer never waits on the file system; a missing file
-// costs one failed stat. Nothing is read for an excluded observation (the
+// costs one failed stat, an unchanged one read again a stat. Nothing is read for an excluded observation (the
 // privacy rule covers the file's hash too) or one without a tool_use_id
 // (its states would have no key).
-func fileStates(p *ingest.Payload, obs *models.Observation) []models.FileState {
+func (s *Service) fileStates(p *ingest.Payload, obs *models.Observation) []models.FileState {
 	if obs == nil || obs.ToolUseID == nil || obs.ExcludedBy != "" || len(obs.Files) == 0 || !stateTools[obs.ToolName] {
 		return nil
 	}
@@ -26,7 +26,7 @@ func fileStates(p *ingest.Payload, obs *models.Observation) []models.FileState {
 		// so, as the file gate looks files up by absolute path.
 		st := filestate.State{Path: f, Kind: filestate.Unknown}
 		if abs := filestate.Abs(f, p.Cwd); abs != "" {
-			st = filestate.Read(abs)
+			st = s.hashes.Read(abs)
 		}
 		out = append(out, models.FileState{Path: st.Path, Kind: st.Kind, SHA256: st.SHA256, Size: st.Size, MtimeNS: st.MtimeNS})
 	}

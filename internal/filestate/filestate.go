@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -73,7 +74,22 @@ const readTimeout = time.Second
 var reads = make(chan struct{}, 16)
 
 // Read returns the state of the file at the absolute path now.
-func Read(path string) State {
+func Read(path string) State { return (*Cache)(nil).Read(path) }
+
+// Cache remembers the hashes it computed by path, size and mtime, so a
+// file read again unchanged (the same size and mtime, as the Checker
+// assumes too) costs a stat. It is safe for concurrent use; a nil Cache
+// caches nothing.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]State
+}
+
+// maxCached bounds a Cache; past it, it starts afresh.
+const maxCached = 4096
+
+// Read is the package's Read, through the cache.
+func (c *Cache) Read(path string) State {
 	st := State{Path: path, Kind: Missing}
 	if !filepath.IsAbs(path) {
 		st.Kind = Unknown
@@ -88,13 +104,39 @@ func Read(path string) State {
 		st.Kind = Stat
 		return st
 	}
+	if hit, ok := c.get(path); ok && hit.Size == st.Size && hit.MtimeNS == st.MtimeNS {
+		return hit
+	}
 	sum, ok := hashWithin(path, fi, readTimeout)
 	if !ok {
 		st.Kind = Stat
 		return st
 	}
 	st.Kind, st.SHA256 = Hashed, sum
+	c.put(st)
 	return st
+}
+
+func (c *Cache) get(path string) (State, bool) {
+	if c == nil {
+		return State{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.m[path]
+	return st, ok
+}
+
+func (c *Cache) put(st State) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCached {
+		c.m = make(map[string]State)
+	}
+	c.m[st.Path] = st
 }
 
 // hashWithin hashes the regular file at path, which stat described as fi,
