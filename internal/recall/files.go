@@ -54,7 +54,7 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 	}
 	var sums []models.SummaryMention
 	if match := FTSPhrase(filepath.Base(req.Path)); match != "" {
-		if sums, err = b.Store.SummariesMentioning(ctx, req.Project, match, req.SessionID, 1); err != nil {
+		if sums, err = b.Store.SummariesMentioning(ctx, req.Project, match, req.SessionID, 3); err != nil {
 			return "", err
 		}
 	}
@@ -85,10 +85,21 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 		}
 		lines = append(lines, fmt.Sprintf("- #%d %s [FAILED, %s] (%s%s)", m.ID, c.text(m.Title, 200), fix, Age(now, m.CreatedAt), mark(m)))
 	}
-	for _, s := range sums {
-		what := firstNonEmpty(s.Learned, s.Completed)
-		if t := c.text(what, 200); t != "" {
-			lines = append(lines, fmt.Sprintf("- session summary: %s (%s)", t, Age(now, s.CreatedAt)))
+	base := filepath.Base(req.Path)
+	summarized := false
+	for _, s := range sums { // the newest that names the file in one of these parts
+		if summarized {
+			break
+		}
+		// The part of the summary that names the file: a decision first.
+		for _, part := range []struct{ label, text string }{
+			{"learned", s.Learned}, {"done", s.Completed}, {"next", s.NextSteps}, {"looked at", s.Investigated},
+		} {
+			if strings.Contains(part.text, base) {
+				lines = append(lines, fmt.Sprintf("- a session summary, %s: %s (%s)", part.label, c.text(part.text, 200), Age(now, s.CreatedAt)))
+				summarized = true
+				break
+			}
 		}
 	}
 	for _, m := range mems {
@@ -103,7 +114,7 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 	if req.Cwd != "" && strings.HasPrefix(name, strings.TrimRight(req.Cwd, "/")+"/") {
 		name = strings.TrimPrefix(name, strings.TrimRight(req.Cwd, "/")+"/")
 	}
-	header := "mneme: memory of " + c.text(name, 160) + " from earlier sessions (`mneme show <id>` for details):"
+	header := "mneme: memory of file " + c.text(name, 160) + " from earlier sessions (`mneme show <id>` for details):"
 	return renderLines(header, lines, budget, c.redact), nil
 }
 
@@ -159,15 +170,6 @@ func FTSPhrase(name string) string {
 		return ""
 	}
 	return `"` + strings.Join(words, " ") + `"`
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // givenFiles remembers which files the gate has answered in each session,

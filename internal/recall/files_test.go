@@ -95,7 +95,7 @@ func TestFileGate(t *testing.T) {
 
 	got := gate(t, srv, "s2", dir, "Read", path)
 	t.Logf("gate:\n%s", got)
-	for _, want := range []string{recall.OpenTag, "memory of notes.md", fmt.Sprintf("#%d Edit notes.md failed: String to replace not found", failed),
+	for _, want := range []string{recall.OpenTag, "memory of file notes.md", fmt.Sprintf("#%d Edit notes.md failed: String to replace not found", failed),
 		"FAILED, not fixed", fmt.Sprintf("#%d Created notes.md", write), "(just now)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("gate lacks %q", want)
