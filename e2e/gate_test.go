@@ -16,16 +16,7 @@ const gateMarker = "PreToolUse:Read hook additional context: "
 
 // gateText returns the file gate's block in a model request's text (up to
 // the end of its </mneme-context>), or "".
-func gateText(text string) string {
-	_, rest, ok := strings.Cut(text, gateMarker)
-	if !ok {
-		return ""
-	}
-	if j := strings.Index(rest, "</mneme-context>"); j >= 0 {
-		return rest[:j+len("</mneme-context>")]
-	}
-	return rest
-}
+func gateText(text string) string { return hookContext(text, gateMarker) }
 
 // readSession runs a session whose model reads path and stops; it returns
 // the texts of its tool-carrying model requests and its session id.
@@ -128,13 +119,5 @@ func TestClaudeCodeFileGate(t *testing.T) {
 
 // contextOf is the SessionStart block in a request's text, for messages.
 func contextOf(text string) string {
-	i := strings.Index(text, "<mneme-context>")
-	if i < 0 {
-		return "(no <mneme-context>)"
-	}
-	rest := text[i:]
-	if j := strings.Index(rest, "</mneme-context>"); j >= 0 {
-		return rest[:j+len("</mneme-context>")]
-	}
-	return rest
+	return hookContext(text, "SessionStart hook additional context: ")
 }

@@ -2,10 +2,7 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
-	"time"
 )
 
 // File states go in with one statement for any number of observations
@@ -72,35 +69,12 @@ func TestFileStates(t *testing.T) {
 // about their staleness); excluded stubs and calls without a tool_use_id
 // get none.
 func TestMigrationFileStates(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	raw.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`)
-	for v := 0; v < len(migrations)-1; v++ {
-		if err := applyMigration(ctx, raw, v+1, migrations[v]); err != nil {
-			t.Fatalf("migration %d: %v", v+1, err)
-		}
-	}
-	now := time.Now().UTC()
-	for _, stmt := range []string{
+	s := openOldStore(t, len(migrations)-1,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, created_at) VALUES (1, 'p', 't1', 'Edit', 'file_change', 'Edited a.go', '["/p/a.go","/p/b.go"]', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, excluded_by, created_at) VALUES (1, 'p', 't2', 'Read', 'excluded', 'x', '[]', '*.env', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, created_at) VALUES (1, 'p', NULL, 'Edit', 'file_change', 'Edited c.go', '["/p/c.go"]', ?)`,
-	} {
-		if _, err := raw.Exec(stmt, now); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	raw.Close()
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
 	var got []FileState
 	s.DB.Raw(`SELECT path, kind, sha256, size, mtime_ns FROM file_states ORDER BY path`).Scan(&got)
 	if len(got) != 2 || got[0].Path != "/p/a.go" || got[1].Path != "/p/b.go" || got[0].Kind != "unknown" {
