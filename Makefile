@@ -52,7 +52,7 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 # pipes all the output through bench/table.
 BENCH_RUNS := \
 	./cmd/mneme '^BenchmarkHook' 1000x \
-	./cmd/mneme '^BenchmarkIngestConcurrent16$$' 20000x \
+	./cmd/mneme '^BenchmarkIngest(Concurrent|Socket)16$$' 20000x \
 	./models '^BenchmarkWriterQueue$$' 20000x \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
 	./models '^BenchmarkSearch$$' 100x \
@@ -77,7 +77,7 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 # where they stay as regression seeds that plain `go test` runs.
 FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	internal/ingest:FuzzCompress models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer
+	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer
 FUZZTIME ?= 30s
 
 .PHONY: fuzz

@@ -1,7 +1,7 @@
 package models
 
 import (
-	"bytes"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -12,9 +12,9 @@ import (
 	"gorm.io/gorm"
 )
 
-// sqliteTime is how the driver writes a time.Time parameter; rows inserted
-// from JSON use it too, so every stored time reads back the same way.
-const sqliteTime = "2006-01-02 15:04:05.999999999-07:00"
+// eventInsertColumns are the columns of an event row, in the order
+// appendObservationEvents binds them.
+const eventInsertColumns = `kind, project, session_id, ref_id, data, created_at`
 
 // queuedObservation is an observation waiting for its transaction's
 // batched insert, with the data of the event that announces it.
@@ -25,11 +25,11 @@ type queuedObservation struct {
 
 // QueueObservation stores o like InsertObservation followed by AppendEvent
 // of kind EventObservation with data event(o), but inside a Writer
-// transaction it defers both to the end of the transaction, where every
-// queued observation of the group commit goes in with one INSERT.
+// transaction it defers both to the end of the transaction, where the
+// queued observations of the group commit go in with a few multi-row
+// INSERTs (flushObservations).
 //
-// Why: this SQLite driver prepares each statement anew, and FTS5 flushes
-// its pending index at every statement that touches it; one statement per
+// Why: this SQLite driver prepares each statement anew; one statement per
 // observation cost most of the ingest time. A replay (same session and
 // tool_use_id) stores nothing and announces nothing, as before.
 //
@@ -47,112 +47,89 @@ func (tx *Tx) QueueObservation(o *Observation, event func(*Observation) any) err
 	return err
 }
 
-// obsRow is an observation as one element of the JSON array bound to the
-// batched INSERT; short keys keep the parameter small.
-type obsRow struct {
-	SessionID    int64   `json:"s"`
-	Project      string  `json:"p"`
-	PromptNumber int     `json:"n"`
-	ToolUseID    *string `json:"u"`
-	ToolName     string  `json:"t"`
-	Kind         string  `json:"k"`
-	Title        string  `json:"h"`
-	Input        string  `json:"i"`
-	Output       string  `json:"o"`
-	Files        string  `json:"f"`
-	Success      bool    `json:"ok"`
-	Importance   float64 `json:"m"`
-	DurationMS   int64   `json:"d"`
-	ExcludedBy   string  `json:"x"`
-	CommandKind  string  `json:"ck"`
-	TestOutcome  string  `json:"to"`
-	FileCreated  bool    `json:"fc"`
-	CreatedAt    string  `json:"c"`
+// observationColumns are the columns a batched insert binds, one row of
+// parameters per observation (observationArgs).
+const observationColumns = `session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
+	input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`
+
+// rowsPerStatement bounds the rows of one multi-row INSERT. This driver
+// prepares every statement anew (so fewer, longer statements win), but
+// binds parameter i by scanning the arguments for ordinal i (quadratic in
+// the parameters of one statement): 16 rows of 18 columns balance the two.
+const rowsPerStatement = 16
+
+// observationArgs appends o's values in observationColumns order.
+func observationArgs(args []any, o *Observation, files string) []any {
+	return append(args, o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
+		o.Input, o.Output, files, o.Success, o.Importance, o.DurationMS, o.ExcludedBy,
+		o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt)
 }
 
-// One statement for any number of rows: the rows travel as a single JSON
-// parameter, so neither the statement text nor the binding grows with the
-// batch (binding N×15 parameters is quadratic in this driver).
-const insertObservationsSQL = `INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name,
-		kind, title, input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at)
-	SELECT value->>'s', value->>'p', value->>'n', value->>'u', value->>'t', value->>'k', value->>'h',
-		value->>'i', value->>'o', value->>'f', value->>'ok', value->>'m', value->>'d', value->>'x', value->>'ck', value->>'to', value->>'fc', value->>'c'
-	FROM json_each(?) ORDER BY key
-	ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id`
-
-type evRow struct {
-	Kind      string `json:"k"`
-	Project   string `json:"p"`
-	SessionID int64  `json:"s"`
-	RefID     int64  `json:"r"`
-	Data      string `json:"d"`
-	CreatedAt string `json:"c"`
-}
-
-const insertEventsSQL = `INSERT INTO events (kind, project, session_id, ref_id, data, created_at)
-	SELECT value->>'k', value->>'p', value->>'s', value->>'r', value->>'d', value->>'c'
-	FROM json_each(?) ORDER BY key RETURNING id`
-
-// encodeJSON marshals v without HTML escaping (SQLite decodes either).
-func encodeJSON(v any) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
+// valuesSQL is "INSERT INTO table (columns) VALUES (?, …), (?, …)…" for
+// rows rows of ncols parameters each, followed by tail.
+func valuesSQL(table, columns string, ncols, rows int, tail string) string {
+	one := "(?" + strings.Repeat(", ?", ncols-1) + ")"
+	var b strings.Builder
+	b.Grow(len(columns) + rows*(len(one)+2) + len(tail) + 40)
+	b.WriteString("INSERT INTO ")
+	b.WriteString(table)
+	b.WriteString(" (")
+	b.WriteString(columns)
+	b.WriteString(") VALUES ")
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(one)
 	}
-	return string(bytes.TrimRight(buf.Bytes(), "\n")), nil
+	b.WriteString(tail)
+	return b.String()
 }
 
-// flushObservations inserts the queued observations and their events.
+// flushObservations inserts the queued observations and their events, in
+// multi-row INSERTs of rowsPerStatement rows.
+//
+// Why not one statement per observation: this driver prepares every
+// statement anew, so the parse, not the insert, was most of the cost.
 func flushObservations(tx *gorm.DB, st *txState) error {
 	queued := st.observations
 	st.observations = nil
 	if len(queued) == 0 {
 		return nil
 	}
-	rows := make([]obsRow, len(queued))
-	for i, q := range queued {
-		o := q.o
-		o.normalize()
-		files, err := json.Marshal(o.Files)
-		if err != nil {
-			return err
-		}
-		for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy, &o.CommandKind, &o.TestOutcome} {
-			*f = jsonSafe(*f)
-		}
-		rows[i] = obsRow{o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
-			o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy,
-			o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt.Format(sqliteTime)}
-	}
-	param, err := encodeJSON(rows)
-	if err != nil {
-		return err
-	}
 	type stored struct {
 		id        int64
 		sessionID int64
 		toolUseID *string
 	}
-	res, err := tx.Raw(insertObservationsSQL, param).Rows()
-	if err != nil {
-		return fmt.Errorf("insert observations: %w", err)
-	}
 	var got []stored
-	for res.Next() {
-		var s stored
-		if err := res.Scan(&s.id, &s.sessionID, &s.toolUseID); err != nil {
-			res.Close()
-			return err
+	args := make([]any, 0, 18*min(len(queued), rowsPerStatement))
+	for lo := 0; lo < len(queued); lo += rowsPerStatement {
+		chunk := queued[lo:min(lo+rowsPerStatement, len(queued))]
+		args = args[:0]
+		for _, q := range chunk {
+			o := q.o
+			o.normalize()
+			for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy, &o.CommandKind, &o.TestOutcome} {
+				*f = textSafe(*f)
+			}
+			files, err := json.Marshal(o.Files)
+			if err != nil {
+				return err
+			}
+			args = observationArgs(args, o, string(files))
 		}
-		got = append(got, s)
+		query := valuesSQL("observations", observationColumns, 18, len(chunk), " ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id")
+		if err := queryRows(tx, query, args, func(rows *sql.Rows) error {
+			var s stored
+			err := rows.Scan(&s.id, &s.sessionID, &s.toolUseID)
+			got = append(got, s)
+			return err
+		}); err != nil {
+			return fmt.Errorf("insert observations: %w", err)
+		}
 	}
-	res.Close()
-	if err := res.Err(); err != nil {
-		return fmt.Errorf("insert observations: %w", err)
-	}
-	// Rows are inserted in array order, so ids ascend along the input; a
+	// Rows are inserted in order, so ids ascend along the input; a
 	// replayed row (a conflict) is simply absent. Walk both in order.
 	sort.Slice(got, func(i, j int) bool { return got[i].id < got[j].id })
 	var inserted []*queuedObservation
@@ -174,12 +151,27 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 	return appendObservationEvents(tx, st, inserted)
 }
 
-// jsonSafe is s as it survives the trip through a JSON parameter: SQLite's
-// JSON functions end a string at a NUL byte, and JSON cannot carry invalid
-// UTF-8. The capture pipeline already drops NULs and replaces invalid
-// UTF-8 (ingest.Policy); this keeps the store from truncating if a caller
-// did not, and keeps o equal to what was stored.
-func jsonSafe(s string) string {
+// queryRows runs query and calls scan for each row it returns.
+func queryRows(tx *gorm.DB, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := tx.Raw(query, args...).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// textSafe is s without NUL bytes and with invalid UTF-8 replaced: what
+// every text column holds. The capture pipeline already drops NULs and
+// replaces invalid UTF-8 (ingest.Policy); this keeps a caller that did not
+// from storing text that FTS5 and the JSON of the live stream would cut or
+// mangle, and keeps o equal to what was stored.
+func textSafe(s string) string {
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")
 	}
@@ -203,35 +195,29 @@ func appendObservationEvents(tx *gorm.DB, st *txState, inserted []*queuedObserva
 	}
 	now := time.Now().UTC()
 	evs := make([]Event, len(inserted))
-	rows := make([]evRow, len(inserted))
 	for i, q := range inserted {
 		data, err := json.Marshal(q.event(q.o))
 		if err != nil {
 			return err
 		}
 		evs[i] = Event{Kind: EventObservation, Project: q.o.Project, SessionID: q.o.SessionID, RefID: q.o.ID, Data: data, CreatedAt: now}
-		rows[i] = evRow{EventObservation, q.o.Project, q.o.SessionID, q.o.ID, string(data), now.Format(sqliteTime)}
-	}
-	param, err := encodeJSON(rows)
-	if err != nil {
-		return err
-	}
-	res, err := tx.Raw(insertEventsSQL, param).Rows()
-	if err != nil {
-		return fmt.Errorf("append events: %w", err)
 	}
 	ids := make([]int64, 0, len(evs))
-	for res.Next() {
-		var id int64
-		if err := res.Scan(&id); err != nil {
-			res.Close()
-			return err
+	args := make([]any, 0, 6*min(len(evs), rowsPerStatement))
+	for lo := 0; lo < len(evs); lo += rowsPerStatement {
+		chunk := evs[lo:min(lo+rowsPerStatement, len(evs))]
+		args = args[:0]
+		for _, ev := range chunk {
+			args = append(args, ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(ev.Data), ev.CreatedAt)
 		}
-		ids = append(ids, id)
-	}
-	res.Close()
-	if err := res.Err(); err != nil {
-		return fmt.Errorf("append events: %w", err)
+		if err := queryRows(tx, valuesSQL("events", eventInsertColumns, 6, len(chunk), " RETURNING id"), args, func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			ids = append(ids, id)
+			return err
+		}); err != nil {
+			return fmt.Errorf("append events: %w", err)
+		}
 	}
 	if len(ids) != len(evs) {
 		return fmt.Errorf("append events: %d of %d stored", len(ids), len(evs))

@@ -247,3 +247,53 @@ func TestBackgroundCheckpoint(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// One transaction queueing more observations than one INSERT takes, with
+// replays on both sides of a statement boundary: each row is stored once,
+// in order, and gets its own id and event.
+func TestQueueObservationChunks(t *testing.T) {
+	s := openTestStore(t)
+	sess := testSession(t, s, "chunks")
+	const n = 3*rowsPerStatement + 5
+	obs := make([]*Observation, n)
+	err := s.Writer.Do(context.Background(), func(tx *Tx) error {
+		for i := range obs {
+			tu := fmt.Sprintf("toolu_%d", i)
+			if i == rowsPerStatement || i == 2*rowsPerStatement+1 {
+				tu = "toolu_1" // a replay of row 1, in a later statement
+			}
+			obs[i] = &Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash,
+				Title: fmt.Sprintf("chunk %d", i), ToolUseID: &tu}
+			if err := tx.QueueObservation(obs[i], func(o *Observation) any { return map[string]int64{"id": o.ID} }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for i, o := range obs {
+		replay := i == rowsPerStatement || i == 2*rowsPerStatement+1
+		if replay != (o.ID == 0) {
+			t.Fatalf("row %d: id %d (replay %v)", i, o.ID, replay)
+		}
+		if o.ID != 0 {
+			if o.ID <= last {
+				t.Fatalf("row %d: id %d after %d", i, o.ID, last)
+			}
+			last = o.ID
+			got, err := s.ObservationByID(context.Background(), o.ID)
+			if err != nil || got.Title != o.Title {
+				t.Fatalf("row %d read back as %+v (%v)", i, got, err)
+			}
+		}
+	}
+	var rows, events int64
+	s.DB.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ?`, sess).Scan(&rows)
+	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ? AND session_id = ?`, EventObservation, sess).Scan(&events)
+	if rows != n-2 || events != n-2 {
+		t.Fatalf("%d rows and %d events, want %d", rows, events, n-2)
+	}
+}

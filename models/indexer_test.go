@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 )
 
 // The search index is filled off the commit path. Whatever happens to a row
@@ -98,5 +99,41 @@ func TestSearchReadsItsWrites(t *testing.T) {
 		if len(hits) != i+1 {
 			t.Fatalf("after %d writes a search found %d", i+1, len(hits))
 		}
+	}
+}
+
+// With no search to ask for it, the background indexer indexes what is
+// queued once the writer is quiet.
+func TestSearchIndexInBackground(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	sess := testSession(t, s, "bg")
+	for i := range 50 {
+		o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: fmt.Sprintf("bgword %d", i)}
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.QueueObservation(&o, func(*Observation) any { return nil }) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		n, err := s.PendingIndex(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d rows still queued a minute after the last write", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var indexed int64
+	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'bgword'`).Scan(&indexed)
+	if indexed != 50 {
+		t.Fatalf("%d of 50 rows in the index", indexed)
+	}
+	if q := s.queuedRows(); q != 0 {
+		t.Fatalf("queuedRows = %d with nothing queued", q)
 	}
 }

@@ -56,7 +56,15 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}, Target: ge(10_000)},
 	{Figure: "durable ingest, 16 clients, vs storage ceiling", Bench: "BenchmarkIngestConcurrent16", Metric: "obs/s", Unit: "obs/s", Higher: true,
 		Base: []Baseline{{Metric: "base-json-obs/s", Label: "(raw SQLite, one INSERT per 256 rows, the writer's statement, same disk)"}}},
+	{Figure: "durable ingest, 16 clients, search index filled too", Bench: "BenchmarkIngestConcurrent16", Metric: "indexed-obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}},
 	{Figure: "group commit size under 16 clients", Bench: "BenchmarkIngestConcurrent16", Metric: "ops/commit", Unit: "ops", Higher: true},
+	{Figure: "CPU per ingested observation (worker and clients)", Bench: "BenchmarkIngestConcurrent16", Metric: "cpu-µs/obs", Unit: "µs"},
+	// The same over the unix socket, the way every `mneme hook` sends.
+	{Figure: "durable ingest over the socket (the hooks' path), 16 clients", Bench: "BenchmarkIngestSocket16", Metric: "obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}, Target: ge(10_000)},
+	{Figure: "durable ingest over the socket, search index filled too", Bench: "BenchmarkIngestSocket16", Metric: "indexed-obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}},
 	{Figure: "store alone: 16 writers, no HTTP", Bench: "BenchmarkWriterQueue", Metric: "obs/s", Unit: "obs/s", Higher: true},
 
 	// Ingest → SSE receive, against the ingest POST's own round trip

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
@@ -117,14 +118,31 @@ func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 }
 
 // observationEvent is the JSON an observation travels as on the stream: the
-// row minus its bulky input and output.
+// row minus its bulky input and output. A struct, not a map: it is encoded
+// once per observation on the writer's goroutine.
 func observationEvent(o *models.Observation) any {
-	return map[string]any{
-		"id": o.ID, "sessionId": o.SessionID, "project": o.Project, "promptNumber": o.PromptNumber,
-		"toolName": o.ToolName, "kind": o.Kind, "title": o.Title, "files": o.Files,
-		"success": o.Success, "importance": o.Importance, "durationMs": o.DurationMS,
-		"excludedBy": o.ExcludedBy, "createdAt": o.CreatedAt,
+	return observationEventData{
+		ID: o.ID, SessionID: o.SessionID, Project: o.Project, PromptNumber: o.PromptNumber,
+		ToolName: o.ToolName, Kind: o.Kind, Title: o.Title, Files: o.Files,
+		Success: o.Success, Importance: o.Importance, DurationMS: o.DurationMS,
+		ExcludedBy: o.ExcludedBy, CreatedAt: o.CreatedAt,
 	}
+}
+
+type observationEventData struct {
+	CreatedAt    time.Time `json:"createdAt"`
+	DurationMS   int64     `json:"durationMs"`
+	ExcludedBy   string    `json:"excludedBy"`
+	Files        []string  `json:"files"`
+	ID           int64     `json:"id"`
+	Importance   float64   `json:"importance"`
+	Kind         string    `json:"kind"`
+	Project      string    `json:"project"`
+	PromptNumber int       `json:"promptNumber"`
+	SessionID    int64     `json:"sessionId"`
+	Success      bool      `json:"success"`
+	Title        string    `json:"title"`
+	ToolName     string    `json:"toolName"`
 }
 
 func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {

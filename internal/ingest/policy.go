@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -17,6 +18,7 @@ type Policy struct {
 	Redactor *Redactor
 	skip     map[string]bool
 	excluded map[string]bool
+	globs    []excludeGlob
 }
 
 // NewPolicy compiles settings into a Policy.
@@ -32,6 +34,9 @@ func NewPolicy(s models.Settings) *Policy {
 	}
 	for _, proj := range s.Privacy.ExcludedProjects {
 		p.excluded[proj] = true
+	}
+	for _, g := range s.Privacy.ExcludeGlobs {
+		p.globs = append(p.globs, compileGlob(g))
 	}
 	return p
 }
@@ -92,8 +97,7 @@ func (p *Policy) CleanPayload(ev *Payload) *Payload {
 // ExcludedBy returns the exclude glob that matches one of the files, or a
 // path-like token of a Bash command, or "" when none does.
 func (p *Policy) ExcludedBy(cwd, command string, files []string) string {
-	globs := p.Settings.Privacy.ExcludeGlobs
-	if len(globs) == 0 {
+	if len(p.globs) == 0 {
 		return ""
 	}
 	candidates := make([]string, 0, len(files)+4)
@@ -109,34 +113,61 @@ func (p *Policy) ExcludedBy(cwd, command string, files []string) string {
 		}
 	}
 	for _, c := range candidates {
-		for _, g := range globs {
-			if globMatch(g, cwd, c) {
-				return g
+		for _, g := range p.globs {
+			if g.match(cwd, c) {
+				return g.pattern
 			}
 		}
 	}
 	return ""
 }
 
-// globMatch matches a gitignore-like glob: a pattern without '/' matches the
+// excludeGlob is an exclude glob with the text any match must contain.
+type excludeGlob struct {
+	pattern string
+	// literal is the longest run of plain characters between the
+	// pattern's wildcards and separators: every path the pattern matches
+	// contains it, so a path without it is refused without matching. ""
+	// when the pattern has classes, alternatives or escapes, or is not
+	// UTF-8 (doublestar reads any invalid byte as U+FFFD).
+	literal string
+}
+
+func compileGlob(pattern string) excludeGlob {
+	g := excludeGlob{pattern: pattern}
+	if strings.ContainsAny(pattern, "[]{}\\") || !utf8.ValidString(pattern) {
+		return g
+	}
+	for _, part := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '?' || r == '/' }) {
+		if len(part) > len(g.literal) {
+			g.literal = part
+		}
+	}
+	return g
+}
+
+// match matches a gitignore-like glob: a pattern without '/' matches the
 // base name; one with '/' matches the path, absolute or relative to cwd.
 // "**/x" also matches "x" at the top.
-func globMatch(pattern, cwd, name string) bool {
+func (g excludeGlob) match(cwd, name string) bool {
 	name = filepath.ToSlash(name)
-	if !strings.Contains(pattern, "/") {
-		ok, _ := doublestar.Match(pattern, path.Base(name))
-		return ok
+	if !strings.Contains(g.pattern, "/") {
+		return g.matchOne(g.pattern, path.Base(name))
 	}
 	abs := name
 	if !path.IsAbs(abs) && cwd != "" {
 		abs = path.Join(filepath.ToSlash(cwd), name)
 	}
-	for _, cand := range []string{strings.TrimPrefix(abs, "/"), strings.TrimPrefix(name, "./")} {
-		if ok, _ := doublestar.Match(strings.TrimPrefix(pattern, "/"), cand); ok {
-			return true
-		}
+	pattern := strings.TrimPrefix(g.pattern, "/")
+	return g.matchOne(pattern, strings.TrimPrefix(abs, "/")) || g.matchOne(pattern, strings.TrimPrefix(name, "./"))
+}
+
+func (g excludeGlob) matchOne(pattern, name string) bool {
+	if !strings.Contains(name, g.literal) && utf8.ValidString(name) {
+		return false
 	}
-	return false
+	ok, _ := doublestar.Match(pattern, name)
+	return ok
 }
 
 // BuildObservation turns a tool payload into the observation to store,

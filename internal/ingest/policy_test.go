@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -187,4 +189,27 @@ func TestBuildObservationCutsAfterRedaction(t *testing.T) {
 	if strings.Contains(task.Input, "Hunter2") || strings.Contains(task.Title, "Hunter2") {
 		t.Errorf("a quoted value in compact JSON survived: %q", task.Input)
 	}
+}
+
+// The literal prefilter only ever skips a match doublestar would refuse:
+// on every pattern and path, the compiled glob answers as doublestar does.
+func FuzzExcludeGlobLiteral(f *testing.F) {
+	for _, g := range models.DefaultSettings().Privacy.ExcludeGlobs {
+		f.Add(g, "/home/dev/app", "config/.env.local")
+		f.Add(g, "/home/dev/secrets", "main.go")
+	}
+	f.Add("*.key", "", "a/b/server.key")
+	f.Add("**/a?c/*.go", "/x", "abc/main.go")
+	f.Add("[ab]*.go", "/x", "a.go")
+	f.Add("{x,y}/**", "/x", "y/z")
+	f.Fuzz(func(t *testing.T, pattern, cwd, name string) {
+		if !doublestar.ValidatePattern(pattern) {
+			t.Skip()
+		}
+		g := compileGlob(pattern)
+		plain := excludeGlob{pattern: pattern} // no literal: doublestar alone
+		if got, want := g.match(cwd, name), plain.match(cwd, name); got != want {
+			t.Fatalf("%q on %q (cwd %q): %v with the literal %q, %v without", pattern, name, cwd, got, g.literal, want)
+		}
+	})
 }
