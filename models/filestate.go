@@ -149,13 +149,12 @@ func (s *Store) FileMemories(ctx context.Context, project, path string, exclude 
 
 // SummaryMention is a session summary that names a file.
 type SummaryMention struct {
-	ID           int64
-	SessionID    int64
-	Learned      string
-	Completed    string
-	Investigated string
-	NextSteps    string
-	CreatedAt    time.Time
+	ID        int64
+	SessionID int64
+	Learned   string
+	Completed string
+	NextSteps string
+	CreatedAt time.Time
 }
 
 // SummariesMentioning lists the newest summaries of project, outside
@@ -163,7 +162,7 @@ type SummaryMention struct {
 // phrase), at most limit.
 func (s *Store) SummariesMentioning(ctx context.Context, project, match string, exclude int64, limit int) ([]SummaryMention, error) {
 	var out []SummaryMention
-	err := s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.investigated, m.next_steps, m.created_at
+	err := s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
 		FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid
 		WHERE summaries_fts MATCH ? AND m.project = ? AND m.session_id != ?
 		ORDER BY summaries_fts.rowid DESC LIMIT ?`, match, project, exclude, limit).Scan(&out).Error

@@ -91,9 +91,10 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 		if summarized {
 			break
 		}
-		// The part of the summary that names the file: a decision first.
+		// The part of the summary that names the file: a decision first
+		// (what was merely looked at says nothing the gate does not).
 		for _, part := range []struct{ label, text string }{
-			{"learned", s.Learned}, {"done", s.Completed}, {"next", s.NextSteps}, {"looked at", s.Investigated},
+			{"learned", s.Learned}, {"done", s.Completed}, {"next", s.NextSteps},
 		} {
 			if strings.Contains(part.text, base) {
 				lines = append(lines, fmt.Sprintf("- a session summary, %s: %s (%s)", part.label, c.text(part.text, 200), Age(now, s.CreatedAt)))
