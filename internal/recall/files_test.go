@@ -143,6 +143,13 @@ func TestFileGate(t *testing.T) {
 			t.Errorf("batch item %d: stale %v status %v", o.ID, o.Stale, o.FileStatus)
 		}
 	}
+	var detail struct{ Observations []models.Observation }
+	srv.GetJSON(t, "/api/sessions/1", &detail)
+	for _, o := range detail.Observations {
+		if o.Stale == nil || !*o.Stale {
+			t.Errorf("session API observation %d: stale %v", o.ID, o.Stale)
+		}
+	}
 	var tl models.Timeline
 	srv.GetJSON(t, fmt.Sprintf("/api/timeline?anchor=%d", write), &tl)
 	for _, it := range tl.Items {
