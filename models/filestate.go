@@ -27,7 +27,7 @@ type FileState struct {
 }
 
 // fileStateRow is a FileState as an element of the JSON array bound to
-// insertFileStates' single INSERT.
+// flushFileStates' single INSERT.
 type fileStateRow struct {
 	SessionID int64  `json:"s"`
 	ToolUseID string `json:"u"`
@@ -38,8 +38,9 @@ type fileStateRow struct {
 	MtimeNS   int64  `json:"m"`
 }
 
-// QueuedFileStates are the states of the files one observation touched.
-type QueuedFileStates struct {
+// queuedFileStates are the states of the files one observation touched,
+// waiting to be inserted.
+type queuedFileStates struct {
 	SessionID int64
 	ToolUseID string
 	States    []FileState
@@ -50,18 +51,19 @@ type QueuedFileStates struct {
 // recorded for that key (a replayed event) are kept as they were: the
 // first time the worker saw the file is what a memory refers to.
 //
-// It is one statement per operation inside the group commit (about 25 µs
-// of the writer's time per file-touching observation, measured with
-// BenchmarkIngestConcurrent16Edits). The writer can batch them instead, as
-// it batches observations: queue QueuedFileStates in txState and call
-// FlushFileStates once after flushObservations.
+// It is one statement per operation inside the group commit: about 4% of
+// the CPU of an ingest of Edits (BenchmarkIngestSocket16Edits, profiled),
+// on the writer's goroutine. The writer can batch them as it batches
+// observations: have this append a queuedFileStates to its txState inside
+// a writer transaction, and call flushFileStates once after
+// flushObservations in runBatch and runAlone.
 func (tx *Tx) RecordFileStates(sessionID int64, toolUseID string, states []FileState) error {
-	return FlushFileStates(tx.db, []QueuedFileStates{{SessionID: sessionID, ToolUseID: toolUseID, States: states}})
+	return flushFileStates(tx.db, []queuedFileStates{{SessionID: sessionID, ToolUseID: toolUseID, States: states}})
 }
 
-// FlushFileStates inserts the queued states with one statement (see
+// flushFileStates inserts the queued states with one statement (see
 // RecordFileStates); entries without a tool_use_id are skipped.
-func FlushFileStates(db *gorm.DB, queued []QueuedFileStates) error {
+func flushFileStates(db *gorm.DB, queued []queuedFileStates) error {
 	var rows []fileStateRow
 	for _, q := range queued {
 		if q.ToolUseID == "" {

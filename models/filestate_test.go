@@ -21,7 +21,7 @@ func TestFileStates(t *testing.T) {
 			}
 			ids = append(ids, o.ID)
 		}
-		return FlushFileStates(tx.db, []QueuedFileStates{
+		return flushFileStates(tx.db, []queuedFileStates{
 			{SessionID: sess, ToolUseID: "a", States: []FileState{{Path: "/p/a", Kind: "sha256", SHA256: "aa", Size: 1, MtimeNS: 2}}},
 			{SessionID: sess, ToolUseID: "b", States: []FileState{{Path: "/p/b", Kind: "missing"}, {Path: "/p/c", Kind: "stat", Size: 5 << 20, MtimeNS: 9}}},
 			{SessionID: sess, ToolUseID: "", States: []FileState{{Path: "/p/none", Kind: "missing"}}},
