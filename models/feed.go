@@ -33,17 +33,17 @@ const eventColumns = "id, kind, project, session_id, ref_id, CAST(data AS BLOB) 
 
 // PromptsByIDs loads the prompts with the given ids, in id order.
 func (s *Store) PromptsByIDs(ctx context.Context, ids []int64) ([]Prompt, error) {
-	var out []Prompt
-	if len(ids) == 0 {
-		return out, nil
-	}
-	err := s.DB.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
-	return out, err
+	return byIDs[Prompt](ctx, s, ids)
 }
 
 // SummariesByIDs loads the summaries with the given ids, in id order.
 func (s *Store) SummariesByIDs(ctx context.Context, ids []int64) ([]Summary, error) {
-	var out []Summary
+	return byIDs[Summary](ctx, s, ids)
+}
+
+// byIDs loads the rows of T's table with the given ids, in id order.
+func byIDs[T any](ctx context.Context, s *Store, ids []int64) ([]T, error) {
+	var out []T
 	if len(ids) == 0 {
 		return out, nil
 	}

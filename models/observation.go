@@ -114,12 +114,7 @@ func (s *Store) ObservationByID(ctx context.Context, id int64) (*Observation, er
 
 // ObservationsByIDs loads the observations with the given ids, in id order.
 func (s *Store) ObservationsByIDs(ctx context.Context, ids []int64) ([]Observation, error) {
-	var out []Observation
-	if len(ids) == 0 {
-		return out, nil
-	}
-	err := s.DB.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
-	return out, err
+	return byIDs[Observation](ctx, s, ids)
 }
 
 // ObservationFilter narrows an observation listing.

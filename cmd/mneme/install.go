@@ -39,37 +39,48 @@ var mnemeHooks = []hookSpec{
 func installCmd(g *globals, uninstall bool) *cobra.Command {
 	var project bool
 	var settingsPath, bin string
-	use, short := "install", "Wire mneme's hooks into Claude Code (~/.claude/settings.json)"
+	use, short := "install", "Wire mneme into Claude Code: hooks (~/.claude/settings.json), MCP server (~/.claude.json), /mem-search"
 	if uninstall {
-		use, short = "uninstall", "Remove mneme's hooks from Claude Code's settings"
+		use, short = "uninstall", "Remove mneme's hooks, MCP server and /mem-search from Claude Code"
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			base, err := os.UserHomeDir()
+			if project {
+				base, err = os.Getwd()
+			}
+			if err != nil {
+				return err
+			}
 			path := settingsPath
 			if path == "" {
-				base, err := os.UserHomeDir()
-				if project {
-					base, err = os.Getwd()
-				}
-				if err != nil {
-					return err
-				}
 				path = filepath.Join(base, ".claude", "settings.json")
 			}
+			// The MCP server and /mem-search go where Claude Code reads them
+			// for the same scope: beside a --settings file only when it is
+			// some <dir>/.claude/settings.json.
+			extras, withExtras := claudeTargetsFor(base, project), true
+			if settingsPath != "" {
+				extras, withExtras = claudeTargetsBeside(settingsPath, project)
+			}
+			say := func(format string, a ...any) { fmt.Fprintf(cmd.OutOrStdout(), format, a...) }
 			if uninstall {
 				changed, err := uninstallHooks(path)
 				if err != nil {
 					return err
 				}
 				if changed {
-					fmt.Fprintf(cmd.OutOrStdout(), "Removed mneme's hooks from %s\n", path)
+					say("Removed mneme's hooks from %s\n", path)
 				} else {
-					fmt.Fprintf(cmd.OutOrStdout(), "No mneme hooks in %s; nothing to do\n", path)
+					say("No mneme hooks in %s; nothing to do\n", path)
 				}
-				return nil
+				if !withExtras {
+					return nil
+				}
+				return uninstallExtras(say, extras)
 			}
 			if bin == "" {
 				exe, err := os.Executable()
@@ -84,6 +95,11 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if withExtras {
+				installExtras(say, extras, mcpServerEntry(g, bin))
+			} else {
+				say("The MCP server and /mem-search were not installed: %s is not in a .claude directory (register the server with `claude mcp add mneme -- %s mcp`)\n", path, shellQuote(bin))
+			}
 			out := cmd.OutOrStdout()
 			if !changed {
 				fmt.Fprintf(out, "mneme's hooks are already installed in %s\n", path)
@@ -97,7 +113,7 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json instead of the user's")
+	cmd.Flags().BoolVar(&project, "project", false, "write the project's .claude/settings.json, .mcp.json and .claude/commands instead of the user's")
 	cmd.Flags().StringVar(&settingsPath, "settings", "", "path of the settings file to edit")
 	if !uninstall {
 		cmd.Flags().StringVar(&bin, "bin", "", "path of the mneme binary the hooks run (default: this binary); mneme-hook beside it runs instead when present")
@@ -199,7 +215,9 @@ func shellFields(s string) []string {
 	return words
 }
 
-// readSettings loads a settings file; a missing file is an empty object.
+// readSettings loads a settings file (or ~/.claude.json, Claude Code's own
+// state), keeping its numbers as written; a missing file is an empty
+// object.
 func readSettings(path string) (map[string]any, []byte, error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -210,7 +228,12 @@ func readSettings(path string) (map[string]any, []byte, error) {
 	}
 	settings := map[string]any{}
 	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := json.Unmarshal(raw, &settings); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err = dec.Decode(&settings); err == nil && dec.More() {
+			err = errors.New("more than one JSON value")
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, mneme will not overwrite it", path, err)
 		}
 	}

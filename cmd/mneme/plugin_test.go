@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mneme-dev/mneme/commands"
 )
 
 // The plugin's hooks/hooks.json must register exactly the hooks `mneme
 // install` writes: same events, matchers and timeouts, command
-// `mneme-hook <event>` (the fast hook binary, found on PATH).
+// `mneme-hook <event>` (the fast hook binary, found on PATH), and ship the
+// MCP server and /mem-search as install does.
 func TestPluginHooksInSyncWithInstall(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(repoRoot(), "hooks", "hooks.json"))
 	if err != nil {
@@ -51,8 +54,17 @@ func TestPluginHooksInSyncWithInstall(t *testing.T) {
 	var m struct {
 		Name, Version, Description string
 		Author                     struct{ Name string }
+		MCPServers                 map[string]map[string]any
 	}
 	if err := json.Unmarshal(manifest, &m); err != nil || m.Name != "mneme" || m.Version == "" || m.Description == "" || m.Author.Name == "" {
 		t.Errorf(".claude-plugin/plugin.json: %+v %v", m, err)
+	}
+	// The plugin starts the MCP server as install registers it, found on
+	// PATH; its commands/ directory holds what install writes.
+	if s := m.MCPServers[mcpServerName]; !isMnemeServer(s) || s["command"] != "mneme" {
+		t.Errorf("plugin.json mcpServers: %v", m.MCPServers)
+	}
+	if b, err := os.ReadFile(filepath.Join(repoRoot(), "commands", commands.MemSearchName)); err != nil || !isMnemeCommand(b) || string(b) != commands.MemSearch {
+		t.Errorf("commands/%s: %v", commands.MemSearchName, err)
 	}
 }

@@ -91,8 +91,7 @@ func BenchmarkWorkerRSS(b *testing.B) {
 		db := benchdb.Build(b, rows)
 		// The worker gets its own copy of the database: it may write (the
 		// summary queue, settings), and the shared one must stay as built.
-		dir := b.TempDir()
-		copyFile(b, filepath.Join(db.Dir, "mneme.db"), filepath.Join(dir, "mneme.db"))
+		dir := db.WorkerCopy(b)
 		pid, port := startServe(b, dir)
 		basePID, basePort := startMinServer(b)
 		base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -161,23 +160,4 @@ func startMinServer(b *testing.B) (pid, port int) {
 		}
 	}
 	return cmd.Process.Pid, port
-}
-
-func copyFile(tb testing.TB, from, to string) {
-	tb.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		tb.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		tb.Fatal(err)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,6 +113,30 @@ func Build(tb testing.TB, rows int) *DB {
 		tb.Fatal(o.err)
 	}
 	return o.db
+}
+
+// WorkerCopy copies the database into a fresh temp dir for a worker, and
+// returns that data directory: a worker may write (the summary queue,
+// settings), and the built database must stay as it is for the others.
+func (db *DB) WorkerCopy(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	in, err := os.Open(filepath.Join(db.Dir, "mneme.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(filepath.Join(dir, "mneme.db"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		tb.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
 }
 
 func buildBenchDB(rows int) (*DB, error) {

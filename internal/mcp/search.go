@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/models"
+)
+
+const searchDescription = `Step 1 of 3 — search mneme's memory of earlier Claude Code sessions: tool calls (observations), prompts and session summaries, across projects.
+Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", prefix*, column filters such as title:word; e.g. migrat* AND sqlite, "connection refused", auth NOT oauth.
+Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
+  #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
+  session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
+and says how many more matched and how to get them (offset).
+Next: timeline with anchor=<id> (or session=<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
+
+// SearchInput is the search tool's arguments.
+type SearchInput struct {
+	Query     string `json:"query" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word"`
+	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
+	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out (or all)"`
+	Tool      string `json:"tool,omitempty" jsonschema:"only tool calls of this tool: Bash, Edit, Write, Read, …"`
+	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, a UTC day, or an RFC 3339 time)"`
+	To        string `json:"to,omitempty" jsonschema:"only hits up to this day, inclusive (YYYY-MM-DD, a UTC day, or an RFC 3339 time, exclusive)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"rows to fetch, 1 to 100 (default 20); maxTokens may show fewer"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"skip this many hits (paging: the answer says which offset comes next)"`
+	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
+}
+
+func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return "", fmt.Errorf("query is empty: give words to search for, in FTS5 syntax (e.g. migrat* AND sqlite)")
+	}
+	maxTokens, err := readTokens(in.MaxTokens)
+	if err != nil {
+		return "", err
+	}
+	if in.Limit < 0 || in.Limit > 100 {
+		return "", fmt.Errorf("limit must be from 1 to 100, or left out for 20")
+	}
+	if in.Offset < 0 {
+		return "", fmt.Errorf("offset must be 0 or more")
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	if strings.EqualFold(strings.TrimSpace(in.Type), "all") {
+		in.Type = ""
+	}
+	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
+	for k, v := range map[string]string{"project": in.Project, "type": in.Type, "tool": in.Tool, "from": in.From, "to": in.To} {
+		if v = strings.TrimSpace(v); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if in.Offset > 0 {
+		q.Set("offset", strconv.Itoa(in.Offset))
+	}
+	var res api.SearchResults
+	if err := s.get(ctx, "/api/search?"+q.Encode(), &res); err != nil {
+		return "", err
+	}
+	if len(res.Items) == 0 {
+		if in.Offset > 0 {
+			return fmt.Sprintf("No more matches for %s past offset %d.", in.Query, in.Offset), nil
+		}
+		return fmt.Sprintf("No matches for %s%s. Try fewer words, OR, or prefix* forms.", in.Query, filters(in)), nil
+	}
+	w := newBudget(maxTokens)
+	order := "best first"
+	if !res.Ranked {
+		order = "newest first: too many matches to rank, narrow the query"
+	}
+	w.must(fmt.Sprintf("mneme search %s%s (%s):", oneLine(in.Query, 200), filters(in), order))
+	footer := func(shown int) string {
+		next := in.Offset + shown
+		var more string
+		switch {
+		case shown < len(res.Items):
+			more = fmt.Sprintf("… %d more fetched but over maxTokens=%d", len(res.Items)-shown, maxTokens)
+			if res.HasMore {
+				more += ", and more matches beyond"
+			}
+			more += fmt.Sprintf(": search again with offset=%d, or raise maxTokens.", next)
+		case res.HasMore:
+			more = fmt.Sprintf("… more matches: search again with offset=%d, or narrow the query.", next)
+		default:
+			more = fmt.Sprintf("%d match(es), all shown.", shown)
+		}
+		return more + "\n" + searchNext
+	}
+	reserve := len(footer(0)) + 8 // the numbers may grow by a few digits
+	shown, _ := w.rows(len(res.Items), reserve, func(i int) (string, error) {
+		return hitRow(res.Items[i], in.Project == ""), nil
+	})
+	w.must(footer(shown))
+	return w.String(), nil
+}
+
+// searchNext closes a search answer: the next steps.
+const searchNext = "Next: timeline anchor=<#id> or session=<N> for context; get_observations ids=[…] for full records."
+
+// hitRow is one search hit on one line.
+func hitRow(hit api.SearchResult, withProject bool) string {
+	var b strings.Builder
+	if hit.Type == models.SearchObservation {
+		kind := hit.Kind
+		if kind == "" {
+			kind = hit.ToolName
+		}
+		fmt.Fprintf(&b, "#%d  %s  %s  %s", hit.ID, stamp(hit.CreatedAt), kind, oneLine(hit.Title, 160))
+		if !hit.Success {
+			b.WriteString("  [failed]")
+		}
+	} else {
+		text := snippetText(hit)
+		if hit.Type == models.SearchSummary && hit.Kind != "" {
+			text = hit.Kind + ": " + text
+		}
+		fmt.Fprintf(&b, "session %d  %s  %s  %s", hit.SessionID, stamp(hit.CreatedAt), hit.Type, oneLine(text, 160))
+	}
+	if withProject && hit.Project != "" {
+		b.WriteString("  (" + hit.Project + ")")
+	}
+	return b.String()
+}
+
+// snippetText is a prompt's or summary's matching fragment as plain text,
+// else its title.
+func snippetText(hit api.SearchResult) string {
+	var b strings.Builder
+	for _, p := range hit.SnippetParts {
+		b.WriteString(p.Text)
+	}
+	if t := strings.TrimSpace(b.String()); t != "" {
+		return t
+	}
+	return hit.Title
+}
+
+// filters describes a search's filters for its header.
+func filters(in SearchInput) string {
+	var parts []string
+	for _, f := range []struct{ name, v string }{{"project", in.Project}, {"type", in.Type}, {"tool", in.Tool}, {"from", in.From}, {"to", in.To}} {
+		if v := strings.TrimSpace(f.v); v != "" {
+			parts = append(parts, f.name+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, " ") + "]"
+}
+
+// call sends one request to the worker and decodes its answer into v.
+func (s *Server) call(ctx context.Context, method, path string, body []byte, v any) error {
+	raw, err := s.api.Do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unexpected answer from the worker: %v", err)
+	}
+	return nil
+}
+
+// day is a date for rows that need no time.
+func day(t time.Time) string { return t.Local().Format(time.DateOnly) }
