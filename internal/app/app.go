@@ -108,7 +108,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		store.Close()
 		return nil, err
 	}
-	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
+	rb := &recall.Builder{Store: store, Policy: svc.Policy}
+	svc.Context, svc.Files = rb, rb
 	// The privacy pipeline of every stored string is also the logs' and
 	// the hook's: the worker logs through it, shares the key of cleaned
 	// identifiers with the hook, and hands the hook its rules.
