@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -26,18 +25,6 @@ type FileState struct {
 	MtimeNS   int64  `gorm:"column:mtime_ns" json:"mtimeNs"`
 }
 
-// fileStateRow is a FileState as an element of the JSON array bound to
-// flushFileStates' single INSERT.
-type fileStateRow struct {
-	SessionID int64  `json:"s"`
-	ToolUseID string `json:"u"`
-	Path      string `json:"p"`
-	Kind      string `json:"k"`
-	SHA256    string `json:"h"`
-	Size      int64  `json:"z"`
-	MtimeNS   int64  `json:"m"`
-}
-
 // queuedFileStates are the states of the files one observation touched,
 // waiting to be inserted.
 type queuedFileStates struct {
@@ -47,57 +34,51 @@ type queuedFileStates struct {
 }
 
 // RecordFileStates stores the states of the files an observation touched,
-// keyed by its session and tool_use_id, in one statement. States already
-// recorded for that key (a replayed event) are kept as they were: the
-// first time the worker saw the file is what a memory refers to.
-//
-// Cost: an ingest of Edits only (BenchmarkIngestSocket16Edits) spends about
-// 40-50 µs more CPU per observation with file states than without (about
-// +20-25% on a loaded 2-core machine, throughput within noise); about 25 µs
-// of it is the path index, and the statement itself about 4% of the CPU
-// in a profile. It is one statement per operation inside the group
-// commit; the writer can batch them as it batches observations: have this
-// append a queuedFileStates to its txState inside a writer transaction,
-// and call flushFileStates once after flushObservations in runBatch and
-// runAlone.
+// keyed by its session and tool_use_id. States already recorded for that
+// key (a replayed event) are kept as they were: the first time the worker
+// saw the file is what a memory refers to. Inside a Writer transaction the
+// states wait for the end of the transaction, where those of the whole
+// group commit go in with a few multi-row INSERTs, after the
+// observations (flushFileStates).
 func (tx *Tx) RecordFileStates(sessionID int64, toolUseID string, states []FileState) error {
-	return flushFileStates(tx.db, []queuedFileStates{{SessionID: sessionID, ToolUseID: toolUseID, States: states}})
+	q := queuedFileStates{SessionID: sessionID, ToolUseID: toolUseID, States: states}
+	if st := txStateOf(tx.db); st != nil {
+		st.fileStates = append(st.fileStates, q)
+		return nil
+	}
+	return flushFileStates(tx.db, []queuedFileStates{q})
 }
 
-// flushFileStates inserts the queued states with one statement (see
-// RecordFileStates); entries without a tool_use_id are skipped.
+const fileStateColumns = `session_id, tool_use_id, path, kind, sha256, size, mtime_ns`
+
+// flushFileStates inserts the queued states, rowsPerStatement*2 rows a
+// statement; entries without a tool_use_id are skipped.
 func flushFileStates(db *gorm.DB, queued []queuedFileStates) error {
-	var rows []fileStateRow
+	const perStatement = 2 * rowsPerStatement // 7 columns a row
+	var args []any
+	rows := 0
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		err := db.Exec(valuesSQL("file_states", fileStateColumns, 7, rows, " ON CONFLICT DO NOTHING"), args...).Error
+		args, rows = args[:0], 0
+		return err
+	}
 	for _, q := range queued {
 		if q.ToolUseID == "" {
 			continue
 		}
 		for _, s := range q.States {
-			rows = append(rows, fileStateRow{q.SessionID, q.ToolUseID, s.Path, s.Kind, s.SHA256, s.Size, s.MtimeNS})
+			args = append(args, q.SessionID, q.ToolUseID, s.Path, s.Kind, s.SHA256, s.Size, s.MtimeNS)
+			if rows++; rows == perStatement {
+				if err := flush(); err != nil {
+					return fmt.Errorf("record file states: %w", err)
+				}
+			}
 		}
 	}
-	var err error
-	switch len(rows) {
-	case 0:
-		return nil
-	case 1:
-		// The common case, a tool on one file: a plain statement straight
-		// on the transaction's connection, without GORM's statement
-		// building or JSON to decode.
-		r := rows[0]
-		_, err = db.Statement.ConnPool.ExecContext(db.Statement.Context, `INSERT INTO file_states
-			(session_id, tool_use_id, path, kind, sha256, size, mtime_ns) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			r.SessionID, r.ToolUseID, r.Path, r.Kind, r.SHA256, r.Size, r.MtimeNS)
-	default:
-		var b []byte
-		if b, err = json.Marshal(rows); err != nil {
-			return err
-		}
-		err = db.Exec(`INSERT INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
-			SELECT value->>'s', value->>'u', value->>'p', value->>'k', value->>'h', value->>'z', value->>'m' FROM json_each(?) WHERE true
-			ON CONFLICT DO NOTHING`, string(b)).Error
-	}
-	if err != nil {
+	if err := flush(); err != nil {
 		return fmt.Errorf("record file states: %w", err)
 	}
 	return nil

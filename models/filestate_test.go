@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"testing"
 )
 
@@ -79,5 +80,37 @@ func TestMigrationFileStates(t *testing.T) {
 	s.DB.Raw(`SELECT path, kind, sha256, size, mtime_ns FROM file_states ORDER BY path`).Scan(&got)
 	if len(got) != 2 || got[0].Path != "/p/a.go" || got[1].Path != "/p/b.go" || got[0].Kind != "unknown" {
 		t.Errorf("after the upgrade: %+v", got)
+	}
+}
+
+// States queued in one writer transaction go in after its observations,
+// across several statements, each once.
+func TestFileStatesBatched(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	sess := testSession(t, s, "fsb")
+	const n = 5*rowsPerStatement + 3
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		for i := range n {
+			tu := fmt.Sprintf("toolu_%d", i)
+			o := Observation{SessionID: sess, Project: "alpha", ToolUseID: &tu, ToolName: "Edit", Kind: KindFileChange, Files: []string{fmt.Sprintf("/p/%d", i)}}
+			if err := tx.QueueObservation(&o, func(*Observation) any { return nil }); err != nil {
+				return err
+			}
+			if err := tx.RecordFileStates(sess, tu, []FileState{{Path: o.Files[0], Kind: "missing"}}); err != nil {
+				return err
+			}
+		}
+		// A replayed state of the first is ignored.
+		return tx.RecordFileStates(sess, "toolu_0", []FileState{{Path: "/p/0", Kind: "sha256", SHA256: "late"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, late int64
+	s.DB.Raw(`SELECT COUNT(*) FROM file_states WHERE session_id = ?`, sess).Scan(&rows)
+	s.DB.Raw(`SELECT COUNT(*) FROM file_states WHERE sha256 = 'late'`).Scan(&late)
+	if rows != n || late != 0 {
+		t.Fatalf("%d states stored (want %d), %d replays kept", rows, n, late)
 	}
 }
