@@ -83,7 +83,7 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		sockPath = ""
 	}
 	o := app.Options{
-		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
+		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	for _, opt := range opts {
