@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,18 +46,44 @@ func startWorker(t testing.TB, dataDir string, env ...string) *Proc {
 		t.Fatal(err)
 	}
 	p.Env = env
-	if _, err := p.Start(20 * time.Second); err != nil {
+	if err := startOnFreePort(p, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Stop)
 	return p
 }
 
-// restart starts a new worker process on the same port and data directory.
+// startOnFreePort starts p, on another free port when something else took
+// its port in the meantime (a free port is only free when it is looked
+// up: on a machine running other tests, any process's next connection may
+// take it). With samePortFirst, p's own port is tried again for a few
+// seconds first, as a restart wants.
+func startOnFreePort(p *Proc, samePortFirst bool) error {
+	var err error
+	for attempt := 0; attempt < 20; attempt++ {
+		if _, err = p.Start(20 * time.Second); err == nil || !strings.Contains(err.Error(), "is in use") {
+			return err
+		}
+		if samePortFirst && attempt < 10 {
+			time.Sleep(500 * time.Millisecond)
+			continue
+		}
+		port, perr := FreePort()
+		if perr != nil {
+			return perr
+		}
+		p.Port, p.URL = port, "http://127.0.0.1:"+strconv.Itoa(port)
+	}
+	return err
+}
+
+// restart starts a new worker process on the same data directory, on the
+// same port unless another program keeps it (then p.Port and p.URL say
+// where it went).
 func restart(t testing.TB, old *Proc) *Proc {
 	t.Helper()
 	p := &Proc{Bin: old.Bin, DataDir: old.DataDir, Port: old.Port, URL: old.URL, Env: old.Env, Token: old.Token, log: &lockedBuffer{}}
-	if _, err := p.Start(20 * time.Second); err != nil {
+	if err := startOnFreePort(p, true); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Stop)
