@@ -480,3 +480,23 @@ func (m *Mneme) WaitSettled(t testing.TB, claudeID string) (apiSessionDetail, []
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// MnemeContext returns the <mneme-context> block that SessionStart put in a
+// model request (tags included), or "" when there is none.
+func MnemeContext(body []byte) string {
+	text := RequestText(body)
+	const marker = "SessionStart hook additional context: "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len(marker):]
+	if !strings.HasPrefix(rest, "<mneme-context>") {
+		return ""
+	}
+	j := strings.Index(rest, "</mneme-context>")
+	if j < 0 {
+		return ""
+	}
+	return rest[:j+len("</mneme-context>")]
+}

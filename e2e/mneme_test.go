@@ -209,26 +209,6 @@ func runSession1(t *testing.T, m *Mneme, project string) (session1, string) {
 	return s1, res.JSON.SessionID
 }
 
-// mnemeContext returns the <mneme-context> block that SessionStart put in a
-// model request (tags included), or "" when there is none.
-func mnemeContext(body []byte) string {
-	text := RequestText(body)
-	const marker = "SessionStart hook additional context: "
-	i := strings.Index(text, marker)
-	if i < 0 {
-		return ""
-	}
-	rest := text[i+len(marker):]
-	if !strings.HasPrefix(rest, "<mneme-context>") {
-		return ""
-	}
-	j := strings.Index(rest, "</mneme-context>")
-	if j < 0 {
-		return ""
-	}
-	return rest[:j+len("</mneme-context>")]
-}
-
 // contextSection returns the lines under the markdown heading "## <title>"
 // of a context block, up to the next heading, or "" without such a heading.
 func contextSection(block, title string) string {
@@ -262,7 +242,7 @@ func runContextSession(t *testing.T, m *Mneme, project, prompt string) contextSe
 	if first == nil {
 		t.Fatalf("the fake got no model request; paths %v", fake.Paths())
 	}
-	return contextSession{Block: mnemeContext(first), Text: RequestText(first), SessionID: res.JSON.SessionID}
+	return contextSession{Block: MnemeContext(first), Text: RequestText(first), SessionID: res.JSON.SessionID}
 }
 
 // relatedContext returns the text UserPromptSubmit added to a model request
@@ -625,7 +605,7 @@ func TestClaudeCodeWithMnemeResume(t *testing.T) {
 	if len(reqs) == 0 {
 		t.Fatalf("the resumed run made no model request")
 	}
-	block := mnemeContext(reqs[0].Body)
+	block := MnemeContext(reqs[0].Body)
 	t.Logf("context on resume (%d bytes):\n%s", len(block), block)
 	if !strings.Contains(block, "quokka milestone") {
 		t.Errorf("the context on resume lacks session B's work (quokka milestone)")
