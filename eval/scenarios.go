@@ -1,0 +1,298 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mneme-dev/mneme/e2e"
+)
+
+// Scenarios are the benchmark's scenarios, in table order.
+func Scenarios() []Scenario {
+	return []Scenario{goTestFix(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects()}
+}
+
+// Dir stands for the project's directory in step inputs.
+const Dir = "{{dir}}"
+
+func bash(cmd string) e2e.Step {
+	return e2e.ToolUse("Bash", map[string]any{"command": cmd, "description": "run " + strings.Fields(cmd)[0]})
+}
+
+func write(path, content string) e2e.Step {
+	return e2e.ToolUse("Write", map[string]any{"file_path": Dir + "/" + path, "content": content})
+}
+
+func edit(path, old, repl string) e2e.Step {
+	return e2e.ToolUse("Edit", map[string]any{"file_path": Dir + "/" + path, "old_string": old, "new_string": repl})
+}
+
+// StepsIn returns steps with Dir replaced by dir in every string input.
+func StepsIn(steps []e2e.Step, dir string) []e2e.Step {
+	out := make([]e2e.Step, len(steps))
+	for i, s := range steps {
+		out[i] = s
+		if s.Input == nil {
+			continue
+		}
+		in := make(map[string]any, len(s.Input))
+		for k, v := range s.Input {
+			if str, ok := v.(string); ok {
+				v = strings.ReplaceAll(str, Dir, dir)
+			}
+			in[k] = v
+		}
+		out[i].Input = in
+	}
+	return out
+}
+
+// A Go package whose test fails, is fixed, and a later session that adds
+// something else and leaves a next step.
+func goTestFix() Scenario {
+	return Scenario{
+		Name:  "go test fails, then fixed",
+		Files: map[string]map[string]string{"calc": {"go.mod": "module calc\n\ngo 1.22\n"}},
+		Sessions: []Session{{
+			Project: "calc",
+			Prompt:  "Add a Percent(part, total int) function to the calc package, with a test.",
+			Steps: []e2e.Step{
+				write("calc.go", "package calc\n\n// Percent returns part as a percentage of total.\nfunc Percent(part, total int) int { return part / total * 100 }\n"),
+				write("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestPercent(t *testing.T) {\n\tif got := Percent(1, 4); got != 25 {\n\t\tt.Fatalf(\"Percent(1, 4) = %d, want 25\", got)\n\t}\n}\n"),
+				bash("go test ./..."),
+				edit("calc.go", "return part / total * 100", "return part * 100 / total"),
+				bash("go test ./..."),
+				e2e.Text("Percent works now. The bug was integer division: part / total truncated to 0 before the multiplication by 100, so Percent multiplies first (part * 100 / total). `go test ./...` passes."),
+			},
+		}, {
+			Project: "calc",
+			Prompt:  "Add a Clamp(v, lo, hi int) helper next to Percent.",
+			Steps: []e2e.Step{
+				write("clamp.go", "package calc\n\n// Clamp limits v to [lo, hi].\nfunc Clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }\n"),
+				bash("go vet ./..."),
+				e2e.Text("Added Clamp in clamp.go; go vet is clean. Next step: add a table test for Clamp in clamp_test.go."),
+			},
+		}},
+		Next: Session{Project: "calc", Prompt: "Continue where we left off on the calc package."},
+		Facts: []Fact{
+			{Name: "Percent lives in calc.go", All: []string{`calc\.go`}, Query: "Percent function"},
+			{Name: "the Percent test failed, and passes since the fix",
+				All:   []string{`(TestPercent|go test)[^\n]*fail`, `(TestPercent|go test)[^\n]*(fixed|passe[sd]|\bok\b)`},
+				Query: "go test Percent"},
+			{Name: "the cause was integer division", All: []string{`integer division`}, Query: "Percent bug cause"},
+			{Name: "Clamp is in clamp.go", All: []string{`clamp\.go`}, Query: "Clamp helper"},
+			{Name: "next: a test for Clamp", All: []string{`test for Clamp|Clamp[^\n]{0,40}test|clamp_test`}, Query: "Clamp test"},
+			{Name: "go vet is clean", All: []string{`go vet`}, Query: "vet"},
+		},
+	}
+}
+
+// A decision stated only in the assistant's final text, and files of the
+// config loader; a later session works on something else.
+func configDecision() Scenario {
+	return Scenario{
+		Name: "config decision in the final answer",
+		Sessions: []Session{{
+			Project: "webhookd",
+			Prompt:  "Choose a config file format for webhookd and write the loader.",
+			Steps: []e2e.Step{
+				bash("ls -la"),
+				write("config.toml", "# webhookd\nlisten = \":8086\"\nretry_limit = 5\n"),
+				write("config.go", "package main\n\n// Config is webhookd's configuration, read from config.toml.\ntype Config struct {\n\tListen     string `toml:\"listen\"`\n\tRetryLimit int    `toml:\"retry_limit\"`\n}\n"),
+				e2e.Text("Decision: webhookd reads TOML (config.toml) instead of YAML — comments are allowed and there are no indentation traps. It listens on :8086 and retries a delivery at most 5 times. The loader is in config.go; the signing secret comes from the WEBHOOKD_SECRET environment variable, never from the file."),
+			},
+		}, {
+			Project: "webhookd",
+			Prompt:  "Add a /healthz endpoint.",
+			Steps: []e2e.Step{
+				write("health.go", "package main\n\nimport \"net/http\"\n\nfunc healthz(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }\n"),
+				bash("grep -n healthz health.go"),
+				e2e.Text("Added /healthz in health.go; it answers 200."),
+			},
+		}, {
+			Project: "webhookd",
+			Prompt:  "Write a short README.",
+			Steps: []e2e.Step{
+				write("README.md", "# webhookd\n\nDelivers webhooks with retries.\n"),
+				e2e.Text("README.md written."),
+			},
+		}},
+		Next: Session{Project: "webhookd", Prompt: "Add a config option for the delivery timeout."},
+		Facts: []Fact{
+			{Name: "config is TOML, not YAML", All: []string{`toml[^\n]{0,80}(instead of|rather than|over|not) yaml`}, Query: "config format"},
+			{Name: "it listens on :8086", All: []string{`8086`}, Query: "listen port"},
+			{Name: "a delivery is retried at most 5 times", All: []string{`retr[^\n]{0,40}\b5\b|\b5\b[^\n]{0,20}retr`}, Query: "retry limit"},
+			{Name: "the secret comes from WEBHOOKD_SECRET", All: []string{`WEBHOOKD_SECRET`}, Query: "signing secret"},
+			{Name: "the loader is config.go", All: []string{`config\.go`}, Query: "config loader"},
+			{Name: "/healthz is in health.go", All: []string{`health\.go`}, Query: "healthz endpoint"},
+		},
+	}
+}
+
+// A file created, renamed in a later session, and changed again after.
+func renamedFiles() Scenario {
+	return Scenario{
+		Name: "file created, renamed, changed",
+		Sessions: []Session{{
+			Project: "inventory",
+			Prompt:  "Create the storage layer for inventory.",
+			Steps: []e2e.Step{
+				bash("mkdir -p store"),
+				write("store/db.go", "package store\n\n// Open opens the inventory database.\nfunc Open(path string) error { return nil }\n"),
+				write("store/db_test.go", "package store\n\nimport \"testing\"\n\nfunc TestOpen(t *testing.T) {}\n"),
+				e2e.Text("The storage layer is in store/db.go, with a test in store/db_test.go."),
+			},
+		}, {
+			Project: "inventory",
+			Prompt:  "Rename store/db.go to store/sqlite.go and add schema migrations.",
+			Steps: []e2e.Step{
+				bash("mv store/db.go store/sqlite.go && mv store/db_test.go store/sqlite_test.go"),
+				write("store/migrations.go", "package store\n\n// migrations run in order at Open.\nvar migrations = []string{\n\t\"CREATE TABLE items (id INTEGER PRIMARY KEY, sku TEXT, qty INTEGER)\",\n}\n"),
+				bash("ls store"),
+				e2e.Text("Renamed store/db.go to store/sqlite.go (and its test to store/sqlite_test.go). Migrations are in store/migrations.go and run in order at Open."),
+			},
+		}, {
+			Project: "inventory",
+			Prompt:  "Add an index on sku.",
+			Steps: []e2e.Step{
+				edit("store/migrations.go", "qty INTEGER)\",\n", "qty INTEGER)\",\n\t\"CREATE INDEX idx_items_sku ON items(sku)\",\n"),
+				e2e.Text("Added the idx_items_sku index as migration 2 in store/migrations.go."),
+			},
+		}},
+		Next: Session{Project: "inventory", Prompt: "Add a supplier column to items."},
+		Facts: []Fact{
+			{Name: "storage is store/sqlite.go now", All: []string{`sqlite\.go`}, Query: "storage layer"},
+			{Name: "it was renamed from store/db.go", All: []string{`db\.go[^\n]{0,40}(to|->|→)[^\n]{0,20}sqlite\.go`}, Query: "rename db.go"},
+			{Name: "migrations are in store/migrations.go", All: []string{`migrations\.go`}, Query: "schema migrations"},
+			{Name: "the sku index exists", All: []string{`sku`}, Query: "sku index"},
+		},
+	}
+}
+
+// Commands that failed and one that works, across two sessions.
+func commands() Scenario {
+	return Scenario{
+		Name: "commands: which work, which fail",
+		Sessions: []Session{{
+			Project: "ledger",
+			Prompt:  "Get the ledger build running.",
+			Steps: []e2e.Step{
+				bash("make build"),
+				bash("./build.sh"),
+				write("build.sh", "#!/bin/sh\nset -e\nmkdir -p dist\necho built > dist/ledger\necho build ok\n"),
+				bash("sh build.sh"),
+				e2e.Text("The build works with `sh build.sh`; it writes dist/ledger. There is no Makefile, so `make build` does not work."),
+			},
+		}, {
+			Project: "ledger",
+			Prompt:  "Lint the ledger scripts.",
+			Steps: []e2e.Step{
+				bash("ledger-lint --strict build.sh"),
+				bash("sh -n build.sh"),
+				e2e.Text("ledger-lint is not installed here; `sh -n build.sh` checks the syntax, and it passes. Install ledger-lint before setting up CI."),
+			},
+		}},
+		Next: Session{Project: "ledger", Prompt: "Set up CI for ledger."},
+		Facts: []Fact{
+			{Name: "`sh build.sh` builds", All: []string{"sh build\\.sh"}, Query: "build command"},
+			{Name: "`make build` fails: no Makefile", All: []string{"make build"}, Query: "make build"},
+			{Name: "ledger-lint is not installed", All: []string{`ledger-lint[^\n]{0,80}(not (found|installed)|fail|127)|(not (found|installed)|fail)[^\n]{0,40}ledger-lint`}, Query: "ledger-lint"},
+			{Name: "`sh -n build.sh` checks the syntax", All: []string{`sh -n build\.sh`}, Query: "syntax check"},
+			{Name: "the build writes dist/ledger", All: []string{`dist/ledger`}, Query: "build output"},
+		},
+	}
+}
+
+// The key facts come first in a long session; a lot of routine work
+// follows, in that session and the next.
+func longNoisy() Scenario {
+	s1 := []e2e.Step{
+		bash("curl -sS --max-time 2 http://127.0.0.1:54329/health"),
+		bash("echo 'ADR-007: the job queue is NATS JetStream, not Kafka (ops already run NATS)' >> DECISIONS.md"),
+	}
+	s2 := []e2e.Step{}
+	for i := 1; i <= 24; i++ {
+		f := fmt.Sprintf("fixtures/job_%02d.json", i)
+		steps := []e2e.Step{
+			write(f, fmt.Sprintf("{\"id\": %d, \"kind\": \"resize\", \"attempts\": 0}\n", i)),
+			bash("grep -c resize " + f),
+		}
+		if i%3 == 0 {
+			steps = append(steps, bash(fmt.Sprintf("ls fixtures | wc -l && echo batch %d", i/3)))
+		}
+		if i <= 12 {
+			s1 = append(s1, steps...)
+		} else {
+			s2 = append(s2, steps...)
+		}
+	}
+	s1 = append(s1, e2e.Text("Twelve job fixtures are in fixtures/."))
+	s2 = append(s2, e2e.Text("Twenty-four fixtures now; every one has a kind."))
+	return Scenario{
+		Name: "long session, key facts early",
+		Sessions: []Session{
+			{Project: "pipeline", Prompt: "Set up the job pipeline: check the jobs service, pick the queue, write fixtures.", Steps: s1},
+			{Project: "pipeline", Prompt: "Write twelve more job fixtures and check each.", Steps: s2},
+		},
+		Next: Session{Project: "pipeline", Prompt: "Wire the worker to the job queue."},
+		Facts: []Fact{
+			{Name: "the queue is NATS JetStream, not Kafka", All: []string{`nats`}, Query: "job queue"},
+			{Name: "decisions are kept in DECISIONS.md", All: []string{`DECISIONS\.md`}, Query: "decisions"},
+			{Name: "the jobs service on :54329 did not answer", All: []string{`54329`}, Query: "jobs service health"},
+			{Name: "fixtures live in fixtures/", All: []string{`fixtures/`}, Query: "fixtures"},
+		},
+	}
+}
+
+// Two projects worked on in turns: the next session in one must not be
+// told about the other.
+func twoProjects() Scenario {
+	return Scenario{
+		Name: "two projects interleaved",
+		Sessions: []Session{{
+			Project: "api-gw",
+			Prompt:  "Add rate limiting to the gateway.",
+			Steps: []e2e.Step{
+				write("ratelimit.go", "package gw\n\n// Bucket is a token bucket: 100 requests/s per API key.\ntype Bucket struct{ rate int }\n"),
+				bash("grep -c Bucket ratelimit.go"),
+				e2e.Text("Rate limiting is a token bucket of 100 requests/s per API key, in ratelimit.go."),
+			},
+		}, {
+			Project: "billing",
+			Prompt:  "Write the invoice rounding.",
+			Steps: []e2e.Step{
+				write("invoice.go", "package billing\n\n// Round rounds half-even to the cent.\nfunc Round(c float64) int64 { return int64(c) }\n"),
+				bash("cat rates.csv"),
+				e2e.Text("Invoice totals are rounded half-even in invoice.go; rates.csv is still missing."),
+			},
+		}, {
+			Project: "api-gw",
+			Prompt:  "Move the routes into a file.",
+			Steps: []e2e.Step{
+				bash("cat routes.yaml"),
+				write("routes.yaml", "/v2/users: http://users:8080\n"),
+				bash("cat routes.yaml"),
+				e2e.Text("Routes now live in routes.yaml; /v2/users proxies to the users service on :8080."),
+			},
+		}, {
+			Project: "billing",
+			Prompt:  "Add refunds.",
+			Steps: []e2e.Step{
+				write("refunds.go", "package billing\n\n// Refunds over 500 EUR need a manager's approval.\nfunc Refund(cents int64) error { return nil }\n"),
+				e2e.Text("Refunds over 500 EUR need a manager's approval (refunds.go)."),
+			},
+		}},
+		Next: Session{Project: "api-gw", Prompt: "Add request logging to the gateway."},
+		Facts: []Fact{
+			{Name: "rate limiting is in ratelimit.go", All: []string{`ratelimit\.go`}, Query: "rate limiting"},
+			{Name: "the limit is 100 requests/s per key", All: []string{`100 requests/s`}, Query: "rate limit"},
+			{Name: "routes are in routes.yaml", All: []string{`routes\.yaml`}, Query: "routes"},
+			{Name: "/v2/users goes to the users service", All: []string{`/v2/users`}, Query: "users service"},
+		},
+		Leaks: []Fact{
+			{Name: "billing: invoices", All: []string{`invoice`}},
+			{Name: "billing: refunds", All: []string{`refund`}},
+			{Name: "billing: rates.csv", All: []string{`rates\.csv`}},
+		},
+	}
+}
