@@ -23,7 +23,7 @@ type Result struct {
 // Table renders the results and their total as one markdown table.
 func Table(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| scenario | facts | SessionStart recall | tokens | recall/1k tok | + MCP search recall | MCP calls | MCP tokens | baseline recall | baseline recall/1k tok | leaks start/MCP/base |\n")
+	b.WriteString("| scenario | facts | SessionStart recall | tokens | recall/1k tok | + MCP search recall | MCP calls | MCP tokens | baseline recall | baseline recall/1k tok | wrong claims start/MCP/base |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n")
 	var tot Result
 	tot.Scenario = "**total**"
@@ -44,16 +44,16 @@ func row(b *strings.Builder, r Result) {
 		frac(r.Start), r.Start.Tokens(), r.Start.Per1k(),
 		frac(r.MCP), r.Calls, r.MCP.Tokens()-r.Start.Tokens(),
 		frac(r.Base), r.Base.Per1k(),
-		r.Start.Leaked, r.MCP.Leaked, r.Base.Leaked)
+		r.Start.Wrong, r.MCP.Wrong, r.Base.Wrong)
 }
 
-// frac is "found/facts (pct)", net of leaks.
+// frac is "found/facts (pct)", net of wrong claims.
 func frac(s Score) string {
-	return fmt.Sprintf("%d/%d (%.0f%%)", max(s.Found-s.Leaked, 0), s.Facts, 100*s.Recall())
+	return fmt.Sprintf("%d/%d (%.0f%%)", max(s.Found-s.Wrong, 0), s.Facts, 100*s.Recall())
 }
 
 func add(a, b Score) Score {
-	return Score{Found: a.Found + b.Found, Leaked: a.Leaked + b.Leaked, Facts: a.Facts + b.Facts, Bytes: a.Bytes + b.Bytes}
+	return Score{Found: a.Found + b.Found, Wrong: a.Wrong + b.Wrong, Facts: a.Facts + b.Facts, Bytes: a.Bytes + b.Bytes}
 }
 
 // Misses lists each scenario's facts missed at SessionStart, with whether

@@ -31,9 +31,10 @@ type Scenario struct {
 	Next Session
 	// Facts are what Next should know.
 	Facts []Fact
-	// Leaks are facts of another project: each one found in what Next gets
-	// takes one found fact off the score.
-	Leaks []Fact
+	// Wrong are claims that are false for Next: another project's facts
+	// (leakage), a failure said to be open after it was fixed. Each one
+	// found in what Next gets takes one found fact off the score.
+	Wrong []Fact
 }
 
 // Session is one scripted `claude -p` run in a project. Steps may name
@@ -97,8 +98,8 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("%s: fact %q has no search query", s.Name, s.Facts[i].Name)
 		}
 	}
-	for i := range s.Leaks {
-		if err := s.Leaks[i].compile(); err != nil {
+	for i := range s.Wrong {
+		if err := s.Wrong[i].compile(); err != nil {
 			return err
 		}
 	}
@@ -123,8 +124,8 @@ func (s *Scenario) Projects() []string {
 
 // Score is how a text did against a scenario's facts.
 type Score struct {
-	// Found and Leaked are the facts found and the leaks present.
-	Found, Leaked int
+	// Found and Wrong count the facts found and the wrong claims made.
+	Found, Wrong int
 	// Facts is the number of facts.
 	Facts int
 	// Missed names the facts not found.
@@ -133,12 +134,12 @@ type Score struct {
 	Bytes int
 }
 
-// Recall is the found facts less the leaks, over the facts (0..1).
+// Recall is the found facts less the wrong claims, over the facts (0..1).
 func (s Score) Recall() float64 {
 	if s.Facts == 0 {
 		return 0
 	}
-	return float64(max(s.Found-s.Leaked, 0)) / float64(s.Facts)
+	return float64(max(s.Found-s.Wrong, 0)) / float64(s.Facts)
 }
 
 // Tokens estimates the text's tokens as mneme budgets them: bytes / 4.
@@ -149,10 +150,10 @@ func (s Score) Per1k() float64 {
 	if s.Bytes == 0 {
 		return 0
 	}
-	return float64(max(s.Found-s.Leaked, 0)) * 1000 / float64(s.Tokens())
+	return float64(max(s.Found-s.Wrong, 0)) * 1000 / float64(s.Tokens())
 }
 
-// ScoreText scores text against the scenario's facts and leaks.
+// ScoreText scores text against the scenario's facts and wrong claims.
 func (s *Scenario) ScoreText(text string) Score {
 	sc := Score{Facts: len(s.Facts), Bytes: len(text)}
 	for i := range s.Facts {
@@ -162,9 +163,9 @@ func (s *Scenario) ScoreText(text string) Score {
 			sc.Missed = append(sc.Missed, s.Facts[i].Name)
 		}
 	}
-	for i := range s.Leaks {
-		if s.Leaks[i].In(text) {
-			sc.Leaked++
+	for i := range s.Wrong {
+		if s.Wrong[i].In(text) {
+			sc.Wrong++
 		}
 	}
 	return sc

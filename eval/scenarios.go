@@ -9,7 +9,7 @@ import (
 
 // Scenarios are the benchmark's scenarios, in table order.
 func Scenarios() []Scenario {
-	return []Scenario{goTestFix(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects()}
+	return []Scenario{goTestFix(), fixedByAnotherCommand(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects()}
 }
 
 // Dir stands for the project's directory in step inputs.
@@ -83,6 +83,45 @@ func goTestFix() Scenario {
 			{Name: "Clamp is in clamp.go", All: []string{`clamp\.go`}, Query: "Clamp helper"},
 			{Name: "next: a test for Clamp", All: []string{`test for Clamp|Clamp[^\n]{0,40}test|clamp_test`}, Query: "Clamp test"},
 			{Name: "go vet is clean", All: []string{`go vet`}, Query: "vet"},
+		},
+	}
+}
+
+// A build failure fixed and confirmed by a different command line, and a
+// later failure that stays open: only the second is still a problem.
+func fixedByAnotherCommand() Scenario {
+	return Scenario{
+		Name:  "fixed, confirmed by another command",
+		Files: map[string]map[string]string{"parser": {"go.mod": "module parser\n\ngo 1.22\n"}},
+		Sessions: []Session{{
+			Project: "parser",
+			Prompt:  "Make the parser build.",
+			Steps: []e2e.Step{
+				write("lexer.go", "package main\n\nfunc lex(s string) []string {\n\treturn nil\n\n"),
+				write("main.go", "package main\n\nfunc main() { _ = lex(\"\") }\n"),
+				bash("go build ./..."),
+				edit("lexer.go", "\treturn nil\n\n", "\treturn nil\n}\n"),
+				bash("go build -o bin/parser ."),
+				e2e.Text("The parser builds: lexer.go was missing the closing brace of lex. The binary is bin/parser."),
+			},
+		}, {
+			Project: "parser",
+			Prompt:  "Print how many tokens there are.",
+			Steps: []e2e.Step{
+				write("main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Printf(\"%d tokens\\n\", lex(\"\")) }\n"),
+				bash("go vet ./..."),
+				e2e.Text("main.go prints the tokens, but go vet flags its Printf (%d given a []string); not fixed yet."),
+			},
+		}},
+		Next: Session{Project: "parser", Prompt: "Continue with the parser."},
+		Facts: []Fact{
+			{Name: "the build broke on a missing brace in lexer.go", All: []string{`lexer\.go`, `brace`}, Query: "build failure"},
+			{Name: "go vet fails on main.go's Printf, still open", All: []string{`go vet[^\n]*(fail|printf)|printf[^\n]*go vet`}, Query: "go vet"},
+			{Name: "the binary is bin/parser", All: []string{`bin/parser`}, Query: "parser binary"},
+			{Name: "main.go changed", All: []string{`main\.go`}, Query: "main.go"},
+		},
+		Wrong: []Fact{
+			{Name: "go build is said to fail still", All: []string{"go build \\./\\.\\.\\.`?[^\\n]*(\\[FAILED\\]|still fails)|fix `go build \\./"}},
 		},
 	}
 }
@@ -289,7 +328,7 @@ func twoProjects() Scenario {
 			{Name: "routes are in routes.yaml", All: []string{`routes\.yaml`}, Query: "routes"},
 			{Name: "/v2/users goes to the users service", All: []string{`/v2/users`}, Query: "users service"},
 		},
-		Leaks: []Fact{
+		Wrong: []Fact{
 			{Name: "billing: invoices", All: []string{`invoice`}},
 			{Name: "billing: refunds", All: []string{`refund`}},
 			{Name: "billing: rates.csv", All: []string{`rates\.csv`}},
