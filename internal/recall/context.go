@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -248,11 +249,16 @@ func obsLine(o models.Observation, c cleaner) string {
 }
 
 // failureKeys name what a later success must share to resolve a failure:
-// the same Bash command, or one of the same files.
+// the same Bash command, or the same program and subcommand with other
+// flags or arguments (`go build ./...`, then `go build -o bin/app .`), or
+// one of the same files.
 func failureKeys(o models.Observation) []string {
 	var keys []string
 	if o.ToolName == "Bash" && strings.TrimSpace(o.Input) != "" {
 		keys = append(keys, "cmd:"+strings.Join(strings.Fields(o.Input), " "))
+		if f := ingest.CommandFamily(o.Input); f != "" {
+			keys = append(keys, "family:"+f)
+		}
 	}
 	for _, f := range o.Files {
 		keys = append(keys, "file:"+f)
