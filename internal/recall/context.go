@@ -90,7 +90,8 @@ fill:
 //  2. the latest sessions, from their summaries (or first prompt and last
 //     answer when there is none yet);
 //  3. unresolved failures;
-//  4. decisions and files changed;
+//  4. decisions (from the sessions' last answers), fixed failures and
+//     files changed;
 //  5. the most important other observations.
 //
 // After resume, only what happened since the session was last active.
@@ -131,11 +132,16 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	sessSec := section{title: "## Recent sessions"}
 	decisions := section{title: "## Decisions and files changed"}
 	for _, s := range sessions {
-		if line := sessionLine(s, sums[s.ID], firsts[s.ID], c); line != "" {
+		line := sessionLine(s, sums[s.ID], firsts[s.ID], c)
+		if line != "" {
 			sessSec.items = append(sessSec.items, line)
 		}
+		day := " (" + s.StartedAt.Format(time.DateOnly) + ")"
+		for _, d := range decisionsOf(s.LastAssistantMessage, line, c) {
+			decisions.items = append(decisions.items, "- "+d+day)
+		}
 		if sum, ok := sums[s.ID]; ok && sum.Learned != "" {
-			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+" ("+s.StartedAt.Format(time.DateOnly)+")")
+			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+day)
 		}
 	}
 
