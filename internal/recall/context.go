@@ -94,6 +94,11 @@ fill:
 //     files changed;
 //  5. the most important other observations.
 //
+// The observations are the newest inj.Observations distinct ones: routine
+// calls that repeat a newer one with other numbers are folded into it
+// (foldRoutine), so a long run of them does not push older failures,
+// decisions and changes out.
+//
 // After resume, only what happened since the session was last active.
 func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cleaner) ([]section, error) {
 	inj := c.p.Settings.Injection
@@ -146,12 +151,14 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	}
 
 	var obs []models.Observation
+	like := map[int64]int{}
 	if inj.Observations > 0 {
 		if obs, err = st.RecallObservations(ctx, models.RecallFilter{
-			Project: req.Project, ExcludeSession: req.SessionID, Since: since, Limit: inj.Observations,
+			Project: req.Project, ExcludeSession: req.SessionID, Since: since, Limit: inj.Observations * foldWindow,
 		}); err != nil {
 			return nil, err
 		}
+		obs, like = foldRoutine(obs, inj.Observations)
 	}
 	failed := unresolvedFailures(obs)
 	failSec := section{title: "## Unresolved failures"}
@@ -177,6 +184,9 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		line := obsLine(o, c)
 		if !o.Success {
 			line = strings.Replace(line, " [FAILED] (", " [failed, fixed later] (", 1)
+		}
+		if n := like[o.ID]; n > 0 {
+			line += fmt.Sprintf(" +%d like it", n)
 		}
 		notable.items = append(notable.items, line)
 	}
