@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -394,26 +395,48 @@ type apiSessionDetail struct {
 // decodes the body into v and returns the raw body.
 func (m *Mneme) GetJSON(t testing.TB, path string, v any) []byte {
 	t.Helper()
-	client := &http.Client{Timeout: 5 * time.Second}
-	req, err := http.NewRequest(http.MethodGet, m.URL+path, nil)
+	return m.doJSON(t, http.MethodGet, path, nil, v)
+}
+
+// PutJSON PUTs body as JSON to path (e.g. a settings patch to
+// /api/settings), fails the test unless the worker answers 200, decodes the
+// answer into v and returns it raw.
+func (m *Mneme) PutJSON(t testing.TB, path string, body, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return m.doJSON(t, http.MethodPut, path, b, v)
+}
+
+// doJSON sends one request with the worker's secret and decodes a 200
+// answer into v.
+func (m *Mneme) doJSON(t testing.TB, method, path string, body []byte, v any) []byte {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	req, err := http.NewRequest(method, m.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	m.authorize(t, req)
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s: %s", path, resp.Status, b)
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, b)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("GET %s: %v: %s", path, err, b)
+		t.Fatalf("%s %s: %v: %s", method, path, err, b)
 	}
 	return b
 }

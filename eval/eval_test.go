@@ -109,6 +109,10 @@ func runScenario(t *testing.T, sc *Scenario) Result {
 	}
 	m.GetJSON(t, "/api/observations?limit=100&project="+url.QueryEscape(sc.Next.Project), &page)
 
+	if sc.MaxInjectTokens > 0 {
+		var saved map[string]any
+		m.PutJSON(t, "/api/settings", map[string]any{"injection": map[string]any{"maxInjectTokens": sc.MaxInjectTokens}}, &saved)
+	}
 	p := &Planner{Scenario: sc, Final: "Noted."}
 	fake, err := e2e.StartFakeAPIWith(e2e.FakeOptions{Answer: p.Answer, Logf: t.Logf})
 	if err != nil {

@@ -29,6 +29,9 @@ type Scenario struct {
 	Sessions []Session
 	// Next is the session whose context is scored: its project and prompt.
 	Next Session
+	// MaxInjectTokens, when set, is the injection budget for Next (the
+	// setting maxInjectTokens, put through the settings API before it).
+	MaxInjectTokens int
 	// Facts are what Next should know.
 	Facts []Fact
 	// Wrong are claims that are false for Next: another project's facts

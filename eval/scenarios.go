@@ -9,7 +9,7 @@ import (
 
 // Scenarios are the benchmark's scenarios, in table order.
 func Scenarios() []Scenario {
-	return []Scenario{goTestFix(), fixedByAnotherCommand(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects()}
+	return []Scenario{goTestFix(), fixedByAnotherCommand(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects(), tightBudget()}
 }
 
 // Dir stands for the project's directory in step inputs.
@@ -62,7 +62,7 @@ func goTestFix() Scenario {
 				bash("go test ./..."),
 				edit("calc.go", "return part / total * 100", "return part * 100 / total"),
 				bash("go test ./..."),
-				e2e.Text("Percent works now. The bug was integer division: part / total truncated to 0 before the multiplication by 100, so Percent multiplies first (part * 100 / total). `go test ./...` passes."),
+				e2e.Text("Done! `Percent` is implemented and tested.\n\n**Root cause of the first failure:** integer division — `part / total` truncated to 0 before the multiplication by 100. I reordered it to `part * 100 / total`.\n\n`go test ./...` passes now."),
 			},
 		}, {
 			Project: "calc",
@@ -138,7 +138,7 @@ func configDecision() Scenario {
 				bash("ls -la"),
 				write("config.toml", "# webhookd\nlisten = \":8086\"\nretry_limit = 5\n"),
 				write("config.go", "package main\n\n// Config is webhookd's configuration, read from config.toml.\ntype Config struct {\n\tListen     string `toml:\"listen\"`\n\tRetryLimit int    `toml:\"retry_limit\"`\n}\n"),
-				e2e.Text("Decision: webhookd reads TOML (config.toml) instead of YAML — comments are allowed and there are no indentation traps. It listens on :8086 and retries a delivery at most 5 times. The loader is in config.go; the signing secret comes from the WEBHOOKD_SECRET environment variable, never from the file."),
+				e2e.Text("I've set up the configuration for webhookd.\n\n## What changed\n- `config.toml`: the default configuration\n- `config.go`: the `Config` struct and its loader\n\n## Decisions\n- **Format:** TOML instead of YAML: comments are allowed and there are no indentation traps.\n- **Listen address:** `:8086`.\n- **Retries:** a delivery is retried at most 5 times, with backoff.\n- **Secret:** the signing secret comes from the `WEBHOOKD_SECRET` environment variable, never from the file.\n\nLet me know if the config path should be configurable too."),
 			},
 		}, {
 			Project: "webhookd",
@@ -332,6 +332,67 @@ func twoProjects() Scenario {
 			{Name: "billing: invoices", All: []string{`invoice`}},
 			{Name: "billing: refunds", All: []string{`refund`}},
 			{Name: "billing: rates.csv", All: []string{`rates\.csv`}},
+		},
+	}
+}
+
+// Five sessions of a Go shop, each leaving one thing to know, read back
+// under a budget of 400 tokens: what is kept when not everything fits.
+func tightBudget() Scenario {
+	return Scenario{
+		Name:            "five sessions, 400-token budget",
+		Files:           map[string]map[string]string{"shop": {"go.mod": "module shop\n\ngo 1.22\n"}},
+		MaxInjectTokens: 400,
+		Sessions: []Session{{
+			Project: "shop",
+			Prompt:  "Add the cart package.",
+			Steps: []e2e.Step{
+				write("cart.go", "package shop\n\n// Total is the sum of the items' prices in cents, less pct percent.\nfunc Total(items []int, pct int) int {\n\tt := 0\n\tfor _, c := range items {\n\t\tt += c * (100 - pct) / 100\n\t}\n\treturn t\n}\n"),
+				bash("go vet ./..."),
+				e2e.Text("I've added the cart package.\n\n- `cart.go`: `Total(items, pct)` sums the prices and applies a discount\n\n**Important:** prices are integer cents, never floats, so totals cannot drift.\n\n`go vet ./...` is clean."),
+			},
+		}, {
+			Project: "shop",
+			Prompt:  "Hook up the payment provider.",
+			Steps: []e2e.Step{
+				write("payments.go", "package shop\n\n// SandboxURL is the payment provider's sandbox.\nconst SandboxURL = \"http://127.0.0.1:54330/v1\"\n"),
+				bash("curl -sS --max-time 2 http://127.0.0.1:54330/v1/ping"),
+				e2e.Text("payments.go points at the provider's sandbox, which did not answer on :54330; try again once it is up."),
+			},
+		}, {
+			Project: "shop",
+			Prompt:  "Add discount codes.",
+			Steps: []e2e.Step{
+				write("discounts.go", "package shop\n\nimport \"strings\"\n\n// Percent is a code's discount; codes are case-insensitive.\nfunc Percent(code string) int {\n\tif strings.EqualFold(code, \"WELCOME10\") {\n\t\treturn 10\n\t}\n\treturn 0\n}\n"),
+				bash("go build ./..."),
+				e2e.Text("Discount codes live in discounts.go and match case-insensitively."),
+			},
+		}, {
+			Project: "shop",
+			Prompt:  "The totals are a cent off with discounts; fix it.",
+			Steps: []e2e.Step{
+				write("cart_test.go", "package shop\n\nimport \"testing\"\n\nfunc TestTotalDiscount(t *testing.T) {\n\tif got := Total([]int{5, 5}, 10); got != 9 {\n\t\tt.Fatalf(\"Total = %d, want 9\", got)\n\t}\n}\n"),
+				bash("go test ./..."),
+				edit("cart.go", "\t\tt += c * (100 - pct) / 100\n\t}\n\treturn t\n", "\t\tt += c\n\t}\n\treturn t * (100 - pct) / 100\n"),
+				bash("go test ./..."),
+				e2e.Text("Fixed.\n\nThe problem was that the discount was rounded per item, so two items of 5 cents at 10% came to 8 instead of 9. `cart.go` now applies the discount to the sum.\n\n`TestTotalDiscount` in cart_test.go covers it, and `go test ./...` passes."),
+			},
+		}, {
+			Project: "shop",
+			Prompt:  "Write the README.",
+			Steps: []e2e.Step{
+				write("README.md", "# shop\n\nRun it with `go run ./cmd/shop`.\n"),
+				e2e.Text("README.md says how to run the shop: go run ./cmd/shop."),
+			},
+		}},
+		Next: Session{Project: "shop", Prompt: "Add a wishlist."},
+		Facts: []Fact{
+			{Name: "prices are integer cents, never floats", All: []string{`cents`}, Query: "prices"},
+			{Name: "the payment sandbox on :54330 did not answer", All: []string{`54330`}, Query: "payment provider"},
+			{Name: "payments.go holds the provider's URL", All: []string{`payments\.go`}, Query: "payments"},
+			{Name: "discount codes are in discounts.go", All: []string{`discounts\.go`}, Query: "discount codes"},
+			{Name: "the totals bug (discount rounded per item) is fixed", All: []string{`per[ -]item`}, Query: "totals rounding"},
+			{Name: "run it with go run ./cmd/shop", All: []string{`go run \./cmd/shop`}, Query: "run the shop"},
 		},
 	}
 }
