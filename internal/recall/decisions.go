@@ -19,6 +19,8 @@ var (
 	heading = regexp.MustCompile(`^\s*(#{1,6}\s+.*|\*\*[^*]+\*\*:?)\s*$`)
 	// boldLabel is a bold label opening a line or bullet: "**Format:** …".
 	boldLabel = regexp.MustCompile(`^\s*(?:[-*]\s+|\d+\.\s+)?\*\*([^*]+)\*\*`)
+	// listItem is a bullet or numbered line.
+	listItem = regexp.MustCompile(`^\s*([-*]|\d+\.)\s+`)
 )
 
 // maxDecisions bounds the decisions taken from one answer.
@@ -27,15 +29,23 @@ const maxDecisions = 5
 // decisionsOf picks the sentences of a session's last answer that state a
 // decision, a constraint or a cause: those with a cue word, and all of
 // those under a heading or bold label such as "Decisions" or "Important".
-// At most maxDecisions, each cut to 240 runes; a sentence the session's own
-// line already shows whole is left out.
+// A heading's block ends at the next heading, or at a paragraph after its
+// list (a closing "let me know if ..." is not a decision). At most
+// maxDecisions, each cut to 240 runes; a sentence the session's own line
+// already shows whole is left out.
 func decisionsOf(answer, shown string, c cleaner) []string {
 	var out []string
-	under := false
+	under, listed := false, false
 	for _, line := range strings.Split(answer, "\n") {
 		if heading.MatchString(line) {
-			under = decisionHeading.MatchString(line)
+			under, listed = decisionHeading.MatchString(line), false
 			continue
+		}
+		switch {
+		case listItem.MatchString(line):
+			listed = true
+		case listed && strings.TrimSpace(line) != "":
+			under = false
 		}
 		labelled := false
 		if m := boldLabel.FindStringSubmatch(line); m != nil {

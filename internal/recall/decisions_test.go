@@ -18,7 +18,7 @@ func TestDecisionsOf(t *testing.T) {
 			"We chose NATS over Kafka. You must run `make gen` first.",
 			"- 2026-11-20 — done: Decision: the config is TOML instead of YAML.",
 			"[The secret comes from WEBHOOKD_SECRET, never from the file. We chose NATS over Kafka. You must run `make gen` first.]"},
-		{"a decisions heading", "Done.\n\n## What changed\n- `a.go`: the loader\n\n## Decisions\n- **Port:** `:8086`.\n- Retries: at most 5.\n\n## Next\nShip it.",
+		{"a decisions heading", "Done.\n\n## What changed\n- `a.go`: the loader\n\n## Decisions\n- **Port:** `:8086`.\n- Retries: at most 5.\n\nLet me know if you want more.\n\n## Next\nShip it.",
 			"", "[Port: `:8086`. Retries: at most 5.]"},
 		{"bold labels", "Fixed.\n\n**Root cause:** integer division truncated to 0.\n\n**Important:** prices are cents.\n\n**Files:** a.go.",
 			"", "[Root cause: integer division truncated to 0. Important: prices are cents.]"},
