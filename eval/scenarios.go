@@ -9,7 +9,8 @@ import (
 
 // Scenarios are the benchmark's scenarios, in table order.
 func Scenarios() []Scenario {
-	return []Scenario{goTestFix(), fixedByAnotherCommand(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects(), tightBudget()}
+	return []Scenario{goTestFix(), fixedByAnotherCommand(), configDecision(), renamedFiles(), commands(), longNoisy(), twoProjects(), tightBudget(),
+		constraintInPrompt(), testStillFailing(), factInOutput()}
 }
 
 // Dir stands for the project's directory in step inputs.
@@ -393,6 +394,127 @@ func tightBudget() Scenario {
 			{Name: "discount codes are in discounts.go", All: []string{`discounts\.go`}, Query: "discount codes"},
 			{Name: "the totals bug (discount rounded per item) is fixed", All: []string{`per[ -]item`}, Query: "totals rounding"},
 			{Name: "run it with go run ./cmd/shop", All: []string{`go run \./cmd/shop`}, Query: "run the shop"},
+		},
+	}
+}
+
+// The scenarios below were written after the builder changes they measure,
+// and the builder was not tuned to them: a check against fitting the
+// builder to its own benchmark.
+
+// A user's constraints stated in a long first prompt, a tool that is not
+// installed, and files created over two sessions.
+func constraintInPrompt() Scenario {
+	return Scenario{
+		Name: "held out: constraints in the prompt",
+		Sessions: []Session{{
+			Project: "docs-site",
+			Prompt: "Migrate the docs site from Jekyll to Hugo. Keep every URL exactly as it is today, external sites link to them, " +
+				"and don't touch anything under vendor/ because the theme tool generates it.",
+			Steps: []e2e.Step{
+				bash("ls"),
+				write("config.toml", "baseURL = \"https://docs.example.org/\"\nuglyURLs = true\n"),
+				write("content/_index.md", "---\ntitle: Docs\n---\n"),
+				bash("hugo version"),
+				e2e.Text("I've started the Hugo migration.\n\n- `config.toml`: the Hugo configuration, with `uglyURLs = true` so the `.html` URLs stay the same\n- `content/_index.md`: the home page\n\n`hugo` isn't installed on this machine, so I couldn't build the site yet. Install it with `go install github.com/gohugoio/hugo@latest`, then run `hugo server`."),
+			},
+		}, {
+			Project: "docs-site",
+			Prompt:  "Port the blog posts.",
+			Steps: []e2e.Step{
+				write("content/posts/2024-01-hello.md", "---\ntitle: Hello\ndate: 2024-01-10\n---\nHello.\n"),
+				write("content/posts/2024-02-release.md", "---\ntitle: Release\ndate: 2024-02-01\n---\nReleased.\n"),
+				bash("ls content/posts"),
+				e2e.Text("Ported the two blog posts to content/posts/. Their front matter now carries a `date` field; Jekyll took the date from the file name."),
+			},
+		}},
+		Next: Session{Project: "docs-site", Prompt: "Add the about page."},
+		Facts: []Fact{
+			{Name: "every URL must stay as it is", All: []string{`url`, `exactly|as it is|stay the same`}, Query: "URLs"},
+			{Name: "vendor/ is generated: do not touch it", All: []string{`vendor/`}, Query: "vendor"},
+			{Name: "hugo is not installed", All: []string{`hugo[^\n]{0,60}(not (installed|found)|isn't installed|fail|127)`}, Query: "hugo"},
+			{Name: "uglyURLs = true keeps the .html URLs", All: []string{`uglyURLs`}, Query: "html URLs"},
+			{Name: "the posts are in content/posts/", All: []string{`content/posts`}, Query: "blog posts"},
+			{Name: "posts carry a date in their front matter", All: []string{`front matter`}, Query: "post dates"},
+		},
+	}
+}
+
+// A test that fails in the first session and is left failing while two
+// more sessions do other things.
+func testStillFailing() Scenario {
+	return Scenario{
+		Name:  "held out: a test still failing",
+		Files: map[string]map[string]string{"geo": {"go.mod": "module geo\n\ngo 1.22\n"}},
+		Sessions: []Session{{
+			Project: "geo",
+			Prompt:  "Add a haversine Distance function in kilometres.",
+			Steps: []e2e.Step{
+				write("geo.go", "package geo\n\nimport \"math\"\n\n// Distance is the great-circle distance in km.\nfunc Distance(lat1, lon1, lat2, lon2 float64) float64 {\n\tdlat, dlon := lat2-lat1, lon2-lon1\n\ta := math.Pow(math.Sin(dlat/2), 2) + math.Cos(lat1)*math.Cos(lat2)*math.Pow(math.Sin(dlon/2), 2)\n\treturn 6371 * 2 * math.Asin(math.Sqrt(a))\n}\n"),
+				write("geo_test.go", "package geo\n\nimport (\n\t\"math\"\n\t\"testing\"\n)\n\nfunc TestDistance(t *testing.T) {\n\tif d := Distance(48.8566, 2.3522, 51.5074, -0.1278); math.Abs(d-343.5) > 1 {\n\t\tt.Fatalf(\"Paris-London = %.1f km, want 343.5\", d)\n\t}\n}\n"),
+				bash("go test ./..."),
+				e2e.Text("I added `Distance` in geo.go, but `TestDistance` fails: Paris–London comes out far too long. I suspect degrees are passed where radians are expected; I'll look into it next."),
+			},
+		}, {
+			Project: "geo",
+			Prompt:  "Meanwhile, add a Bearing function.",
+			Steps: []e2e.Step{
+				write("bearing.go", "package geo\n\nimport \"math\"\n\n// Bearing is the initial bearing in degrees.\nfunc Bearing(lat1, lon1, lat2, lon2 float64) float64 {\n\treturn math.Atan2(lon2-lon1, lat2-lat1) * 180 / math.Pi\n}\n"),
+				bash("go build ./..."),
+				e2e.Text("Added `Bearing` in bearing.go. I didn't touch Distance, so TestDistance still fails."),
+			},
+		}, {
+			Project: "geo",
+			Prompt:  "Write a README for the package.",
+			Steps: []e2e.Step{
+				write("README.md", "# geo\n\nDistance and Bearing on a sphere.\n"),
+				e2e.Text("README.md describes Distance and Bearing."),
+			},
+		}},
+		Next: Session{Project: "geo", Prompt: "Let's fix the distance bug."},
+		Facts: []Fact{
+			{Name: "TestDistance fails, still open", All: []string{`(TestDistance|go test)[^\n]*(fail|still)`}, Query: "TestDistance"},
+			{Name: "suspected cause: degrees instead of radians", All: []string{`radians`}, Query: "distance bug"},
+			{Name: "Distance is in geo.go", All: []string{`geo\.go`}, Query: "Distance function"},
+			{Name: "Bearing is in bearing.go", All: []string{`bearing\.go`}, Query: "Bearing"},
+		},
+		Wrong: []Fact{
+			{Name: "the distance test said to pass", All: []string{`(TestDistance|go test)[^\n]*pass`}},
+		},
+	}
+}
+
+// A fact learned only from a command's output, then a file edited.
+func factInOutput() Scenario {
+	return Scenario{
+		Name: "held out: a fact in a command's output",
+		Files: map[string]map[string]string{"webapp": {
+			".nvmrc":       "20.11.0\n",
+			"package.json": "{\n  \"name\": \"webapp\",\n  \"engines\": { \"node\": \">=20\" }\n}\n",
+		}},
+		Sessions: []Session{{
+			Project: "webapp",
+			Prompt:  "Which Node version does this project use?",
+			Steps: []e2e.Step{
+				bash("cat .nvmrc"),
+				bash("grep -n engines package.json"),
+				e2e.Text("It pins Node in .nvmrc; package.json only asks for >=20."),
+			},
+		}, {
+			Project: "webapp",
+			Prompt:  "Add a lint script.",
+			Steps: []e2e.Step{
+				edit("package.json", "  \"engines\"", "  \"scripts\": { \"lint\": \"eslint .\" },\n  \"engines\""),
+				bash("grep -c lint package.json"),
+				e2e.Text("Added a `lint` script (`eslint .`) to package.json; run it with `npm run lint`."),
+			},
+		}},
+		Next: Session{Project: "webapp", Prompt: "Set up the CI workflow."},
+		Facts: []Fact{
+			{Name: "Node 20.11.0 is pinned", All: []string{`20\.11\.0`}, Query: "node version"},
+			{Name: "the pin is in .nvmrc", All: []string{`\.nvmrc`}, Query: "nvmrc"},
+			{Name: "npm run lint runs eslint", All: []string{`npm run lint|eslint`}, Query: "lint script"},
+			{Name: "package.json changed", All: []string{`package\.json`}, Query: "package.json"},
 		},
 	}
 }
