@@ -144,3 +144,21 @@ func TestTable(t *testing.T) {
 		t.Errorf("misses:\n%s", m)
 	}
 }
+
+// The wrong claims match what they mean and nothing near it.
+func TestWrongClaims(t *testing.T) {
+	for _, sc := range Scenarios() {
+		if sc.Name != "held out: a test still failing" {
+			continue
+		}
+		for text, want := range map[string]int{
+			"I suspect degrees are passed where radians are expected; `go test ./...` still fails": 0,
+			"done: `go test ./...` passes (1 package ok)":                                            1,
+			"- #9 Ran `go test ./...`: 1 package ok (2026-11-25)":                                    1,
+		} {
+			if got := sc.ScoreText(text).Wrong; got != want {
+				t.Errorf("%q: %d wrong claims, want %d", text, got, want)
+			}
+		}
+	}
+}
