@@ -248,7 +248,13 @@ func runContextSession(t *testing.T, m *Mneme, project, prompt string) contextSe
 // relatedContext returns the text UserPromptSubmit added to a model request
 // (up to the end of its </mneme-context>), or "" when there is none.
 func relatedContext(text string) string {
-	const marker = "UserPromptSubmit hook additional context: "
+	return hookContext(text, "UserPromptSubmit hook additional context: ")
+}
+
+// hookContext returns the text after marker (how Claude Code introduces a
+// hook's additional context) up to the end of its </mneme-context>, or ""
+// when there is no marker.
+func hookContext(text, marker string) string {
 	_, rest, ok := strings.Cut(text, marker)
 	if !ok {
 		return ""

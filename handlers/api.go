@@ -78,6 +78,9 @@ func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	}
 	res := api.SearchResults{Query: q.Q, Ranked: true}
 	page := newPage(hits, q.Limit)
+	if err := h.markStaleHits(c.UserContext(), page.Items); err != nil {
+		return err
+	}
 	res.HasMore = page.HasMore
 	res.Items = make([]api.SearchResult, len(page.Items))
 	for i, hit := range page.Items {
@@ -116,6 +119,9 @@ func (h *Handler) TimelineJSON(c *fiber.Ctx) error {
 	}
 	tl, err := h.Store.Timeline(c.UserContext(), q)
 	if err != nil {
+		return err
+	}
+	if err := h.markStale(c.UserContext(), timelineObservations(tl)); err != nil {
 		return err
 	}
 	return c.JSON(tl)
@@ -161,6 +167,9 @@ func (h *Handler) ObservationsBatch(c *fiber.Ctx) error {
 	byID := make(map[int64]*models.Observation, len(found))
 	for i := range found {
 		byID[found[i].ID] = &found[i]
+	}
+	if err := h.markStale(c.UserContext(), pointers(found)); err != nil {
+		return err
 	}
 	res := batchResponse{Items: make([]models.Observation, 0, len(found)), Missing: []int64{}}
 	for _, id := range ids {

@@ -64,18 +64,39 @@ func (h *Handler) ExportProject(c *fiber.Ctx) error {
 // is generated.
 func (h *Handler) streamReport(c *fiber.Ctx, filename string, req report.Request) error {
 	c.Set(fiber.HeaderContentType, report.ContentType(req.Format))
+	return h.streamDownload(c, filename, func(ctx context.Context, w *bufio.Writer) error {
+		return report.Export(ctx, h.Store, w, req)
+	})
+}
+
+// streamDownload answers with an attachment that write writes while the
+// response goes out, within exportTimeout. Once it has started, headers
+// are gone: an error is logged and the truncated body is all the client
+// sees.
+func (h *Handler) streamDownload(c *fiber.Ctx, filename string, write func(context.Context, *bufio.Writer) error) error {
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	store, log := h.Store, h.Log
+	log := h.Log
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		ctx, cancel := context.WithTimeout(context.Background(), exportTimeout)
 		defer cancel()
-		if err := report.Export(ctx, store, w, req); err != nil && log != nil {
-			// Headers are gone; the truncated body is all the client sees.
+		if err := write(ctx, w); err != nil && log != nil {
 			log.Error("export failed", "file", filename, "err", err)
 		}
 		w.Flush()
 	})
 	return nil
+}
+
+// ExportAll serves GET /api/export/all: every session with its prompts,
+// observations and summaries, as one JSON document streamed while it is
+// read (report.ExportAll documents the format). `mneme export --all`.
+func (h *Handler) ExportAll(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, "application/json; charset=utf-8")
+	name := "mneme-export-" + time.Now().UTC().Format("2006-01-02") + ".json"
+	return h.streamDownload(c, name, func(ctx context.Context, w *bufio.Writer) error {
+		_, err := report.ExportAll(ctx, h.Store, w, time.Now())
+		return err
+	})
 }

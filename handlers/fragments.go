@@ -102,6 +102,9 @@ func (h *Handler) loadFeed(ctx context.Context, f views.FeedFilter, offset int) 
 			return nil, false, err
 		}
 		page := newPage(obs, feedLimit)
+		if err := h.markStale(ctx, pointers(page.Items)); err != nil {
+			return nil, false, err
+		}
 		items := make([]views.FeedItem, len(page.Items))
 		for i := range page.Items {
 			v := observationView(page.Items[i])
@@ -196,7 +199,7 @@ func observationView(o models.Observation) views.ObservationView {
 		ID: o.ID, SessionID: o.SessionID, Project: o.Project, PromptNumber: o.PromptNumber,
 		Tool: o.ToolName, Kind: o.Kind, Title: o.Title, Input: o.Input, Output: o.Output,
 		Files: o.Files, Success: o.Success, Importance: o.Importance, DurationMS: o.DurationMS,
-		ExcludedBy: o.ExcludedBy, At: o.CreatedAt,
+		ExcludedBy: o.ExcludedBy, At: o.CreatedAt, FileStatus: o.FileStatus,
 	}
 }
 

@@ -32,6 +32,9 @@ type Handler struct {
 	Auth *auth.Keeper
 	// StreamOptions tune /stream (keepalives, write timeout).
 	StreamOptions StreamOptions
+	// ViewerURL is the viewer's address (http://127.0.0.1:37777), put in
+	// front of login links; "" leaves them as paths.
+	ViewerURL string
 
 	counts countsCache // /api/health's counts, for two seconds
 }

@@ -14,7 +14,24 @@ func (h *Handler) IngestHook(c *fiber.Ctx) error {
 	if !ok {
 		return fiber.NewError(fiber.StatusNotFound, "unknown hook event "+c.Params("event"))
 	}
+	if event == hooks.PreToolUse {
+		return h.gate(c, c.Body())
+	}
 	return h.ingest(c, event, c.Body())
+}
+
+// gate answers the file gate (PreToolUse): read-only, so it neither
+// announces itself to the group commit nor waits for it.
+func (h *Handler) gate(c *fiber.Ctx, body []byte) error {
+	p, err := ingest.Decode(hooks.PreToolUse, body)
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	out, err := h.Capture.Handle(c.UserContext(), hooks.PreToolUse, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
 }
 
 // ingest decodes body as a hook payload for event and runs it through the

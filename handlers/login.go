@@ -77,5 +77,9 @@ func (h *Handler) CreateLoginLink(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusForbidden, "login links are made over the socket (`mneme open`) or with the secret")
 	}
 	tok, exp := h.Auth.NewLink()
-	return c.JSON(api.LoginLink{Token: tok, Path: "/login?token=" + url.QueryEscape(tok), ExpiresAt: exp})
+	link := api.LoginLink{Token: tok, Path: "/login?token=" + url.QueryEscape(tok), ExpiresAt: exp}
+	if h.ViewerURL != "" {
+		link.URL = h.ViewerURL + link.Path
+	}
+	return c.JSON(link)
 }

@@ -36,6 +36,7 @@ func (h *Handler) PageMeta(c *fiber.Ctx, title, active string) views.PageMeta {
 	if tok, ok := c.Locals(CSRFContextKey).(string); ok {
 		m.CSRFToken = tok
 	}
+	m.Notice = forgottenNotice(c.Query("forgotten"))
 	return m
 }
 
@@ -102,6 +103,9 @@ func (h *Handler) ShowSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := h.markStale(c.UserContext(), pointers(d.Observations)); err != nil {
+		return err
+	}
 	p := sessionPage(d)
 	p.Meta = h.PageMeta(c, "Session "+strconv.FormatInt(s.ID, 10)+" · "+s.Project, "sessions")
 	return render(c, views.SessionTimeline(p))
@@ -136,6 +140,7 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 		turn(pr.Number).Prompt = &v
 	}
 	files := map[string]int{}
+	status := map[string]string{} // by the session's latest record of each file
 	for _, o := range d.Observations {
 		t := turn(o.PromptNumber)
 		t.Observations = append(t.Observations, observationView(o))
@@ -149,6 +154,9 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 		}
 		for _, f := range o.Files {
 			files[f]++
+			if st, ok := o.FileStatus[f]; ok {
+				status[f] = st
+			}
 		}
 	}
 	for _, sm := range d.Summaries {
@@ -163,7 +171,7 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 	}
 	sort.Slice(p.Turns, func(i, j int) bool { return p.Turns[i].Number < p.Turns[j].Number })
 	for f, n := range files {
-		p.Files = append(p.Files, views.FileTouch{Path: f, Count: n})
+		p.Files = append(p.Files, views.FileTouch{Path: f, Count: n, Status: status[f]})
 	}
 	sort.Slice(p.Files, func(i, j int) bool {
 		if p.Files[i].Count != p.Files[j].Count {

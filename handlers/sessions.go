@@ -76,5 +76,8 @@ func (h *Handler) ShowSessionJSON(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := h.markStale(c.UserContext(), pointers(d.Observations)); err != nil {
+		return err
+	}
 	return c.JSON(d)
 }

@@ -171,6 +171,9 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 		}
 	}
 	num("injection.relatedCount", &st.Injection.RelatedCount)
+	st.Injection.FileRecallEnabled = on("injection.fileRecallEnabled")
+	num("injection.fileRecallCount", &st.Injection.FileRecallCount)
+	num("injection.fileRecallTokens", &st.Injection.FileRecallTokens)
 
 	num("retention.observationDays", &st.Retention.ObservationDays)
 

@@ -221,6 +221,11 @@ func settingsForm(tok string, st models.Settings) url.Values {
 	v.Set("injection.relatedEnabled", "on")
 	v.Set("injection.relatedThreshold", fmt.Sprint(st.Injection.RelatedThreshold))
 	v.Set("injection.relatedCount", fmt.Sprint(st.Injection.RelatedCount))
+	if st.Injection.FileRecallEnabled {
+		v.Set("injection.fileRecallEnabled", "on")
+	}
+	v.Set("injection.fileRecallCount", fmt.Sprint(st.Injection.FileRecallCount))
+	v.Set("injection.fileRecallTokens", fmt.Sprint(st.Injection.FileRecallTokens))
 	v.Set("retention.observationDays", fmt.Sprint(st.Retention.ObservationDays))
 	v.Set("summarizer.kind", st.Summarizer.Kind)
 	// As the page renders them: a change of these needs the secret.

@@ -102,6 +102,9 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 		c.debugf("no payload on stdin: %v", err)
 		return []byte(ContinueJSON)
 	}
+	if event == PreToolUse {
+		return c.gate(EventSlug(PreToolUse), raw)
+	}
 	body := Shrink(c.redact(raw), sendLimit)
 	budget := BudgetFor(event)
 

@@ -27,8 +27,12 @@ const (
 	UserPromptSubmit   = "UserPromptSubmit"
 	PostToolUse        = "PostToolUse"
 	PostToolUseFailure = "PostToolUseFailure"
-	Stop               = "Stop"
-	SessionEnd         = "SessionEnd"
+	// PreToolUse is the read-only file gate: before a Read or an edit,
+	// mneme answers with what it remembers of the file. Nothing is stored,
+	// spooled or started for it.
+	PreToolUse = "PreToolUse"
+	Stop       = "Stop"
+	SessionEnd = "SessionEnd"
 )
 
 // eventSlugs maps the URL / CLI form of each event to Claude Code's name.
@@ -37,6 +41,7 @@ var eventSlugs = map[string]string{
 	"user-prompt-submit":    UserPromptSubmit,
 	"post-tool-use":         PostToolUse,
 	"post-tool-use-failure": PostToolUseFailure,
+	"pre-tool-use":          PreToolUse,
 	"stop":                  Stop,
 	"session-end":           SessionEnd,
 }
@@ -66,7 +71,7 @@ func EventSlug(name string) string {
 
 // Slugs lists the event slugs accepted by `mneme hook` and the ingest route.
 func Slugs() []string {
-	return []string{"session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure", "stop", "session-end"}
+	return []string{"session-start", "user-prompt-submit", "post-tool-use", "post-tool-use-failure", "pre-tool-use", "stop", "session-end"}
 }
 
 // ContinueJSON is the neutral answer, go on and show nothing, for paths that

@@ -50,11 +50,12 @@ func (tx *Tx) AppendEvent(kind, project string, sessionID, refID int64, data any
 }
 
 // EventsAfter returns up to limit events with id > after, oldest first,
-// restricted to project when it is not empty.
+// restricted to project when it is not empty (settings changes and
+// forgotten rows are for every project).
 func (s *Store) EventsAfter(ctx context.Context, after int64, project string, limit int) ([]Event, error) {
 	q := s.DB.WithContext(ctx).Where("id > ?", after)
 	if project != "" {
-		q = q.Where("project = ? OR kind = ?", project, EventSettingsChanged)
+		q = q.Where("project = ? OR kind IN ?", project, []string{EventSettingsChanged, EventForgotten})
 	}
 	var out []Event
 	err := q.Order("id").Limit(limit).Find(&out).Error

@@ -2,10 +2,7 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
-	"time"
 )
 
 // A database of schema 6 (before the command fields and the index queue)
@@ -14,38 +11,13 @@ import (
 // search index with nothing queued, and the index passes its integrity
 // check.
 func TestMigrationCommandFieldsAndQueue(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := raw.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for v := 0; v < 6; v++ {
-		if err := applyMigration(ctx, raw, v+1, migrations[v]); err != nil {
-			t.Fatalf("migration %d: %v", v+1, err)
-		}
-	}
-	now := time.Now().UTC()
-	for _, stmt := range []string{
+	s := openOldStore(t, 6,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
-		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'test', 'Ran ` + "`go test`" + `: 3 packages ok', 'go test ./...', 'ok', '[]', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'test', 'Ran `+"`go test`"+`: 3 packages ok', 'go test ./...', 'ok', '[]', ?)`,
 		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (2, 1, 'p', 'Write', 'file_change', 'Created oldfile.go (3 lines)', '/p/oldfile.go', 'package p', '["/p/oldfile.go"]', ?)`,
 		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (3, 1, 'p', 'Write', 'file_change', 'Wrote oldfile.go (4 lines)', '/p/oldfile.go', 'package p', '["/p/oldfile.go"]', ?)`,
-	} {
-		if _, err := raw.Exec(stmt, now); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	raw.Close()
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
+	ctx := context.Background()
 	var rows []struct {
 		ID          int64
 		CommandKind string

@@ -303,6 +303,34 @@ var migrations = []string{
 		INSERT INTO observations_fts(observations_fts, rowid, title, input, output, files) VALUES ('delete', old.id, old.title, old.input, old.output, old.files);
 		INSERT INTO observations_fts(rowid, title, input, output, files) VALUES (new.id, new.title, new.input, new.output, new.files);
 	END;`,
+	// 9: forgetting (and retention) delete the events of the rows they
+	// delete, by the row's id and the event's kind; without an index each
+	// delete read the whole event log (on 1M events, seconds per
+	// statement). Keyed by ref_id, not session: ids grow, so ingest adds
+	// to the index at its end instead of at one place per live session
+	// (each a page more to write per commit).
+	`CREATE INDEX events_ref ON events(ref_id, kind);`,
+	// 10: file states, what a file was when an observation touched it (see
+	// FileState): keyed by the observation's (session_id, tool_use_id), known
+	// before the observation is inserted. Observations stored earlier get
+	// their paths with kind 'unknown', so the file gate finds them too.
+	`CREATE TABLE file_states (
+		session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+		tool_use_id TEXT NOT NULL,
+		path TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		sha256 TEXT NOT NULL DEFAULT '',
+		size INTEGER NOT NULL DEFAULT 0,
+		mtime_ns INTEGER NOT NULL DEFAULT 0,
+		UNIQUE (session_id, tool_use_id, path)
+	);
+	CREATE INDEX file_states_path ON file_states(path);
+	INSERT OR IGNORE INTO file_states (session_id, tool_use_id, path, kind)
+		SELECT o.session_id, o.tool_use_id, f.value, 'unknown' FROM observations o, json_each(o.files) f
+		WHERE o.tool_use_id IS NOT NULL AND o.excluded_by = '' AND json_valid(o.files) AND f.type = 'text' AND f.value != '';
+	CREATE TRIGGER observations_file_states_ad AFTER DELETE ON observations WHEN old.tool_use_id IS NOT NULL BEGIN
+		DELETE FROM file_states WHERE session_id = old.session_id AND tool_use_id = old.tool_use_id;
+	END;`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

@@ -51,6 +51,13 @@ type Observation struct {
 	// new file), set at ingest like the fields above.
 	FileCreated bool      `json:"fileCreated,omitempty"`
 	CreatedAt   time.Time `json:"createdAt"`
+
+	// Staleness, filled by the read API (never stored): Stale is whether a
+	// file the observation touched changed or is gone since (absent when
+	// nothing is known), FileStatus each file's status by path (fresh,
+	// changed, gone, unknown).
+	Stale      *bool             `gorm:"-" json:"stale,omitempty"`
+	FileStatus map[string]string `gorm:"-" json:"fileStatus,omitempty"`
 }
 
 // Command kinds of a Bash observation.

@@ -145,14 +145,14 @@ func (s *Store) CountObservationsBefore(ctx context.Context, cut time.Time) (int
 }
 
 // DeleteObservationsBefore deletes up to limit observations created before
-// cut, and up to limit of their events on the live stream's log. It
-// returns how many observations it deleted.
+// cut, with their events on the live stream's log, with secure_delete on
+// (freed bytes are zeroed; Store.Scrub clears the rest). It returns how
+// many observations it deleted.
 func (tx *Tx) DeleteObservationsBefore(cut time.Time, limit int) (int64, error) {
-	res := tx.db.Exec(`DELETE FROM observations WHERE id IN (SELECT id FROM observations WHERE created_at < ? LIMIT ?)`, cut, limit)
-	if res.Error != nil {
-		return 0, res.Error
+	var ids []int64
+	if err := tx.db.Raw(`SELECT id FROM observations WHERE created_at < ? ORDER BY id LIMIT ?`, cut, limit).Scan(&ids).Error; err != nil || len(ids) == 0 {
+		return 0, err
 	}
-	n := res.RowsAffected
-	return n, tx.db.Exec(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = ? AND created_at < ? LIMIT ?)`,
-		EventObservation, cut, limit).Error
+	res, err := tx.forget("retention", forgetSet{observations: ids})
+	return res.Deleted.Observations, err
 }

@@ -113,6 +113,10 @@ type SearchHit struct {
 	Ranked bool    `json:"ranked"`
 	Rank   float64 `json:"rank"`
 	Score  float64 `json:"score"`
+	// Stale and FileStatus are an observation hit's staleness, as on
+	// Observation (filled by the read API).
+	Stale      *bool             `gorm:"-" json:"stale,omitempty"`
+	FileStatus map[string]string `gorm:"-" json:"fileStatus,omitempty"`
 }
 
 // Search runs q over prompts, observations and summaries (as q.Type says)

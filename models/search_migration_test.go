@@ -2,8 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -15,38 +13,13 @@ import (
 // (schema 5) keeps every row findable after migrating, and the triggers
 // made again keep the index in step with inserts, updates and deletes.
 func TestMigrationPrefixIndex(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	raw, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := raw.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for v := 0; v < 5; v++ {
-		if err := applyMigration(ctx, raw, v+1, migrations[v]); err != nil {
-			t.Fatalf("migration %d: %v", v+1, err)
-		}
-	}
-	now := time.Now().UTC()
-	for _, stmt := range []string{
+	s := openOldStore(t, 5,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'bash', 'Ran the migration', '{}', 'schema upgraded', '[]', ?)`,
 		`INSERT INTO prompts (id, session_id, project, number, text, created_at) VALUES (1, 1, 'p', 1, 'please migrate the schema', ?)`,
 		`INSERT INTO summaries (id, session_id, project, kind, request, created_at) VALUES (1, 1, 'p', 'final', 'Migrate the schema', ?)`,
-	} {
-		if _, err := raw.Exec(stmt, now); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	raw.Close()
-
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	)
+	ctx, now := context.Background(), time.Now().UTC()
 	search := func(q string) []string {
 		t.Helper()
 		hits, err := s.Search(ctx, SearchQuery{Q: q})

@@ -60,6 +60,12 @@ type InjectionSettings struct {
 	RelatedEnabled   bool     `json:"relatedEnabled"`
 	RelatedThreshold float64  `json:"relatedThreshold"`
 	RelatedCount     int      `json:"relatedCount"`
+	// The file gate (PreToolUse): before Claude reads or edits a file, at
+	// most FileRecallCount one-line memories of it, within
+	// FileRecallTokens, once per file and session.
+	FileRecallEnabled bool `json:"fileRecallEnabled"`
+	FileRecallCount   int  `json:"fileRecallCount"`
+	FileRecallTokens  int  `json:"fileRecallTokens"`
 }
 
 // RetentionSettings control how long observations are kept.
@@ -112,6 +118,10 @@ func DefaultSettings() Settings {
 			RelatedEnabled:   true,
 			RelatedThreshold: 0.5,
 			RelatedCount:     3,
+
+			FileRecallEnabled: true,
+			FileRecallCount:   3,
+			FileRecallTokens:  200,
 		},
 		Summarizer: SummarizerSettings{Kind: "heuristic", ClaudePath: "claude", Model: "claude-haiku-4-5"},
 	}
@@ -140,6 +150,13 @@ func (e *ValidationError) Error() string {
 
 // Is makes a ValidationError match ErrInvalid.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// Bounds of the file gate's settings: a few lines, a small budget (it
+// comes before a tool call, not once per session).
+const (
+	MaxFileRecallCount  = 10
+	MaxFileRecallTokens = 1000
+)
 
 // MaxInjectBytes is Claude Code's limit on additionalContext; beyond it the
 // text is silently truncated.
@@ -206,6 +223,12 @@ func (s *Settings) Validate() error {
 	}
 	if s.Injection.RelatedCount < 0 || s.Injection.RelatedCount > 5 {
 		add("injection.relatedCount", "must be between 0 and 5")
+	}
+	if s.Injection.FileRecallCount < 0 || s.Injection.FileRecallCount > MaxFileRecallCount {
+		add("injection.fileRecallCount", "must be between 0 and %d", MaxFileRecallCount)
+	}
+	if s.Injection.FileRecallTokens < 0 || s.Injection.FileRecallTokens > MaxFileRecallTokens {
+		add("injection.fileRecallTokens", "must be between 0 and %d", MaxFileRecallTokens)
 	}
 	if s.Retention.ObservationDays < 0 || s.Retention.ObservationDays > 36500 {
 		add("retention.observationDays", "must be between 0 (keep forever) and 36500")

@@ -81,12 +81,13 @@ func (w *Writer) Expect(ctx context.Context) (context.Context, func()) {
 func (w *Writer) OnCommit(fn func(Event)) { w.onCommit = fn }
 
 // txState is what a writer transaction carries in its context: the events
-// it appended (published after the commit, see AppendEvent) and the
-// observations queued for one batched insert before the commit (see
-// QueueObservation).
+// it appended (published after the commit, see AppendEvent), and the
+// observations and file states queued for batched inserts before the
+// commit (see QueueObservation, RecordFileStates).
 type txState struct {
 	events       []Event
 	observations []queuedObservation
+	fileStates   []queuedFileStates
 }
 
 type txStateKey struct{}
@@ -272,9 +273,9 @@ func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
 			return true, err
 		}
 	}
-	if err := flushObservations(tx, st); err != nil {
-		// Which queued observation was refused is not known: re-run
-		// each operation alone so only its own caller sees the error.
+	if err := flushQueued(tx, st); err != nil {
+		// Which queued row was refused is not known: re-run each
+		// operation alone so only its own caller sees the error.
 		tx.Rollback()
 		return true, err
 	}
@@ -295,7 +296,7 @@ func (w *Writer) runAlone(op *writeOp) error {
 		tx.Rollback()
 		return err
 	}
-	if err := flushObservations(tx, st); err != nil {
+	if err := flushQueued(tx, st); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -304,6 +305,17 @@ func (w *Writer) runAlone(op *writeOp) error {
 	}
 	w.publish(st)
 	return nil
+}
+
+// flushQueued inserts what the transaction's operations queued: the
+// observations with their events, then the states of their files.
+func flushQueued(tx *gorm.DB, st *txState) error {
+	if err := flushObservations(tx, st); err != nil {
+		return err
+	}
+	queued := st.fileStates
+	st.fileStates = nil
+	return flushFileStates(tx, queued)
 }
 
 func safeRun(fn func(*Tx) error, tx *gorm.DB) (err error) {

@@ -48,6 +48,21 @@
     });
   }
 
+  // dropRows removes the rows a forgotten event names, wherever they are
+  // on the page.
+  function dropRows(d) {
+    var byId = { observations: "obs-", prompts: "prompt-", summaries: "summary-" };
+    Object.keys(byId).forEach(function (k) {
+      (d[k] || []).forEach(function (id) {
+        var el = document.getElementById(byId[k] + id);
+        if (el) el.remove();
+      });
+    });
+    (d.sessions || []).forEach(function (id) {
+      document.querySelectorAll('[data-session="' + Number(id) + '"]').forEach(function (el) { el.remove(); });
+    });
+  }
+
   // ---- Live feed. ----
   function startFeed(feed) {
     var lastId = parseInt(feed.getAttribute("data-last-event-id") || "0", 10) || 0;
@@ -82,6 +97,17 @@
       });
     }
 
+    // A forgotten event lists rows deleted for good: drop them (after the
+    // rows being fetched, so none comes back). Whole sessions go by their
+    // data-session attribute.
+    function onForgotten(e) {
+      var id = parseInt(e.lastEventId, 10);
+      if (id && id > lastId) lastId = id;
+      var d;
+      try { d = JSON.parse(e.data); } catch (err) { return; }
+      queue = queue.then(function () { dropRows(d); });
+    }
+
     function onEvent(e) {
       var id = parseInt(e.lastEventId, 10);
       if (!id || id <= lastId) return;
@@ -101,6 +127,7 @@
       ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
         es.addEventListener(k, onEvent);
       });
+      es.addEventListener("forgotten", onForgotten);
       es.onerror = function () {
         // The browser retries by itself while readyState is CONNECTING; we
         // reconnect ourselves (resuming after lastId) when it gives up.

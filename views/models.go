@@ -24,6 +24,9 @@ type ObservationView struct {
 	DurationMS    int64
 	ExcludedBy    string
 	At            time.Time
+	// FileStatus is each file's status now by path (fresh, changed, gone,
+	// unknown), when known: changed and gone ones get a badge.
+	FileStatus map[string]string
 }
 
 // PromptView is one user prompt.
@@ -179,6 +182,21 @@ type SessionPage struct {
 type FileTouch struct {
 	Path  string
 	Count int
+	// Status is the file's status now against the session's latest
+	// record of it (fresh, changed, gone, unknown; "" when not known).
+	Status string
+}
+
+// staleLabel is the badge text of a file status, "" for none: only a
+// file that changed or is gone since it was recorded gets one.
+func staleLabel(status string) string {
+	switch status {
+	case "changed":
+		return "changed since"
+	case "gone":
+		return "gone since"
+	}
+	return ""
 }
 
 // Duration renders how long the session ran (or has been running).

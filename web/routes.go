@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // routes registers every route of the worker: the whole URL space in one
@@ -73,6 +74,9 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	// or a project's sessions since a date. `mneme export` uses these too.
 	api.get("/sessions/:id/export", h.ExportSession)
 	api.get("/export", h.ExportProject)
+	api.get("/export/all", h.ExportAll)
+	// Backup: a consistent snapshot of the database (`mneme backup`).
+	api.get("/backup", h.Backup)
 
 	// Settings as JSON (secrets are write-only).
 	api.get("/settings", h.ShowSettingsJSON)
@@ -81,6 +85,14 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.get("/settings/retention", h.RetentionPreview)
 	api.get("/settings/preview", h.PreviewContextJSON)
 	api.post("/settings/reapply-redaction", h.ReapplyRedactionJSON)
+
+	// Forgetting: rows deleted for good, with their events, index entries
+	// and freed bytes (retention.Forget); the answer counts them.
+	api.delete("/observations/:id", h.ForgetJSON(models.ForgetObservation))
+	api.delete("/prompts/:id", h.ForgetJSON(models.ForgetPrompt))
+	api.delete("/sessions/:id", h.ForgetJSON(models.ForgetSession))
+	api.delete("/projects/:id", h.ForgetJSON(models.ForgetProject))
+	api.get("/forget/:target/:id", h.PreviewForgetJSON)
 
 	// Live: the stream, and the HTML fragments app.js fetches for live
 	// rows and "load more" (rendered by the same components as the pages).
@@ -99,6 +111,9 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	pages.get("/settings", h.ShowSettings)
 	pages.post("/settings", h.SaveSettingsForm)
 	pages.post("/settings/redact", h.ReapplyRedactionForm)
+	// Forget: a confirmation page, then its form (CSRF token required).
+	pages.get("/forget/:target/:id", h.ShowForget)
+	pages.post("/forget/:target/:id", h.ForgetForm)
 
 	// Anything else: a stranger learns nothing, not even which paths or
 	// methods exist (401); others get the 404 or 405.
@@ -121,6 +136,9 @@ func (g group) chain(h fiber.Handler) []fiber.Handler {
 func (g group) get(path string, h fiber.Handler)  { g.r.Get(path, g.chain(h)...) }
 func (g group) post(path string, h fiber.Handler) { g.r.Post(path, g.chain(h)...) }
 func (g group) put(path string, h fiber.Handler)  { g.r.Put(path, g.chain(h)...) }
+func (g group) delete(path string, h fiber.Handler) {
+	g.r.Delete(path, g.chain(h)...)
+}
 
 // routeKind is which group a request's route belongs to: it decides how
 // errors are answered (an HTML page or JSON) and what the CSRF check asks.

@@ -145,3 +145,34 @@ func TestSummarizerRunRecordsNothing(t *testing.T) {
 		t.Errorf("recorded %+v (%v)", c, err)
 	}
 }
+
+// TestPreToolUse: mneme-hook pre-tool-use prints the worker's file memory
+// and exits 0; with the worker down it prints Continue, exits 0, and
+// neither spools nor starts anything.
+func TestPreToolUse(t *testing.T) {
+	t.Setenv(hooks.EnvDebug, "")
+	t.Setenv(hooks.EnvSummarizer, "")
+	t.Setenv(hooks.EnvNoStart, "")
+	srv := testutil.NewServer(t)
+	proj := t.TempDir()
+	file := filepath.Join(proj, "main.go")
+	os.WriteFile(file, []byte("package main\n"), 0o600)
+	srv.Hook(t, "post-tool-use-failure", map[string]any{"session_id": "one", "cwd": proj, "hook_event_name": "PostToolUseFailure",
+		"tool_name": "Edit", "tool_input": map[string]any{"file_path": file, "old_string": "x", "new_string": "y"},
+		"tool_use_id": "e1", "error": "String to replace not found in file."})
+	in := []byte(`{"session_id":"two","cwd":` + strconv.Quote(proj) + `,"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":` + strconv.Quote(file) + `},"tool_use_id":"r1"}`)
+	out, errs, code := runHook(t, in, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, "pre-tool-use")
+	if code != 0 || errs != "" || !strings.Contains(out, `"hookEventName":"PreToolUse"`) || !strings.Contains(out, "Edit main.go failed") || strings.Contains(out, "permissionDecision") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
+	down := t.TempDir()
+	os.Chmod(down, 0o700)
+	out, errs, code = runHook(t, in, "--port", "1", "--data-dir", down, "pre-tool-use")
+	if code != 0 || errs != "" || strings.TrimSpace(out) != hooks.ContinueJSON {
+		t.Errorf("worker down: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(down); len(entries) != 0 {
+		t.Errorf("the gate left files in the data directory: %v", entries)
+	}
+}

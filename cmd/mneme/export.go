@@ -25,13 +25,21 @@ func init() { extraCommands = append(extraCommands, exportCmd) }
 // serves the download button) and streamed to a file or stdout.
 func exportCmd(g *globals, code *int) *cobra.Command {
 	var session, format, out, project, since string
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Export a session report as Markdown, JSON or self-contained HTML",
 		Example: `  mneme export --session f0373ac4-95a4-4996-a7f7-2576f5e8c9ca --format html --out report.html
-  mneme export --project notes-app --since 2026-01-01 --out notes-app.md`,
+  mneme export --project notes-app --since 2026-01-01 --out notes-app.md
+  mneme export --all --out mneme-everything.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if all {
+				if session != "" || project != "" || (format != "md" && format != "json") {
+					return errors.New("--all exports everything as JSON: give no --session, --project or --format")
+				}
+				return runExport(g, "/api/export/all", out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			f, err := reports.ParseFormat(format)
 			if err != nil {
 				return errors.New("--format must be md, json or html")
@@ -56,6 +64,7 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 			return runExport(g, path, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "everything: every session with its prompts, observations and summaries, as JSON (the README's full export format, for `mneme import`)")
 	cmd.Flags().StringVar(&session, "session", "", "session to export: Claude Code's session id or mneme's numeric id")
 	cmd.Flags().StringVar(&format, "format", "md", "md, json or html")
 	cmd.Flags().StringVar(&out, "out", "", "file to write (a directory: the suggested file name inside it); default stdout")
@@ -65,17 +74,29 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 }
 
 func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
+	out, n, err := fetchTo(g, path, out, stdout, stderr)
+	if err == nil && out != "" {
+		fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", out, n)
+	}
+	return err
+}
+
+// fetchTo streams the worker's answer to GET path into the file out (mode
+// 0600; a directory: the suggested file name inside it), or to stdout
+// when out is "" or "-", with a progress bar on a terminal. It returns
+// the file written ("" for stdout) and its size.
+func fetchTo(g *globals, path, out string, stdout, stderr io.Writer) (string, int64, error) {
 	r := g.remote()
 	req, err := http.NewRequest(http.MethodGet, r.base+path, nil)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	r.authorize(req)
 	// No overall timeout: a large report streams for as long as it takes;
 	// connecting and the first byte are bounded (remote's transport).
 	resp, err := r.client(0).Do(req)
 	if err != nil {
-		return fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
+		return "", 0, fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -84,9 +105,9 @@ func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return errors.New(e.Error)
+			return "", 0, errors.New(e.Error)
 		}
-		return fmt.Errorf("worker answered %d", resp.StatusCode)
+		return "", 0, fmt.Errorf("worker answered %d", resp.StatusCode)
 	}
 
 	var w io.Writer = stdout
@@ -97,9 +118,11 @@ func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 		}
 		file, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
-			return err
+			return "", 0, err
 		}
 		w = file
+	} else {
+		out = ""
 	}
 	var bar *progressbar.ProgressBar
 	if isTTY(stderr) && file != nil {
@@ -118,17 +141,17 @@ func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 		bar.Finish() // clears its line before anything else is printed
 	}
 	if file != nil {
+		if err == nil {
+			err = file.Sync()
+		}
 		if cerr := file.Close(); err == nil {
 			err = cerr
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("export interrupted after %d bytes: %w", n, err)
+		return out, n, fmt.Errorf("export interrupted after %d bytes: %w", n, err)
 	}
-	if file != nil {
-		fmt.Fprintf(stderr, "wrote %s (%d bytes)\n", out, n)
-	}
-	return nil
+	return out, n, nil
 }
 
 // suggestedName is the file name the worker suggests in

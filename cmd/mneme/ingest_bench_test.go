@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -23,13 +24,30 @@ import (
 // Claude Code HTTP hook does). An observation counts only once its 200
 // arrived, and the worker answers only after the commit: this is durable
 // throughput.
-func BenchmarkIngestConcurrent16(b *testing.B) { benchmarkIngest(b, false) }
+func BenchmarkIngestConcurrent16(b *testing.B) { benchmarkIngest(b, false, toolEvent) }
 
 // BenchmarkIngestSocket16 is the same over the worker's unix socket, the
 // way every `mneme hook` sends its event.
-func BenchmarkIngestSocket16(b *testing.B) { benchmarkIngest(b, true) }
+func BenchmarkIngestSocket16(b *testing.B) { benchmarkIngest(b, true, toolEvent) }
 
-func benchmarkIngest(b *testing.B, socket bool) {
+// BenchmarkIngestSocket16Edits is BenchmarkIngestSocket16 with Edit events
+// on 16 real files: each observation also has its file's state read (a
+// stat, and a hash when the file moved, in the request's goroutine) and
+// recorded in file_states.
+func BenchmarkIngestSocket16Edits(b *testing.B) {
+	dir := b.TempDir()
+	file := func(i int) string { return filepath.Join(dir, fmt.Sprintf("f%d.go", i%16)) }
+	for c := 0; c < 16; c++ {
+		os.WriteFile(file(c), bytes.Repeat([]byte("package main // some code\n"), 200), 0o600)
+	}
+	benchmarkIngest(b, true, func(session string, i int) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":%q,"cwd":%q,"prompt_id":"p1","hook_event_name":"PostToolUse","tool_name":"Edit",`+
+			`"tool_input":{"file_path":%q,"old_string":"a","new_string":"b"},"tool_response":{"filePath":%q},"tool_use_id":"toolu_%s_%d","duration_ms":3}`,
+			session, dir, file(i), file(i), session, i))
+	})
+}
+
+func benchmarkIngest(b *testing.B, socket bool, event func(session string, i int) []byte) {
 	const clients = 16
 	srv := testutil.NewServer(b)
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
@@ -48,7 +66,7 @@ func benchmarkIngest(b *testing.B, socket bool) {
 	}
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
-		bodies[i] = toolEvent(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
+		bodies[i] = event(fmt.Sprintf("ingest-%d-%d", stamp, i%clients), i)
 	}
 	var next, acked atomic.Int64
 	var wg sync.WaitGroup

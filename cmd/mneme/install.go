@@ -30,6 +30,8 @@ var mnemeHooks = []hookSpec{
 	{"UserPromptSubmit", "user-prompt-submit", "", 5},
 	{"PostToolUse", "post-tool-use", "*", 5},
 	{"PostToolUseFailure", "post-tool-use-failure", "*", 5},
+	// The file gate: read-only, answered within hooks.GateBudget.
+	{"PreToolUse", "pre-tool-use", "Read|Edit|Write|MultiEdit", 2},
 	{"Stop", "stop", "", 5},
 	{"SessionEnd", "session-end", "", 2},
 }

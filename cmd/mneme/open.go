@@ -69,11 +69,13 @@ func loginLink(g *globals) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no login link from the worker %s: %w", r.where, err)
 	}
-	base := g.viewerURL()
-	if r.token != "" {
-		base = r.base
+	switch {
+	case r.token != "":
+		return r.base + link.Path, nil
+	case link.URL != "":
+		return link.URL, nil // the worker's own address, whatever --port says
 	}
-	return base + link.Path, nil
+	return g.viewerURL() + link.Path, nil
 }
 
 func requestLink(r remote) (api.LoginLink, error) {

@@ -11,12 +11,18 @@ import (
 )
 
 // TestOpenPrint: `mneme open --print` gets a one-time link over the
-// socket; the link logs in once.
+// socket, on the worker's own address even when the CLI is not told its
+// port; the link logs in once.
 func TestOpenPrint(t *testing.T) {
 	t.Setenv(EnvURL, "")
 	t.Setenv("MNEME_TOKEN", "")
 	srv := testutil.NewServer(t)
 	var out, errb bytes.Buffer
+	if code := run([]string{"--data-dir", srv.DataDir, "open", "--print"}, nil, &out, &errb); code != 0 ||
+		!strings.HasPrefix(out.String(), srv.URL+"/login?token=") {
+		t.Fatalf("without --port: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
 	code := run([]string{"--data-dir", srv.DataDir, "--port", strconv.Itoa(srv.Port), "open", "--print"}, nil, &out, &errb)
 	link := strings.TrimSpace(out.String())
 	if code != 0 || !strings.HasPrefix(link, srv.URL+"/login?token=") {

@@ -170,6 +170,12 @@ func showCmd(g *globals, code *int) *cobra.Command {
 func apiGet(g *globals, path string) ([]byte, error) { return apiDo(g, http.MethodGet, path, nil) }
 
 func apiDo(g *globals, method, path string, body []byte) ([]byte, error) {
+	return apiCall(g, method, path, body, 10*time.Second)
+}
+
+// apiCall sends one request to the worker and returns the body of a 200,
+// or the error the worker gave; timeout 0 means none.
+func apiCall(g *globals, method, path string, body []byte, timeout time.Duration) ([]byte, error) {
 	r := g.remote()
 	req, err := http.NewRequest(method, r.base+path, bytes.NewReader(body))
 	if err != nil {
@@ -179,7 +185,7 @@ func apiDo(g *globals, method, path string, body []byte) ([]byte, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	r.authorize(req)
-	resp, err := r.client(10 * time.Second).Do(req)
+	resp, err := r.client(timeout).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
 	}

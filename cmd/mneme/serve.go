@@ -128,7 +128,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 
 	w, err := app.New(ctx, app.Options{
 		DataDir: o.DataDir, Port: o.Port, Secret: secret, Dev: o.Dev,
-		Version: version, Log: log,
+		Version: version, Log: log, ViewerURL: "http://" + addr,
 	})
 	if err != nil {
 		ln.Close()

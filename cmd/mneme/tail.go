@@ -18,6 +18,8 @@ import (
 	r3sse "github.com/r3labs/sse/v2"
 	"github.com/spf13/cobra"
 	backoff "gopkg.in/cenkalti/backoff.v1"
+
+	"github.com/mneme-dev/mneme/models"
 )
 
 func init() { extraCommands = append(extraCommands, tailCmd) }
@@ -202,6 +204,11 @@ func (t *tailer) print(msg *r3sse.Event) {
 		}
 	case "settings_changed":
 		colour, what = ansiYellow, "settings changed"
+	case models.EventForgotten:
+		var f models.Forgotten
+		json.Unmarshal(msg.Data, &f)
+		colour, what = ansiYellow, fmt.Sprintf("forgot a %s: %d sessions, %d prompts, %d observations, %d summaries",
+			f.Target, len(f.Sessions), len(f.Prompts), len(f.Observations), len(f.Summaries))
 	default:
 		what = string(msg.Data)
 	}

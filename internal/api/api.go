@@ -55,8 +55,11 @@ type SearchResults struct {
 
 // LoginLink is POST /api/login-links: a one-time login for the viewer.
 type LoginLink struct {
-	Token     string    `json:"token"`
-	Path      string    `json:"path"` // /login?token=…, to append to the viewer's address
+	Token string `json:"token"`
+	Path  string `json:"path"` // /login?token=…, to append to the viewer's address
+	// URL is the whole link, on the address the worker serves the viewer
+	// at (absent when it does not know it).
+	URL       string    `json:"url,omitempty"`
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 

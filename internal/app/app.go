@@ -41,7 +41,10 @@ type Options struct {
 	Secret  string
 	Dev     bool
 	Version string
-	Log     *slog.Logger
+	// ViewerURL is the viewer's address as `mneme serve` prints it
+	// (http://127.0.0.1:37777): login links made over the socket carry it.
+	ViewerURL string
+	Log       *slog.Logger
 	// Status reports a problem with the data directory; nil means the
 	// worker's own Problem (see CheckHealth and Watch).
 	Status func() string
@@ -108,7 +111,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		store.Close()
 		return nil, err
 	}
-	svc.Context = &recall.Builder{Store: store, Policy: svc.Policy}
+	rb := &recall.Builder{Store: store, Policy: svc.Policy}
+	svc.Context, svc.Files = rb, rb
 	// The privacy pipeline of every stored string is also the logs' and
 	// the hook's: the worker logs through it, shares the key of cleaned
 	// identifiers with the hook, and hands the hook its rules.
@@ -167,7 +171,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
-		Version: opts.Version, Started: time.Now(), Status: opts.Status,
+		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
 		StreamOptions: opts.Stream,
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -41,11 +42,14 @@ type Service struct {
 	Store     *models.Store
 	Context   ContextBuilder
 	Summaries SummaryQueue
+	// Files answers the file gate (PreToolUse); nil answers nothing.
+	Files FileRecaller
 
 	policy   atomic.Pointer[ingest.Policy]
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
+	hashes   filestate.Cache
 	now      func() time.Time
 }
 
@@ -92,6 +96,8 @@ func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (
 		return s.userPrompt(ctx, p)
 	case hooks.PostToolUse, hooks.PostToolUseFailure:
 		return ingest.Continue(), s.toolUse(ctx, p)
+	case hooks.PreToolUse:
+		return s.preToolUse(ctx, p), nil
 	case hooks.Stop:
 		return ingest.Continue(), s.stop(ctx, p)
 	case hooks.SessionEnd:

@@ -85,6 +85,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 	pol := s.Policy()
 	obs := pol.BuildObservation(p)
+	states := s.fileStates(p, obs)
 	var ref models.SessionRef
 	var turn promptTurn
 	err := s.write(ctx, func(tx *models.Tx) error {
@@ -101,7 +102,13 @@ func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 		number := turn.number
 		o := *obs
 		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
-		return tx.QueueObservation(&o, observationEvent)
+		if err := tx.QueueObservation(&o, observationEvent); err != nil {
+			return err
+		}
+		if len(states) == 0 {
+			return nil
+		}
+		return tx.RecordFileStates(ref.ID, *o.ToolUseID, states)
 	})
 	if err == nil {
 		s.remember(p.SessionID, ref)

@@ -80,7 +80,11 @@ func record(o *models.Observation) string {
 	}
 	b.WriteByte('\n')
 	if len(o.Files) > 0 {
-		fmt.Fprintf(&b, "files: %s\n", strings.Join(o.Files, ", "))
+		files := make([]string, len(o.Files))
+		for i, f := range o.Files {
+			files[i] = f + fileMark(o.FileStatus[f])
+		}
+		fmt.Fprintf(&b, "files: %s\n", strings.Join(files, ", "))
 	}
 	if o.ExcludedBy != "" {
 		fmt.Fprintf(&b, "excluded by privacy rule %s: no content was stored\n", o.ExcludedBy)

@@ -120,6 +120,7 @@ func hitRow(hit api.SearchResult, withProject bool) string {
 		if !hit.Success {
 			b.WriteString("  [failed]")
 		}
+		b.WriteString(staleMark(hit.Stale))
 	} else {
 		text := snippetText(hit)
 		if hit.Type == models.SearchSummary && hit.Kind != "" {

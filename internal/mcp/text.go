@@ -108,3 +108,24 @@ func cut(s string, n int) string {
 
 // stamp is a row's time: local, to the minute.
 func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+// staleMark is "  [changed since]" for a record whose files changed or
+// are gone since it was recorded (the API's stale), else "".
+func staleMark(stale *bool) string {
+	if stale != nil && *stale {
+		return "  [changed since]"
+	}
+	return ""
+}
+
+// fileMark is how a file's status now (the API's fileStatus) is shown
+// after its path: only a change or a removal is.
+func fileMark(status string) string {
+	switch status {
+	case "changed":
+		return " (changed since)"
+	case "gone":
+		return " (gone since)"
+	}
+	return ""
+}

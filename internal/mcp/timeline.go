@@ -207,7 +207,7 @@ func timelineRow(it models.TimelineItem, anchor int64) string {
 		if !o.Success {
 			row += "  [failed]"
 		}
-		return row
+		return row + staleMark(o.Stale)
 	case it.Prompt != nil:
 		return fmt.Sprintf("   prompt %d  %s  %s", it.Prompt.Number, stamp(it.Prompt.CreatedAt), oneLine(quote(it.Prompt.Text), 200))
 	case it.Summary != nil:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -160,15 +161,19 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		}
 		obs, like = foldRoutine(obs, inj.Observations)
 	}
+	status, err := b.fileStatus(ctx, obsIDs(obs))
+	if err != nil {
+		return nil, err
+	}
 	failed := unresolvedFailures(obs)
 	failSec := section{title: "## Unresolved failures"}
 	listed := map[int64]bool{}
 	for _, o := range failed {
-		failSec.items = append(failSec.items, obsLine(o, c))
+		failSec.items = append(failSec.items, obsLine(o, c)+changedMark(status[o.ID]))
 		listed[o.ID] = true
 	}
 	cwd := st.ProjectCwd(ctx, req.Project)
-	decisions.items = append(decisions.items, filesChanged(obs, cwd, c)...)
+	decisions.items = append(decisions.items, filesChanged(obs, status, cwd, c)...)
 
 	notable := section{title: "## Notable recent activity"}
 	rest := make([]models.Observation, 0, len(obs))
@@ -181,7 +186,7 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	}
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Importance > rest[j].Importance })
 	for _, o := range rest {
-		line := obsLine(o, c)
+		line := obsLine(o, c) + changedMark(status[o.ID])
 		if !o.Success {
 			line = strings.Replace(line, " [FAILED] (", " [failed, fixed later] (", 1)
 		}
@@ -216,6 +221,14 @@ func (b *Builder) ownWork(ctx context.Context, sessionID int64, limit int, c cle
 		}
 	}
 	return sec, nil
+}
+
+func obsIDs(obs []models.Observation) []int64 {
+	ids := make([]int64, len(obs))
+	for i, o := range obs {
+		ids[i] = o.ID
+	}
+	return ids
 }
 
 func sessionIDs(ss []models.Session) []int64 {
@@ -307,7 +320,9 @@ func unresolvedFailures(obs []models.Observation) []models.Observation {
 }
 
 // filesChanged is one line per changed file: how often, the latest id.
-func filesChanged(obs []models.Observation, cwd string, c cleaner) []string {
+// A file changed since its latest recorded change (outside mneme's view)
+// is marked "changed since"; one that is gone is left out.
+func filesChanged(obs []models.Observation, status map[int64]map[string]string, cwd string, c cleaner) []string {
 	type agg struct {
 		n      int
 		latest models.Observation
@@ -334,8 +349,15 @@ func filesChanged(obs []models.Observation, cwd string, c cleaner) []string {
 		if cwd != "" && strings.HasPrefix(f, cwd+"/") {
 			name = strings.TrimPrefix(f, cwd+"/")
 		}
-		out = append(out, fmt.Sprintf("- changed `%s` (%d×, latest #%d, %s)", c.text(name, 160), a.n, a.latest.ID,
-			a.latest.CreatedAt.UTC().Format(time.DateOnly)))
+		mark := ""
+		switch status[a.latest.ID][f] {
+		case filestate.Gone:
+			continue
+		case filestate.Changed:
+			mark = ", changed since"
+		}
+		out = append(out, fmt.Sprintf("- changed `%s` (%d×, latest #%d, %s%s)", c.text(name, 160), a.n, a.latest.ID,
+			a.latest.CreatedAt.UTC().Format(time.DateOnly), mark))
 	}
 	return out
 }

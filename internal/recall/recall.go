@@ -32,6 +32,8 @@ type Builder struct {
 	Policy func() *ingest.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	given givenFiles // what the file gate answered, per session
 }
 
 // BytesPerToken is the estimate mneme budgets with: about four bytes of

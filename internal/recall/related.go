@@ -45,11 +45,20 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 	if err != nil || len(hints) == 0 {
 		return "", err
 	}
+	ids := make([]int64, len(hints))
+	for i, h := range hints {
+		ids[i] = h.ID
+	}
+	status, err := b.fileStatus(ctx, ids)
+	if err != nil {
+		return "", err
+	}
 	c := cleaner{pol}
 	var out strings.Builder
 	out.WriteString(OpenTag + "\nmneme: related memory from earlier sessions (run `mneme search <words>` for details):\n")
 	for _, h := range hints {
-		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)\n", h.ID, h.Relevance, c.redact(c.text(h.Title, 160)), h.CreatedAt.UTC().Format(time.DateOnly))
+		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)%s\n", h.ID, h.Relevance, c.redact(c.text(h.Title, 160)),
+			h.CreatedAt.UTC().Format(time.DateOnly), changedMark(status[h.ID]))
 	}
 	out.WriteString(CloseTag)
 	return out.String(), nil

@@ -38,9 +38,22 @@ func CountOlder(ctx context.Context, store *models.Store, days int, now time.Tim
 }
 
 // Apply deletes the observations older than days (and their events on the
-// live stream's log), Batch rows per transaction, and returns how many
-// observations it deleted.
+// live stream's log), Batch rows per transaction, as a forget does (each
+// batch is announced as a forgotten event), then scrubs the files once
+// when it deleted any (models.Store.Scrub, without the rebuild: the
+// deleted observations were written once and their bytes zeroed). It
+// returns how many observations it deleted.
 func Apply(ctx context.Context, store *models.Store, days int, now time.Time) (int64, error) {
+	n, err := deleteOlder(ctx, store, days, now)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	_, err = store.Scrub(context.WithoutCancel(ctx), false)
+	return n, err
+}
+
+// deleteOlder is Apply without the scrub.
+func deleteOlder(ctx context.Context, store *models.Store, days int, now time.Time) (int64, error) {
 	cut := Cutoff(days, now)
 	if cut.IsZero() {
 		return 0, nil
@@ -62,6 +75,13 @@ func Apply(ctx context.Context, store *models.Store, days int, now time.Time) (i
 		}
 	}
 }
+
+// ScrubEvery is how often at most the background job scrubs the files
+// after deleting: a scrub merges the whole search index inside the writer
+// (about a minute at 1M observations, while hooks wait or spool), so the
+// hourly deletions are scrubbed from the files within a day. A run asked
+// for with Kick (a new retention setting) scrubs at once.
+const ScrubEvery = 24 * time.Hour
 
 // Job runs Apply in the background: shortly after it starts, every
 // Interval, and whenever Kick is called (after the settings change).
@@ -111,21 +131,33 @@ func (j *Job) loop() {
 	defer first.Stop()
 	tick := time.NewTicker(j.Interval)
 	defer tick.Stop()
+	var unscrubbed int64 // observations deleted since the last scrub
+	var scrubbed time.Time
 	for {
+		kicked := false
 		select {
 		case <-j.stop:
 			return
 		case <-first.C:
 		case <-tick.C:
 		case <-j.kick:
+			kicked = true
 		}
 		days := j.Settings().Retention.ObservationDays
-		n, err := Apply(ctx, j.Store, days, time.Now())
+		n, err := deleteOlder(ctx, j.Store, days, time.Now())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			j.Log.Warn("retention", "days", days, "err", err)
 		case n > 0:
 			j.Log.Info("retention deleted old observations", "days", days, "deleted", n)
+		}
+		unscrubbed += n
+		if unscrubbed > 0 && (kicked || time.Since(scrubbed) >= ScrubEvery) {
+			if _, err := j.Store.Scrub(context.WithoutCancel(ctx), false); err != nil {
+				j.Log.Warn("retention scrub", "err", err)
+			} else {
+				unscrubbed, scrubbed = 0, time.Now()
+			}
 		}
 	}
 }

@@ -385,12 +385,16 @@ func (q *Queue) ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Resu
 
 // store writes the summary, its event, its ledger entry and the job's
 // completion in one transaction; the writer publishes the event after the
-// commit.
+// commit. A job forgotten while its summary was being written (its turn,
+// session or project) stores nothing.
 func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result) {
 	sum := toSummary(res, in)
 	q.cleanSummary(&sum)
 	sum.CreatedAt = q.now()
 	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *models.Tx) error {
+		if ok, err := tx.JobExists(job.ID); err != nil || !ok {
+			return err
+		}
 		if err := tx.InsertSummary(&sum); err != nil {
 			return err
 		}

@@ -83,7 +83,7 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		sockPath = ""
 	}
 	o := app.Options{
-		DataDir: dataDir, Port: port, Version: "test", Secret: secret,
+		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	for _, opt := range opts {
@@ -300,4 +300,29 @@ func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// FilesHolding lists the files under dir (every file: the database, its
+// -wal and -shm, the spool, the logs) whose bytes contain needle, as it
+// is or lower-cased.
+func FilesHolding(t testing.TB, dir, needle string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(needle)) || bytes.Contains(bytes.ToLower(b), bytes.ToLower([]byte(needle))) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }

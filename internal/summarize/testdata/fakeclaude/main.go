@@ -66,9 +66,15 @@ func main() {
 	case "text":
 		save()
 		fmt.Println(answer)
-	default: // ok, slow
+	default: // ok, slow, gate
 		if mode == "slow" {
 			time.Sleep(300 * time.Millisecond)
+		}
+		// gate: answer once the file FAKE_CLAUDE_GATE exists.
+		for gate := os.Getenv("FAKE_CLAUDE_GATE"); mode == "gate"; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
 		}
 		rec["end"] = time.Now().UnixNano()
 		save()

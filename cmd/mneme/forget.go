@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/models"
+)
+
+func init() { extraCommands = append(extraCommands, forgetCmd) }
+
+// forgetCmd is `mneme forget`: an observation, a prompt with its turn, a
+// session or a project deleted for good by the worker (DELETE
+// /api/{observations,prompts,sessions,projects}/…), after showing what
+// goes and asking, unless --yes.
+func forgetCmd(g *globals, code *int) *cobra.Command {
+	var obs, prompt int64
+	var session, project string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "forget",
+		Short: "Delete an observation, a prompt and its turn, a session or a project for good",
+		Long: `Delete stored data for good: from every table, the search index, the live stream's
+replay, exports and (after the worker rebuilds and checkpoints the database) from the bytes
+of the database file and its -wal. Open viewers drop the rows at once. Backups made before
+keep them. A session still running is recorded again from its next event.`,
+		Example: `  mneme forget --observation 4211
+  mneme forget --prompt 87 --yes
+  mneme forget --session f0373ac4-95a4-4996-a7f7-2576f5e8c9ca
+  mneme forget --project old-client-work`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var target, key string
+			n := 0
+			for _, c := range []struct {
+				set     bool
+				target  string
+				keyText string
+			}{
+				{obs != 0, models.ForgetObservation, strconv.FormatInt(obs, 10)},
+				{prompt != 0, models.ForgetPrompt, strconv.FormatInt(prompt, 10)},
+				{session != "", models.ForgetSession, session},
+				{project != "", models.ForgetProject, project},
+			} {
+				if c.set {
+					n++
+					target, key = c.target, c.keyText
+				}
+			}
+			if n != 1 {
+				*code = 2
+				return errors.New("give exactly one of --observation ID, --prompt ID, --session ID, --project NAME")
+			}
+			return runForget(g, code, target, key, yes, cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().Int64Var(&obs, "observation", 0, "an observation's id (as `mneme search` and the context give it)")
+	cmd.Flags().Int64Var(&prompt, "prompt", 0, "a prompt's id: the prompt, its tool calls and its turn summary")
+	cmd.Flags().StringVar(&session, "session", "", "a session: mneme's id or Claude Code's session id")
+	cmd.Flags().StringVar(&project, "project", "", "a project: every session of it")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask")
+	return cmd
+}
+
+// forgetPaths are the API collections of each target.
+var forgetPaths = map[string]string{
+	models.ForgetObservation: "observations", models.ForgetPrompt: "prompts",
+	models.ForgetSession: "sessions", models.ForgetProject: "projects",
+}
+
+func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader, out io.Writer) error {
+	esc := url.PathEscape(key)
+	body, err := apiGet(g, "/api/forget/"+target+"/"+esc)
+	if err != nil {
+		*code = 1
+		return err
+	}
+	var p models.ForgetPreview
+	if err := json.Unmarshal(body, &p); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Forget %s %s", target, key)
+	if p.Label != "" && p.Label != key {
+		fmt.Fprintf(out, " (%s)", oneLine(p.Label, 70))
+	}
+	c := p.Counts
+	fmt.Fprintf(out, ": %d sessions, %d prompts, %d observations, %d summaries, for good.\n", c.Sessions, c.Prompts, c.Observations, c.Summaries)
+	if !yes {
+		fmt.Fprint(out, "Type yes to forget: ")
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		if strings.TrimSpace(strings.ToLower(line)) != "yes" {
+			fmt.Fprintln(out, "Nothing forgotten.")
+			*code = 1
+			return nil
+		}
+	}
+	// No overall timeout: the worker rebuilds the database after the
+	// delete, which takes a while on a large one.
+	body, err = apiCall(g, http.MethodDelete, "/api/"+forgetPaths[target]+"/"+esc, nil, 0)
+	if err != nil {
+		*code = 1
+		return err
+	}
+	var res retention.ForgetOutcome
+	if err := json.Unmarshal(body, &res); err != nil {
+		return err
+	}
+	d := res.Deleted
+	fmt.Fprintf(out, "Forgotten: %d sessions, %d prompts, %d observations, %d summaries, %d summary jobs, %d stream events (database rebuilt in %d ms).\n",
+		d.Sessions, d.Prompts, d.Observations, d.Summaries, d.SummaryJobs, d.Events, res.Scrub.TookMS)
+	return nil
+}
+
+// oneLine shortens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

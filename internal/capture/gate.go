@@ -1,0 +1,68 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/filestate"
+	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// FileRecaller answers the file gate: what mneme remembers of a file
+// Claude is about to read or edit.
+type FileRecaller interface {
+	FileContext(ctx context.Context, req FileRequest) (string, error)
+}
+
+// FileRequest is one PreToolUse of the gate.
+type FileRequest struct {
+	Project         string
+	SessionID       int64  // the session's database id, 0 when it is not stored yet
+	ClaudeSessionID string // who was answered what is remembered by this
+	Cwd             string
+	Path            string // absolute: the tool's path joined with cwd
+}
+
+// preToolUse answers the file gate. It writes nothing: no session is
+// created, nothing waits for the writer. Any problem gives the neutral
+// answer, as the tool must never wait on mneme.
+func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Output {
+	if s.Files == nil {
+		return ingest.Continue()
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if len(p.ToolInput) > 0 && json.Unmarshal(p.ToolInput, &in) != nil {
+		return ingest.Continue()
+	}
+	path := filestate.Abs(firstNonEmpty(in.FilePath, in.NotebookPath), p.Cwd)
+	if path == "" {
+		return ingest.Continue()
+	}
+	req := FileRequest{ClaudeSessionID: p.SessionID, Cwd: p.Cwd, Path: path}
+	if ref, ok := s.sessions.Load(p.SessionID); ok {
+		req.SessionID, req.Project = ref.(models.SessionRef).ID, ref.(models.SessionRef).Project
+	} else if sess, err := s.Store.SessionByClaudeID(ctx, p.SessionID); err == nil {
+		req.SessionID, req.Project = sess.ID, sess.Project
+	} else {
+		req.Project = s.project(p).Name
+	}
+	text, err := s.Files.FileContext(ctx, req)
+	if err != nil {
+		slog.Warn("file gate", "project", req.Project, "err", err)
+		return ingest.Continue()
+	}
+	return ingest.WithContext(hooks.PreToolUse, text)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

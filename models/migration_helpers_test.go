@@ -1,0 +1,43 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// openOldStore makes a database at schema version (the first version
+// migrations), runs the statements in it (each given the current time for
+// every ?), and opens it with this mneme, which migrates it.
+func openOldStore(t *testing.T, version int, stmts ...string) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := raw.Exec(`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at DATETIME NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < version; v++ {
+		if err := applyMigration(ctx, raw, v+1, migrations[v]); err != nil {
+			t.Fatalf("migration %d: %v", v+1, err)
+		}
+	}
+	now := time.Now().UTC()
+	for _, stmt := range stmts {
+		if _, err := raw.Exec(stmt, now); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	raw.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
