@@ -153,8 +153,8 @@ func TestWrongClaims(t *testing.T) {
 		}
 		for text, want := range map[string]int{
 			"I suspect degrees are passed where radians are expected; `go test ./...` still fails": 0,
-			"done: `go test ./...` passes (1 package ok)":                                            1,
-			"- #9 Ran `go test ./...`: 1 package ok (2026-11-25)":                                    1,
+			"done: `go test ./...` passes (1 package ok)":                                          1,
+			"- #9 Ran `go test ./...`: 1 package ok (2026-11-25)":                                  1,
 		} {
 			if got := sc.ScoreText(text).Wrong; got != want {
 				t.Errorf("%q: %d wrong claims, want %d", text, got, want)
