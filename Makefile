@@ -46,6 +46,13 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 	bash e2e/install-claude.sh
 	$(GO) test -count=1 -v -timeout 10m ./e2e/
 
+.PHONY: eval
+eval: ## Recall benchmark: scripted sessions through real Claude Code, then what the next one is told (a few minutes; eval/README.md)
+	@bash e2e/install-claude.sh >/dev/null
+	@mkdir -p .cache/eval
+	MNEME_EVAL=1 MNEME_EVAL_OUT=$(CURDIR)/.cache/eval/table.md $(GO) test -count=1 -timeout 30m -run '^TestEval$$' ./eval/
+	@cat .cache/eval/table.md
+
 # The benchmarks behind the figures table (bench/table), as package,
 # benchmark regexp and -benchtime: a count (Nx) fixes the samples behind each
 # percentile. make bench runs them, then every other benchmark for 1s, and

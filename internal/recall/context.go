@@ -10,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/filestate"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -90,8 +91,14 @@ fill:
 //  2. the latest sessions, from their summaries (or first prompt and last
 //     answer when there is none yet);
 //  3. unresolved failures;
-//  4. decisions and files changed;
+//  4. decisions (from the sessions' last answers), fixed failures and
+//     files changed;
 //  5. the most important other observations.
+//
+// The observations are the newest inj.Observations distinct ones: routine
+// calls that repeat a newer one with other numbers are folded into it
+// (foldRoutine), so a long run of them does not push older failures,
+// decisions and changes out.
 //
 // After resume, only what happened since the session was last active.
 func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cleaner) ([]section, error) {
@@ -131,21 +138,28 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	sessSec := section{title: "## Recent sessions"}
 	decisions := section{title: "## Decisions and files changed"}
 	for _, s := range sessions {
-		if line := sessionLine(s, sums[s.ID], firsts[s.ID], c); line != "" {
+		line := sessionLine(s, sums[s.ID], firsts[s.ID], c)
+		if line != "" {
 			sessSec.items = append(sessSec.items, line)
 		}
+		day := " (" + s.StartedAt.Format(time.DateOnly) + ")"
+		for _, d := range decisionsOf(s.LastAssistantMessage, line, c) {
+			decisions.items = append(decisions.items, "- "+d+day)
+		}
 		if sum, ok := sums[s.ID]; ok && sum.Learned != "" {
-			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+" ("+s.StartedAt.Format(time.DateOnly)+")")
+			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+day)
 		}
 	}
 
 	var obs []models.Observation
+	like := map[int64]int{}
 	if inj.Observations > 0 {
 		if obs, err = st.RecallObservations(ctx, models.RecallFilter{
-			Project: req.Project, ExcludeSession: req.SessionID, Since: since, Limit: inj.Observations,
+			Project: req.Project, ExcludeSession: req.SessionID, Since: since, Limit: inj.Observations * foldWindow,
 		}); err != nil {
 			return nil, err
 		}
+		obs, like = foldRoutine(obs, inj.Observations)
 	}
 	status, err := b.fileStatus(ctx, obsIDs(obs))
 	if err != nil {
@@ -175,6 +189,9 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		line := obsLine(o, c) + changedMark(status[o.ID])
 		if !o.Success {
 			line = strings.Replace(line, " [FAILED] (", " [failed, fixed later] (", 1)
+		}
+		if n := like[o.ID]; n > 0 {
+			line += fmt.Sprintf(" +%d like it", n)
 		}
 		notable.items = append(notable.items, line)
 	}
@@ -261,11 +278,16 @@ func obsLine(o models.Observation, c cleaner) string {
 }
 
 // failureKeys name what a later success must share to resolve a failure:
-// the same Bash command, or one of the same files.
+// the same Bash command, or the same program and subcommand with other
+// flags or arguments (`go build ./...`, then `go build -o bin/app .`), or
+// one of the same files.
 func failureKeys(o models.Observation) []string {
 	var keys []string
 	if o.ToolName == "Bash" && strings.TrimSpace(o.Input) != "" {
 		keys = append(keys, "cmd:"+strings.Join(strings.Fields(o.Input), " "))
+		if f := ingest.CommandFamily(o.Input); f != "" {
+			keys = append(keys, "family:"+f)
+		}
 	}
 	for _, f := range o.Files {
 		keys = append(keys, "file:"+f)

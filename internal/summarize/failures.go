@@ -17,6 +17,7 @@ type Failure struct {
 	Changes []string // files changed between the failure and the fix (at most 5)
 
 	key, file  string
+	family     string // ingest.CommandFamily of a Bash call
 	test       bool
 	changesSet map[string]bool
 }
@@ -44,10 +45,19 @@ func failureKey(o *models.Observation) (key, file string) {
 	return o.ToolName + ":" + file, file
 }
 
+// bashFamily is a Bash call's ingest.CommandFamily, "" for other tools.
+func bashFamily(o *models.Observation) string {
+	if o.ToolName != "Bash" {
+		return ""
+	}
+	return ingest.CommandFamily(o.Input)
+}
+
 // Add folds one observation in: a failure is recorded; a success fixes
-// the open failures it redoes (the same command, any test run after a
-// failed test run, the same tool on the same file, a Write after a failed
-// Edit) and is noted as a change before the others.
+// the open failures it redoes (the same command, or the same program and
+// subcommand with other arguments, any test run after a failed test run,
+// the same tool on the same file, a Write after a failed Edit) and is noted
+// as a change before the others.
 func (t *Tracker) Add(o models.Observation) {
 	if o.ExcludedBy != "" {
 		return
@@ -59,15 +69,17 @@ func (t *Tracker) Add(o models.Observation) {
 			return
 		}
 		key, file := failureKey(&o)
-		t.Failures = append(t.Failures, &Failure{Obs: o, Reason: FailureReason(o.Output), key: key, file: file, test: test, changesSet: map[string]bool{}})
+		t.Failures = append(t.Failures, &Failure{Obs: o, Reason: FailureReason(o.Output), key: key, file: file,
+			family: bashFamily(&o), test: test, changesSet: map[string]bool{}})
 		return
 	}
 	key, file := failureKey(&o)
+	family := bashFamily(&o)
 	for _, f := range t.Failures {
 		if f.Fixed {
 			continue
 		}
-		if f.key == key || f.test && test || f.Obs.ToolName == "Edit" && o.ToolName == "Write" && file != "" && file == f.file {
+		if f.key == key || f.test && test || family != "" && f.family == family || f.Obs.ToolName == "Edit" && o.ToolName == "Write" && file != "" && file == f.file {
 			f.Fixed, f.FixedBy = true, o
 			continue
 		}

@@ -275,8 +275,8 @@ var (
 	markdownRe  = regexp.MustCompile("(?m)^\\s*(#+|[-*]|\\d+\\.)\\s+")
 )
 
-// sentences splits text into plain sentences, dropping markdown markers.
-func sentences(text string) []string {
+// Sentences splits text into plain sentences, dropping markdown markers.
+func Sentences(text string) []string {
 	text = markdownRe.ReplaceAllString(text, "")
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
@@ -295,7 +295,7 @@ func sentences(text string) []string {
 
 // firstSentences is the start of an answer: up to n sentences, max bytes.
 func firstSentences(text string, n, max int) string {
-	ss := sentences(text)
+	ss := Sentences(text)
 	if len(ss) > n {
 		ss = ss[:n]
 	}
@@ -305,7 +305,7 @@ func firstSentences(text string, n, max int) string {
 // nextFromAnswer picks sentences of the answer that point to remaining work.
 func nextFromAnswer(text string) []string {
 	var out []string
-	for _, s := range sentences(text) {
+	for _, s := range Sentences(text) {
 		if nextHint.MatchString(s) {
 			s = nextPrefix.ReplaceAllString(s, "")
 			out = append(out, strings.TrimRight(clip(s, 240), "."))
