@@ -166,6 +166,10 @@ func (s *stream) next(wait bool) bool {
 		// The broker publishes in commit order and drops a subscriber
 		// rather than skip one of its events, so the channel has no gap;
 		// it may repeat what the replay already sent.
+		if msg.ID == 0 { // not logged (import_progress): live only
+			s.pending = msg.Frame
+			return true
+		}
 		if msg.ID > s.lastID {
 			s.lastID, s.pending = msg.ID, msg.Frame
 			return true

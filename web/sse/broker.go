@@ -34,7 +34,7 @@ type Subscriber struct {
 // wants reports whether the subscriber's project filter lets ev through
 // (settings changes always pass).
 func (s *Subscriber) wants(ev *models.Event) bool {
-	return s.project == "" || ev.Project == s.project || ev.Kind == models.EventSettingsChanged
+	return s.project == "" || ev.Project == s.project || ev.Kind == models.EventSettingsChanged || ev.Kind == models.EventImportProgress
 }
 
 // Broker fans committed events out to subscribers.

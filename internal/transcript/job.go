@@ -1,0 +1,124 @@
+package transcript
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Job runs imports inside the worker, for the viewer: one at a time
+// (Lock, shared with `mneme import`), in the background, telling Publish
+// how it goes.
+type Job struct {
+	// DataDir holds the import lock.
+	DataDir string
+	// Dir is what is imported; DefaultDir when empty.
+	Dir string
+	// Sink stores the events (the worker's capture pipeline).
+	Sink Sink
+	// Known counts which of these Claude Code session ids are stored.
+	Known func(ctx context.Context, ids []string) (int, error)
+	// Publish is told the state as it changes (at most ten times a
+	// second); nil discards it.
+	Publish func(State)
+	// ProjectOf names a cwd's project as the worker does (its aliases).
+	ProjectOf func(cwd string) string
+
+	mu    sync.Mutex
+	state State
+}
+
+// State is where the viewer's import is.
+type State struct {
+	Running  bool      `json:"running"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Progress Progress  `json:"progress"`
+	Stats    *Stats    `json:"stats,omitempty"` // once finished
+	Error    string    `json:"error,omitempty"`
+}
+
+// Preview is a dry run of the Job's directory: what an import would read,
+// per project, and how many of its sessions are stored already.
+type Preview struct {
+	Dir   string `json:"dir"`
+	Stats Stats  `json:"stats"`
+	Known int    `json:"known"` // sessions already in memory
+}
+
+func (j *Job) dir() string {
+	if j.Dir != "" {
+		return j.Dir
+	}
+	return DefaultDir()
+}
+
+func (j *Job) options() Options {
+	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute}
+}
+
+// Scan is a dry run of the directory.
+func (j *Job) Scan(ctx context.Context) (Preview, error) {
+	p := Preview{Dir: j.dir()}
+	st, err := Run(ctx, []string{p.Dir}, j.options(), nil)
+	p.Stats = st
+	if err != nil {
+		return p, err
+	}
+	if j.Known != nil && len(st.SessionIDs) > 0 {
+		p.Known, err = j.Known(ctx, st.SessionIDs)
+	}
+	return p, err
+}
+
+// State is the current or last import's state.
+func (j *Job) State() State {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state
+}
+
+// Start begins an import of the directory in the background; ErrRunning
+// while one runs (here or in `mneme import`).
+func (j *Job) Start() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Running {
+		return ErrRunning
+	}
+	unlock, err := Lock(j.DataDir)
+	if err != nil {
+		return err
+	}
+	j.state = State{Running: true, Started: time.Now().UTC()}
+	j.publish(j.state)
+	opts := j.options()
+	opts.Progress = func(p Progress) {
+		j.mu.Lock()
+		j.state.Progress = p
+		st := j.state
+		j.mu.Unlock()
+		if !p.Done {
+			j.publish(st)
+		}
+	}
+	go func() {
+		defer unlock()
+		st, err := Run(context.Background(), []string{j.dir()}, opts, j.Sink)
+		j.mu.Lock()
+		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
+		if err != nil {
+			j.state.Error = err.Error()
+		}
+		final := j.state
+		j.mu.Unlock()
+		j.publish(final)
+	}()
+	return nil
+}
+
+func (j *Job) publish(s State) {
+	if j.Publish != nil {
+		j.Publish(s)
+	}
+}
