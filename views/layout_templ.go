@@ -15,7 +15,6 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // PageMeta is what the layout needs from every page.
-//
 //   - Title: the page's own title; rendered as "<Title> · mneme".
 //   - Active: the nav entry to mark current: "feed", "sessions", "search",
 //     "stats" or "settings".
@@ -48,6 +47,7 @@ var navItems = []navItem{
 	{"search", "Search", "/search"},
 	{"stats", "Stats", "/stats"},
 	{"settings", "Settings", "/settings"},
+	{"import", "Import", "/import"},
 }
 
 // assetURL is the URL of a static file with the cache-busting suffix.

@@ -68,6 +68,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.get("/timeline", h.TimelineJSON)
 	api.get("/projects", h.ListProjects)
 	api.get("/stats", h.StatsJSON)
+	api.get("/import", h.ShowImportJSON)
 
 	// Export: session reports as downloads (md, json, html), one session
 	// or a project's sessions since a date. `mneme export` uses these too.
@@ -99,6 +100,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	pages.get("/settings", h.ShowSettings)
 	pages.post("/settings", h.SaveSettingsForm)
 	pages.post("/settings/redact", h.ReapplyRedactionForm)
+	pages.get("/import", h.ShowImport)
+	pages.post("/import", h.StartImport)
 
 	// Anything else: a stranger learns nothing, not even which paths or
 	// methods exist (401); others get the 404 or 405.

@@ -179,9 +179,10 @@ func newSocketSink(g *globals) (*socketSink, error) {
 	return nil, fmt.Errorf("the mneme worker did not start %s: %w", r.where, err2)
 }
 
-// counts is what the worker holds (its health answer).
+// counts is what the worker holds now (GET /api/import: /api/health's
+// counts are cached).
 func (s *socketSink) counts() (models.Counts, error) {
-	req, err := http.NewRequest(http.MethodGet, s.r.base+"/api/health", nil)
+	req, err := http.NewRequest(http.MethodGet, s.r.base+"/api/import", nil)
 	if err != nil {
 		return models.Counts{}, err
 	}
@@ -191,11 +192,11 @@ func (s *socketSink) counts() (models.Counts, error) {
 		return models.Counts{}, err
 	}
 	defer resp.Body.Close()
-	var h api.Health
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
-		return models.Counts{}, fmt.Errorf("something answers %s, but not as mneme", s.r.where)
+	var st api.ImportStatus
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&st) != nil {
+		return models.Counts{}, fmt.Errorf("the worker %s answered %d, not as mneme", s.r.where, resp.StatusCode)
 	}
-	return h.Counts, nil
+	return st.Counts, nil
 }
 
 // Send posts one event; a 4xx answer is permanent (the event is refused

@@ -68,3 +68,11 @@ type SessionDetail struct {
 	Observations []models.Observation `json:"observations"`
 	Summaries    []models.Summary     `json:"summaries"`
 }
+
+// ImportStatus is GET /api/import: the viewer's import, and the store's
+// counts as they are now (not /api/health's cached ones), which `mneme
+// import` compares before and after.
+type ImportStatus struct {
+	State  any           `json:"state"` // transcript.State
+	Counts models.Counts `json:"counts"`
+}

@@ -112,11 +112,14 @@ type Stats struct {
 
 // Progress is where a running import is.
 type Progress struct {
-	Files, FilesDone int
-	Bytes, BytesDone int64
+	Files     int   `json:"files"`
+	FilesDone int   `json:"filesDone"`
+	Bytes     int64 `json:"bytes"`
+	BytesDone int64 `json:"bytesDone"`
 	Counts
-	Skipped, Errors int
-	Done            bool
+	Skipped int  `json:"skipped"`
+	Errors  int  `json:"errors"`
+	Done    bool `json:"done"`
 }
 
 // DefaultDir is where Claude Code keeps its transcripts:
