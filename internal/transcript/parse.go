@@ -26,7 +26,7 @@ import (
 
 // DefaultMaxLine is the longest transcript line read; a longer one is
 // skipped with a message, never held in memory.
-const DefaultMaxLine = 32 << 20
+const DefaultMaxLine = 16 << 20
 
 // Event is one hook event rebuilt from a transcript.
 type Event struct {
@@ -104,7 +104,12 @@ type fileParser struct {
 	sessions map[string]*session
 	order    []*session
 	lineNo   int
+	bad      int // lines that are not JSON
 }
+
+// maxBadLines: a file whose first lines are all not JSON is not a
+// transcript (a binary file named .jsonl), and is left after them.
+const maxBadLines = 10
 
 // session is what the parser knows of one session of the file.
 type session struct {
@@ -144,6 +149,13 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, int, error) {
 		chunk, err := r.ReadSlice('\n')
 		n += len(chunk)
 		if n <= max {
+			if len(buf)+len(chunk) > cap(buf) {
+				// Double, rather than append's 1.25 for large slices,
+				// which allocates four times the line on the way.
+				grown := make([]byte, len(buf), min(max, 2*(len(buf)+len(chunk))))
+				copy(grown, buf)
+				buf = grown
+			}
 			buf = append(buf, chunk...)
 		}
 		switch {
@@ -179,6 +191,7 @@ func (fp *fileParser) parse(r io.Reader, modTime time.Time, done func(int)) erro
 	}
 	for {
 		raw, n, err := readLine(br, buf, max)
+		buf = raw[:0]
 		if n > 0 {
 			fp.lineNo++
 			done(n)
@@ -194,9 +207,12 @@ func (fp *fileParser) parse(r io.Reader, modTime time.Time, done func(int)) erro
 			fp.problem(Problem{fp.path, fp.lineNo + 1, "read: " + err.Error()})
 			break
 		}
-		buf = raw[:0]
 		if err := fp.line(bytes.TrimSpace(raw)); err != nil {
 			return err
+		}
+		if fp.bad == fp.lineNo && fp.bad >= maxBadLines {
+			fp.problem(Problem{fp.path, 0, fmt.Sprintf("not a transcript (its first %d lines are not JSON): skipped", fp.bad)})
+			break
 		}
 	}
 	return fp.finish(modTime)
@@ -209,6 +225,9 @@ func (fp *fileParser) line(raw []byte) error {
 	}
 	var l line
 	if err := json.Unmarshal(raw, &l); err != nil {
+		if !json.Valid(raw) {
+			fp.bad++
+		}
 		fp.problem(Problem{fp.path, fp.lineNo, "not a transcript line: " + shortJSONError(err)})
 		return nil
 	}
@@ -218,6 +237,10 @@ func (fp *fileParser) line(raw []byte) error {
 		return nil // queue operations, request blobs, summaries, costs
 	}
 	if l.SessionID == "" {
+		return nil
+	}
+	if len(l.SessionID) > 256 {
+		fp.problem(Problem{fp.path, fp.lineNo, "session id longer than 256 bytes: skipped"})
 		return nil
 	}
 	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
@@ -537,6 +560,8 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 	}}
 	if name != hooks.SessionStart {
 		ev.Payload.PromptID = s.promptID
+	}
+	if name != hooks.SessionStart && name != hooks.SessionEnd {
 		ev.Payload.PermissionMode = s.mode
 	}
 	if name == hooks.Stop {
