@@ -7,14 +7,15 @@ import (
 )
 
 // SessionDigest is what two records of one session must agree on, one
-// line per fact: the session (project, cwd, status), each prompt (number,
+// line per fact: the session (project, cwd, source, status, last answer), each prompt (number,
 // text) and each tool call (tool_use_id, tool, kind, title, success,
 // importance, files), in order. Times, ids and end reasons are left out:
 // an import and live capture of one run differ there.
 func SessionDigest(d api.SessionDetail) []string {
 	var out []string
 	if s := d.Session; s != nil {
-		out = append(out, fmt.Sprintf("session %s project=%s cwd=%s status=%s prompts=%d", s.ClaudeSessionID, s.Project, s.Cwd, s.Status, s.PromptCounter))
+		out = append(out, fmt.Sprintf("session %s project=%s cwd=%s source=%s status=%s prompts=%d last=%q",
+			s.ClaudeSessionID, s.Project, s.Cwd, s.Source, s.Status, s.PromptCounter, s.LastAssistantMessage))
 	}
 	for _, p := range d.Prompts {
 		out = append(out, fmt.Sprintf("prompt %d %q", p.Number, p.Text))
