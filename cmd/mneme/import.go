@@ -157,7 +157,7 @@ type socketSink struct {
 
 func newSocketSink(g *globals) (*socketSink, error) {
 	r := g.remote()
-	r.transport.MaxIdleConnsPerHost = 16
+	r.transport.MaxIdleConnsPerHost = 64
 	s := &socketSink{r: r, client: r.client(60 * time.Second)}
 	if _, err := s.counts(); err == nil || r.token != "" || !(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
 		return s, nil
