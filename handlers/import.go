@@ -49,7 +49,7 @@ func (h *Handler) StartImport(c *fiber.Ctx) error {
 	}
 	if err := h.Import.Start(); err != nil {
 		if errors.Is(err, transcript.ErrRunning) {
-			return h.renderImport(c, fiber.StatusConflict, "An import is already running: its progress is below. Start another once it has finished.")
+			return h.renderImport(c, fiber.StatusConflict, "An import is already running (here or from `mneme import`). Start another once it has finished: nothing is imported twice.")
 		}
 		return err
 	}

@@ -38,7 +38,9 @@
   }
 
   var es = new EventSource("/stream");
+  var events = 0;
   es.addEventListener("import_progress", function (e) {
+    box.dataset.events = String(++events); // how many arrived (for tests)
     try { show(JSON.parse(e.data)); } catch (err) { /* a bad frame: the next one will do */ }
   });
   es.onopen = function () {

@@ -2,48 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/transcript"
 )
-
-// benchTranscripts writes n copies of the fixture transcript (a real
-// Claude Code 2.1.330 session: 1 prompt, 4 tool calls, 164 KB with its
-// request blobs), each with its own session, prompt and tool ids, dated
-// an hour ago, under dir; tag makes the ids unique across calls.
-func benchTranscripts(tb testing.TB, dir string, n int, tag string) int64 {
-	tb.Helper()
-	src, err := os.ReadFile(filepath.Join(testutil.FixtureDir(tb), "session-basic.transcript.jsonl"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var total int64
-	at := time.Now().Add(-time.Hour)
-	for i := range n {
-		sid := fmt.Sprintf("%08x-0000-4000-8000-%012d", i, len(tag))
-		sid = tag + sid[len(tag):]
-		data := bytes.ReplaceAll(src, []byte("f0373ac4-95a4-4996-a7f7-2576f5e8c9ca"), []byte(sid))
-		data = bytes.ReplaceAll(data, []byte("28fea2f0-86e8-4b02-8d46-09096ddbf3b5"), []byte("p-"+sid))
-		data = bytes.ReplaceAll(data, []byte(`"toolu_0`), []byte(`"toolu_`+sid+`_0`))
-		sub := filepath.Join(dir, fmt.Sprintf("-proj-%d", i%8))
-		os.MkdirAll(sub, 0o700)
-		path := filepath.Join(sub, sid+".jsonl")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			tb.Fatal(err)
-		}
-		os.Chtimes(path, at, at)
-		total += int64(len(data))
-	}
-	return total
-}
 
 // rawParse is the baseline: every line of every file read and decoded
 // into a small struct, nothing more.
@@ -90,7 +57,7 @@ func (s captureSink) Send(ctx context.Context, ev *transcript.Event) error {
 func BenchmarkImport(b *testing.B) {
 	const sessions = 100
 	dir := b.TempDir()
-	size := benchTranscripts(b, dir, sessions, "b")
+	size := testutil.WriteTranscripts(b, dir, sessions, "b")
 	report := func(b *testing.B) {
 		secs := b.Elapsed().Seconds()
 		b.ReportMetric(float64(sessions*b.N)/secs, "sessions/s")

@@ -13,7 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
-const fixtureSession = "f0373ac4-95a4-4996-a7f7-2576f5e8c9ca"
+const fixtureSession = testutil.FixtureSessionID
 
 // oldTranscript copies the fixture transcript into a temp dir laid out as
 // ~/.claude/projects, dated an hour ago (a session that has ended).
