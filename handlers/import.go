@@ -1,14 +1,18 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/views"
 )
@@ -33,6 +37,48 @@ func (h *Handler) ShowImportJSON(c *fiber.Ctx) error {
 	}
 	out.Counts = counts
 	return c.JSON(out)
+}
+
+// ImportEvents serves POST /api/import/events, what `mneme import` sends:
+// hook events rebuilt from transcripts, one api.ImportEvent per line,
+// stored in order through the capture pipeline as POST /api/hooks/{event}
+// stores one. A malformed event is refused and listed; a storage error
+// stops the batch (the client stops too: a second run stores nothing
+// twice).
+func (h *Handler) ImportEvents(c *fiber.Ctx) error {
+	var res api.ImportResult
+	body := c.Body()
+	for n := 1; len(body) > 0; n++ {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev api.ImportEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: malformed JSON", n))
+			continue
+		}
+		name, ok := hooks.EventName(ev.Event)
+		if !ok {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
+			continue
+		}
+		p, err := ingest.Decode(name, ev.Payload)
+		if err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d (%s): %v", n, name, err))
+			continue
+		}
+		if _, err := h.Capture.Handle(c.UserContext(), name, p); err != nil {
+			return err
+		}
+		res.Stored++
+	}
+	return c.JSON(res)
 }
 
 // ShowImport serves GET /import: a dry run of the transcripts directory,

@@ -57,7 +57,7 @@ capture. Running it again, or on sessions also captured live, stores nothing twi
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "read and count, store nothing")
 	cmd.Flags().StringVar(&since, "since", "", "only events since this day (YYYY-MM-DD)")
 	cmd.Flags().StringVar(&project, "project", "", "only sessions of this project")
-	cmd.Flags().IntVar(&workers, "workers", 4, "transcripts read and sent at once")
+	cmd.Flags().IntVar(&workers, "workers", 16, "transcripts read and sent at once")
 	return cmd
 }
 
@@ -199,35 +199,92 @@ func (s *socketSink) counts() (models.Counts, error) {
 	return st.Counts, nil
 }
 
-// Send posts one event; a 4xx answer is permanent (the event is refused
-// for good), anything else stops the import.
+// Batch limits: a batch stays well under the worker's 2 MiB body cap.
+const (
+	batchBytes  = 1 << 20
+	batchEvents = 256
+	eventBytes  = 1 << 20 // one event's payload, shrunk to fit (hooks.Shrink)
+)
+
+// Send posts one event alone (the runner batches through ForFile).
 func (s *socketSink) Send(ctx context.Context, ev *transcript.Event) error {
-	body, err := json.Marshal(&ev.Payload)
+	b := s.ForFile()
+	if err := b.Send(ctx, ev); err != nil {
+		return err
+	}
+	return b.Flush(ctx)
+}
+
+// ForFile batches the events of one file.
+func (s *socketSink) ForFile() transcript.FileSink { return &socketBatch{s: s} }
+
+// socketBatch is one file's events on their way, as JSON lines.
+type socketBatch struct {
+	s   *socketSink
+	buf bytes.Buffer
+	n   int
+}
+
+func (b *socketBatch) Send(ctx context.Context, ev *transcript.Event) error {
+	payload, err := json.Marshal(&ev.Payload)
 	if err != nil {
 		return &transcript.PermanentError{Msg: err.Error()}
 	}
-	body = hooks.Shrink(body, 1800<<10)
+	line, err := json.Marshal(api.ImportEvent{Event: ev.Name, Payload: hooks.Shrink(payload, eventBytes)})
+	if err != nil {
+		return &transcript.PermanentError{Msg: err.Error()}
+	}
+	if b.n > 0 && b.buf.Len()+len(line) > batchBytes {
+		if err := b.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	b.buf.Write(line)
+	b.buf.WriteByte('\n')
+	b.n++
+	if b.n >= batchEvents {
+		return b.Flush(ctx)
+	}
+	return nil
+}
+
+// Flush posts what the batch holds to POST /api/import/events, retrying
+// while the worker is busy. Events it refused come back as a
+// *transcript.RefusedError; any other failure stops the import.
+func (b *socketBatch) Flush(ctx context.Context) error {
+	if b.n == 0 {
+		return nil
+	}
+	defer func() { b.buf.Reset(); b.n = 0 }()
+	s := b.s
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.r.base+"/api/hooks/"+hooks.EventSlug(ev.Name), bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.r.base+"/api/import/events", bytes.NewReader(b.buf.Bytes()))
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", "application/x-ndjson")
 		s.r.authorize(req)
 		resp, err := s.client.Do(req)
 		if err != nil {
 			return fmt.Errorf("the worker %s: %w", s.r.where, err)
 		}
-		out, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		switch {
 		case resp.StatusCode == http.StatusOK:
+			var res api.ImportResult
+			if err := json.Unmarshal(out, &res); err != nil {
+				return fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
+			}
+			if len(res.Refused) > 0 {
+				return &transcript.RefusedError{Reasons: res.Refused}
+			}
 			return nil
 		case (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) && attempt < 20:
+			// Busy (the database locked for a moment): the batch is sent
+			// again whole; what it stored already is recognised.
 			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 			continue
-		case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusUnauthorized:
-			return &transcript.PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))}
 		}
 		return fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
 	}

@@ -73,7 +73,7 @@ func BenchmarkImport(b *testing.B) {
 	b.Run("dry-run", func(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
-			st, err := transcript.Run(context.Background(), []string{dir}, transcript.Options{}, nil)
+			st, err := transcript.Run(context.Background(), []string{dir}, transcript.Options{Workers: 1}, nil)
 			if err != nil || st.Sessions != sessions {
 				b.Fatalf("%+v %v", st.Counts, err)
 			}

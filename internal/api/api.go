@@ -4,6 +4,7 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
@@ -75,4 +76,18 @@ type SessionDetail struct {
 type ImportStatus struct {
 	State  any           `json:"state"` // transcript.State
 	Counts models.Counts `json:"counts"`
+}
+
+// ImportEvent is one line of POST /api/import/events: a hook event that
+// `mneme import` rebuilt from a transcript, its payload as a hook sends it.
+type ImportEvent struct {
+	Event   string          `json:"event"` // SessionStart, …
+	Payload json.RawMessage `json:"payload"`
+}
+
+// ImportResult answers POST /api/import/events: how many events were
+// stored, and why the others were refused.
+type ImportResult struct {
+	Stored  int      `json:"stored"`
+	Refused []string `json:"refused,omitempty"`
 }

@@ -54,7 +54,7 @@ func (j *Job) dir() string {
 }
 
 func (j *Job) options() Options {
-	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute}
+	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 16}
 }
 
 // Scan is a dry run of the directory.

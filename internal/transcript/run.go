@@ -3,7 +3,6 @@ package transcript
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +23,26 @@ import (
 type Sink interface {
 	Send(ctx context.Context, ev *Event) error
 }
+
+// Batching is a Sink that sends a file's events in batches. The runner
+// asks it for one FileSink per file and closes that at the file's end.
+type Batching interface {
+	Sink
+	ForFile() FileSink
+}
+
+// FileSink takes the events of one file, in order; Flush sends what it
+// still holds. Events it refused for good come back as a *RefusedError.
+type FileSink interface {
+	Sink
+	Flush(ctx context.Context) error
+}
+
+// RefusedError lists events of a batch the worker refused for good; the
+// others were stored.
+type RefusedError struct{ Reasons []string }
+
+func (e *RefusedError) Error() string { return strings.Join(e.Reasons, "; ") }
 
 // PermanentError is a Sink's answer for an event the worker refused for
 // good: it is counted as an error and the import goes on. Any other Sink
@@ -348,22 +367,19 @@ func (r *runner) file(ctx context.Context, f file) error {
 	}
 	read := int64(0)
 	fp := &fileParser{path: f.path, opts: r.opts, problem: r.problem, sessions: map[string]*session{}}
+	sink := r.sink
+	var batch FileSink
+	if b, ok := sink.(Batching); ok {
+		batch = b.ForFile()
+		sink = batch
+	}
 	fp.emit = func(ev *Event) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if r.sink != nil {
-			if err := r.sink.Send(ctx, ev); err != nil {
-				var perm *PermanentError
-				if !errors.As(err, &perm) {
-					return err
-				}
-				r.problem(Problem{f.path, fp.lineNo, fmt.Sprintf("%s refused: %v", ev.Name, err)})
-				r.mu.Lock()
-				r.stats.Errors++
-				r.stats.Skipped--
-				r.mu.Unlock()
-				return nil
+		if sink != nil {
+			if err := r.refused(f.path, fp.lineNo, sink.Send(ctx, ev)); err != nil {
+				return err
 			}
 		}
 		r.count(ev)
@@ -373,7 +389,36 @@ func (r *runner) file(ctx context.Context, f file) error {
 	if rest := f.size - read; rest > 0 {
 		r.done.Add(rest) // the file shrank, or a read failed
 	}
+	if err == nil && batch != nil {
+		err = r.refused(f.path, 0, batch.Flush(ctx))
+	}
 	return err
+}
+
+// refused counts the events the worker refused for good as errors, and
+// passes any other error on (it stops the import).
+func (r *runner) refused(path string, line int, err error) error {
+	var reasons []string
+	var perm *PermanentError
+	var ref *RefusedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ref):
+		reasons = ref.Reasons
+	case errors.As(err, &perm):
+		reasons = []string{perm.Error()}
+	default:
+		return err
+	}
+	for _, why := range reasons {
+		r.problem(Problem{path, line, "refused by the worker: " + why})
+	}
+	r.mu.Lock()
+	r.stats.Errors += len(reasons)
+	r.stats.Skipped -= len(reasons)
+	r.mu.Unlock()
+	return nil
 }
 
 func (r *runner) count(ev *Event) {
