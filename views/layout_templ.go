@@ -17,7 +17,7 @@ import templruntime "github.com/a-h/templ/runtime"
 // PageMeta is what the layout needs from every page.
 //   - Title: the page's own title; rendered as "<Title> · mneme".
 //   - Active: the nav entry to mark current: "feed", "sessions", "search",
-//     "stats" or "settings".
+//     "stats", "settings" or "import".
 //   - Status: a problem the worker knows of (Handler.Status, e.g. "disk
 //     almost full"), shown as a banner on every page (StatusBanner) and
 //     kept current by app.js from /api/health; empty means none.
