@@ -55,14 +55,7 @@ func TestClaudeCodeImportMatchesHooks(t *testing.T) {
 	m := NewMneme(t)
 	m.Serve(t)
 	project := NewProject(t, "mneme-e2e-import")
-	s1, sidA := runSession1(t, m, project)
-	m.WaitSettled(t, sidA)
-
-	fakeB := NewFakeAPI(t,
-		ToolUse("Bash", map[string]any{"command": "echo bumped-to-7.3.1", "description": "bump the version"}),
-		Text("Version bumped."))
-	sidB := m.Claude(t, fakeB, project, "Bump the version to 7.3.1 for the quokka milestone.").JSON.SessionID
-	m.WaitSettled(t, sidB)
+	s1, sidA, sidB := runSessionsAB(t, m, project)
 
 	steps := append(append([]Step(nil), s1.Steps[:len(s1.Steps)-1]...),
 		ToolUse("Bash", map[string]any{"command": "echo resumed", "description": "say resumed"}), Text("Resumed and done."))

@@ -159,24 +159,14 @@ func newSocketSink(g *globals) (*socketSink, error) {
 	r := g.remote()
 	r.transport.MaxIdleConnsPerHost = 64
 	s := &socketSink{r: r, client: r.client(60 * time.Second)}
-	if _, err := s.counts(); err == nil || r.token != "" || !(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
-		return s, nil
-	}
-	// No worker: start one, as the hook does, and wait for it.
-	self, err := hooks.Self()
+	err := g.withWorker(r, 15*time.Second, func() error {
+		_, err := s.counts()
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the mneme worker is not reachable %s: %w", r.where, err)
 	}
-	if err := hooks.StartWorker(self, g.port, g.dataDir); err != nil {
-		return nil, fmt.Errorf("start the worker: %w", err)
-	}
-	var err2 error
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if _, err2 = s.counts(); err2 == nil {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("the mneme worker did not start %s: %w", r.where, err2)
+	return s, nil
 }
 
 // counts is what the worker holds now (GET /api/import: /api/health's

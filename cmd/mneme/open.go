@@ -2,18 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 )
 
@@ -58,22 +55,11 @@ keeps a login cookie. The worker is started first when none runs.`,
 // loginLink asks the worker for a one-time login link and returns its URL.
 func loginLink(g *globals) (string, error) {
 	r := g.remote()
-	link, err := requestLink(r)
-	if err != nil && r.token == "" && (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
-		// No worker: start one, as the hook does, and wait for it.
-		self, serr := hooks.Self()
-		if serr != nil {
-			return "", serr
-		}
-		if serr := hooks.StartWorker(self, g.port, g.dataDir); serr != nil {
-			return "", fmt.Errorf("start the worker: %w", serr)
-		}
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if link, err = requestLink(r); err == nil {
-				break
-			}
-		}
-	}
+	var link api.LoginLink
+	err := g.withWorker(r, 10*time.Second, func() (err error) {
+		link, err = requestLink(r)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("no login link from the worker %s: %w", r.where, err)
 	}
