@@ -26,7 +26,14 @@ type Job struct {
 
 	mu    sync.Mutex
 	state State
+	// scan is the last dry run, reused for scanFor (reading a gigabyte
+	// of transcripts takes seconds); an import finishing drops it.
+	scan      *Stats
+	scannedAt time.Time
 }
+
+// scanFor is how long a dry run of the directory is reused.
+const scanFor = time.Minute
 
 // State is where the viewer's import is.
 type State struct {
@@ -57,14 +64,31 @@ func (j *Job) options() Options {
 	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 16}
 }
 
-// Scan is a dry run of the directory.
+// Scan is a dry run of the directory (one made within scanFor is reused),
+// with how many of its sessions are stored now.
 func (j *Job) Scan(ctx context.Context) (Preview, error) {
 	p := Preview{Dir: j.dir()}
-	st, err := Run(ctx, []string{p.Dir}, j.options(), nil)
-	p.Stats = st
-	if err != nil {
-		return p, err
+	j.mu.Lock()
+	cached := j.scan
+	if time.Since(j.scannedAt) > scanFor {
+		cached = nil
 	}
+	j.mu.Unlock()
+	st := Stats{}
+	if cached != nil {
+		st = *cached
+	} else {
+		var err error
+		if st, err = Run(ctx, []string{p.Dir}, j.options(), nil); err != nil {
+			p.Stats = st
+			return p, err
+		}
+		j.mu.Lock()
+		j.scan, j.scannedAt = &st, time.Now()
+		j.mu.Unlock()
+	}
+	p.Stats = st
+	var err error
 	if j.Known != nil && len(st.SessionIDs) > 0 {
 		p.Known, err = j.Known(ctx, st.SessionIDs)
 	}
@@ -107,6 +131,7 @@ func (j *Job) Start() error {
 		st, err := Run(context.Background(), []string{j.dir()}, opts, j.Sink)
 		j.mu.Lock()
 		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
+		j.scan = nil
 		if err != nil {
 			j.state.Error = err.Error()
 		}

@@ -220,7 +220,7 @@ func (fp *fileParser) parse(r io.Reader, modTime time.Time, done func(int)) erro
 
 // line handles one line; only a Sink error is returned.
 func (fp *fileParser) line(raw []byte) error {
-	if len(raw) == 0 {
+	if len(raw) == 0 || otherType(raw) {
 		return nil
 	}
 	var l line
@@ -270,6 +270,25 @@ func (fp *fileParser) line(raw []byte) error {
 		return fp.assistant(s, &l, at)
 	}
 	return fp.user(s, &l, at)
+}
+
+// otherType reports a line that names, as its first member, a type the
+// import does not read (request blobs, queue operations, costs: a third of
+// a transcript's bytes); it is passed over without being decoded.
+func otherType(raw []byte) bool {
+	rest, ok := bytes.CutPrefix(raw, []byte(`{"type":"`))
+	if !ok {
+		return false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 {
+		return false
+	}
+	switch string(rest[:i]) {
+	case "user", "assistant", "attachment", "system":
+		return false
+	}
+	return true
 }
 
 func (fp *fileParser) session(l *line) *session {
