@@ -30,6 +30,8 @@ type Job struct {
 	// of transcripts takes seconds); an import finishing drops it.
 	scan      *Stats
 	scannedAt time.Time
+	cancel    context.CancelFunc // stops the running import
+	done      chan struct{}      // closed when it has stopped
 }
 
 // scanFor is how long a dry run of the directory is reused.
@@ -126,9 +128,13 @@ func (j *Job) Start() error {
 			j.publish(st)
 		}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	j.cancel, j.done = cancel, done
 	go func() {
+		defer close(done)
 		defer unlock()
-		st, err := Run(context.Background(), []string{j.dir()}, opts, j.Sink)
+		st, err := Run(ctx, []string{j.dir()}, opts, j.Sink)
 		j.mu.Lock()
 		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
 		j.scan = nil
@@ -145,5 +151,17 @@ func (j *Job) Start() error {
 func (j *Job) publish(s State) {
 	if j.Publish != nil {
 		j.Publish(s)
+	}
+}
+
+// Stop cancels a running import and waits until it has stopped (what it
+// stored stays; running it again goes on where it stopped).
+func (j *Job) Stop() {
+	j.mu.Lock()
+	cancel, done := j.cancel, j.done
+	j.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
 	}
 }

@@ -121,6 +121,7 @@ type session struct {
 	skip     bool // filtered out (--project)
 	resolved bool // skip was decided
 	started  bool // SessionStart was emitted
+	main     bool // a line of the main conversation was read (not only a subagent's)
 	promptID string
 	inTurn   bool // a prompt started a turn not yet stopped
 	lastText string
@@ -257,6 +258,9 @@ func (fp *fileParser) line(raw []byte) error {
 	}
 	if l.PermissionMode != "" {
 		s.mode = l.PermissionMode
+	}
+	if !l.IsSidechain && (l.Type == "user" || l.Type == "assistant") {
+		s.main = true
 	}
 	switch l.Type {
 	case "attachment":
@@ -443,8 +447,14 @@ func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.R
 		return nil
 	}
 	delete(s.pending, b.ToolUseID)
-	if l.PromptID != "" && l.PromptID != s.promptID && !l.IsSidechain {
-		s.promptID = l.PromptID
+	// The line names the prompt it answers (a subagent's lines name the
+	// prompt that started the subagent).
+	promptID := s.promptID
+	if l.PromptID != "" {
+		promptID = l.PromptID
+		if !l.IsSidechain {
+			s.promptID = promptID
+		}
 	}
 	name := hooks.PostToolUse
 	if b.IsError {
@@ -459,7 +469,7 @@ func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.R
 		dur = 0
 	}
 	return fp.send(s, name, at, func(p *ingest.Payload) {
-		p.ToolName, p.ToolInput, p.ToolUseID, p.DurationMS = use.name, input, b.ToolUseID, dur
+		p.ToolName, p.ToolInput, p.ToolUseID, p.DurationMS, p.PromptID = use.name, input, b.ToolUseID, dur, promptID
 		if b.IsError {
 			p.Error = resultText(b.Content)
 			p.IsInterrupt = strings.Contains(p.Error, "[Request interrupted by user")
@@ -531,7 +541,8 @@ func (fp *fileParser) finish(modTime time.Time) error {
 		if err := fp.endTurn(s); err != nil {
 			return err
 		}
-		if !s.started || fp.opts.now().Sub(modTime) < fp.opts.ActiveWithin {
+		// A subagent's transcript does not end its session.
+		if !s.started || !s.main || fp.opts.now().Sub(modTime) < fp.opts.ActiveWithin {
 			continue
 		}
 		if err := fp.send(s, hooks.SessionEnd, s.seen, func(p *ingest.Payload) { p.Reason = EndReason }); err != nil {
@@ -555,7 +566,9 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 	if s.skip || at.Before(fp.opts.Since) {
 		return nil
 	}
-	if !s.started && name != hooks.SessionStart {
+	// A subagent's transcript starts no session: its session started
+	// in the main transcript.
+	if !s.started && name != hooks.SessionStart && s.main {
 		s.started = true
 		src := s.source
 		if src == "" {

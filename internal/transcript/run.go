@@ -254,30 +254,13 @@ func Run(ctx context.Context, paths []string, opts Options, sink Sink) (Stats, e
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	jobs := make(chan file)
-	var wg sync.WaitGroup
-	for range opts.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range jobs {
-				if err := r.file(ctx, f); err != nil {
-					cancel(err)
-				}
-			}
-		}()
-	}
 	stopTick := r.ticker()
-feed:
-	for _, f := range files {
-		select {
-		case jobs <- f:
-		case <-ctx.Done():
-			break feed
-		}
+	// Subagents' transcripts go after the sessions they worked for, so
+	// their tool calls find their session and prompt stored.
+	main, agents := splitAgents(files)
+	for _, phase := range [][]file{main, agents} {
+		r.files(ctx, cancel, phase)
 	}
-	close(jobs)
-	wg.Wait()
 	stopTick()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -288,6 +271,49 @@ feed:
 		return r.stats, err
 	}
 	return r.stats, nil
+}
+
+// files reads phase with Options.Workers goroutines, one file each at a
+// time; the first error cancels the rest.
+func (r *runner) files(ctx context.Context, cancel context.CancelCauseFunc, phase []file) {
+	jobs := make(chan file)
+	var wg sync.WaitGroup
+	for range r.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range jobs {
+				if err := r.file(ctx, f); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+	}()
+	for _, f := range phase {
+		select {
+		case jobs <- f:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// splitAgents sets apart the transcripts of subagents (agent-*.jsonl, or
+// under a subagents directory): their lines belong to the session that
+// started them.
+func splitAgents(files []file) (main, agents []file) {
+	for _, f := range files {
+		if strings.HasPrefix(filepath.Base(f.path), "agent-") || strings.Contains(f.path, string(filepath.Separator)+"subagents"+string(filepath.Separator)) {
+			agents = append(agents, f)
+		} else {
+			main = append(main, f)
+		}
+	}
+	return main, agents
 }
 
 type runner struct {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -337,5 +338,46 @@ func TestProjectAndSince(t *testing.T) {
 		if st.Sessions != c.sessions {
 			t.Errorf("%+v: %d sessions, want %d", c.opts, st.Sessions, c.sessions)
 		}
+	}
+}
+
+// TestSubagentTranscript: a subagent's transcript (its own file, every
+// line a sidechain of the session that started it) is read after the
+// main transcripts; its tool calls belong to that session and prompt, its
+// task text is no prompt, and it neither starts nor ends the session.
+func TestSubagentTranscript(t *testing.T) {
+	sid := "0b9ad9a3-aaaa-bbbb-cccc-000000000002"
+	at := func(s int) string { return time.Date(2026, 1, 2, 3, 4, s, 0, time.UTC).Format(time.RFC3339Nano) }
+	line := func(sidechain bool, typ string, s int, rest string) string {
+		return fmt.Sprintf(`{"type":%q,"isSidechain":%v,"sessionId":%q,"cwd":"/tmp/p","timestamp":%q,"promptId":"p1",%s}`, typ, sidechain, sid, at(s), rest)
+	}
+	dir := t.TempDir()
+	agents := filepath.Join(dir, sid, "subagents")
+	os.MkdirAll(agents, 0o700)
+	// The subagent's file is older than the main one: order by time alone
+	// would read it first.
+	old(t, agents, "agent-a1.jsonl", []byte(strings.Join([]string{
+		line(true, "user", 3, `"message":{"role":"user","content":"find the bug"}`),
+		line(true, "assistant", 4, `"message":{"role":"assistant","content":[{"type":"tool_use","id":"ta","name":"Grep","input":{"pattern":"bug"}}]}`),
+		line(true, "user", 5, `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ta","content":"x.go:1"}]}`),
+		line(true, "assistant", 6, `"message":{"role":"assistant","content":[{"type":"text","text":"found it"}]}`),
+	}, "\n")))
+	main := old(t, dir, sid+".jsonl", []byte(strings.Join([]string{
+		line(false, "user", 1, `"message":{"role":"user","content":"fix the bug"}`),
+		line(false, "assistant", 2, `"message":{"role":"assistant","content":[{"type":"text","text":"fixed"}]}`),
+	}, "\n")))
+	later := time.Now().Add(-30 * time.Minute)
+	os.Chtimes(main, later, later)
+	st, evs := run(t, []string{dir}, Options{Workers: 4})
+	var names []string
+	for _, ev := range evs {
+		names = append(names, ev.Name+":"+ev.Payload.PromptID)
+	}
+	want := []string{"SessionStart:", "UserPromptSubmit:p1", "Stop:p1", "SessionEnd:p1", "PostToolUse:p1"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("events %v, want %v", names, want)
+	}
+	if st.Sessions != 1 || st.Prompts != 1 || st.Observations != 1 {
+		t.Errorf("stats %+v", st.Counts)
 	}
 }
