@@ -276,7 +276,7 @@ func (w *Worker) RestartNeeded() <-chan struct{} { return w.restart }
 func (w *Worker) Shutdown(timeout time.Duration) error {
 	w.Broker.Close()
 	err := w.App.ShutdownWithTimeout(timeout)
-	w.Import.Stop() // an import in progress stops; run again, it goes on
+	w.Import.Stop()    // an import in progress stops; run again, it goes on
 	w.Summaries.Stop() // a job in progress stays queued for the next start
 	w.Retention.Stop()
 	// Once the writer has committed what it holds, move every commit from
