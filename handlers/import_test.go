@@ -3,10 +3,12 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -55,5 +57,14 @@ func TestImportEvents(t *testing.T) {
 	// makes are compared.
 	if c2, _ := srv.Store.Counts(t.Context()); c2.Sessions != c1.Sessions || c2.Prompts != c1.Prompts || c2.Observations != c1.Observations {
 		t.Errorf("the same batch again: %+v → %+v", c1, c2)
+	}
+}
+
+// TestImportPageEmpty: without transcripts the page says so.
+func TestImportPageEmpty(t *testing.T) {
+	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = filepath.Join(t.TempDir(), "none") })
+	status, body := srv.Get(t, "/import")
+	if status != http.StatusOK || !strings.Contains(string(body), "No Claude Code transcripts in") {
+		t.Errorf("%d %s", status, body)
 	}
 }

@@ -18,6 +18,9 @@ import (
 	r3sse "github.com/r3labs/sse/v2"
 	"github.com/spf13/cobra"
 	backoff "gopkg.in/cenkalti/backoff.v1"
+
+	"github.com/mneme-dev/mneme/internal/transcript"
+	"github.com/mneme-dev/mneme/models"
 )
 
 func init() { extraCommands = append(extraCommands, tailCmd) }
@@ -202,6 +205,16 @@ func (t *tailer) print(msg *r3sse.Event) {
 		}
 	case "settings_changed":
 		colour, what = ansiYellow, "settings changed"
+	case models.EventImportProgress:
+		// Ten a second while the viewer's import runs: only its end.
+		var st struct {
+			Running bool               `json:"running"`
+			Stats   *transcript.Counts `json:"stats"`
+		}
+		if json.Unmarshal(msg.Data, &st) != nil || st.Running || st.Stats == nil {
+			return
+		}
+		colour, what = ansiYellow, fmt.Sprintf("import finished: %d sessions, %d prompts, %d tool calls", st.Stats.Sessions, st.Stats.Prompts, st.Stats.Observations)
 	default:
 		what = string(msg.Data)
 	}
