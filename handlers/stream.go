@@ -49,6 +49,9 @@ var (
 // from the event log, then follows live events; ?project= filters (settings
 // changes always pass).
 //
+// Events that are not logged (import_progress) go to live clients only,
+// without an id line, so a client's Last-Event-ID stays on the log.
+//
 // Ids on the wire only go up, and none is skipped: the store's writer
 // publishes each transaction's events after its commit, in id order, and
 // a subscriber the broker cannot serve is disconnected, to come back with

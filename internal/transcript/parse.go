@@ -193,6 +193,9 @@ func (fp *fileParser) parse(r io.Reader, modTime time.Time, done func(int)) erro
 	for {
 		raw, n, err := readLine(br, buf, max)
 		buf = raw[:0]
+		if cap(buf) > 1<<20 {
+			buf = nil // a long line's buffer is not kept for the short ones
+		}
 		if n > 0 {
 			fp.lineNo++
 			done(n)
