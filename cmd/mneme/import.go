@@ -57,7 +57,7 @@ capture. Running it again, or on sessions also captured live, stores nothing twi
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "read and count, store nothing")
 	cmd.Flags().StringVar(&since, "since", "", "only events since this day (YYYY-MM-DD)")
 	cmd.Flags().StringVar(&project, "project", "", "only sessions of this project")
-	cmd.Flags().IntVar(&workers, "workers", 16, "transcripts read and sent at once")
+	cmd.Flags().IntVar(&workers, "workers", 32, "transcripts read and sent at once")
 	return cmd
 }
 

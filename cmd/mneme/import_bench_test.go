@@ -109,4 +109,4 @@ func BenchmarkImport(b *testing.B) {
 	})
 }
 
-var benchWorkers = 16
+var benchWorkers = 32

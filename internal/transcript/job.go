@@ -63,7 +63,7 @@ func (j *Job) dir() string {
 }
 
 func (j *Job) options() Options {
-	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 16}
+	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 32}
 }
 
 // Scan is a dry run of the directory (one made within scanFor is reused),
