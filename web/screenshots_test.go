@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -26,7 +27,9 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv := testutil.NewServer(t)
+	transcripts := t.TempDir()
+	testutil.WriteTranscripts(t, transcripts, 24, "5c")
+	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = transcripts })
 	seedDemo(t, srv)
 	shots := []struct{ name, path, ready string }{
 		{"feed", "/", "#feed > .row"},
@@ -35,6 +38,7 @@ func TestScreenshots(t *testing.T) {
 		{"search", "/search?q=test*+OR+notes", "#results mark"},
 		{"stats", "/stats", "#chart-activity svg"},
 		{"settings", "/settings", "main form"},
+		{"import", "/import", "#import-projects"},
 	}
 	b := newBrowser(t, 1280, 800)
 	b.login(t, srv)
