@@ -19,6 +19,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -148,17 +149,21 @@ func printImport(stdout, stderr io.Writer, st transcript.Stats, dry bool) {
 	}
 }
 
-// socketSink posts each event to the worker's hook ingest over its unix
-// socket, as a replayed spool line is posted.
+// socketSink sends the events to the worker (POST /api/import/events),
+// each cleaned first as `mneme hook` cleans an event before it sends it:
+// private tags stripped and secrets redacted with the worker's rules
+// (hooks.LoadRedactor), so that with MNEME_URL no secret leaves the
+// machine either.
 type socketSink struct {
 	r      remote
 	client *http.Client
+	clean  *privacy.Redactor
 }
 
 func newSocketSink(g *globals) (*socketSink, error) {
 	r := g.remote()
 	r.transport.MaxIdleConnsPerHost = 64
-	s := &socketSink{r: r, client: r.client(60 * time.Second)}
+	s := &socketSink{r: r, client: r.client(60 * time.Second), clean: hooks.LoadRedactor(g.dataDir, nil)}
 	err := g.withWorker(r, 15*time.Second, func() error {
 		_, err := s.counts()
 		return err
@@ -193,7 +198,7 @@ func (s *socketSink) counts() (models.Counts, error) {
 const (
 	batchBytes  = 1 << 20
 	batchEvents = 256
-	eventBytes  = 1 << 20 // one event's payload, shrunk to fit (hooks.Shrink)
+	eventBytes  = 1 << 20 // one event's payload, its long strings cut to fit
 )
 
 // Send posts one event alone (the runner batches through ForFile).
@@ -220,7 +225,7 @@ func (b *socketBatch) Send(ctx context.Context, ev *transcript.Event) error {
 	if err != nil {
 		return &transcript.PermanentError{Msg: err.Error()}
 	}
-	line, err := json.Marshal(api.ImportEvent{Event: ev.Name, Payload: hooks.Shrink(payload, eventBytes)})
+	line, err := json.Marshal(api.ImportEvent{Event: ev.Name, Payload: b.s.clean.CleanPayload(payload, eventBytes)})
 	if err != nil {
 		return &transcript.PermanentError{Msg: err.Error()}
 	}
