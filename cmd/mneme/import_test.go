@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,13 +17,17 @@ import (
 const fixtureSession = testutil.FixtureSessionID
 
 // oldTranscript copies the fixture transcript into a temp dir laid out as
-// ~/.claude/projects, dated an hour ago (a session that has ended).
-func oldTranscript(t *testing.T) string {
+// ~/.claude/projects, dated an hour ago (a session that has ended), with
+// edit applied to its text.
+func oldTranscript(t *testing.T, edit ...func([]byte) []byte) string {
 	t.Helper()
 	src := filepath.Join(testutil.FixtureDir(t), "session-basic.transcript.jsonl")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range edit {
+		data = e(data)
 	}
 	dir := filepath.Join(t.TempDir(), "projects", "-home-dev-projects-notes-app")
 	os.MkdirAll(dir, 0o700)
@@ -123,5 +128,33 @@ func TestImportDryRun(t *testing.T) {
 	out = importInto(t, srv, "--since", "2030-01-01", projects)
 	if !strings.Contains(out, "imported 0 sessions") {
 		t.Errorf("--since 2030:\n%s", out)
+	}
+}
+
+// TestImportPrivatePrompt: a prompt that is private as a whole is handled
+// as the hooks handle it: no prompt text, and the tool calls of its turn
+// dropped.
+func TestImportPrivatePrompt(t *testing.T) {
+	const public, private = "write notes please <private>my password is hunter2</private>", "<private>write notes please, my password is hunter2</private>"
+	projects := oldTranscript(t, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(public), []byte(private)) })
+
+	live := testutil.NewServer(t)
+	for _, raw := range testutil.FixtureEvents(t) {
+		var head struct {
+			Event string `json:"hook_event_name"`
+		}
+		json.Unmarshal(raw, &head)
+		live.Hook(t, head.Event, bytes.ReplaceAll(raw, []byte(public), []byte(private)))
+	}
+	want := sessionDigest(t, live, fixtureSession)
+
+	imported := testutil.NewServer(t)
+	importInto(t, imported, projects)
+	got := sessionDigest(t, imported, fixtureSession)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("import differs from live capture:\nimport:\n  %s\nlive:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if c := counts(t, imported); c != [3]int64{1, 0, 0} {
+		t.Errorf("stored %v, want the session only", c)
 	}
 }
