@@ -39,7 +39,9 @@ func importCmd(g *globals, code *int) *cobra.Command {
 directories given) and sends each session's events to the worker as its hooks would have:
 sessions, prompts, tool calls (failures too), turns and session ends, with their original
 times. Privacy rules, the skip list, importance, compression and summaries apply as for live
-capture. Running it again, or on sessions also captured live, stores nothing twice.`,
+capture. Running it again, or on sessions also captured live, stores nothing twice. A
+transcript written to in the last 10 minutes belongs to a session still running: its open
+turn and its end are left to its hooks.`,
 		Example: `  mneme import
   mneme import --dry-run
   mneme import --project notes-app --since 2026-01-01 ~/.claude/projects`,

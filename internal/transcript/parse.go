@@ -533,11 +533,15 @@ func (fp *fileParser) endTurn(s *session) error {
 	return fp.stop(s, at)
 }
 
-// finish closes every session of the file: its open turn, and its end
-// unless the transcript changed within Options.ActiveWithin (a session
-// still running).
+// finish closes every session of the file, its open turn and its end,
+// unless the transcript changed within Options.ActiveWithin: a session
+// still running, whose turn and end its hooks will report.
 func (fp *fileParser) finish(modTime time.Time) error {
+	active := fp.opts.now().Sub(modTime) < fp.opts.ActiveWithin
 	for _, s := range fp.order {
+		if active {
+			continue
+		}
 		for id, use := range s.pending {
 			fp.problem(Problem{fp.path, 0, fmt.Sprintf("tool call %s (%s) has no result: skipped", ingest.Truncate(id, 60), use.name)})
 		}
@@ -545,7 +549,7 @@ func (fp *fileParser) finish(modTime time.Time) error {
 			return err
 		}
 		// A subagent's transcript does not end its session.
-		if !s.started || !s.main || fp.opts.now().Sub(modTime) < fp.opts.ActiveWithin {
+		if !s.started || !s.main {
 			continue
 		}
 		if err := fp.send(s, hooks.SessionEnd, s.seen, func(p *ingest.Payload) { p.Reason = EndReason }); err != nil {
