@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/transcript"
 )
 
 const fixtureSession = testutil.FixtureSessionID
@@ -156,5 +157,25 @@ func TestImportPrivatePrompt(t *testing.T) {
 	}
 	if c := counts(t, imported); c != [3]int64{1, 0, 0} {
 		t.Errorf("stored %v, want the session only", c)
+	}
+}
+
+// TestImportOneAtATime: while another import runs (the viewer's, or
+// another `mneme import`), a second one says so and stores nothing.
+func TestImportOneAtATime(t *testing.T) {
+	projects := oldTranscript(t)
+	srv := testutil.NewServer(t)
+	unlock, err := transcript.Lock(srv.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var out, errb bytes.Buffer
+	code := run([]string{"import", "--data-dir", srv.DataDir, projects}, nil, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "an import is already running") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+	if c := counts(t, srv); c != [3]int64{} {
+		t.Errorf("stored %v", c)
 	}
 }
