@@ -36,7 +36,7 @@ func (c *collect) Send(_ context.Context, ev *Event) error {
 
 // fixture is a file of testdata/claude-code-2.1.330 (testutil cannot be
 // imported here: it builds a worker, which imports this package).
-func fixture(t *testing.T, name string) string {
+func fixture(_ testing.TB, name string) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "claude-code-2.1.330", name)
 }
