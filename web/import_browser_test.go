@@ -1,14 +1,12 @@
 package web_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/transcript"
 )
@@ -20,9 +18,7 @@ import (
 // imported history.
 func TestBrowserImport(t *testing.T) {
 	const sessions = 240
-	dir := filepath.Join(t.TempDir(), "projects")
-	testutil.WriteTranscripts(t, dir, sessions, "b0")
-	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = dir })
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, sessions, "b0"))
 	srv.SeedFixture(t) // one session of the kind, captured live, is not in dir
 
 	b := newBrowser(t, 1280, 900)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -27,9 +26,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	transcripts := t.TempDir()
-	testutil.WriteTranscripts(t, transcripts, 24, "5c")
-	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = transcripts })
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 24, "5c"))
 	seedDemo(t, srv)
 	shots := []struct{ name, path, ready string }{
 		{"feed", "/", "#feed > .row"},

@@ -2,11 +2,9 @@ package app_test
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/internal/transcript"
 )
@@ -16,9 +14,7 @@ import (
 // twice.
 func TestImportJob(t *testing.T) {
 	const sessions = 120
-	dir := filepath.Join(t.TempDir(), "projects")
-	testutil.WriteTranscripts(t, dir, sessions, "a0")
-	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = dir })
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, sessions, "a0"))
 	job := srv.Import
 
 	if err := job.Start(); err != nil {

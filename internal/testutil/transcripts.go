@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/app"
 )
 
 // FixtureSessionID is the session of the fixture transcript and hooks.
@@ -44,4 +46,12 @@ func WriteTranscripts(tb testing.TB, dir string, n int, tag string) int64 {
 		total += int64(len(data))
 	}
 	return total
+}
+
+// WithTranscripts is an Option: the worker's import reads n copies of the
+// fixture transcript (WriteTranscripts) from a temp dir.
+func WithTranscripts(tb testing.TB, n int, tag string) Option {
+	dir := filepath.Join(tb.TempDir(), "projects")
+	WriteTranscripts(tb, dir, n, tag)
+	return func(o *app.Options) { o.ImportDir = dir }
 }
