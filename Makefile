@@ -84,7 +84,8 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 # where they stay as regression seeds that plain `go test` runs.
 FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer
+	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
+	internal/transcript:FuzzParse
 FUZZTIME ?= 30s
 
 .PHONY: fuzz

@@ -209,6 +209,21 @@ func runSession1(t *testing.T, m *Mneme, project string) (session1, string) {
 	return s1, res.JSON.SessionID
 }
 
+// runSessionsAB runs session 1 (A), then session B in the same project (a
+// version bump, the "quokka milestone"), each settled, and returns A's
+// script and both session ids.
+func runSessionsAB(t *testing.T, m *Mneme, project string) (s1 session1, sidA, sidB string) {
+	t.Helper()
+	s1, sidA = runSession1(t, m, project)
+	m.WaitSettled(t, sidA)
+	fakeB := NewFakeAPI(t,
+		ToolUse("Bash", map[string]any{"command": "echo bumped-to-7.3.1", "description": "bump the version"}),
+		Text("Version bumped."))
+	sidB = m.Claude(t, fakeB, project, "Bump the version to 7.3.1 for the quokka milestone.").JSON.SessionID
+	m.WaitSettled(t, sidB)
+	return s1, sidA, sidB
+}
+
 // contextSection returns the lines under the markdown heading "## <title>"
 // of a context block, up to the next heading, or "" without such a heading.
 func contextSection(block, title string) string {
@@ -583,15 +598,7 @@ func TestClaudeCodeWithMnemeResume(t *testing.T) {
 	m := NewMneme(t)
 	m.Serve(t)
 	project := NewProject(t, "mneme-e2e-resume")
-	s1, sidA := runSession1(t, m, project)
-	m.WaitSettled(t, sidA)
-
-	fakeB := NewFakeAPI(t,
-		ToolUse("Bash", map[string]any{"command": "echo bumped-to-7.3.1", "description": "bump the version"}),
-		Text("Version bumped."))
-	resB := m.Claude(t, fakeB, project, "Bump the version to 7.3.1 for the quokka milestone.")
-	sidB := resB.JSON.SessionID
-	m.WaitSettled(t, sidB)
+	s1, sidA, _ := runSessionsAB(t, m, project)
 
 	// The resumed conversation already holds session A's tool results, so
 	// the fake's script index starts past them.

@@ -30,6 +30,9 @@ type Handler struct {
 	// Auth holds the worker's secret, the login cookie and the one-time
 	// login links.
 	Auth *auth.Keeper
+	// Import runs imports of Claude Code's transcripts from the viewer;
+	// nil hides them.
+	Import Importer
 	// StreamOptions tune /stream (keepalives, write timeout).
 	StreamOptions StreamOptions
 	// ViewerURL is the viewer's address (http://127.0.0.1:37777), put in

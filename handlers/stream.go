@@ -49,6 +49,9 @@ var (
 // from the event log, then follows live events; ?project= filters (settings
 // changes always pass).
 //
+// Events that are not logged (import_progress) go to live clients only,
+// without an id line, so a client's Last-Event-ID stays on the log.
+//
 // Ids on the wire only go up, and none is skipped: the store's writer
 // publishes each transaction's events after its commit, in id order, and
 // a subscriber the broker cannot serve is disconnected, to come back with
@@ -166,6 +169,10 @@ func (s *stream) next(wait bool) bool {
 		// The broker publishes in commit order and drops a subscriber
 		// rather than skip one of its events, so the channel has no gap;
 		// it may repeat what the replay already sent.
+		if msg.ID == 0 { // not logged (import_progress): live only
+			s.pending = msg.Frame
+			return true
+		}
 		if msg.ID > s.lastID {
 			s.lastID, s.pending = msg.ID, msg.Frame
 			return true

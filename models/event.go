@@ -14,6 +14,10 @@ const (
 	EventSummary          = "summary"
 	EventSessionCompleted = "session_completed"
 	EventSettingsChanged  = "settings_changed"
+	// EventImportProgress is where an import started from the viewer is.
+	// It is published to the stream as it happens and never logged: it
+	// has no id, and a replay does not repeat it.
+	EventImportProgress = "import_progress"
 )
 
 // Event is one entry of the event log behind the live stream. It is written

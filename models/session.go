@@ -59,6 +59,22 @@ func (tx *Tx) EnsureSession(s *Session) (SessionRef, error) {
 	return ref, nil
 }
 
+// KnownSessions counts how many of these Claude Code session ids are
+// stored.
+func (s *Store) KnownSessions(ctx context.Context, claudeIDs []string) (int, error) {
+	total := 0
+	for len(claudeIDs) > 0 {
+		chunk := claudeIDs[:min(len(claudeIDs), 500)]
+		claudeIDs = claudeIDs[len(chunk):]
+		var n int64
+		if err := s.DB.WithContext(ctx).Model(&Session{}).Where("claude_session_id IN ?", chunk).Count(&n).Error; err != nil {
+			return total, err
+		}
+		total += int(n)
+	}
+	return total, nil
+}
+
 // SessionByID loads one session by its database id.
 func (s *Store) SessionByID(ctx context.Context, id int64) (*Session, error) {
 	var out Session

@@ -15,10 +15,9 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // PageMeta is what the layout needs from every page.
-//
 //   - Title: the page's own title; rendered as "<Title> · mneme".
 //   - Active: the nav entry to mark current: "feed", "sessions", "search",
-//     "stats" or "settings".
+//     "stats", "settings" or "import".
 //   - Status: a problem the worker knows of (Handler.Status, e.g. "disk
 //     almost full"), shown as a banner on every page (StatusBanner) and
 //     kept current by app.js from /api/health; empty means none.
@@ -51,6 +50,7 @@ var navItems = []navItem{
 	{"search", "Search", "/search"},
 	{"stats", "Stats", "/stats"},
 	{"settings", "Settings", "/settings"},
+	{"import", "Import", "/import"},
 }
 
 // assetURL is the URL of a static file with the cache-busting suffix.

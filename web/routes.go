@@ -69,6 +69,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.get("/timeline", h.TimelineJSON)
 	api.get("/projects", h.ListProjects)
 	api.get("/stats", h.StatsJSON)
+	api.get("/import", h.ShowImportJSON)
+	api.post("/import/events", h.ImportEvents) // `mneme import`: hook events from transcripts
 
 	// Export: session reports as downloads (md, json, html), one session
 	// or a project's sessions since a date. `mneme export` uses these too.
@@ -114,6 +116,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	// Forget: a confirmation page, then its form (CSRF token required).
 	pages.get("/forget/:target/:id", h.ShowForget)
 	pages.post("/forget/:target/:id", h.ForgetForm)
+	pages.get("/import", h.ShowImport)
+	pages.post("/import", h.StartImport)
 
 	// Anything else: a stranger learns nothing, not even which paths or
 	// methods exist (401); others get the 404 or 405.

@@ -26,7 +26,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv := testutil.NewServer(t)
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 24, "5c"))
 	seedDemo(t, srv)
 	shots := []struct{ name, path, ready string }{
 		{"feed", "/", "#feed > .row"},
@@ -35,6 +35,7 @@ func TestScreenshots(t *testing.T) {
 		{"search", "/search?q=test*+OR+notes", "#results mark"},
 		{"stats", "/stats", "#chart-activity svg"},
 		{"settings", "/settings", "main form"},
+		{"import", "/import", "#import-projects"},
 	}
 	b := newBrowser(t, 1280, 800)
 	b.login(t, srv)

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -90,3 +93,30 @@ func (r remote) authorize(req *http.Request) {
 
 // viewerURL is the viewer's address on this machine's loopback port.
 func (g *globals) viewerURL() string { return "http://127.0.0.1:" + strconv.Itoa(g.port) }
+
+// withWorker runs try against the worker. When nothing listens on the
+// socket (and no remote worker is named), it starts one, as the hook does,
+// and runs try again until it succeeds or wait has passed.
+func (g *globals) withWorker(r remote, wait time.Duration, try func() error) error {
+	err := try()
+	if err == nil || r.token != "" || !noWorker(err) {
+		return err
+	}
+	self, serr := hooks.Self()
+	if serr != nil {
+		return serr
+	}
+	if serr := hooks.StartWorker(self, g.port, g.dataDir); serr != nil {
+		return fmt.Errorf("start the worker: %w", serr)
+	}
+	for deadline := time.Now().Add(wait); ; time.Sleep(50 * time.Millisecond) {
+		if err = try(); err == nil || !noWorker(err) || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
+// noWorker tells an error that means nobody listens on the socket.
+func noWorker(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}

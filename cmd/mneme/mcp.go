@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -67,7 +66,7 @@ func (g *globals) workerAPI() mcp.API {
 	r := g.remote()
 	a := &startingAPI{HTTPAPI: mcp.HTTPAPI{Base: r.base, Client: r.client(30 * time.Second), Token: r.token, Where: r.where}}
 	if r.token == "" && os.Getenv(hooks.EnvNoStart) == "" {
-		a.start = func(try func() error) error { return g.withWorker(try) }
+		a.start = func(try func() error) error { return g.withWorker(r, 10*time.Second, try) }
 	}
 	return a
 }
@@ -92,31 +91,4 @@ func (a *startingAPI) Do(ctx context.Context, method, path string, body []byte) 
 		return err
 	})
 	return out, err
-}
-
-// noWorker tells an error that means nobody listens on the socket.
-func noWorker(err error) bool {
-	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
-}
-
-// withWorker runs try; when it finds no worker on the socket, it starts
-// one, as the hook does, and retries try for up to 10 s until it reaches
-// it.
-func (g *globals) withWorker(try func() error) error {
-	err := try()
-	if err == nil || !noWorker(err) {
-		return err
-	}
-	self, serr := hooks.Self()
-	if serr != nil {
-		return serr
-	}
-	if serr := hooks.StartWorker(self, g.port, g.dataDir); serr != nil {
-		return fmt.Errorf("start the worker: %w", serr)
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if err = try(); err == nil || !noWorker(err) || time.Now().After(deadline) {
-			return err
-		}
-	}
 }

@@ -56,16 +56,10 @@ keeps a login cookie. The worker is started first when none runs.`,
 func loginLink(g *globals) (string, error) {
 	r := g.remote()
 	var link api.LoginLink
-	try := func() (err error) {
+	err := g.withWorker(r, 10*time.Second, func() (err error) {
 		link, err = requestLink(r)
 		return err
-	}
-	var err error
-	if r.token == "" {
-		err = g.withWorker(try) // over the socket: a worker is started when none runs
-	} else {
-		err = try()
-	}
+	})
 	if err != nil {
 		return "", fmt.Errorf("no login link from the worker %s: %w", r.where, err)
 	}

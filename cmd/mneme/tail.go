@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	backoff "gopkg.in/cenkalti/backoff.v1"
 
+	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -209,6 +210,16 @@ func (t *tailer) print(msg *r3sse.Event) {
 		json.Unmarshal(msg.Data, &f)
 		colour, what = ansiYellow, fmt.Sprintf("forgot a %s: %d sessions, %d prompts, %d observations, %d summaries",
 			f.Target, len(f.Sessions), len(f.Prompts), len(f.Observations), len(f.Summaries))
+	case models.EventImportProgress:
+		// Ten a second while the viewer's import runs: only its end.
+		var st struct {
+			Running bool               `json:"running"`
+			Stats   *transcript.Counts `json:"stats"`
+		}
+		if json.Unmarshal(msg.Data, &st) != nil || st.Running || st.Stats == nil {
+			return
+		}
+		colour, what = ansiYellow, fmt.Sprintf("import finished: %d sessions, %d prompts, %d tool calls", st.Stats.Sessions, st.Stats.Prompts, st.Stats.Observations)
 	default:
 		what = string(msg.Data)
 	}

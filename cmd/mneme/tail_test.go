@@ -163,12 +163,17 @@ func TestTailLineFormat(t *testing.T) {
 		{"summary", `{"project":"p","kind":"turn","completed":"Fixed the \u001b[31mbug"}`},
 		{"settings_changed", `{}`},
 		{"", ``}, // a keepalive comment seen through r3labs: skipped
+		{"import_progress", `{"running":true,"progress":{"files":3}}`}, // running: skipped
+		{"import_progress", `{"running":false,"stats":{"sessions":2,"prompts":3,"observations":8}}`},
 	} {
 		tl.print(&r3sse.Event{ID: []byte("1"), Event: []byte(ev.kind), Data: []byte(ev.data)})
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("lines: %q", lines)
+	}
+	if !strings.Contains(lines[3], "import finished: 2 sessions, 3 prompts, 8 tool calls") {
+		t.Errorf("import line %q", lines[3])
 	}
 	if !strings.Contains(lines[0], ansiRed+"observation") || !strings.Contains(lines[0], "✗ Ran x") {
 		t.Errorf("failure line %q", lines[0])

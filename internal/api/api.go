@@ -4,6 +4,7 @@
 package api
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
@@ -70,4 +71,26 @@ type SessionDetail struct {
 	Prompts      []models.Prompt      `json:"prompts"`
 	Observations []models.Observation `json:"observations"`
 	Summaries    []models.Summary     `json:"summaries"`
+}
+
+// ImportStatus is GET /api/import: the viewer's import, and the store's
+// counts as they are now (not /api/health's cached ones), which `mneme
+// import` compares before and after.
+type ImportStatus struct {
+	State  any           `json:"state"` // transcript.State
+	Counts models.Counts `json:"counts"`
+}
+
+// ImportEvent is one line of POST /api/import/events: a hook event that
+// `mneme import` rebuilt from a transcript, its payload as a hook sends it.
+type ImportEvent struct {
+	Event   string          `json:"event"` // SessionStart, …
+	Payload json.RawMessage `json:"payload"`
+}
+
+// ImportResult answers POST /api/import/events: how many events were
+// stored, and why the others were refused.
+type ImportResult struct {
+	Stored  int      `json:"stored"`
+	Refused []string `json:"refused,omitempty"`
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/internal/summarize"
+	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web"
 	"github.com/mneme-dev/mneme/web/sse"
@@ -50,6 +51,9 @@ type Options struct {
 	Status func() string
 	// Stream tunes /stream; zero fields take the defaults.
 	Stream handlers.StreamOptions
+	// ImportDir is what the viewer's import reads: Claude Code's
+	// transcripts (transcript.DefaultDir) when empty.
+	ImportDir string
 }
 
 // Worker is an assembled worker. Close it to stop its background parts.
@@ -69,6 +73,8 @@ type Worker struct {
 	Summaries *summarize.Queue
 	// Retention deletes observations past the retention setting.
 	Retention *retention.Job
+	// Import runs the viewer's imports of Claude Code's transcripts.
+	Import *transcript.Job
 
 	dataDir  string
 	log      *slog.Logger
@@ -169,11 +175,16 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	svc.Summaries = w.Summaries
 	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	w.Import = &transcript.Job{
+		DataDir: opts.DataDir, Dir: opts.ImportDir, Sink: captureSink{svc},
+		Known:   store.KnownSessions,
+		Publish: func(st transcript.State) { publishImport(broker, st) },
+	}
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
-		StreamOptions: opts.Stream,
+		StreamOptions: opts.Stream, Import: w.Import,
 	}
 	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
@@ -269,6 +280,7 @@ func (w *Worker) RestartNeeded() <-chan struct{} { return w.restart }
 func (w *Worker) Shutdown(timeout time.Duration) error {
 	w.Broker.Close()
 	err := w.App.ShutdownWithTimeout(timeout)
+	w.Import.Stop()    // an import in progress stops; run again, it goes on
 	w.Summaries.Stop() // a job in progress stays queued for the next start
 	w.Retention.Stop()
 	// Once the writer has committed what it holds, move every commit from

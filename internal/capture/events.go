@@ -31,7 +31,7 @@ func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.O
 		return ingest.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
-	if s.Context == nil || s.Policy().ProjectExcluded(ref.Project) {
+	if s.Context == nil || p.MnemeImport || s.Policy().ProjectExcluded(ref.Project) {
 		return ingest.Continue(), nil
 	}
 	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
@@ -71,7 +71,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 		return ingest.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
-	if private || res.PromptID == 0 || s.Context == nil {
+	if private || res.PromptID == 0 || s.Context == nil || p.MnemeImport {
 		return ingest.Continue(), nil
 	}
 	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)

@@ -51,6 +51,10 @@ type Payload struct {
 	// MnemeTime is when the event really happened, added by the spool so a
 	// replayed event keeps its original time.
 	MnemeTime *time.Time `json:"mneme_time,omitempty"`
+	// MnemeImport marks an event rebuilt from a transcript by `mneme
+	// import`: it is stored like any other, but no context is built for
+	// it (nobody reads the answer).
+	MnemeImport bool `json:"mneme_import,omitempty"`
 
 	// raw is the payload as received, when this one was made from it by
 	// Policy.CleanPayload.

@@ -85,6 +85,8 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	o := app.Options{
 		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// Never the machine's own ~/.claude/projects.
+		ImportDir: filepath.Join(dataDir, "transcripts"),
 	}
 	for _, opt := range opts {
 		opt(&o)

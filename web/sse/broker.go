@@ -34,7 +34,7 @@ type Subscriber struct {
 // wants reports whether the subscriber's project filter lets ev through
 // (settings changes and forgotten rows always pass).
 func (s *Subscriber) wants(ev *models.Event) bool {
-	return s.project == "" || ev.Project == s.project || ev.Kind == models.EventSettingsChanged || ev.Kind == models.EventForgotten
+	return s.project == "" || ev.Project == s.project || ev.Kind == models.EventSettingsChanged || ev.Kind == models.EventForgotten || ev.Kind == models.EventImportProgress
 }
 
 // Broker fans committed events out to subscribers.

@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/transcript"
+	"github.com/mneme-dev/mneme/views"
+)
+
+// Importer runs the viewer's imports of Claude Code's transcripts
+// (transcript.Job).
+type Importer interface {
+	Scan(ctx context.Context) (transcript.Preview, error)
+	Start() error
+	State() transcript.State
+}
+
+// ShowImportJSON serves GET /api/import.
+func (h *Handler) ShowImportJSON(c *fiber.Ctx) error {
+	out := api.ImportStatus{}
+	if h.Import != nil {
+		out.State = h.Import.State()
+	}
+	counts, err := h.Store.Counts(c.UserContext())
+	if err != nil {
+		return err
+	}
+	out.Counts = counts
+	return c.JSON(out)
+}
+
+// ImportEvents serves POST /api/import/events, what `mneme import` sends:
+// hook events rebuilt from transcripts, one api.ImportEvent per line,
+// stored in order through the capture pipeline as POST /api/hooks/{event}
+// stores one. A malformed event is refused and listed; a storage error
+// stops the batch (the client stops too: a second run stores nothing
+// twice).
+func (h *Handler) ImportEvents(c *fiber.Ctx) error {
+	var res api.ImportResult
+	body := c.Body()
+	for n := 1; len(body) > 0; n++ {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev api.ImportEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: malformed JSON", n))
+			continue
+		}
+		name, ok := hooks.EventName(ev.Event)
+		if !ok {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
+			continue
+		}
+		p, err := ingest.Decode(name, ev.Payload)
+		if err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d (%s): %v", n, name, err))
+			continue
+		}
+		if _, err := h.Capture.Handle(c.UserContext(), name, p); err != nil {
+			return err
+		}
+		res.Stored++
+	}
+	return c.JSON(res)
+}
+
+// ShowImport serves GET /import: a dry run of the transcripts directory,
+// and the import running or last run.
+func (h *Handler) ShowImport(c *fiber.Ctx) error {
+	return h.renderImport(c, fiber.StatusOK, "")
+}
+
+// StartImport serves POST /import (the page's form): it starts an import
+// in the background, or says why not.
+func (h *Handler) StartImport(c *fiber.Ctx) error {
+	if h.Import == nil {
+		return fiber.NewError(fiber.StatusNotFound, "import is not available")
+	}
+	if err := h.Import.Start(); err != nil {
+		if errors.Is(err, transcript.ErrRunning) {
+			return h.renderImport(c, fiber.StatusConflict, "An import is already running (here or from `mneme import`). Start another once it has finished: nothing is imported twice.")
+		}
+		return err
+	}
+	return c.Redirect("/import", fiber.StatusSeeOther)
+}
+
+func (h *Handler) renderImport(c *fiber.Ctx, status int, msg string) error {
+	if h.Import == nil {
+		return fiber.NewError(fiber.StatusNotFound, "import is not available")
+	}
+	p := views.ImportPage{Meta: h.PageMeta(c, "Import", "import"), Message: msg}
+	st := h.Import.State()
+	p.Running, p.Progress, p.Last = st.Running, importProgress(st.Progress), lastImport(st)
+	pre, err := h.Import.Scan(c.UserContext())
+	if err != nil {
+		p.ScanErr = "The transcripts could not be read: " + err.Error()
+	}
+	p.Dir, p.Files, p.MB, p.Known, p.Problems = pre.Dir, pre.Stats.Files, pre.Stats.Bytes>>20, pre.Known, pre.Stats.Skipped
+	p.Total = importRow("", pre.Stats.Counts)
+	for name, n := range pre.Stats.Projects {
+		p.Projects = append(p.Projects, importRow(name, *n))
+	}
+	sort.Slice(p.Projects, func(i, j int) bool { return p.Projects[i].Project < p.Projects[j].Project })
+	c.Status(status)
+	return render(c, views.Import(p))
+}
+
+func importRow(project string, n transcript.Counts) views.ImportRow {
+	return views.ImportRow{Project: project, Sessions: n.Sessions, Prompts: n.Prompts, ToolCalls: n.Observations, Failures: n.Failures}
+}
+
+func importProgress(p transcript.Progress) views.ImportProgress {
+	return views.ImportProgress{Done: p.BytesDone, Total: p.Bytes, Text: ProgressText(p)}
+}
+
+// ProgressText is a running import's position in words; import.js writes
+// the same from import_progress events.
+func ProgressText(p transcript.Progress) string {
+	return fmt.Sprintf("%d of %d files: %d sessions, %d prompts, %d tool calls", p.FilesDone, p.Files, p.Sessions, p.Prompts, p.Observations)
+}
+
+func lastImport(st transcript.State) string {
+	if st.Running || st.Stats == nil {
+		return ""
+	}
+	s := st.Stats
+	text := fmt.Sprintf("Imported %d sessions, %d prompts, %d tool calls (%d failed) from %d files; skipped %d, errors %d.",
+		s.Sessions, s.Prompts, s.Observations, s.Failures, s.Files, s.Skipped, s.Errors)
+	if st.Error != "" {
+		text += " Stopped: " + st.Error
+	}
+	return text
+}

@@ -1,0 +1,167 @@
+package transcript
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Job runs imports inside the worker, for the viewer: one at a time
+// (Lock, shared with `mneme import`), in the background, telling Publish
+// how it goes.
+type Job struct {
+	// DataDir holds the import lock.
+	DataDir string
+	// Dir is what is imported; DefaultDir when empty.
+	Dir string
+	// Sink stores the events (the worker's capture pipeline).
+	Sink Sink
+	// Known counts which of these Claude Code session ids are stored.
+	Known func(ctx context.Context, ids []string) (int, error)
+	// Publish is told the state as it changes (at most ten times a
+	// second); nil discards it.
+	Publish func(State)
+	// ProjectOf names a cwd's project as the worker does (its aliases).
+	ProjectOf func(cwd string) string
+
+	mu    sync.Mutex
+	state State
+	// scan is the last dry run, reused for scanFor (reading a gigabyte
+	// of transcripts takes seconds); an import finishing drops it.
+	scan      *Stats
+	scannedAt time.Time
+	cancel    context.CancelFunc // stops the running import
+	done      chan struct{}      // closed when it has stopped
+}
+
+// scanFor is how long a dry run of the directory is reused.
+const scanFor = time.Minute
+
+// State is where the viewer's import is.
+type State struct {
+	Running  bool      `json:"running"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Progress Progress  `json:"progress"`
+	Stats    *Stats    `json:"stats,omitempty"` // once finished
+	Error    string    `json:"error,omitempty"`
+}
+
+// Preview is a dry run of the Job's directory: what an import would read,
+// per project, and how many of its sessions are stored already.
+type Preview struct {
+	Dir   string `json:"dir"`
+	Stats Stats  `json:"stats"`
+	Known int    `json:"known"` // sessions already in memory
+}
+
+func (j *Job) dir() string {
+	if j.Dir != "" {
+		return j.Dir
+	}
+	return DefaultDir()
+}
+
+func (j *Job) options() Options {
+	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 32}
+}
+
+// Scan is a dry run of the directory (one made within scanFor is reused),
+// with how many of its sessions are stored now.
+func (j *Job) Scan(ctx context.Context) (Preview, error) {
+	p := Preview{Dir: j.dir()}
+	j.mu.Lock()
+	cached := j.scan
+	if time.Since(j.scannedAt) > scanFor {
+		cached = nil
+	}
+	j.mu.Unlock()
+	st := Stats{}
+	if cached != nil {
+		st = *cached
+	} else {
+		var err error
+		if st, err = Run(ctx, []string{p.Dir}, j.options(), nil); err != nil {
+			p.Stats = st
+			return p, err
+		}
+		j.mu.Lock()
+		j.scan, j.scannedAt = &st, time.Now()
+		j.mu.Unlock()
+	}
+	p.Stats = st
+	var err error
+	if j.Known != nil && len(st.SessionIDs) > 0 {
+		p.Known, err = j.Known(ctx, st.SessionIDs)
+	}
+	return p, err
+}
+
+// State is the current or last import's state.
+func (j *Job) State() State {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state
+}
+
+// Start begins an import of the directory in the background; ErrRunning
+// while one runs (here or in `mneme import`).
+func (j *Job) Start() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.state.Running {
+		return ErrRunning
+	}
+	unlock, err := Lock(j.DataDir)
+	if err != nil {
+		return err
+	}
+	j.state = State{Running: true, Started: time.Now().UTC()}
+	j.publish(j.state)
+	opts := j.options()
+	opts.Progress = func(p Progress) {
+		j.mu.Lock()
+		j.state.Progress = p
+		st := j.state
+		j.mu.Unlock()
+		if !p.Done {
+			j.publish(st)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	j.cancel, j.done = cancel, done
+	go func() {
+		defer close(done)
+		defer unlock()
+		st, err := Run(ctx, []string{j.dir()}, opts, j.Sink)
+		j.mu.Lock()
+		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
+		j.scan = nil
+		if err != nil {
+			j.state.Error = err.Error()
+		}
+		final := j.state
+		j.mu.Unlock()
+		j.publish(final)
+	}()
+	return nil
+}
+
+func (j *Job) publish(s State) {
+	if j.Publish != nil {
+		j.Publish(s)
+	}
+}
+
+// Stop cancels a running import and waits until it has stopped (what it
+// stored stays; running it again goes on where it stopped).
+func (j *Job) Stop() {
+	j.mu.Lock()
+	cancel, done := j.cancel, j.done
+	j.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}

@@ -1,0 +1,53 @@
+// The import page: follows the running import over the live stream's
+// import_progress events (and /api/import once connected, for what
+// happened before), updating the bar and the counts in place.
+(function () {
+  "use strict";
+  var box = document.getElementById("import-progress");
+  if (!box || !window.EventSource) return;
+  var bar = document.getElementById("import-bar");
+  var text = document.getElementById("import-text");
+  var done = document.getElementById("import-done");
+  var start = document.getElementById("import-start");
+
+  function show(st) {
+    if (!st || (!st.running && !st.stats)) return;
+    var p = st.progress || {};
+    box.hidden = false;
+    if (p.bytes > 0) {
+      bar.max = p.bytes;
+      bar.value = p.bytesDone;
+    }
+    if (st.running) {
+      box.dataset.running = "true";
+      start.disabled = true;
+      done.hidden = true;
+      text.textContent = p.filesDone + " of " + p.files + " files: " + p.sessions + " sessions, " +
+        p.prompts + " prompts, " + p.observations + " tool calls";
+      return;
+    }
+    var s = st.stats;
+    box.dataset.running = "false";
+    start.disabled = false;
+    bar.max = 1;
+    bar.value = 1;
+    text.textContent = "Imported " + s.sessions + " sessions, " + s.prompts + " prompts, " + s.observations +
+      " tool calls (" + s.failures + " failed) from " + s.files + " files; skipped " + s.skipped + ", errors " +
+      s.errors + "." + (st.error ? " Stopped: " + st.error : "");
+    done.hidden = false;
+  }
+
+  var es = new EventSource("/stream");
+  var events = 0;
+  es.addEventListener("import_progress", function (e) {
+    box.dataset.events = String(++events); // how many arrived (for tests)
+    try { show(JSON.parse(e.data)); } catch (err) { /* a bad frame: the next one will do */ }
+  });
+  es.onopen = function () {
+    fetch("/api/import", { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (j) { if (j) show(j.state); })
+      .catch(function () {});
+  };
+  window.addEventListener("pagehide", function () { es.close(); });
+})();
