@@ -132,6 +132,9 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 	if err != nil {
 		return nil, err
 	}
+	if err := h.markStale(ctx, pointers(obs)); err != nil {
+		return nil, err
+	}
 	prompts, err := h.Store.PromptsByIDs(ctx, ids[models.EventPrompt])
 	if err != nil {
 		return nil, err

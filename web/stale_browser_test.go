@@ -46,6 +46,12 @@ func TestStaleBadges(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("badges %q, want two each of %v", badges, want)
 	}
+	// The feed's own rows (the event log's, unfiltered) carry them too.
+	b.do(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("main")))
+	b.waitFor(t, "the feed's badges", `document.querySelectorAll(".badge-stale").length >= 2`, 10*time.Second)
+	if n := eval[int](t, b, `document.querySelectorAll(".badge-stale").length`); n != 2 {
+		t.Errorf("the feed shows %d stale badges, want 2 (changed.go, gone.go)", n)
+	}
 	if dir := os.Getenv("MNEME_SCREENSHOTS"); dir != "" {
 		shoot(t, b, fmt.Sprintf("%s/sessions/%d", srv.URL, sess.ID), "#timeline", filepath.Join(dir, "session-stale.png"))
 	}
