@@ -3,6 +3,7 @@ package models
 import (
 	"database/sql"
 	"errors"
+	"time"
 )
 
 // Restoring the full export (`mneme import FILE.json`): a session's rows
@@ -69,8 +70,14 @@ func (tx *Tx) Restore(r *RestoreRows) (RestoreCounts, error) {
 		}
 		count(ok, &n.New.Prompts, &n.Existing.Prompts)
 	}
+	var untooled map[untooledKey]bool
+	if !created && len(r.Observations) > 0 {
+		if untooled, err = tx.untooledObservations(sid); err != nil {
+			return n, err
+		}
+	}
 	for i := range r.Observations {
-		ok, err := tx.restoreObservation(sid, &r.Observations[i])
+		ok, err := tx.restoreObservation(sid, &r.Observations[i], untooled)
 		if err != nil {
 			return n, err
 		}
@@ -146,8 +153,38 @@ func (tx *Tx) restorePrompt(sid int64, p *Prompt) (bool, error) {
 	return res.RowsAffected == 1, res.Error
 }
 
-// restoreObservation stores o in session sid unless it is there already.
-func (tx *Tx) restoreObservation(sid int64, o *Observation) (bool, error) {
+// untooledKey is what tells apart the observations without a tool_use_id
+// of one session.
+type untooledKey struct {
+	at    int64 // created_at, Unix nanoseconds
+	title string
+}
+
+// untooledObservations lists the keys of session sid's observations
+// without a tool_use_id, read once per restore rather than looked up
+// row by row (no index serves that lookup).
+func (tx *Tx) untooledObservations(sid int64) (map[untooledKey]bool, error) {
+	out := map[untooledKey]bool{}
+	rows, err := tx.db.Raw(`SELECT created_at, title FROM observations WHERE session_id = ? AND tool_use_id IS NULL`, sid).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at time.Time
+		var title string
+		if err := rows.Scan(&at, &title); err != nil {
+			return nil, err
+		}
+		out[untooledKey{at.UnixNano(), title}] = true
+	}
+	return out, rows.Err()
+}
+
+// restoreObservation stores o in session sid unless it is there already
+// (untooled holds the session's observations without a tool_use_id;
+// nil for a session just created).
+func (tx *Tx) restoreObservation(sid int64, o *Observation, untooled map[untooledKey]bool) (bool, error) {
 	o.ID, o.SessionID = 0, sid
 	o.Project, o.ToolName, o.Kind, o.Title = textSafe(o.Project), textSafe(o.ToolName), textSafe(o.Kind), textSafe(o.Title)
 	o.Input, o.Output, o.ExcludedBy = textSafe(o.Input), textSafe(o.Output), textSafe(o.ExcludedBy)
@@ -160,16 +197,8 @@ func (tx *Tx) restoreObservation(sid int64, o *Observation) (bool, error) {
 		o.ToolUseID = &id
 	}
 	o.normalize()
-	if o.ToolUseID == nil {
-		var found int
-		err := tx.db.Raw(`SELECT 1 FROM observations WHERE session_id = ? AND tool_use_id IS NULL AND created_at = ? AND title = ? LIMIT 1`,
-			sid, o.CreatedAt, o.Title).Row().Scan(&found)
-		if err == nil {
-			return false, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return false, err
-		}
+	if o.ToolUseID == nil && untooled[untooledKey{o.CreatedAt.UnixNano(), o.Title}] {
+		return false, nil
 	}
 	return tx.InsertObservation(o)
 }
