@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -22,17 +21,7 @@ import (
 // flood /stream.
 func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	var batch []api.ExportSession
-	body := c.Body()
-	for n := 1; len(body) > 0; n++ {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = nil
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	err := eachLine(c.Body(), func(n int, line []byte) error {
 		var s api.ExportSession
 		if err := json.Unmarshal(line, &s); err != nil {
 			return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("session %d: malformed JSON: %v", n, err))
@@ -41,6 +30,10 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 			return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("session %d: no claudeSessionId", n))
 		}
 		batch = append(batch, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var res api.RestoreResult
 	for i := range batch {

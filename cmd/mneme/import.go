@@ -81,16 +81,8 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 	if err != nil {
 		return err
 	}
-	if len(exports) > 0 {
-		if err := runImportExports(ctx, g, exports, dry, stdout, stderr); err != nil {
-			return err
-		}
-		if len(rest) == 0 {
-			return nil
-		}
-		paths = rest
-	}
 	var sink transcript.Sink
+	var live *socketSink
 	var before models.Counts
 	if !dry {
 		unlock, err := transcript.Lock(g.dataDir)
@@ -98,14 +90,22 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 			return err
 		}
 		defer unlock()
-		s, err := newSocketSink(g)
-		if err != nil {
+		if live, err = newSocketSink(g); err != nil {
 			return err
 		}
-		if before, err = s.counts(); err != nil {
+		if before, err = live.counts(); err != nil {
 			return err
 		}
-		sink = s
+		sink = live
+	}
+	if len(exports) > 0 {
+		if err := runImportExports(ctx, live, exports, stdout); err != nil {
+			return err
+		}
+		if len(rest) == 0 {
+			return nil
+		}
+		paths = rest
 	}
 	var bar *progressbar.ProgressBar
 	if isTTY(stderr) {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	fullexport "github.com/mneme-dev/mneme/internal/report"
-	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -186,20 +185,13 @@ func countsText(c models.Counts) string {
 	return fmt.Sprintf("%d sessions, %d prompts, %d observations, %d summaries", c.Sessions, c.Prompts, c.Observations, c.Summaries)
 }
 
-// runImportExports imports the full exports files (see above), or with
-// dry only reads and counts them.
-func runImportExports(ctx context.Context, g *globals, files []string, dry bool, stdout, stderr io.Writer) error {
+// runImportExports imports the full exports files (see above) through
+// the worker's sink, or with no sink (--dry-run) only reads and counts
+// them.
+func runImportExports(ctx context.Context, sink *socketSink, files []string, stdout io.Writer) error {
 	var rs *restoreSender
+	dry := sink == nil
 	if !dry {
-		unlock, err := transcript.Lock(g.dataDir)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		sink, err := newSocketSink(g)
-		if err != nil {
-			return err
-		}
 		rs = &restoreSender{s: sink}
 	}
 	for _, file := range files {
