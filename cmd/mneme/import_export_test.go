@@ -201,10 +201,15 @@ func TestImportExportRoundTrip(t *testing.T) {
 			t.Errorf("second import:\n%s", out)
 		}
 	}
-	// The restored session search finds, and live capture goes on after it
-	// without reusing a prompt number.
-	if n := allCounts(t, dst).Sessions; n != 2 {
-		t.Errorf("sessions: %d", n)
+	// Search finds the restored rows.
+	if code, body := dst.Get(t, "/api/search?q=step"); code != 200 || !strings.Contains(string(body), "Ran step") {
+		t.Errorf("search after the import: %d %.300s", code, body)
+	}
+	// The route refuses a malformed batch whole.
+	before := allCounts(t, dst)
+	code, body := dst.Do(t, "POST", "/api/import/export-rows", `{"session":{"claudeSessionId":"new-one"}}`+"\n{broken\n", nil)
+	if code != 400 || !strings.Contains(string(body), "session 2: malformed JSON") || allCounts(t, dst) != before {
+		t.Errorf("malformed batch: %d %s", code, body)
 	}
 }
 
@@ -313,7 +318,8 @@ func TestImportExportLarge(t *testing.T) {
 	start = time.Now()
 	out := importOK(t, dst, file)
 	imported := time.Since(start)
-	if got := allCounts(t, dst); got != trailer(t, file) {
+	// The session went in parts (it is over 1 MiB), counted once.
+	if got := allCounts(t, dst); got != trailer(t, file) || !strings.Contains(out, "new: 1 sessions, 2 prompts, 10000 observations") {
 		t.Fatalf("imported %+v:\n%s", got, out)
 	}
 	fi, _ := os.Stat(file)
