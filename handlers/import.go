@@ -47,7 +47,37 @@ func (h *Handler) ShowImportJSON(c *fiber.Ctx) error {
 // twice).
 func (h *Handler) ImportEvents(c *fiber.Ctx) error {
 	var res api.ImportResult
-	body := c.Body()
+	err := eachLine(c.Body(), func(n int, line []byte) error {
+		var ev api.ImportEvent
+		if err := json.Unmarshal(line, &ev); err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: malformed JSON", n))
+			return nil
+		}
+		name, ok := hooks.EventName(ev.Event)
+		if !ok {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
+			return nil
+		}
+		p, err := ingest.Decode(name, ev.Payload)
+		if err != nil {
+			res.Refused = append(res.Refused, fmt.Sprintf("event %d (%s): %v", n, name, err))
+			return nil
+		}
+		if _, err := h.Capture.Handle(c.UserContext(), name, p); err != nil {
+			return err
+		}
+		res.Stored++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}
+
+// eachLine calls fn with each non-blank line of an NDJSON body, numbered
+// from 1, until fn fails.
+func eachLine(body []byte, fn func(n int, line []byte) error) error {
 	for n := 1; len(body) > 0; n++ {
 		line := body
 		if i := bytes.IndexByte(body, '\n'); i >= 0 {
@@ -58,27 +88,11 @@ func (h *Handler) ImportEvents(c *fiber.Ctx) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var ev api.ImportEvent
-		if err := json.Unmarshal(line, &ev); err != nil {
-			res.Refused = append(res.Refused, fmt.Sprintf("event %d: malformed JSON", n))
-			continue
-		}
-		name, ok := hooks.EventName(ev.Event)
-		if !ok {
-			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
-			continue
-		}
-		p, err := ingest.Decode(name, ev.Payload)
-		if err != nil {
-			res.Refused = append(res.Refused, fmt.Sprintf("event %d (%s): %v", n, name, err))
-			continue
-		}
-		if _, err := h.Capture.Handle(c.UserContext(), name, p); err != nil {
+		if err := fn(n, line); err != nil {
 			return err
 		}
-		res.Stored++
 	}
-	return c.JSON(res)
+	return nil
 }
 
 // ShowImport serves GET /import: a dry run of the transcripts directory,

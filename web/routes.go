@@ -70,7 +70,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.get("/projects", h.ListProjects)
 	api.get("/stats", h.StatsJSON)
 	api.get("/import", h.ShowImportJSON)
-	api.post("/import/events", h.ImportEvents) // `mneme import`: hook events from transcripts
+	api.post("/import/events", h.ImportEvents)          // `mneme import`: hook events from transcripts
+	api.post("/import/export-rows", h.ImportExportRows) // `mneme import FILE.json`: sessions of the full export
 
 	// Export: session reports as downloads (md, json, html), one session
 	// or a project's sessions since a date. `mneme export` uses these too.

@@ -34,17 +34,24 @@ func importCmd(g *globals, code *int) *cobra.Command {
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "import [paths…]",
-		Short: "Backfill memory from Claude Code's transcripts (~/.claude/projects)",
+		Short: "Backfill memory from Claude Code's transcripts (~/.claude/projects), or read back `mneme export --all`",
 		Long: `Reads Claude Code's transcripts (every *.jsonl under ~/.claude/projects, or the files and
 directories given) and sends each session's events to the worker as its hooks would have:
 sessions, prompts, tool calls (failures too), turns and session ends, with their original
 times. Privacy rules, the skip list, importance, compression and summaries apply as for live
 capture. Running it again, or on sessions also captured live, stores nothing twice. A
 transcript written to in the last 10 minutes belongs to a session still running: its open
-turn and its end are left to its hooks.`,
+turn and its end are left to its hooks.
+
+A file written by ` + "`mneme export --all`" + ` (recognised by its opening {"format":"mneme-export")
+is read back instead, on this machine or another: its sessions, prompts, observations and
+summaries are restored as they were stored, merged with what the worker holds (sessions by
+their Claude Code id): importing it again stores nothing twice. A file cut short is reported
+as such; the complete sessions before the cut are kept.`,
 		Example: `  mneme import
   mneme import --dry-run
-  mneme import --project notes-app --since 2026-01-01 ~/.claude/projects`,
+  mneme import --project notes-app --since 2026-01-01 ~/.claude/projects
+  mneme import mneme-everything.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts := transcript.Options{Project: project, Workers: workers, ActiveWithin: 10 * time.Minute}
 			if since != "" {
@@ -70,7 +77,12 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	exports, rest, err := splitExports(paths)
+	if err != nil {
+		return err
+	}
 	var sink transcript.Sink
+	var live *socketSink
 	var before models.Counts
 	if !dry {
 		unlock, err := transcript.Lock(g.dataDir)
@@ -78,14 +90,22 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 			return err
 		}
 		defer unlock()
-		s, err := newSocketSink(g)
-		if err != nil {
+		if live, err = newSocketSink(g); err != nil {
 			return err
 		}
-		if before, err = s.counts(); err != nil {
+		if before, err = live.counts(); err != nil {
 			return err
 		}
-		sink = s
+		sink = live
+	}
+	if len(exports) > 0 {
+		if err := runImportExports(ctx, live, exports, stdout); err != nil {
+			return err
+		}
+		if len(rest) == 0 {
+			return nil
+		}
+		paths = rest
 	}
 	var bar *progressbar.ProgressBar
 	if isTTY(stderr) {
@@ -253,36 +273,45 @@ func (b *socketBatch) Flush(ctx context.Context) error {
 		return nil
 	}
 	defer func() { b.buf.Reset(); b.n = 0 }()
-	s := b.s
+	out, err := b.s.post(ctx, "/api/import/events", "application/x-ndjson", b.buf.Bytes())
+	if err != nil {
+		return err
+	}
+	var res api.ImportResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
+	}
+	if len(res.Refused) > 0 {
+		return &transcript.RefusedError{Reasons: res.Refused}
+	}
+	return nil
+}
+
+// post sends body to the worker's path and returns its answer, retrying
+// while the worker is busy (the database locked for a moment): the body
+// is sent again whole, and what it stored already is recognised. Any
+// answer but 200 is an error.
+func (s *socketSink) post(ctx context.Context, path, contentType string, body []byte) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.r.base+"/api/import/events", bytes.NewReader(b.buf.Bytes()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.r.base+path, bytes.NewReader(body))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		req.Header.Set("Content-Type", "application/x-ndjson")
+		req.Header.Set("Content-Type", contentType)
 		s.r.authorize(req)
 		resp, err := s.client.Do(req)
 		if err != nil {
-			return fmt.Errorf("the worker %s: %w", s.r.where, err)
+			return nil, fmt.Errorf("the worker %s: %w", s.r.where, err)
 		}
 		out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		switch {
 		case resp.StatusCode == http.StatusOK:
-			var res api.ImportResult
-			if err := json.Unmarshal(out, &res); err != nil {
-				return fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
-			}
-			if len(res.Refused) > 0 {
-				return &transcript.RefusedError{Reasons: res.Refused}
-			}
-			return nil
+			return out, nil
 		case (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) && attempt < 20:
-			// Busy (the database locked for a moment): the batch is sent
-			// again whole; what it stored already is recognised.
 			time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 			continue
 		}
-		return fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
+		return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
 	}
 }

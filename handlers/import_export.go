@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// ImportExportRows serves POST /api/import/export-rows, what `mneme
+// import FILE.json` sends: sessions of the full export, one
+// api.ExportSession per line, restored as they were stored (they were
+// redacted and compressed when captured), merged with what is here
+// (models.Tx.Restore). Each session is one write, stored whole or not at
+// all. The whole batch is read before anything is stored: a malformed
+// line refuses it all. Restored rows publish nothing on the live stream
+// (the viewer shows them on its next load): thousands of rows must not
+// flood /stream.
+func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
+	var batch []api.ExportSession
+	err := eachLine(c.Body(), func(n int, line []byte) error {
+		var s api.ExportSession
+		if err := json.Unmarshal(line, &s); err != nil {
+			return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("session %d: malformed JSON: %v", n, err))
+		}
+		if s.Session.ClaudeSessionID == "" {
+			return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("session %d: no claudeSessionId", n))
+		}
+		batch = append(batch, s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var res api.RestoreResult
+	for i := range batch {
+		s := &batch[i]
+		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		var got models.RestoreCounts
+		err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
+			var err error
+			got, err = tx.Restore(&rows)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if s.Continued {
+			got.New.Sessions, got.Existing.Sessions = 0, 0
+		}
+		res.Add(got)
+	}
+	return c.JSON(res)
+}
