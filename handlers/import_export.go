@@ -13,8 +13,9 @@ import (
 // ImportExportRows serves POST /api/import/export-rows, what `mneme
 // import FILE.json` sends: sessions of the full export, one
 // api.ExportSession per line, restored as they were stored (they were
-// redacted and compressed when captured), merged with what is here
-// (models.Tx.Restore). Each session is one write, stored whole or not at
+// redacted and compressed when captured) after one more pass of this
+// machine's privacy settings (ingest.Policy.CleanRestored), merged with
+// what is here (models.Tx.Restore). Each session is one write, stored whole or not at
 // all. The whole batch is read before anything is stored: a malformed
 // line refuses it all. Restored rows publish nothing on the live stream
 // (the viewer shows them on its next load): thousands of rows must not
@@ -36,9 +37,13 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 		return err
 	}
 	var res api.RestoreResult
+	pol := h.Capture.Policy()
 	for i := range batch {
 		s := &batch[i]
 		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		if !pol.CleanRestored(&rows) {
+			continue // a project excluded here: nothing of it is stored
+		}
 		var got models.RestoreCounts
 		err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
 			var err error

@@ -68,3 +68,57 @@ func TestImportPageEmpty(t *testing.T) {
 		t.Errorf("%d %s", status, body)
 	}
 }
+
+// TestImportExportRowsPrivacy: rows of a full export written elsewhere
+// (with fewer rules) go through this worker's privacy settings before they
+// are stored: secrets are redacted in every field, an observation an
+// exclude glob matches becomes a stub, and an excluded project's session
+// stores nothing. A second send stores nothing twice.
+func TestImportExportRowsPrivacy(t *testing.T) {
+	srv := testutil.NewServer(t)
+	if status, out := srv.Do(t, http.MethodPut, "/api/settings", map[string]any{"privacy": map[string]any{"excludedProjects": []string{"secret-proj"}}}, nil); status != http.StatusOK {
+		t.Fatalf("settings: %d %s", status, out)
+	}
+	const key = "AKIAIOSFODNN7EXAMPLE"
+	at := "2026-11-20T10:00:00Z"
+	line := func(claudeID, project string) string {
+		b, _ := json.Marshal(map[string]any{
+			"session": map[string]any{"claudeSessionId": claudeID, "project": project, "cwd": "/src/" + project,
+				"status": "completed", "startedAt": at, "lastAssistantMessage": "used " + key},
+			"prompts": []map[string]any{{"number": 1, "promptId": "p1", "text": "deploy with " + key, "createdAt": at}},
+			"summaries": []map[string]any{{"kind": "final", "request": "deploy", "learned": "the key is " + key,
+				"generator": "heuristic", "createdAt": at}},
+			"observations": []map[string]any{
+				{"promptNumber": 1, "toolUseId": "t1", "toolName": "Bash", "kind": "bash", "title": "Ran `echo " + key + "`",
+					"input": `{"command":"echo ` + key + `"}`, "output": key, "files": []string{}, "success": true, "createdAt": at},
+				{"promptNumber": 1, "toolUseId": "t2", "toolName": "Read", "kind": "read", "title": "Read .env",
+					"input": `{"file_path":"/src/app/.env"}`, "output": "DB_PASSWORD=hunter2", "files": []string{"/src/app/.env"}, "success": true, "createdAt": at},
+			},
+		})
+		return string(b)
+	}
+	body := line("exported-session", "app") + "\n" + line("hidden-session", "secret-proj") + "\n"
+	for range 2 {
+		if status, out := srv.Do(t, http.MethodPost, "/api/import/export-rows", body, http.Header{"Content-Type": {"application/x-ndjson"}}); status != http.StatusOK {
+			t.Fatalf("%d %s", status, out)
+		}
+	}
+	c, _ := srv.Store.Counts(t.Context())
+	if c.Sessions != 1 || c.Prompts != 1 || c.Observations != 2 {
+		t.Fatalf("stored %+v, want the one session of the project not excluded, once", c)
+	}
+	for _, path := range []string{"/api/sessions/1", "/api/export/all"} {
+		status, out := srv.Get(t, path)
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, status, out)
+		}
+		for _, leak := range []string{key, "hunter2", "hidden-session", "secret-proj"} {
+			if strings.Contains(string(out), leak) {
+				t.Errorf("%s holds %q:\n%s", path, leak, out)
+			}
+		}
+		if !strings.Contains(string(out), "excluded by privacy rule") {
+			t.Errorf("%s: the .env read is not a stub:\n%s", path, out)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package ingest
+
+import "github.com/mneme-dev/mneme/models"
+
+// CleanRestored puts the rows of a full export (`mneme import FILE.json`)
+// through this machine's privacy settings, as every stored string goes
+// through them: the export was redacted by the rules of the machine that
+// wrote it, which may be fewer. Ids are cleaned by CleanID and text by
+// Clean (both leave already clean values as they are, so a restore stays
+// idempotent); an observation an exclude glob matches becomes the stub
+// capture stores, and a skipped tool is dropped. It returns false when the
+// session's project is excluded here: nothing of it is to be stored.
+func (p *Policy) CleanRestored(r *models.RestoreRows) bool {
+	s := &r.Session
+	s.ClaudeSessionID = p.CleanID(s.ClaudeSessionID)
+	for _, f := range []*string{&s.Project, &s.Cwd, &s.GitBranch, &s.Source, &s.EndReason, &s.TranscriptPath, &s.LastAssistantMessage} {
+		*f = p.Clean(*f)
+	}
+	if p.ProjectExcluded(s.Project) {
+		return false
+	}
+	for i := range r.Prompts {
+		pr := &r.Prompts[i]
+		pr.PromptID = p.CleanID(pr.PromptID)
+		pr.Project, pr.Text = p.Clean(pr.Project), p.Clean(pr.Text)
+	}
+	for i := range r.Summaries {
+		m := &r.Summaries[i]
+		for _, f := range []*string{&m.Project, &m.Request, &m.Investigated, &m.Learned, &m.Completed, &m.NextSteps,
+			&m.LastUserMessage, &m.LastAssistantMessage, &m.Note} {
+			*f = p.Clean(*f)
+		}
+	}
+	kept := r.Observations[:0]
+	for _, o := range r.Observations {
+		if p.Skips(o.ToolName) {
+			continue
+		}
+		if o.ToolUseID != nil {
+			id := p.CleanID(*o.ToolUseID)
+			o.ToolUseID = &id
+		}
+		for _, f := range []*string{&o.Project, &o.ToolName, &o.Title, &o.Input, &o.Output, &o.CommandKind, &o.TestOutcome} {
+			*f = p.Clean(*f) // as Re-apply redaction cleans stored rows
+		}
+		for k, f := range o.Files {
+			o.Files[k] = p.Clean(f)
+		}
+		if o.ExcludedBy == "" {
+			if rule := p.ExcludedBy(s.Cwd, o.Title, o.Files); rule != "" {
+				o.Kind, o.ExcludedBy = models.KindExcluded, rule
+				o.Title = o.ToolName + ": excluded by privacy rule " + rule
+				o.Input, o.Output, o.Files = "", "", []string{}
+			}
+		}
+		kept = append(kept, o)
+	}
+	r.Observations = kept
+	return true
+}
