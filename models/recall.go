@@ -2,6 +2,8 @@ package models
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -23,7 +25,9 @@ type RecallFilter struct {
 }
 
 // RecallObservations lists the observations f selects, newest first, with
-// input cut to 400 bytes and no output.
+// input cut to 400 bytes and no output. Rows are scanned by hand, not by
+// GORM's reflection: the context builder reads a few hundred per
+// SessionStart, and the scan was most of its time.
 func (s *Store) RecallObservations(ctx context.Context, f RecallFilter) ([]Observation, error) {
 	q := s.DB.WithContext(ctx).Model(&Observation{}).Select(recallColumns).Where("excluded_by = ''")
 	if f.SessionID != 0 {
@@ -37,9 +41,27 @@ func (s *Store) RecallObservations(ctx context.Context, f RecallFilter) ([]Obser
 	if !f.Since.IsZero() {
 		q = q.Where("created_at > ?", f.Since)
 	}
-	var out []Observation
-	err := q.Order("created_at DESC, id DESC").Limit(f.Limit).Find(&out).Error
-	return out, err
+	rows, err := q.Order("created_at DESC, id DESC").Limit(f.Limit).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]Observation, 0, max(f.Limit, 0))
+	for rows.Next() {
+		var o Observation
+		var files string
+		if err := rows.Scan(&o.ID, &o.SessionID, &o.ToolName, &o.Kind, &o.Title, &o.Input, &files,
+			&o.Success, &o.Importance, &o.ExcludedBy, &o.CreatedAt); err != nil {
+			return nil, err
+		}
+		if files != "" && files != "[]" {
+			if err := json.Unmarshal([]byte(files), &o.Files); err != nil {
+				return nil, fmt.Errorf("observation %d: files: %w", o.ID, err)
+			}
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
 
 // LatestPrompts lists a session's last n prompts, newest first.
