@@ -218,3 +218,67 @@ func TestClaudeCodeMCPPluginAndConfigFlag(t *testing.T) {
 		search(t, "mcp__mneme__search", "--strict-mcp-config", "--mcp-config", cfg)
 	})
 }
+
+// The path a real model takes in Claude Code 2.1.330, where MCP tools are
+// deferred: it first loads the tool's schema with ToolSearch
+// ("select:<name>"), then calls it. After the ToolSearch call the next model
+// request carries mneme's search tool, and its call answers.
+func TestClaudeCodeMCPToolSearch(t *testing.T) {
+	bin := ClaudeBin(t)
+	m := NewMneme(t)
+	m.Serve(t)
+	project := NewProject(t, "notes-app")
+	_, sid := runSession1(t, m, project)
+	m.WaitSettled(t, sid)
+
+	fake := NewFakeAPI(t,
+		ToolUse("ToolSearch", map[string]any{"query": "select:mcp__mneme__search"}),
+		ToolUse("mcp__mneme__search", map[string]any{"query": "notes.md", "type": "observation"}),
+		Text("done"),
+	)
+	res := RunClaude(context.Background(), t, ClaudeOptions{
+		Bin: bin, Home: m.Home, Dir: project, BaseURL: fake.URL, Prompt: "what do you remember about the notes?",
+		Args:    []string{"--allowedTools", "ToolSearch," + mcpTools, "--output-format", "json"},
+		Timeout: claudeRunTimeout,
+	})
+	if res.ExitCode != 0 || res.JSON == nil || res.JSON.IsError {
+		t.Fatalf("claude: exit %d %+v\n%s", res.ExitCode, res.JSON, res.Stderr)
+	}
+	reqs, ids := fake.ToolRequests(), fake.ToolUseIDs()
+	if len(reqs) < 3 || len(ids) != 2 {
+		t.Fatalf("%d model requests, tool calls %v", len(reqs), ids)
+	}
+	toolNames := func(body []byte) []string {
+		var req struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.Unmarshal(body, &req)
+		var names []string
+		for _, tl := range req.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	loaded := func(body []byte) bool {
+		for _, n := range toolNames(body) {
+			if n == "mcp__mneme__search" {
+				return true
+			}
+		}
+		return false
+	}
+	if loaded(reqs[0].Body) {
+		t.Logf("the first request already carries mcp__mneme__search (not deferred in this version)")
+	}
+	if !loaded(reqs[1].Body) {
+		t.Errorf("after ToolSearch the request's tools are %v: no mcp__mneme__search", toolNames(reqs[1].Body))
+	}
+	if r, ok := mcpResults(t, reqs[1].Body)[ids[0]]; !ok || r.IsError {
+		t.Errorf("ToolSearch's tool_result: %+v", r)
+	}
+	if r, ok := mcpResults(t, reqs[2].Body)[ids[1]]; !ok || r.IsError || !strings.Contains(r.Text, "Created notes.md") {
+		t.Errorf("search's tool_result after ToolSearch: %+v", r)
+	}
+}
