@@ -70,7 +70,7 @@ func TestFileStates(t *testing.T) {
 // about their staleness); excluded stubs and calls without a tool_use_id
 // get none.
 func TestMigrationFileStates(t *testing.T) {
-	s := openOldStore(t, len(migrations)-1,
+	s := openOldStore(t, 9, // before migration 10, file_states
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, created_at) VALUES (1, 'p', 't1', 'Edit', 'file_change', 'Edited a.go', '["/p/a.go","/p/b.go"]', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, excluded_by, created_at) VALUES (1, 'p', 't2', 'Read', 'excluded', 'x', '[]', '*.env', ?)`,

@@ -331,6 +331,11 @@ var migrations = []string{
 	CREATE TRIGGER observations_file_states_ad AFTER DELETE ON observations WHEN old.tool_use_id IS NOT NULL BEGIN
 		DELETE FROM file_states WHERE session_id = old.session_id AND tool_use_id = old.tool_use_id;
 	END;`,
+	// 11: nothing reads the event log by time any more (retention and
+	// forgetting find events by the ids of their rows, see migration 9),
+	// so the created_at index only cost every event an insert and every
+	// commit a page.
+	`DROP INDEX IF EXISTS events_created;`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.
