@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
@@ -61,15 +60,11 @@ func LastAssistantMessage(path string) string {
 // readTail is the last transcriptTail bytes of the regular file at path,
 // or nil.
 func readTail(path string) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, fi, err := filestate.OpenRegular(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
 	start := max(fi.Size()-transcriptTail, 0)
 	buf, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
 	if err != nil {

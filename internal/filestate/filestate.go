@@ -14,6 +14,8 @@ package filestate
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -167,17 +169,40 @@ func hashWithin(path string, fi os.FileInfo, timeout time.Duration) (string, boo
 	}
 }
 
-// hashFile opens path without blocking (a FIFO swapped in after the stat
-// does not wait for a writer), checks with fstat that it is still the
-// regular file stat saw, and hashes at most MaxHashBytes of it.
-func hashFile(path string, fi os.FileInfo) (string, bool) {
+// ErrNotRegular is OpenRegular's answer for a path that is there but is
+// not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens path for reading only if it is a regular file: it
+// opens without blocking (a FIFO with no writer, or one swapped in after a
+// stat, does not wait) and without taking a terminal, then asks fstat, so
+// devices, FIFOs, sockets and directories, also behind a symlink, are
+// never read. The caller closes the file.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// hashFile opens path (OpenRegular), checks that it is still the file stat
+// saw, and hashes at most MaxHashBytes of it.
+func hashFile(path string, fi os.FileInfo) (string, bool) {
+	f, now, err := OpenRegular(path)
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
-	now, err := f.Stat()
-	if err != nil || !now.Mode().IsRegular() || !os.SameFile(fi, now) {
+	if !os.SameFile(fi, now) {
 		return "", false
 	}
 	h := sha256.New()

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
@@ -379,18 +379,17 @@ func (r *runner) file(ctx context.Context, f file) error {
 		r.filesDone++
 		r.mu.Unlock()
 	}()
-	fh, err := os.OpenFile(f.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, _, err := filestate.OpenRegular(f.path)
 	if err != nil {
-		r.problem(Problem{f.path, 0, shortPathError(err)})
+		msg := shortPathError(err)
+		if errors.Is(err, filestate.ErrNotRegular) {
+			msg = "not a regular file: skipped"
+		}
+		r.problem(Problem{f.path, 0, msg})
 		r.done.Add(f.size)
 		return nil
 	}
 	defer fh.Close()
-	if info, err := fh.Stat(); err != nil || !info.Mode().IsRegular() {
-		r.problem(Problem{f.path, 0, "not a regular file: skipped"})
-		r.done.Add(f.size)
-		return nil
-	}
 	read := int64(0)
 	fp := &fileParser{path: f.path, opts: r.opts, problem: r.problem, sessions: map[string]*session{}}
 	sink := r.sink
