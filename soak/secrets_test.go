@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +115,13 @@ func corpusEvents(k secretKind, sid string) []soakEvent {
 		map[string]any{"filePath": "/home/dev/app/config.go", "structuredPatch": []any{map[string]any{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": []any{"-x", "+" + s}}}})
 	tool("Write", "write", map[string]any{"file_path": "/home/dev/app/.secrets.yaml", "content": s}, map[string]any{"type": "create", "filePath": "/home/dev/app/.secrets.yaml"})
 	tool("Read", "read", map[string]any{"file_path": "/home/dev/app/notes.txt"}, map[string]any{"type": "text", "file": map[string]any{"filePath": "/home/dev/app/notes.txt", "content": s, "numLines": 1}})
+	// A secret in a touched file's path: stored as a file state too, and
+	// looked up by the PreToolUse file gate (which stores nothing).
+	secretPath := "/home/dev/app/" + s + "/config.go"
+	tool("Edit", "editpath", map[string]any{"file_path": secretPath, "old_string": "x", "new_string": "y"}, map[string]any{"filePath": secretPath})
+	m = base("PreToolUse")
+	m["tool_name"], m["tool_input"] = "Read", map[string]any{"file_path": secretPath}
+	add("pre-tool-use", m)
 	tool("mcp__tools__get-"+s, "named", map[string]any{"q": "x"}, map[string]any{"ok": true})
 	m = base("PostToolUseFailure")
 	m["tool_name"], m["tool_use_id"] = "Bash", "toolu-fail-"+s
@@ -418,6 +427,46 @@ func TestSecretsNeverStored(t *testing.T) {
 			post(ev)
 		}
 	}
+	// Backfill: `mneme import` of a Claude Code transcript holding every
+	// secret (prompt, tool call, its result, the answer), then of a full
+	// export (`mneme export --all`) read back into the same worker.
+	importDir := t.TempDir()
+	var tr strings.Builder
+	for i, k := range secretKinds {
+		sid, at := fmt.Sprintf("import-%d", i), "2026-11-20T10:00:00.000Z"
+		for _, line := range []map[string]any{
+			{"type": "user", "sessionId": sid, "cwd": "/home/dev/imp", "timestamp": at, "uuid": sid + "-u", "promptId": sid + "-p",
+				"message": map[string]any{"role": "user", "content": "use " + k.text}},
+			{"type": "assistant", "sessionId": sid, "cwd": "/home/dev/imp", "timestamp": at, "uuid": sid + "-a", "promptId": sid + "-p",
+				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu-imp-" + sid, "name": "Bash",
+					"input": map[string]any{"command": "echo " + k.text}}}}},
+			{"type": "user", "sessionId": sid, "cwd": "/home/dev/imp", "timestamp": at, "uuid": sid + "-r", "promptId": sid + "-p",
+				"message":       map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu-imp-" + sid, "content": k.text}}},
+				"toolUseResult": map[string]any{"stdout": k.text, "stderr": ""}},
+			{"type": "assistant", "sessionId": sid, "cwd": "/home/dev/imp", "timestamp": at, "uuid": sid + "-b", "promptId": sid + "-p",
+				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "done with " + k.text}}}},
+		} {
+			b, _ := json.Marshal(line)
+			tr.Write(append(b, '\n'))
+		}
+	}
+	transcriptFile := filepath.Join(importDir, "imported.jsonl")
+	os.WriteFile(transcriptFile, []byte(tr.String()), 0o600)
+	exportFile := filepath.Join(importDir, "export.json")
+	for _, args := range [][]string{{"import", transcriptFile}, {"export", "--all", "--out", exportFile}, {"import", exportFile}} {
+		cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(p.Port), "--data-dir", dir}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("mneme %v: %v\n%s", args, err, out)
+		}
+		places[fmt.Sprintf("mneme %v output", args)] = out
+	}
+	exported, _ := os.ReadFile(exportFile)
+	places["the full export"] = exported
+	if !bytes.Contains(exported, []byte("import-0")) {
+		t.Errorf("the imported transcript is not in the full export")
+	}
+
 	db := openDB(t, dir)
 	waitFor(t, 120*time.Second, "the summaries", func() bool {
 		var n int
@@ -529,6 +578,12 @@ func TestSecretsNeverStored(t *testing.T) {
 		if !bytes.Contains(dataBytes, []byte("[REDACTED:"+k.rule+"]")) {
 			t.Errorf("no [REDACTED:%s] marker stored", k.rule)
 		}
+	}
+	var redactedPaths, imported int
+	dbStats.QueryRow(`SELECT COUNT(*) FROM file_states WHERE path LIKE '%[REDACTED:%'`).Scan(&redactedPaths)
+	dbStats.QueryRow(`SELECT COUNT(*) FROM sessions WHERE claude_session_id LIKE 'import-%'`).Scan(&imported)
+	if redactedPaths == 0 || imported != len(secretKinds) {
+		t.Errorf("%d file states with a redacted path, %d imported sessions (want %d): the new write paths were not reached", redactedPaths, imported, len(secretKinds))
 	}
 	if !strings.Contains(sse.String(), "event: observation") || !strings.Contains(sse.String(), "[REDACTED:") {
 		t.Errorf("the stream reader saw no redacted observation: %.300s", sse.String())
