@@ -273,18 +273,28 @@ func (b *socketBatch) Flush(ctx context.Context) error {
 		return nil
 	}
 	defer func() { b.buf.Reset(); b.n = 0 }()
-	out, err := b.s.post(ctx, "/api/import/events", "application/x-ndjson", b.buf.Bytes())
+	res, err := postLines[api.ImportResult](ctx, b.s, "/api/import/events", b.buf.Bytes())
 	if err != nil {
 		return err
-	}
-	var res api.ImportResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
 	}
 	if len(res.Refused) > 0 {
 		return &transcript.RefusedError{Reasons: res.Refused}
 	}
 	return nil
+}
+
+// postLines posts a batch of JSON lines to the worker's path (post) and
+// decodes its JSON answer.
+func postLines[T any](ctx context.Context, s *socketSink, path string, lines []byte) (T, error) {
+	var res T
+	out, err := s.post(ctx, path, "application/x-ndjson", lines)
+	if err != nil {
+		return res, err
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return res, fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
+	}
+	return res, nil
 }
 
 // post sends body to the worker's path and returns its answer, retrying

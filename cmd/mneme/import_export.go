@@ -283,13 +283,9 @@ func (rs *restoreSender) flush(ctx context.Context) error {
 		return nil
 	}
 	defer rs.buf.Reset()
-	out, err := rs.s.post(ctx, "/api/import/export-rows", "application/x-ndjson", rs.buf.Bytes())
+	res, err := postLines[api.RestoreResult](ctx, rs.s, "/api/import/export-rows", rs.buf.Bytes())
 	if err != nil {
 		return err
-	}
-	var res api.RestoreResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return fmt.Errorf("the worker answered %s", bytes.TrimSpace(out))
 	}
 	rs.got.Add(res)
 	return nil
