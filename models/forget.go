@@ -152,10 +152,11 @@ func (tx *Tx) ForgetProject(project string) (ForgetResult, error) {
 // which the daily budget must go on counting.
 func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 	res := ForgetResult{Target: target}
-	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+	off, err := tx.secureDelete()
+	if err != nil {
 		return res, err
 	}
-	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	defer off()
 	d := &res.Deleted
 	steps := []struct {
 		sql string

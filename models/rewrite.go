@@ -109,10 +109,11 @@ type TextUpdate struct {
 // old text does not stay behind in freed space. The FTS5 update triggers
 // re-index what changed.
 func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
-	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+	off, err := tx.secureDelete()
+	if err != nil {
 		return err
 	}
-	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	defer off()
 	for _, u := range ups {
 		if err := tx.db.Table(table).Where("rowid = ?", u.RowID).Updates(u.Set).Error; err != nil {
 			return err
@@ -130,10 +131,11 @@ func (tx *Tx) OptimizeFTS(table string) error {
 	default:
 		return fmt.Errorf("no full-text index for %q", table)
 	}
-	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+	off, err := tx.secureDelete()
+	if err != nil {
 		return err
 	}
-	defer tx.db.Exec(`PRAGMA secure_delete = OFF`)
+	defer off()
 	return tx.db.Exec(fmt.Sprintf(`INSERT INTO %[1]s_fts(%[1]s_fts) VALUES ('optimize')`, table)).Error
 }
 

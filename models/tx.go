@@ -25,3 +25,13 @@ func (tx *Tx) Insert(rows any) error { return tx.db.Create(rows).Error }
 func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.DB.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
 }
+
+// secureDelete turns SQLite's secure_delete on for the transaction's
+// connection, so the bytes of what it deletes or rewrites are zeroed in
+// the file; the returned func turns it off again.
+func (tx *Tx) secureDelete() (func(), error) {
+	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
+		return nil, err
+	}
+	return func() { tx.db.Exec(`PRAGMA secure_delete = OFF`) }, nil
+}
