@@ -184,35 +184,58 @@ func (m *Mneme) Serve(t testing.TB) {
 	if err := os.MkdirAll(m.DataDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m.logf = filepath.Join(t.TempDir(), "serve.stderr")
-	errf, err := os.Create(m.logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errf.Close()
-	cmd := m.command("serve")
-	cmd.Stdout, cmd.Stderr = errf, errf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("mneme serve: %v", err)
-	}
-	m.worker, m.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { _ = cmd.Wait(); close(done) }(m.done)
-	t.Cleanup(func() { m.Stop(t) })
-	if !m.waitHealthy(10 * time.Second) {
+	// The port was free when NewMneme looked; another program (any
+	// process's next outgoing connection) may hold it for a moment now: a
+	// worker that exits with "in use" is started again, a few times.
+	for attempt := 0; ; attempt++ {
+		m.logf = filepath.Join(t.TempDir(), "serve.stderr")
+		errf, err := os.Create(m.logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := m.command("serve")
+		cmd.Stdout, cmd.Stderr = errf, errf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			errf.Close()
+			t.Fatalf("mneme serve: %v", err)
+		}
+		errf.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		if m.waitHealthy(30*time.Second, done) {
+			m.worker, m.done = cmd, done
+			t.Cleanup(func() { m.Stop(t) })
+			return
+		}
 		b, _ := os.ReadFile(m.logf)
+		select {
+		case <-done:
+			if attempt < 10 && strings.Contains(string(b), "is in use") {
+				time.Sleep(500 * time.Millisecond)
+				continue
+			}
+		default:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
 		t.Fatalf("mneme serve did not become healthy on %s:\n%s", m.URL, b)
 	}
 }
 
-// waitHealthy polls /api/health until it answers 200 or d passes.
-func (m *Mneme) waitHealthy(d time.Duration) bool {
+// waitHealthy polls /api/health until it answers 200, d passes, or exited
+// (nil: never) closes.
+func (m *Mneme) waitHealthy(d time.Duration, exited <-chan struct{}) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if _, err := m.Health(); err == nil {
 			return true
 		}
-		time.Sleep(25 * time.Millisecond)
+		select {
+		case <-exited:
+			return false
+		case <-time.After(25 * time.Millisecond):
+		}
 	}
 	return false
 }
