@@ -494,11 +494,3 @@ func getBody(url, token string) ([]byte, error) {
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
 }
-
-func getJSON(url string, v any) error {
-	b, err := getBody(url, "")
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}

@@ -42,8 +42,6 @@ type aggregates struct {
 	readsOrSearch  int
 	commands       int
 	excluded       int
-	firstTime      time.Time
-	lastTime       time.Time
 	observationsIn int
 }
 
