@@ -37,7 +37,9 @@ type Store struct {
 	// defaults. Set them before the store is used.
 	SearchLimits SearchLimits
 	path         string
-	readOnly     bool // opened by OpenReadOnly
+	readOnly     bool   // opened by OpenReadOnly
+	dialect      string // "" (SQLite) or DialectPostgres
+	url          string // the PostgreSQL URL (team mode)
 
 	ckptStop, ckptDone chan struct{} // ckptStop stops the indexer too
 	idxDone            chan struct{}

@@ -1,0 +1,182 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialects of a Store.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// IsPostgresURL reports whether u names a PostgreSQL database
+// (postgres:// or postgresql://), as MNEME_DATABASE_URL may.
+func IsPostgresURL(u string) bool {
+	return strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://")
+}
+
+// RedactURL is u without its password, for logs and pages.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable database URL)"
+	}
+	if _, ok := p.User.Password(); ok {
+		p.User = url.UserPassword(p.User.Username(), "xxxxx")
+	}
+	q := p.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		p.RawQuery = q.Encode()
+	}
+	return p.String()
+}
+
+// OpenURL opens the store a worker is configured with: the PostgreSQL
+// database at databaseURL when it is one (team mode), else the SQLite
+// file mneme.db in dataDir. dataDir holds the files kept beside the
+// database either way (the summarizer's API key).
+func OpenURL(databaseURL, dataDir string) (*Store, error) {
+	if databaseURL == "" {
+		return Open(filepath.Join(dataDir, "mneme.db"))
+	}
+	if !IsPostgresURL(databaseURL) {
+		return nil, fmt.Errorf("%w: database URL %s: only postgres:// and postgresql:// URLs are supported (leave it empty for the embedded SQLite database)", ErrInvalid, RedactURL(databaseURL))
+	}
+	return OpenPostgres(databaseURL, dataDir)
+}
+
+// OpenPostgres opens the PostgreSQL database at databaseURL, applies its
+// pending migrations (pgMigrations) and starts the group-commit writer.
+func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, err := gorm.Open(postgres.New(postgres.Config{DSN: databaseURL}), &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", RedactURL(databaseURL), err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, err
+	}
+	sqlDB.SetMaxOpenConns(16)
+	sqlDB.SetMaxIdleConns(8)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open %s: %w", RedactURL(databaseURL), err)
+	}
+	s := &Store{DB: db, path: filepath.Join(dataDir, "mneme.db"), dialect: DialectPostgres, url: databaseURL}
+	if err := s.migratePostgres(ctx, sqlDB); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	s.Writer = newWriter(db)
+	return s, nil
+}
+
+// pgMigrateLock is the advisory lock replicas take while migrating, so two
+// starting at once do not both apply a migration.
+const pgMigrateLock = 7736636
+
+func (s *Store) migratePostgres(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, pgMigrateLock); err != nil {
+		return fmt.Errorf("migrate: lock: %w", err)
+	}
+	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, pgMigrateLock)
+	for _, stmt := range []string{
+		pgPrelude,
+		`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`,
+	} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	var current int
+	if err := conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&current); err != nil {
+		return fmt.Errorf("migrate: read version: %w", err)
+	}
+	if current > len(pgMigrations) {
+		return fmt.Errorf("migrate: database schema version %d is newer than this mneme (%d); upgrade mneme", current, len(pgMigrations))
+	}
+	for v := current; v < len(pgMigrations); v++ {
+		if err := applyPGMigration(ctx, conn, v+1, pgMigrations[v]); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+func applyPGMigration(ctx context.Context, conn *sql.Conn, version int, stmt string) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)`, version, time.Now().UTC()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Dialect is DialectSQLite or DialectPostgres.
+func (s *Store) Dialect() string {
+	if s.dialect == "" {
+		return DialectSQLite
+	}
+	return s.dialect
+}
+
+// Postgres reports that the store is on PostgreSQL (team mode).
+func (s *Store) Postgres() bool { return s.dialect == DialectPostgres }
+
+// URL is the PostgreSQL URL the store was opened with ("" for SQLite).
+// It may hold a password: show RedactURL(URL()).
+func (s *Store) URL() string { return s.url }
+
+// ErrNotOnPostgres is an operation only the embedded SQLite store has
+// (a file backup, VACUUM); PostgreSQL has its own tools for them.
+var ErrNotOnPostgres = errors.New("not available on PostgreSQL: use the database's own tools (pg_dump, VACUUM)")
+
+// syncSequences moves each identity sequence past the largest id stored,
+// after rows were inserted with explicit ids (restore, migrate). A no-op
+// on SQLite.
+func (s *Store) syncSequences(ctx context.Context) error {
+	if !s.Postgres() {
+		return nil
+	}
+	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "token_ledger"} {
+		if err := s.DB.WithContext(ctx).Exec(`SELECT setval(pg_get_serial_sequence('` + t + `', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ` + t + `), 1), (SELECT COUNT(*) > 0 FROM ` + t + `))`).Error; err != nil {
+			return fmt.Errorf("sync %s id sequence: %w", t, err)
+		}
+	}
+	return nil
+}
