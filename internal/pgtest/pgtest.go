@@ -1,0 +1,262 @@
+// Package pgtest runs a real, throwaway PostgreSQL for tests: one cluster
+// per test process, made with initdb in a temp dir and started on a free
+// loopback port, and one fresh database per caller.
+//
+// The server comes from Debian's packages (`apt-get install postgresql`,
+// which .ci/run does). Where no PostgreSQL can be found, URL skips the
+// test with a message saying so, unless MNEME_TEST_BACKEND=postgres asks
+// for it: then a missing server fails the test, so a CI run that means to
+// test PostgreSQL cannot pass by skipping.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// Backend is the backend the test matrix runs on: "postgres" when
+// MNEME_TEST_BACKEND says so, else "sqlite".
+func Backend() string {
+	if os.Getenv("MNEME_TEST_BACKEND") == "postgres" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// OnPostgres reports that the matrix runs on PostgreSQL.
+func OnPostgres() bool { return Backend() == "postgres" }
+
+// SkipOnPostgres skips a test of something only the SQLite store has.
+func SkipOnPostgres(t testing.TB, why string) {
+	t.Helper()
+	if OnPostgres() {
+		t.Skip("SQLite only: " + why)
+	}
+}
+
+type cluster struct {
+	dir  string
+	port int
+	err  error
+	cmd  *exec.Cmd
+}
+
+var (
+	once sync.Once
+	the  cluster
+	seq  atomic.Int64
+)
+
+// URL returns the URL of a new, empty database on the test cluster,
+// dropped when the test ends.
+func URL(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { the.err = the.start() })
+	if the.err != nil {
+		if OnPostgres() {
+			t.Fatalf("MNEME_TEST_BACKEND=postgres but no PostgreSQL could be started: %v", the.err)
+		}
+		t.Skipf("PostgreSQL is not available (%v); install Debian's postgresql package (.ci/run does) to run this test", the.err)
+	}
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), seq.Add(1))
+	admin := the.url("postgres")
+	if err := exec1(admin, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := exec1(admin, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`); err != nil {
+			t.Logf("drop test database %s: %v", name, err)
+		}
+	})
+	return the.url(name)
+}
+
+// NewDatabase is URL for callers outside a test (benchmarks' setup
+// helpers, soak runs): it returns an error instead of skipping.
+func NewDatabase() (string, func(), error) {
+	once.Do(func() { the.err = the.start() })
+	if the.err != nil {
+		return "", nil, the.err
+	}
+	name := fmt.Sprintf("b%d_%d", os.Getpid(), seq.Add(1))
+	admin := the.url("postgres")
+	if err := exec1(admin, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`); err != nil {
+		return "", nil, err
+	}
+	return the.url(name), func() { exec1(admin, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`) }, nil
+}
+
+func (c *cluster) url(db string) string {
+	return "postgres://postgres@127.0.0.1:" + strconv.Itoa(c.port) + "/" + db + "?sslmode=disable"
+}
+
+func exec1(url, stmt string) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err = db.ExecContext(ctx, stmt)
+	return err
+}
+
+// BinDir is where PostgreSQL's server programs are: PG_BINDIR, else the
+// newest /usr/lib/postgresql/<v>/bin holding initdb, else the directory
+// of an initdb on PATH.
+func BinDir() (string, error) {
+	if d := os.Getenv("PG_BINDIR"); d != "" {
+		return d, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return filepath.Dir(p), nil
+	}
+	return "", errors.New("no initdb found (looked in PG_BINDIR, /usr/lib/postgresql/*/bin and PATH)")
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+func (c *cluster) start() error {
+	bin, err := BinDir()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "mneme-pgtest-")
+	if err != nil {
+		return err
+	}
+	c.dir = dir
+	// PostgreSQL refuses to run as root: run it as the postgres user the
+	// Debian package creates, in a directory that user owns.
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return fmt.Errorf("running as root and there is no postgres user to run PostgreSQL as: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("initdb: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.port = port
+		if err = c.run(bin, data, cred); err == nil {
+			return nil
+		}
+		if attempt == 4 {
+			return err
+		}
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// run starts the postmaster and waits until it answers. It is started from
+// a goroutine locked to its OS thread, which never ends, with a parent-death
+// signal: when the test process exits, however it exits, the kernel sends
+// the postmaster SIGQUIT (immediate shutdown), so no server outlives it.
+func (c *cluster) run(bin, data string, cred *syscall.Credential) error {
+	logf, err := os.Create(filepath.Join(c.dir, "postgres.log"))
+	if err != nil {
+		return err
+	}
+	if cred != nil {
+		os.Chown(logf.Name(), int(cred.Uid), int(cred.Gid))
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data,
+		"-p", strconv.Itoa(c.port), "-k", c.dir,
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "max_connections=300",
+		"-c", "shared_buffers=128MB",
+		// A throwaway cluster: durability across an OS crash is not
+		// tested here, speed is welcome (a worker killed with -9 still
+		// loses nothing the server acknowledged).
+		"-c", "fsync=off", "-c", "full_page_writes=off",
+		"-c", "log_min_messages=warning")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	started := make(chan error, 1)
+	exited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread, and the parent-death signal, last as long as the process
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		exited <- cmd.Wait()
+		select {} // keep the thread
+	}()
+	if err := <-started; err != nil {
+		return err
+	}
+	c.cmd = cmd
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logf.Name())
+			return fmt.Errorf("postgres exited: %v: %s", err, strings.TrimSpace(string(log)))
+		default:
+		}
+		if exec1(c.url("postgres"), "SELECT 1") == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	return errors.New("postgres did not answer within 60 s")
+}
