@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,10 +88,15 @@ func fixtureEvent(t *testing.T, raw json.RawMessage) map[string]any {
 func slugOf(m map[string]any) string { return hooks.EventSlug(m["hook_event_name"].(string)) }
 
 // dbBytes checkpoints the WAL and returns the database file's and the WAL's
-// raw bytes: everything mneme has on disk.
+// raw bytes: everything mneme has on disk. On PostgreSQL, whose files are
+// the server's, it is every text value of every data table instead
+// (models.Store.TextTables: what re-applied redaction walks).
 func dbBytes(t *testing.T, srv *testutil.Server) []byte {
 	t.Helper()
-	if err := srv.Store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+	if srv.Store.Postgres() {
+		return storedTexts(t, srv)
+	}
+	if err := srv.Store.CheckpointTruncate(); err != nil {
 		t.Fatal(err)
 	}
 	var all []byte
@@ -103,6 +109,39 @@ func dbBytes(t *testing.T, srv *testutil.Server) []byte {
 	}
 	if len(all) == 0 {
 		t.Fatal("no database bytes read")
+	}
+	return all
+}
+
+// storedTexts is every text column of every row of every data table, one
+// value per line.
+func storedTexts(t *testing.T, srv *testutil.Server) []byte {
+	t.Helper()
+	ctx := context.Background()
+	tables, err := srv.Store.TextTables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, tt := range tables {
+		for after := int64(0); ; {
+			ids, vals, err := srv.Store.ReadTexts(ctx, tt, after, 500)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) == 0 {
+				break
+			}
+			after = ids[len(ids)-1]
+			for _, row := range vals {
+				for _, v := range row {
+					all = append(append(all, v...), '\n')
+				}
+			}
+		}
+	}
+	if len(all) == 0 {
+		t.Fatal("no stored text read")
 	}
 	return all
 }

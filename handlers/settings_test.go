@@ -349,15 +349,23 @@ func TestReapplyRedaction(t *testing.T) {
 		t.Fatalf("re-apply: %d %s", status, out)
 	}
 	t.Logf("re-apply: %s", out)
-	for _, q := range []string{
+	ftsLeft := []string{
+		`SELECT COUNT(*) FROM prompts_fts WHERE prompts_fts MATCH '"98765"'`,
+		`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH '"98765"'`,
+	}
+	if srv.Store.Postgres() {
+		ftsLeft = []string{
+			`SELECT COUNT(*) FROM prompts WHERE fts @@ to_tsquery('english', '98765')`,
+			`SELECT COUNT(*) FROM observations WHERE fts @@ to_tsquery('english', '98765')`,
+		}
+	}
+	for _, q := range append([]string{
 		`SELECT COUNT(*) FROM prompts WHERE text LIKE '%ZETA-98765%'`,
 		`SELECT COUNT(*) FROM observations WHERE title || input || output LIKE '%ZETA-98765%'`,
 		`SELECT COUNT(*) FROM sessions WHERE last_assistant_message LIKE '%ZETA-98765%'`,
 		`SELECT COUNT(*) FROM summaries WHERE request || completed || last_assistant_message || learned LIKE '%ZETA-98765%'`,
 		`SELECT COUNT(*) FROM events WHERE data LIKE '%ZETA-98765%'`,
-		`SELECT COUNT(*) FROM prompts_fts WHERE prompts_fts MATCH '"98765"'`,
-		`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH '"98765"'`,
-	} {
+	}, ftsLeft...) {
 		var n int64
 		if err := srv.Store.DB.Raw(q).Row().Scan(&n); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,9 @@ import (
 // the writer goes on meanwhile (WAL). The copy is compact (no free pages)
 // and checked with CheckFile.
 func (s *Store) BackupTo(ctx context.Context, path string) (FileCheck, error) {
+	if s.Postgres() {
+		return FileCheck{}, fmt.Errorf("backup: %w", ErrNotOnPostgres)
+	}
 	// The file is made first, empty and private: VACUUM INTO writes into
 	// an empty file, and would otherwise create it with the umask's mode.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

@@ -108,7 +108,7 @@ func TestQueueObservationBatches(t *testing.T) {
 		t.Errorf("%d calls got an id, want %d", announced, want)
 	}
 	r := rows[0]
-	if !r.CreatedAt.Equal(at) || r.Input != `{"command":"echo <b>&amp;</b>"}` || r.Output != "output é\uFFFD" ||
+	if !r.CreatedAt.Equal(at.Truncate(time.Microsecond)) || r.Input != `{"command":"echo <b>&amp;</b>"}` || r.Output != "output é\uFFFD" ||
 		len(r.Files) != 1 || r.Files[0] != "a.go" || r.Importance != 0.25 || r.SessionID != sess {
 		t.Errorf("row read back differently: %+v", r)
 	}

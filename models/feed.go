@@ -11,7 +11,7 @@ var FeedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, Eve
 // order, across prompts, observations, summaries and session starts and ends.
 // It fetches one row more than limit so callers can tell whether more follow.
 func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit int) ([]Event, error) {
-	q := s.DB.WithContext(ctx).Select(eventColumns).Where("kind IN ?", FeedKinds)
+	q := s.DB.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", FeedKinds)
 	if project != "" {
 		q = q.Where("project = ?", project)
 	}
@@ -23,13 +23,18 @@ func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit in
 // EventByID loads one event of the log.
 func (s *Store) EventByID(ctx context.Context, id int64) (*Event, error) {
 	var out Event
-	err := s.DB.WithContext(ctx).Select(eventColumns).First(&out, id).Error
+	err := s.DB.WithContext(ctx).Select(s.eventColumns()).First(&out, id).Error
 	return &out, notFound(err)
 }
 
-// eventColumns reads data as a BLOB, so it scans into json.RawMessage
-// whether it was stored as text or as bytes.
-const eventColumns = "id, kind, project, session_id, ref_id, CAST(data AS BLOB) AS data, created_at"
+// eventColumns reads data as a BLOB (bytea on PostgreSQL), so it scans
+// into json.RawMessage whether it was stored as text or as bytes.
+func (s *Store) eventColumns() string {
+	if s.Postgres() {
+		return "id, kind, project, session_id, ref_id, convert_to(data, 'UTF8') AS data, created_at"
+	}
+	return "id, kind, project, session_id, ref_id, CAST(data AS BLOB) AS data, created_at"
+}
 
 // PromptsByIDs loads the prompts with the given ids, in id order.
 func (s *Store) PromptsByIDs(ctx context.Context, ids []int64) ([]Prompt, error) {
@@ -74,7 +79,7 @@ func (s *Store) FeedFacets(ctx context.Context) (Facets, error) {
 	if err := db.Raw(`SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY project`).Scan(&f.Projects).Error; err != nil {
 		return f, err
 	}
-	err := db.Raw(`SELECT DISTINCT tool_name FROM (SELECT tool_name FROM observations ORDER BY id DESC LIMIT ?)
+	err := db.Raw(`SELECT DISTINCT tool_name FROM (SELECT tool_name FROM observations ORDER BY id DESC LIMIT ?) AS recent
 		WHERE tool_name != '' ORDER BY tool_name`, facetToolWindow).Scan(&f.Tools).Error
 	return f, err
 }

@@ -98,7 +98,7 @@ func (s *Store) FileStatesOf(ctx context.Context, ids []int64) (map[int64][]File
 	}
 	err := s.DB.WithContext(ctx).Raw(`SELECT o.id AS observation_id, f.path, f.kind, f.sha256, f.size, f.mtime_ns
 		FROM observations o JOIN file_states f ON f.session_id = o.session_id AND f.tool_use_id = o.tool_use_id
-		WHERE o.id IN ? ORDER BY o.id, f.rowid`, ids).Scan(&rows).Error
+		WHERE o.id IN ? ORDER BY o.id, `+s.insertOrder("f"), ids).Scan(&rows).Error
 	for _, r := range rows {
 		out[r.ObservationID] = append(out[r.ObservationID], r.FileState)
 	}

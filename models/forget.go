@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -260,6 +261,12 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 			return res, err
 		}
 	}
+	if s.Postgres() {
+		err := s.vacuumPostgres(ctx, rebuild)
+		res.Vacuumed = rebuild && err == nil
+		res.TookMS = time.Since(start).Milliseconds()
+		return res, err
+	}
 	if rebuild {
 		if err := s.DB.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
 			return res, fmt.Errorf("vacuum: %w", err)
@@ -269,6 +276,25 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 	err := s.truncateWAL(ctx)
 	res.TookMS = time.Since(start).Milliseconds()
 	return res, err
+}
+
+// vacuumPostgres is Scrub on PostgreSQL: a plain VACUUM of the data
+// tables makes the space of deleted rows reusable; with rebuild, VACUUM
+// FULL writes each table and its indexes anew, so the old row versions
+// leave the table files. PostgreSQL's own WAL, its archive and any
+// backup still hold them until they are recycled: that is the database
+// operator's to manage, and the README says so.
+func (s *Store) vacuumPostgres(ctx context.Context, rebuild bool) error {
+	cmd := "VACUUM"
+	if rebuild {
+		cmd = "VACUUM FULL"
+	}
+	for _, t := range []string{"prompts", "observations", "summaries", "sessions", "events", "summary_jobs", "file_states", "private_prompts"} {
+		if err := s.DB.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
+			return fmt.Errorf("%s %s: %w", strings.ToLower(cmd), t, err)
+		}
+	}
+	return nil
 }
 
 // truncateWAL checkpoints the -wal file into the database and truncates

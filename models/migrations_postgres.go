@@ -21,7 +21,10 @@ package models
 //     up to id N never later finds a committed event below N (the live
 //     stream and Last-Event-ID replay rely on it);
 //   - file_states of a deleted observation go with it through a trigger,
-//     as in SQLite's migration 10.
+//     as in SQLite's migration 10;
+//   - file_states and private_prompts, which SQLite keys by rowid, get an
+//     id column: rewriting stored text (re-applied redaction) walks every
+//     table by id, and file states list in insertion order by it.
 var pgMigrations = []string{
 	// 1: the schema of SQLite migrations 1 to 11.
 	`CREATE TABLE sessions (
@@ -59,6 +62,7 @@ var pgMigrations = []string{
 	CREATE INDEX prompts_fts ON prompts USING GIN (fts);
 
 	CREATE TABLE private_prompts (
+		id BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
 		session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
 		number INTEGER NOT NULL,
 		prompt_id TEXT NOT NULL DEFAULT '',
@@ -182,6 +186,7 @@ var pgMigrations = []string{
 	CREATE INDEX token_ledger_session ON token_ledger(session_id);
 
 	CREATE TABLE file_states (
+		id BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
 		session_id BIGINT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
 		tool_use_id TEXT NOT NULL,
 		path TEXT NOT NULL,

@@ -80,6 +80,9 @@ func (o *Observation) normalize() {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
+	// PostgreSQL keeps microseconds: one precision on both backends, so
+	// o stays equal to what was stored.
+	o.CreatedAt = o.CreatedAt.Truncate(time.Microsecond)
 }
 
 // InsertObservation stores o unless an observation with the same session and
@@ -141,7 +144,7 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 		q = q.Where("tool_name = ?", f.Tool)
 	}
 	if f.FailuresOnly {
-		q = q.Where("success = 0")
+		q = q.Where("NOT success")
 	}
 	var out []Observation
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error

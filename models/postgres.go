@@ -65,7 +65,11 @@ func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	db, err := gorm.Open(postgres.New(postgres.Config{DSN: databaseURL}), &gorm.Config{
+	dsn, err := pgDSN(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	db, err := gorm.Open(postgres.New(postgres.Config{DSN: dsn}), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		NowFunc:                func() time.Time { return time.Now().UTC() },
@@ -93,6 +97,23 @@ func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
 	}
 	s.Writer = newWriter(db)
 	return s, nil
+}
+
+// pgDSN is databaseURL with the session settings mneme relies on: UTC
+// (day buckets and stored times never depend on the server's zone) and an
+// application name that shows in pg_stat_activity.
+func pgDSN(databaseURL string) (string, error) {
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("%w: database URL: %v", ErrInvalid, err)
+	}
+	q := u.Query()
+	q.Set("timezone", "UTC")
+	if !q.Has("application_name") {
+		q.Set("application_name", "mneme")
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // pgMigrateLock is the advisory lock replicas take while migrating, so two

@@ -34,7 +34,7 @@ func (s *Store) CountsOfSession(ctx context.Context, id int64, st *SessionStats)
 	return s.DB.WithContext(ctx).Raw(`SELECT
 		(SELECT COUNT(*) FROM prompts WHERE session_id = ?),
 		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND excluded_by = ''),
-		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND success = 0),
+		(SELECT COUNT(*) FROM observations WHERE session_id = ? AND NOT success),
 		(SELECT COUNT(*) FROM observations WHERE session_id = ?)`, id, id, id, id).Row().
 		Scan(&st.Prompts, &st.ToolCalls, &st.Failures, &st.Observations)
 }

@@ -127,10 +127,10 @@ func (tx *Tx) restoreSession(s *Session) (id int64, created bool, err error) {
 	if err := tx.db.Raw(`SELECT id FROM sessions WHERE claude_session_id = ?`, textSafe(s.ClaudeSessionID)).Row().Scan(&id); err != nil {
 		return 0, false, err
 	}
-	err = tx.db.Exec(`UPDATE sessions SET prompt_counter = MAX(prompt_counter, ?),
+	err = tx.db.Exec(`UPDATE sessions SET prompt_counter = CASE WHEN prompt_counter > ? THEN prompt_counter ELSE ? END,
 			last_assistant_message = CASE WHEN last_assistant_message = '' THEN ? ELSE last_assistant_message END,
 			transcript_path = CASE WHEN transcript_path = '' THEN ? ELSE transcript_path END
-		WHERE id = ?`, s.PromptCounter, textSafe(s.LastAssistantMessage), textSafe(s.TranscriptPath), id).Error
+		WHERE id = ?`, s.PromptCounter, s.PromptCounter, textSafe(s.LastAssistantMessage), textSafe(s.TranscriptPath), id).Error
 	return id, false, err
 }
 

@@ -27,6 +27,9 @@ type TextTable struct {
 // indexes of the others, kept in step by triggers.
 func (s *Store) TextTables(ctx context.Context) ([]TextTable, error) {
 	db := s.DB.WithContext(ctx)
+	if s.Postgres() {
+		return s.pgTextTables(ctx)
+	}
 	var all []struct{ Name, SQL string }
 	if err := db.Raw(`SELECT name, COALESCE(sql, '') AS sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).Scan(&all).Error; err != nil {
 		return nil, err
@@ -68,11 +71,36 @@ next:
 	return out, nil
 }
 
+// pgTextTables is TextTables on PostgreSQL, from information_schema: the
+// tables of the current schema with their text columns (the generated
+// tsvector columns are not text).
+func (s *Store) pgTextTables(ctx context.Context) ([]TextTable, error) {
+	var cols []struct{ Table, Column string }
+	if err := s.DB.WithContext(ctx).Raw(`SELECT c.table_name AS "table", c.column_name AS "column"
+		FROM information_schema.columns c JOIN information_schema.tables t
+			ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+		WHERE c.table_schema = current_schema() AND c.data_type = 'text' AND c.is_generated = 'NEVER'
+		ORDER BY c.table_name, c.ordinal_position`).Scan(&cols).Error; err != nil {
+		return nil, err
+	}
+	var out []TextTable
+	for _, c := range cols {
+		if notData[c.Table] {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Name != c.Table {
+			out = append(out, TextTable{Name: c.Table})
+		}
+		out[len(out)-1].Cols = append(out[len(out)-1].Cols, c.Column)
+	}
+	return out, nil
+}
+
 // ReadTexts reads up to limit rows of t after rowid after, in rowid order:
 // their rowids and the values of t.Cols (NULL as "").
 func (s *Store) ReadTexts(ctx context.Context, t TextTable, after int64, limit int) ([]int64, [][]string, error) {
-	rows, err := s.DB.WithContext(ctx).Raw(fmt.Sprintf(`SELECT rowid, %s FROM %s WHERE rowid > ? ORDER BY rowid LIMIT ?`,
-		strings.Join(t.Cols, ", "), t.Name), after, limit).Rows()
+	rows, err := s.DB.WithContext(ctx).Raw(fmt.Sprintf(`SELECT %[3]s, %[1]s FROM %[2]s WHERE %[3]s > ? ORDER BY %[3]s LIMIT ?`,
+		strings.Join(t.Cols, ", "), t.Name, rowID(s.Postgres())), after, limit).Rows()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,7 +143,7 @@ func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
 	}
 	defer off()
 	for _, u := range ups {
-		if err := tx.db.Table(table).Where("rowid = ?", u.RowID).Updates(u.Set).Error; err != nil {
+		if err := tx.db.Table(table).Where(rowID(tx.postgres())+" = ?", u.RowID).Updates(u.Set).Error; err != nil {
 			return err
 		}
 	}
@@ -130,6 +158,11 @@ func (tx *Tx) OptimizeFTS(table string) error {
 	case "prompts", "observations", "summaries":
 	default:
 		return fmt.Errorf("no full-text index for %q", table)
+	}
+	if tx.postgres() {
+		// A tsvector column is rewritten with its row: no segments to
+		// merge. VACUUM (Scrub) reclaims the old row versions.
+		return nil
 	}
 	off, err := tx.secureDelete()
 	if err != nil {

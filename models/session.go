@@ -111,7 +111,7 @@ func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]SessionStats, 
 	q := s.DB.WithContext(ctx).Table("sessions").Select(`sessions.*,
 		(SELECT COUNT(*) FROM prompts p WHERE p.session_id = sessions.id) AS prompts,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.excluded_by = '') AS tool_calls,
-		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.success = 0) AS failures,
+		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND NOT o.success) AS failures,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id) AS observations`)
 	if f.Project != "" {
 		q = q.Where("sessions.project = ?", f.Project)

@@ -128,7 +128,7 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 	}
 	st := &Stats{From: from.Format(time.DateOnly), To: end.AddDate(0, 0, -1).Format(time.DateOnly), Project: q.Project}
 	scope, sessScope := "created_at >= ? AND created_at < ?", "started_at >= ? AND started_at < ?"
-	args := []any{timeBound(from), timeBound(end)}
+	args := []any{s.timeBound(from), s.timeBound(end)}
 	if q.Project != "" {
 		scope, sessScope = "project = ? AND "+scope, "project = ? AND "+sessScope
 		args = append([]any{q.Project}, args...)
@@ -156,7 +156,7 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 		Day, Project, Tool string
 		N, Failed          int64
 	}
-	if err := db.Raw(`SELECT substr(created_at, 1, 10) AS day, project, tool_name AS tool, COUNT(*) AS n, SUM(success = 0) AS failed
+	if err := db.Raw(`SELECT `+s.dayOf("created_at")+` AS day, project, tool_name AS tool, COUNT(*) AS n, SUM(CASE WHEN success THEN 0 ELSE 1 END) AS failed
 		FROM observations WHERE `+scope+` GROUP BY day, project, tool_name`, args...).Scan(&obs).Error; err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 		Day, Project string
 		N            int64
 	}
-	if err := db.Raw(`SELECT substr(created_at, 1, 10) AS day, project, COUNT(*) AS n FROM prompts WHERE `+scope+`
+	if err := db.Raw(`SELECT `+s.dayOf("created_at")+` AS day, project, COUNT(*) AS n FROM prompts WHERE `+scope+`
 		GROUP BY day, project`, args...).Scan(&prompts).Error; err != nil {
 		return nil, err
 	}
@@ -228,10 +228,11 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 	st.Projects = st.Projects[:min(top, len(st.Projects))]
 
 	st.Files = []NameCount{}
+	files, isText := s.filesOf("o.files", "j")
 	if err := db.Raw(`SELECT j.value AS name, COUNT(*) AS count
-		FROM observations o, json_each(o.files) j
+		FROM observations o, `+files+`
 		WHERE `+strings.ReplaceAll(strings.ReplaceAll(scope, "project", "o.project"), "created_at", "o.created_at")+`
-		AND o.files != '[]' AND j.type = 'text'
+		AND o.files != '[]' AND `+isText+`
 		GROUP BY j.value ORDER BY count DESC, name LIMIT ?`, append(args, top)...).Scan(&st.Files).Error; err != nil {
 		return nil, err
 	}

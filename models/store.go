@@ -273,5 +273,9 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 // CheckpointTruncate moves every commit from the -wal file into the
 // database file and empties the -wal.
 func (s *Store) CheckpointTruncate() error {
+	if s.Postgres() {
+		return nil // no -wal file of ours: PostgreSQL manages its own WAL
+	}
 	return s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error
 }
+

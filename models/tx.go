@@ -29,7 +29,13 @@ func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
 // secureDelete turns SQLite's secure_delete on for the transaction's
 // connection, so the bytes of what it deletes or rewrites are zeroed in
 // the file; the returned func turns it off again.
+//
+// PostgreSQL has no such setting: there, what a delete frees is reclaimed
+// by VACUUM (see Scrub), and this is a no-op.
 func (tx *Tx) secureDelete() (func(), error) {
+	if tx.postgres() {
+		return func() {}, nil
+	}
 	if err := tx.db.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
 		return nil, err
 	}
