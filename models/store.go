@@ -278,4 +278,3 @@ func (s *Store) CheckpointTruncate() error {
 	}
 	return s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error
 }
-
