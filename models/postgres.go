@@ -195,9 +195,18 @@ func (s *Store) syncSequences(ctx context.Context) error {
 		return nil
 	}
 	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "token_ledger"} {
-		if err := s.DB.WithContext(ctx).Exec(`SELECT setval(pg_get_serial_sequence('` + t + `', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ` + t + `), 1), (SELECT COUNT(*) > 0 FROM ` + t + `))`).Error; err != nil {
-			return fmt.Errorf("sync %s id sequence: %w", t, err)
+		if err := syncSequence(s.DB.WithContext(ctx), t); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// syncSequence moves table's id sequence past its largest id (PostgreSQL).
+func syncSequence(db *gorm.DB, table string) error {
+	err := db.Exec(`SELECT setval(pg_get_serial_sequence('` + table + `', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ` + table + `), 1), (SELECT COUNT(*) > 0 FROM ` + table + `))`).Error
+	if err != nil {
+		return fmt.Errorf("sync %s id sequence: %w", table, err)
 	}
 	return nil
 }

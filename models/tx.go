@@ -17,7 +17,26 @@ type Tx struct {
 // Insert stores model values (a *Session, *Prompt, *Summary, … or a
 // slice of them) exactly as given, with no event on the live stream: for
 // fixtures and imports that write history rather than capture it.
-func (tx *Tx) Insert(rows any) error { return tx.db.Create(rows).Error }
+//
+// On PostgreSQL, rows given with their ids leave the table's id sequence
+// behind them, so it is moved past the largest id after the insert (SQLite
+// needs nothing: its next id is always past the largest).
+func (tx *Tx) Insert(rows any) error {
+	if err := tx.db.Create(rows).Error; err != nil {
+		return err
+	}
+	if !tx.postgres() {
+		return nil
+	}
+	stmt := &gorm.Statement{DB: tx.db}
+	if err := stmt.Parse(rows); err != nil {
+		return err
+	}
+	if stmt.Schema.LookUpField("ID") == nil {
+		return nil
+	}
+	return syncSequence(tx.db, stmt.Schema.Table)
+}
 
 // WriteQuietly runs fn in a transaction of its own, outside the group
 // commit: the events it appends are stored but not handed to the writer's

@@ -33,7 +33,7 @@ func TestStartClassifiesOlderCommands(t *testing.T) {
 	}
 	for _, r := range rows {
 		if err := store.DB.Exec(`INSERT INTO observations (session_id, project, tool_name, kind, title, input, success, command_kind, created_at)
-			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, '?', ?)`, r.kind, r.title, r.input, r.success, now).Error; err != nil {
+			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, ?, ?)`, r.kind, r.title, r.input, r.success, models.CommandUnclassified, now).Error; err != nil {
 			t.Fatal(err)
 		}
 	}

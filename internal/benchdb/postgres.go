@@ -1,0 +1,179 @@
+package benchdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// PostgresDB is the synthetic database copied into a PostgreSQL database
+// of the test cluster (internal/pgtest), for the team-mode benchmarks.
+type PostgresDB struct {
+	*DB
+	URL    string
+	Copied time.Duration
+}
+
+var pgDBs sync.Map // rows → *pgOnce
+
+type pgOnce struct {
+	once sync.Once
+	db   *PostgresDB
+	err  error
+}
+
+// BuildPostgres is Build, then the same rows copied into a fresh
+// PostgreSQL database with COPY (ids kept), sequences moved past them and
+// the tables analysed: both backends then hold byte-identical data, so
+// their figures compare. The copy is made once per test process.
+func BuildPostgres(tb testing.TB, rows int) *PostgresDB {
+	tb.Helper()
+	src := Build(tb, rows)
+	v, _ := pgDBs.LoadOrStore(rows, &pgOnce{})
+	o := v.(*pgOnce)
+	o.once.Do(func() {
+		url, _, err := pgtest.NewDatabase()
+		if err != nil {
+			o.err = err
+			return
+		}
+		start := time.Now()
+		if o.err = copyToPostgres(filepath.Join(src.Dir, "mneme.db"), url); o.err == nil {
+			o.db = &PostgresDB{DB: src, URL: url, Copied: time.Since(start)}
+		}
+	})
+	if o.err != nil {
+		if pgtest.OnPostgres() {
+			tb.Fatal(o.err)
+		}
+		tb.Skipf("PostgreSQL: %v", o.err)
+	}
+	return o.db
+}
+
+// copyToPostgres copies the data tables of the SQLite database at path
+// into the PostgreSQL database at url (migrated first by OpenPostgres).
+func copyToPostgres(path, url string) error {
+	dst, err := models.OpenPostgres(url, filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	dst.Close()
+	src, err := models.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	sdb, err := src.DB.DB()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, table := range []string{"sessions", "prompts", "observations", "summaries"} {
+		if err := copyTable(ctx, sdb, conn, table); err != nil {
+			return fmt.Errorf("copy %s: %w", table, err)
+		}
+		if _, err := conn.Exec(ctx, `SELECT setval(pg_get_serial_sequence('`+table+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+table+`))`); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, `ANALYZE `+table); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyTable streams table's rows from SQLite into PostgreSQL's COPY,
+// column by column as PostgreSQL names and types them (the generated
+// tsvector column is left out: PostgreSQL computes it).
+func copyTable(ctx context.Context, sdb *sql.DB, conn *pgx.Conn, table string) error {
+	rows, err := conn.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position`, table)
+	if err != nil {
+		return err
+	}
+	var cols, types []string
+	for rows.Next() {
+		var c, t string
+		if err := rows.Scan(&c, &t); err != nil {
+			return err
+		}
+		cols, types = append(cols, c), append(types, t)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	src, err := sdb.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+table+` ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	_, err = conn.CopyFrom(ctx, pgx.Identifier{table}, cols, &sqliteRows{rows: src, types: types})
+	return err
+}
+
+// sqliteRows adapts SQLite rows to pgx.CopyFromSource, converting what
+// SQLite stores differently: 0/1 for booleans, text for times.
+type sqliteRows struct {
+	rows  *sql.Rows
+	types []string
+}
+
+func (r *sqliteRows) Next() bool { return r.rows.Next() }
+
+func (r *sqliteRows) Values() ([]any, error) {
+	raw := make([]any, len(r.types))
+	ptrs := make([]any, len(raw))
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	if err := r.rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	for i, t := range r.types {
+		switch t {
+		case "boolean":
+			switch v := raw[i].(type) {
+			case int64:
+				raw[i] = v != 0
+			}
+		case "timestamp with time zone":
+			switch v := raw[i].(type) {
+			case string:
+				raw[i] = parseTime(v)
+			case []byte:
+				raw[i] = parseTime(string(v))
+			}
+		case "text":
+			if b, ok := raw[i].([]byte); ok {
+				raw[i] = string(b)
+			}
+		}
+	}
+	return raw, nil
+}
+
+func (r *sqliteRows) Err() error { return r.rows.Err() }
+
+func parseTime(s string) time.Time {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
