@@ -1,5 +1,6 @@
 // Package testutil builds real mneme workers for tests: a real SQLite file in
-// a temp dir, the real Fiber app on a loopback port, and helpers to ingest
+// a temp dir (or, with MNEME_TEST_BACKEND=postgres, a real PostgreSQL
+// database), the real Fiber app on a loopback port, and helpers to ingest
 // events through the real HTTP ingest path.
 package testutil
 
@@ -17,12 +18,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
 // Server is a worker listening on 127.0.0.1 and on its data directory's
@@ -86,7 +89,8 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// Never the machine's own ~/.claude/projects.
-		ImportDir: filepath.Join(dataDir, "transcripts"),
+		ImportDir:   filepath.Join(dataDir, "transcripts"),
+		DatabaseURL: databaseURL(t, dataDir),
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -106,6 +110,46 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir, Secret: secret, Socket: sockPath}
 	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
 	return s
+}
+
+// The test databases of the data directories in use, when the matrix runs
+// on PostgreSQL (MNEME_TEST_BACKEND=postgres): a worker restarted on the
+// same data directory finds what the one before it stored, as it finds the
+// same mneme.db on SQLite.
+var (
+	pgMu  sync.Mutex
+	pgURL = map[string]string{}
+)
+
+// databaseURL is the app.Options.DatabaseURL of a test worker on dataDir:
+// "" (the SQLite file in dataDir) unless the matrix runs on PostgreSQL,
+// then dataDir's own database, made at its first worker and dropped when
+// that worker's test ends.
+func databaseURL(t testing.TB, dataDir string) string {
+	if !pgtest.OnPostgres() {
+		return ""
+	}
+	pgMu.Lock()
+	u, ok := pgURL[dataDir]
+	pgMu.Unlock()
+	if ok {
+		return u
+	}
+	// Made without the lock held: parallel tests need not wait for each
+	// other's CREATE DATABASE.
+	u = pgtest.URL(t)
+	pgMu.Lock()
+	defer pgMu.Unlock()
+	if prev, ok := pgURL[dataDir]; ok {
+		return prev
+	}
+	pgURL[dataDir] = u
+	t.Cleanup(func() {
+		pgMu.Lock()
+		delete(pgURL, dataDir)
+		pgMu.Unlock()
+	})
+	return u
 }
 
 // Client is an HTTP client for s that sends the bearer secret with every
