@@ -87,25 +87,10 @@ func fixtureEvent(t *testing.T, raw json.RawMessage) map[string]any {
 
 func slugOf(m map[string]any) string { return hooks.EventSlug(m["hook_event_name"].(string)) }
 
-// dbBytes checkpoints the WAL and returns the database file's and the WAL's
-// raw bytes: everything mneme has on disk.
+// dbBytes is everything the worker's store holds (testutil.StoredBytes).
 func dbBytes(t *testing.T, srv *testutil.Server) []byte {
 	t.Helper()
-	if err := srv.Store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		b, err := os.ReadFile(srv.Store.Path() + suffix)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		all = append(all, b...)
-	}
-	if len(all) == 0 {
-		t.Fatal("no database bytes read")
-	}
-	return all
+	return testutil.StoredBytes(t, srv.Store)
 }
 
 func TestIngestFixtureSession(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // Server is a worker listening on 127.0.0.1 and on its data directory's
@@ -346,6 +347,50 @@ func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// StoredBytes is everything a worker's store holds, for tests that a
+// text was never stored or is gone: on SQLite the bytes of mneme.db, its
+// -wal and -shm after a checkpoint (free pages included); on PostgreSQL,
+// whose files are the server's, the text of every row of every table.
+func StoredBytes(t testing.TB, store *models.Store) []byte {
+	t.Helper()
+	if store.Postgres() {
+		return pgRows(t, store)
+	}
+	if err := store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(store.Path() + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if len(all) == 0 {
+		t.Fatal("no database bytes read")
+	}
+	return all
+}
+
+func pgRows(t testing.TB, store *models.Store) []byte {
+	t.Helper()
+	var tables []string
+	if err := store.DB.Raw(`SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`).Scan(&tables).Error; err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, tb := range tables {
+		var text string
+		if err := store.DB.Raw(`SELECT COALESCE(string_agg(r::text, E'\n'), '') FROM "` + tb + `" r`).Scan(&text).Error; err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, text...)
+	}
+	return all
 }
 
 // FilesHolding lists the files under dir (every file: the database, its
