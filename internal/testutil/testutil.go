@@ -153,6 +153,18 @@ func databaseURL(t testing.TB, dataDir string) string {
 	return u
 }
 
+// OpenStore opens the store a test worker on dataDir uses (the SQLite
+// file, or dataDir's PostgreSQL database in the matrix's PostgreSQL run),
+// for a test that prepares it before the worker starts. Close it before.
+func OpenStore(t testing.TB, dataDir string) *models.Store {
+	t.Helper()
+	s, err := models.OpenURL(databaseURL(t, dataDir), dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // Client is an HTTP client for s that sends the bearer secret with every
 // request (as a remote client with MNEME_TOKEN does) and does not follow
 // redirects.
