@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -86,6 +87,17 @@ func deleteJSON(t *testing.T, srv *testutil.Server, path string) retention.Forge
 	return out
 }
 
+// holding lists what holds needle: the files of the data directory and,
+// on PostgreSQL, whose database is not among them, the database.
+func holding(t *testing.T, srv *testutil.Server, needle string) []string {
+	t.Helper()
+	found := testutil.FilesHolding(t, srv.DataDir, needle)
+	if srv.Store.Postgres() && bytes.Contains(testutil.StoredBytes(t, srv.Store), []byte(needle)) {
+		found = append(found, "the PostgreSQL database")
+	}
+	return found
+}
+
 // Forgetting through the API: an observation, a prompt with its turn, a
 // session and a project each answer their counts, announce a forgotten
 // event live, and leave no trace of the forgotten text in search, the
@@ -95,7 +107,7 @@ func TestForgetAPI(t *testing.T) {
 	forgetSeed(t, srv, "fg-a", "fgalpha", forgetMark)
 	forgetSeed(t, srv, "fg-b", "fgbeta", forgetMark)
 	forgetSeed(t, srv, "fg-c", "fgkeep", "")
-	if len(testutil.FilesHolding(t, srv.DataDir, forgetMark)) == 0 {
+	if len(holding(t, srv, forgetMark)) == 0 {
 		t.Fatal("the text to forget is not on disk: the test proves nothing")
 	}
 	live := openRaw(t, srv, "/stream", nil)
@@ -193,7 +205,7 @@ func TestForgetAPI(t *testing.T) {
 	noMark(t, "the stream's replay", []byte(all.String()))
 
 	// Gone from every byte of the data directory (the worker runs on).
-	if files := testutil.FilesHolding(t, srv.DataDir, forgetMark); len(files) > 0 {
+	if files := holding(t, srv, forgetMark); len(files) > 0 {
 		t.Fatalf("after forgetting, %v hold the forgotten text", files)
 	}
 }

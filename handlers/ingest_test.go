@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -87,63 +87,10 @@ func fixtureEvent(t *testing.T, raw json.RawMessage) map[string]any {
 
 func slugOf(m map[string]any) string { return hooks.EventSlug(m["hook_event_name"].(string)) }
 
-// dbBytes checkpoints the WAL and returns the database file's and the WAL's
-// raw bytes: everything mneme has on disk. On PostgreSQL, whose files are
-// the server's, it is every text value of every data table instead
-// (models.Store.TextTables: what re-applied redaction walks).
+// dbBytes is everything the worker's store holds (testutil.StoredBytes).
 func dbBytes(t *testing.T, srv *testutil.Server) []byte {
 	t.Helper()
-	if srv.Store.Postgres() {
-		return storedTexts(t, srv)
-	}
-	if err := srv.Store.CheckpointTruncate(); err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		b, err := os.ReadFile(srv.Store.Path() + suffix)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		all = append(all, b...)
-	}
-	if len(all) == 0 {
-		t.Fatal("no database bytes read")
-	}
-	return all
-}
-
-// storedTexts is every text column of every row of every data table, one
-// value per line.
-func storedTexts(t *testing.T, srv *testutil.Server) []byte {
-	t.Helper()
-	ctx := context.Background()
-	tables, err := srv.Store.TextTables(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
-	for _, tt := range tables {
-		for after := int64(0); ; {
-			ids, vals, err := srv.Store.ReadTexts(ctx, tt, after, 500)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ids) == 0 {
-				break
-			}
-			after = ids[len(ids)-1]
-			for _, row := range vals {
-				for _, v := range row {
-					all = append(append(all, v...), '\n')
-				}
-			}
-		}
-	}
-	if len(all) == 0 {
-		t.Fatal("no stored text read")
-	}
-	return all
+	return testutil.StoredBytes(t, srv.Store)
 }
 
 func TestIngestFixtureSession(t *testing.T) {
@@ -712,10 +659,13 @@ func TestHealth(t *testing.T) {
 	srv := testutil.NewServer(t)
 	var h map[string]any
 	srv.GetJSON(t, "/api/health", &h)
-	for _, k := range []string{"service", "status", "version", "pid", "uptimeSeconds", "schemaVersion", "counts", "streamClients"} {
+	for _, k := range []string{"service", "status", "version", "pid", "uptimeSeconds", "schemaVersion", "backend", "counts", "streamClients"} {
 		if _, ok := h[k]; !ok {
 			t.Errorf("health lacks %q: %v", k, h)
 		}
+	}
+	if h["backend"] != pgtest.Backend() {
+		t.Errorf("health says backend %v, the tests run on %s", h["backend"], pgtest.Backend())
 	}
 	if h["service"] != "mneme" || h["status"] != "ok" || h["version"] != "test" || int(h["pid"].(float64)) != os.Getpid() ||
 		int(h["schemaVersion"].(float64)) != models.SchemaVersion() || h["uptimeSeconds"].(float64) < 0 {

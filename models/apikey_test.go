@@ -8,12 +8,15 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
 // A key an older mneme stored in the settings row is moved to the key file
 // on the first writable load; afterwards no byte of the database or its
 // -wal holds it (the row is rewritten with secure_delete and checkpointed).
 func TestAPIKeyMovedOutOfOldDatabase(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the bytes of mneme.db and its -wal file")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mneme.db")
 	const key = "sk-ant-api03-OLD-ROW-KEY-0123456789abcdefghijkl"

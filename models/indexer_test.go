@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
 // The search index is filled off the commit path. Whatever happens to a row
@@ -12,6 +14,7 @@ import (
 // stays exactly the rows and their current text: FTS5's integrity check
 // passes and each word matches what it should.
 func TestSearchIndexQueue(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "FTS5's index queue and integrity check (PostgreSQL indexes in the commit)")
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "idx")
@@ -105,6 +108,7 @@ func TestSearchReadsItsWrites(t *testing.T) {
 // With no search to ask for it, the background indexer indexes what is
 // queued once the writer is quiet.
 func TestSearchIndexInBackground(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "FTS5's background indexer (PostgreSQL indexes in the commit)")
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "bg")

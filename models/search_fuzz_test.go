@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -19,13 +18,9 @@ func FuzzSearch(f *testing.F) {
 	} {
 		f.Add(q)
 	}
-	store, err := Open(filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { store.Close() })
+	store := openTestStore(f)
 	ctx := context.Background()
-	err = store.Writer.Do(ctx, func(tx *Tx) error {
+	err := store.Writer.Do(ctx, func(tx *Tx) error {
 		ref, err := tx.EnsureSession(&Session{ClaudeSessionID: "fuzz", Project: "p", StartedAt: time.Now()})
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -11,17 +10,6 @@ import (
 	"testing"
 	"time"
 )
-
-// openTestStore opens a real SQLite store in a temp dir.
-func openTestStore(t testing.TB) *Store {
-	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "mneme.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // searchFixture is a small corpus over two projects and two sessions.
 type searchFixture struct {

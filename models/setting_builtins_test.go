@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -13,11 +12,7 @@ import (
 // an old pattern, load with the new built-in switched on and the current
 // patterns; a built-in the user switched off stays off.
 func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
-	store, err := Open(filepath.Join(t.TempDir(), "mneme.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openTestStore(t)
 	old := DefaultSettings()
 	var rules []RedactionRule
 	for _, r := range old.Privacy.RedactionRules {

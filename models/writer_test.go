@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -12,11 +11,7 @@ import (
 // Concurrent operations share transactions; one that fails is rolled back
 // whole (its earlier statement included) and does not take the others down.
 func TestWriterIsolatesFailingOperation(t *testing.T) {
-	store, err := Open(filepath.Join(t.TempDir(), "mneme.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openTestStore(t)
 	boom := errors.New("boom")
 	const n = 200
 	var wg sync.WaitGroup

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,10 +13,7 @@ import (
 // once from their command and title; nothing reads titles afterwards.
 func TestStartClassifiesOlderCommands(t *testing.T) {
 	dir := t.TempDir()
-	store, err := models.Open(filepath.Join(dir, "mneme.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := testutil.OpenStore(t, dir)
 	now := time.Now().UTC()
 	rows := []struct {
 		kind, input, title string
@@ -32,8 +28,10 @@ func TestStartClassifiesOlderCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
+		// The '?' is bound: GORM's PostgreSQL dialect takes a ? in a
+		// string literal for a placeholder too.
 		if err := store.DB.Exec(`INSERT INTO observations (session_id, project, tool_name, kind, title, input, success, command_kind, created_at)
-			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, ?, ?)`, r.kind, r.title, r.input, r.success, models.CommandUnclassified, now).Error; err != nil {
+			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, ?, ?)`, r.kind, r.title, r.input, r.success, "?", now).Error; err != nil {
 			t.Fatal(err)
 		}
 	}

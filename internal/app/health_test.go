@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -115,6 +116,7 @@ func TestHealthReadOnlyDataDir(t *testing.T) {
 // main file is safe to make immutable under a running worker (SQLite reads
 // it with pread); the -shm file is not (see soak/faults_test.go).
 func TestHealthImmutableDatabase(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the database files in the data directory")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for chattr +i")
 	}
@@ -141,6 +143,7 @@ func TestHealthImmutableDatabase(t *testing.T) {
 // keeps a database it opened read-only), and the restarted worker stores
 // events again.
 func TestStartReadOnly(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the read-only fallback of a database file that cannot be written")
 	first := newWorker(t)
 	enoughRoom(t, first.DataDir)
 	first.SeedFixture(t)
@@ -204,6 +207,7 @@ func TestStartReadOnly(t *testing.T) {
 // SQLite's read-only error, and asks for a restart once the directory is
 // writable again.
 func TestStartReadOnlyAfterCleanShutdown(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "the read-only fallback of a database file that cannot be written")
 	first := newWorker(t)
 	enoughRoom(t, first.DataDir)
 	first.SeedFixture(t)

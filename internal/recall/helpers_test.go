@@ -2,11 +2,11 @@ package recall
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -21,7 +21,13 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	store, err := models.Open(filepath.Join(t.TempDir(), "mneme.db"))
+	// The matrix's backend (testutil.OpenStore's, which this package's
+	// own tests cannot import: testutil builds workers, which use recall).
+	url := ""
+	if pgtest.OnPostgres() {
+		url = pgtest.URL(t)
+	}
+	store, err := models.OpenURL(url, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,20 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/models"
 )
 
+// openStore opens a store on the matrix's backend (testutil.OpenStore's,
+// which this package's own tests cannot import: testutil builds workers,
+// which use retention).
 func openStore(t *testing.T) *models.Store {
 	t.Helper()
-	s, err := models.Open(filepath.Join(t.TempDir(), "mneme.db"))
+	url := ""
+	if pgtest.OnPostgres() {
+		url = pgtest.URL(t)
+	}
+	s, err := models.OpenURL(url, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,11 +40,8 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	if err := srv.Shutdown(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	// Count what is left, straight from the file.
-	store, err := models.Open(dir + "/mneme.db")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Count what is left, straight from the database.
+	store := testutil.OpenStore(t, dir)
 	pending, _ := store.CountJobs(context.Background(), models.JobPending)
 	running, _ := store.CountJobs(context.Background(), models.JobRunning)
 	done, _ := store.CountJobs(context.Background(), models.JobDone)

@@ -1,5 +1,6 @@
 // Package testutil builds real mneme workers for tests: a real SQLite file in
-// a temp dir, the real Fiber app on a loopback port, and helpers to ingest
+// a temp dir (or, with MNEME_TEST_BACKEND=postgres, a real PostgreSQL
+// database), the real Fiber app on a loopback port, and helpers to ingest
 // events through the real HTTP ingest path.
 package testutil
 
@@ -17,12 +18,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // Server is a worker listening on 127.0.0.1 and on its data directory's
@@ -86,7 +90,8 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// Never the machine's own ~/.claude/projects.
-		ImportDir: filepath.Join(dataDir, "transcripts"),
+		ImportDir:   filepath.Join(dataDir, "transcripts"),
+		DatabaseURL: databaseURL(t, dataDir),
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -105,6 +110,58 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	}
 	s := &Server{Worker: w, URL: "http://127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: dataDir, Secret: secret, Socket: sockPath}
 	t.Cleanup(func() { s.Shutdown(5 * time.Second) })
+	return s
+}
+
+// The test databases of the data directories in use, when the matrix runs
+// on PostgreSQL (MNEME_TEST_BACKEND=postgres): a worker restarted on the
+// same data directory finds what the one before it stored, as it finds the
+// same mneme.db on SQLite.
+var (
+	pgMu  sync.Mutex
+	pgURL = map[string]string{}
+)
+
+// databaseURL is the app.Options.DatabaseURL of a test worker on dataDir:
+// "" (the SQLite file in dataDir) unless the matrix runs on PostgreSQL,
+// then dataDir's own database, made at its first worker and dropped when
+// that worker's test ends.
+func databaseURL(t testing.TB, dataDir string) string {
+	if !pgtest.OnPostgres() {
+		return ""
+	}
+	pgMu.Lock()
+	u, ok := pgURL[dataDir]
+	pgMu.Unlock()
+	if ok {
+		return u
+	}
+	// Made without the lock held: parallel tests need not wait for each
+	// other's CREATE DATABASE.
+	u = pgtest.URL(t)
+	pgMu.Lock()
+	defer pgMu.Unlock()
+	if prev, ok := pgURL[dataDir]; ok {
+		return prev
+	}
+	pgURL[dataDir] = u
+	t.Cleanup(func() {
+		pgMu.Lock()
+		delete(pgURL, dataDir)
+		pgMu.Unlock()
+	})
+	return u
+}
+
+// OpenStore opens the store a test worker on dataDir uses (the SQLite
+// file, or dataDir's PostgreSQL database in the matrix's PostgreSQL run),
+// for a test that prepares it before the worker starts. Close it before.
+func OpenStore(t testing.TB, dataDir string) *models.Store {
+	t.Helper()
+	s, err := models.OpenURL(databaseURL(t, dataDir), dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -302,6 +359,50 @@ func RepoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// StoredBytes is everything a worker's store holds, for tests that a
+// text was never stored or is gone: on SQLite the bytes of mneme.db, its
+// -wal and -shm after a checkpoint (free pages included); on PostgreSQL,
+// whose files are the server's, the text of every row of every table.
+func StoredBytes(t testing.TB, store *models.Store) []byte {
+	t.Helper()
+	if store.Postgres() {
+		return pgRows(t, store)
+	}
+	if err := store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(store.Path() + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if len(all) == 0 {
+		t.Fatal("no database bytes read")
+	}
+	return all
+}
+
+func pgRows(t testing.TB, store *models.Store) []byte {
+	t.Helper()
+	var tables []string
+	if err := store.DB.Raw(`SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`).Scan(&tables).Error; err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for _, tb := range tables {
+		var text string
+		if err := store.DB.Raw(`SELECT COALESCE(string_agg(r::text, E'\n'), '') FROM "` + tb + `" r`).Scan(&text).Error; err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, text...)
+	}
+	return all
 }
 
 // FilesHolding lists the files under dir (every file: the database, its
