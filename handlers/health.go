@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net/url"
 	"os"
 	"runtime"
 	"sync"
@@ -51,6 +52,8 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		PID:           pid,
 		UptimeSeconds: time.Since(h.Started).Seconds(),
 		SchemaVersion: models.SchemaVersion(),
+		Backend:       h.Store.Dialect(),
+		Database:      databaseName(h.Store),
 		Counts:        counts,
 		Goroutines:    runtime.NumGoroutine(),
 	}
@@ -63,4 +66,18 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(out)
+}
+
+// databaseName is where a PostgreSQL store is, host:port/name, for health:
+// without the user and password the URL may carry (a viewer shows health
+// to whoever holds the secret, who need not hold the database's).
+func databaseName(s *models.Store) string {
+	if !s.Postgres() {
+		return ""
+	}
+	u, err := url.Parse(s.URL())
+	if err != nil {
+		return ""
+	}
+	return u.Host + u.Path
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -673,10 +674,13 @@ func TestHealth(t *testing.T) {
 	srv := testutil.NewServer(t)
 	var h map[string]any
 	srv.GetJSON(t, "/api/health", &h)
-	for _, k := range []string{"service", "status", "version", "pid", "uptimeSeconds", "schemaVersion", "counts", "streamClients"} {
+	for _, k := range []string{"service", "status", "version", "pid", "uptimeSeconds", "schemaVersion", "backend", "counts", "streamClients"} {
 		if _, ok := h[k]; !ok {
 			t.Errorf("health lacks %q: %v", k, h)
 		}
+	}
+	if h["backend"] != pgtest.Backend() {
+		t.Errorf("health says backend %v, the tests run on %s", h["backend"], pgtest.Backend())
 	}
 	if h["service"] != "mneme" || h["status"] != "ok" || h["version"] != "test" || int(h["pid"].(float64)) != os.Getpid() ||
 		int(h["schemaVersion"].(float64)) != models.SchemaVersion() || h["uptimeSeconds"].(float64) < 0 {

@@ -24,10 +24,11 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/models"
 )
 
 func serveCmd(g *globals, code *int) *cobra.Command {
-	var host string
+	var host, databaseURL string
 	var dev bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,7 +38,7 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			c, err := serve(ctx, serveOptions{
-				Host: host, Port: g.port, DataDir: g.dataDir, Dev: dev,
+				Host: host, Port: g.port, DataDir: g.dataDir, DatabaseURL: databaseURL, Dev: dev,
 				Token: os.Getenv("MNEME_TOKEN"), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			if errors.Is(err, errRestart) {
@@ -50,14 +51,20 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&host, "host", hooks.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
 	cmd.Flags().BoolVar(&dev, "dev", false, "serve static files from ./static on disk")
+	cmd.Flags().StringVar(&databaseURL, "database-url", os.Getenv("MNEME_DATABASE_URL"),
+		"store in this PostgreSQL database (postgres://…) instead of <data-dir>/mneme.db: team mode (MNEME_DATABASE_URL)")
 	return cmd
 }
 
 type serveOptions struct {
 	Host, DataDir, Token string
-	Port                 int
-	Dev                  bool
-	Stdout, Stderr       io.Writer
+	// DatabaseURL is a PostgreSQL URL (team mode), or "" for the data
+	// directory's SQLite file. It may hold a password: log it only
+	// through models.RedactURL.
+	DatabaseURL    string
+	Port           int
+	Dev            bool
+	Stdout, Stderr io.Writer
 	// Ready, if set, is called once the worker accepts connections.
 	Ready func(addr string)
 }
@@ -127,7 +134,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	}
 
 	w, err := app.New(ctx, app.Options{
-		DataDir: o.DataDir, Port: o.Port, Secret: secret, Dev: o.Dev,
+		DataDir: o.DataDir, DatabaseURL: o.DatabaseURL, Port: o.Port, Secret: secret, Dev: o.Dev,
 		Version: version, Log: log, ViewerURL: "http://" + addr,
 	})
 	if err != nil {
@@ -161,7 +168,11 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	if sockLn != nil {
 		go func() { errc <- app.Listener(sockLn) }()
 	}
-	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "version", version)
+	database := filepath.Join(o.DataDir, "mneme.db")
+	if o.DatabaseURL != "" {
+		database = models.RedactURL(o.DatabaseURL)
+	}
+	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "database", database, "version", version)
 	// The viewer's address with a one-time login link (two minutes, once;
 	// `mneme open` makes new ones). Not logged: it is a credential.
 	if tok, _ := w.Handler.Auth.NewLink(); o.Stdout != nil {

@@ -36,7 +36,12 @@ import (
 // Options configure a worker.
 type Options struct {
 	DataDir string
-	Port    int // for the Host check; 0 disables it (tests on random ports set it)
+	// DatabaseURL, when set, is the PostgreSQL database the worker stores
+	// in (team mode: several workers share it) instead of the SQLite file
+	// <DataDir>/mneme.db. DataDir still holds the secret, socket, spool
+	// and logs.
+	DatabaseURL string
+	Port        int // for the Host check; 0 disables it (tests on random ports set it)
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
 	Secret  string
@@ -94,13 +99,21 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		opts.Log = slog.Default()
 	}
 	path := filepath.Join(opts.DataDir, "mneme.db")
-	store, err := models.Open(path)
+	var store *models.Store
+	var err error
+	if opts.DatabaseURL != "" {
+		store, err = models.OpenURL(opts.DatabaseURL, opts.DataDir)
+	} else {
+		store, err = models.Open(path)
+	}
 	// The database cannot be opened for writing (after a clean shutdown,
 	// in a read-only data directory, SQLite cannot create the -wal and
 	// -shm files it needs): serve it read-only, so that a worker runs to
-	// say what is wrong while hooks spool (see below).
+	// say what is wrong while hooks spool (see below). A PostgreSQL
+	// server that refuses writes is not a data directory's problem: the
+	// worker does not start.
 	openErr := err
-	if err != nil && cannotWrite(err) {
+	if err != nil && opts.DatabaseURL == "" && cannotWrite(err) {
 		store, err = models.OpenReadOnly(path)
 		if err != nil {
 			err = fmt.Errorf("%w; nor could it be opened read-only: %w", openErr, err)
@@ -291,7 +304,7 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 	// (models.OpenReadOnly) if the data directory is read-only at the next
 	// start.
 	w.Store.Writer.Close()
-	if !w.Store.ReadOnly() {
+	if !w.Store.ReadOnly() && !w.Store.Postgres() {
 		if cerr := w.Store.CheckpointTruncate(); cerr != nil {
 			w.log.Warn("checkpoint at shutdown", "err", cerr)
 		}

@@ -1,0 +1,41 @@
+package handlers_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/testutil"
+)
+
+// TestHealthPostgresHidesCredentials: a worker on PostgreSQL says so in
+// its health, with the server and database it stores in, but never the
+// user or password of its database URL: whoever holds the worker's secret
+// need not hold the database's.
+func TestHealthPostgresHidesCredentials(t *testing.T) {
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test cluster trusts loopback connections: any password does.
+	u.User = url.UserPassword("postgres", "hunter2-db-password")
+	srv := testutil.NewServer(t, func(o *app.Options) { o.DatabaseURL = u.String() })
+	status, body := srv.Get(t, "/api/health")
+	if status != 200 {
+		t.Fatalf("health: %d %s", status, body)
+	}
+	for _, secret := range []string{"hunter2", "postgres@", "postgres:"} {
+		if strings.Contains(string(body), secret) {
+			t.Errorf("health shows %q of the database URL: %s", secret, body)
+		}
+	}
+	var h struct {
+		Backend, Database string
+	}
+	srv.GetJSON(t, "/api/health", &h)
+	if h.Backend != "postgres" || h.Database != u.Host+u.Path {
+		t.Errorf("health says backend %q database %q, want postgres %s%s", h.Backend, h.Database, u.Host, u.Path)
+	}
+}
