@@ -53,7 +53,9 @@ var (
 // without an id line, so a client's Last-Event-ID stays on the log.
 //
 // Ids on the wire only go up, and none is skipped: the store's writer
-// publishes each transaction's events after its commit, in id order, and
+// publishes each transaction's events after its commit, in id order (on
+// PostgreSQL each replica's event listener publishes every replica's
+// events, in id order, once they are committed: models/pgnotify.go), and
 // a subscriber the broker cannot serve is disconnected, to come back with
 // Last-Event-ID and replay from the log.
 //

@@ -17,6 +17,7 @@ import (
 
 	r3sse "github.com/r3labs/sse/v2"
 
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -65,6 +66,32 @@ func BenchmarkStreamLatency(b *testing.B) {
 
 func benchStream(b *testing.B, subs int, r3 bool) {
 	srv := testutil.NewServer(b)
+	benchStreamOn(b, subs, r3, srv, srv)
+}
+
+// BenchmarkStreamLatencyPostgres is BenchmarkStreamLatency's subs=1 on
+// PostgreSQL (team mode), where events reach the broker through
+// LISTEN/NOTIFY and a read of the log (models/pgnotify.go) rather than
+// from the writer: "local" subscribes to the worker that ingests,
+// "replica" to a second worker on the same database.
+func BenchmarkStreamLatencyPostgres(b *testing.B) {
+	for _, replica := range []bool{false, true} {
+		name := map[bool]string{false: "local", true: "replica"}[replica]
+		b.Run(name, func(b *testing.B) {
+			url := pgtest.URL(b)
+			srv := testutil.NewServer(b, onDatabase(url))
+			out := srv
+			if replica {
+				out = testutil.NewServer(b, onDatabase(url))
+			}
+			benchStreamOn(b, 1, false, srv, out)
+		})
+	}
+}
+
+// benchStreamOn measures ingests sent to srv as seen by subscribers of
+// out (srv itself, or another replica on its database).
+func benchStreamOn(b *testing.B, subs int, r3 bool, srv, out *testutil.Server) {
 	payload := func(i int) []byte {
 		j, err := json.Marshal(apiHook("PostToolUse", "bench", "bench", map[string]any{
 			"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_bench_%d", i),
@@ -95,14 +122,14 @@ func benchStream(b *testing.B, subs int, r3 bool) {
 			}
 		}
 		if r3 {
-			r3Bench(b, srv, got)
+			r3Bench(b, out, got)
 		} else {
-			go benchRead(dialStream(b, srv), got)
+			go benchRead(dialStream(b, out), got)
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); srv.Broker.Clients() != subs; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); out.Broker.Clients() != subs; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d subscribers", srv.Broker.Clients(), subs)
+			b.Fatalf("%d of %d subscribers", out.Broker.Clients(), subs)
 		}
 	}
 

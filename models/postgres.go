@@ -96,6 +96,9 @@ func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
 		return nil, err
 	}
 	s.Writer = newWriter(db)
+	// Committed events reach OnCommit through LISTEN/NOTIFY, every
+	// replica's alike (pgnotify.go).
+	s.Writer.listener = newEventListener(s)
 	return s, nil
 }
 

@@ -40,7 +40,9 @@ func (tx *Tx) Insert(rows any) error {
 
 // WriteQuietly runs fn in a transaction of its own, outside the group
 // commit: the events it appends are stored but not handed to the writer's
-// OnCommit, so nothing is published on the live stream.
+// OnCommit, so nothing is published on the live stream. (On PostgreSQL
+// every replica's listener publishes the log, so they are, within its
+// poll interval: see pgnotify.go.)
 func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.DB.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
 }

@@ -34,6 +34,9 @@ type Writer struct {
 	done     chan struct{}
 	closed   sync.Once
 	onCommit func(Event)
+	// listener publishes the committed events instead of the writer, on
+	// PostgreSQL (nil on SQLite): see pgnotify.go.
+	listener *eventListener
 
 	// expected counts operations announced (Expect) but not queued yet.
 	expected atomic.Int64
@@ -78,7 +81,17 @@ func (w *Writer) Expect(ctx context.Context) (context.Context, func()) {
 // live-stream broker). The writer calls it from its own goroutine after each
 // commit, in id order, so subscribers see events in the order they were
 // committed. Set it before the first write; fn must not block.
-func (w *Writer) OnCommit(fn func(Event)) { w.onCommit = fn }
+//
+// On PostgreSQL fn gets every replica's events, from the store's event
+// listener (pgnotify.go), which starts with this call; the writer itself
+// then publishes nothing.
+func (w *Writer) OnCommit(fn func(Event)) {
+	if w.listener != nil {
+		w.listener.start(fn)
+		return
+	}
+	w.onCommit = fn
+}
 
 // txState is what a writer transaction carries in its context: the events
 // it appended (published after the commit, see AppendEvent), and the
@@ -163,6 +176,9 @@ func (w *Writer) Do(ctx context.Context, fn func(tx *Tx) error) error {
 func (w *Writer) Close() {
 	w.closed.Do(func() { close(w.quit) })
 	<-w.done
+	if w.listener != nil {
+		w.listener.stop()
+	}
 }
 
 func (w *Writer) loop() {
@@ -308,14 +324,19 @@ func (w *Writer) runAlone(op *writeOp) error {
 }
 
 // flushQueued inserts what the transaction's operations queued: the
-// observations with their events, then the states of their files.
+// observations with their events, then the states of their files. Last,
+// on PostgreSQL, it notifies the replicas of the transaction's events
+// (notifyEvents): the NOTIFY is delivered at the commit.
 func flushQueued(tx *gorm.DB, st *txState) error {
 	if err := flushObservations(tx, st); err != nil {
 		return err
 	}
 	queued := st.fileStates
 	st.fileStates = nil
-	return flushFileStates(tx, queued)
+	if err := flushFileStates(tx, queued); err != nil {
+		return err
+	}
+	return notifyEvents(tx, st)
 }
 
 func safeRun(fn func(*Tx) error, tx *gorm.DB) (err error) {

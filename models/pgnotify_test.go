@@ -1,0 +1,309 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
+)
+
+// collector gathers what a store's OnCommit publishes.
+type collector struct {
+	mu  sync.Mutex
+	ids []int64
+}
+
+func (c *collector) add(ev Event) {
+	c.mu.Lock()
+	c.ids = append(c.ids, ev.ID)
+	c.mu.Unlock()
+}
+
+func (c *collector) snapshot() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int64(nil), c.ids...)
+}
+
+// waitFor waits until c holds n ids.
+func (c *collector) waitFor(t *testing.T, n int, timeout time.Duration) []int64 {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ids := c.snapshot()
+		if len(ids) >= n || time.Now().After(deadline) {
+			return ids
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// openReplica opens a store on url with a collector as its OnCommit.
+func openReplica(t *testing.T, url string) (*Store, *collector) {
+	t.Helper()
+	s, err := OpenURL(url, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := &collector{}
+	s.Writer.OnCommit(c.add)
+	return s, c
+}
+
+// appendN writes n events in one writer operation.
+func appendN(ctx context.Context, s *Store, tag string, n int) error {
+	return s.Writer.Do(ctx, func(tx *Tx) error {
+		for i := range n {
+			if _, err := tx.AppendEvent(EventPrompt, "p", 1, 0, map[string]string{"tag": fmt.Sprintf("%s-%d", tag, i)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// logIDs is every event id in the log, in order.
+func logIDs(t *testing.T, s *Store) []int64 {
+	t.Helper()
+	var ids []int64
+	if err := s.DB.Raw(`SELECT id FROM events ORDER BY id`).Scan(&ids).Error; err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkSequence fails unless got is want: every event once, in id order.
+func checkSequence(t *testing.T, name string, got, want []int64) {
+	t.Helper()
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("%s: id %d published after %d (position %d)", name, got[i], got[i-1], i)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events published, the log holds %d", name, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: position %d is id %d, the log's is %d", name, i, got[i], want[i])
+		}
+	}
+}
+
+// TestNotifyTwoReplicas: two stores on one database, written concurrently
+// and alternately (16 writers, each op 1 to 3 events, group commit
+// batching them): each store's OnCommit gets every event of both, once,
+// in id order, the same sequence as the log.
+func TestNotifyTwoReplicas(t *testing.T) {
+	url := pgtest.URL(t)
+	a, ca := openReplica(t, url)
+	b, cb := openReplica(t, url)
+	const writers, ops = 16, 40
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ops {
+				s := a
+				if (w+i)%2 == 1 {
+					s = b
+				}
+				if err := appendN(ctx, s, fmt.Sprintf("w%d-%d", w, i), 1+i%3); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	want := logIDs(t, a)
+	if n := writers * (ops/3*6 + ops%3); len(want) != n {
+		t.Fatalf("log holds %d events, want %d", len(want), n)
+	}
+	checkSequence(t, "replica A", ca.waitFor(t, len(want), 10*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, len(want), 10*time.Second), want)
+	// Nothing more comes (a poll or a late notification repeats nothing).
+	time.Sleep(listenPoll + 200*time.Millisecond)
+	checkSequence(t, "replica A later", ca.snapshot(), want)
+	checkSequence(t, "replica B later", cb.snapshot(), want)
+	sa, sb := a.ListenerStats(), b.ListenerStats()
+	t.Logf("%d events; A %+v B %+v; A's writer %+v", len(want), sa, sb, a.Writer.Stats())
+	if sa.Connects != 1 || sb.Connects != 1 {
+		t.Fatalf("listeners reconnected: A %d, B %d connections", sa.Connects, sb.Connects)
+	}
+}
+
+// TestNotifyStartsAtTail: a replica that starts publishes what is
+// committed from then on, not the history before it (its clients replay
+// that from the log with Last-Event-ID).
+func TestNotifyStartsAtTail(t *testing.T) {
+	url := pgtest.URL(t)
+	a, ca := openReplica(t, url)
+	ctx := context.Background()
+	if err := appendN(ctx, a, "before", 5); err != nil {
+		t.Fatal(err)
+	}
+	ca.waitFor(t, 5, 5*time.Second)
+	_, cb := openReplica(t, url)
+	if err := appendN(ctx, a, "after", 2); err != nil {
+		t.Fatal(err)
+	}
+	want := logIDs(t, a)
+	checkSequence(t, "replica A", ca.waitFor(t, 7, 5*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, 2, 5*time.Second), want[5:])
+}
+
+// TestNotifyRollback: events of a failed operation are not published,
+// those of its batch neighbours are, once (the batch is rolled back and
+// re-run operation by operation).
+func TestNotifyRollback(t *testing.T) {
+	url := pgtest.URL(t)
+	a, ca := openReplica(t, url)
+	_, cb := openReplica(t, url)
+	ctx := context.Background()
+	boom := errors.New("boom")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := a.Writer.Do(ctx, func(tx *Tx) error {
+				if _, err := tx.AppendEvent(EventPrompt, "p", 1, int64(i), nil); err != nil {
+					return err
+				}
+				if i%4 == 0 {
+					return boom
+				}
+				return nil
+			})
+			if (err != nil) != (i%4 == 0) {
+				t.Errorf("op %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	want := logIDs(t, a)
+	if len(want) != 15 {
+		t.Fatalf("log holds %d events, want 15", len(want))
+	}
+	checkSequence(t, "replica A", ca.waitFor(t, 15, 5*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, 15, 5*time.Second), want)
+	time.Sleep(200 * time.Millisecond)
+	checkSequence(t, "replica B later", cb.snapshot(), want)
+}
+
+// TestNotifyReconnect: when the listening connection is killed, the
+// listener connects again and publishes what was committed meanwhile, in
+// order, with nothing repeated.
+func TestNotifyReconnect(t *testing.T) {
+	url := pgtest.URL(t)
+	a, ca := openReplica(t, url)
+	b, cb := openReplica(t, url)
+	ctx := context.Background()
+	if err := appendN(ctx, a, "first", 3); err != nil {
+		t.Fatal(err)
+	}
+	cb.waitFor(t, 3, 5*time.Second)
+	for round := range 3 {
+		var killed int
+		if err := a.DB.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&killed).Error; err != nil {
+			t.Fatal(err)
+		}
+		if killed != 2 {
+			t.Fatalf("round %d: %d listening connections terminated, want 2", round, killed)
+		}
+		for i := range 10 {
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			if err := appendN(ctx, s, fmt.Sprintf("r%d-%d", round, i), 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := logIDs(t, a)
+		checkSequence(t, "replica A", ca.waitFor(t, len(want), 10*time.Second), want)
+		checkSequence(t, "replica B", cb.waitFor(t, len(want), 10*time.Second), want)
+		// Both listen again before the next round kills them.
+		deadline := time.Now().Add(10 * time.Second)
+		for a.ListenerStats().Connects < int64(round+2) || b.ListenerStats().Connects < int64(round+2) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: not reconnected: A %+v, B %+v", round, a.ListenerStats(), b.ListenerStats())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	t.Logf("A %+v B %+v", a.ListenerStats(), b.ListenerStats())
+}
+
+// TestNotifyCloseStops: Close ends the listener's goroutine and its
+// connection, also in the middle of a reconnect backoff; a store nobody
+// follows (no OnCommit) opens no listening connection.
+func TestNotifyCloseStops(t *testing.T) {
+	url := pgtest.URL(t)
+	probe, err := OpenURL(url, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	listening := func() int {
+		var n int
+		if err := probe.DB.Raw(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := settled(runtime.NumGoroutine())
+	for range 5 {
+		s, err := OpenURL(url, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		s.Writer.OnCommit(c.add)
+		if err := appendN(context.Background(), s, "x", 1); err != nil {
+			t.Fatal(err)
+		}
+		c.waitFor(t, 1, 5*time.Second)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A backend leaves pg_stat_activity a moment after its client hung up.
+	n := listening()
+	for deadline := time.Now().Add(3 * time.Second); n > 0 && time.Now().Before(deadline); n = listening() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n != 0 {
+		t.Fatalf("%d listening connections left after Close", n)
+	}
+	if after := settled(before); after > before {
+		t.Fatalf("goroutines: %d before, %d after five open/follow/close", before, after)
+	}
+	if probe.ListenerStats().Connects != 0 {
+		t.Fatalf("a store without OnCommit listened: %+v", probe.ListenerStats())
+	}
+}
+
+// settled is the goroutine count once it is down to limit, or after a
+// second.
+func settled(limit int) int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
+}
