@@ -350,3 +350,70 @@ func (s *Store) loadHitsPG(ctx context.Context, queries map[*searchTable]string,
 	}
 	return kept, nil
 }
+
+// pgTSQuery translates an FTS5 query (as recall builds them: quoted
+// keywords joined by OR, a file name as a phrase) into a to_tsquery
+// string for the table of search type typ; "" when it has no word.
+func pgTSQuery(match, typ string) (string, error) {
+	tree, err := tsParse(match)
+	if err != nil || tree == nil {
+		return "", queryErr(err, match)
+	}
+	ts, err := tree.render(typ)
+	return ts, queryErr(err, match)
+}
+
+// pgRelatedScale puts RelatedObservations' ts_rank on bm25's scale, which
+// recall's Relevance (bm25Half = 8) and the user's RelatedThreshold were
+// tuned on. ts_rank of an OR query is the mean of its terms' ranks, bm25
+// their sum, so the rank is first multiplied by the number of terms
+// ((numnode+1)/2 lexemes in a tree of binary operators); then one title
+// match, 0.61 with title weight 1, times 16 is 9.7: SQLite's bm25 of one
+// rare word in a title is 5 to 15 on a 100k-row table. The columns keep
+// bm25's ratios (title 4, files 2, input 1, output 0.5 → 1, 0.5, 0.25,
+// 0.125), so an output match scores an eighth of a title match on both.
+// ts_rank has no IDF: the related-memory lookup only queries words found
+// in at most 1,000 observations (recall's maxDocFreq) anyway.
+const pgRelatedScale = 16
+
+// relatedObservationsPG is RelatedObservations on PostgreSQL.
+func (s *Store) relatedObservationsPG(ctx context.Context, match, project string, exclude int64, recent, limit int) ([]RelatedCandidate, error) {
+	ts, err := pgTSQuery(match, SearchObservation)
+	if err != nil || ts == "" {
+		return nil, err
+	}
+	var rows []RelatedCandidate
+	err = s.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, score FROM (
+			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
+				ts_rank('{0.125,0.25,0.5,1.0}', o.fts, q.q) * (numnode(q.q) + 1) / 2 * ? AS score
+			FROM (SELECT to_tsquery('english', ?) AS q) q, observations o
+			WHERE o.fts @@ q.q AND o.project = ? AND o.session_id != ? AND o.excluded_by = ''
+			ORDER BY o.id DESC LIMIT ?) r
+		ORDER BY score DESC, id DESC LIMIT ?`, pgRelatedScale, ts, project, exclude, recent, limit).Scan(&rows).Error
+	return rows, err
+}
+
+// countObservationMatchesPG is CountObservationMatches on PostgreSQL.
+func (s *Store) countObservationMatchesPG(ctx context.Context, match string, limit int) (int, error) {
+	ts, err := pgTSQuery(match, SearchObservation)
+	if err != nil || ts == "" {
+		return 0, err
+	}
+	var n int
+	err = s.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations WHERE fts @@ to_tsquery('english', ?) LIMIT ?) m`,
+		ts, limit).Row().Scan(&n)
+	return n, err
+}
+
+// summariesMentioningPG is SummariesMentioning on PostgreSQL.
+func (s *Store) summariesMentioningPG(ctx context.Context, project, match string, exclude int64, limit int) ([]SummaryMention, error) {
+	ts, err := pgTSQuery(match, SearchSummary)
+	if err != nil || ts == "" {
+		return nil, err
+	}
+	var out []SummaryMention
+	err = s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
+		FROM summaries m WHERE m.fts @@ to_tsquery('english', ?) AND m.project = ? AND m.session_id != ?
+		ORDER BY m.id DESC LIMIT ?`, ts, project, exclude, limit).Scan(&out).Error
+	return out, err
+}
