@@ -147,6 +147,9 @@ type SummaryMention struct {
 // session exclude, whose text holds the FTS5 query match (a file name as a
 // phrase), at most limit.
 func (s *Store) SummariesMentioning(ctx context.Context, project, match string, exclude int64, limit int) ([]SummaryMention, error) {
+	if s.Postgres() {
+		return s.summariesMentioningPG(ctx, project, match, exclude, limit)
+	}
 	var out []SummaryMention
 	err := s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
 		FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid

@@ -29,8 +29,12 @@ const indexBatch = 5000
 const indexBacklog = 20_000
 
 // PendingIndex counts the observations committed but not yet in the
-// search index.
+// search index: none on PostgreSQL, whose fts columns are generated with
+// the row.
 func (s *Store) PendingIndex(ctx context.Context) (int64, error) {
+	if s.Postgres() {
+		return 0, nil
+	}
 	var n int64
 	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations_fts_pending`).Row().Scan(&n)
 	return n, err
@@ -38,9 +42,10 @@ func (s *Store) PendingIndex(ctx context.Context) (int64, error) {
 
 // FlushSearchIndex adds every queued observation to the search index,
 // through the writer (so it is ordered with the writes), indexBatch rows
-// per transaction. A read-only store has nothing it could flush.
+// per transaction. A read-only store has nothing it could flush, nor has
+// a PostgreSQL one (its fts columns are generated with the row).
 func (s *Store) FlushSearchIndex(ctx context.Context) error {
-	if s.readOnly {
+	if s.readOnly || s.Postgres() {
 		return nil
 	}
 	for {
@@ -81,6 +86,9 @@ func (tx *Tx) indexPending(limit int) (int64, error) {
 // the next round (or the next search) to meet.
 func (s *Store) indexer() {
 	defer close(s.idxDone)
+	if s.Postgres() {
+		return // nothing is ever queued
+	}
 	t := time.NewTicker(indexEvery)
 	defer t.Stop()
 	seen := s.Writer.Stats().Ops

@@ -164,7 +164,8 @@ func (s *Store) ProjectCwd(ctx context.Context, project string) string {
 }
 
 // RelatedCandidate is an observation matching a prompt's keywords, with
-// its BM25 score (higher is better).
+// its BM25 score (higher is better; on PostgreSQL ts_rank on bm25's scale,
+// see pgRelatedScale).
 type RelatedCandidate struct {
 	ID        int64
 	Title     string
@@ -181,6 +182,9 @@ type RelatedCandidate struct {
 // inner query walks the index newest first and stops there, so a common
 // term costs the same as a rare one.
 func (s *Store) RelatedObservations(ctx context.Context, match, project string, exclude int64, recent, limit int) ([]RelatedCandidate, error) {
+	if s.Postgres() {
+		return s.relatedObservationsPG(ctx, match, project, exclude, recent, limit)
+	}
 	if err := s.FlushSearchIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -198,6 +202,9 @@ func (s *Store) RelatedObservations(ctx context.Context, match, project string, 
 // CountObservationMatches counts the observations matching the FTS5
 // query match, stopping at limit: a cheap document frequency.
 func (s *Store) CountObservationMatches(ctx context.Context, match string, limit int) (int, error) {
+	if s.Postgres() {
+		return s.countObservationMatchesPG(ctx, match, limit)
+	}
 	if err := s.FlushSearchIndex(ctx); err != nil {
 		return 0, err
 	}

@@ -146,7 +146,11 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	timeout := s.limits().Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hits, err := s.search(ctx, q, match)
+	search := s.search
+	if s.Postgres() {
+		search = s.searchPG
+	}
+	hits, err := search(ctx, q, match)
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, &QueryError{Query: q.Q, Msg: fmt.Sprintf("the search took longer than %s; make it more specific (longer prefixes, fewer very common words)", timeout)}
 	}

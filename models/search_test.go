@@ -9,11 +9,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
+
+// openPGTestStore opens a store on a fresh database of the throwaway
+// PostgreSQL (skipping the test where none can be started), whichever
+// backend the matrix runs on: for the PostgreSQL-only search tests.
+func openPGTestStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := OpenURL(pgtest.URL(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// forEachBackend runs fn on a freshly seeded searchFixture of the
+// matrix's backend (openTestStore): the same body runs on SQLite in the
+// default run and on PostgreSQL with MNEME_TEST_BACKEND=postgres.
+func forEachBackend(t *testing.T, fn func(t *testing.T, f *searchFixture)) {
+	t.Run(pgtest.Backend(), func(t *testing.T) { fn(t, seedSearchOn(t, openTestStore(t))) })
+}
 
 // searchFixture is a small corpus over two projects and two sessions.
 type searchFixture struct {
 	s        *Store
+	pg       bool  // the store is on PostgreSQL
 	sessA    int64 // project alpha
 	sessB    int64 // project beta
 	obs      map[string]int64
@@ -24,7 +47,13 @@ type searchFixture struct {
 
 func seedSearch(t *testing.T) *searchFixture {
 	t.Helper()
-	f := &searchFixture{s: openTestStore(t), obs: map[string]int64{}, prompts: map[string]int64{}}
+	return seedSearchOn(t, openTestStore(t))
+}
+
+// seedSearchOn seeds the corpus into s through the store's write API.
+func seedSearchOn(t *testing.T, s *Store) *searchFixture {
+	t.Helper()
+	f := &searchFixture{s: s, pg: s.Postgres(), obs: map[string]int64{}, prompts: map[string]int64{}}
 	f.baseTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ctx := context.Background()
 	err := f.s.Writer.Do(ctx, func(tx *Tx) error {
@@ -110,38 +139,55 @@ func (f *searchFixture) keys(hits []SearchHit) []string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestSearchSyntax(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchSyntax)
+}
+
+func testSearchSyntax(t *testing.T, f *searchFixture) {
 	tests := []struct {
 		name string
 		q    SearchQuery
 		want []string // sorted keys
+		// pgErr is what PostgreSQL answers instead, when it refuses q.
+		pgErr string
 	}{
-		{"word", SearchQuery{Q: "websocket"}, []string{"o:ws", "p:beta"}},
-		{"implicit AND", SearchQuery{Q: "schema version"}, []string{"o:gotest", "p:migrate", "s:final"}},
-		{"OR", SearchQuery{Q: "websocket OR TestMigrate"}, []string{"o:gotest", "o:ws", "p:beta"}},
-		{"NOT", SearchQuery{Q: "reconnect NOT websocket"}, []string{"o:grep"}},
-		{"prefix", SearchQuery{Q: "migrat*"}, []string{"o:edit", "o:gotest", "p:migrate", "s:final"}},
-		{"phrase", SearchQuery{Q: `"schema version 4"`}, []string{"s:final"}},
-		{"phrase across words", SearchQuery{Q: `"database schema"`}, []string{"p:migrate"}},
-		{"column filter skips tables without it", SearchQuery{Q: "title:reconnect"}, []string{"o:grep"}},
-		{"file name needs no quotes", SearchQuery{Q: "foo_test.go"}, []string{"o:read"}},
-		{"path with slash", SearchQuery{Q: "src/ws.ts"}, []string{"o:grep"}},
-		{"parentheses", SearchQuery{Q: "(websocket OR migrations) AND timeout"}, []string{"o:ws"}},
-		{"NEAR", SearchQuery{Q: "NEAR(websocket timeout, 2)"}, []string{"o:ws"}},
-		{"no match", SearchQuery{Q: "kubernetes"}, nil},
-		{"project", SearchQuery{Q: "reconnect", Project: "alpha"}, nil},
-		{"project beta", SearchQuery{Q: "reconnect", Project: "beta"}, []string{"o:grep", "o:ws", "p:beta"}},
-		{"type prompt", SearchQuery{Q: "schema", Type: SearchPrompt}, []string{"p:migrate"}},
-		{"type summary", SearchQuery{Q: "schema", Type: SearchSummary}, []string{"s:final"}},
-		{"tool implies observations", SearchQuery{Q: "reconnect", Tool: "Grep"}, []string{"o:grep"}},
-		{"from", SearchQuery{Q: "reconnect OR migrations", From: f.baseTime.AddDate(0, 0, 4)}, []string{"o:grep", "s:final"}},
-		{"to", SearchQuery{Q: "reconnect OR migrations", To: f.baseTime.AddDate(0, 0, 3)}, []string{"o:edit", "o:gotest", "p:beta", "p:migrate"}},
-		{"exclude session", SearchQuery{Q: "schema OR reconnect", ExcludeSessionID: 1}, []string{"o:grep", "o:ws", "p:beta"}},
-		{"script text is searchable", SearchQuery{Q: "script"}, []string{"p:xss"}},
+		{"word", SearchQuery{Q: "websocket"}, []string{"o:ws", "p:beta"}, ""},
+		{"implicit AND", SearchQuery{Q: "schema version"}, []string{"o:gotest", "p:migrate", "s:final"}, ""},
+		{"OR", SearchQuery{Q: "websocket OR TestMigrate"}, []string{"o:gotest", "o:ws", "p:beta"}, ""},
+		{"NOT", SearchQuery{Q: "reconnect NOT websocket"}, []string{"o:grep"}, ""},
+		{"prefix", SearchQuery{Q: "migrat*"}, []string{"o:edit", "o:gotest", "p:migrate", "s:final"}, ""},
+		{"phrase", SearchQuery{Q: `"schema version 4"`}, []string{"s:final"}, ""},
+		{"phrase across words", SearchQuery{Q: `"database schema"`}, []string{"p:migrate"}, ""},
+		{"column filter skips tables without it", SearchQuery{Q: "title:reconnect"}, []string{"o:grep"}, ""},
+		{"file name needs no quotes", SearchQuery{Q: "foo_test.go"}, []string{"o:read"}, ""},
+		{"path with slash", SearchQuery{Q: "src/ws.ts"}, []string{"o:grep"}, ""},
+		{"parentheses", SearchQuery{Q: "(websocket OR migrations) AND timeout"}, []string{"o:ws"}, ""},
+		{"NEAR", SearchQuery{Q: "NEAR(websocket timeout, 2)"}, []string{"o:ws"}, "NEAR() is not supported"},
+		{"column filter on a phrase", SearchQuery{Q: `output:"schema version"`}, []string{"o:gotest"}, ""},
+		{"column filter on a group", SearchQuery{Q: "title:(reconnect OR migrations)"}, []string{"o:edit", "o:grep"}, ""},
+		{"prompt column", SearchQuery{Q: "text:websocket"}, []string{"p:beta"}, ""},
+		{"summary column", SearchQuery{Q: "learned:append"}, []string{"s:final"}, ""},
+		{"phrase prefix", SearchQuery{Q: `"schema vers"*`}, []string{"o:gotest", "s:final"}, ""},
+		{"NOT binds tighter than OR", SearchQuery{Q: "timeout OR reconnect NOT websocket"}, []string{"o:grep", "o:ws"}, ""},
+		{"no match", SearchQuery{Q: "kubernetes"}, nil, ""},
+		{"project", SearchQuery{Q: "reconnect", Project: "alpha"}, nil, ""},
+		{"project beta", SearchQuery{Q: "reconnect", Project: "beta"}, []string{"o:grep", "o:ws", "p:beta"}, ""},
+		{"type prompt", SearchQuery{Q: "schema", Type: SearchPrompt}, []string{"p:migrate"}, ""},
+		{"type summary", SearchQuery{Q: "schema", Type: SearchSummary}, []string{"s:final"}, ""},
+		{"tool implies observations", SearchQuery{Q: "reconnect", Tool: "Grep"}, []string{"o:grep"}, ""},
+		{"from", SearchQuery{Q: "reconnect OR migrations", From: f.baseTime.AddDate(0, 0, 4)}, []string{"o:grep", "s:final"}, ""},
+		{"to", SearchQuery{Q: "reconnect OR migrations", To: f.baseTime.AddDate(0, 0, 3)}, []string{"o:edit", "o:gotest", "p:beta", "p:migrate"}, ""},
+		{"exclude session", SearchQuery{Q: "schema OR reconnect", ExcludeSessionID: 1}, []string{"o:grep", "o:ws", "p:beta"}, ""},
+		{"script text is searchable", SearchQuery{Q: "script"}, []string{"p:xss"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hits, err := f.s.Search(context.Background(), tt.q)
+			if f.pg && tt.pgErr != "" {
+				if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.pgErr) {
+					t.Errorf("Search(%q) on PostgreSQL: err = %v, want one saying %q", tt.q.Q, err, tt.pgErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +215,10 @@ func TestSearchSyntax(t *testing.T) {
 }
 
 func TestSearchHitDetails(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchHitDetails)
+}
+
+func testSearchHitDetails(t *testing.T, f *searchFixture) {
 	hits, err := f.s.Search(context.Background(), SearchQuery{Q: "TestMigrate"})
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +247,10 @@ func TestSearchHitDetails(t *testing.T) {
 }
 
 func TestSearchPaging(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchPaging)
+}
+
+func testSearchPaging(t *testing.T, f *searchFixture) {
 	ctx := context.Background()
 	all, err := f.s.Search(ctx, SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100})
 	if err != nil {
@@ -239,7 +291,10 @@ func TestSearchPaging(t *testing.T) {
 // TestSearchTooManyToRank: past RankLimit raw matches in any table, hits
 // come newest first, unranked, across all tables, and still page cleanly.
 func TestSearchTooManyToRank(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchTooManyToRank)
+}
+
+func testSearchTooManyToRank(t *testing.T, f *searchFixture) {
 	f.s.SearchLimits.RankLimit = 2
 	q := SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100}
 	hits, err := f.s.Search(context.Background(), q)
@@ -273,27 +328,39 @@ func TestSearchTooManyToRank(t *testing.T) {
 }
 
 func TestSearchInvalidQuery(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchInvalidQuery)
+}
+
+func testSearchInvalidQuery(t *testing.T, f *searchFixture) {
 	tests := []struct {
 		q, msg string
+		pg     string // PostgreSQL's message ("" none), or "-": as msg
 	}{
-		{`"unterminated`, "not closed"},
-		{`AND`, `syntax error near "AND"`},
-		{`websocket AND`, "ends too early"},
-		{`(websocket`, "ends too early"},
-		{`nosuchcol:foo`, ""}, // quoted as a phrase (not a column): no error
-		{`title:foo`, ""},
-		{`*`, "cannot start with '*'"},
-		{`NEAR(a b, x)`, "must be a whole number"},
-		{`-foo`, "no '-' operator"},
-		{`ab*`, "at least 3 letters"},
-		{`title:ab*`, "at least 3 letters"},
-		{`abc*`, ""},
-		{`   `, "enter something"},
-		{strings.Repeat("a ", 600), "longer than"},
+		{`"unterminated`, "not closed", "-"},
+		{`AND`, `syntax error near "AND"`, "-"},
+		{`websocket AND`, "ends too early", "-"},
+		{`(websocket`, "ends too early", "-"},
+		{`nosuchcol:foo`, "", "-"}, // quoted as a phrase (not a column): no error
+		{`title:foo`, "", "-"},
+		{`*`, "cannot start with '*'", "-"},
+		{`NEAR(a b, x)`, "must be a whole number", "NEAR() is not supported"},
+		{`^start`, "", "^ (a column's first word) is not supported"},
+		{`{title files}:foo`, "syntax error", "column groups {col1 col2}: are not supported"},
+		{`a + b`, "", "phrase concatenation"},
+		{`websocket)`, `syntax error near ")"`, "-"},
+		{`text:foo`, "", ""}, // prompts have text: the other tables are skipped
+		{`-foo`, "no '-' operator", "-"},
+		{`ab*`, "at least 3 letters", "-"},
+		{`title:ab*`, "at least 3 letters", "-"},
+		{`abc*`, "", "-"},
+		{`   `, "enter something", "-"},
+		{strings.Repeat("a ", 600), "longer than", "-"},
 	}
 	for _, tt := range tests {
 		_, err := f.s.Search(context.Background(), SearchQuery{Q: tt.q})
+		if f.pg && tt.pg != "-" {
+			tt.msg = tt.pg
+		}
 		if tt.msg == "" {
 			if err != nil {
 				t.Errorf("Search(%q): unexpected error %v", tt.q, err)
@@ -312,7 +379,10 @@ func TestSearchInvalidQuery(t *testing.T) {
 }
 
 func TestSearchTimeout(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testSearchTimeout)
+}
+
+func testSearchTimeout(t *testing.T, f *searchFixture) {
 	f.s.SearchLimits.Timeout = time.Nanosecond
 	_, err := f.s.Search(context.Background(), SearchQuery{Q: "schema"})
 	var qe *QueryError
@@ -363,7 +433,10 @@ func TestSplitSnippet(t *testing.T) {
 }
 
 func TestRelatedSearch(t *testing.T) {
-	f := seedSearch(t)
+	forEachBackend(t, testRelatedSearch)
+}
+
+func testRelatedSearch(t *testing.T, f *searchFixture) {
 	ctx := context.Background()
 	q := AnyTermsQuery("Please migrate the schema again, and the TestMigrate failure", 8)
 	if q != `"migrate" OR "schema" OR "again" OR "testmigrate" OR "failure"` {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -47,22 +49,46 @@ func BenchmarkIngestSocket16Edits(b *testing.B) {
 	})
 }
 
+// BenchmarkIngestPostgres2Replicas16 is BenchmarkIngestConcurrent16 in
+// team mode: two workers on one PostgreSQL database (the test cluster of
+// internal/pgtest, on this machine's loopback), the 16 clients split
+// between them, each event acknowledged after its commit. Every event
+// also reaches both workers' live streams through LISTEN/NOTIFY. Compare
+// with BenchmarkIngestConcurrent16 of the same run (SQLite, one worker).
+func BenchmarkIngestPostgres2Replicas16(b *testing.B) {
+	url := pgtest.URL(b)
+	on := func(o *app.Options) { o.DatabaseURL = url }
+	benchmarkIngestOn(b, []*testutil.Server{testutil.NewServer(b, on), testutil.NewServer(b, on)}, false, toolEvent)
+}
+
 func benchmarkIngest(b *testing.B, socket bool, event func(session string, i int) []byte) {
+	benchmarkIngestOn(b, []*testutil.Server{testutil.NewServer(b)}, socket, event)
+}
+
+// benchmarkIngestOn sends the events of 16 clients, client c to
+// servers[c % len(servers)], over TCP with the secret or, with socket,
+// over the (single) server's unix socket.
+func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, event func(session string, i int) []byte) {
 	const clients = 16
-	srv := testutil.NewServer(b)
+	srv := servers[0]
 	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
-	url := srv.URL + "/api/hooks/post-tool-use"
+	urls := make([]string, clients)
+	for c := range urls {
+		urls[c] = servers[c%len(servers)].URL + "/api/hooks/post-tool-use"
+	}
 	if socket {
 		tr.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", srv.Socket)
 		}
-		url = testutil.SocketURL + "/api/hooks/post-tool-use"
+		for c := range urls {
+			urls[c] = testutil.SocketURL + "/api/hooks/post-tool-use"
+		}
 	}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	stamp := time.Now().UnixNano()
 	for c := 0; c < clients; c++ {
-		srv.Hook(b, "user-prompt-submit", promptEvent(fmt.Sprintf("ingest-%d-%d", stamp, c)))
+		servers[c%len(servers)].Hook(b, "user-prompt-submit", promptEvent(fmt.Sprintf("ingest-%d-%d", stamp, c)))
 	}
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
@@ -83,7 +109,7 @@ func benchmarkIngest(b *testing.B, socket bool, event func(session string, i int
 				if i >= int64(b.N) {
 					return
 				}
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(bodies[i]))
+				req, _ := http.NewRequest(http.MethodPost, urls[i%clients], bytes.NewReader(bodies[i]))
 				req.Header.Set("Content-Type", "application/json")
 				if !socket {
 					req.Header.Set("Authorization", "Bearer "+srv.Secret)
@@ -126,9 +152,17 @@ func benchmarkIngest(b *testing.B, socket bool, event func(session string, i int
 	if c.Observations != acked.Load() {
 		b.Fatalf("%d acked but %d stored", acked.Load(), c.Observations)
 	}
-	ws := srv.Store.Writer.Stats()
+	var ws models.WriterStats
+	for _, s := range servers {
+		st := s.Store.Writer.Stats()
+		ws.Batches += st.Batches
+		ws.Ops += st.Ops
+	}
 	if ws.Batches > 0 {
 		b.ReportMetric(float64(ws.Ops)/float64(ws.Batches), "ops/commit")
+	}
+	if srv.Store.Postgres() {
+		return // the baselines below are SQLite's
 	}
 	// Same-run baselines on the same disk, same schema (indexes and FTS
 	// triggers), no HTTP and no event log: what hand-written batched

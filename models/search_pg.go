@@ -1,0 +1,419 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Search on PostgreSQL: each content table has a stored tsvector column
+// fts with a GIN index (migrations_postgres.go), always current, so there
+// is no index to flush. A query is translated once per table
+// (search_tsquery.go), normalized by to_tsquery in one round trip, then
+// probed, ranked with ts_rank and paged as on SQLite.
+//
+// Rank and Score: a hit's Rank is -ts_rank (lower is better, like bm25)
+// and its Score ts_rank. ts_rank has no IDF and lies in 0..1: a word
+// found once in a title scores 0.61, once in an output 0.15. Nothing
+// outside this package thresholds Search's Score; the related-memory
+// lookup, which does, reads RelatedObservations (pgRelatedScale).
+
+// pgTable is how one content table is searched on PostgreSQL.
+type pgTable struct {
+	typ     string
+	content string
+	hasTool bool
+	// weights is ts_rank's {D,C,B,A}: SQLite's bm25 column weights
+	// divided by 4, the weight of an observation's title, so ranks of the
+	// three tables merge on one scale.
+	weights string
+	// detail selects the hit's fields from c, as searchTable.detail.
+	detail string
+	// text is the raw text the snippet is cut from: the searched columns,
+	// each cut at pgSnippetChars.
+	text string
+}
+
+// pgSnippetChars bounds each column ts_headline reads: it parses all it is
+// given, and a 1 MB tool output would cost more than the search.
+const pgSnippetChars = 20000
+
+var pgTables = []pgTable{
+	{
+		typ: SearchObservation, content: "observations", hasTool: true,
+		// title 4, files 2, input 1, output 1
+		weights: "{0.25,0.25,0.5,1.0}",
+		detail:  "c.session_id, c.project, c.title, c.tool_name, c.kind, c.success, c.prompt_number, c.created_at",
+		text:    pgSnippetText("c.title", "c.output", "c.input", "c.files"),
+	},
+	{
+		typ: SearchPrompt, content: "prompts",
+		// text 1
+		weights: "{0.25,0.25,0.25,0.25}",
+		detail:  "c.session_id, c.project, 'Prompt #' || c.number, '', '', true, c.number, c.created_at",
+		text:    pgSnippetText("c.text"),
+	},
+	{
+		typ: SearchSummary, content: "summaries",
+		// request 3, learned and completed 2, investigated and next_steps
+		// 1, last_assistant_message 0.5
+		weights: "{0.125,0.25,0.5,0.75}",
+		detail:  "c.session_id, c.project, CASE WHEN c.request != '' THEN c.request ELSE c.kind || ' summary' END, '', c.kind, true, c.prompt_number, c.created_at",
+		text:    pgSnippetText("c.request", "c.learned", "c.completed", "c.investigated", "c.next_steps", "c.last_assistant_message"),
+	},
+}
+
+// pgSnippetText joins columns, each cut at pgSnippetChars, by " … ",
+// and puts a \x01 on both sides of every run of punctuation: the parser
+// of ts_headline then cuts foo_test.go or models/migrations.go into the
+// words mneme_words indexed (rather than one file-name token, which no
+// query lexeme would match), and the \x01s are removed from the snippet.
+func pgSnippetText(cols ...string) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = "left(" + c + ", " + fmt.Sprint(pgSnippetChars) + ")"
+	}
+	return `regexp_replace(` + strings.Join(parts, " || ' … ' || ") + `, '([^[:alnum:][:space:]]+)', chr(1) || '\1' || chr(1), 'g')`
+}
+
+// pgHeadlineOptions are ts_headline's: the snippet markers, and about the
+// 24 words of SQLite's snippet.
+const pgHeadlineOptions = "StartSel=" + SnippetOpen + ", StopSel=" + SnippetClose + ", MaxWords=24, MinWords=8, MaxFragments=1, FragmentDelimiter=…"
+
+// pgJoinMarks finds the end of a match and the start of the next with
+// only a little punctuation between them: foo_test.go is one match, as
+// SQLite marks a phrase, rather than three words.
+var pgJoinMarks = regexp.MustCompile(SnippetClose + `([^\p{L}\p{N}\s` + SnippetOpen + SnippetClose + `]{1,3})` + SnippetOpen)
+
+// pgQuery is a table to search and its query, normalized by to_tsquery.
+type pgQuery struct {
+	t     *pgTable
+	q     string
+	large bool
+}
+
+// searchPG is search on PostgreSQL.
+func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	if q.Offset < 0 || q.Offset+q.Limit > MaxSearchWindow {
+		return nil, fmt.Errorf("%w: offset+limit must be at most %d", ErrInvalid, MaxSearchWindow)
+	}
+	if q.Type != "" && q.Type != SearchPrompt && q.Type != SearchObservation && q.Type != SearchSummary {
+		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
+	}
+	tree, err := tsParse(match)
+	if err != nil {
+		return nil, queryErr(err, q.Q)
+	}
+	var tables []pgQuery
+	var qerr error
+	for i := range pgTables {
+		t := &pgTables[i]
+		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
+			continue
+		}
+		var ts string
+		if tree != nil {
+			if ts, err = tree.render(t.typ); err != nil {
+				qerr = err // a column t does not have: skip t, as FTS5 does
+				continue
+			}
+		}
+		tables = append(tables, pgQuery{t: t, q: ts})
+	}
+	if len(tables) == 0 && qerr != nil {
+		return nil, queryErr(qerr, q.Q)
+	}
+	if tables, err = s.normalizeTSQueries(ctx, tables, q.Q); err != nil || len(tables) == 0 {
+		return []SearchHit{}, err
+	}
+	rank := true
+	lim := s.limits()
+	for i := range tables {
+		// A probe counts the matches up to RankLimit+1. SQLite's second
+		// limit, RankTermRows, is bm25's cost alone: ts_rank reads only
+		// the matching rows.
+		var n int
+		err := s.DB.WithContext(ctx).Raw("SELECT count(*) FROM (SELECT 1 FROM "+tables[i].t.content+" c WHERE c.fts @@ ?::tsquery LIMIT ?) m",
+			tables[i].q, lim.RankLimit+1).Row().Scan(&n)
+		if err != nil {
+			return nil, err
+		}
+		tables[i].large = n > lim.RankLimit
+		rank = rank && !tables[i].large
+	}
+	want := q.Offset + q.Limit + 1
+	var all []ranked
+	for _, t := range tables {
+		hits, err := s.rankTablePG(ctx, t, q, want, rank)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, hits...)
+	}
+	// Equal ranks (the same words in the same columns: ts_rank has no
+	// IDF) are common: the newest comes first.
+	sort.SliceStable(all, func(i, j int) bool {
+		if rank && all[i].rank != all[j].rank {
+			return all[i].rank < all[j].rank
+		}
+		return all[i].at > all[j].at
+	})
+	if q.Offset >= len(all) {
+		return []SearchHit{}, nil
+	}
+	all = all[q.Offset:]
+	if len(all) > q.Limit+1 {
+		all = all[:q.Limit+1]
+	}
+	queries := map[*searchTable]string{}
+	for _, t := range tables {
+		queries[searchTableOf(t.t.typ)] = t.q
+	}
+	return s.loadHitsPG(ctx, queries, all)
+}
+
+// queryErr sets the user's query on a *QueryError.
+func queryErr(err error, q string) error {
+	var qe *QueryError
+	if errors.As(err, &qe) {
+		qe.Query = q
+	}
+	return err
+}
+
+// normalizeTSQueries runs each table's query through to_tsquery, in one
+// round trip, and keeps the tables whose query still has a word: a query
+// of stopwords only finds nothing. A query that would need a scan of the
+// whole table (querytree T: NOT with only stopwords before it) is refused.
+func (s *Store) normalizeTSQueries(ctx context.Context, tables []pgQuery, userQuery string) ([]pgQuery, error) {
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	values := make([]string, len(tables))
+	args := make([]any, len(tables))
+	for i, t := range tables {
+		values[i] = fmt.Sprintf("(%d, ?::text)", i)
+		args[i] = t.q
+	}
+	rows, err := s.DB.WithContext(ctx).Raw(`SELECT k, to_tsquery('english', q)::text, querytree(to_tsquery('english', q))
+		FROM (VALUES `+strings.Join(values, ", ")+`) v(k, q)`, args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keep := make([]bool, len(tables))
+	for rows.Next() {
+		var k int
+		var norm, tree string
+		if err := rows.Scan(&k, &norm, &tree); err != nil {
+			return nil, err
+		}
+		if tree == "T" {
+			return nil, &QueryError{Query: userQuery, Msg: `the query has no word to look for, only words to leave out: put a word that is not a stopword (like "the") before NOT`}
+		}
+		tables[k].q, keep[k] = norm, norm != ""
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := tables[:0]
+	for k, t := range tables {
+		if keep[k] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// searchTableOf is the SQLite searchTable of a search type: ranked hits
+// point at it, so both backends share loadHits' bookkeeping.
+func searchTableOf(typ string) *searchTable {
+	for i := range searchTables {
+		if searchTables[i].typ == typ {
+			return &searchTables[i]
+		}
+	}
+	return nil
+}
+
+// rankTablePG returns n matches of one table: the best by ts_rank (then
+// the newest) when rank is set, else the newest.
+func (s *Store) rankTablePG(ctx context.Context, t pgQuery, q SearchQuery, n int, rank bool) ([]ranked, error) {
+	score, order := "ts_rank('"+t.t.weights+"', c.fts, ?::tsquery)", "r DESC, c.id DESC"
+	args := []any{t.q}
+	if !rank {
+		score, order, args = "0", "c.id DESC", nil
+	}
+	sql := "SELECT c.id, " + score + " AS r, c.created_at FROM " + t.t.content + " c WHERE c.fts @@ ?::tsquery"
+	args = append(args, t.q)
+	if q.Project != "" {
+		sql += " AND c.project = ?"
+		args = append(args, q.Project)
+	}
+	if q.Tool != "" {
+		sql += " AND c.tool_name = ?"
+		args = append(args, q.Tool)
+	}
+	if !q.From.IsZero() {
+		sql += " AND c.created_at >= ?"
+		args = append(args, q.From.UTC())
+	}
+	if !q.To.IsZero() {
+		sql += " AND c.created_at < ?"
+		args = append(args, q.To.UTC())
+	}
+	if q.ExcludeSessionID != 0 {
+		sql += " AND c.session_id != ?"
+		args = append(args, q.ExcludeSessionID)
+	}
+	sql += " ORDER BY " + order + " LIMIT ?"
+	args = append(args, n)
+	rows, err := s.DB.WithContext(ctx).Raw(sql, args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ranked
+	st := searchTableOf(t.t.typ)
+	for rows.Next() {
+		r := ranked{table: st, ranked: rank}
+		var at time.Time
+		if err := rows.Scan(&r.id, &r.rank, &at); err != nil {
+			return nil, err
+		}
+		r.rank, r.at = -r.rank, at.UnixNano()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// loadHitsPG loads details and snippets for the page, keeping its order:
+// one query per table, by primary key, with ts_headline on the raw text
+// of the page's rows only. queries are the tables' normalized tsqueries.
+func (s *Store) loadHitsPG(ctx context.Context, queries map[*searchTable]string, page []ranked) ([]SearchHit, error) {
+	out := make([]SearchHit, len(page))
+	byTable := map[*searchTable][]int{}
+	for i, r := range page {
+		byTable[r.table] = append(byTable[r.table], i)
+	}
+	for st, idx := range byTable {
+		var t *pgTable
+		for i := range pgTables {
+			if pgTables[i].typ == st.typ {
+				t = &pgTables[i]
+			}
+		}
+		ids := make([]int64, len(idx))
+		pos := map[int64]int{}
+		for k, i := range idx {
+			ids[k] = page[i].id
+			pos[page[i].id] = i
+		}
+		rows, err := s.DB.WithContext(ctx).Raw("SELECT c.id, "+t.detail+", ts_headline('english', "+t.text+", ?::tsquery, ?) FROM "+t.content+" c WHERE c.id IN ?",
+			queries[st], pgHeadlineOptions, ids).Rows()
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var h SearchHit
+			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &h.CreatedAt, &h.Snippet); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			i := pos[h.ID]
+			h.Type, h.Ranked, h.CreatedAt = st.typ, page[i].ranked, h.CreatedAt.UTC()
+			h.Snippet = pgJoinMarks.ReplaceAllString(strings.ReplaceAll(h.Snippet, "\x01", ""), "$1")
+			if h.Ranked {
+				h.Rank, h.Score = page[i].rank, -page[i].rank
+			}
+			out[i] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// A row deleted between the queries leaves a zero hit; drop it.
+	kept := out[:0]
+	for _, h := range out {
+		if h.Type != "" {
+			kept = append(kept, h)
+		}
+	}
+	return kept, nil
+}
+
+// pgTSQuery translates an FTS5 query (as recall builds them: quoted
+// keywords joined by OR, a file name as a phrase) into a to_tsquery
+// string for the table of search type typ; "" when it has no word.
+func pgTSQuery(match, typ string) (string, error) {
+	tree, err := tsParse(match)
+	if err != nil || tree == nil {
+		return "", queryErr(err, match)
+	}
+	ts, err := tree.render(typ)
+	return ts, queryErr(err, match)
+}
+
+// pgRelatedScale puts RelatedObservations' ts_rank on bm25's scale, which
+// recall's Relevance (bm25Half = 8) and the user's RelatedThreshold were
+// tuned on. ts_rank of an OR query is the mean of its terms' ranks, bm25
+// their sum, so the rank is first multiplied by the number of terms
+// ((numnode+1)/2 lexemes in a tree of binary operators); then one title
+// match, 0.61 with title weight 1, times 16 is 9.7: SQLite's bm25 of one
+// rare word in a title is 5 to 15 on a 100k-row table. The columns keep
+// bm25's ratios (title 4, files 2, input 1, output 0.5 → 1, 0.5, 0.25,
+// 0.125), so an output match scores an eighth of a title match on both.
+// ts_rank has no IDF: the related-memory lookup only queries words found
+// in at most 1,000 observations (recall's maxDocFreq) anyway.
+const pgRelatedScale = 16
+
+// relatedObservationsPG is RelatedObservations on PostgreSQL.
+func (s *Store) relatedObservationsPG(ctx context.Context, match, project string, exclude int64, recent, limit int) ([]RelatedCandidate, error) {
+	ts, err := pgTSQuery(match, SearchObservation)
+	if err != nil || ts == "" {
+		return nil, err
+	}
+	var rows []RelatedCandidate
+	err = s.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, score FROM (
+			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
+				ts_rank('{0.125,0.25,0.5,1.0}', o.fts, q.q) * (numnode(q.q) + 1) / 2 * ? AS score
+			FROM (SELECT to_tsquery('english', ?) AS q) q, observations o
+			WHERE o.fts @@ q.q AND o.project = ? AND o.session_id != ? AND o.excluded_by = ''
+			ORDER BY o.id DESC LIMIT ?) r
+		ORDER BY score DESC, id DESC LIMIT ?`, pgRelatedScale, ts, project, exclude, recent, limit).Scan(&rows).Error
+	return rows, err
+}
+
+// countObservationMatchesPG is CountObservationMatches on PostgreSQL.
+func (s *Store) countObservationMatchesPG(ctx context.Context, match string, limit int) (int, error) {
+	ts, err := pgTSQuery(match, SearchObservation)
+	if err != nil || ts == "" {
+		return 0, err
+	}
+	var n int
+	err = s.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations WHERE fts @@ to_tsquery('english', ?) LIMIT ?) m`,
+		ts, limit).Row().Scan(&n)
+	return n, err
+}
+
+// summariesMentioningPG is SummariesMentioning on PostgreSQL.
+func (s *Store) summariesMentioningPG(ctx context.Context, project, match string, exclude int64, limit int) ([]SummaryMention, error) {
+	ts, err := pgTSQuery(match, SearchSummary)
+	if err != nil || ts == "" {
+		return nil, err
+	}
+	var out []SummaryMention
+	err = s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
+		FROM summaries m WHERE m.fts @@ to_tsquery('english', ?) AND m.project = ? AND m.session_id != ?
+		ORDER BY m.id DESC LIMIT ?`, ts, project, exclude, limit).Scan(&out).Error
+	return out, err
+}

@@ -1,0 +1,180 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestTSQuery: FTS5 syntax, as NormalizeQuery leaves it, written as
+// to_tsquery strings per table, and what has no tsquery form refused.
+func TestTSQuery(t *testing.T) {
+	tests := []struct {
+		q         string
+		obs       string // observations; "!" + message for an error
+		prompt    string // prompts
+		summary   string // summaries
+		errSubstr string // an error of the whole query
+	}{
+		{q: "go test", obs: "('go' & 'test')"},
+		{q: "a AND b", obs: "('a' & 'b')"},
+		{q: "a OR b", obs: "('a' | 'b')"},
+		{q: "a NOT b", obs: "('a' & !'b')"},
+		{q: "a b NOT c OR d", obs: "((('a' & 'b') & !'c') | 'd')"},
+		{q: "a OR b AND c", obs: "('a' | ('b' & 'c'))"},
+		{q: "(a OR b) c", obs: "(('a' | 'b') & 'c')"},
+		{q: `"schema version 4"`, obs: "('schema' <-> 'version' <-> '4')"},
+		{q: `"foo_test.go"`, obs: "('foo' <-> 'test' <-> 'go')"},
+		{q: "Migrat*", obs: "'migrat':*"},
+		{q: `"models.go"*`, obs: "('models' <-> 'go':*)"},
+		{q: `"he said ""hi"""`, obs: "('he' <-> 'said' <-> 'hi')"},
+		{q: "title:foo", obs: "'foo':A", prompt: "!unknown column \"title\"", summary: "!unknown column \"title\""},
+		{q: "title:foo*", obs: "'foo':*A"},
+		{q: `title:"a b"`, obs: "('a':A <-> 'b':A)"},
+		{q: "title:(a OR b)", obs: "('a':A | 'b':A)"},
+		{q: "text:foo", obs: "!unknown column \"text\"", prompt: "'foo'"},
+		{q: "learned:foo completed:bar", obs: "!unknown column \"learned\"", summary: "('foo':B & 'bar':B)"},
+		{q: "request:foo OR next_steps:bar", obs: "!unknown column \"request\"", summary: "('foo':A | 'bar':C)"},
+		{q: "über", obs: "'über'"},
+		{q: `"..."`, obs: ""},
+		{q: `"..." OR a`, obs: "'a'"},
+		{q: "NEAR(a b, 3)", errSubstr: "NEAR() is not supported"},
+		{q: "^a", errSubstr: "^ (a column's first word) is not supported"},
+		{q: "{title files}:a", errSubstr: "column groups"},
+		{q: "a + b", errSubstr: "phrase concatenation"},
+		{q: "a,b", errSubstr: "NEAR()'s"},
+		{q: `"open`, errSubstr: "not closed"},
+		{q: `"open""`, errSubstr: "not closed"},
+		{q: "OR a", errSubstr: `syntax error near "OR"`},
+		{q: "a NOT", errSubstr: "ends too early"},
+		{q: "(a", errSubstr: "ends too early"},
+		{q: "a)", errSubstr: `syntax error near ")"`},
+		{q: "title:(a files:b)", errSubstr: "leave no column"},
+		{q: "*", errSubstr: "cannot start with '*'"},
+		{q: "NEAR", obs: "'near'"},
+	}
+	for _, tt := range tests {
+		tree, err := tsParse(tt.q)
+		if tt.errSubstr != "" {
+			var qe *QueryError
+			if !errors.As(err, &qe) || !strings.Contains(err.Error(), tt.errSubstr) {
+				t.Errorf("tsParse(%q): err = %v, want a QueryError saying %q", tt.q, err, tt.errSubstr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("tsParse(%q): %v", tt.q, err)
+			continue
+		}
+		for typ, want := range map[string]string{SearchObservation: tt.obs, SearchPrompt: tt.prompt, SearchSummary: tt.summary} {
+			if want == "" && typ != SearchObservation {
+				continue // not checked for this table
+			}
+			got := ""
+			if tree != nil {
+				got, err = tree.render(typ)
+				if err != nil {
+					got = "!" + err.(*QueryError).Msg
+				}
+			}
+			if strings.HasPrefix(want, "!") && strings.HasPrefix(got, want) || got == want {
+				continue
+			}
+			t.Errorf("render(%q) for %s = %q, want %q", tt.q, typ, got, want)
+		}
+	}
+}
+
+// TestSearchRankTitleFirst: a word in a title outranks the same word in
+// an output or a prompt, on both backends.
+func TestSearchRankTitleFirst(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		hits, err := f.s.Search(context.Background(), SearchQuery{Q: "reconnect", Type: SearchObservation})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.keys(hits); !reflect.DeepEqual(got, []string{"o:grep", "o:ws"}) {
+			t.Errorf("hits = %v, want the title match o:grep first", got)
+		}
+		if len(hits) == 2 && !(hits[0].Score > hits[1].Score) {
+			t.Errorf("scores %v, %v: want the first higher", hits[0].Score, hits[1].Score)
+		}
+	})
+}
+
+// TestSearchStopwordsPG: PostgreSQL's english configuration does not
+// index stopwords. A query of stopwords only finds nothing (not an
+// error), a stopword beside real words is dropped, and a NOT with only
+// stopwords before it, which would read every row, is refused.
+func TestSearchStopwordsPG(t *testing.T) {
+	f := seedSearchOn(t, openPGTestStore(t))
+	ctx := context.Background()
+	for _, q := range []string{"the", `"the of"`, "the AND a", `"..."`} {
+		hits, err := f.s.Search(ctx, SearchQuery{Q: q})
+		if err != nil || len(hits) != 0 {
+			t.Errorf("Search(%q) = %v, %v; want no hits, no error", q, f.keys(hits), err)
+		}
+	}
+	hits, err := f.s.Search(ctx, SearchQuery{Q: "the websocket"})
+	if got := f.keys(hits); err != nil || len(got) != 2 {
+		t.Errorf("Search(the websocket) = %v, %v; want websocket's two hits", got, err)
+	}
+	_, err = f.s.Search(ctx, SearchQuery{Q: "the NOT websocket"})
+	var qe *QueryError
+	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "only words to leave out") || qe.Query != "the NOT websocket" {
+		t.Errorf("the NOT websocket: err = %v", err)
+	}
+}
+
+// TestSearchSnippetPG: snippets are cut from the raw text, punctuation
+// kept, and a file name is one marked match.
+func TestSearchSnippetPG(t *testing.T) {
+	f := seedSearchOn(t, openPGTestStore(t))
+	hits, err := f.s.Search(context.Background(), SearchQuery{Q: "foo_test.go"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("hits %v, %v", f.keys(hits), err)
+	}
+	if sn := hits[0].Snippet; !strings.HasPrefix(sn, "Read \x02foo_test.go\x03") || strings.Contains(sn, "\x01") {
+		t.Errorf("snippet %q", sn)
+	}
+}
+
+// TestRecallLookups: the full-text reads of the recall hooks
+// (RelatedObservations, CountObservationMatches, SummariesMentioning)
+// on both backends.
+func TestRecallLookups(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		rows, err := f.s.RelatedObservations(ctx, `"reconnect"`, "beta", 0, 500, 20)
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("RelatedObservations = %+v, %v", rows, err)
+		}
+		byID := map[int64]float64{}
+		for _, r := range rows {
+			byID[r.ID] = r.Score
+		}
+		title, output := byID[f.obs["grep"]], byID[f.obs["ws"]]
+		if !(title > output && output > 0) {
+			t.Errorf("scores: title match %v, output match %v; want title > output > 0", title, output)
+		}
+		if f.pg && (title < 5 || title > 15) {
+			// pgRelatedScale: one title match on bm25's scale.
+			t.Errorf("PostgreSQL score of one title match = %v, want bm25's 5..15", title)
+		}
+		if rows, err := f.s.RelatedObservations(ctx, `"reconnect"`, "beta", f.sessB, 500, 20); err != nil || len(rows) != 0 {
+			t.Errorf("excluding the session: %+v, %v", rows, err)
+		}
+		if n, err := f.s.CountObservationMatches(ctx, `"reconnect" OR "migrations"`, 3); err != nil || n != 3 {
+			t.Errorf("CountObservationMatches = %d, %v; want 3 (stopped at the limit)", n, err)
+		}
+		sums, err := f.s.SummariesMentioning(ctx, "alpha", `"schema version"`, 0, 3)
+		if err != nil || len(sums) != 1 || sums[0].ID != f.summary {
+			t.Errorf("SummariesMentioning = %+v, %v", sums, err)
+		}
+		if n, _ := f.s.PendingIndex(ctx); n != 0 {
+			t.Errorf("PendingIndex = %d after a search", n)
+		}
+	})
+}

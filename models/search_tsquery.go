@@ -1,0 +1,410 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The query language on PostgreSQL: the FTS5 syntax NormalizeQuery
+// prepares is parsed into a small tree (tsParse) and written out per table
+// as a to_tsquery('english', …) string (tsNode.render). The words come
+// from ftsWords, the letter and digit runs mneme_words cuts the indexed
+// text into, each quoted as a lexeme; to_tsquery then stems them and drops
+// stopwords as to_tsvector did.
+//
+//	FTS5                    to_tsquery
+//	a b, a AND b            'a' & 'b'
+//	a OR b                  'a' | 'b'
+//	a NOT b                 'a' & !'b'
+//	( … )                   ( … )
+//	"a b c"                 ( 'a' <-> 'b' <-> 'c' )
+//	abc*, "a bc"*           'abc':*, ( 'a' <-> 'bc':* )
+//	title:a, title:(a OR b) 'a':A, ( 'a':A | 'b':A )
+//
+// Precedence is FTS5's: implicit AND binds tightest, then NOT, AND, OR.
+// A column filter becomes the weight that column's text has in the
+// table's fts column (see pgColumnWeights); a column the table does not
+// have makes that table answer nothing, as FTS5 skips it. NEAR(),
+// ^initial, + and {column groups} have no tsquery form and are refused.
+
+// pgColumnWeights maps, per search type, the columns a query may filter on
+// to the tsvector weights their text has in migrations_postgres.go. ""
+// is every weight: a prompt has one column. Two columns that share a
+// weight (learned and completed) cannot be told apart: learned:x also
+// finds x in completed.
+var pgColumnWeights = map[string]map[string]string{
+	SearchObservation: {"title": "A", "files": "B", "input": "C", "output": "D"},
+	SearchPrompt:      {"text": ""},
+	SearchSummary: {"request": "A", "learned": "B", "completed": "B",
+		"investigated": "C", "next_steps": "C", "last_assistant_message": "D"},
+}
+
+// tsNode is a parsed query: a term (op 0), or l op r with op '&', '|' or
+// '!' (l AND NOT r). A term is a word or a phrase: its words, whether the
+// last is a prefix, and the columns it is limited to (nil for all).
+type tsNode struct {
+	op     byte
+	l, r   *tsNode
+	words  []string
+	prefix bool
+	cols   []string
+}
+
+// tsItem is a lexical item of the parser: a term, an operator
+// ("AND", "OR", "NOT"), a parenthesis, or a column filter before a
+// parenthesis or a phrase (col set).
+type tsItem struct {
+	kind string // "term", "op", "(", ")", "col"
+	op   string
+	term *tsNode
+	col  string
+}
+
+// tsLex reads the items of match, refusing what has no tsquery form.
+func tsLex(match string) ([]tsItem, error) {
+	toks := scanQuery(match)
+	var out []tsItem
+	skipStar := false
+	for i, t := range toks {
+		starred := skipStar
+		skipStar = false
+		switch t.Kind {
+		case tokSpace:
+		case tokPhrase:
+			if !phraseClosed(t.Raw) {
+				return nil, &QueryError{Msg: `a "quoted phrase" is not closed`}
+			}
+			out = append(out, tsItem{kind: "term", term: &tsNode{words: lowerWords(t.Text), prefix: t.Star}})
+			skipStar = t.Star
+		case tokPunct:
+			switch t.Raw {
+			case "(", ")":
+				out = append(out, tsItem{kind: t.Raw})
+			case "{", "}":
+				return nil, &QueryError{Msg: "column groups {col1 col2}: are not supported on PostgreSQL; write (col1:word OR col2:word)"}
+			default:
+				return nil, &QueryError{Msg: `a ',' outside a "quoted phrase" is only NEAR()'s, which PostgreSQL does not support; quote it or leave it out`}
+			}
+		case tokWord:
+			w := t.Raw
+			if starred {
+				if w = w[1:]; w == "" {
+					continue
+				}
+			}
+			switch {
+			case w == "AND" || w == "OR" || w == "NOT":
+				out = append(out, tsItem{kind: "op", op: w})
+				continue
+			case w == "NEAR" && nextIs(toks[i+1:], "("):
+				return nil, &QueryError{Msg: `NEAR() is not supported on PostgreSQL; write a "quoted phrase" for words next to each other, or the words alone to find them anywhere in the text`}
+			case w == "*":
+				return nil, &QueryError{Msg: "a query cannot start with '*'; put the * right after a word prefix, like migr*"}
+			case w == "+":
+				return nil, &QueryError{Msg: `'+' (phrase concatenation) is not supported on PostgreSQL; write the words as one "quoted phrase"`}
+			}
+			col := ""
+			if k := strings.IndexByte(w, ':'); k > 0 && ftsColumns[strings.ToLower(w[:k])] {
+				col, w = strings.ToLower(w[:k]), w[k+1:]
+				if w == "" {
+					out = append(out, tsItem{kind: "col", col: col})
+					continue
+				}
+			}
+			if strings.HasPrefix(w, "^") {
+				return nil, &QueryError{Msg: fmt.Sprintf("%q: ^ (a column's first word) is not supported on PostgreSQL; leave out the ^", t.Raw)}
+			}
+			n := &tsNode{}
+			if strings.HasSuffix(w, "*") {
+				w, n.prefix = strings.TrimSuffix(w, "*"), true
+			}
+			n.words = lowerWords(w)
+			if col != "" {
+				n.cols = []string{col}
+			}
+			out = append(out, tsItem{kind: "term", term: n})
+		}
+	}
+	return out, nil
+}
+
+// phraseClosed reports whether a phrase token, as scanQuery cut it, ends
+// with its closing quote ("" inside is an escaped quote).
+func phraseClosed(raw string) bool {
+	for i := 1; i < len(raw); i++ {
+		if raw[i] == '"' {
+			if i+1 < len(raw) && raw[i+1] == '"' {
+				i++
+				continue
+			}
+			return i == len(raw)-1
+		}
+	}
+	return false
+}
+
+// nextIs reports whether the first token of toks that is not a blank is
+// punctuation p.
+func nextIs(toks []queryToken, p string) bool {
+	for _, t := range toks {
+		if t.Kind != tokSpace {
+			return t.Kind == tokPunct && t.Raw == p
+		}
+	}
+	return false
+}
+
+func lowerWords(s string) []string {
+	words := ftsWords(s)
+	for i, w := range words {
+		words[i] = strings.ToLower(w)
+	}
+	return words
+}
+
+// tsParser is a recursive-descent parser over the items of one query.
+type tsParser struct {
+	items []tsItem
+	pos   int
+}
+
+// tsParse parses match (FTS5 syntax, as NormalizeQuery returns it). A nil
+// tree with no error is a query without a single word (only punctuation).
+func tsParse(match string) (*tsNode, error) {
+	items, err := tsLex(match)
+	if err != nil {
+		return nil, err
+	}
+	p := &tsParser{items: items}
+	n, err := p.or(nil)
+	if err != nil {
+		return nil, err
+	}
+	if p.pos < len(p.items) {
+		return nil, p.unexpected()
+	}
+	return n, nil
+}
+
+func (p *tsParser) peek() *tsItem {
+	if p.pos < len(p.items) {
+		return &p.items[p.pos]
+	}
+	return nil
+}
+
+func (p *tsParser) peekOp(op string) bool {
+	it := p.peek()
+	return it != nil && it.kind == "op" && it.op == op
+}
+
+// unexpected is the error for the item at pos (or the end).
+func (p *tsParser) unexpected() error {
+	it := p.peek()
+	if it == nil {
+		return &QueryError{Msg: "the query ends too early (an operator or a parenthesis is missing its other side)"}
+	}
+	near := it.op
+	switch it.kind {
+	case "(", ")":
+		near = it.kind
+	case "col":
+		near = it.col + ":"
+	}
+	return &QueryError{Msg: fmt.Sprintf(`syntax error near %q (operators are AND, OR and NOT; quote words that contain them: "and")`, near)}
+}
+
+func (p *tsParser) or(cols []string) (*tsNode, error) {
+	return p.binary(cols, "OR", '|', p.and)
+}
+
+func (p *tsParser) and(cols []string) (*tsNode, error) {
+	return p.binary(cols, "AND", '&', p.not)
+}
+
+func (p *tsParser) not(cols []string) (*tsNode, error) {
+	return p.binary(cols, "NOT", '!', p.seq)
+}
+
+// binary parses operands joined by the operator word, left to right.
+func (p *tsParser) binary(cols []string, word string, op byte, operand func([]string) (*tsNode, error)) (*tsNode, error) {
+	l, err := operand(cols)
+	if err != nil {
+		return nil, err
+	}
+	for p.peekOp(word) {
+		p.pos++
+		r, err := operand(cols)
+		if err != nil {
+			return nil, err
+		}
+		l = join(op, l, r)
+	}
+	return l, nil
+}
+
+// seq parses operands side by side: an implicit AND.
+func (p *tsParser) seq(cols []string) (*tsNode, error) {
+	l, err := p.primary(cols)
+	if err != nil {
+		return nil, err
+	}
+	for it := p.peek(); it != nil && (it.kind == "term" || it.kind == "(" || it.kind == "col"); it = p.peek() {
+		r, err := p.primary(cols)
+		if err != nil {
+			return nil, err
+		}
+		l = join('&', l, r)
+	}
+	return l, nil
+}
+
+// primary parses a term, a (group) or col:(group) / col:"phrase". cols
+// are the columns the enclosing filters allow (nil: any).
+func (p *tsParser) primary(cols []string) (*tsNode, error) {
+	it := p.peek()
+	if it == nil {
+		return nil, p.unexpected()
+	}
+	switch it.kind {
+	case "term":
+		p.pos++
+		n := *it.term
+		c, err := narrow(cols, n.cols)
+		if err != nil {
+			return nil, err
+		}
+		n.cols = c
+		if len(n.words) == 0 {
+			return nil, nil
+		}
+		return &n, nil
+	case "col":
+		p.pos++
+		c, err := narrow(cols, []string{it.col})
+		if err != nil {
+			return nil, err
+		}
+		if next := p.peek(); next == nil || next.kind != "term" && next.kind != "(" {
+			return nil, p.unexpected()
+		}
+		return p.primary(c)
+	case "(":
+		p.pos++
+		n, err := p.or(cols)
+		if err != nil {
+			return nil, err
+		}
+		if it := p.peek(); it == nil || it.kind != ")" {
+			return nil, p.unexpected()
+		}
+		p.pos++
+		return n, nil
+	}
+	return nil, p.unexpected()
+}
+
+// narrow is the columns both filters allow (nil for no filter).
+func narrow(outer, inner []string) ([]string, error) {
+	if outer == nil {
+		return inner, nil
+	}
+	if inner == nil {
+		return outer, nil
+	}
+	var both []string
+	for _, c := range inner {
+		if slices.Contains(outer, c) {
+			both = append(both, c)
+		}
+	}
+	if len(both) == 0 {
+		return nil, &QueryError{Msg: fmt.Sprintf("column filters %s: and %s: inside each other leave no column to search", strings.Join(outer, ","), strings.Join(inner, ","))}
+	}
+	return both, nil
+}
+
+// join combines two operands; a missing one (a term without words) drops
+// out, as to_tsquery drops a stopword: nothing NOT b finds nothing.
+func join(op byte, l, r *tsNode) *tsNode {
+	switch {
+	case l == nil && op == '!':
+		return nil
+	case l == nil:
+		return r
+	case r == nil:
+		return l
+	}
+	return &tsNode{op: op, l: l, r: r}
+}
+
+// unknownColumnError is a column filter a table does not have: that table
+// is skipped, and the error is the search's when every table is.
+func unknownColumnError(col string) *QueryError {
+	return &QueryError{Msg: fmt.Sprintf("unknown column %q before ':' (columns: title, input, output, files, text, request, investigated, learned, completed, next_steps)", col)}
+}
+
+// render writes n as a to_tsquery string for the table of search type
+// typ, or a *QueryError when n filters on a column typ lacks.
+func (n *tsNode) render(typ string) (string, error) {
+	var b strings.Builder
+	if err := n.write(&b, pgColumnWeights[typ]); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (n *tsNode) write(b *strings.Builder, weights map[string]string) error {
+	if n.op != 0 {
+		b.WriteByte('(')
+		if err := n.l.write(b, weights); err != nil {
+			return err
+		}
+		switch n.op {
+		case '!':
+			b.WriteString(" & !")
+		default:
+			b.WriteString(" " + string(n.op) + " ")
+		}
+		if err := n.r.write(b, weights); err != nil {
+			return err
+		}
+		b.WriteByte(')')
+		return nil
+	}
+	label := ""
+	for _, c := range n.cols {
+		w, ok := weights[c]
+		if !ok {
+			return unknownColumnError(c)
+		}
+		if w == "" {
+			label = ""
+			break
+		}
+		if !strings.Contains(label, w) {
+			label += w
+		}
+	}
+	if len(n.words) > 1 {
+		b.WriteByte('(')
+	}
+	for i, w := range n.words {
+		if i > 0 {
+			b.WriteString(" <-> ")
+		}
+		b.WriteString("'" + strings.NewReplacer(`'`, `''`, `\`, `\\`).Replace(w) + "'")
+		suffix := label
+		if n.prefix && i == len(n.words)-1 {
+			suffix = "*" + suffix
+		}
+		if suffix != "" {
+			b.WriteString(":" + suffix)
+		}
+	}
+	if len(n.words) > 1 {
+		b.WriteByte(')')
+	}
+	return nil
+}
