@@ -112,7 +112,7 @@ func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, ev
 				req, _ := http.NewRequest(http.MethodPost, urls[i%clients], bytes.NewReader(bodies[i]))
 				req.Header.Set("Content-Type", "application/json")
 				if !socket {
-					req.Header.Set("Authorization", "Bearer "+srv.Secret)
+					req.Header.Set("Authorization", "Bearer "+servers[i%clients%int64(len(servers))].Secret)
 				}
 				resp, err := hc.Do(req)
 				if err != nil {
