@@ -159,3 +159,13 @@ func (tx *Tx) AddPrivatePrompts(sid int64, pps []PrivatePrompt) (int64, error) {
 	}
 	return n, nil
 }
+
+// SessionIDOf is the id of the session with Claude Code's id claudeID.
+func (tx *Tx) SessionIDOf(claudeID string) (int64, error) {
+	var id int64
+	err := tx.db.Raw(`SELECT id FROM sessions WHERE claude_session_id = ?`, textSafe(claudeID)).Row().Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	return id, err
+}
