@@ -320,6 +320,7 @@ func TestMigrateErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := migrateCLI(t, c.dataDir, c.args...)
+			t.Logf("exit %d: %s", code, errOut)
 			if code == 0 || !strings.Contains(errOut, c.want) {
 				t.Errorf("exit %d, stderr %q, want %q (stdout %q)", code, errOut, c.want, out)
 			}
@@ -330,18 +331,19 @@ func TestMigrateErrors(t *testing.T) {
 	}
 }
 
-// TestMigrateRate copies a source of 10,000 observations and logs the
-// rate (it fails on nothing slow); then it copies it again into a fresh
-// database, interrupted after a moment, and runs again: the second run
-// completes it.
+// TestMigrateRate copies a source of 10,000 observations (one session of
+// 2,500, written in parts) and logs the rate (it fails on nothing slow);
+// then it copies it again into a fresh database, interrupted after a
+// moment, and runs again: the second run completes it.
 func TestMigrateRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 observations")
 	}
 	srv := testutil.NewServer(t)
-	for i := range 20 {
+	for i := range 15 {
 		seedHistory(t, srv, fmt.Sprintf("bulk-%02d", i), 500)
 	}
+	seedHistory(t, srv, "bulk-big", 2500)
 	settle(t, srv)
 	srv.Shutdown(5 * time.Second)
 	from := filepath.Join(srv.DataDir, "mneme.db")
@@ -354,7 +356,10 @@ func TestMigrateRate(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("10,000 observations: %s\n%s", took, out.String())
-	t.Logf("MIGRATE RATE: %.0f observations/s (%d sessions, %s)", 10000/took.Seconds(), 20, took.Round(time.Millisecond))
+	t.Logf("MIGRATE RATE: %.0f observations/s (16 sessions, %s)", 10000/took.Seconds(), took.Round(time.Millisecond))
+	if !strings.Contains(out.String(), "new: 16 sessions, 32 prompts, 10000 observations, 32 summaries") {
+		t.Errorf("first run:\n%s", out.String())
+	}
 
 	// Interrupted, then run again.
 	url2 := pgtest.URL(t)
@@ -380,5 +385,8 @@ func TestMigrateRate(t *testing.T) {
 	defer dst.Close()
 	if want, got := tableCounts(t, src), tableCounts(t, dst); !reflect.DeepEqual(want, got) {
 		t.Errorf("after the interrupted run and a re-run:\n SQLite   %v\n Postgres %v", want, got)
+	}
+	if a, b := stored(sessionDetail(t, src, "bulk-big")), stored(sessionDetail(t, dst, "bulk-big")); a != b {
+		t.Errorf("the session written in parts differs (%d and %d bytes)", len(a), len(b))
 	}
 }
