@@ -6,9 +6,9 @@ package models
 // different lengths: a store's schema_version counts its own dialect's
 // entries. Where the dialects differ:
 //
-//   - ids are identity columns that also take explicit values (restore and
-//     `mneme migrate` keep the SQLite ids), so syncSequences moves each
-//     sequence past the largest id after such a copy;
+//   - ids are identity columns that also take explicit values (fixtures,
+//     the benchmarks' COPY); Tx.Insert moves a sequence past the ids it
+//     was given (restore and `mneme migrate` let the target number rows);
 //   - times are timestamptz, booleans boolean;
 //   - full-text search is a stored tsvector column per table with a GIN
 //     index (no FTS5 tables, triggers or pending queue). The text is cut
