@@ -1,7 +1,9 @@
 package models
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/pgtest"
 )
@@ -28,5 +30,31 @@ func TestOpenPostgres(t *testing.T) {
 	}
 	if !a.Postgres() || a.Dialect() != DialectPostgres {
 		t.Fatalf("dialect %q", a.Dialect())
+	}
+}
+
+// TestInsertExplicitIDsPostgres: rows inserted with their ids (fixtures,
+// imports of history) leave the id sequence past them, so the next row
+// without an id gets a free one instead of a duplicate-key error.
+func TestInsertExplicitIDsPostgres(t *testing.T) {
+	s, err := OpenURL(pgtest.URL(t), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Now().UTC()
+	err = s.WriteQuietly(context.Background(), func(tx *Tx) error {
+		return tx.Insert(&[]Session{{ID: 7, ClaudeSessionID: "a", StartedAt: at}, {ID: 9, ClaudeSessionID: "b", StartedAt: at}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next Session
+	err = s.WriteQuietly(context.Background(), func(tx *Tx) error {
+		next = Session{ClaudeSessionID: "c", StartedAt: at}
+		return tx.Insert(&next)
+	})
+	if err != nil || next.ID != 10 {
+		t.Fatalf("the next session got id %d, %v; want 10", next.ID, err)
 	}
 }

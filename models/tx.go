@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"reflect"
 
 	"gorm.io/gorm"
 )
@@ -22,20 +23,48 @@ type Tx struct {
 // behind them, so it is moved past the largest id after the insert (SQLite
 // needs nothing: its next id is always past the largest).
 func (tx *Tx) Insert(rows any) error {
+	explicit := false
+	if tx.postgres() {
+		var err error
+		if explicit, err = hasIDs(tx.db, rows); err != nil {
+			return err
+		}
+	}
 	if err := tx.db.Create(rows).Error; err != nil {
 		return err
 	}
-	if !tx.postgres() {
+	if !explicit {
 		return nil
 	}
 	stmt := &gorm.Statement{DB: tx.db}
 	if err := stmt.Parse(rows); err != nil {
 		return err
 	}
-	if stmt.Schema.LookUpField("ID") == nil {
-		return nil
-	}
 	return syncSequence(tx.db, stmt.Schema.Table)
+}
+
+// hasIDs reports whether rows (a pointer to a model or to a slice of
+// them) holds a row whose primary key is set.
+func hasIDs(db *gorm.DB, rows any) (bool, error) {
+	stmt := &gorm.Statement{DB: db}
+	if err := stmt.Parse(rows); err != nil {
+		return false, err
+	}
+	pk := stmt.Schema.PrioritizedPrimaryField
+	if pk == nil {
+		return false, nil
+	}
+	v := reflect.Indirect(reflect.ValueOf(rows))
+	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+		_, zero := pk.ValueOf(context.Background(), v)
+		return !zero, nil
+	}
+	for i := 0; i < v.Len(); i++ {
+		if _, zero := pk.ValueOf(context.Background(), reflect.Indirect(v.Index(i))); !zero {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // WriteQuietly runs fn in a transaction of its own, outside the group

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -24,8 +26,17 @@ var (
 	benchOnce sync.Once
 	benchDir  string // removed after the run
 	keptDir   string // MNEME_BENCH_KEEP: kept
+	benchURL  string // with MNEME_TEST_BACKEND=postgres: the seeded PostgreSQL database
 	benchErr  error
 )
+
+// benchServer starts a worker on the seeded benchmark database: the SQLite
+// file, or with MNEME_TEST_BACKEND=postgres the PostgreSQL database seeded
+// with the same rows (the same figures, team mode).
+func benchServer(b *testing.B) *testutil.Server {
+	dir := seedBench(b)
+	return testutil.NewServerIn(b, dir, func(o *app.Options) { o.DatabaseURL = benchURL })
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -60,7 +71,16 @@ func seedBench(b *testing.B) string {
 		}
 		dir := benchDir + keptDir
 		var store *models.Store
-		store, benchErr = models.Open(dir + "/mneme.db")
+		if pgtest.OnPostgres() {
+			// A database that lives as long as the test process: every
+			// benchmark's worker opens it (see benchServer).
+			if benchURL, _, benchErr = pgtest.NewDatabase(); benchErr != nil {
+				return
+			}
+			store, benchErr = models.OpenPostgres(benchURL, dir)
+		} else {
+			store, benchErr = models.Open(dir + "/mneme.db")
+		}
 		if benchErr != nil {
 			return
 		}
@@ -157,7 +177,7 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // and commit, and a context build that finds nothing. The difference is
 // what building the context from 100k observations costs.
 func BenchmarkSessionStartHook100k(b *testing.B) {
-	srv := testutil.NewServerIn(b, seedBench(b))
+	srv := benchServer(b)
 	lat := make([]time.Duration, 0, b.N)
 	base := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -227,7 +247,7 @@ var benchPrompts = []string{
 // BenchmarkRelatedMemory100k is the related-memory lookup alone (keywords,
 // FTS5 BM25 over 100k observations, relevance) for varied prompts.
 func BenchmarkRelatedMemory100k(b *testing.B) {
-	srv := testutil.NewServerIn(b, seedBench(b))
+	srv := benchServer(b)
 	builder := &recall.Builder{Store: srv.Store, Policy: srv.Capture.Policy}
 	// One prompt in seven quotes a recent title of the project: a lookup
 	// that finds something, so formatting is measured too.
@@ -273,7 +293,7 @@ var noKeywordPrompts = []string{
 // lookup. The difference is what the related-memory lookup over 100k
 // observations costs.
 func BenchmarkUserPromptSubmitHook100k(b *testing.B) {
-	srv := testutil.NewServerIn(b, seedBench(b))
+	srv := benchServer(b)
 	for _, p := range noKeywordPrompts {
 		if kws := recall.Keywords(p, recall.MaxKeywords); len(kws) > 0 {
 			b.Fatalf("baseline prompt %q has keywords %q", p, kws)
@@ -307,7 +327,7 @@ func BenchmarkUserPromptSubmitHook100k(b *testing.B) {
 // BenchmarkSessionContext100k is the context building alone, without HTTP
 // and without creating the session.
 func BenchmarkSessionContext100k(b *testing.B) {
-	srv := testutil.NewServerIn(b, seedBench(b))
+	srv := benchServer(b)
 	builder := &recall.Builder{Store: srv.Store, Policy: srv.Capture.Policy}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

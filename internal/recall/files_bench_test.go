@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
 // BenchmarkFileGateHook100k is the Read gate (PreToolUse) end to end over
@@ -22,7 +21,7 @@ import (
 // base-p50-ms and base-p99-ms are the same round trip for a file with no
 // memory at all.
 func BenchmarkFileGateHook100k(b *testing.B) {
-	srv := testutil.NewServerIn(b, seedBench(b))
+	srv := benchServer(b)
 	// The seeded observations predate file states: record one for each
 	// file an Edit touched, as ingest would have.
 	if err := srv.Store.DB.Exec(`INSERT OR IGNORE INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
