@@ -307,3 +307,62 @@ func settled(limit int) int {
 	}
 	return n
 }
+
+// TestNotifyReconnectUnderLoad: listening connections killed again and
+// again while both replicas write: each still publishes the whole log
+// once, in order.
+func TestNotifyReconnectUnderLoad(t *testing.T) {
+	url := pgtest.URL(t)
+	a, ca := openReplica(t, url)
+	b, cb := openReplica(t, url)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	killerDone := make(chan int)
+	go func() {
+		kills := 0
+		for {
+			select {
+			case <-stop:
+				killerDone <- kills
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			var n int
+			a.DB.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n)
+			kills += n
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				s := a
+				if (w+i)%2 == 1 {
+					s = b
+				}
+				if err := appendN(ctx, s, fmt.Sprintf("w%d-%d", w, i), 2); err != nil {
+					errs <- err
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	kills := <-killerDone
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	want := logIDs(t, a)
+	checkSequence(t, "replica A", ca.waitFor(t, len(want), 10*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, len(want), 10*time.Second), want)
+	t.Logf("%d events, %d listening connections killed; A %+v, B %+v", len(want), kills, a.ListenerStats(), b.ListenerStats())
+	if kills < 4 {
+		t.Fatalf("only %d listening connections killed", kills)
+	}
+}

@@ -24,11 +24,15 @@ type streamReader struct {
 	done   chan struct{}
 }
 
-func followStream(t *testing.T, p *Proc) *streamReader {
+// followStream follows p's /stream from lastID on (0: from now).
+func followStream(t *testing.T, p *Proc, lastID int64) *streamReader {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.URL+"/stream", nil)
 	p.Authorize(req)
+	if lastID > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(lastID, 10))
+	}
 	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		cancel()
@@ -64,13 +68,15 @@ func (r *streamReader) snapshot() []int64 {
 // each from 16 clients, one SSE client on B; A is killed with SIGKILL
 // mid-burst. Every acknowledged event is stored once, and B's client saw
 // every event of the log (the acknowledged ones among them) once, in id
-// order: A's death loses nothing B publishes, since B reads the log.
+// order: A's death loses nothing B publishes, since B reads the log. A
+// restarted, a client of A resuming with the Last-Event-ID it had on B
+// gets the rest of the log, then live events from both.
 func TestReplicaKillDuringBurst(t *testing.T) {
 	url := pgtest.URL(t)
 	env := "MNEME_DATABASE_URL=" + url
 	a := startWorker(t, t.TempDir(), env)
 	b := startWorker(t, t.TempDir(), env)
-	stream := followStream(t, b)
+	stream := followStream(t, b, 0)
 
 	n := scale(1200, 6000)
 	events := burstEvents(n)
@@ -197,4 +203,45 @@ func TestReplicaKillDuringBurst(t *testing.T) {
 		}
 	}
 	t.Logf("B's client saw all %d events of the log, in order; %d observations stored for %d acknowledged", len(seen), len(stored), len(acked))
+
+	// A comes back; a client of it resumes from the middle of the log.
+	a2 := restart(t, a)
+	from := logIDs[len(logIDs)/2]
+	resumed := followStream(t, a2, from)
+	more := burstEvents(n + 4)[n:]
+	for i, ev := range more {
+		p := a2
+		if i%2 == 1 {
+			p = b
+		}
+		if o := p.NewClient(5*time.Second).Burst(ctx, []Event{ev}, 1)[0]; o.Err != nil || o.Status != http.StatusOK {
+			t.Fatalf("after the restart, event %d: %d %v", i, o.Status, o.Err)
+		}
+	}
+	var want []int64
+	rows, err = db.Query(`SELECT id FROM events WHERE id > $1 ORDER BY id`, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		want = append(want, id)
+	}
+	rows.Close()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if seen = resumed.snapshot(); len(seen) >= len(want) {
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	seen = resumed.snapshot()
+	if len(seen) != len(want) {
+		t.Fatalf("restarted A's client from %d saw %d events, the log holds %d after it", from, len(seen), len(want))
+	}
+	for i := range seen {
+		if seen[i] != want[i] {
+			t.Fatalf("restarted A's client: event %d is id %d, the log's is %d", i, seen[i], want[i])
+		}
+	}
 }
