@@ -1,8 +1,10 @@
 // Package models is mneme's storage layer: the GORM models, the Store that
-// wraps the SQLite database, its migrations and the sentinel errors.
+// wraps the database (embedded SQLite, or PostgreSQL in team mode), its
+// migrations and the sentinel errors.
 //
-// It is the leaf of the dependency graph: it imports GORM, the SQLite driver
-// and the standard library, and nothing else from mneme.
+// It is the leaf of the dependency graph: it imports GORM, the SQLite and
+// PostgreSQL drivers (and pgx itself, for the one connection that LISTENs:
+// pgnotify.go) and the standard library, and nothing else from mneme.
 package models
 
 import (
