@@ -135,6 +135,10 @@ type SearchHit struct {
 //
 // A query FTS5 refuses comes back as *QueryError; a column filter that only
 // some tables have (title:) just skips the others.
+//
+// On PostgreSQL the same syntax is translated to tsquery (NEAR(), ^, +
+// and {column groups} are refused as *QueryError) and ranked by ts_rank:
+// see searchPG.
 func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
 	match, err := NormalizeQuery(q.Q)
 	if err != nil {
