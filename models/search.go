@@ -36,7 +36,8 @@ type SearchLimits struct {
 	// phrase) however few rows match: "broker http", two words each in a
 	// tenth of 1M rows, matches 220 rows and costs 100 ms to rank, but
 	// 3 ms to list newest first. Past this many rows, hits are newest
-	// first (Ranked false) like past RankLimit.
+	// first (Ranked false) like past RankLimit. SQLite only: ts_rank
+	// reads the matching rows alone.
 	RankTermRows int
 }
 
