@@ -152,7 +152,9 @@ func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
 
 // OptimizeFTS merges the full-text index of table (prompts, observations
 // or summaries) into one segment, with secure_delete on: text rewritten
-// since does not linger in old segments.
+// since does not linger in old segments. On PostgreSQL there is nothing
+// to merge: the fts column is rewritten with its row, and the old row
+// version is PostgreSQL's to vacuum.
 func (tx *Tx) OptimizeFTS(table string) error {
 	switch table {
 	case "prompts", "observations", "summaries":

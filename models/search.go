@@ -36,7 +36,8 @@ type SearchLimits struct {
 	// phrase) however few rows match: "broker http", two words each in a
 	// tenth of 1M rows, matches 220 rows and costs 100 ms to rank, but
 	// 3 ms to list newest first. Past this many rows, hits are newest
-	// first (Ranked false) like past RankLimit.
+	// first (Ranked false) like past RankLimit. SQLite only: ts_rank
+	// reads the matching rows alone.
 	RankTermRows int
 }
 
@@ -135,6 +136,10 @@ type SearchHit struct {
 //
 // A query FTS5 refuses comes back as *QueryError; a column filter that only
 // some tables have (title:) just skips the others.
+//
+// On PostgreSQL the same syntax is translated to tsquery (NEAR(), ^, +
+// and {column groups} are refused as *QueryError) and ranked by ts_rank:
+// see searchPG.
 func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
 	match, err := NormalizeQuery(q.Q)
 	if err != nil {

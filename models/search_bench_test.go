@@ -112,7 +112,6 @@ func searchCases(db *benchdb.DB) []struct {
 // machine rather than the search.
 func BenchmarkSearch(b *testing.B) {
 	s, db := openBenchStore(b)
-	ctx := context.Background()
 	sqlDB, err := s.DB.DB()
 	if err != nil {
 		b.Fatal(err)
@@ -136,6 +135,13 @@ func BenchmarkSearch(b *testing.B) {
 		rows.Close()
 		return time.Since(t0)
 	}
+	benchSearch(b, s, db, baseline)
+}
+
+// benchSearch runs searchCases over s, one sub-benchmark per shape plus
+// their mix, timing baseline(i) between searches (see BenchmarkSearch).
+func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(i int) time.Duration) {
+	ctx := context.Background()
 	cases := searchCases(db)
 	// The mix interleaves the shapes, so any b.N samples all of them.
 	var mix []models.SearchQuery

@@ -5,20 +5,38 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
 // FuzzSearch sends arbitrary query strings through NormalizeQuery and Search
 // against a real database: every query either runs or is refused with a
 // *QueryError (a clear message, HTTP 400), never a raw SQLite error.
 func FuzzSearch(f *testing.F) {
+	fuzzSearch(f, openTestStore(f))
+}
+
+// FuzzSearchPostgres is FuzzSearch on PostgreSQL: no query the tsquery
+// translation lets through may make to_tsquery fail (a 500).
+func FuzzSearchPostgres(f *testing.F) {
+	store, err := OpenURL(pgtest.URL(f), f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { store.Close() })
+	fuzzSearch(f, store)
+}
+
+func fuzzSearch(f *testing.F, store *Store) {
 	for _, q := range []string{
 		"migration", "go test", `"unclosed`, "a AND", "NOT", "title:foo", "nosuchcol:foo", "*x", "migr*",
 		"NEAR(a b, 3)", "(a OR b) NOT c", "foo_test.go", "-flag", "^start", `""""`, "a:b:c", "\x00", "é*",
 		"src/app.ts http://x", "{title input}: x", "AND OR NOT", "((((((((a))))))))",
+		"the NOT migration", "title:(go OR test*) NOT output:ok", `"it's a \\ test"*`, "a OR (the)", "text:fix", "learned:x",
+		"NEAR", "a + b", "x ,", "title:(a files:b)", "ﬁx", "日本語 テスト", "'quoted' & !bang | <-> :*",
 	} {
 		f.Add(q)
 	}
-	store := openTestStore(f)
 	ctx := context.Background()
 	err := store.Writer.Do(ctx, func(tx *Tx) error {
 		ref, err := tx.EnsureSession(&Session{ClaudeSessionID: "fuzz", Project: "p", StartedAt: time.Now()})

@@ -13,8 +13,12 @@ import (
 // Search on PostgreSQL: each content table has a stored tsvector column
 // fts with a GIN index (migrations_postgres.go), always current, so there
 // is no index to flush. A query is translated once per table
-// (search_tsquery.go), normalized by to_tsquery in one round trip, then
-// probed, ranked with ts_rank and paged as on SQLite.
+// (search_tsquery.go), then answered in three round trips whatever the
+// number of tables (on a busy server a round trip costs more than a GIN
+// lookup): the probe (to_tsquery and a match count up to RankLimit per
+// table), the ranking (each table's best Offset+Limit+1, by ts_rank or
+// newest first as on SQLite, in one UNION ALL) and the page's details
+// and ts_headline snippets (one UNION ALL).
 //
 // Rank and Score: a hit's Rank is -ts_rank (lower is better, like bm25)
 // and its Score ts_rank. ts_rank has no IDF and lies in 0..1: a word
@@ -130,32 +134,20 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	if len(tables) == 0 && qerr != nil {
 		return nil, queryErr(qerr, q.Q)
 	}
-	if tables, err = s.normalizeTSQueries(ctx, tables, q.Q); err != nil || len(tables) == 0 {
-		return []SearchHit{}, err
+	lim := s.limits()
+	if tables, err = s.probeTablesPG(ctx, tables, lim.RankLimit, q.Q); err != nil {
+		return nil, err
+	}
+	if len(tables) == 0 {
+		return []SearchHit{}, nil // stopwords only
 	}
 	rank := true
-	lim := s.limits()
-	for i := range tables {
-		// A probe counts the matches up to RankLimit+1. SQLite's second
-		// limit, RankTermRows, is bm25's cost alone: ts_rank reads only
-		// the matching rows.
-		var n int
-		err := s.DB.WithContext(ctx).Raw("SELECT count(*) FROM (SELECT 1 FROM "+tables[i].t.content+" c WHERE c.fts @@ ?::tsquery LIMIT ?) m",
-			tables[i].q, lim.RankLimit+1).Row().Scan(&n)
-		if err != nil {
-			return nil, err
-		}
-		tables[i].large = n > lim.RankLimit
-		rank = rank && !tables[i].large
-	}
-	want := q.Offset + q.Limit + 1
-	var all []ranked
 	for _, t := range tables {
-		hits, err := s.rankTablePG(ctx, t, q, want, rank)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, hits...)
+		rank = rank && !t.large
+	}
+	all, err := s.rankTablesPG(ctx, tables, q, q.Offset+q.Limit+1, rank)
+	if err != nil {
+		return nil, err
 	}
 	// Equal ranks (the same words in the same columns: ts_rank has no
 	// IDF) are common: the newest comes first.
@@ -172,11 +164,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	if len(all) > q.Limit+1 {
 		all = all[:q.Limit+1]
 	}
-	queries := map[*searchTable]string{}
-	for _, t := range tables {
-		queries[searchTableOf(t.t.typ)] = t.q
-	}
-	return s.loadHitsPG(ctx, queries, all)
+	return s.loadHitsPG(ctx, tables, all)
 }
 
 // queryErr sets the user's query on a *QueryError.
@@ -188,44 +176,50 @@ func queryErr(err error, q string) error {
 	return err
 }
 
-// normalizeTSQueries runs each table's query through to_tsquery, in one
-// round trip, and keeps the tables whose query still has a word: a query
-// of stopwords only finds nothing. A query that would need a scan of the
-// whole table (querytree T: NOT with only stopwords before it) is refused.
-func (s *Store) normalizeTSQueries(ctx context.Context, tables []pgQuery, userQuery string) ([]pgQuery, error) {
+// probeTablesPG runs each table's query through to_tsquery and counts its
+// matches up to rankLimit+1 (marking it large past rankLimit), all in one
+// round trip: on a busy server each round trip costs more than these
+// GIN lookups. It keeps the tables whose query still has a word (a query
+// of stopwords only finds nothing), and refuses a query that would read
+// every row (querytree T: a NOT with only stopwords before it). SQLite's
+// second limit, RankTermRows, is bm25's cost alone: ts_rank reads only
+// the matching rows.
+func (s *Store) probeTablesPG(ctx context.Context, tables []pgQuery, rankLimit int, userQuery string) ([]pgQuery, error) {
 	if len(tables) == 0 {
 		return nil, nil
 	}
-	values := make([]string, len(tables))
-	args := make([]any, len(tables))
-	for i, t := range tables {
-		values[i] = fmt.Sprintf("(%d, ?::text)", i)
-		args[i] = t.q
+	var cols []string
+	var args []any
+	for _, t := range tables {
+		cols = append(cols, "to_tsquery('english', ?)::text", "querytree(to_tsquery('english', ?))",
+			"(SELECT count(*) FROM (SELECT 1 FROM "+t.t.content+" c WHERE c.fts @@ to_tsquery('english', ?) LIMIT ?) m)")
+		args = append(args, t.q, t.q, t.q, rankLimit+1)
 	}
-	rows, err := s.DB.WithContext(ctx).Raw(`SELECT k, to_tsquery('english', q)::text, querytree(to_tsquery('english', q))
-		FROM (VALUES `+strings.Join(values, ", ")+`) v(k, q)`, args...).Rows()
+	rows, err := s.DB.WithContext(ctx).Raw("SELECT "+strings.Join(cols, ", "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	keep := make([]bool, len(tables))
-	for rows.Next() {
-		var k int
-		var norm, tree string
-		if err := rows.Scan(&k, &norm, &tree); err != nil {
+	norm, tree, n := make([]string, len(tables)), make([]string, len(tables)), make([]int, len(tables))
+	var dest []any
+	for i := range tables {
+		dest = append(dest, &norm[i], &tree[i], &n[i])
+	}
+	if rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if tree == "T" {
-			return nil, &QueryError{Query: userQuery, Msg: `the query has no word to look for, only words to leave out: put a word that is not a stopword (like "the") before NOT`}
-		}
-		tables[k].q, keep[k] = norm, norm != ""
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := tables[:0]
-	for k, t := range tables {
-		if keep[k] {
+	for i, t := range tables {
+		if tree[i] == "T" {
+			return nil, &QueryError{Query: userQuery, Msg: `the query has no word to look for, only words to leave out: put a word that is not a stopword (like "the") before NOT`}
+		}
+		if norm[i] != "" {
+			t.q, t.large = norm[i], n[i] > rankLimit
 			out = append(out, t)
 		}
 	}
@@ -233,7 +227,7 @@ func (s *Store) normalizeTSQueries(ctx context.Context, tables []pgQuery, userQu
 }
 
 // searchTableOf is the SQLite searchTable of a search type: ranked hits
-// point at it, so both backends share loadHits' bookkeeping.
+// point at it, so both backends share the ranked type.
 func searchTableOf(typ string) *searchTable {
 	for i := range searchTables {
 		if searchTables[i].typ == typ {
@@ -243,103 +237,112 @@ func searchTableOf(typ string) *searchTable {
 	return nil
 }
 
-// rankTablePG returns n matches of one table: the best by ts_rank (then
-// the newest) when rank is set, else the newest.
-func (s *Store) rankTablePG(ctx context.Context, t pgQuery, q SearchQuery, n int, rank bool) ([]ranked, error) {
-	score, order := "ts_rank('"+t.t.weights+"', c.fts, ?::tsquery)", "r DESC, c.id DESC"
-	args := []any{t.q}
-	if !rank {
-		score, order, args = "0", "c.id DESC", nil
+// rankTablesPG returns n matches of each table, in one query: the best by
+// ts_rank (then the newest) when rank is set, else the newest.
+func (s *Store) rankTablesPG(ctx context.Context, tables []pgQuery, q SearchQuery, n int, rank bool) ([]ranked, error) {
+	var parts []string
+	var args []any
+	for k, t := range tables {
+		score, order := "ts_rank('"+t.t.weights+"', c.fts, ?::tsquery)", "r DESC, c.id DESC"
+		if rank {
+			args = append(args, t.q)
+		} else {
+			score, order = "0::real", "c.id DESC"
+		}
+		sql := fmt.Sprintf("(SELECT %d AS k, c.id, %s AS r, c.created_at FROM %s c WHERE c.fts @@ ?::tsquery", k, score, t.t.content)
+		args = append(args, t.q)
+		if q.Project != "" {
+			sql += " AND c.project = ?"
+			args = append(args, q.Project)
+		}
+		if q.Tool != "" {
+			sql += " AND c.tool_name = ?"
+			args = append(args, q.Tool)
+		}
+		if !q.From.IsZero() {
+			sql += " AND c.created_at >= ?"
+			args = append(args, q.From.UTC())
+		}
+		if !q.To.IsZero() {
+			sql += " AND c.created_at < ?"
+			args = append(args, q.To.UTC())
+		}
+		if q.ExcludeSessionID != 0 {
+			sql += " AND c.session_id != ?"
+			args = append(args, q.ExcludeSessionID)
+		}
+		parts = append(parts, sql+" ORDER BY "+order+" LIMIT ?)")
+		args = append(args, n)
 	}
-	sql := "SELECT c.id, " + score + " AS r, c.created_at FROM " + t.t.content + " c WHERE c.fts @@ ?::tsquery"
-	args = append(args, t.q)
-	if q.Project != "" {
-		sql += " AND c.project = ?"
-		args = append(args, q.Project)
-	}
-	if q.Tool != "" {
-		sql += " AND c.tool_name = ?"
-		args = append(args, q.Tool)
-	}
-	if !q.From.IsZero() {
-		sql += " AND c.created_at >= ?"
-		args = append(args, q.From.UTC())
-	}
-	if !q.To.IsZero() {
-		sql += " AND c.created_at < ?"
-		args = append(args, q.To.UTC())
-	}
-	if q.ExcludeSessionID != 0 {
-		sql += " AND c.session_id != ?"
-		args = append(args, q.ExcludeSessionID)
-	}
-	sql += " ORDER BY " + order + " LIMIT ?"
-	args = append(args, n)
-	rows, err := s.DB.WithContext(ctx).Raw(sql, args...).Rows()
+	rows, err := s.DB.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []ranked
-	st := searchTableOf(t.t.typ)
 	for rows.Next() {
-		r := ranked{table: st, ranked: rank}
+		var k int
+		var r ranked
 		var at time.Time
-		if err := rows.Scan(&r.id, &r.rank, &at); err != nil {
+		if err := rows.Scan(&k, &r.id, &r.rank, &at); err != nil {
 			return nil, err
 		}
-		r.rank, r.at = -r.rank, at.UnixNano()
+		r.table, r.ranked, r.rank, r.at = searchTableOf(tables[k].t.typ), rank, -r.rank, at.UnixNano()
 		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
-// loadHitsPG loads details and snippets for the page, keeping its order:
-// one query per table, by primary key, with ts_headline on the raw text
-// of the page's rows only. queries are the tables' normalized tsqueries.
-func (s *Store) loadHitsPG(ctx context.Context, queries map[*searchTable]string, page []ranked) ([]SearchHit, error) {
+// loadHitsPG loads details and snippets for the page, keeping its order,
+// in one query: per table, its rows by primary key, with ts_headline on
+// their raw text.
+func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked) ([]SearchHit, error) {
 	out := make([]SearchHit, len(page))
-	byTable := map[*searchTable][]int{}
+	pos := map[string]map[int64]int{}
 	for i, r := range page {
-		byTable[r.table] = append(byTable[r.table], i)
+		if pos[r.table.typ] == nil {
+			pos[r.table.typ] = map[int64]int{}
+		}
+		pos[r.table.typ][r.id] = i
 	}
-	for st, idx := range byTable {
-		var t *pgTable
-		for i := range pgTables {
-			if pgTables[i].typ == st.typ {
-				t = &pgTables[i]
-			}
+	var parts []string
+	var args []any
+	for k, t := range tables {
+		if len(pos[t.t.typ]) == 0 {
+			continue
 		}
-		ids := make([]int64, len(idx))
-		pos := map[int64]int{}
-		for k, i := range idx {
-			ids[k] = page[i].id
-			pos[page[i].id] = i
+		ids := make([]int64, 0, len(pos[t.t.typ]))
+		for id := range pos[t.t.typ] {
+			ids = append(ids, id)
 		}
-		rows, err := s.DB.WithContext(ctx).Raw("SELECT c.id, "+t.detail+", ts_headline('english', "+t.text+", ?::tsquery, ?) FROM "+t.content+" c WHERE c.id IN ?",
-			queries[st], pgHeadlineOptions, ids).Rows()
-		if err != nil {
+		parts = append(parts, fmt.Sprintf("(SELECT %d AS k, c.id, %s, ts_headline('english', %s, ?::tsquery, ?) FROM %s c WHERE c.id IN ?)", k, t.t.detail, t.t.text, t.t.content))
+		args = append(args, t.q, pgHeadlineOptions, ids)
+	}
+	if len(parts) == 0 {
+		return []SearchHit{}, nil
+	}
+	rows, err := s.DB.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k int
+		var h SearchHit
+		if err := rows.Scan(&k, &h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &h.CreatedAt, &h.Snippet); err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var h SearchHit
-			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &h.CreatedAt, &h.Snippet); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			i := pos[h.ID]
-			h.Type, h.Ranked, h.CreatedAt = st.typ, page[i].ranked, h.CreatedAt.UTC()
-			h.Snippet = pgJoinMarks.ReplaceAllString(strings.ReplaceAll(h.Snippet, "\x01", ""), "$1")
-			if h.Ranked {
-				h.Rank, h.Score = page[i].rank, -page[i].rank
-			}
-			out[i] = h
+		h.Type = tables[k].t.typ
+		i := pos[h.Type][h.ID]
+		h.Ranked, h.CreatedAt = page[i].ranked, h.CreatedAt.UTC()
+		h.Snippet = pgJoinMarks.ReplaceAllString(strings.ReplaceAll(h.Snippet, "\x01", ""), "$1")
+		if h.Ranked {
+			h.Rank, h.Score = page[i].rank, -page[i].rank
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, err
-		}
+		out[i] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	// A row deleted between the queries leaves a zero hit; drop it.
 	kept := out[:0]

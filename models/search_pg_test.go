@@ -178,3 +178,41 @@ func TestRecallLookups(t *testing.T) {
 		}
 	})
 }
+
+// TestOptimizeFTSPostgres: there is no FTS5 segment to merge on
+// PostgreSQL, so optimizing after a rewrite succeeds and does nothing.
+func TestOptimizeFTSPostgres(t *testing.T) {
+	s := openPGTestStore(t)
+	for _, table := range []string{"prompts", "observations", "summaries"} {
+		if err := s.WriteQuietly(context.Background(), func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
+			t.Errorf("OptimizeFTS(%s): %v", table, err)
+		}
+	}
+}
+
+// TestSearchNonASCII: letters outside ASCII are word characters on both
+// backends (mneme_words' [:alnum:] follows the database's ctype, UTF-8
+// here), and a snippet keeps them.
+func TestSearchNonASCII(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		err := f.s.Writer.Do(ctx, func(tx *Tx) error {
+			_, err := tx.InsertObservation(&Observation{SessionID: f.sessA, Project: "alpha", ToolName: "Read", Kind: KindRead,
+				Title: "Read straße.txt", Output: "die Größe über alles; 日本語", CreatedAt: f.baseTime})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"über", "straße", "größe", "straße.txt"} {
+			hits, err := f.s.Search(ctx, SearchQuery{Q: q})
+			if err != nil || len(hits) != 1 {
+				t.Errorf("Search(%q) = %v, %v; want the one observation", q, f.keys(hits), err)
+				continue
+			}
+			if !strings.Contains(hits[0].Snippet, SnippetOpen) {
+				t.Errorf("Search(%q): snippet %q has no match", q, hits[0].Snippet)
+			}
+		}
+	})
+}
