@@ -195,7 +195,7 @@ func (s *Store) RelatedObservations(ctx context.Context, match, project string, 
 			FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
 			WHERE observations_fts MATCH ? AND o.project = ? AND o.session_id != ? AND o.excluded_by = ''
 			ORDER BY observations_fts.rowid DESC LIMIT ?)
-		ORDER BY score LIMIT ?`, match, project, exclude, recent, limit).Scan(&rows).Error
+		ORDER BY score DESC LIMIT ?`, match, project, exclude, recent, limit).Scan(&rows).Error
 	return rows, err
 }
 

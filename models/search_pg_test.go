@@ -159,6 +159,11 @@ func TestRecallLookups(t *testing.T) {
 		if !(title > output && output > 0) {
 			t.Errorf("scores: title match %v, output match %v; want title > output > 0", title, output)
 		}
+		// limit 1 keeps the best match, on both backends (SQLite's
+		// ORDER BY once read the alias -bm25 ascending: the worst first).
+		if best, err := f.s.RelatedObservations(ctx, `"reconnect"`, "beta", 0, 500, 1); err != nil || len(best) != 1 || best[0].ID != f.obs["grep"] {
+			t.Errorf("RelatedObservations limit 1 = %+v, %v; want the title match #%d", best, err, f.obs["grep"])
+		}
 		if f.pg && (title < 5 || title > 15) {
 			// pgRelatedScale: one title match on bm25's scale.
 			t.Errorf("PostgreSQL score of one title match = %v, want bm25's 5..15", title)
