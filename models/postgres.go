@@ -133,6 +133,17 @@ func (s *Store) migratePostgres(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: lock: %w", err)
 	}
 	defer conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, pgMigrateLock)
+	// The search columns cut text into words with [[:alnum:]], which
+	// follows the database's character type: under LC_CTYPE C, é or 日
+	// are not letters, and every non-ASCII word would silently become
+	// unsearchable. Refuse such a database with what to do instead.
+	var utf8Letters bool
+	if err := conn.QueryRowContext(ctx, `SELECT current_setting('server_encoding') = 'UTF8' AND 'é日' ~ '^[[:alnum:]]+$'`).Scan(&utf8Letters); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if !utf8Letters {
+		return fmt.Errorf("%w: the database must use the UTF8 encoding with a UTF-8 character type, or search cannot find non-ASCII words: create it with CREATE DATABASE mneme ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8' TEMPLATE template0", ErrInvalid)
+	}
 	for _, stmt := range []string{
 		pgPrelude,
 		`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL)`,

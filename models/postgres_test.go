@@ -2,6 +2,9 @@ package models
 
 import (
 	"context"
+	neturl "net/url"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +59,28 @@ func TestInsertExplicitIDsPostgres(t *testing.T) {
 	})
 	if err != nil || next.ID != 10 {
 		t.Fatalf("the next session got id %d, %v; want 10", next.ID, err)
+	}
+}
+
+// TestOpenPostgresNeedsUTF8: a database whose character type does not
+// know non-ASCII letters is refused with what to do, not migrated into a
+// search that silently misses such words.
+func TestOpenPostgresNeedsUTF8(t *testing.T) {
+	url := pgtest.URL(t)
+	admin, err := OpenURL(url, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "c_ctype_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	err = admin.DB.Exec(`CREATE DATABASE ` + name + ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`).Error
+	admin.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := neturl.Parse(url)
+	u.Path = "/" + name
+	_, err = OpenURL(u.String(), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "LC_CTYPE 'C.UTF-8'") {
+		t.Fatalf("open on a C-ctype database: %v, want the UTF-8 advice", err)
 	}
 }
