@@ -123,6 +123,8 @@ type ObservationFilter struct {
 	Kind         string
 	Tool         string
 	FailuresOnly bool
+	// Person keeps the observations of sessions this person captured.
+	Person string
 }
 
 // Observations lists observations newest first (one more than Limit).
@@ -142,6 +144,9 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 	}
 	if f.FailuresOnly {
 		q = q.Where("success = 0")
+	}
+	if f.Person != "" {
+		q = q.Where("session_id IN (SELECT id FROM sessions WHERE captured_by = ?)", f.Person)
 	}
 	var out []Observation
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
