@@ -14,7 +14,8 @@ import (
 const maxBatch = 500
 
 // ListObservations serves GET /api/observations: newest first, with
-// offset/limit/project, session, kind, tool and failures=1 filters.
+// offset/limit/project, session, kind, tool, failures=1 and person
+// filters.
 func (h *Handler) ListObservations(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {
@@ -25,7 +26,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 		return err
 	}
 	items, err := h.Store.Observations(c.UserContext(), models.ObservationFilter{
-		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures,
+		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures, Person: c.Query("person"),
 	})
 	if err != nil {
 		return err
