@@ -183,3 +183,40 @@ func TestTokenInPromptRedacted(t *testing.T) {
 		t.Errorf("stored prompt %q", text)
 	}
 }
+
+// The session list shows who captured each session and filters by person
+// (?person=, the select lists who captured sessions); a session's page
+// says who captured it. Outside team mode there is neither filter nor
+// column.
+func TestTokenPersonFilterInViewer(t *testing.T) {
+	srv := testutil.NewServer(t)
+	srv.Hook(t, "session-start", map[string]any{"session_id": "mine", "cwd": "/src/own-proj", "source": "startup"})
+	if _, body := srv.Get(t, "/sessions"); strings.Contains(string(body), `name="person"`) || strings.Contains(string(body), "<th>By</th>") {
+		t.Errorf("a person filter without persons")
+	}
+	for _, who := range []string{"alice", "bob <b>"} {
+		tok := createToken(t, srv, who)
+		body := `{"session_id":"s-` + who + `","cwd":"/src/proj-` + strings.Fields(who)[0] + `","source":"startup"}`
+		if status, out := srv.Do(t, http.MethodPost, "/api/hooks/session-start", body, as(tok.Token)); status != http.StatusOK {
+			t.Fatalf("hook as %s: %d %s", who, status, out)
+		}
+	}
+	status, page := srv.Get(t, "/sessions?person=alice")
+	html := string(page)
+	if status != http.StatusOK || !strings.Contains(html, "<td>proj-alice</td>") || strings.Contains(html, "<td>proj-bob</td>") || strings.Contains(html, "<td>own-proj</td>") ||
+		!strings.Contains(html, `<option value="alice" selected>alice</option>`) || !strings.Contains(html, `<option value="bob &lt;b&gt;">bob &lt;b&gt;</option>`) ||
+		!strings.Contains(html, `<td class="captured-by">alice</td>`) {
+		t.Errorf("GET /sessions?person=alice: %d\n%s", status, html)
+	}
+	_, page = srv.Get(t, "/sessions")
+	if html = string(page); !strings.Contains(html, `<td class="captured-by">owner</td>`) || !strings.Contains(html, `<td class="captured-by">bob &lt;b&gt;</td>`) || strings.Contains(html, "<b>") {
+		t.Errorf("GET /sessions:\n%s", html)
+	}
+	s, err := srv.Store.SessionByClaudeID(t.Context(), "s-alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, page = srv.Get(t, fmt.Sprintf("/sessions/%d", s.ID)); !strings.Contains(string(page), "captured by alice") {
+		t.Errorf("session page:\n%s", page)
+	}
+}
