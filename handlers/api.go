@@ -26,7 +26,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 		return err
 	}
 	items, err := h.Store.Observations(c.UserContext(), models.ObservationFilter{
-		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures, Person: c.Query("person"),
+		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures,
 	})
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 }
 
 // ListPrompts serves GET /api/prompts: newest first, with
-// offset/limit/project and session filters.
+// offset/limit/project, session and person filters.
 func (h *Handler) ListPrompts(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {
@@ -49,7 +49,7 @@ func (h *Handler) ListPrompts(c *fiber.Ctx) error {
 }
 
 // ListSummaries serves GET /api/summaries: newest first, with
-// offset/limit/project and session filters.
+// offset/limit/project, session and person filters.
 func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {

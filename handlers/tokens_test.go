@@ -61,6 +61,13 @@ func TestTokenCapturesPerson(t *testing.T) {
 	if len(obs.Items) != 0 {
 		t.Errorf("observations of nobody: %+v", obs.Items)
 	}
+	for who, want := range map[string]int{"alice": 1, "nobody": 0, "": 1} {
+		var prompts api.Page[models.Prompt]
+		srv.GetJSON(t, "/api/prompts?person="+who, &prompts)
+		if len(prompts.Items) != want {
+			t.Errorf("prompts of %q: %+v, want %d", who, prompts.Items, want)
+		}
+	}
 	var used *string
 	if err := srv.Store.DB.Raw(`SELECT CAST(last_used_at AS TEXT) FROM api_tokens WHERE id = ?`, alice.ID).Scan(&used).Error; err != nil || used == nil {
 		t.Errorf("last_used_at after use: %v, %v", used, err)

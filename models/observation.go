@@ -123,8 +123,6 @@ type ObservationFilter struct {
 	Kind         string
 	Tool         string
 	FailuresOnly bool
-	// Person keeps the observations of sessions this person captured.
-	Person string
 }
 
 // Observations lists observations newest first (one more than Limit).
@@ -145,9 +143,7 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 	if f.FailuresOnly {
 		q = q.Where("success = 0")
 	}
-	if f.Person != "" {
-		q = q.Where("session_id IN (SELECT id FROM sessions WHERE captured_by = ?)", f.Person)
-	}
+	q = f.byPerson(q)
 	var out []Observation
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err

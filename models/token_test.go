@@ -66,8 +66,11 @@ func TestAPITokens(t *testing.T) {
 			if sess, err := s.SessionByClaudeID(ctx, "s-bob"); err != nil || sess.CapturedBy != "bob" {
 				t.Errorf("bob's session %+v, %v", sess, err)
 			}
-			if obs, err := s.Observations(ctx, ObservationFilter{Person: "alice"}); err != nil || len(obs) != 0 {
+			if obs, err := s.Observations(ctx, ObservationFilter{ListFilter: ListFilter{Person: "alice"}}); err != nil || len(obs) != 0 {
 				t.Errorf("alice's observations %+v, %v", obs, err)
+			}
+			if ps, err := s.Prompts(ctx, ListFilter{Person: "bob"}); err != nil || len(ps) != 0 {
+				t.Errorf("bob's prompts %+v, %v", ps, err)
 			}
 
 			if r, err := s.RevokeAPIToken(ctx, row.ID); err != nil || r.RevokedAt == nil {
