@@ -88,3 +88,15 @@ func TestAPITokens(t *testing.T) {
 		})
 	}
 }
+
+// A restored session (mneme import of a full export) keeps who captured it.
+func TestRestoreKeepsCapturedBy(t *testing.T) {
+	s := openTestStore(t)
+	rows := &RestoreRows{Session: Session{ClaudeSessionID: "from-export", Project: "p", StartedAt: time.Now().UTC(), CapturedBy: "gina"}}
+	if err := s.Writer.Do(t.Context(), func(tx *Tx) error { _, err := tx.Restore(rows); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.SessionByClaudeID(t.Context(), "from-export"); err != nil || got.CapturedBy != "gina" {
+		t.Errorf("restored %+v, %v", got, err)
+	}
+}
