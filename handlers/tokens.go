@@ -43,7 +43,6 @@ func (h *Handler) IdentifyPerson(c *fiber.Ctx) auth.Level {
 		return auth.None
 	}
 	h.touchToken(c, t)
-	auth.SetPerson(c, t.Person)
 	c.SetUserContext(capture.WithPerson(c.UserContext(), t.Person))
 	return auth.Person
 }

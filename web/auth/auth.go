@@ -48,11 +48,10 @@ const LinkTTL = 2 * time.Minute
 // maxLinks bounds the unused links kept in memory.
 const maxLinks = 1000
 
-// Keys of c.Locals: a request's Level, its person (Person level), and
-// why the credentials it carried were refused.
+// Keys of c.Locals: a request's Level, and why the credentials it
+// carried were refused.
 const (
 	localsKey        = "mneme.auth"
-	localsPersonKey  = "mneme.person"
 	localsRefusalKey = "mneme.refusal"
 )
 
@@ -170,15 +169,6 @@ func SetLevel(c *fiber.Ctx, l Level) { c.Locals(localsKey, l) }
 func LevelOf(c *fiber.Ctx) Level {
 	l, _ := c.Locals(localsKey).(Level)
 	return l
-}
-
-// SetPerson records the person a Person-level request is from.
-func SetPerson(c *fiber.Ctx, person string) { c.Locals(localsPersonKey, person) }
-
-// PersonOf is the person SetPerson recorded: "" for the owner.
-func PersonOf(c *fiber.Ctx) string {
-	p, _ := c.Locals(localsPersonKey).(string)
-	return p
 }
 
 // Refusal is why the credentials of a request were not accepted: a
