@@ -14,7 +14,8 @@ import (
 const maxBatch = 500
 
 // ListObservations serves GET /api/observations: newest first, with
-// offset/limit/project, session, kind, tool and failures=1 filters.
+// offset/limit/project, session, kind, tool, failures=1 and person
+// filters.
 func (h *Handler) ListObservations(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {
@@ -34,7 +35,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 }
 
 // ListPrompts serves GET /api/prompts: newest first, with
-// offset/limit/project and session filters.
+// offset/limit/project, session and person filters.
 func (h *Handler) ListPrompts(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {
@@ -48,7 +49,7 @@ func (h *Handler) ListPrompts(c *fiber.Ctx) error {
 }
 
 // ListSummaries serves GET /api/summaries: newest first, with
-// offset/limit/project and session filters.
+// offset/limit/project, session and person filters.
 func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {

@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/capture"
@@ -39,5 +40,6 @@ type Handler struct {
 	// front of login links; "" leaves them as paths.
 	ViewerURL string
 
-	counts countsCache // /api/health's counts, for two seconds
+	counts   countsCache // /api/health's counts, for two seconds
+	tokenUse sync.Map    // API token id → when its use was last recorded
 }

@@ -374,6 +374,7 @@ var e2eSecrets = map[string][2]string{
 	"slack_webhook":     {"https://hooks.slack.com/services/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", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
 	"npm_token":         {"npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
 	"huggingface_token": {"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", "ZxyWvUtSrQpOnMlKjIhGfEdCbAzyxwvuts"},
+	"mneme_token":       {"mneme_pt_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
 	"sentry_dsn":        {"https://0123456789abcdef0123456789abcdef@o42.ingest.sentry.io/4242", "0123456789abcdef0123456789abcdef"},
 	"env_secret":        {"DEPLOY_TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
 }

@@ -74,7 +74,8 @@ func (h *Handler) ShowSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Offset: f.Offset, Limit: f.Limit})
+	person := c.Query("person")
+	rows, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Person: person, Offset: f.Offset, Limit: f.Limit})
 	if err != nil {
 		return err
 	}
@@ -82,9 +83,13 @@ func (h *Handler) ShowSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	persons, err := h.Store.Persons(c.UserContext())
+	if err != nil {
+		return err
+	}
 	page := newPage(rows, f.Limit)
 	p := views.SessionsPage{
-		Meta: h.PageMeta(c, "Sessions", "sessions"), Project: f.Project, Projects: facets.Projects,
+		Meta: h.PageMeta(c, "Sessions", "sessions"), Project: f.Project, Projects: facets.Projects, Person: person, Persons: persons,
 		HasMore: page.HasMore, Offset: f.Offset, NextOffset: f.Offset + f.Limit, PrevOffset: max(0, f.Offset-f.Limit),
 	}
 	for _, s := range page.Items {
@@ -115,6 +120,7 @@ func sessionRow(s models.SessionStats) views.SessionRow {
 	return views.SessionRow{
 		ID: s.ID, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt,
 		EndedAt: s.EndedAt, Prompts: s.Prompts, ToolCalls: s.ToolCalls, Failures: s.Failures, Observations: s.Observations,
+		CapturedBy: s.CapturedBy,
 	}
 }
 
@@ -124,7 +130,7 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 	s := d.Session
 	p := views.SessionPage{
 		ClaudeID: s.ClaudeSessionID, Cwd: s.Cwd, Source: s.Source, EndReason: s.EndReason, LastResponse: s.LastAssistantMessage,
-		Session: views.SessionRow{ID: s.ID, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Prompts: len(d.Prompts)},
+		Session: views.SessionRow{ID: s.ID, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Prompts: len(d.Prompts), CapturedBy: s.CapturedBy},
 	}
 	turns := map[int]*views.Turn{}
 	turn := func(n int) *views.Turn {

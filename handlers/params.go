@@ -84,13 +84,14 @@ func listParams(c *fiber.Ctx) (models.ListFilter, error) {
 	return f, nil
 }
 
-// apiListParams is listParams plus the session filter.
+// apiListParams is listParams plus the session and person filters.
 func apiListParams(c *fiber.Ctx) (models.ListFilter, error) {
 	f, err := listParams(c)
 	if err != nil {
 		return f, err
 	}
 	f.SessionID, err = idParam(c, "session")
+	f.Person = c.Query("person")
 	return f, err
 }
 

@@ -22,13 +22,14 @@ func newPage[T any](items []T, limit int) api.Page[T] {
 	return api.Page[T]{Items: items}
 }
 
-// ListSessions serves GET /api/sessions.
+// ListSessions serves GET /api/sessions: newest first, with
+// offset/limit/project and person (who captured them) filters.
 func (h *Handler) ListSessions(c *fiber.Ctx) error {
 	f, err := listParams(c)
 	if err != nil {
 		return err
 	}
-	items, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Offset: f.Offset, Limit: f.Limit})
+	items, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Person: c.Query("person"), Offset: f.Offset, Limit: f.Limit})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +46,14 @@ type Client struct {
 	// Redactor cleans every event before it is sent or spooled
 	// (LoadRedactor); nil applies the built-in rules.
 	Redactor *privacy.Redactor
+
+	// URL, when set (MNEME_URL), is a remote worker, a team's: events go
+	// there over TCP instead of the socket, with Token (MNEME_TOKEN, a
+	// person's API token) as the bearer. They are redacted here first,
+	// with this machine's rules, like every event: nothing unredacted
+	// leaves the machine.
+	URL   string
+	Token string
 
 	httpc *http.Client // dials Socket; made on first use
 
@@ -249,7 +258,8 @@ func (c *Client) start(b Budget) error {
 func (c *Client) Healthy(timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, socketURL+"/api/health", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base()+"/api/health", nil)
+	c.authorize(req)
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return false
@@ -307,11 +317,12 @@ func (c *Client) flush(timeout time.Duration) error {
 func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, socketURL+"/api/hooks/"+slug, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base()+"/api/hooks/"+slug, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	c.authorize(req)
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, err
@@ -335,7 +346,30 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 // never dialled.
 const socketURL = "http://mneme"
 
+// base is where requests go: the remote worker's URL, or the socket.
+func (c *Client) base() string {
+	if c.URL != "" {
+		return strings.TrimRight(c.URL, "/")
+	}
+	return socketURL
+}
+
+// authorize adds the bearer token for a remote worker; over the socket
+// the worker knows its owner by the connection.
+func (c *Client) authorize(req *http.Request) {
+	if c.URL != "" && c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+}
+
 func (c *Client) httpClient() *http.Client {
+	if c.httpc == nil && c.URL != "" {
+		c.httpc = &http.Client{Transport: &http.Transport{
+			Proxy:             http.ProxyFromEnvironment,
+			DisableKeepAlives: true,
+			DialContext:       (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext,
+		}}
+	}
 	if c.httpc == nil {
 		dataDir := c.DataDir
 		dialer := &net.Dialer{Timeout: 200 * time.Millisecond}

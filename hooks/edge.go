@@ -78,6 +78,10 @@ func Slugs() []string {
 // must not fail (hooks.Continue is the same answer as a value).
 const ContinueJSON = `{"continue":true,"suppressOutput":true}`
 
+// RemoteSpoolDir is the spool, in the data directory, of the events meant
+// for a remote worker (MNEME_URL): apart from the local worker's.
+const RemoteSpoolDir = "spool-remote"
+
 // DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
 const DefaultPort = 37777
 
@@ -85,7 +89,8 @@ const DefaultPort = 37777
 const (
 	EnvPort    = "MNEME_PORT"         // the worker's port
 	EnvDataDir = "MNEME_DATA_DIR"     // the data directory
-	EnvToken   = "MNEME_TOKEN"        // the worker's secret instead of <data>/secret (see Secret)
+	EnvToken   = "MNEME_TOKEN"        // the worker's secret instead of <data>/secret (see Secret); with MNEME_URL, a person's API token
+	EnvURL     = "MNEME_URL"          // a remote (team) worker: the hook posts there instead of the socket
 	EnvDebug   = "MNEME_DEBUG"        // diagnostics on stderr
 	EnvNoStart = "MNEME_NO_AUTOSTART" // never start the worker
 )

@@ -34,12 +34,22 @@ func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) 
 	NewClient(cfg, stderr).Run(slug, stdin, stdout)
 }
 
-// NewClient builds the client for cfg from the environment: MNEME_DEBUG (diagnostics to stderr) and MNEME_NO_AUTOSTART.
+// NewClient builds the client for cfg from the environment: MNEME_DEBUG
+// (diagnostics to stderr), MNEME_NO_AUTOSTART, and MNEME_URL with
+// MNEME_TOKEN (a remote worker, see Client.URL).
 func NewClient(cfg Config, stderr io.Writer) *Client {
 	c := &Client{
 		DataDir:  cfg.DataDir,
 		Spool:    Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
 		Fallback: Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
+	}
+	if u := os.Getenv(EnvURL); u != "" {
+		// A team's worker: nothing to start here, and a spool of its own,
+		// which a local worker (it replays "spool" at start) never takes.
+		c.URL, c.Token = u, os.Getenv(EnvToken)
+		c.Spool.Dir = filepath.Join(cfg.DataDir, RemoteSpoolDir)
+		c.Fallback.Dir += "-remote"
+		cfg.ServeBinary = nil
 	}
 	if cfg.ServeBinary != nil && os.Getenv(EnvNoStart) == "" {
 		c.StartWorker = func() error {

@@ -336,6 +336,20 @@ var migrations = []string{
 	// so the created_at index only cost every event an insert and every
 	// commit a page.
 	`DROP INDEX IF EXISTS events_created;`,
+	// 12: team mode's per-person API tokens (see APIToken), stored as the
+	// SHA-256 of the token only, and who captured each session (the
+	// person of the token its first event came with; '' for the owner).
+	`CREATE TABLE api_tokens (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		person TEXT NOT NULL,
+		token_hash TEXT NOT NULL UNIQUE,
+		prefix TEXT NOT NULL,
+		created_at DATETIME NOT NULL,
+		last_used_at DATETIME,
+		revoked_at DATETIME
+	);
+	ALTER TABLE sessions ADD COLUMN captured_by TEXT NOT NULL DEFAULT '';
+	CREATE INDEX sessions_captured_by ON sessions(captured_by, started_at);`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

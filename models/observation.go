@@ -146,6 +146,7 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 	if f.FailuresOnly {
 		q = q.Where("NOT success")
 	}
+	q = f.byPerson(q)
 	var out []Observation
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Prompt is one user prompt, numbered within its session.
@@ -83,8 +85,19 @@ func (tx *Tx) PromptTurn(sessionID int64, promptID string) (number int, private,
 type ListFilter struct {
 	Project   string
 	SessionID int64
-	Offset    int
-	Limit     int
+	// Person keeps the rows of the sessions this person captured (team
+	// mode); "" is everyone.
+	Person string
+	Offset int
+	Limit  int
+}
+
+// byPerson narrows q, on a table with session_id, to f.Person's sessions.
+func (f ListFilter) byPerson(q *gorm.DB) *gorm.DB {
+	if f.Person == "" {
+		return q
+	}
+	return q.Where("session_id IN (SELECT id FROM sessions WHERE captured_by = ?)", f.Person)
 }
 
 // Prompts lists prompts newest first (one more than Limit, to tell hasMore).
@@ -96,6 +109,7 @@ func (s *Store) Prompts(ctx context.Context, f ListFilter) ([]Prompt, error) {
 	if f.SessionID != 0 {
 		q = q.Where("session_id = ?", f.SessionID)
 	}
+	q = f.byPerson(q)
 	var out []Prompt
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err

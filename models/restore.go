@@ -113,10 +113,10 @@ func (tx *Tx) restoreSession(s *Session) (id int64, created bool, err error) {
 		s.Status = StatusActive
 	}
 	err = tx.db.Raw(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, prompt_counter,
-			started_at, ended_at, end_reason, transcript_path, last_assistant_message)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING RETURNING id`,
+			started_at, ended_at, end_reason, transcript_path, last_assistant_message, captured_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING RETURNING id`,
 		textSafe(s.ClaudeSessionID), textSafe(s.Project), textSafe(s.Cwd), textSafe(s.GitBranch), textSafe(s.Source), textSafe(s.Status),
-		s.PromptCounter, s.StartedAt, s.EndedAt, textSafe(s.EndReason), textSafe(s.TranscriptPath), textSafe(s.LastAssistantMessage)).
+		s.PromptCounter, s.StartedAt, s.EndedAt, textSafe(s.EndReason), textSafe(s.TranscriptPath), textSafe(s.LastAssistantMessage), textSafe(s.CapturedBy)).
 		Row().Scan(&id)
 	if err == nil {
 		return id, true, nil

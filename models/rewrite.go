@@ -12,8 +12,9 @@ import (
 // need from the storage.
 
 // notData are the tables that hold no captured data: the settings (the
-// rules themselves) and the schema version.
-var notData = map[string]bool{"settings": true, "schema_version": true}
+// rules themselves), the schema version and the API tokens (hashes and
+// names an admin gave, which a rule must not rewrite).
+var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true}
 
 // TextTable is a table holding captured data, with its TEXT columns.
 type TextTable struct {

@@ -26,6 +26,9 @@ type Session struct {
 	EndReason            string     `json:"endReason,omitempty"`
 	TranscriptPath       string     `json:"transcriptPath,omitempty"`
 	LastAssistantMessage string     `json:"lastAssistantMessage,omitempty"`
+	// CapturedBy is the person whose token came with the session's first
+	// event (team mode); '' for the worker's owner (socket, secret).
+	CapturedBy string `json:"capturedBy,omitempty"`
 }
 
 // SessionRef is what ingest needs to know about a session once it exists.
@@ -45,9 +48,9 @@ func (tx *Tx) EnsureSession(s *Session) (SessionRef, error) {
 	if s.Status == "" {
 		s.Status = StatusActive
 	}
-	res := tx.db.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING`,
-		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath)
+	res := tx.db.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path, captured_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING`,
+		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath, s.CapturedBy)
 	if res.Error != nil {
 		return SessionRef{}, res.Error
 	}
@@ -92,6 +95,7 @@ func (s *Store) SessionByClaudeID(ctx context.Context, claudeID string) (*Sessio
 // SessionFilter narrows a session listing.
 type SessionFilter struct {
 	Project string
+	Person  string // who captured them (captured_by); "" is everyone
 	Offset  int
 	Limit   int
 }
@@ -115,6 +119,9 @@ func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]SessionStats, 
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id) AS observations`)
 	if f.Project != "" {
 		q = q.Where("sessions.project = ?", f.Project)
+	}
+	if f.Person != "" {
+		q = q.Where("sessions.captured_by = ?", f.Person)
 	}
 	var out []SessionStats
 	err := q.Order("sessions.started_at DESC, sessions.id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Scan(&out).Error

@@ -45,6 +45,7 @@ func (s *Store) Summaries(ctx context.Context, f ListFilter) ([]Summary, error) 
 	if f.SessionID != 0 {
 		q = q.Where("session_id = ?", f.SessionID)
 	}
+	q = f.byPerson(q)
 	var out []Summary
 	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err

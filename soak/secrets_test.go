@@ -40,6 +40,7 @@ var secretKinds = []secretKind{
 	{"slack_webhook", "https://hooks.slack.com/services/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", "T0SOAK123/B0SOAK456/SoakSlackWebhookSecret99"},
 	{"npm_token", "npm_SoakNpmToken0123456789abcdefghijklmn", "SoakNpmToken0123456789abcdefghijklmn"},
 	{"huggingface_token", "hf_SoakHuggingFaceTokenAbcdefghijklmno", "SoakHuggingFaceTokenAbcdefghijklmno"},
+	{"mneme_token", "MNEME_TOKEN=mneme_pt_50a450a450a450a450a450a450a450a450a450a450a450a450a450a450a450a4", "50a450a450a450a450a450a450a450a450a450a450a450a450a450a450a450a4"},
 	{"sentry_dsn", "https://5fa4c0de5fa4c0de5fa4c0de5fa4c0de@o4242.ingest.sentry.io/4242", "5fa4c0de5fa4c0de5fa4c0de5fa4c0de"},
 	{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzb2FrIjoiand0In0.SoakJwtSignature0123", "eyJzb2FrIjoiand0In0.SoakJwtSignature0123"},
 	{"bearer_token", "Authorization: Bearer SoakBearerToken0123456789", "SoakBearerToken0123456789"},

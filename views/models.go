@@ -140,13 +140,20 @@ type SessionRow struct {
 	ToolCalls    int
 	Failures     int
 	Observations int
+	// CapturedBy is the person whose API token captured the session (team
+	// mode); "" for the worker's owner.
+	CapturedBy string
 }
 
 // SessionsPage is the session list at /sessions.
 type SessionsPage struct {
-	Meta       PageMeta
-	Project    string
-	Projects   []string
+	Meta     PageMeta
+	Project  string
+	Projects []string
+	// Person filters by who captured the sessions; Persons are the
+	// choices (none outside team mode: the filter and column are hidden).
+	Person     string
+	Persons    []string
 	Rows       []SessionRow
 	HasMore    bool
 	Offset     int

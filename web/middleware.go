@@ -75,27 +75,51 @@ func checkOrigin(port int) fiber.Handler {
 }
 
 // identify records how each request proved who it is (auth.Level):
-// requests over the unix socket are the owner's; over TCP, the secret or
-// the login cookie. It refuses nothing: requireCredentials, in the groups
-// that need it, does (see routes).
+// requests over the unix socket are the owner's; over TCP, the secret,
+// the login cookie, or a person's API token (team mode, looked up in the
+// store). It refuses nothing: requireCredentials, in the groups that need
+// it, does (see routes).
 func identify(h *handlers.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if viaSocket(c) {
+		switch {
+		case viaSocket(c):
 			auth.SetLevel(c, auth.Owner)
-		} else {
-			auth.SetLevel(c, h.Auth.Identify(c))
+		default:
+			l := h.Auth.Identify(c)
+			if l == auth.None {
+				l = h.IdentifyPerson(c)
+			}
+			auth.SetLevel(c, l)
 		}
 		return c.Next()
 	}
 }
 
-// requireCredentials lets through only requests with credentials. A
-// stranger asking for a page gets the login page (401); the API, the
-// stream and the fragments answer JSON 401.
+// personsKey marks a request whose route persons may use (see persons).
+const personsKey = "mneme.persons"
+
+// persons opens the routes of its group to a person's API token: hook
+// events and reads. requireCredentials refuses a person everywhere else.
+func persons(c *fiber.Ctx) error {
+	c.Locals(personsKey, true)
+	return c.Next()
+}
+
+// requireCredentials lets through only requests with credentials, and
+// persons only on the routes their group opens to them (403 elsewhere:
+// settings, forgetting, tokens, backups, imports, pages). A stranger
+// asking for a page gets the login page (401); the API, the stream and
+// the fragments answer JSON 401, saying why a token was refused.
 func requireCredentials(h *handlers.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if auth.LevelOf(c) != auth.None {
+		switch l := auth.LevelOf(c); {
+		case l == auth.Person && c.Locals(personsKey) == nil:
+			return fiber.NewError(fiber.StatusForbidden, "a person's API token may send hook events and read memory, nothing else: this needs the worker's owner (its socket, its secret or the viewer's login)")
+		case l != auth.None:
 			return c.Next()
+		}
+		if r, ok := auth.RefusalOf(c); ok {
+			return fiber.NewError(r.Status, r.Msg)
 		}
 		if c.Method() == fiber.MethodGet && wantsHTML(c) {
 			return h.RenderLogin(c, fiber.StatusUnauthorized, "You are not logged in.", c.OriginalURL())

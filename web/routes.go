@@ -18,6 +18,10 @@ import (
 //   - pages: HTML, credentials required (a stranger gets the login page),
 //     CSRF token issued on views and required on every write;
 //   - live: the stream and the HTML fragments app.js fetches.
+//
+// A person's API token (team mode) is refused (403) everywhere but in the
+// groups made with open: teamAPI, teamCompat and teamLive, which are
+// api, compat and live opened to persons for hook events and reads.
 func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	csrf := csrfProtection()
 	need := requireCredentials(h)
@@ -26,6 +30,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	compat := group{r: app, before: []fiber.Handler{kind(routeCompat), need, csrf}}
 	pages := group{r: app, before: []fiber.Handler{kind(routePage), need, csrf}}
 	live := group{r: app, before: []fiber.Handler{kind(routeLive), need}}
+	teamAPI, teamCompat, teamLive := api.open(), compat.open(), live.open()
 
 	// Logging in: the login page (with its own double-submit token, see
 	// handlers.Login), the pasted secret, static assets and a minimal
@@ -38,48 +43,55 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.post("/login-links", h.CreateLoginLink)
 
 	// Native ingest: Claude Code's hook JSON in, the hook's answer out.
-	api.post("/hooks/:event", h.IngestHook)
+	teamAPI.post("/hooks/:event", h.IngestHook)
 
 	// claude-mem compatibility. POST /sessions/:id/init is theirs too,
 	// outside /api.
-	compat.get("/api/context/inject", h.InjectContext)
-	compat.post("/api/sessions/init", h.CompatSessionInit())
-	compat.post("/sessions/:id/init", h.CompatSessionInit())
-	compat.post("/api/sessions/observations", h.CompatObservation())
-	compat.post("/api/sessions/summarize", h.CompatSummarize())
-	compat.post("/api/sessions/complete", h.CompatSessionComplete())
-	compat.post("/api/processing", h.CompatProcessing)
+	teamCompat.get("/api/context/inject", h.InjectContext)
+	teamCompat.post("/api/sessions/init", h.CompatSessionInit())
+	teamCompat.post("/sessions/:id/init", h.CompatSessionInit())
+	teamCompat.post("/api/sessions/observations", h.CompatObservation())
+	teamCompat.post("/api/sessions/summarize", h.CompatSummarize())
+	teamCompat.post("/api/sessions/complete", h.CompatSessionComplete())
+	teamCompat.post("/api/processing", h.CompatProcessing)
 
 	// jikime-mem compatibility.
-	compat.post("/api/sessions/start", h.CompatSessionStart())
-	compat.get("/api/context", h.CompatContext)
-	compat.post("/api/prompts", h.CompatPrompt())
-	compat.post("/api/observations", h.CompatObservation())
-	compat.post("/api/responses", h.CompatSummarize())
-	compat.post("/api/sessions/stop", h.CompatSessionComplete())
+	teamCompat.post("/api/sessions/start", h.CompatSessionStart())
+	teamCompat.get("/api/context", h.CompatContext)
+	teamCompat.post("/api/prompts", h.CompatPrompt())
+	teamCompat.post("/api/observations", h.CompatObservation())
+	teamCompat.post("/api/responses", h.CompatSummarize())
+	teamCompat.post("/api/sessions/stop", h.CompatSessionComplete())
 
-	// Read API.
-	api.get("/sessions", h.ListSessions)
-	api.get("/sessions/:id", h.ShowSessionJSON)
-	api.get("/observations", h.ListObservations)
-	api.post("/observations/batch", h.ObservationsBatch)
-	api.get("/prompts", h.ListPrompts)
-	api.get("/summaries", h.ListSummaries)
-	api.get("/search", h.SearchJSON)
-	api.get("/timeline", h.TimelineJSON)
-	api.get("/projects", h.ListProjects)
-	api.get("/stats", h.StatsJSON)
+	// Read API (persons too).
+	teamAPI.get("/sessions", h.ListSessions)
+	teamAPI.get("/sessions/:id", h.ShowSessionJSON)
+	teamAPI.get("/observations", h.ListObservations)
+	teamAPI.post("/observations/batch", h.ObservationsBatch)
+	teamAPI.get("/prompts", h.ListPrompts)
+	teamAPI.get("/summaries", h.ListSummaries)
+	teamAPI.get("/search", h.SearchJSON)
+	teamAPI.get("/timeline", h.TimelineJSON)
+	teamAPI.get("/projects", h.ListProjects)
+	teamAPI.get("/stats", h.StatsJSON)
 	api.get("/import", h.ShowImportJSON)
 	api.post("/import/events", h.ImportEvents)          // `mneme import`: hook events from transcripts
 	api.post("/import/export-rows", h.ImportExportRows) // `mneme import FILE.json`: sessions of the full export
 
 	// Export: session reports as downloads (md, json, html), one session
-	// or a project's sessions since a date. `mneme export` uses these too.
-	api.get("/sessions/:id/export", h.ExportSession)
-	api.get("/export", h.ExportProject)
+	// or a project's sessions since a date (persons too). `mneme export`
+	// uses these too. The full export and backups are the owner's.
+	teamAPI.get("/sessions/:id/export", h.ExportSession)
+	teamAPI.get("/export", h.ExportProject)
 	api.get("/export/all", h.ExportAll)
 	// Backup: a consistent snapshot of the database (`mneme backup`).
 	api.get("/backup", h.Backup)
+
+	// Team mode's API tokens: the owner's only (socket, secret or the
+	// viewer's login), never a person's.
+	api.get("/tokens", h.ListTokens)
+	api.post("/tokens", h.CreateToken)
+	api.delete("/tokens/:id", h.RevokeToken)
 
 	// Settings as JSON (secrets are write-only).
 	api.get("/settings", h.ShowSettingsJSON)
@@ -99,7 +111,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 
 	// Live: the stream, and the HTML fragments app.js fetches for live
 	// rows and "load more" (rendered by the same components as the pages).
-	live.get("/stream", h.Stream)
+	teamLive.get("/stream", h.Stream)
 	live.get("/fragments/feed", h.ShowFeedFragment)
 	live.get("/fragments/event/:id", h.ShowEventFragment)
 
@@ -132,6 +144,11 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 type group struct {
 	r      fiber.Router
 	before []fiber.Handler
+}
+
+// open is the same group opened to persons' API tokens (see persons).
+func (g group) open() group {
+	return group{r: g.r, before: append([]fiber.Handler{persons}, g.before...)}
 }
 
 func (g group) chain(h fiber.Handler) []fiber.Handler {

@@ -154,6 +154,31 @@ func benchPostToolUseUp(b *testing.B, full bool) {
 	}
 }
 
+// BenchmarkHookPostToolUseRemote is `mneme-hook post-tool-use` sending to
+// a team's worker (MNEME_URL, here on loopback TCP) with a person's API
+// token, which the worker looks up on each request: redacted here, as
+// every event is, then posted over TCP instead of the socket.
+func BenchmarkHookPostToolUseRemote(b *testing.B) {
+	bin, args := hookArgs(b, false, "post-tool-use")
+	_, noop := buildBinaries(b)
+	floor := measureNoop(b, noop)
+	srv := testutil.NewServer(b)
+	_, token, err := srv.Store.CreateAPIToken(context.Background(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := binEnv(b.TempDir(), srv.Port, "MNEME_URL="+srv.URL, "MNEME_TOKEN="+token)
+	session := fmt.Sprintf("bench-remote-%d", time.Now().UnixNano())
+	srv.Hook(b, "user-prompt-submit", promptEvent(session))
+	b.ResetTimer()
+	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
+	report(b, times, floor)
+	c, _ := srv.Store.Counts(context.Background())
+	if c.Observations < int64(b.N) {
+		b.Fatalf("stored %d observations for %d hook calls", c.Observations, b.N)
+	}
+}
+
 // BenchmarkHookPostToolUseWorkerDown is the same call with no worker and
 // auto-start off: the event goes to the spool.
 func BenchmarkHookPostToolUseWorkerDown(b *testing.B) { benchPostToolUseDown(b, false) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -22,6 +23,10 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "data directory: %s\n", g.dataDir)
 			spool := hooks.Spool{Dir: filepath.Join(g.dataDir, "spool")}
+			if os.Getenv(EnvURL) != "" {
+				// The hook's events for a remote worker wait apart.
+				spool.Dir = filepath.Join(g.dataDir, hooks.RemoteSpoolDir)
+			}
 			if spool.Pending() {
 				fmt.Fprintln(out, "spool:          events are waiting to be replayed")
 			} else {

@@ -70,6 +70,13 @@ type LoginLink struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
+// CreatedToken is POST /api/tokens: the new token's row and, this once,
+// the token itself (only its hash is stored).
+type CreatedToken struct {
+	models.APIToken
+	Token string `json:"token"`
+}
+
 // SessionDetail is GET /api/sessions/:id: a session with everything
 // recorded in it.
 type SessionDetail struct {

@@ -89,6 +89,7 @@ func (s *Service) Policy() *ingest.Policy { return s.policy.Load() }
 // nothing below stores a raw value.
 func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (ingest.Output, error) {
 	p = s.Policy().CleanPayload(p)
+	p.CapturedBy = PersonFrom(ctx)
 	switch event {
 	case hooks.SessionStart:
 		return s.sessionStart(ctx, p)
@@ -122,6 +123,7 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 		Source:          p.Source,
 		StartedAt:       eventTime(p, s.now),
 		TranscriptPath:  p.TranscriptPath,
+		CapturedBy:      p.CapturedBy,
 	})
 	if err != nil {
 		return ref, err
@@ -135,6 +137,21 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 		}
 	}
 	return ref, nil
+}
+
+// personKey is the context key of the person an event comes from.
+type personKey struct{}
+
+// WithPerson marks ctx as carrying the events of person (a team member's
+// API token): the sessions they create record who captured them.
+func WithPerson(ctx context.Context, person string) context.Context {
+	return context.WithValue(ctx, personKey{}, person)
+}
+
+// PersonFrom is the person WithPerson set: "" for the worker's owner.
+func PersonFrom(ctx context.Context) string {
+	p, _ := ctx.Value(personKey{}).(string)
+	return p
 }
 
 // remember caches a session once its creating transaction has committed.

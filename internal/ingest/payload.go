@@ -55,6 +55,10 @@ type Payload struct {
 	// import`: it is stored like any other, but no context is built for
 	// it (nobody reads the answer).
 	MnemeImport bool `json:"mneme_import,omitempty"`
+	// CapturedBy is the person whose API token the event came with (team
+	// mode), set by the worker (capture.WithPerson), never read from the
+	// body: a client cannot claim to be someone else.
+	CapturedBy string `json:"-"`
 
 	// raw is the payload as received, when this one was made from it by
 	// Policy.CleanPayload.

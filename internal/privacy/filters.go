@@ -85,6 +85,12 @@ var builtinFilters = map[string]filter{
 		prefix:   []string{"hf_"},
 		boundary: true,
 	},
+	// mneme_token
+	"\\bmneme_pt_[0-9a-f]{64}\\b": {
+		need:     []string{"mneme_pt_"},
+		prefix:   []string{"mneme_pt_"},
+		boundary: true,
+	},
 	// sentry_dsn
 	"://(?P<secret>[0-9a-f]{32}(?::[^\\s@/'\"]*)?)@[A-Za-z0-9.\\-]+(?::\\d+)?/\\d+\\b": {
 		need:   []string{"://"},

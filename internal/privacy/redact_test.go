@@ -88,6 +88,12 @@ var redactionCases = map[string]struct {
 		secret:     "ubbbPIayRnBUbHoWCFJowoRoWDsbAJPglO",
 		nearMisses: []string{"from huggingface_hub import hf_hub_download", "hf_transfer enabled", "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123"},
 	},
+	"mneme_token": {
+		sample:     "export MNEME_URL=https://mneme.team MNEME_TOKEN=mneme_pt_3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e",
+		want:       "export MNEME_URL=https://mneme.team MNEME_TOKEN=[REDACTED:mneme_token]",
+		secret:     "3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e",
+		nearMisses: []string{"mneme_pt_3f9a0c is a prefix shown by mneme token list", "the mneme_pt_ prefix", "mneme_pt_3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2e3f9a0c2eff"},
+	},
 	"sentry_dsn": {
 		sample:     "SENTRY_DSN=https://0123456789abcdef0123456789abcdef@o123456.ingest.sentry.io/4504",
 		want:       "SENTRY_DSN=https://[REDACTED:sentry_dsn]@o123456.ingest.sentry.io/4504",

@@ -41,6 +41,8 @@ func makeBuiltins() []Rule {
 		{Name: "slack_webhook", Pattern: `\bhooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_\-]+/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-/]{8,})`},
 		{Name: "npm_token", Pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
 		{Name: "huggingface_token", Pattern: `\bhf_[A-Za-z]{34,}\b`},
+		// mneme's own person tokens (team mode, `mneme token create`).
+		{Name: "mneme_token", Pattern: `\bmneme_pt_[0-9a-f]{64}\b`},
 		// A Sentry DSN: https://<32 hex key>[:<secret>]@<host>/<project id>.
 		{Name: "sentry_dsn", Pattern: `://(?P<secret>[0-9a-f]{32}(?::[^\s@/'"]*)?)@[A-Za-z0-9.\-]+(?::\d+)?/\d+\b`},
 		{Name: "jwt", Pattern: `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`},

@@ -1,8 +1,9 @@
 // Package auth is who may use the worker: the owner over the unix socket,
 // anyone with the worker's secret (a bearer header), a browser with the
-// login cookie derived from it, and the one-time login links that hand out
-// that cookie. It is a leaf package: web's middleware and the handlers
-// both build on it.
+// login cookie derived from it, the one-time login links that hand out
+// that cookie, and, in team mode, people with their own API token (which
+// the handlers look up in the store). It is a leaf package: web's
+// middleware and the handlers both build on it.
 package auth
 
 import (
@@ -24,10 +25,14 @@ type Level int
 
 // The levels, weakest first.
 const (
-	None   Level = iota // nothing: only the login page, static files and minimal health
-	Cookie              // the login cookie: the viewer, but not the dangerous settings
-	Secret              // the secret itself (Authorization: Bearer or X-Mneme-Secret)
-	Owner               // the unix socket: this user's own process
+	None Level = iota // nothing: only the login page, static files and minimal health
+	// Person is a person's API token (team mode): hook events and reads
+	// only, on the routes web's routes.go opens to persons; every other
+	// route answers 403.
+	Person
+	Cookie // the login cookie: the viewer, but not the dangerous settings
+	Secret // the secret itself (Authorization: Bearer or X-Mneme-Secret)
+	Owner  // the unix socket: this user's own process
 )
 
 // CookieName is the login cookie: HttpOnly, SameSite=Strict, Path=/.
@@ -43,8 +48,12 @@ const LinkTTL = 2 * time.Minute
 // maxLinks bounds the unused links kept in memory.
 const maxLinks = 1000
 
-// localsKey is the c.Locals key of a request's Level.
-const localsKey = "mneme.auth"
+// Keys of c.Locals: a request's Level, and why the credentials it
+// carried were refused.
+const (
+	localsKey        = "mneme.auth"
+	localsRefusalKey = "mneme.refusal"
+)
 
 // ErrLinkInvalid is the answer to a login link that is unknown, used or
 // expired: the three look the same on purpose.
@@ -160,6 +169,24 @@ func SetLevel(c *fiber.Ctx, l Level) { c.Locals(localsKey, l) }
 func LevelOf(c *fiber.Ctx) Level {
 	l, _ := c.Locals(localsKey).(Level)
 	return l
+}
+
+// Refusal is why the credentials of a request were not accepted: a
+// person token that is unknown or revoked (401), or that could not be
+// checked (503, so a hook spools the event and retries).
+type Refusal struct {
+	Status int
+	Msg    string
+}
+
+// Refuse records why the request's credentials were refused; the
+// credentials check answers it on routes that need credentials.
+func Refuse(c *fiber.Ctx, r Refusal) { c.Locals(localsRefusalKey, r) }
+
+// RefusalOf is what Refuse recorded, if anything.
+func RefusalOf(c *fiber.Ctx) (Refusal, bool) {
+	r, ok := c.Locals(localsRefusalKey).(Refusal)
+	return r, ok
 }
 
 // SafeNext is next when it is a path on this site ("/…", not "//…" nor
