@@ -29,12 +29,30 @@ dev: generate ## Run the worker with static files read from disk
 	$(GO) run ./cmd/mneme serve --dev
 
 .PHONY: test
-test: test-deps ## Run every test (race detector on) and the real Claude Code e2e suite
+test: test-deps ## Run every test (race detector on), the real Claude Code e2e suite, and the store's tests again on PostgreSQL
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
+	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory fuzz-short
 
+# The packages whose tests run a second time on PostgreSQL (team mode):
+# with MNEME_TEST_BACKEND=postgres their stores and test workers get a
+# database of a throwaway cluster (internal/pgtest) instead of a SQLite
+# file, and a missing PostgreSQL fails them instead of skipping.
+PG_PACKAGES := ./models ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/summarize
+
+.PHONY: test-postgres
+test-postgres: test-deps-postgres ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
+	MNEME_TEST_BACKEND=postgres CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m $(PG_PACKAGES)
+
+.PHONY: test-deps-postgres
+test-deps-postgres: ## Install PostgreSQL's server programs (Debian's postgresql) through apt-get when root and they are missing
+	@compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || [ -n "$$PG_BINDIR" ] || command -v initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; \
+	  else echo "note: PostgreSQL is not installed, so make test-postgres fails (sudo apt-get install postgresql)"; fi; }
+
 .PHONY: test-deps
-test-deps: ## Install what the tests need: Claude Code from npm (pinned), Chromium through apt-get when root
+test-deps: test-deps-postgres ## Install what the tests need: Claude Code from npm (pinned), Chromium and PostgreSQL through apt-get when root
 	@bash e2e/install-claude.sh >/dev/null
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

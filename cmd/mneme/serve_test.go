@@ -3,11 +3,19 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"net"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -62,5 +70,63 @@ func TestServeRefusesExposedBindWithoutToken(t *testing.T) {
 	code := run([]string{"--data-dir", t.TempDir(), "--port", strconv.Itoa(freePort(t)), "serve", "--host", "0.0.0.0"}, nil, &out, &errb)
 	if code == 0 || !strings.Contains(errb.String(), "MNEME_TOKEN") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestServeDatabaseURL: serve with a database URL (--database-url,
+// MNEME_DATABASE_URL) stores in that PostgreSQL database, says so on
+// /api/health, and logs the URL without its password.
+func TestServeDatabaseURL(t *testing.T) {
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test cluster trusts loopback connections: any password does.
+	u.User = url.UserPassword("postgres", "hunter2-db-password")
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := serve(ctx, serveOptions{Host: "127.0.0.1", Port: freePort(t), DataDir: dir, DatabaseURL: u.String(),
+			Stdout: &stdout, Stderr: &stderr, Ready: func(addr string) { ready <- addr }})
+		done <- err
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v: %s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not start in 60 s")
+	}
+	secret, err := hooks.Secret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/health", nil)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h api.Health
+	err = json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if err != nil || h.Backend != "postgres" || h.Database != u.Host+u.Path {
+		t.Errorf("health: backend %q database %q (%v), want postgres %s%s", h.Backend, h.Database, err, u.Host, u.Path)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	logs := stderr.String()
+	if strings.Contains(logs, "hunter2") {
+		t.Errorf("the log shows the database password: %s", logs)
+	}
+	if !strings.Contains(logs, "postgres://postgres:xxxxx@"+u.Host+u.Path) {
+		t.Errorf("the log does not say which database: %s", logs)
 	}
 }

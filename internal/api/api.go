@@ -19,23 +19,23 @@ type Page[T any] struct {
 
 // Health is GET /api/health with credentials.
 type Health struct {
-	Service       string  `json:"service"`
-	Status        string  `json:"status"`
-	Problem       string  `json:"problem,omitempty"`
-	Version       string  `json:"version"`
-	PID           int     `json:"pid"`
-	UptimeSeconds float64 `json:"uptimeSeconds"`
-	SchemaVersion int     `json:"schemaVersion"`
+	Service       string        `json:"service"`
+	Status        string        `json:"status"`
+	Problem       string        `json:"problem,omitempty"`
+	Version       string        `json:"version"`
+	PID           int           `json:"pid"`
+	UptimeSeconds float64       `json:"uptimeSeconds"`
+	SchemaVersion int           `json:"schemaVersion"`
+	Counts        models.Counts `json:"counts"`
+	StreamClients int           `json:"streamClients"`
+	// Goroutines is runtime.NumGoroutine(), for the soak tests' leak check.
+	Goroutines int `json:"goroutines"`
 	// Backend is the store's: "sqlite" (the data directory's mneme.db)
 	// or "postgres" (team mode).
 	Backend string `json:"backend"`
 	// Database is, on PostgreSQL, the server and database the worker
 	// stores in (host:port/name): never the user or password.
-	Database      string        `json:"database,omitempty"`
-	Counts        models.Counts `json:"counts"`
-	StreamClients int           `json:"streamClients"`
-	// Goroutines is runtime.NumGoroutine(), for the soak tests' leak check.
-	Goroutines int `json:"goroutines"`
+	Database string `json:"database,omitempty"`
 }
 
 // PublicHealth is GET /api/health without credentials: that mneme is

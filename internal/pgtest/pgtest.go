@@ -153,6 +153,7 @@ func (c *cluster) start() error {
 	if err != nil {
 		return err
 	}
+	reap()
 	dir, err := os.MkdirTemp("", "mneme-pgtest-")
 	if err != nil {
 		return err
@@ -193,6 +194,39 @@ func (c *cluster) start() error {
 		}
 	}
 	return nil
+}
+
+// reap removes the clusters earlier test processes left in the temp
+// directory, a few dozen megabytes each: a process cannot remove its own
+// (nothing of it runs after its last test), so the next one does. A
+// cluster is left when its postmaster is gone and it is ten minutes old:
+// younger, it may still be being made (initdb, then the start) by a
+// process running now.
+func reap() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "mneme-pgtest-*"))
+	for _, d := range dirs {
+		info, err := os.Stat(d)
+		if err != nil || time.Since(info.ModTime()) < 10*time.Minute || postmasterRuns(filepath.Join(d, "data")) {
+			continue
+		}
+		os.RemoveAll(d)
+	}
+}
+
+// postmasterRuns reports that the postmaster of the cluster in data is
+// alive: the pid on the first line of its postmaster.pid answers signal 0.
+func postmasterRuns(data string) bool {
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func freePort() (int, error) {
