@@ -24,8 +24,13 @@ const DefaultBodyLimit = 2 << 20
 // Config is what the app needs to know about how it is served.
 type Config struct {
 	// Port is the port the worker listens on; the Host check allows only
-	// loopback names with this port.
+	// loopback names with this port, and AllowedHosts.
 	Port int
+	// AllowedHosts are the other names (host or host:port) the worker
+	// answers to in Host and Origin: a team worker's public name. Empty
+	// on a personal worker, which answers to loopback names only (DNS
+	// rebinding cannot reach it).
+	AllowedHosts []string
 	// Secret is the worker's secret (<data>/secret or MNEME_TOKEN). Every
 	// request over TCP must carry it, or the login cookie derived from it
 	// (see authenticate); requests over the unix socket are the owner's.
@@ -62,9 +67,9 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 	if h.Auth == nil {
 		h.Auth = auth.New(cfg.Secret) // panics on an empty secret
 	}
-	app.Use(checkHost(cfg.Port))
+	app.Use(checkHost(cfg.Port, cfg.AllowedHosts))
 	app.Use(identify(h))
-	app.Use(checkOrigin(cfg.Port))
+	app.Use(checkOrigin(cfg.Port, cfg.AllowedHosts))
 	routes(app, cfg, h)
 	return app
 }

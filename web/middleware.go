@@ -39,19 +39,44 @@ func viaSocket(c *fiber.Ctx) bool {
 	return c.Context().LocalAddr().Network() == "unix"
 }
 
-func checkHost(port int) fiber.Handler {
+func checkHost(port int, allowed []string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if viaSocket(c) || port == 0 || loopbackHost(string(c.Request().Host()), port) {
+		host := string(c.Request().Host())
+		if viaSocket(c) || port == 0 || loopbackHost(host, port) || allowedHost(host, allowed) {
 			return c.Next()
 		}
-		return fiber.NewError(fiber.StatusForbidden, "forbidden host: mneme answers only to localhost, 127.0.0.1 or [::1] on its own port")
+		return fiber.NewError(fiber.StatusForbidden, "forbidden host: mneme answers only to localhost, 127.0.0.1 or [::1] on its own port, and to the names given with --allowed-host (MNEME_ALLOWED_HOSTS)")
 	}
+}
+
+// allowedHost reports whether host (a Host header, or an Origin's host)
+// is one the operator named with --allowed-host: the name a team reaches
+// its worker by, directly or through a proxy. An entry with a port must
+// match exactly; one without matches that name on any port (a proxy on
+// 443 forwards Host without one). Names compare case-insensitively.
+func allowedHost(host string, allowed []string) bool {
+	if len(allowed) == 0 || host == "" {
+		return false
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, host) {
+			return true
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil && strings.EqualFold(strings.Trim(a, "[]"), strings.Trim(name, "[]")) {
+			return true // a name without a port: any port
+		}
+	}
+	return false
 }
 
 // checkOrigin refuses state-changing requests from a foreign origin. A
 // request with neither Origin nor Referer (curl, `mneme hook`, Claude Code's
 // HTTP hooks) is not a browser's cross-site request and passes.
-func checkOrigin(port int) fiber.Handler {
+func checkOrigin(port int, allowed []string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		switch c.Method() {
 		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
@@ -67,7 +92,7 @@ func checkOrigin(port int) fiber.Handler {
 			return c.Next()
 		}
 		u, err := url.Parse(origin)
-		if err != nil || u.Host == "" || (port != 0 && !loopbackHost(u.Host, port)) {
+		if err != nil || u.Host == "" || (port != 0 && !loopbackHost(u.Host, port) && !allowedHost(u.Host, allowed)) {
 			return fiber.NewError(fiber.StatusForbidden, "cross-origin request refused")
 		}
 		return c.Next()

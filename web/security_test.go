@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -66,6 +67,44 @@ func TestHostCheck(t *testing.T) {
 	if got, _, _ := raw(t, srv.Client(), "POST", srv.URL+"/api/hooks/user-prompt-submit", "evil.example:"+port,
 		map[string]string{"Content-Type": "application/json"}, fmt.Sprintf(hookBody, "rebind", "r1")); got != 403 {
 		t.Errorf("forged Host ingest: %d", got)
+	}
+}
+
+// TestAllowedHosts: a team worker started with --allowed-host answers to
+// that name (on any port when given without one, as a TLS proxy forwards
+// it) in Host and Origin, and still to nothing else.
+func TestAllowedHosts(t *testing.T) {
+	srv := testutil.NewServer(t, func(o *app.Options) { o.AllowedHosts = []string{"mneme.team.example", "other.example:8443"} })
+	port := fmt.Sprint(srv.Port)
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"mneme.team.example", 200},
+		{"MNEME.team.example:443", 200},
+		{"mneme.team.example:" + port, 200},
+		{"other.example:8443", 200},
+		{"other.example", 403}, // given with a port: only that one
+		{"other.example:443", 403},
+		{"evil.example:" + port, 403},
+		{"mneme.team.example.evil.example", 403},
+		{"127.0.0.1:" + port, 200},
+	} {
+		if got, _, body := raw(t, srv.Client(), "GET", srv.URL+"/api/health", tt.host, nil, ""); got != tt.want {
+			t.Errorf("Host %q: %d %s, want %d", tt.host, got, body, tt.want)
+		}
+	}
+	// A browser's POST from the allowed origin passes the Origin check and
+	// meets the CSRF check (a page sends its token); a foreign one does not
+	// get that far.
+	for _, tt := range []struct{ origin, want string }{
+		{"https://mneme.team.example", "CSRF check failed"},
+		{"https://evil.example", "cross-origin request refused"},
+	} {
+		h := map[string]string{"Content-Type": "application/json", "Origin": tt.origin}
+		if got, _, body := raw(t, srv.Client(), "POST", srv.URL+"/api/settings/reapply-redaction", "mneme.team.example", h, `{}`); got != 403 || !strings.Contains(body, tt.want) {
+			t.Errorf("Origin %s: %d %s, want 403 %q", tt.origin, got, body, tt.want)
+		}
 	}
 }
 

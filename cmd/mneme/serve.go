@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 
 func serveCmd(g *globals, code *int) *cobra.Command {
 	var host, databaseURL string
+	var allowedHosts []string
 	var dev bool
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -38,7 +40,7 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			c, err := serve(ctx, serveOptions{
-				Host: host, Port: g.port, DataDir: g.dataDir, DatabaseURL: databaseURL, Dev: dev,
+				Host: host, Port: g.port, DataDir: g.dataDir, DatabaseURL: databaseURL, AllowedHosts: allowedHosts, Dev: dev,
 				Token: os.Getenv("MNEME_TOKEN"), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			if errors.Is(err, errRestart) {
@@ -50,6 +52,8 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", hooks.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
+	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-host", splitList(os.Getenv("MNEME_ALLOWED_HOSTS")),
+		"a name (host or host:port) this worker also answers to in Host and Origin, such as a team worker's public name; repeat or separate with commas (MNEME_ALLOWED_HOSTS)")
 	cmd.Flags().BoolVar(&dev, "dev", false, "serve static files from ./static on disk")
 	cmd.Flags().StringVar(&databaseURL, "database-url", os.Getenv("MNEME_DATABASE_URL"),
 		"store in this PostgreSQL database (postgres://…) instead of <data-dir>/mneme.db: team mode (MNEME_DATABASE_URL)")
@@ -62,6 +66,7 @@ type serveOptions struct {
 	// directory's SQLite file. It may hold a password: log it only
 	// through models.RedactURL.
 	DatabaseURL    string
+	AllowedHosts   []string
 	Port           int
 	Dev            bool
 	Stdout, Stderr io.Writer
@@ -134,7 +139,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	}
 
 	w, err := app.New(ctx, app.Options{
-		DataDir: o.DataDir, DatabaseURL: o.DatabaseURL, Port: o.Port, Secret: secret, Dev: o.Dev,
+		DataDir: o.DataDir, DatabaseURL: o.DatabaseURL, AllowedHosts: o.AllowedHosts, Port: o.Port, Secret: secret, Dev: o.Dev,
 		Version: version, Log: log, ViewerURL: "http://" + addr,
 	})
 	if err != nil {
@@ -275,4 +280,15 @@ func newLogger(stderr io.Writer, path string) (*slog.Logger, func()) {
 			f.Close()
 		}
 	}
+}
+
+// splitList is the comma-separated list s, blanks trimmed, empty items left out.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

@@ -97,9 +97,10 @@ func runTokenCreate(g *globals, code *int, person string, out io.Writer) error {
 	fmt.Fprintf(out, "On %s's machine, in the environment of Claude Code (hooks) and of mneme:\n\n", t.Person)
 	fmt.Fprintf(out, "  export MNEME_URL=%s\n  export MNEME_TOKEN=%s\n\n", teamURL(g), t.Token)
 	if os.Getenv(EnvURL) == "" {
-		// The Host check (DNS rebinding) accepts loopback names only.
-		fmt.Fprintf(out, "The worker answers to localhost, 127.0.0.1 and [::1] on port %d only: give people a way in\n"+
-			"(an SSH tunnel, or a proxy that sends one of those as Host) and the URL they reach it at.\n\n", g.port)
+		// The Host check (DNS rebinding) accepts loopback names, and the
+		// names the worker was started with --allowed-host.
+		fmt.Fprintf(out, "People reach the worker by a name it must answer to: start it with --allowed-host NAME\n"+
+			"(MNEME_ALLOWED_HOSTS) and --host 0.0.0.0, or put a TLS proxy in front (docs/team.md).\n\n")
 	}
 	fmt.Fprintf(out, "`mneme token revoke %d` stops it at once.\n", t.ID)
 	return nil

@@ -42,6 +42,9 @@ type Options struct {
 	// and logs.
 	DatabaseURL string
 	Port        int // for the Host check; 0 disables it (tests on random ports set it)
+	// AllowedHosts are names besides loopback the Host and Origin checks
+	// accept (web.Config.AllowedHosts): a team worker's public name.
+	AllowedHosts []string
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
 	Secret  string
@@ -199,7 +202,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
 		StreamOptions: opts.Stream, Import: w.Import,
 	}
-	w.App = web.New(web.Config{Port: opts.Port, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	w.App = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
 }
 

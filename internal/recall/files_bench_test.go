@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // BenchmarkFileGateHook100k is the Read gate (PreToolUse) end to end over
