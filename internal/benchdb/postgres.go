@@ -83,6 +83,17 @@ func copyToPostgres(path, url string) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	// The full-text indexes are built once after the copy, as a CREATE
+	// INDEX does, rather than row by row (the same index either way).
+	var indexes []string
+	if err := pgxRows(ctx, conn, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN ('prompts_fts', 'observations_fts', 'summaries_fts')`, &indexes); err != nil {
+		return err
+	}
+	for _, name := range []string{"prompts_fts", "observations_fts", "summaries_fts"} {
+		if _, err := conn.Exec(ctx, `DROP INDEX `+name); err != nil {
+			return err
+		}
+	}
 	for _, table := range []string{"sessions", "prompts", "observations", "summaries"} {
 		if err := copyTable(ctx, sdb, conn, table); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
@@ -90,11 +101,37 @@ func copyToPostgres(path, url string) error {
 		if _, err := conn.Exec(ctx, `SELECT setval(pg_get_serial_sequence('`+table+`', 'id'), (SELECT COALESCE(MAX(id), 1) FROM `+table+`))`); err != nil {
 			return err
 		}
-		if _, err := conn.Exec(ctx, `ANALYZE `+table); err != nil {
+	}
+	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '256MB'`); err != nil {
+		return err
+	}
+	for _, def := range indexes {
+		if _, err := conn.Exec(ctx, def); err != nil {
 			return err
 		}
 	}
-	return nil
+	// VACUUM sets the visibility map, as autovacuum does on a live
+	// database: without it every count and ranking reads the heap for
+	// each row, and searches measured 3 to 5 times slower.
+	_, err = conn.Exec(ctx, `VACUUM ANALYZE`)
+	return err
+}
+
+// pgxRows scans the one text column of query's rows into out.
+func pgxRows(ctx context.Context, conn *pgx.Conn, query string, out *[]string) error {
+	rows, err := conn.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		*out = append(*out, v)
+	}
+	return rows.Err()
 }
 
 // copyTable streams table's rows from SQLite into PostgreSQL's COPY,
