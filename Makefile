@@ -77,11 +77,11 @@ eval: ## Recall benchmark: scripted sessions through real Claude Code, then what
 # pipes all the output through bench/table.
 BENCH_RUNS := \
 	./cmd/mneme '^BenchmarkHook' 1000x \
-	./cmd/mneme '^BenchmarkIngest(Concurrent|Socket)16$$' 20000x \
+	./cmd/mneme '^BenchmarkIngest(Concurrent|Socket|Postgres2Replicas)16$$' 20000x \
 	./models '^BenchmarkWriterQueue$$' 20000x \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
-	./models '^BenchmarkSearch$$' 100x \
-	./internal/recall 'Hook100k$$|Context100k$$|Memory100k$$' 500x \
+	./models '^BenchmarkSearch(Postgres)?$$' 100x \
+	./internal/recall 'Hook100k$$|Hook100kPostgres$$|Context100k$$|Memory100k$$' 500x \
 	./cmd/mneme '^BenchmarkWorkerRSS$$' 1x \
 	./soak '^BenchmarkColdStart$$' 20x
 

@@ -297,6 +297,23 @@ func (s *Store) vacuumPostgres(ctx context.Context, rebuild bool) error {
 	return nil
 }
 
+// Analyze refreshes the planner's statistics and the visibility map after a
+// bulk load (mneme migrate, a large import): VACUUM ANALYZE of the data
+// tables on PostgreSQL, whose searches otherwise read the heap for every
+// matching row until autovacuum comes by (3 to 5 times slower, measured).
+// SQLite needs nothing: a no-op.
+func (s *Store) Analyze(ctx context.Context) error {
+	if !s.Postgres() {
+		return nil
+	}
+	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "file_states"} {
+		if err := s.DB.WithContext(ctx).Exec("VACUUM ANALYZE " + t).Error; err != nil {
+			return fmt.Errorf("vacuum analyze %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
 // truncateWAL checkpoints the -wal file into the database and truncates
 // it to zero bytes, retrying while readers keep an old snapshot (the
 // checkpoint then reports busy and leaves frames in the file).

@@ -97,6 +97,18 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "base-p99-ms", Label: "(same hook, prompt without keywords, p99)"}}},
 	{Figure: "related lookup alone at 100k, p99", Bench: "BenchmarkRelatedMemory100k", Metric: "p99-ms", Unit: "ms"},
 
+	// Team mode: the same figures with the workers on PostgreSQL (the
+	// throwaway cluster of internal/pgtest on this machine), against the
+	// same run's SQLite figure.
+	{Figure: "team: durable ingest, 16 clients, 2 replicas on PostgreSQL", Bench: "BenchmarkIngestPostgres2Replicas16", Metric: "obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "obs/s", Label: "(SQLite, 1 worker, same clients)", Bench: "BenchmarkIngestConcurrent16"}}},
+	{Figure: "team: FTS search at {rows} on PostgreSQL, mixed query shapes, p95", Bench: "BenchmarkSearchPostgres/mix/rows=*", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p95-ms", Label: "(SQLite, same rows and queries)", Bench: "BenchmarkSearch/mix/rows=*"}}, Target: le(30)},
+	{Figure: "team: FTS search at {rows} on PostgreSQL, p95", Bench: "BenchmarkSearchPostgres/*/rows=*", Metric: "p95-ms", Unit: "ms", Worst: true,
+		Base: []Baseline{{Metric: "base-p95-ms", Label: "(baseline: one GIN lookup, p95)"}}},
+	{Figure: "team: SessionStart hook at 100k on PostgreSQL, p99", Bench: "BenchmarkSessionStartHook100kPostgres", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p99-ms", Label: "(SQLite, same rows)", Bench: "BenchmarkSessionStartHook100k"}}, Target: le(25)},
+
 	// The worker process (cmd/mneme/rss_bench_test.go, soak/bench_test.go),
 	// against a minimal Go HTTP server (bench/minserver) in the same run.
 	{Figure: "worker RSS, idle", Bench: "BenchmarkWorkerRSS/idle", Metric: "rss-MB", Unit: "MB",

@@ -146,6 +146,11 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 	if err == nil {
 		err = m.orphanLedger(ctx)
 	}
+	if err == nil && m.n.rows.New.Observations > 0 {
+		// Fresh statistics for the rows just loaded: searches are slow
+		// until the planner and the visibility map know them.
+		err = m.dst.Analyze(ctx)
+	}
 	if bar != nil {
 		bar.Finish()
 	}

@@ -22,26 +22,35 @@ import (
 // BenchObservations is the size of the benchmark database.
 const benchObservations = 100_000
 
-var (
-	benchOnce sync.Once
-	benchDir  string // removed after the run
-	keptDir   string // MNEME_BENCH_KEEP: kept
-	benchURL  string // with MNEME_TEST_BACKEND=postgres: the seeded PostgreSQL database
-	benchErr  error
-)
+// seeded is the benchmark database of one backend, seeded once per test
+// binary.
+type seeded struct {
+	once    sync.Once
+	dir     string // removed after the run
+	keptDir string // MNEME_BENCH_KEEP: kept (SQLite)
+	url     string // PostgreSQL: the seeded database, as long as the process
+	err     error
+}
 
-// benchServer starts a worker on the seeded benchmark database: the SQLite
-// file, or with MNEME_TEST_BACKEND=postgres the PostgreSQL database seeded
-// with the same rows (the same figures, team mode).
-func benchServer(b *testing.B) *testutil.Server {
-	dir := seedBench(b)
-	return testutil.NewServerIn(b, dir, func(o *app.Options) { o.DatabaseURL = benchURL })
+var seeds [2]seeded // SQLite, PostgreSQL
+
+// benchServer starts a worker on the seeded benchmark database of the
+// matrix's backend: the SQLite file, or with MNEME_TEST_BACKEND=postgres
+// the PostgreSQL database seeded with the same rows.
+func benchServer(b *testing.B) *testutil.Server { return benchServerOn(b, pgtest.OnPostgres()) }
+
+// benchServerOn is benchServer on PostgreSQL (team mode) when pg is set.
+func benchServerOn(b *testing.B, pg bool) *testutil.Server {
+	dir, url := seedBench(b, pg)
+	return testutil.NewServerIn(b, dir, func(o *app.Options) { o.DatabaseURL = url })
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchDir != "" {
-		os.RemoveAll(benchDir)
+	for i := range seeds {
+		if seeds[i].dir != "" {
+			os.RemoveAll(seeds[i].dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -52,36 +61,42 @@ var vocab = strings.Fields(`parser lexer tokenizer storage migration handler rou
 	timeout retry backoff json yaml http fiber gorm templ chromedp test benchmark race flaky build release docker
 	linux arm64 unicode utf8 escape csrf origin host cookie header bearer password secret rotate compress truncate`)
 
-// seedBench builds, once per test binary, a database with 100k observations
-// over 1,000 sessions in 5 projects, with prompts and summaries.
-func seedBench(b *testing.B) string {
-	benchOnce.Do(func() {
-		if dir := os.Getenv("MNEME_BENCH_KEEP"); dir != "" {
+// seedBench builds, once per test binary and backend, a database with 100k
+// observations over 1,000 sessions in 5 projects, with prompts and
+// summaries: the SQLite file in the returned data directory, or the
+// PostgreSQL database at the returned URL when pg is set.
+func seedBench(b *testing.B, pg bool) (dataDir, url string) {
+	sd := &seeds[0]
+	if pg {
+		sd = &seeds[1]
+	}
+	sd.once.Do(func() {
+		if dir := os.Getenv("MNEME_BENCH_KEEP"); dir != "" && !pg {
 			// Reuse (or keep) a seeded database between runs.
 			if _, err := os.Stat(dir + "/mneme.db"); err == nil {
-				keptDir = dir
+				sd.keptDir = dir
 				return
 			}
-			keptDir, benchErr = dir, os.MkdirAll(dir, 0o700)
+			sd.keptDir, sd.err = dir, os.MkdirAll(dir, 0o700)
 		} else {
-			benchDir, benchErr = os.MkdirTemp("", "mneme-bench-")
+			sd.dir, sd.err = os.MkdirTemp("", "mneme-bench-")
 		}
-		if benchErr != nil {
+		if sd.err != nil {
 			return
 		}
-		dir := benchDir + keptDir
+		dir := sd.dir + sd.keptDir
 		var store *models.Store
-		if pgtest.OnPostgres() {
+		if pg {
 			// A database that lives as long as the test process: every
-			// benchmark's worker opens it (see benchServer).
-			if benchURL, _, benchErr = pgtest.NewDatabase(); benchErr != nil {
+			// benchmark's worker opens it (see benchServerOn).
+			if sd.url, _, sd.err = pgtest.NewDatabase(); sd.err != nil {
 				return
 			}
-			store, benchErr = models.OpenPostgres(benchURL, dir)
+			store, sd.err = models.OpenPostgres(sd.url, dir)
 		} else {
-			store, benchErr = models.Open(dir + "/mneme.db")
+			store, sd.err = models.Open(dir + "/mneme.db")
 		}
-		if benchErr != nil {
+		if sd.err != nil {
 			return
 		}
 		defer store.Close()
@@ -102,7 +117,7 @@ func seedBench(b *testing.B) string {
 			return strings.Join(w, " ")
 		}
 		start := time.Now().Add(-90 * 24 * time.Hour).UTC()
-		benchErr = store.Writer.Do(context.Background(), func(tx *models.Tx) error {
+		sd.err = store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 			perSession := benchObservations / 1000
 			for s := 0; s < 1000; s++ {
 				project := fmt.Sprintf("proj%d", s%5)
@@ -143,11 +158,16 @@ func seedBench(b *testing.B) string {
 			}
 			return nil
 		})
+		if sd.err == nil {
+			// The steady state autovacuum keeps a live database in
+			// (statistics, visibility map); a no-op on SQLite.
+			sd.err = store.Analyze(context.Background())
+		}
 	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
+	if sd.err != nil {
+		b.Fatal(sd.err)
 	}
-	return benchDir + keptDir
+	return sd.dir + sd.keptDir, sd.url
 }
 
 // runID keeps session ids of one benchmark run apart from those of earlier
@@ -176,8 +196,15 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // of a project that has no history at all: HTTP, decoding, session creation
 // and commit, and a context build that finds nothing. The difference is
 // what building the context from 100k observations costs.
-func BenchmarkSessionStartHook100k(b *testing.B) {
-	srv := benchServer(b)
+func BenchmarkSessionStartHook100k(b *testing.B) { sessionStartHook100k(b, benchServer(b)) }
+
+// BenchmarkSessionStartHook100kPostgres is BenchmarkSessionStartHook100k in
+// team mode: the worker on a PostgreSQL database seeded with the same rows.
+func BenchmarkSessionStartHook100kPostgres(b *testing.B) {
+	sessionStartHook100k(b, benchServerOn(b, true))
+}
+
+func sessionStartHook100k(b *testing.B, srv *testutil.Server) {
 	lat := make([]time.Duration, 0, b.N)
 	base := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
