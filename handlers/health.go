@@ -51,7 +51,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		Version:       h.Version,
 		PID:           pid,
 		UptimeSeconds: time.Since(h.Started).Seconds(),
-		SchemaVersion: models.SchemaVersion(),
+		SchemaVersion: h.Store.SchemaVersion(),
 		Backend:       h.Store.Dialect(),
 		Database:      databaseName(h.Store),
 		Counts:        counts,

@@ -669,7 +669,7 @@ func TestHealth(t *testing.T) {
 		t.Errorf("health says backend %v, the tests run on %s", h["backend"], pgtest.Backend())
 	}
 	if h["service"] != "mneme" || h["status"] != "ok" || h["version"] != "test" || int(h["pid"].(float64)) != os.Getpid() ||
-		int(h["schemaVersion"].(float64)) != models.SchemaVersion() || h["uptimeSeconds"].(float64) < 0 {
+		int(h["schemaVersion"].(float64)) != srv.Store.SchemaVersion() || h["uptimeSeconds"].(float64) < 0 {
 		t.Errorf("health: %v", h)
 	}
 	counts, _ := h["counts"].(map[string]any)

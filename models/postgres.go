@@ -182,6 +182,15 @@ func applyPGMigration(ctx context.Context, conn *sql.Conn, version int, stmt str
 	return tx.Commit()
 }
 
+// SchemaVersion is the schema version this binary migrates the store to:
+// the length of its own dialect's migration list.
+func (s *Store) SchemaVersion() int {
+	if s.Postgres() {
+		return len(pgMigrations)
+	}
+	return len(migrations)
+}
+
 // Dialect is DialectSQLite or DialectPostgres.
 func (s *Store) Dialect() string {
 	if s.dialect == "" {

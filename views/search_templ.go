@@ -290,7 +290,7 @@ func Search(p SearchPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\" aria-label=\"To date\"></label></div><p class=\"search-help\">FTS5 syntax: words must all match; <code>OR</code>, <code>NOT</code>, <code>\"phrases\"</code>, <code>prefix*</code>, <code>title:word</code>.</p></form>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\" aria-label=\"To date\"></label></div><p class=\"search-help\">Syntax: words must all match; <code>OR</code>, <code>NOT</code>, <code>\"phrases\"</code>, <code>prefix*</code>, <code>title:word</code>.</p></form>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
