@@ -115,6 +115,13 @@ func TestQueueObservationBatches(t *testing.T) {
 		t.Errorf("row read back differently: %+v", r)
 	}
 
+	// On PostgreSQL the events are published by the store's listener just
+	// after the commits (pgnotify.go): wait for it to reach the last one.
+	var last int64
+	s.DB.Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&last)
+	for deadline := time.Now().Add(30 * time.Second); s.Postgres() && s.ListenerStats().LastID < last && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	var obsEvents []Event

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
 func TestTermsQuery(t *testing.T) {
@@ -50,6 +52,9 @@ func TestTermsQuery(t *testing.T) {
 // of the query, hits come newest first even when few rows match (bm25
 // would walk every row of each term).
 func TestSearchCommonTermsNewestFirst(t *testing.T) {
+	// RankTermRows bounds the cost of bm25's per-term counts; PostgreSQL's
+	// ts_rank has none, and only RankLimit applies there.
+	pgtest.SkipOnPostgres(t, "RankTermRows is the FTS5 ranking's bound")
 	f := seedSearch(t)
 	q := SearchQuery{Q: `"schema version"`, Limit: 10}
 	hits, err := f.s.Search(context.Background(), q)
@@ -185,6 +190,12 @@ func TestSearchPrefixLengths(t *testing.T) {
 		{"res*", []string{"o:configuration", "o:conflict"}},
 	}
 	for _, tt := range tests {
+		if s.Postgres() && (tt.q == "übe*" || tt.q == "res*") {
+			// FTS5's quirks, not the query language: unicode61 folds
+			// diacritics (PostgreSQL's english configuration does not),
+			// and porter stems a prefix before the lookup.
+			continue
+		}
 		hits, err := s.Search(ctx, SearchQuery{Q: tt.q})
 		if err != nil {
 			t.Errorf("Search(%q): %v", tt.q, err)
