@@ -47,7 +47,7 @@ func BuildPostgres(tb testing.TB, rows int) *PostgresDB {
 			return
 		}
 		start := time.Now()
-		if o.err = copyToPostgres(filepath.Join(src.Dir, "mneme.db"), url); o.err == nil {
+		if o.err = CopyToPostgres(filepath.Join(src.Dir, "mneme.db"), url); o.err == nil {
 			o.db = &PostgresDB{DB: src, URL: url, Copied: time.Since(start)}
 		}
 	})
@@ -60,9 +60,9 @@ func BuildPostgres(tb testing.TB, rows int) *PostgresDB {
 	return o.db
 }
 
-// copyToPostgres copies the data tables of the SQLite database at path
+// CopyToPostgres copies the data tables of the SQLite database at path
 // into the PostgreSQL database at url (migrated first by OpenPostgres).
-func copyToPostgres(path, url string) error {
+func CopyToPostgres(path, url string) error {
 	dst, err := models.OpenPostgres(url, filepath.Dir(path))
 	if err != nil {
 		return err
