@@ -112,16 +112,24 @@ func searchCases(db *benchdb.DB) []struct {
 // machine rather than the search.
 func BenchmarkSearch(b *testing.B) {
 	s, db := openBenchStore(b)
+	baseline := rareWordBaseline(b, s, `SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? LIMIT 20`)
+	benchSearch(b, s, db, baseline)
+}
+
+// rareWordBaseline prepares query (one rare word as its parameter) and
+// returns what times one run of it, the i-th rare word, through
+// database/sql on the store's database.
+func rareWordBaseline(b *testing.B, s *models.Store, query string) func(int) time.Duration {
 	sqlDB, err := s.DB.DB()
 	if err != nil {
 		b.Fatal(err)
 	}
-	base, err := sqlDB.Prepare(`SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? LIMIT 20`)
+	base, err := sqlDB.Prepare(query)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer base.Close()
-	baseline := func(i int) time.Duration {
+	b.Cleanup(func() { base.Close() })
+	return func(i int) time.Duration {
 		t0 := time.Now()
 		rows, err := base.Query(benchdb.Word(3000 + (i%50)*37))
 		if err != nil {
@@ -135,12 +143,10 @@ func BenchmarkSearch(b *testing.B) {
 		rows.Close()
 		return time.Since(t0)
 	}
-	benchSearch(b, s, db, baseline)
 }
 
-// benchSearch runs searchCases over s, one sub-benchmark per shape plus
-// their mix, timing baseline(i) between searches (see BenchmarkSearch).
-func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(i int) time.Duration) {
+// benchSearch runs the query shapes of searchCases on s.
+func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(int) time.Duration) {
 	ctx := context.Background()
 	cases := searchCases(db)
 	// The mix interleaves the shapes, so any b.N samples all of them.

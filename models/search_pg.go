@@ -102,14 +102,8 @@ type pgQuery struct {
 
 // searchPG is search on PostgreSQL.
 func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
-	if q.Limit <= 0 {
-		q.Limit = 20
-	}
-	if q.Offset < 0 || q.Offset+q.Limit > MaxSearchWindow {
-		return nil, fmt.Errorf("%w: offset+limit must be at most %d", ErrInvalid, MaxSearchWindow)
-	}
-	if q.Type != "" && q.Type != SearchPrompt && q.Type != SearchObservation && q.Type != SearchSummary {
-		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
+	if err := q.checkPage(); err != nil {
+		return nil, err
 	}
 	tree, err := tsParse(match)
 	if err != nil {

@@ -31,28 +31,6 @@ func openPGBenchStore(b *testing.B) (*models.Store, *benchdb.DB) {
 // baseline is the cheapest GIN lookup: 20 ids of a rare word.
 func BenchmarkSearchPostgres(b *testing.B) {
 	s, db := openPGBenchStore(b)
-	sqlDB, err := s.DB.DB()
-	if err != nil {
-		b.Fatal(err)
-	}
-	base, err := sqlDB.Prepare(`SELECT id FROM observations WHERE fts @@ to_tsquery('english', $1) LIMIT 20`)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer base.Close()
-	baseline := func(i int) time.Duration {
-		t0 := time.Now()
-		rows, err := base.Query(benchdb.Word(3000 + (i%50)*37))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for rows.Next() {
-		}
-		if err := rows.Err(); err != nil {
-			b.Fatal(err)
-		}
-		rows.Close()
-		return time.Since(t0)
-	}
+	baseline := rareWordBaseline(b, s, `SELECT id FROM observations WHERE fts @@ to_tsquery('english', $1) LIMIT 20`)
 	benchSearch(b, s, db, baseline)
 }

@@ -64,15 +64,24 @@ type probed struct {
 	large bool
 }
 
-func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
+// checkPage fills in the default Limit and checks the page and the type,
+// the same on both backends.
+func (q *SearchQuery) checkPage() error {
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
 	if q.Offset < 0 || q.Offset+q.Limit > MaxSearchWindow {
-		return nil, fmt.Errorf("%w: offset+limit must be at most %d", ErrInvalid, MaxSearchWindow)
+		return fmt.Errorf("%w: offset+limit must be at most %d", ErrInvalid, MaxSearchWindow)
 	}
 	if q.Type != "" && q.Type != SearchPrompt && q.Type != SearchObservation && q.Type != SearchSummary {
-		return nil, fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
+		return fmt.Errorf("%w: type must be prompt, observation or summary", ErrInvalid)
+	}
+	return nil
+}
+
+func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
+	if err := q.checkPage(); err != nil {
+		return nil, err
 	}
 	want := q.Offset + q.Limit + 1
 	terms, single := termsQuery(match)

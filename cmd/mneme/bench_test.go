@@ -142,8 +142,13 @@ func benchPostToolUseUp(b *testing.B, full bool) {
 	_, noop := buildBinaries(b)
 	floor := measureNoop(b, noop)
 	srv := testutil.NewServer(b)
-	env := binEnv(srv.DataDir, srv.Port)
-	session := fmt.Sprintf("bench-up-%d", time.Now().UnixNano())
+	hookPostToolUse(b, srv, bin, binEnv(srv.DataDir, srv.Port), floor, "bench-up", args)
+}
+
+// hookPostToolUse times b.N PostToolUse hooks of one session sent by bin
+// with env to srv, and checks they were all stored.
+func hookPostToolUse(b *testing.B, srv *testutil.Server, bin string, env []string, floor time.Duration, tag string, args []string) {
+	session := fmt.Sprintf("%s-%d", tag, time.Now().UnixNano())
 	srv.Hook(b, "user-prompt-submit", promptEvent(session))
 	b.ResetTimer()
 	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
@@ -167,16 +172,7 @@ func BenchmarkHookPostToolUseRemote(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := binEnv(b.TempDir(), srv.Port, "MNEME_URL="+srv.URL, "MNEME_TOKEN="+token)
-	session := fmt.Sprintf("bench-remote-%d", time.Now().UnixNano())
-	srv.Hook(b, "user-prompt-submit", promptEvent(session))
-	b.ResetTimer()
-	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
-	report(b, times, floor)
-	c, _ := srv.Store.Counts(context.Background())
-	if c.Observations < int64(b.N) {
-		b.Fatalf("stored %d observations for %d hook calls", c.Observations, b.N)
-	}
+	hookPostToolUse(b, srv, bin, binEnv(b.TempDir(), srv.Port, "MNEME_URL="+srv.URL, "MNEME_TOKEN="+token), floor, "bench-remote", args)
 }
 
 // BenchmarkHookPostToolUseWorkerDown is the same call with no worker and
