@@ -102,6 +102,9 @@ type Mneme struct {
 	Home    string
 	DataDir string
 	Port    int
+	// DatabaseURL, when set before Serve, is the PostgreSQL database the
+	// worker stores in (team mode: MNEME_DATABASE_URL).
+	DatabaseURL string
 	// URL is the worker's base URL, http://127.0.0.1:<port>.
 	URL string
 
@@ -171,6 +174,9 @@ func NewMneme(t testing.TB) *Mneme {
 func (m *Mneme) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(m.Bin, args...)
 	cmd.Env = append(CleanEnv(m.Home, ""), "MNEME_PORT="+strconv.Itoa(m.Port), "MNEME_DATA_DIR="+m.DataDir)
+	if m.DatabaseURL != "" {
+		cmd.Env = append(cmd.Env, "MNEME_DATABASE_URL="+m.DatabaseURL)
+	}
 	return cmd
 }
 
