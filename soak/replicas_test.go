@@ -187,7 +187,7 @@ func TestReplicaKillDuringBurst(t *testing.T) {
 	}
 	rows.Close()
 	var seen []int64
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if seen = stream.snapshot(); len(seen) >= len(logIDs) {
 			break
 		}
@@ -229,7 +229,7 @@ func TestReplicaKillDuringBurst(t *testing.T) {
 		want = append(want, id)
 	}
 	rows.Close()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if seen = resumed.snapshot(); len(seen) >= len(want) {
 			break
 		}
