@@ -150,9 +150,12 @@ func TestReadOnlyDataDir(t *testing.T) {
 
 	undo()
 	waitHealth(t, p, 20*time.Second, "ok again", func(h Health) bool { return h.Status == "ok" })
-	// The health watcher replays the spool within a few seconds.
-	deadline := time.Now().Add(12 * time.Second)
-	for time.Now().Before(deadline) && fileExists(filepath.Join(dir, "spool", "pending.jsonl")) {
+	// The health watcher replays the spool within a few seconds. A replay
+	// renames pending.jsonl to replay-N.jsonl first; one that meets the
+	// database still refusing writes (a connection that saw it read-only a
+	// moment before) leaves that file for the next one: wait for both.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && spoolHolds(filepath.Join(dir, "spool")) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	checkStored(t, p, append(ids, late))
@@ -734,4 +737,11 @@ func stopByHealth(p *Proc) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	syscall.Kill(h.PID, syscall.SIGKILL)
+}
+
+// spoolHolds reports whether the spool directory still holds events to
+// replay: pending.jsonl or a replay-*.jsonl a replay left.
+func spoolHolds(dir string) bool {
+	replays, _ := filepath.Glob(filepath.Join(dir, "replay-*.jsonl"))
+	return len(replays) > 0 || fileExists(filepath.Join(dir, "pending.jsonl"))
 }
