@@ -16,6 +16,10 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // secretKind is one kind of secret: text is what is planted, core the part
@@ -309,11 +313,12 @@ func TestSecretsNeverStored(t *testing.T) {
 	p.Stop()
 
 	var hookOut, hookErr bytes.Buffer
-	runHook := func(port int, ev soakEvent, env ...string) {
-		r := hook(t, port, dir, ev.Slug, ev.Body, append([]string{"MNEME_DEBUG=1"}, env...)...)
+	runHookIn := func(dataDir string, port int, ev soakEvent, env ...string) {
+		r := hook(t, port, dataDir, ev.Slug, ev.Body, append([]string{"MNEME_DEBUG=1"}, env...)...)
 		hookOut.Write(r.Stdout)
 		hookErr.Write(r.Stderr)
 	}
+	runHook := func(port int, ev soakEvent, env ...string) { runHookIn(dir, port, ev, env...) }
 	escaped := func(k secretKind, evs []soakEvent) []soakEvent {
 		for i := range evs {
 			evs[i].Body = escapeSecret(evs[i].Body, k.text)
@@ -372,6 +377,69 @@ func TestSecretsNeverStored(t *testing.T) {
 			events++
 		}
 	}
+	// A teammate's machine (team mode): the hook posts to this worker
+	// (MNEME_URL) with the person's token, redacted first with the
+	// teammate's own rules (the same user rule, in their redaction.json);
+	// while the worker cannot be reached it spools to spool-remote, and
+	// the next hook that reaches it replays that spool.
+	mate := t.TempDir()
+	rules, err := os.ReadFile(filepath.Join(dir, privacy.RulesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(mate, privacy.RulesFile), rules, 0o600)
+	var created api.CreatedToken
+	{
+		req, _ := http.NewRequest(http.MethodPost, p.URL+"/api/tokens", strings.NewReader(`{"person":"teammate"}`))
+		req.Header.Set("Content-Type", "application/json")
+		p.Authorize(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("POST /api/tokens: %v %v", resp, err)
+		}
+		json.NewDecoder(resp.Body).Decode(&created)
+		resp.Body.Close()
+	}
+	for i, k := range secretKinds {
+		for _, ev := range escaped(k, corpusEvents(k, fmt.Sprintf("matedown%d", i))) {
+			runHookIn(mate, p.Port, ev, "MNEME_URL=http://127.0.0.1:1", "MNEME_TOKEN="+created.Token)
+			events++
+		}
+	}
+	remote, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "*.jsonl"))
+	if len(remote) == 0 {
+		t.Fatal("the teammate's hook spooled nothing with the team worker unreachable")
+	}
+	for _, f := range remote {
+		b, _ := os.ReadFile(f)
+		places["teammate's spool before replay: "+filepath.Base(f)] = b
+	}
+	for i, k := range secretKinds {
+		for _, ev := range corpusEvents(k, fmt.Sprintf("mate%d", i)) {
+			runHookIn(mate, p.Port, ev, "MNEME_URL="+p.URL, "MNEME_TOKEN="+created.Token)
+			events++
+		}
+	}
+	waitFor(t, 60*time.Second, "the teammate's spool to be replayed", func() bool {
+		m, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "pending*.jsonl"))
+		return len(m) == 0
+	})
+	if left, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "*.jsonl")); len(left) > 0 {
+		t.Errorf("the teammate's spool still holds %v after the replay", left)
+	}
+	var mateObs int
+	if err := openDB(t, dir).QueryRow(`SELECT COUNT(*) FROM observations o JOIN sessions s ON s.id = o.session_id WHERE s.captured_by = 'teammate'`).Scan(&mateObs); err != nil || mateObs == 0 {
+		t.Errorf("no observation stored as the teammate's (%d, %v): the team path proves nothing", mateObs, err)
+	}
+	filepath.Walk(mate, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			rel, _ := filepath.Rel(mate, path)
+			places["teammate's file "+rel] = b
+		}
+		return nil
+	})
+
 	// The last assistant message read from a transcript.
 	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
 	var all strings.Builder
