@@ -216,21 +216,6 @@ func (s *Store) URL() string { return s.url }
 // (a file backup, VACUUM); PostgreSQL has its own tools for them.
 var ErrNotOnPostgres = errors.New("not available on PostgreSQL: use the database's own tools (pg_dump, VACUUM)")
 
-// syncSequences moves each identity sequence past the largest id stored,
-// after rows were inserted with explicit ids (restore, migrate). A no-op
-// on SQLite.
-func (s *Store) syncSequences(ctx context.Context) error {
-	if !s.Postgres() {
-		return nil
-	}
-	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "token_ledger"} {
-		if err := syncSequence(s.DB.WithContext(ctx), t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // syncSequence moves table's id sequence past its largest id (PostgreSQL).
 func syncSequence(db *gorm.DB, table string) error {
 	err := db.Exec(`SELECT setval(pg_get_serial_sequence('` + table + `', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ` + table + `), 1), (SELECT COUNT(*) > 0 FROM ` + table + `))`).Error
