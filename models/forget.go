@@ -285,16 +285,10 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 // backup still hold them until they are recycled: that is the database
 // operator's to manage, and the README says so.
 func (s *Store) vacuumPostgres(ctx context.Context, rebuild bool) error {
-	cmd := "VACUUM"
 	if rebuild {
-		cmd = "VACUUM FULL"
+		return s.vacuum(ctx, "VACUUM FULL")
 	}
-	for _, t := range []string{"prompts", "observations", "summaries", "sessions", "events", "summary_jobs", "file_states", "private_prompts"} {
-		if err := s.DB.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
-			return fmt.Errorf("%s %s: %w", strings.ToLower(cmd), t, err)
-		}
-	}
-	return nil
+	return s.vacuum(ctx, "VACUUM")
 }
 
 // Analyze refreshes the planner's statistics and the visibility map after a
@@ -306,9 +300,15 @@ func (s *Store) Analyze(ctx context.Context) error {
 	if !s.Postgres() {
 		return nil
 	}
-	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "file_states"} {
-		if err := s.DB.WithContext(ctx).Exec("VACUUM ANALYZE " + t).Error; err != nil {
-			return fmt.Errorf("vacuum analyze %s: %w", t, err)
+	return s.vacuum(ctx, "VACUUM ANALYZE")
+}
+
+// vacuum runs cmd (a VACUUM variant, PostgreSQL) on each data table: one
+// at a time, so each holds its lock only for its own table.
+func (s *Store) vacuum(ctx context.Context, cmd string) error {
+	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "file_states", "private_prompts"} {
+		if err := s.DB.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
+			return fmt.Errorf("%s %s: %w", strings.ToLower(cmd), t, err)
 		}
 	}
 	return nil
