@@ -60,6 +60,10 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	if h.Broker != nil {
 		out.StreamClients = h.Broker.Clients()
 	}
+	if h.Store.Postgres() {
+		ls := h.Store.ListenerStats()
+		out.Listener = &ls
+	}
 	if h.Status != nil {
 		if p := h.Status(); p != "" {
 			out.Status, out.Problem = "degraded", p

@@ -4,10 +4,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // TestHealthPostgresHidesCredentials: a worker on PostgreSQL says so in
@@ -33,9 +35,22 @@ func TestHealthPostgresHidesCredentials(t *testing.T) {
 	}
 	var h struct {
 		Backend, Database string
+		Listener          *models.ListenerStats
 	}
 	srv.GetJSON(t, "/api/health", &h)
 	if h.Backend != "postgres" || h.Database != u.Host+u.Path {
 		t.Errorf("health says backend %q database %q, want postgres %s%s", h.Backend, h.Database, u.Host, u.Path)
+	}
+	// The replica's listener is there, and follows what is written.
+	srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "health-listener", "hook_event_name": "UserPromptSubmit", "prompt": "hello", "prompt_id": "p1", "cwd": "/tmp/h"})
+	last, _ := srv.Store.LastEventID(t.Context())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		srv.GetJSON(t, "/api/health", &h)
+		if h.Listener != nil && h.Listener.LastID >= last && h.Listener.Connects >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health's listener %+v never reached event %d", h.Listener, last)
+		}
 	}
 }

@@ -36,6 +36,10 @@ type Health struct {
 	// Database is, on PostgreSQL, the server and database the worker
 	// stores in (host:port/name): never the user or password.
 	Database string `json:"database,omitempty"`
+	// Listener is, on PostgreSQL, what this replica's event listener did:
+	// LISTEN connections made (more than one: it reconnected), events
+	// published to the live stream, the last event id published.
+	Listener *models.ListenerStats `json:"listener,omitempty"`
 }
 
 // PublicHealth is GET /api/health without credentials: that mneme is
