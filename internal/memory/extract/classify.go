@@ -17,20 +17,20 @@ var (
 	failRe    = regexp.MustCompile(`(?i)\b(?:fail\w*|errors?|crash\w*|time(?:d)? ?outs?|timing out|hang\w*|leak\w*|flaky|broke\w*|twice|double\w*|skipp\w*|5\d\d|panic\w*|deadlock\w*|segfault\w*|oom\w*|wrong|stale|missing|lost|dropp(?:ed|ing))\b`)
 	actionRe  = regexp.MustCompile(`(?i)^(?:i|we|i've|we've|i'd|made|kept|used|set|put|built|wrote|chose|went|gave|\w+ed)\b`)
 
-	todoRe = regexp.MustCompile(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]{0,60}\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b|\bstill (?:returns|fails|uses|loads|describes|reads|breaks|imports)\b`)
+	todoRe = regexp.MustCompile(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]{0,60}\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`)
 
 	constraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`)
 
-	decisionRe = regexp.MustCompile(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) [^.;]{0,60}?\bfrom\b [^.;]{0,60}?\bto\b|\breplaced\b|\bdropped\b|\binstead\b|\brather than\b|\bno longer\b|\bin favou?r of\b|\btrade-?off\b|\bkept [^.;]{0,80}\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`)
+	decisionRe = regexp.MustCompile(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S){0,60}?\bfrom\b (?:[^.;]|\.\S){0,80}?\bto\b|\breplaced\b|\bdropped\b|\binstead\b|\brather than\b|\bno longer\b|\bin favou?r of\b|\btrade-?off\b|\bkept [^.;]{0,80}\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`)
 
 	// rationaleRe marks an edit given with its reason: in a list of changes
 	// such an item is a decision, a bare edit is not.
-	rationaleRe = regexp.MustCompile(`(?i)\bso that\b|\bso (?:it|the|we|they|clients|callers|users|tests|a|an|both|refunds|there|nobody|only|that|nothing|each|every|you)\b|\bbecause\b|\bsince\b|\bto avoid\b|\bto keep\b|\bfor compatibility\b|\bin order to\b`)
+	rationaleRe = regexp.MustCompile(`(?i)\bso that\b|\bso (?:it|the|we|they|clients|callers|users|tests|a|an|both|refunds|there|nobody|only|that|nothing|each|every|you)\b|\bso \S+ (?:is|are|can|can't|cannot|won't|doesn't|don't|isn't|aren't|stays?|gets?|works?|runs?|will|never|only|uses?|has|have|needs?)\b|\bbecause\b|\bsince\b|\bto avoid\b|\bto keep\b|\bfor compatibility\b|\bin order to\b`)
 
 	changeRe = regexp.MustCompile(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to)\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved) (?:\w+ ){0,4}?from\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b`)
 
 	// fillerRe is talk about the conversation, not the project.
-	fillerRe = regexp.MustCompile(`(?i)^(?:let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
+	fillerRe   = regexp.MustCompile(`(?i)^(?:let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
 	testOnlyRe = regexp.MustCompile(`(?i)^(?:added|add|new|updated|wrote|extended)\b[^.]{0,60}\btests?\b|^(?:tests?|specs?)\b|_test\.go\b|\.(?:test|spec)\.[jt]sx?\b|\btest_\w+\.py\b`)
 )
 
@@ -57,7 +57,7 @@ func classifyAnswer(u unit) (Kind, bool) {
 	if k, ok := cue(t); ok {
 		return k, true
 	}
-	if u.sec == secChange || u.sec == secDecision {
+	if u.sec == secChange || u.sec == secDecision || u.sec == secNone {
 		if u.item && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t) {
 			return KindDecision, true
 		}
@@ -117,6 +117,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 		return KindDecision, body, true
 	}
 	if anyConstraintRe.MatchString(body) {
+		return KindConstraint, body, true
+	}
+	if clauseConstraintRe.MatchString(body) {
 		return KindConstraint, body, true
 	}
 	for _, c := range clauseSplitRe.Split(body, 8) {

@@ -13,6 +13,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,13 +52,31 @@ type Memory struct {
 func FromAnswer(answer string) []Memory {
 	var out []Memory
 	seen := map[string]bool{}
-	for _, u := range units(bound(answer)) {
+	us := units(bound(answer))
+	last := -2 // index in us of the unit behind out's last memory
+	for i, u := range us {
 		k, ok := classifyAnswer(u)
+		if !ok && i+1 < len(us) && nowThenRe.MatchString(u.text) && !u.item &&
+			us[i+1].para == u.para && previouslyRe.MatchString(us[i+1].text) {
+			// "Files now go straight to S3. Previously every byte went
+			// through the API": a change of design, told as before/after.
+			k, ok = KindDecision, true
+		}
 		if !ok {
+			continue
+		}
+		if n := len(out); n > 0 && last == i-1 && !u.item && us[last].para == u.para &&
+			out[n-1].Kind == k && anaphoraRe.MatchString(u.text) {
+			// "… That's worth revisiting": one statement told in two sentences.
+			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				out[n-1] = m
+			}
+			last = i
 			continue
 		}
 		if m, ok := newMemory(k, u.text, seen); ok {
 			out = append(out, m)
+			last = i
 			if len(out) == MaxPerAnswer {
 				break
 			}
@@ -65,6 +84,12 @@ func FromAnswer(answer string) []Memory {
 	}
 	return out
 }
+
+var (
+	nowThenRe    = regexp.MustCompile(`(?i)\bnow\b`)
+	previouslyRe = regexp.MustCompile(`(?i)^(?:previously|before this( change)?|before,|until now|formerly|it used to)\b`)
+	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
+)
 
 // FromPrompt extracts the memories of a user prompt: corrections and standing
 // instructions ("no, use X", "don't …", "never …", "always …", "from now on

@@ -26,6 +26,7 @@ type unit struct {
 	item      bool // a list item
 	byDefault bool // the label right above it (or inline) sets its kind
 	checked   bool // a done checkbox item ("- [x] …")
+	para      int  // which block (paragraph or item) it came from
 }
 
 var (
@@ -36,7 +37,7 @@ var (
 	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]{0,38}?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
 	boldOnlyRe = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
 	// The vocabulary of labels. Matched against the whole label, lowercased.
-	secTodoRe = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
+	secTodoRe       = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
 	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root )?cause|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
 	secDecisionRe   = regexp.MustCompile(`^(?:(?:key |main |design |technical |important )?decisions?(?: made)?|design (?:choices|notes)|choices|approach|trade-?offs|rationale|reasoning|why|(?:what i )?changed? (?:and|&) why|what i changed and why|changes and why)$`)
 	secConstraintRe = regexp.MustCompile(`^(?:constraints?|rules?|conventions?|requirements|house rules|ground rules)$`)
@@ -85,6 +86,7 @@ func units(text string) []unit {
 		inList   bool // the label's list has started
 		inCode   bool
 		cur      []string // lines of the current block
+		para     int
 		curItem  bool
 		curCheck bool
 	)
@@ -94,6 +96,7 @@ func units(text string) []unit {
 		}
 		block := strings.Join(cur, " ")
 		cur = cur[:0]
+		para++
 		sec, byDefault := headSec, false
 		if hasLabel {
 			sec, byDefault = labelSec, true
@@ -107,12 +110,12 @@ func units(text string) []unit {
 			}
 		}
 		if curItem {
-			out = append(out, unit{text: block, sec: sec, item: true, byDefault: byDefault, checked: curCheck})
+			out = append(out, unit{text: block, sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para})
 		} else {
 			for i, s := range sentences(block) {
 				// A label's default covers its paragraph's first sentence;
 				// the rest must carry their own cue.
-				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0})
+				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para})
 			}
 			if hasLabel && !inList {
 				hasLabel = false // a label's paragraph is one paragraph
