@@ -10,8 +10,9 @@ var (
 	// fileRe: a path with a directory or a known extension.
 	fileRe = regexp.MustCompile(`(?:^|[\s(\x60'"])((?:\.{0,2}/)?(?:[\w@.-]+/)+[\w@.*-]*|[\w@-][\w@.-]*\.(?:go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|sql|ya?ml|json|toml|ini|cfg|conf|md|txt|tf|sh|bash|css|scss|html|templ|lock|env|proto|graphql|xml|gradle|dockerfile))(?:$|[\s),.:;\x60'"])`)
 	// identRe: CamelCase, snake_case, pkg.Func, kebab flags are left out.
-	identRe = regexp.MustCompile(`\b(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Z][A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b`)
-	wordRe  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_+#-]*`)
+	identRe  = regexp.MustCompile(`\b(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Z][A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b`)
+	wordRe   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_+#-]*`)
+	letterRe = regexp.MustCompile(`[A-Za-z]`)
 )
 
 // names returns the file paths and the identifiers a statement names,
@@ -41,14 +42,27 @@ func names(text string) (files, idents []string) {
 		if seenF[strings.Trim(t, ".,:;")] || strings.ContainsAny(t, " /") && isFileLike(t) {
 			continue
 		}
-		if len(t) <= 60 {
+		if len(t) <= 60 && !strings.ContainsAny(t, " \t") && letterRe.MatchString(t) {
 			addI(t)
 		}
 	}
 	for _, m := range identRe.FindAllString(text, 32) {
-		addI(m)
+		if !partOf(m, idents) {
+			addI(m)
+		}
 	}
 	return files, idents
+}
+
+// partOf reports whether s is inside one of the identifiers already found
+// ("PaymentsClient" in "PaymentsClient.charge").
+func partOf(s string, idents []string) bool {
+	for _, id := range idents {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func isFileLike(t string) bool {
@@ -96,7 +110,7 @@ func terms(text string) []string {
 // "token" and "caching" with "cache".
 func stem(w string) string {
 	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "ies"):
+	case len(w) > 5 && strings.HasSuffix(w, "ies") && !strings.ContainsAny(w[len(w)-4:len(w)-3], "kvo"):
 		return w[:len(w)-3] + "y"
 	case len(w) > 4 && strings.HasSuffix(w, "es") && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
 		return w[:len(w)-2]
