@@ -130,20 +130,29 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	return m, true
 }
 
-// bound cuts s to MaxInput bytes on a rune boundary and drops invalid UTF-8.
+// bound cuts s to MaxInput bytes and drops invalid UTF-8.
 func bound(s string) string {
-	if len(s) > MaxInput {
-		s = s[:MaxInput]
-		for len(s) > 0 && !utf8.RuneStart(s[len(s)-1]) {
-			s = s[:len(s)-1]
-		}
-		if len(s) > 0 {
-			if r, _ := utf8.DecodeLastRuneInString(s); r == utf8.RuneError {
-				s = s[:len(s)-1]
-			}
-		}
+	return strings.ToValidUTF8(cutBytes(s, MaxInput), "")
+}
+
+// cutBytes cuts s to at most n bytes without splitting a rune.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return strings.ToValidUTF8(s, "")
+	s = s[:max(n, 0)]
+	if s == "" {
+		return s
+	}
+	// Back to the start of the last rune; drop it if the cut split it.
+	i := len(s) - 1
+	for i > 0 && i > len(s)-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	if r, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+		s = s[:i]
+	}
+	return s
 }
 
 // clip cuts s to max runes, at the last sentence end or word boundary that

@@ -177,3 +177,37 @@ func TestFromAnswerBounds(t *testing.T) {
 		t.Errorf("invalid UTF-8: %q", kinds(got))
 	}
 }
+
+func TestCutBytes(t *testing.T) {
+	s := "ab€cd" // € is 3 bytes: a b [3] c d
+	for n, want := range map[int]string{0: "", 1: "a", 2: "ab", 3: "ab", 4: "ab", 5: "ab€", 6: "ab€c", 9: s} {
+		if got := cutBytes(s, n); got != want {
+			t.Errorf("cutBytes(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+}
+
+// The words in front of each cue's regexp only skip it: over every
+// sentence of both halves, the cue decides as the bare regexp does.
+func TestCueWordsAreExact(t *testing.T) {
+	cues := map[string]*cueRe{"cause": causeRe, "fail": failRe, "todo": todoRe, "constraint": constraintRe,
+		"decision": decisionRe, "rationale": rationaleRe, "change": changeRe}
+	n := 0
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl"} {
+		for _, it := range loadCorpus(t, name) {
+			for _, p := range paragraphs(it.Text) {
+				for _, s := range sentences(p) {
+					for cn, c := range cues {
+						if got, want := c.MatchString(s), c.re.MatchString(s); got != want {
+							t.Errorf("%s on %q: %v, regexp alone %v", cn, s, got, want)
+						}
+						n++
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d checks", n)
+	}
+}

@@ -33,8 +33,8 @@ var (
 	headingRe  = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
 	itemRe     = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
 	fenceRe    = regexp.MustCompile("^\\s*(```|~~~)")
-	labelRe    = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]{0,48}?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
-	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]{0,38}?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
+	labelRe    = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
+	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]*?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
 	boldOnlyRe = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
 	// The vocabulary of labels. Matched against the whole label, lowercased.
 	secTodoRe       = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
@@ -110,7 +110,7 @@ func units(text string) []unit {
 			}
 		}
 		if curItem {
-			out = append(out, unit{text: block, sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para})
+			out = append(out, unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para})
 		} else {
 			for i, s := range sentences(block) {
 				// A label's default covers its paragraph's first sentence;
@@ -173,7 +173,7 @@ func units(text string) []unit {
 // ending in a colon ("Key decisions:", "**Root cause:**"), a bold phrase
 // alone, or a bare known label ("Summary", "Key changes").
 func labelLine(line string) (string, bool) {
-	if m := labelRe.FindStringSubmatch(line); m != nil && len(strings.Fields(m[1])) <= 7 {
+	if m := labelRe.FindStringSubmatch(line); m != nil && len(m[1]) <= 50 && len(strings.Fields(m[1])) <= 7 {
 		return m[1], true
 	}
 	if m := boldOnlyRe.FindStringSubmatch(line); m != nil {
@@ -190,7 +190,7 @@ func labelLine(line string) (string, bool) {
 // inlineLabel splits "Label: rest" (bold or not) at the start of a block.
 func inlineLabel(block string) (label, rest string, ok bool) {
 	m := inlineRe.FindStringSubmatch(block)
-	if m == nil {
+	if m == nil || len(m[1]) > 40 {
 		return "", "", false
 	}
 	return m[1], m[2], true
@@ -234,6 +234,16 @@ func paragraphs(text string) []string {
 // abbrevRe matches the words whose final dot does not end a sentence.
 var abbrevRe = regexp.MustCompile(`(?i)(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig)\.$`)
 
+// maxUnit bounds the bytes of one statement candidate that the cues read:
+// a memory keeps MaxText runes anyway, and a sentence or list item longer
+// than this is not one statement (a pasted log, a minified line).
+const maxUnit = 2048
+
+// headOf cuts s to maxUnit bytes on a rune boundary.
+func headOf(s string) string {
+	return cutBytes(s, maxUnit)
+}
+
 // sentences splits a paragraph at ". ", "! " and "? " when the next word
 // starts a sentence; a dot inside a word (a file name, a version) never
 // splits.
@@ -257,16 +267,16 @@ func sentences(p string) []string {
 		if j >= len(p) || !startsSentence(p[j]) {
 			continue
 		}
-		if c == '.' && abbrevRe.MatchString(p[start:i+1]) {
+		if c == '.' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
 			continue
 		}
 		if s := strings.TrimSpace(p[start : i+1]); s != "" {
-			out = append(out, s)
+			out = append(out, headOf(s))
 		}
 		start = j
 	}
 	if s := strings.TrimSpace(p[start:]); s != "" {
-		out = append(out, s)
+		out = append(out, headOf(s))
 	}
 	return out
 }
@@ -277,7 +287,7 @@ func startsSentence(c byte) bool {
 
 var (
 	boldRe    = regexp.MustCompile(`\*\*([^*]*)\*\*|__([^_]*)__`)
-	linkRe    = regexp.MustCompile(`\[([^\]]{1,200})\]\([^)]{0,500}\)`)
+	linkRe    = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
 	spaceRe   = regexp.MustCompile(`\s+`)
 	leadRe    = regexp.MustCompile(`^(?:[-*+•>]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+|#+\s+)+`)
 	strayBold = strings.NewReplacer("**", "", "__", "")

@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	tickRe = regexp.MustCompile("`([^`\n]{1,120})`")
+	tickRe = regexp.MustCompile("`([^`\n]+)`")
 	// fileRe: a path with a directory or a known extension.
 	fileRe = regexp.MustCompile(`(?:^|[\s(\x60'"])((?:\.{0,2}/)?(?:[\w@.-]+/)+[\w@.*-]*|[\w@-][\w@.-]*\.(?:go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|sql|ya?ml|json|toml|ini|cfg|conf|md|txt|tf|sh|bash|css|scss|html|templ|lock|env|proto|graphql|xml|gradle|dockerfile))(?:$|[\s),.:;\x60'"])`)
 	// identRe: CamelCase, snake_case, pkg.Func, kebab flags are left out.
