@@ -19,7 +19,7 @@ var (
 
 	todoRe = newCue(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]*\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`, "still", "need", "next", "todo", "to-do", "for later", "follow", "yet", "worth revisiting", "remain", "did not", "didn")
 
-	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
+	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
 	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\binstead\b|\brather than\b|\bno longer\b|\bin favou?r of\b|\btrade-?off\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "instead", "rather than", "no longer", "in favo", "trade", "kept")
 
@@ -29,6 +29,7 @@ var (
 
 	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to)\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved) (?:\w+ ){0,4}?from\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b`, "instead", "no longer", "switch", "drop", "replace", "now use", "from", "anymore", "in favo")
 
+	standingRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on)\b`)
 	// fillerRe is talk about the conversation, not the project.
 	fillerRe   = regexp.MustCompile(`(?i)^(?:let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
 	testOnlyRe = regexp.MustCompile(`(?i)^(?:added|add|new|updated|wrote|extended)\b[^.]*\btests?\b|^(?:tests?|specs?)\b|_test\.go\b|\.(?:test|spec)\.[jt]sx?\b|\btest_\w+\.py\b`)
@@ -62,7 +63,14 @@ func (c *cueRe) MatchString(s string) bool {
 // classifyAnswer gives a unit of an answer its kind, if it has one.
 func classifyAnswer(u unit) (Kind, bool) {
 	t := strings.TrimSpace(cleanInline(u.text))
-	if t == "" || u.checked || u.sec == secSkip || isQuestion(t) || fillerRe.MatchString(t) {
+	if t == "" || u.checked || u.sec == secSkip || isQuestion(t) {
+		return "", false
+	}
+	if fillerRe.MatchString(t) {
+		// "I'll …" is talk about this turn, unless it promises a standing rule.
+		if standingRe.MatchString(t) {
+			return KindConstraint, true
+		}
 		return "", false
 	}
 	if u.byDefault {

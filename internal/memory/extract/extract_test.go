@@ -211,3 +211,10 @@ func TestCueWordsAreExact(t *testing.T) {
 		t.Fatalf("only %d checks", n)
 	}
 }
+
+func TestFromAnswerPromisedRule(t *testing.T) {
+	got := FromAnswer("Going forward I'll keep all new components in `src/components/ui/` as you asked. I'll start with the button.")
+	if len(got) != 1 || got[0].Kind != KindConstraint || !slices.Contains(got[0].Files, "src/components/ui/") {
+		t.Fatalf("got %q", kinds(got))
+	}
+}
