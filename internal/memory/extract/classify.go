@@ -132,7 +132,10 @@ var (
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
-	clauseSplitRe   = regexp.MustCompile(`\s*(?:[,;:]|\s[—–-]\s|\band\b|\bthen\b)\s*`)
+	// correctionRe: a prompt that opens by overruling what came before
+	// ("no, …", "actually …", "instead …") changes an earlier choice.
+	correctionRe  = regexp.MustCompile(`(?i)^(?:no+|nope|nah|actually|instead|rather|wait)\b`)
+	clauseSplitRe = regexp.MustCompile(`\s*(?:[,;:]|\s[—–-]\s|\band\b|\bthen\b)\s*`)
 )
 
 // classifyPrompt reads one sentence of a prompt; the text it returns is the

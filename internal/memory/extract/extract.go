@@ -105,6 +105,7 @@ func FromPrompt(prompt string) []Memory {
 				continue
 			}
 			if m, ok := newMemory(k, text, seen); ok {
+				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
 				out = append(out, m)
 				if len(out) == MaxPerPrompt {
 					return out
@@ -126,7 +127,7 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	seen[key] = true
 	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
-	m.Terms = terms(text)
+	m.Terms = terms(withoutFiles(text, m.Files))
 	return m, true
 }
 

@@ -69,6 +69,15 @@ func isFileLike(t string) bool {
 	return fileRe.MatchString(" " + t + " ")
 }
 
+// withoutFiles drops the file paths from text, so that two statements
+// naming one file do not look alike by the words of its path.
+func withoutFiles(text string, files []string) string {
+	for _, f := range files {
+		text = strings.ReplaceAll(text, f, " ")
+	}
+	return text
+}
+
 // stopwords are the words that never say what a statement is about.
 var stopwords = map[string]bool{}
 
@@ -146,15 +155,18 @@ func Supersedes(newer, older Memory) bool {
 	return newer.Change || negative(newer.Text) != negative(older.Text)
 }
 
-// sameSubject: a shared file or identifier, or at least two shared key
-// terms making up a third of the smaller statement's terms.
+// sameSubject: a shared identifier; a shared file with a shared key term
+// (one file holds many subjects); or at least two shared key terms making
+// up a third of the smaller statement's terms.
 func sameSubject(a, b Memory) bool {
-	if overlap(a.Files, b.Files, true) > 0 || overlap(a.Idents, b.Idents, true) > 0 {
-		return true
-	}
 	n := overlap(a.Terms, b.Terms, false)
-	small := min(len(a.Terms), len(b.Terms))
-	return n >= 2 && n*3 >= small
+	switch {
+	case overlap(a.Idents, b.Idents, true) > 0:
+		return true
+	case overlap(a.Files, b.Files, true) > 0:
+		return n >= 1
+	}
+	return n >= 2 && n*3 >= min(len(a.Terms), len(b.Terms))
 }
 
 func overlap(a, b []string, fold bool) int {

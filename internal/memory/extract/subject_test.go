@@ -87,3 +87,28 @@ func TestCompletes(t *testing.T) {
 		t.Error("only a todo can be completed")
 	}
 }
+
+// One file holds many subjects: naming it is not enough.
+func TestSupersedesOneFileTwoSubjects(t *testing.T) {
+	auth := one(t, "Key decisions:\n- In `web/src/api/client.ts` the auth headers are set once, in the request interceptor.", false)
+	http := one(t, "I switched `web/src/api/client.ts` from axios to the native fetch API.", false)
+	if Supersedes(http, auth) {
+		t.Error("a change of HTTP library does not replace where auth headers are set")
+	}
+	again := one(t, "Auth headers are no longer set in `web/src/api/client.ts`; each call passes its token.", false)
+	if !Supersedes(again, auth) {
+		t.Errorf("a change of where auth headers are set replaces it (terms %q / %q)", again.Terms, auth.Terms)
+	}
+}
+
+// "no, …" overrules an earlier choice: a change.
+func TestPromptCorrectionIsAChange(t *testing.T) {
+	older := one(t, "use npm for the scripts, not yarn", true)
+	newer := one(t, "no, use pnpm for the scripts, not npm", true)
+	if older.Change || !newer.Change {
+		t.Fatalf("change flags %v, %v", older.Change, newer.Change)
+	}
+	if !Supersedes(newer, older) {
+		t.Errorf("the correction replaces the older rule (terms %q / %q)", newer.Terms, older.Terms)
+	}
+}
