@@ -51,25 +51,21 @@ var (
 // vocabulary's labels (an unknown one, like "Pagination", is kept as text).
 func sectionOf(label string) (sec section, known bool) {
 	l := strings.ToLower(strings.TrimSpace(strings.Trim(label, "*_ ")))
-	switch {
-	case secTodoRe.MatchString(l):
-		return secTodo, true
-	case secCauseRe.MatchString(l):
-		return secCause, true
-	case secDecisionRe.MatchString(l):
-		return secDecision, true
-	case secConstraintRe.MatchString(l):
-		return secConstraint, true
-	case secChangeRe.MatchString(l):
-		return secChange, true
-	case secFixRe.MatchString(l):
-		return secFix, true
-	case secSkipRe.MatchString(l):
-		return secSkip, true
-	case secNoneRe.MatchString(l):
-		return secNone, true
+	for _, v := range vocabulary {
+		if v.re.MatchString(l) {
+			return v.sec, true
+		}
 	}
 	return secNone, false
+}
+
+// vocabulary maps label patterns to sections, first match wins.
+var vocabulary = []struct {
+	re  *regexp.Regexp
+	sec section
+}{
+	{secTodoRe, secTodo}, {secCauseRe, secCause}, {secDecisionRe, secDecision}, {secConstraintRe, secConstraint},
+	{secChangeRe, secChange}, {secFixRe, secFix}, {secSkipRe, secSkip}, {secNoneRe, secNone},
 }
 
 // units reads markdown-ish text into statement candidates. A heading sets
