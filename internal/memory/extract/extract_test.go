@@ -218,3 +218,11 @@ func TestFromAnswerPromisedRule(t *testing.T) {
 		t.Fatalf("got %q", kinds(got))
 	}
 }
+
+func TestFromAnswerTablesAndQuotes(t *testing.T) {
+	answer := "| Option | Why |\n|---|---|\n| Redis instead of Postgres | faster |\n\n> Root cause: the pool was\n> never closed on shutdown.\n"
+	got := FromAnswer(answer)
+	if len(got) != 1 || got[0].Kind != KindCause || got[0].Text != "the pool was never closed on shutdown." {
+		t.Fatalf("got %q", kinds(got))
+	}
+}

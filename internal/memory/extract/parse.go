@@ -32,6 +32,7 @@ type unit struct {
 var (
 	headingRe  = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
 	itemRe     = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
+	quoteRe    = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
 	fenceRe    = regexp.MustCompile("^\\s*(```|~~~)")
 	labelRe    = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
 	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]*?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
@@ -126,6 +127,13 @@ func units(text string) []unit {
 			continue
 		}
 		if inCode {
+			continue
+		}
+		line = quoteRe.ReplaceAllString(line, "")
+		if strings.HasPrefix(strings.TrimSpace(line), "|") {
+			// A table row: cells are not statements (an options table
+			// would read as decisions); it ends the block like a blank line.
+			flush()
 			continue
 		}
 		if strings.TrimSpace(line) == "" {
