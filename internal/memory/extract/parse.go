@@ -177,13 +177,16 @@ func units(text string) []unit {
 // ending in a colon ("Key decisions:", "**Root cause:**"), a bold phrase
 // alone, or a bare known label ("Summary", "Key changes").
 func labelLine(line string) (string, bool) {
-	if m := labelRe.FindStringSubmatch(line); m != nil && len(m[1]) <= 50 && len(strings.Fields(m[1])) <= 7 {
-		return m[1], true
+	t := strings.TrimSpace(line)
+	if strings.HasSuffix(t, ":") || strings.HasSuffix(t, "**") || strings.HasSuffix(t, "__") {
+		if m := labelRe.FindStringSubmatch(line); m != nil && len(m[1]) <= 50 && len(strings.Fields(m[1])) <= 7 {
+			return m[1], true
+		}
+		if m := boldOnlyRe.FindStringSubmatch(line); m != nil {
+			return m[1], true
+		}
 	}
-	if m := boldOnlyRe.FindStringSubmatch(line); m != nil {
-		return m[1], true
-	}
-	if t := strings.TrimSpace(line); len(strings.Fields(t)) <= 4 {
+	if len(t) <= 40 && len(strings.Fields(t)) <= 4 {
 		if _, known := sectionOf(t); known {
 			return t, true
 		}
@@ -193,6 +196,9 @@ func labelLine(line string) (string, bool) {
 
 // inlineLabel splits "Label: rest" (bold or not) at the start of a block.
 func inlineLabel(block string) (label, rest string, ok bool) {
+	if i := strings.IndexAny(block, ":*_"); i < 0 || i > 48 {
+		return "", "", false // no label within a label's length
+	}
 	m := inlineRe.FindStringSubmatch(block)
 	if m == nil || len(m[1]) > 40 {
 		return "", "", false
@@ -292,7 +298,6 @@ func startsSentence(c byte) bool {
 var (
 	boldRe    = regexp.MustCompile(`\*\*([^*]*)\*\*|__([^_]*)__`)
 	linkRe    = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-	spaceRe   = regexp.MustCompile(`\s+`)
 	leadRe    = regexp.MustCompile(`^(?:[-*+•>]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+|#+\s+)+`)
 	strayBold = strings.NewReplacer("**", "", "__", "")
 )
@@ -301,10 +306,15 @@ var (
 // links (their text is kept), and squeezes white space. Backticks stay, so
 // code terms remain recognisable.
 func cleanInline(s string) string {
-	s = spaceRe.ReplaceAllString(s, " ")
-	s = strings.TrimSpace(leadRe.ReplaceAllString(strings.TrimSpace(s), ""))
-	s = boldRe.ReplaceAllString(s, "$1$2")
-	s = linkRe.ReplaceAllString(s, "$1")
-	s = strayBold.Replace(s)
+	s = strings.Join(strings.Fields(s), " ")
+	if s != "" && strings.IndexByte("-*+•>#[0123456789", s[0]) >= 0 {
+		s = strings.TrimSpace(leadRe.ReplaceAllString(s, ""))
+	}
+	if strings.Contains(s, "**") || strings.Contains(s, "__") {
+		s = strayBold.Replace(boldRe.ReplaceAllString(s, "$1$2"))
+	}
+	if strings.Contains(s, "](") {
+		s = linkRe.ReplaceAllString(s, "$1")
+	}
 	return strings.TrimSpace(s)
 }

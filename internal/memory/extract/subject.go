@@ -6,52 +6,110 @@ import (
 )
 
 var (
-	tickRe = regexp.MustCompile("`([^`\n]+)`")
-	// fileRe: a path with a directory or a known extension.
-	fileRe = regexp.MustCompile(`(?:^|[\s(\x60'"])((?:\.{0,2}/)?(?:[\w@.-]+/)+[\w@.*-]*|[\w@-][\w@.-]*\.(?:go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|sql|ya?ml|json|toml|ini|cfg|conf|md|txt|tf|sh|bash|css|scss|html|templ|lock|env|proto|graphql|xml|gradle|dockerfile))(?:$|[\s),.:;\x60'"])`)
-	// identRe: CamelCase, snake_case, pkg.Func, kebab flags are left out.
-	identRe  = regexp.MustCompile(`\b(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Z][A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b`)
-	wordRe   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_+#-]*`)
+	tickRe   = regexp.MustCompile("`([^`\n]+)`")
 	letterRe = regexp.MustCompile(`[A-Za-z]`)
 )
 
+// fileExts are the extensions that make a bare name ("go.mod", "app.py")
+// a file.
+var fileExts = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`go mod sum ts tsx js jsx mjs cjs py rs rb java kt c h cc cpp hpp cs swift sql
+	yaml yml json toml ini cfg conf md txt tf sh bash css scss html templ lock env proto graphql xml gradle dockerfile`) {
+		fileExts[e] = true
+	}
+}
+
 // names returns the file paths and the identifiers a statement names,
-// each once, in order.
+// each once, in order: paths with a directory or a known extension;
+// backticked code terms; CamelCase, snake_case and pkg.Func words.
 func names(text string) (files, idents []string) {
 	seenF, seenI := map[string]bool{}, map[string]bool{}
-	addF := func(f string) {
-		f = strings.Trim(f, ".,:;")
-		if len(f) > 1 && !seenF[f] && !strings.Contains(f, "://") {
-			seenF[f] = true
-			files = append(files, f)
-		}
-	}
 	addI := func(s string) {
-		if s != "" && !seenI[s] && !seenF[s] {
+		if s != "" && !seenI[s] && !seenF[s] && !partOf(s, idents) {
 			seenI[s] = true
 			idents = append(idents, s)
 		}
 	}
-	for _, m := range fileRe.FindAllStringSubmatch(text, 32) {
-		if !strings.HasPrefix(m[1], "http") {
-			addF(m[1])
+	toks := strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune("()[]{}<>\"'`,;", r)
+	})
+	var words []string
+	for _, tok := range toks {
+		tok = strings.TrimRight(tok, ".:!?")
+		switch {
+		case isFile(tok):
+			if !seenF[tok] && len(files) < 32 {
+				seenF[tok] = true
+				files = append(files, tok)
+			}
+		case isIdent(tok):
+			words = append(words, tok)
 		}
 	}
 	for _, m := range tickRe.FindAllStringSubmatch(text, 32) {
 		t := strings.TrimSpace(m[1])
-		if seenF[strings.Trim(t, ".,:;")] || strings.ContainsAny(t, " /") && isFileLike(t) {
-			continue
-		}
-		if len(t) <= 60 && !strings.ContainsAny(t, " \t") && letterRe.MatchString(t) {
+		if len(t) <= 60 && !strings.ContainsAny(t, " \t") && letterRe.MatchString(t) && !isFile(strings.TrimRight(t, ".:")) {
 			addI(t)
 		}
 	}
-	for _, m := range identRe.FindAllString(text, 32) {
-		if !partOf(m, idents) {
-			addI(m)
+	for _, w := range words {
+		if len(idents) < 32 {
+			addI(w)
 		}
 	}
 	return files, idents
+}
+
+// isFile: a path with a directory ("internal/db/", "./run.sh") or a name
+// with a known extension, made of path characters only, not a URL.
+func isFile(t string) bool {
+	if len(t) < 3 || strings.Contains(t, "://") || !letterRe.MatchString(t) {
+		return false
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@.*/-", r)) {
+			return false
+		}
+	}
+	if strings.Contains(t, "/") {
+		return strings.Trim(t, "/.") != "" && !strings.HasPrefix(t, "--")
+	}
+	i := strings.LastIndexByte(t, '.')
+	return i > 0 && fileExts[strings.ToLower(t[i+1:])]
+}
+
+// isIdent: CamelCase, snake_case, or a dotted name with a capitalised part
+// (pkg.Func, Type.method).
+func isIdent(t string) bool {
+	if t == "" || !(t[0] >= 'a' && t[0] <= 'z' || t[0] >= 'A' && t[0] <= 'Z' || t[0] == '_') {
+		return false
+	}
+	upperAfterLower, underscore, dot, upperPart := false, false, false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && t[i-1] >= 'a' && t[i-1] <= 'z' {
+				upperAfterLower = true
+			}
+			if i == 0 || t[i-1] == '.' {
+				upperPart = true
+			}
+		case c == '_':
+			underscore = true
+		case c == '.':
+			if i == 0 || i == len(t)-1 || t[i-1] == '.' {
+				return false
+			}
+			dot = true
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return upperAfterLower || underscore && letterRe.MatchString(t) || dot && upperPart
 }
 
 // partOf reports whether s is inside one of the identifiers already found
@@ -63,10 +121,6 @@ func partOf(s string, idents []string) bool {
 		}
 	}
 	return false
-}
-
-func isFileLike(t string) bool {
-	return fileRe.MatchString(" " + t + " ")
 }
 
 // withoutFiles drops the file paths from text, so that two statements
@@ -101,7 +155,7 @@ func init() {
 func terms(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range wordRe.FindAllString(text, 200) {
+	for _, w := range words(text, 200) {
 		w = strings.ToLower(strings.Trim(w, "-_"))
 		if len(w) < 3 || stopwords[w] {
 			continue
@@ -110,6 +164,32 @@ func terms(text string) []string {
 		if !seen[w] {
 			seen[w] = true
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// words splits text into at most max words: a letter, then letters,
+// digits and _+#- ("snake_case", "c++", "pre-commit").
+func words(text string, max int) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		c := byte(' ')
+		if i < len(text) {
+			c = text[i]
+		}
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		inWord := letter || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '#' || c == '-'
+		switch {
+		case start < 0 && letter:
+			start = i
+		case start >= 0 && !inWord:
+			out = append(out, text[start:i])
+			start = -1
+			if len(out) == max {
+				return out
+			}
 		}
 	}
 	return out
