@@ -132,6 +132,8 @@ var (
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
+	// logLineRe: pasted logs, errors and stack traces.
+	logLineRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN(?:ING)?|FATAL|Traceback|Exception|panic:|goroutine \d+)\b|(?i:\berror:|\bat [\w.$<>]+\([^)]*:\d+)|^\s*[\w./-]+\.\w+:\d+`)
 	// correctionRe: a prompt that opens by overruling what came before
 	// ("no, …", "actually …", "instead …") changes an earlier choice.
 	correctionRe  = regexp.MustCompile(`(?i)^(?:no+|nope|nah|actually|instead|rather|wait)\b`)
@@ -144,6 +146,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	s = strings.TrimSpace(cleanInline(s))
 	if isQuestion(s) {
 		return "", "", false
+	}
+	if logLineRe.MatchString(s) {
+		return "", "", false // pasted output: "must be a string" is the program's rule, not the user's
 	}
 	body := strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))
 	if body == "" || askRe.MatchString(body) {

@@ -226,3 +226,12 @@ func TestFromAnswerTablesAndQuotes(t *testing.T) {
 		t.Fatalf("got %q", kinds(got))
 	}
 }
+
+// Pasted output is not the user's rule, whatever words it uses.
+func TestFromPromptIgnoresPastedLogs(t *testing.T) {
+	prompt := "the seed script fails:\n\n2024-06-12 09:14:03 ERROR validation: field \"email\" must be a string\n\nerror: never reached the database\n\nand please never print the DSN in these logs"
+	got := FromPrompt(prompt)
+	if len(got) != 1 || got[0].Kind != KindConstraint || got[0].Text != "never print the DSN in these logs" {
+		t.Fatalf("got %q", kinds(got))
+	}
+}
