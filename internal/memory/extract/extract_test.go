@@ -235,3 +235,12 @@ func TestFromPromptIgnoresPastedLogs(t *testing.T) {
 		t.Fatalf("got %q", kinds(got))
 	}
 }
+
+// The answer of the real Claude Code session in internal/summarize's
+// golden file: a fix that says what was wrong.
+func TestFromAnswerFixThatExplains(t *testing.T) {
+	got := FromAnswer("Fixed `Add` in calc.go: it subtracted instead of adding. `go test ./...` passes now.")
+	if len(got) != 1 || got[0].Kind != KindCause || !slices.Contains(got[0].Files, "calc.go") {
+		t.Fatalf("got %q", kinds(got))
+	}
+}
