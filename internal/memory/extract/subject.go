@@ -275,7 +275,7 @@ var negRe = regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|no longer|not|avoid
 func negative(t string) bool { return negRe.MatchString(t) }
 
 var (
-	doneRe    = regexp.MustCompile(`(?i)\b(?:done|fixed|added|implemented|updated|completed|finished|resolved|removed|migrated|wired|restyled|translated|landed|shipped|merged|now (?:\w+ ){0,3}?(?:works|handles|uses|supports|shows|reads|streams|has|returns|includes))\b`)
+	doneRe    = regexp.MustCompile(`(?i)\b(?:done|fixed|added|implemented|updated|completed|finished|resolved|removed|deleted|migrated|ported|moved|wired|restyled|translated|landed|shipped|merged|created|wrote|rewrote|enabled|configured|converted|replaced|switched|refactored|cleaned up|set up|hooked up|now (?:\w+ ){0,3}?(?:works|handles|uses|supports|shows|reads|streams|has|returns|includes))\b`)
 	notDoneRe = regexp.MustCompile(`(?i)\bstill\b|\bnot yet\b|\byet\b|\btodo\b|\bneeds? to\b|\bwill need\b|\bnext step|\bhaven'?t\b|\bdidn'?t\b|\bisn'?t\b|\baren'?t\b|\bnot done\b`)
 )
 
