@@ -234,6 +234,9 @@ func paragraphs(text string) []string {
 		if m := itemRe.FindStringSubmatch(t); m != nil {
 			flush()
 			t = m[2]
+			if m[1] == "x" || m[1] == "X" {
+				t = "[x] " + t // a done checkbox stays visible to Completes
+			}
 		}
 		cur = append(cur, t)
 	}

@@ -276,6 +276,7 @@ func negative(t string) bool { return negRe.MatchString(t) }
 
 var (
 	doneRe    = regexp.MustCompile(`(?i)\b(?:done|fixed|added|implemented|updated|completed|finished|resolved|removed|deleted|migrated|ported|moved|wired|restyled|translated|landed|shipped|merged|created|wrote|rewrote|enabled|configured|converted|replaced|switched|refactored|cleaned up|set up|hooked up|now (?:\w+ ){0,3}?(?:works|handles|uses|supports|shows|reads|streams|has|returns|includes))\b`)
+	checkedRe = regexp.MustCompile(`^\s*\[[xX]\]\s*|^\s*[✅✓✔]\s*`)
 	notDoneRe = regexp.MustCompile(`(?i)\bstill\b|\bnot yet\b|\byet\b|\btodo\b|\bneeds? to\b|\bwill need\b|\bnext step|\bhaven'?t\b|\bdidn'?t\b|\bisn'?t\b|\baren'?t\b|\bnot done\b`)
 )
 
@@ -289,7 +290,11 @@ func Completes(text string, todo Memory) bool {
 	}
 	for _, p := range paragraphs(bound(text)) {
 		for _, s := range sentences(p) {
-			if !doneRe.MatchString(s) || notDoneRe.MatchString(s) {
+			checked := checkedRe.MatchString(s)
+			if checked {
+				s = checkedRe.ReplaceAllString(s, "")
+			}
+			if !checked && !doneRe.MatchString(s) || notDoneRe.MatchString(s) {
 				continue
 			}
 			files, idents := names(s)

@@ -76,6 +76,8 @@ func TestCompletes(t *testing.T) {
 		{"The translations in `locales/de.json` are still not done; French is missing too.", false},
 		{"Fixed the login redirect loop in `auth/session.go`.", false},
 		{"Updated the README.", false},
+		{"Status:\n- [x] Translations for the new error messages\n- [ ] Screenshots", true},
+		{"Status:\n- [ ] Translations for the new error messages", false},
 	}
 	for _, c := range cases {
 		if got := Completes(c.later, todo); got != c.want {
