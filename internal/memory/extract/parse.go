@@ -79,9 +79,8 @@ func units(text string) []unit {
 		out      []unit
 		headSec  section
 		labelSec section
-		hasLabel bool // a label line is waiting for its list or paragraph
-		inList   bool // the label's list has started
-		inCode   bool
+		hasLabel bool     // a label line is waiting for its list or paragraph
+		inList   bool     // the label's list has started
 		cur      []string // lines of the current block
 		para     int
 		curItem  bool
@@ -119,17 +118,7 @@ func units(text string) []unit {
 			}
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, " \t\r")
-		if fenceRe.MatchString(line) {
-			flush()
-			inCode = !inCode
-			continue
-		}
-		if inCode {
-			continue
-		}
-		line = quoteRe.ReplaceAllString(line, "")
+	for _, line := range proseLines(text) {
 		if strings.HasPrefix(strings.TrimSpace(line), "|") {
 			// A table row: cells are not statements (an options table
 			// would read as decisions); it ends the block like a blank line.
@@ -173,6 +162,27 @@ func units(text string) []unit {
 	return out
 }
 
+// proseLines splits text into lines without their blockquote markers,
+// each line of fenced code (fences included) blanked: code is never a
+// statement, and it ends the paragraph around it.
+func proseLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	inCode := false
+	for i, line := range lines {
+		line = strings.TrimRight(line, " \t\r")
+		fence := fenceRe.MatchString(line)
+		if fence {
+			inCode = !inCode
+		}
+		if fence || inCode {
+			lines[i] = ""
+			continue
+		}
+		lines[i] = quoteRe.ReplaceAllString(line, "")
+	}
+	return lines
+}
+
 // labelLine reports whether line is a label on its own: a short phrase
 // ending in a colon ("Key decisions:", "**Root cause:**"), a bold phrase
 // alone, or a bare known label ("Summary", "Key changes").
@@ -210,22 +220,13 @@ func inlineLabel(block string) (label, rest string, ok bool) {
 // and joins each paragraph's lines.
 func paragraphs(text string) []string {
 	var out, cur []string
-	inCode := false
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, strings.Join(cur, " "))
 			cur = cur[:0]
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		if fenceRe.MatchString(line) {
-			flush()
-			inCode = !inCode
-			continue
-		}
-		if inCode {
-			continue
-		}
+	for _, line := range proseLines(text) {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			flush()
