@@ -38,6 +38,9 @@ func FuzzExtract(f *testing.F) {
 				}
 			}
 		}
+		if g := Gist(s, 300); utf8.RuneCountInString(g) > 300 || !utf8.ValidString(g) {
+			t.Fatalf("gist %q", g)
+		}
 		a, p := FromAnswer(s), FromPrompt(s)
 		check(a, MaxPerAnswer)
 		check(p, MaxPerPrompt)

@@ -23,10 +23,12 @@ const (
 type unit struct {
 	text      string
 	sec       section
-	item      bool // a list item
-	byDefault bool // the label right above it (or inline) sets its kind
-	checked   bool // a done checkbox item ("- [x] …")
-	para      int  // which block (paragraph or item) it came from
+	item      bool   // a list item
+	byDefault bool   // the label right above it (or inline) sets its kind
+	checked   bool   // a done checkbox item ("- [x] …")
+	para      int    // which block (paragraph or item) it came from
+	label     string // the heading or label line it sits under, if any
+	list      int    // which list an item belongs to (items of one list share it)
 }
 
 var (
@@ -79,6 +81,10 @@ func units(text string) []unit {
 		out      []unit
 		headSec  section
 		labelSec section
+		headText string
+		lblText  string
+		list     int
+		lastItem bool     // the previous block was a list item
 		hasLabel bool     // a label line is waiting for its list or paragraph
 		inList   bool     // the label's list has started
 		cur      []string // lines of the current block
@@ -93,10 +99,14 @@ func units(text string) []unit {
 		block := strings.Join(cur, " ")
 		cur = cur[:0]
 		para++
-		sec, byDefault := headSec, false
+		sec, byDefault, label := headSec, false, headText
 		if hasLabel {
-			sec, byDefault = labelSec, true
+			sec, byDefault, label = labelSec, true, lblText
 		}
+		if curItem && !lastItem {
+			list++
+		}
+		lastItem = curItem
 		if curItem {
 			byDefault = byDefault || sec != secNone
 		}
@@ -106,12 +116,12 @@ func units(text string) []unit {
 			}
 		}
 		if curItem {
-			out = append(out, unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para})
+			out = append(out, unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para, label: label, list: list})
 		} else {
 			for i, s := range sentences(block) {
 				// A label's default covers its paragraph's first sentence;
 				// the rest must carry their own cue.
-				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para})
+				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para, label: label})
 			}
 			if hasLabel && !inList {
 				hasLabel = false // a label's paragraph is one paragraph
@@ -132,6 +142,7 @@ func units(text string) []unit {
 		if m := headingRe.FindStringSubmatch(line); m != nil {
 			flush()
 			headSec, _ = sectionOf(m[1])
+			headText, lastItem = cleanInline(m[1]), false
 			hasLabel, inList = false, false
 			continue
 		}
@@ -147,6 +158,7 @@ func units(text string) []unit {
 		if len(cur) == 0 {
 			if l, ok := labelLine(line); ok {
 				labelSec, _ = sectionOf(l)
+				lblText, lastItem = cleanInline(l), false
 				hasLabel, inList = true, false
 				continue
 			}
