@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -113,7 +114,7 @@ func (Heuristic) Build(in *Input) Result {
 	}
 	done = append(done, passing...)
 	completed := sentence(done)
-	if first := firstSentences(in.LastAssistantMessage, 2, 300); first != "" {
+	if first := extract.Gist(in.LastAssistantMessage, 300); first != "" {
 		completed = strings.TrimSpace(completed + " Claude's answer: \"" + first + "\"")
 	}
 	r.Completed = completed
@@ -291,15 +292,6 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
-}
-
-// firstSentences is the start of an answer: up to n sentences, max bytes.
-func firstSentences(text string, n, max int) string {
-	ss := Sentences(text)
-	if len(ss) > n {
-		ss = ss[:n]
-	}
-	return clip(strings.Join(ss, " "), max)
 }
 
 // nextFromAnswer picks sentences of the answer that point to remaining work.

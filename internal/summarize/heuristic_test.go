@@ -78,3 +78,19 @@ func TestHeuristicIgnoresTitleWording(t *testing.T) {
 		t.Errorf("rewording titles changed the summary:\n%+v\nvs\n%+v", before, after)
 	}
 }
+
+// Issue 23: an answer that states its decisions as a label line and a list
+// was quoted up to the label ("Claude's answer: "Done. Key decisions:"").
+// The quote keeps the list.
+func TestHeuristicQuoteKeepsTheLabelledList(t *testing.T) {
+	in := &summarize.Input{
+		Session:              models.Session{Cwd: "/home/dev/app", Project: "app"},
+		Kind:                 models.SummaryFinal,
+		Prompts:              []models.Prompt{{Number: 1, Text: "Make the webhook retries survive a restart"}},
+		LastAssistantMessage: "Done.\n\nKey decisions:\n- Stored pending deliveries in the `webhook_outbox` table instead of a channel.\n- Went with exponential backoff capped at 10 minutes.\n",
+	}
+	got := summarize.Heuristic{}.Build(in).Completed
+	if !strings.Contains(got, "webhook_outbox") || !strings.Contains(got, "capped at 10 minutes") || strings.Contains(got, "decisions:\"") {
+		t.Errorf("Completed = %q; want the quote to carry the decisions, not end at their label", got)
+	}
+}

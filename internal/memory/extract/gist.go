@@ -9,7 +9,7 @@ import (
 var closingRe = regexp.MustCompile(`(?i)^(?:let me know|feel free|hope this|happy to|want me to|would you like|do you want|should i|shall i|if you'd like|if you want)\b`)
 
 // Gist is the opening of an answer for a one-line quote (a session
-// summary's "Claude's answer: …"), at most max runes: its first sentences,
+// summary's "Claude's answer: …"), at most max runes: its first two sentences,
 // and where a label introduces a list, the label with the list's items
 // ("Key decisions: A; B; C") — never the label alone, cut where the
 // content starts. Code, tables and markdown are left out.
@@ -20,7 +20,7 @@ func Gist(answer string, max int) string {
 	us := units(bound(answer))
 	var parts []string
 	size, prose := 0, 0
-	for i := 0; i < len(us) && size < max && prose < 3; i++ {
+	for i := 0; i < len(us) && size < max && prose < 2; i++ {
 		u := us[i]
 		var part string
 		if u.item {
