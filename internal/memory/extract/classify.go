@@ -21,7 +21,15 @@ var (
 
 	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
-	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\binstead\b|\brather than\b|\bno longer\b|\bin favou?r of\b|\btrade-?off\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "instead", "rather than", "no longer", "in favo", "trade", "kept")
+	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept")
+	// weakDecisionRe: words that make a choice of an act ("I used X instead
+	// of Y") but also describe what code does ("it uses a transaction per
+	// file instead of one"); in prose they need actRe too.
+	weakDecisionRe = newCue(`(?i)\binstead\b|\brather than\b|\bin favou?r of\b|\btrade-?off\b`, "instead", "rather than", "in favo", "trade")
+	actRe          = regexp.MustCompile(`(?i)\b(?:i|we|i've|we've|now|went|chose|kept|made|built|wrote|put|set|took|gave|left|\w{2,}ed)\b`)
+	// describesRe: "always"/"never" before a verb in the third person
+	// tells what code does ("it never retries"), not a rule.
+	describesRe = regexp.MustCompile(`(?i)\b(?:always|never)\s+\w*[^s\W]s\b`)
 
 	// rationaleRe marks an edit given with its reason: in a list of changes
 	// such an item is a decision, a bare edit is not.
@@ -87,7 +95,7 @@ func classifyAnswer(u unit) (Kind, bool) {
 			}
 		}
 	}
-	if k, ok := cue(t); ok {
+	if k, ok := cue(t, u.item); ok {
 		return k, true
 	}
 	if u.sec == secChange || u.sec == secDecision || u.sec == secNone {
@@ -98,8 +106,9 @@ func classifyAnswer(u unit) (Kind, bool) {
 	return "", false
 }
 
-// cue classifies a statement by the phrases it carries.
-func cue(t string) (Kind, bool) {
+// cue classifies a statement by the phrases it carries; a list item may
+// state a choice without saying who made it ("Return 422 instead of 500").
+func cue(t string, item bool) (Kind, bool) {
 	switch {
 	case causeRe.MatchString(t):
 		return KindCause, true
@@ -107,9 +116,9 @@ func cue(t string) (Kind, bool) {
 		return KindCause, true
 	case todoRe.MatchString(t):
 		return KindTodo, true
-	case constraintRe.MatchString(t):
+	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")):
 		return KindConstraint, true
-	case decisionRe.MatchString(t):
+	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)):
 		return KindDecision, true
 	}
 	return "", false

@@ -191,7 +191,7 @@ func TestCutBytes(t *testing.T) {
 // sentence of both halves, the cue decides as the bare regexp does.
 func TestCueWordsAreExact(t *testing.T) {
 	cues := map[string]*cueRe{"cause": causeRe, "fail": failRe, "todo": todoRe, "constraint": constraintRe,
-		"decision": decisionRe, "rationale": rationaleRe, "change": changeRe}
+		"decision": decisionRe, "weak": weakDecisionRe, "rationale": rationaleRe, "change": changeRe}
 	n := 0
 	for _, name := range []string{"tune.jsonl", "heldout.jsonl"} {
 		for _, it := range loadCorpus(t, name) {
@@ -242,5 +242,29 @@ func TestFromAnswerFixThatExplains(t *testing.T) {
 	got := FromAnswer("Fixed `Add` in calc.go: it subtracted instead of adding. `go test ./...` passes now.")
 	if len(got) != 1 || got[0].Kind != KindCause || !slices.Contains(got[0].Files, "calc.go") {
 		t.Fatalf("got %q", kinds(got))
+	}
+}
+
+// An answer that explains existing code states no decisions and no rules,
+// though it says "always", "never", "instead" and "since".
+func TestFromAnswerExplanationIsNotAMemory(t *testing.T) {
+	for _, a := range []string{
+		"`Scheduler.Run` always returns nil when the context is cancelled. It never retries jobs that failed with a 4xx.",
+		"The migration runner reads files in lexical order. It uses a transaction per file instead of one for the whole batch.",
+		"Here's how the auth flow works:\n\n1. The client posts credentials to `/login`.\n2. The server returns a session cookie, since the SPA can't store tokens safely.",
+	} {
+		if got := FromAnswer(a); len(got) != 0 {
+			t.Errorf("FromAnswer(%q) = %q, want nothing", a, kinds(got))
+		}
+	}
+	// The same words as an act or a rule still count.
+	for a, k := range map[string]Kind{
+		"I used a transaction per file instead of one for the whole batch.":    KindDecision,
+		"Generated files are never edited by hand; run `go generate` instead.": KindConstraint,
+		"Changes:\n- Return 422 instead of 500 for validation errors":          KindDecision,
+	} {
+		if got := FromAnswer(a); len(got) != 1 || got[0].Kind != k {
+			t.Errorf("FromAnswer(%q) = %q, want one %s", a, kinds(got), k)
+		}
 	}
 }

@@ -17,6 +17,7 @@ const (
 	secChange                    // Changes:, What I did: (a list of edits; a reason makes one a decision)
 	secFix                       // Fix: (what was done about a cause; only explicit choices count)
 	secSkip                      // Tests:, How to try it:, Files changed: (nothing to remember)
+	secUnknown                   // a label outside the vocabulary ("How the auth flow works:")
 )
 
 // unit is one statement candidate: a list item, or one sentence of prose.
@@ -59,7 +60,7 @@ func sectionOf(label string) (sec section, known bool) {
 			return v.sec, true
 		}
 	}
-	return secNone, false
+	return secUnknown, false
 }
 
 // vocabulary maps label patterns to sections, first match wins.
