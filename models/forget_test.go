@@ -115,7 +115,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 
 	var res ForgetResult
 	var err error
-	err = s.Writer.Do(ctx, func(tx *Tx) error { res, err = tx.ForgetPrompt(promptID); return err })
+	err = s.Writer.Do(ctx, func(tx *Tx) error { res, err = tx.ForgetPrompt(promptID, nil); return err })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,3 +249,121 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 		}
 	}
 }
+
+// Re-applying the redaction rules leaves no trace of the text they
+// rewrite: not in the database file, its -wal or -shm, nor anywhere else
+// in the data directory, read as they are (nothing checkpointed by the
+// test), and on PostgreSQL in no row of any table.
+func TestReapplyLeavesNoTrace(t *testing.T) {
+	dir := t.TempDir()
+	url := ""
+	if pgtest.OnPostgres() {
+		url = pgtest.URL(t)
+	}
+	s, err := models.OpenURL(url, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	const mark = "Reapply4418OldText"
+	now := time.Now().UTC()
+	err = s.Writer.Do(ctx, func(tx *models.Tx) error {
+		sess := models.Session{ClaudeSessionID: "s", Project: "p", StartedAt: now, Status: models.StatusActive, LastAssistantMessage: "saw " + mark}
+		if err := tx.Insert(&sess); err != nil {
+			return err
+		}
+		p := models.Prompt{SessionID: sess.ID, Project: "p", Number: 1, Text: "keep " + mark + " safe", CreatedAt: now}
+		if err := tx.Insert(&p); err != nil {
+			return err
+		}
+		for i := range 50 { // enough pages for the -wal to matter
+			o := models.Observation{SessionID: sess.ID, Project: "p", PromptNumber: 1, ToolName: "Bash", Kind: "bash",
+				Title: fmt.Sprintf("call %d %s", i, mark), Output: strings.Repeat("out "+mark+" ", 20), Success: true, CreatedAt: now}
+			if _, err := tx.InsertObservation(&o); err != nil {
+				return err
+			}
+			if _, err := tx.AppendEvent(models.EventObservation, "p", sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
+				return err
+			}
+		}
+		sum := models.Summary{SessionID: sess.ID, Project: "p", PromptNumber: 1, Kind: models.SummaryTurn, Request: "keep " + mark, CreatedAt: now}
+		return tx.InsertSummary(&sum)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushSearchIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Postgres() && len(dirHolding(t, dir, mark)) == 0 {
+		t.Fatal("the text is not on disk: the test proves nothing")
+	}
+	r := ingest.NewRedactor([]models.RedactionRule{{Name: "old", Pattern: `Reapply\d+OldText`, Enabled: true}})
+	res, err := Reapply(ctx, s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed["observations"] != 50 || res.Scrub == nil || !res.Scrub.Vacuumed {
+		t.Fatalf("reapply: %+v, want 50 observations rewritten and the files scrubbed", res)
+	}
+	for _, part := range []string{mark, "4418OldText"} {
+		if files := dirHolding(t, dir, part); len(files) > 0 {
+			t.Errorf("after re-applying the rules, %v still hold %q", files, part)
+		}
+		if s.Postgres() {
+			if tables := pgTablesHolding(t, s, part); len(tables) > 0 {
+				t.Errorf("after re-applying the rules, tables %v still hold %q", tables, part)
+			}
+		}
+	}
+	if hits, err := s.Search(ctx, models.SearchQuery{Q: mark}); err != nil || len(hits) > 0 {
+		t.Errorf("search for the old text: %d hits, %v", len(hits), err)
+	}
+}
+
+// dirHolding lists the files under dir whose bytes contain needle, as it
+// is or lower-cased (testutil.FilesHolding, which this package's tests
+// cannot import).
+func dirHolding(t *testing.T, dir, needle string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(needle)) || bytes.Contains(bytes.ToLower(b), bytes.ToLower([]byte(needle))) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// pgTablesHolding lists the tables of the PostgreSQL store with a row
+// whose text holds needle.
+func pgTablesHolding(t *testing.T, s *models.Store, needle string) []string {
+	t.Helper()
+	var tables, found []string
+	if err := s.DB.Raw(`SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`).Scan(&tables).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		var n int64
+		if err := s.DB.Raw(`SELECT COUNT(*) FROM "`+tb+`" r WHERE strpos(lower(r::text), lower(?)) > 0`, needle).Row().Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			found = append(found, tb)
+		}
+	}
+	return found
+}
