@@ -125,9 +125,18 @@ func TestForgetAPI(t *testing.T) {
 	if out.Deleted != (models.ForgetCounts{Observations: 1, Events: 1}) || !out.Scrub.Vacuumed {
 		t.Fatalf("forget observation: %+v", out)
 	}
-	ev := live.next(t, 1)[0]
-	if ev.Event != models.EventForgotten || ev.ID != out.EventID || ev.Data != fmt.Sprintf(`{"target":"observation","observations":[%d]}`, first.ID) {
+	// The first turn's summary quoted the call: rebuilt, its new version
+	// follows the forgotten event.
+	if len(out.Rebuilt) != 1 {
+		t.Fatalf("forget observation rebuilt %v, want the turn's summary", out.Rebuilt)
+	}
+	evs := live.next(t, 2)
+	if ev := evs[0]; ev.Event != models.EventForgotten || ev.ID != out.EventID ||
+		ev.Data != fmt.Sprintf(`{"target":"observation","observations":[%d],"rebuilt":[%d]}`, first.ID, out.Rebuilt[0]) {
 		t.Fatalf("live forgotten event %+v", ev)
+	}
+	if ev := evs[1]; ev.Event != models.EventSummary || !strings.Contains(ev.Data, fmt.Sprintf(`"id":%d,`, out.Rebuilt[0])) {
+		t.Fatalf("live event after the forgotten one: %+v, want the rebuilt summary", ev)
 	}
 
 	var prompts struct {

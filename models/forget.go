@@ -49,12 +49,19 @@ type Forgotten struct {
 	Prompts      []int64 `json:"prompts,omitempty"`
 	Observations []int64 `json:"observations,omitempty"`
 	Summaries    []int64 `json:"summaries,omitempty"`
+	// Rebuilt lists the summaries written anew because they were made
+	// from what was forgotten: their old version goes, and each new one
+	// follows as a summary event.
+	Rebuilt []int64 `json:"rebuilt,omitempty"`
 }
 
 // ForgetResult is what a forget deleted.
 type ForgetResult struct {
 	Target  string       `json:"target"`
 	Deleted ForgetCounts `json:"deleted"`
+	// Rebuilt lists the summaries that were made from what was forgotten
+	// and were written anew without it (see SummaryRebuilder).
+	Rebuilt []int64 `json:"rebuilt,omitempty"`
 	// EventID is the id of the forgotten event on the live stream.
 	EventID int64 `json:"eventId"`
 }
@@ -66,15 +73,47 @@ type forgetSet struct {
 	// (the turn's summary jobs are keyed by them).
 	turnSession int64
 	turnNumber  int
+	// quoting are the summaries kept by the forget that were made from
+	// what it deletes: rebuilt with rb (or deleted when rb is nil).
+	quoting []int64
+	rb      *SummaryRebuilder
+}
+
+// SummaryRebuilder writes anew a summary that was made from a forgotten
+// observation or prompt, from what its scope still holds: a summary
+// quotes the commands, files, errors and prompts it was made from, so a
+// forget that left it as it is would leave the forgotten text in it, in
+// its event on the live stream and in the search index.
+type SummaryRebuilder struct {
+	// OutputBytes and Limit bound what is read of the scope, as
+	// LoadSummaryWork's arguments.
+	OutputBytes, Limit int
+	// Build returns the summary written from work (the scope's remaining
+	// prompts and observations) and answer (Claude's answer in the scope,
+	// "" when it was the forgotten turn's), with old's id, session, kind
+	// and prompt number; and the data of its event on the live stream.
+	Build func(sess Session, old Summary, work *SummaryWork, answer string) (Summary, any)
 }
 
 // forgetChunk bounds the ids of one IN (…) list.
 const forgetChunk = 500
 
-// ForgetObservation deletes observation id and its event. It is
-// ErrNotFound when there is no such observation.
-func (tx *Tx) ForgetObservation(id int64) (ForgetResult, error) {
-	return tx.forgetOne(ForgetObservation, "observations", id, forgetSet{observations: []int64{id}})
+// ForgetObservation deletes observation id and its event. The summaries
+// made from it (its turn's, and the session's intermediate and final
+// ones) are rebuilt with rb, or deleted when rb is nil. It is ErrNotFound
+// when there is no such observation.
+func (tx *Tx) ForgetObservation(id int64, rb *SummaryRebuilder) (ForgetResult, error) {
+	var o Observation
+	if err := tx.db.Select("id, session_id, prompt_number").First(&o, id).Error; err != nil {
+		return ForgetResult{}, notFound(err)
+	}
+	set := forgetSet{observations: []int64{id}, rb: rb}
+	err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND ((kind = ? AND prompt_number = ?) OR (kind <> ? AND (prompt_number = 0 OR prompt_number >= ?))) ORDER BY id`,
+		o.SessionID, SummaryTurn, o.PromptNumber, SummaryTurn, o.PromptNumber).Scan(&set.quoting).Error
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	return tx.forget(ForgetObservation, set)
 }
 
 // forgetOne forgets set when table has a row id, else it is ErrNotFound.
@@ -95,13 +134,17 @@ func (tx *Tx) forgetOne(target, table string, id int64, set forgetSet) (ForgetRe
 // last answer (that turn's) is cleared too, and so is the copy a final or
 // intermediate summary job of that prompt number keeps. Intermediate and
 // final summaries already written, which cover the whole session, are
-// kept: forgetting the session removes them.
-func (tx *Tx) ForgetPrompt(id int64) (ForgetResult, error) {
+// rebuilt with rb (they quote the prompt and its tool calls), or deleted
+// when rb is nil; forgetting the session removes them.
+func (tx *Tx) ForgetPrompt(id int64, rb *SummaryRebuilder) (ForgetResult, error) {
 	var p Prompt
 	if err := tx.db.First(&p, id).Error; err != nil {
 		return ForgetResult{}, notFound(err)
 	}
-	set := forgetSet{prompts: []int64{id}, turnSession: p.SessionID, turnNumber: p.Number}
+	set := forgetSet{prompts: []int64{id}, turnSession: p.SessionID, turnNumber: p.Number, rb: rb}
+	if err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND kind <> ? AND (prompt_number = 0 OR prompt_number >= ?) ORDER BY id`, p.SessionID, SummaryTurn, p.Number).Scan(&set.quoting).Error; err != nil {
+		return ForgetResult{}, err
+	}
 	if err := tx.db.Raw(`SELECT id FROM observations WHERE session_id = ? AND prompt_number = ? ORDER BY id`, p.SessionID, p.Number).Scan(&set.observations).Error; err != nil {
 		return ForgetResult{}, err
 	}
@@ -158,6 +201,10 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		return res, err
 	}
 	defer off()
+	if set.rb == nil {
+		set.summaries = append(set.summaries, set.quoting...)
+		set.quoting = nil
+	}
 	d := &res.Deleted
 	steps := []struct {
 		sql string
@@ -212,16 +259,86 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 			return res, err
 		}
 	}
+	rebuilt, err := tx.rebuildSummaries(set)
+	if err != nil {
+		return res, err
+	}
 	data := Forgotten{Target: target, Sessions: set.sessions}
 	if target != ForgetProject && target != ForgetSession {
 		data.Prompts, data.Observations, data.Summaries = set.prompts, set.observations, set.summaries
 	}
+	for _, r := range rebuilt {
+		data.Rebuilt = append(data.Rebuilt, r.sum.ID)
+	}
+	res.Rebuilt = data.Rebuilt
 	ev, err := tx.AppendEvent(EventForgotten, "", 0, 0, data)
 	if err != nil {
 		return res, err
 	}
 	res.EventID = ev.ID
+	// The new versions after the forgotten event, which drops the old
+	// ones from open viewers.
+	for _, r := range rebuilt {
+		if _, err := tx.AppendEvent(EventSummary, r.sum.Project, r.sum.SessionID, r.sum.ID, r.event); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// rebuiltSummary is a summary written anew and the data of its event.
+type rebuiltSummary struct {
+	sum   Summary
+	event any
+}
+
+// rebuildSummaries writes anew the summaries of set.quoting with set.rb,
+// once the forgotten rows are gone, and deletes their old events: the
+// caller appends the new ones. The row keeps its id; the full-text index
+// follows it (SQLite's update trigger, PostgreSQL's generated column).
+func (tx *Tx) rebuildSummaries(set forgetSet) ([]rebuiltSummary, error) {
+	var out []rebuiltSummary
+	for _, id := range set.quoting {
+		var old Summary
+		if err := tx.db.First(&old, id).Error; err != nil {
+			return nil, err
+		}
+		var sess Session
+		if err := tx.db.First(&sess, old.SessionID).Error; err != nil {
+			return nil, err
+		}
+		turn, upTo := 0, 0
+		if old.Kind == SummaryTurn {
+			turn = old.PromptNumber
+		} else {
+			upTo = old.PromptNumber
+		}
+		work, err := loadSummaryWork(tx.db, old.SessionID, turn, upTo, set.rb.OutputBytes, set.rb.Limit)
+		if err != nil {
+			return nil, err
+		}
+		// Claude's answer in the scope is its last turn's: gone with it
+		// when that turn is the forgotten prompt's.
+		answer := old.LastAssistantMessage
+		if set.turnSession != 0 && (len(work.Prompts) == 0 || work.Prompts[len(work.Prompts)-1].Number < set.turnNumber) {
+			answer = ""
+		}
+		sum, event := set.rb.Build(sess, old, work, answer)
+		sum.ID, sum.SessionID, sum.Kind, sum.PromptNumber, sum.CreatedAt = old.ID, old.SessionID, old.Kind, old.PromptNumber, old.CreatedAt
+		err = tx.db.Model(&Summary{}).Where("id = ?", id).Updates(map[string]any{
+			"request": sum.Request, "investigated": sum.Investigated, "learned": sum.Learned, "completed": sum.Completed,
+			"next_steps": sum.NextSteps, "last_user_message": sum.LastUserMessage, "last_assistant_message": sum.LastAssistantMessage,
+			"generator": sum.Generator, "note": sum.Note, "input_tokens": sum.InputTokens, "output_tokens": sum.OutputTokens, "cost_usd": sum.CostUSD,
+		}).Error
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.db.Exec(`DELETE FROM events WHERE kind = 'summary' AND ref_id = ?`, id).Error; err != nil {
+			return nil, err
+		}
+		out = append(out, rebuiltSummary{sum: sum, event: event})
+	}
+	return out, nil
 }
 
 // ScrubResult says what Scrub did.

@@ -115,7 +115,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 
 	var res ForgetResult
 	var err error
-	err = s.Writer.Do(ctx, func(tx *Tx) error { res, err = tx.ForgetPrompt(promptID); return err })
+	err = s.Writer.Do(ctx, func(tx *Tx) error { res, err = tx.ForgetPrompt(promptID, nil); return err })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,5 +175,39 @@ func TestForgetPromptAndSession(t *testing.T) {
 	err = s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.ForgetSession(sessions[0]); return err })
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("forgetting a forgotten session: %v, want ErrNotFound", err)
+	}
+}
+
+// Forgetting an observation with no SummaryRebuilder deletes the
+// summaries made from it (its turn's), with their events, rather than
+// leave them quoting it; the other turn's summary stays.
+func TestForgetObservationDeletesQuotingSummaries(t *testing.T) {
+	s := openTestStoreIn(t, t.TempDir())
+	ctx := context.Background()
+	const mark = "zqxjkquotedobs"
+	sessions := seedForget(t, s, mark)
+	var obsID, sumID int64
+	s.DB.Raw(`SELECT id FROM observations WHERE session_id = ? AND prompt_number = 2 ORDER BY id LIMIT 1`, sessions[0]).Row().Scan(&obsID)
+	s.DB.Raw(`SELECT id FROM summaries WHERE session_id = ? AND prompt_number = 2`, sessions[0]).Row().Scan(&sumID)
+	var res ForgetResult
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		var err error
+		res, err = tx.ForgetObservation(obsID, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (ForgetCounts{Observations: 1, Summaries: 1, Events: 2}); res.Deleted != want || len(res.Rebuilt) != 0 {
+		t.Fatalf("forget observation: %+v, want %+v", res, want)
+	}
+	if n := countWhere(t, s, `SELECT COUNT(*) FROM summaries WHERE id = ?`, sumID); n != 0 {
+		t.Fatal("the turn's summary, made from the observation, is kept")
+	}
+	if n := countWhere(t, s, `SELECT COUNT(*) FROM summaries WHERE session_id = ?`, sessions[0]); n != 1 {
+		t.Fatalf("session keeps %d summaries, want the other turn's", n)
+	}
+	if n := countWhere(t, s, `SELECT COUNT(*) FROM events WHERE kind = 'summary' AND ref_id = ?`, sumID); n != 0 {
+		t.Fatal("the deleted summary's event is kept")
 	}
 }

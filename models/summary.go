@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Summary kinds.
@@ -77,13 +79,22 @@ type SummaryWork struct {
 // its output to outputBytes; past limit observations, the most important
 // limit are kept (Omitted says how many were not).
 func (s *Store) LoadSummaryWork(ctx context.Context, sessionID int64, turn, outputBytes, limit int) (*SummaryWork, error) {
+	return loadSummaryWork(s.DB.WithContext(ctx), sessionID, turn, 0, outputBytes, limit)
+}
+
+// loadSummaryWork is LoadSummaryWork on db; with upTo > 0 (and turn 0),
+// only the prompts and observations of the turns up to upTo.
+func loadSummaryWork(db *gorm.DB, sessionID int64, turn, upTo, outputBytes, limit int) (*SummaryWork, error) {
 	w := &SummaryWork{}
-	db := s.DB.WithContext(ctx)
 	pq := db.Where("session_id = ?", sessionID)
 	oq := db.Model(&Observation{}).Where("session_id = ?", sessionID)
-	if turn > 0 {
+	switch {
+	case turn > 0:
 		pq = pq.Where("number = ?", turn)
 		oq = oq.Where("prompt_number = ?", turn)
+	case upTo > 0:
+		pq = pq.Where("number <= ?", upTo)
+		oq = oq.Where("prompt_number <= ?", upTo)
 	}
 	if err := pq.Order("number").Find(&w.Prompts).Error; err != nil {
 		return nil, err

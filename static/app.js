@@ -49,9 +49,9 @@
   }
 
   // dropRows removes the rows a forgotten event names, wherever they are
-  // on the page.
+  // on the page; a rebuilt summary's new version follows as a summary event.
   function dropRows(d) {
-    var byId = { observations: "obs-", prompts: "prompt-", summaries: "summary-" };
+    var byId = { observations: "obs-", prompts: "prompt-", summaries: "summary-", rebuilt: "summary-" };
     Object.keys(byId).forEach(function (k) {
       (d[k] || []).forEach(function (id) {
         var el = document.getElementById(byId[k] + id);

@@ -17,9 +17,11 @@ import (
 // tries to become Markdown or HTML structure (a cwd and session id with
 // backticks that would close their code spans, HTML in a tool name, links
 // and images in titles and prompts, pipes in paths, block markers at the
-// start of prompt lines), exports it as Markdown and renders the export
-// with a real CommonMark+GFM renderer (goldmark): no element comes from
-// stored text, and each field reads back whole.
+// start of prompt lines, backticks, bare URLs, www. and e-mail addresses,
+// strikethrough), exports it as Markdown and renders the export with a
+// real CommonMark+GFM renderer (goldmark, every GFM extension): no
+// element comes from stored text (no code span, link or autolink), and
+// each field reads back whole.
 func TestMarkdownExportHostile(t *testing.T) {
 	srv := testutil.NewServer(t)
 	const (
@@ -42,10 +44,10 @@ func TestMarkdownExportHostile(t *testing.T) {
 		body ev
 	}{
 		{"session-start", base("SessionStart", "", ev{"source": "startup"})},
-		{"user-prompt-submit", base("UserPromptSubmit", "p1", ev{"prompt": "# heading\n- item\n1. one\n---\n<img src=http://evil.example/p.png>\n![x](http://evil.example/i.png) [y](javascript:alert(1))\n```\nfenced"})},
+		{"user-prompt-submit", base("UserPromptSubmit", "p1", ev{"prompt": "run `x` then see https://evil.example/a www.evil.example a@evil.example ~~gone~~ **b**  \n# heading\n- item\n1. one\n---\n<img src=http://evil.example/p.png>\n![x](http://evil.example/i.png) [y](javascript:alert(1))\n```\nfenced"})},
 		{"post-tool-use", base("PostToolUse", "p1", ev{"tool_name": "<img src=x onerror=alert(2)>", "tool_use_id": "t1", "tool_input": ev{"q": "![t](http://evil.example/t.png)"}, "tool_response": ev{"ok": true}})},
 		{"post-tool-use", base("PostToolUse", "p1", ev{"tool_name": "Write", "tool_use_id": "t2", "tool_input": ev{"file_path": file, "content": "x"}, "tool_response": ev{"type": "create", "filePath": file}})},
-		{"post-tool-use-failure", base("PostToolUseFailure", "p1", ev{"tool_name": "Bash", "tool_use_id": "t3", "tool_input": ev{"command": "go test ./... | tee `mktemp` # [z](http://evil.example)"}, "error": "Exit code 1\n<script>alert(3)</script> ![e](http://evil.example/e.png)"})},
+		{"post-tool-use-failure", base("PostToolUseFailure", "p1", ev{"tool_name": "Bash", "tool_use_id": "t3", "tool_input": ev{"command": "go test ./... | tee `mktemp` # [z](http://evil.example) www.evil.example/w `y`"}, "error": "Exit code 1\n<script>alert(3)</script> ![e](http://evil.example/e.png)"})},
 		{"stop", base("Stop", "p1", ev{"last_assistant_message": "done [l](http://evil.example/l) <iframe src=x>"})},
 	} {
 		srv.Hook(t, s.slug, s.body)
@@ -57,7 +59,7 @@ func TestMarkdownExportHostile(t *testing.T) {
 		t.Fatalf("status %d: %s", resp.StatusCode, md)
 	}
 	var out bytes.Buffer
-	if err := goldmark.New(goldmark.WithExtensions(extension.Table)).Convert([]byte(md), &out); err != nil {
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &out); err != nil {
 		t.Fatal(err)
 	}
 	html := out.String()
@@ -88,6 +90,23 @@ func TestMarkdownExportHostile(t *testing.T) {
 	for _, v := range []string{cwd, sid, "x|y`.go"} { // the file, relative to the cwd
 		if !strings.Contains(html, "<code>"+esc(v)+"</code>") {
 			t.Errorf("%q is not one code span in:\n%s", v, html)
+		}
+	}
+	// No other code span: stored text makes none (a prompt's "run `x`",
+	// a command's backticks), nor a link, autolink or strikethrough.
+	for _, m := range regexp.MustCompile(`<code>(.*?)</code>`).FindAllStringSubmatch(html, -1) {
+		if m[1] != esc(cwd) && m[1] != esc(sid) && !strings.HasSuffix(m[1], ".go") {
+			t.Errorf("stored text made a code span: <code>%s</code>", m[1])
+		}
+	}
+	for _, tag := range []string{"<a ", "<a>", "<del", "<img", "<br"} {
+		if strings.Contains(html, tag) {
+			t.Errorf("the rendered export has %s… from stored text", tag)
+		}
+	}
+	for _, text := range []string{"run `x` then see https://evil.example/a www.evil.example a@evil.example ~~gone~~ **b**", "www.evil.example/w `y`"} {
+		if !strings.Contains(html, esc(text)) {
+			t.Errorf("%q does not read back whole", text)
 		}
 	}
 	// The files table has its two columns: the pipe in the path split

@@ -5,52 +5,44 @@ import (
 )
 
 // Markdown escaping. A report is read raw and in Markdown viewers (GitHub,
-// editors, static sites), so stored text must not become structure there:
-// no raw HTML or autolinks (&, < and > become entities), no links or images
-// (an image would load a URL when the report is opened), no code span that
-// stored text can close, no table cell it can split, and no block marker
-// at the start of a quoted line. Emphasis is left alone: it changes how
-// text looks, not what the report is.
+// editors, static sites), so stored text must make no markup there at all:
+// no raw HTML (&, < and > become entities), no link, image or autolink
+// (GFM links bare "http://", "www." and e-mail addresses), no code span
+// (a prompt's "run `x`" stays text, backticks and all), no emphasis or
+// strikethrough, no table cell it can split, no hard line break and no
+// block marker at the start of a quoted line. The only markup around
+// stored text is the report's own: mdCode's code spans, which hold a
+// value whole.
 
-// mdEscaper backslash-escapes what can open a link, image or code span, and
-// the escape character itself.
-var mdEscaper = strings.NewReplacer(
+// mdEscaper backslash-escapes the characters that open markup, and breaks
+// what GFM would autolink: "://" and "www." get an escaped character
+// (rendered as it is, but no longer the pattern), and so does "@" (an
+// e-mail address, and with it "mailto:" and "xmpp:").
+var mdEscaper = strings.NewReplacer(append([]string{
 	"&", "&amp;", "<", "&lt;", ">", "&gt;",
 	`\`, `\\`, "`", "\\`", "[", `\[`, "]", `\]`,
-)
+	"*", `\*`, "_", `\_`, "~", `\~`, "@", `\@`,
+	"://", `\://`,
+}, wwwVariants()...)...)
 
-// mdText is stored text as Markdown inline text.
-func mdText(s string) string { return mdEscaper.Replace(s) }
-
-// mdInline is stored text that may carry code spans of its own (the titles
-// and summaries mneme writes quote commands and paths in backticks): each
-// code span that closes the way CommonMark would close it stays a code
-// span, and everything around it is escaped; a backtick that opens nothing
-// is escaped.
-func mdInline(s string) string {
-	var b strings.Builder
-	for s != "" {
-		i := strings.IndexByte(s, '`')
-		if i < 0 {
-			b.WriteString(mdText(s))
-			break
+// wwwVariants are the replacements of "www." in every case.
+func wwwVariants() []string {
+	var out []string
+	for i := range 8 {
+		w := []byte("www")
+		for j := range 3 {
+			if i&(1<<j) != 0 {
+				w[j] = 'W'
+			}
 		}
-		b.WriteString(mdText(s[:i]))
-		n := backtickRun(s[i:])
-		fence := s[i : i+n]
-		end := closingRun(s[i+n:], n)
-		if end < 0 {
-			b.WriteString(strings.Repeat("\\`", n))
-			s = s[i+n:]
-			continue
-		}
-		b.WriteString(fence)
-		b.WriteString(s[i+n : i+n+end]) // literal inside a code span
-		b.WriteString(fence)
-		s = s[i+n+end+n:]
+		out = append(out, string(w)+".", string(w)+`\.`)
 	}
-	return b.String()
+	return out
 }
+
+// mdText is stored text as Markdown inline text that renders as exactly
+// that text.
+func mdText(s string) string { return mdEscaper.Replace(s) }
 
 // mdCode is s as one code span whose fence is longer than any run of
 // backticks inside it, so nothing in s can close it.
@@ -77,7 +69,7 @@ func mdCode(s string) string {
 // marker (heading, list item, rule, setext underline, table pipe, fence)
 // escaped so the line stays a paragraph line inside the quote.
 func mdLine(s string) string {
-	s = mdText(s)
+	s = mdText(strings.TrimRight(s, " \t")) // two trailing spaces would break the line
 	lead := len(s) - len(strings.TrimLeft(s, " \t"))
 	rest := s[lead:]
 	if rest == "" {
@@ -100,7 +92,7 @@ func mdLine(s string) string {
 
 // mdCell is stored text in a table cell: one line, with its pipes escaped
 // (GitHub splits cells on a pipe even inside a code span).
-func mdCell(s string) string { return strings.ReplaceAll(mdInline(oneLine(s)), "|", `\|`) }
+func mdCell(s string) string { return strings.ReplaceAll(mdText(oneLine(s)), "|", `\|`) }
 
 // backtickRun is the length of the run of backticks s starts with.
 func backtickRun(s string) int {
@@ -109,21 +101,4 @@ func backtickRun(s string) int {
 		n++
 	}
 	return n
-}
-
-// closingRun is the offset in s of the first run of exactly n backticks,
-// or -1.
-func closingRun(s string, n int) int {
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
-			i++
-			continue
-		}
-		m := backtickRun(s[i:])
-		if m == n {
-			return i
-		}
-		i += m
-	}
-	return -1
 }

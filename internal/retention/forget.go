@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -31,9 +32,9 @@ func Forget(ctx context.Context, store *models.Store, target string, id int64, p
 		var err error
 		switch target {
 		case models.ForgetObservation:
-			out.ForgetResult, err = tx.ForgetObservation(id)
+			out.ForgetResult, err = tx.ForgetObservation(id, summarize.Rebuilder())
 		case models.ForgetPrompt:
-			out.ForgetResult, err = tx.ForgetPrompt(id)
+			out.ForgetResult, err = tx.ForgetPrompt(id, summarize.Rebuilder())
 		case models.ForgetSession:
 			out.ForgetResult, err = tx.ForgetSession(id)
 		case models.ForgetProject:

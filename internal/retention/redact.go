@@ -22,6 +22,9 @@ var (
 type RedactResult struct {
 	Scanned int64            `json:"scanned"`
 	Changed map[string]int64 `json:"changed"` // table → rows rewritten
+	// Scrub is how the scrub after the rewrite went (none when nothing
+	// was rewritten).
+	Scrub *models.ScrubResult `json:"scrub,omitempty"`
 }
 
 // Total is the number of rows rewritten.
@@ -37,11 +40,13 @@ func (r RedactResult) Total() int64 {
 // over every stored text column of every table, identifiers and JSON
 // included, and rewrites the rows it changes, Batch rows per read and one
 // writer transaction per batch. The FTS5 update triggers re-index what
-// changed. Rows are rewritten with SQLite's secure_delete on, and the
-// full-text indexes of the tables that changed are merged afterwards
-// ('optimize'), so that the old text does not stay behind in freed space
-// or old index segments; the -wal file keeps old pages until SQLite
-// reuses it.
+// changed. Rows are rewritten with SQLite's secure_delete on, and when
+// any was, the files are scrubbed afterwards as after a forget
+// (models.Store.Scrub: the full-text indexes merged, the database
+// rebuilt, the -wal checkpointed and truncated), so that the old text
+// stays behind in no freed space, old index segment or -wal frame. The
+// scrub runs to its end even when ctx is cancelled once rows were
+// rewritten.
 func Reapply(ctx context.Context, store *models.Store, r *ingest.Redactor) (RedactResult, error) {
 	res := RedactResult{Changed: map[string]int64{}}
 	tables, err := store.TextTables(ctx)
@@ -91,14 +96,10 @@ func Reapply(ctx context.Context, store *models.Store, r *ingest.Redactor) (Reda
 			}
 		}
 	}
-	for _, fts := range []string{"prompts", "observations", "summaries"} {
-		if res.Changed[fts] == 0 {
-			continue
-		}
-		err := store.Writer.Do(ctx, func(tx *models.Tx) error { return tx.OptimizeFTS(fts) })
-		if err != nil {
-			return res, err
-		}
+	if res.Total() == 0 {
+		return res, nil
 	}
-	return res, nil
+	scrub, err := store.Scrub(context.WithoutCancel(ctx), true)
+	res.Scrub = &scrub
+	return res, err
 }

@@ -179,3 +179,28 @@ func toSummary(r Result, in *Input) models.Summary {
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CostUSD: r.CostUSD,
 	}
 }
+
+// Rebuilder is how a forget writes anew the summaries made from what it
+// deletes (models.SummaryRebuilder): heuristically, from what their scope
+// still holds, whatever wrote them first. An LLM may have put anything of
+// its input in its own words, so only a summary made again without the
+// forgotten rows is known not to hold them.
+func Rebuilder() *models.SummaryRebuilder {
+	return &models.SummaryRebuilder{OutputBytes: outputExcerpt, Limit: MaxObservations, Build: rebuild}
+}
+
+// rebuild is Rebuilder's Build.
+func rebuild(sess models.Session, old models.Summary, work *models.SummaryWork, answer string) (models.Summary, any) {
+	in := &Input{Session: sess, Kind: old.Kind, PromptNumber: old.PromptNumber, Prompts: work.Prompts,
+		Observations: work.Observations, Omitted: work.Omitted, LastAssistantMessage: answer}
+	sum := toSummary(Heuristic{}.Build(in), in)
+	for _, f := range []*string{&sum.Request, &sum.Investigated, &sum.Learned, &sum.Completed, &sum.NextSteps} {
+		*f = clip(*f, MaxField)
+	}
+	note := "rebuilt after a forget"
+	if sum.Note != "" {
+		note = sum.Note + "; " + note
+	}
+	sum.ID, sum.Note, sum.CreatedAt = old.ID, note, old.CreatedAt
+	return sum, SummaryEvent(&sum)
+}

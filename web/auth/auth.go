@@ -13,6 +13,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -189,11 +190,49 @@ func RefusalOf(c *fiber.Ctx) (Refusal, bool) {
 	return r, ok
 }
 
-// SafeNext is next when it is a path on this site ("/…", not "//…" nor
-// "/\…"), and "/" otherwise: a login must not redirect elsewhere.
+// SafeNext is next when it is a path on this site, and "/" otherwise: a
+// login must not redirect elsewhere. A browser reads a Location its own
+// way (WHATWG URL): it drops tabs and newlines anywhere, trims control
+// characters and spaces at the ends, reads a backslash as a slash, and
+// "//host" or "/\host" as another host; so next is accepted only when it
+// is plain printable ASCII with no backslash, starts with one "/" and
+// not two, still has no control character or backslash and still starts
+// so once percent-decoded (up to three times: a page or proxy may decode
+// it again), and Go's parser sees a path in it, with no scheme, host or
+// user.
 func SafeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	if !localPath(next, false) {
+		return "/"
+	}
+	for s, i := next, 0; i < 3; i++ {
+		u, err := url.PathUnescape(s)
+		if err != nil || !localPath(u, true) {
+			return "/"
+		}
+		if u == s {
+			break
+		}
+		s = u
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
 		return "/"
 	}
 	return next
+}
+
+// localPath reports whether s starts with "/" and not "//", and holds
+// no backslash, no control character and (unless decoded, the text a
+// percent-decoding gave) nothing but printable ASCII.
+func localPath(s string, decoded bool) bool {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c == 0x7f || c == '\\' || !decoded && (c == ' ' || c > 0x7f) {
+			return false
+		}
+	}
+	return true
 }
