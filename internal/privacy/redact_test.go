@@ -118,6 +118,30 @@ var redactionCases = map[string]struct {
 		secret:     "abcDEF123456",
 		nearMisses: []string{"the bearer of bad news", "Bearer short"},
 	},
+	"basic_auth": {
+		sample:     "curl -H 'Authorization: Basic dXNlcjpodW50ZXIyaHVudGVy' https://api.example.com",
+		want:       "curl -H 'Authorization: Basic [REDACTED:basic_auth]' https://api.example.com",
+		secret:     "dXNlcjpodW50ZXIyaHVudGVy",
+		nearMisses: []string{"the Authorization: Basic scheme", "use Basic authentication for the Authorization header", "WWW-Authenticate: Basic realm=\"api\""},
+	},
+	"azure_key": {
+		sample:     "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
+		want:       "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED:azure_key];EndpointSuffix=core.windows.net",
+		secret:     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq",
+		nearMisses: []string{"set AccountKey= in the connection string", "AccountKey=<your-key>", "MyAccountKey=Eby8vdM02xNOcqFlqUwJPLlm"},
+	},
+	"conn_string_password": {
+		sample:     "Server=db.internal;Database=app;User Id=sa;Password=Adm1n Pa55 w0rd;Encrypt=true",
+		want:       "Server=db.internal;Database=app;User Id=sa;Password=[REDACTED:conn_string_password];Encrypt=true",
+		secret:     "Pa55 w0rd",
+		nearMisses: []string{"export PWD=/home/dev/app", "PWD=/home/dev", "Server=db;Password=;Database=app"},
+	},
+	"yaml_secret": {
+		sample:     "db:\n  host: db.internal\n  session_token: 9f8e7d6c5b4a # rotated\n",
+		want:       "db:\n  host: db.internal\n  session_token: [REDACTED:yaml_secret] # rotated\n",
+		secret:     "9f8e7d6c5b4a",
+		nearMisses: []string{"max_tokens: 1024", "token_type: bearer", "tokenizer: bert-base-uncased", "password:", "  secretName: prod-db", "token: abc"},
+	},
 	"url_credentials": {
 		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
