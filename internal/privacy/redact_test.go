@@ -298,3 +298,101 @@ func TestRedactSecretGroupAlternatives(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Shell commands quote JSON and environment values with escaped quotes
+// (curl -d "{\"password\":\"…\"}", docker run -e DB_PASSWORD=\"…\"): the
+// escaped quotes are quotes to the password and secret rules, and the
+// value is redacted whole, its closing \" kept.
+func TestEscapedQuotesInCommands(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{`curl -d "{\"username\":\"admin\",\"password\":\"CurlEscPw0006hunter\"}" https://api.example.com/login`, "CurlEscPw0006hunter"},
+		{`docker run -e DB_PASSWORD=\"DockerEscPw0007\" postgres`, "DockerEscPw0007"},
+		{`curl -d "{\"client_secret\":\"CliSecEsc0008abcd\",\"grant_type\":\"x\"}"`, "CliSecEsc0008abcd"},
+		{`http POST api/keys "{\"api_key\": \"ApiKeyEsc0009 with space\"}"`, "ApiKeyEsc0009 with space"},
+		{`psql -c "ALTER USER app PASSWORD 'x'" -v password=\'PsqlEsc0010pw\'`, "PsqlEsc0010pw"},
+		{`bash -c "echo \\\"password\\\":\\\"DoubleEsc0011pw\\\""`, "DoubleEsc0011pw"},
+		{`http POST api/login password:=\"HttpieEsc0012\"`, "HttpieEsc0012"},
+	}
+	for _, tt := range tests {
+		got := r.Redact(tt.in)
+		if strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
+			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+		}
+	}
+	in := `curl -d "{\"user\":\"admin\",\"password\":\"CurlEscPw0006hunter\"}" https://api.example.com/login`
+	want := `curl -d "{\"user\":\"admin\",\"password\":\"[REDACTED:secret_assignment]\"}" https://api.example.com/login`
+	if got := r.Redact(in); got != want {
+		t.Errorf("the escaped quotes around the value stay:\n got %q\nwant %q", got, want)
+	}
+	for _, miss := range []string{`curl -d "{\"user\":\"admin\",\"remember\":true}"`, `echo \"password\" is a word`, `grep -r \"secret\" .`} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+// \b counts '_' as a letter, so a token inside an identifier (a file
+// name, an MCP tool's name) was left: tokens are bounded by anything but
+// an ASCII letter or digit, and two tokens a single character apart are
+// both found.
+func TestTokensBesideUnderscores(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{"cat creds_AKIAIOSFODNN7EXAMPLE.csv", "AKIAIOSFODNN7EXAMPLE"},
+		{"mcp__srv-AKIAIOSFODNN7EXAMPLE__x", "AKIAIOSFODNN7EXAMPLE"},
+		{"mcp__x__xoxb-123456789012-AbCdEfGhIjKl", "123456789012-AbCdEfGhIjKl"},
+		{"token_ghp_16C7e42F292c6912E7710c838347Ae178B4a_old", "16C7e42F292c6912E7710c838347Ae178B4a"},
+		{"key_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"},
+		{"my_sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"},
+		{"x_npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g_y", "iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g"},
+		{"jwt_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w", "dozjgNryP4J3jVmNHl0w"},
+		{"AKIAIOSFODNN7EXAMPLE,AKIAIOSFODNN7EXAMPLF", "AKIAIOSFODNN7EXAMPLF"},
+		{"AKIAIOSFODNN7EXAMPLE,AKIAIOSFODNN7EXAMPLF ſ", "AKIAIOSFODNN7EXAMPLF"},
+	}
+	for _, tt := range tests {
+		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) {
+			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+		}
+	}
+	if got, want := r.Redact("mcp__srv-AKIAIOSFODNN7EXAMPLE__x"), "mcp__srv-[REDACTED:aws_access_key]__x"; got != want {
+		t.Errorf("the characters around the key stay: got %q, want %q", got, want)
+	}
+	for _, miss := range []string{"xAKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLEX", "task-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "ask_live_4eC39HqLyjWDarjtT1zdp7dc"} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+// Kinds of secret users expect redacted, each with a near miss that
+// stays: PGP private keys, Slack app tokens, Basic credentials,
+// SECRET_KEY_BASE, YAML secrets, Azure keys, connection strings.
+func TestMoreSecretKinds(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct {
+		in, secret, rule string
+		nearMiss         string
+	}{
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGVsoakPGPcoreAbCdEf0123\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBGVsoakPGPcoreAbCdEf0123", "pem_private_key",
+			"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGVpublic0123\n-----END PGP PUBLIC KEY BLOCK-----"},
+		{"SLACK_APP_TOKEN xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef", "A0123456789-1234567890123", "slack_token", "the xapp-config file"},
+		{"curl -H \"Authorization: Basic YWRtaW46aHVudGVyMmh1bnRlcg==\" https://x", "YWRtaW46aHVudGVyMmh1bnRlcg", "basic_auth", "Authorization: Basic realm"},
+		{"SECRET_KEY_BASE=0f3e9a7c6b5d4e3f2a1b0c9d8e7f6a5b bin/rails s", "0f3e9a7c6b5d4e3f2a1b0c9d8e7f6a5b", "env_secret", "SECRET_KEY_BASE_PATH=/etc/app"},
+		{"auth:\n  token: YamlTok0013abcdef\n", "YamlTok0013abcdef", "yaml_secret", "auth:\n  token_type: bearer\n"},
+		{"db:\n  password: \"yaml pass 0014\"\n", "yaml pass 0014", "secret_assignment", "db:\n  password_file: /run/secrets/db\n"},
+		{"AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4cXV1eDAwMTVhYmNk==;EndpointSuffix=core.windows.net", "Zm9vYmFyYmF6cXV4cXV1eDAwMTVhYmNk", "azure_key", "AccountName=acme;EndpointSuffix=core.windows.net"},
+		{"psql postgres://u:p@db.internal/app", "u:p@", "url_credentials", "psql postgres://db.internal/app"},
+		{"Server=db;User Id=sa;Password=Ado0016 pw;", "Ado0016 pw", "conn_string_password", "Server=db;Integrated Security=true;"},
+		{"jdbc:postgresql://db/app?user=app&password=j1", "password=j1", "conn_string_password", "jdbc:postgresql://db/app?user=app&ssl=true"},
+	}
+	for _, tt := range tests {
+		got := r.Redact(tt.in)
+		if strings.Contains(got, tt.secret) || !strings.Contains(got, Marker(tt.rule)) {
+			t.Errorf("Redact(%q) = %q: %q survived or no %s", tt.in, got, tt.secret, Marker(tt.rule))
+		}
+		if got := r.Redact(tt.nearMiss); got != tt.nearMiss {
+			t.Errorf("near miss %q must stay, got %q", tt.nearMiss, got)
+		}
+	}
+}
