@@ -198,7 +198,7 @@ func foldForFilter(s string) string {
 
 func (c *compiledRule) parse() {
 	c.parseOnce.Do(func() {
-		if f, ok := builtinFilters[c.pattern]; ok {
+		if f, ok := builtinFilter(c.pattern); ok {
 			c.need = f.need
 			return
 		}
@@ -221,7 +221,7 @@ func (c *compiledRule) parse() {
 // the matching.
 func (c *compiledRule) compile() {
 	c.compileOnce.Do(func() {
-		f, ok := builtinFilters[c.pattern]
+		f, ok := builtinFilter(c.pattern)
 		if !ok {
 			f.prefix, f.lead = prefixLiterals(c.pattern)
 		}
