@@ -183,4 +183,11 @@ var builtinFilters = []filter{
 		need:    []string{"token", "password", "passwd", "secret", "api_key", "apikey", "access_key", "accesskey", "private_key", "privatekey"},
 		fold:    true,
 	},
+	// json_secret_member
+	{
+		pattern: "(?i)\"[A-Za-z0-9_.\\-]*(?:password|passwd|passphrase|secret|token|api[_\\-]?key|private[_\\-]?key|access[_\\-]?key|authorization|credentials?|cookie)\\\\*\"\\s*:\\s*\\\\*\"(?P<secret>[^\"\\n]+?)\\\\*\"",
+		need:    []string{"password", "passwd", "passphrase", "secret", "token", "api-key", "api_key", "apikey", "private-key", "private_key", "privatekey", "access-key", "access_key", "accesskey", "authorization", "credential", "cookie"},
+		prefix:  []string{"\""},
+		fold:    true,
+	},
 }

@@ -142,6 +142,12 @@ var redactionCases = map[string]struct {
 		secret:     "9f8e7d6c5b4a",
 		nearMisses: []string{"max_tokens: 1024", "token_type: bearer", "tokenizer: bert-base-uncased", "password:", "  secretName: prod-db", "token: abc"},
 	},
+	"json_secret_member": {
+		sample:     `MCP answered: {"user":"a","session_token":"c2Vzc2lvbjAwMzM","cookie":"sid=abc123def"} in 20 ms`,
+		want:       `MCP answered: {"user":"a","session_token":"[REDACTED:json_secret_member]","cookie":"[REDACTED:json_secret_member]"} in 20 ms`,
+		secret:     "c2Vzc2lvbjAwMzM",
+		nearMisses: []string{`{"token_type":"bearer","max_tokens":"1024","tokens":"many"}`, `{"token":""}`, `the "token": field`},
+	},
 	"url_credentials": {
 		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",

@@ -87,6 +87,11 @@ func makeBuiltins() []Rule {
 		// token: …, session_token: …, password: …, with the value to the
 		// end of the line, comment excepted.
 		{Name: "yaml_secret", Pattern: `(?im)^[ \t]*(?:- )?["']?[A-Za-z0-9_\-.]*(?:token|password|passwd|secret|api_?key|access_?key|private_?key)["']?[ \t]*:[ \t]+(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|(?P<secret>[^\s"'#|>&*!{\[][^\n#]{3,}?))[ \t]*(?:#.*)?$`},
+		// A JSON member named like a secret written in text (a tool's
+		// output quoting a response, JSON inside a shell command, its
+		// quotes escaped): "session_token": "…", \"cookie\":\"…\". A
+		// string that is one JSON document is decoded instead (see Clean).
+		{Name: "json_secret_member", Pattern: `(?i)"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|secret|token|api[_\-]?key|private[_\-]?key|access[_\-]?key|authorization|credentials?|cookie)\\*"\s*:\s*\\*"(?P<secret>[^"\n]+?)\\*"`},
 	}
 	for i := range rules {
 		rules[i].Enabled = true
