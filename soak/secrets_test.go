@@ -53,6 +53,23 @@ var secretKinds = []secretKind{
 	{"secret_assignment", "DB_PASSWORD=SoakAssignedSecret42", "SoakAssignedSecret42"},
 	{"secret_assignment", `password: "Soak Quoted Secret 42"`, "Soak Quoted Secret 42"},
 	{"env_secret", "DEPLOY_TOKEN='SoakEnvStyleToken77'", "SoakEnvStyleToken77"},
+	// Issue 21: real shell traffic. Escaped quotes (curl -d, docker -e,
+	// httpie), tokens beside '_' (a file name, an MCP tool's name), the
+	// kinds added then, and JSON written in text.
+	{"secret_assignment", `curl -d "{\"username\":\"admin\",\"password\":\"SoakCurlEscPw0006\"}" https://api.example.com/login`, "SoakCurlEscPw0006"},
+	{"env_secret", `docker run -e DB_PASSWORD=\"SoakDockerEscPw07\" postgres`, "SoakDockerEscPw07"},
+	{"secret_assignment", `http POST api/x "{\"api_key\": \"SoakHttpieApiKey08\", \"client_secret\":\"SoakClientSecEsc09\"}"`, "SoakHttpieApiKey08"},
+	{"aws_access_key", "cat creds_AKIASOAKUNDERSC0RE12.csv mcp__srv-AKIASOAKUNDERSC0RE12__x", "AKIASOAKUNDERSC0RE12"},
+	{"slack_token", "mcp__x__xoxb-987654321-SoakSlackUnderscore", "987654321-SoakSlackUnderscore"},
+	{"pem_private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGVsoakPGPcoreZZ9x8w7v6u5t4s3r2q1\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBGVsoakPGPcoreZZ9x8w7v6u5t4s3r2q1"},
+	{"slack_token", "xapp-1-A0SOAK12345-1234567890123-soakappsecret0123", "A0SOAK12345-1234567890123-soakappsecret0123"},
+	{"basic_auth", "Authorization: Basic U29ha0Jhc2ljQXV0aDAwMjU=", "U29ha0Jhc2ljQXV0aDAwMjU"},
+	{"env_secret", "SECRET_KEY_BASE=SoakKeyBase0123456789abcdef", "SoakKeyBase0123456789abcdef"},
+	{"yaml_secret", "auth:\n  session_token: SoakYamlToken0123456\n", "SoakYamlToken0123456"},
+	{"azure_key", "DefaultEndpointsProtocol=https;AccountName=soak;AccountKey=U29ha0F6dXJlS2V5MDEyMzQ1Njc4OWFiY2RlZg==;EndpointSuffix=core.windows.net", "U29ha0F6dXJlS2V5MDEyMzQ1Njc4OWFiY2RlZg"},
+	{"url_credentials", "psql postgres://u:SoakPgPw0027@db.internal:5432/app", "SoakPgPw0027"},
+	{"conn_string_password", "Server=db;Database=app;User Id=sa;Password=Soak Ado Pw 0028;", "Soak Ado Pw 0028"},
+	{"json_secret_member", `{"user":"a","session_token":"SoakJsonInText0029","cookie":"sid=SoakJsonCookie0030"}`, "SoakJsonInText0029"},
 	{"corp_ticket", "CORP-SECRET-8472910365", "SECRET-8472910365"}, // "CORP-SECRET-" is in the rule's pattern
 	{"nested_private", "<private>outer <private>SoakInnerPrivate1</private> SoakNestedTail0123</private>", "SoakNestedTail0123"},
 }
@@ -68,6 +85,13 @@ var jsonNamedSecrets = map[string]string{
 	"Authorization": "Basic U29ha01lbWJlckF1dGgz",
 	"client_secret": "soak.member.secret.4",
 }
+
+// nestedDoc is an MCP tool's text content that is itself a JSON document:
+// members named like secrets, and a key written with a JSON escape.
+const nestedDoc = `{"token":"SoakNestedTok0031","session_token":"SoakNestedSess0032","cookie":"SoakNestedCookie33","k":"\u0041KIASOAKNESTED000034"}`
+
+// nestedDocSecrets are nestedDoc's secrets.
+var nestedDocSecrets = []string{"SoakNestedTok0031", "SoakNestedSess0032", "SoakNestedCookie33", "AKIASOAKNESTED000034"}
 
 // soakEvent is one event: through the hook (Slug) or the HTTP ingest or a
 // compatible route (Path).
@@ -113,6 +137,7 @@ func corpusEvents(k secretKind, sid string) []soakEvent {
 	tool("Task", "task", map[string]any{"subagent_type": "general-purpose", "description": "use " + s, "prompt": "connect with \"" + s + "\" then run"},
 		[]any{map[string]any{"type": "text", "text": "the agent saw " + s}})
 	tool("mcp__vault__read", "mcp", named, map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "token": s})
+	tool("mcp__api__get", "mcpjson", map[string]any{"q": "me"}, map[string]any{"content": []any{map[string]any{"type": "text", "text": nestedDoc}}})
 	tool("WebFetch", "fetch", map[string]any{"url": "https://example.com/?q=" + url.QueryEscape(s), "prompt": "find " + s},
 		map[string]any{"result": "page says " + s, "code": 200, "url": "https://example.com/"})
 	tool("WebSearch", "search", map[string]any{"query": s}, map[string]any{"query": s, "results": []any{map[string]any{"title": s, "url": "https://example.com/" + s}}})
@@ -263,6 +288,9 @@ func newLeakFinder() *leakFinder {
 		add(i, k.core)
 	}
 	for _, v := range jsonNamedSecrets {
+		add(-1, v)
+	}
+	for _, v := range nestedDocSecrets {
 		add(-1, v)
 	}
 	return f

@@ -82,8 +82,8 @@ func LoadRules(path string) ([]Rule, error) {
 	if len(b) > maxRulesFile {
 		return BuiltinRules(), fmt.Errorf("%s is larger than %d bytes", path, maxRulesFile)
 	}
-	var doc rulesDoc
-	if err := json.Unmarshal(b, &doc); err != nil {
+	doc, err := parseRulesDoc(b)
+	if err != nil {
 		return BuiltinRules(), fmt.Errorf("%s: %w", path, err)
 	}
 	if doc.Version != rulesVersion {
@@ -107,6 +107,44 @@ func LoadRules(path string) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// parseRulesDoc reads RulesFile. It decodes into plain values rather
+// than into rulesDoc: the hook reads the file once per process, and
+// encoding/json's first decoding into a struct type (reflecting on its
+// fields) cost more than the rest of the loading.
+func parseRulesDoc(b []byte) (rulesDoc, error) {
+	var doc rulesDoc
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return doc, err
+	}
+	v, ok := raw["version"].(float64)
+	if !ok {
+		return doc, errors.New("no version")
+	}
+	doc.Version = int(v)
+	off, _ := raw["off"].([]any)
+	for _, o := range off {
+		name, ok := o.(string)
+		if !ok {
+			return doc, errors.New("off: not a rule name")
+		}
+		doc.Off = append(doc.Off, name)
+	}
+	rules, _ := raw["rules"].([]any)
+	for _, r := range rules {
+		m, ok := r.(map[string]any)
+		if !ok {
+			return doc, errors.New("rules: not a rule")
+		}
+		name, _ := m["name"].(string)
+		pattern, _ := m["pattern"].(string)
+		enabled, _ := m["enabled"].(bool)
+		builtin, _ := m["builtin"].(bool)
+		doc.Rules = append(doc.Rules, Rule{Name: name, Pattern: pattern, Enabled: enabled, Builtin: builtin})
+	}
+	return doc, nil
 }
 
 // LoadIDKey returns the key of CleanID's hash kept in dataDir, making it

@@ -18,27 +18,46 @@ func parsedFilter(pattern string) filter {
 	if slicesContain(need, "") {
 		need = nil
 	}
-	prefix, boundary := prefixLiterals(pattern)
-	return filter{need: minimal(need), prefix: prefix, boundary: boundary}
+	prefix, lead := prefixLiterals(pattern)
+	return filter{need: minimal(need), prefix: prefix, lead: lead, fold: foldsCase(re)}
+}
+
+// foldsCase reports whether any part of re matches case-insensitively.
+func foldsCase(re *syntax.Regexp) bool {
+	if re.Flags&syntax.FoldCase != 0 && (re.Op == syntax.OpLiteral || re.Op == syntax.OpCharClass) {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if foldsCase(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func TestBuiltinFilters(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("var builtinFilters = map[string]filter{\n")
+	b.WriteString("var builtinFilters = []filter{\n")
 	ok := len(builtinFilters) == len(BuiltinRules())
 	for _, r := range BuiltinRules() {
 		f := parsedFilter(r.Pattern)
-		got := builtinFilters[r.Pattern]
-		if !slices.Equal(got.need, f.need) || !slices.Equal(got.prefix, f.prefix) || got.boundary != f.boundary {
+		got, _ := builtinFilter(r.Pattern)
+		if !slices.Equal(got.need, f.need) || !slices.Equal(got.prefix, f.prefix) || got.lead != f.lead || got.fold != f.fold {
 			ok = false
 			t.Errorf("%s: table has %+v, parsing gives %+v", r.Name, got, f)
 		}
-		fmt.Fprintf(&b, "\t// %s\n\t%q: {\n\t\tneed: %#v,\n", r.Name, r.Pattern, f.need)
+		fmt.Fprintf(&b, "\t// %s\n\t{\n\t\tpattern: %q,\n\t\tneed: %#v,\n", r.Name, r.Pattern, f.need)
 		if f.prefix != nil {
 			fmt.Fprintf(&b, "\t\tprefix: %#v,\n", f.prefix)
 		}
-		if f.boundary {
-			b.WriteString("\t\tboundary: true,\n")
+		switch f.lead {
+		case leadWord:
+			b.WriteString("\t\tlead: leadWord,\n")
+		case leadAlnum:
+			b.WriteString("\t\tlead: leadAlnum,\n")
+		}
+		if f.fold {
+			b.WriteString("\t\tfold: true,\n")
 		}
 		b.WriteString("\t},\n")
 	}

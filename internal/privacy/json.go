@@ -198,6 +198,9 @@ func (r *Redactor) escapesHide(raw []byte) bool {
 	if !bytes.Contains(raw, []byte(`\u`)) {
 		return false
 	}
+	if bytes.Contains(raw, []byte(`\\u`)) {
+		return true // an escape in a JSON document written inside a string
+	}
 	r.lits.once.Do(func() { r.lits.runes = r.literalRunes() })
 	for i := 0; i+1 < len(raw); i++ {
 		if raw[i] != '\\' {
@@ -232,7 +235,42 @@ type jsonWalker struct {
 	r       *Redactor
 	window  int
 	edge    bool // mark strings that tags emptied (PrivateMark)
+	depth   int  // how many documents this one is written inside
 	changed bool
+}
+
+// looksLikeJSON reports whether s may be one JSON document worth decoding
+// (an object, an array or a string) of at most maxNestedBytes.
+func looksLikeJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || len(s) > maxNestedBytes {
+		return false
+	}
+	switch first, last := s[0], s[len(s)-1]; {
+	case first == '{' && last == '}', first == '[' && last == ']', first == '"' && last == '"':
+		return true
+	}
+	return false
+}
+
+// cleanNested cleans s, a JSON document written inside a string, as
+// CleanJSON would, and encodes it again when that changes something;
+// ok is false when s is not one JSON document.
+func (r *Redactor) cleanNested(s string, depth int) (string, bool) {
+	v, ok := decode([]byte(s))
+	if !ok {
+		return "", false
+	}
+	w := &jsonWalker{r: r, depth: depth}
+	v = w.value(v, "")
+	if !w.changed {
+		return r.Redact(s), true
+	}
+	out, err := encode(v)
+	if err != nil {
+		return "", false
+	}
+	return r.Redact(string(out)), true
 }
 
 func (w *jsonWalker) value(v any, key string) any {
@@ -257,7 +295,7 @@ func (w *jsonWalker) value(v any, key string) any {
 			t[k] = w.value(t[k], k)
 		}
 		for _, k := range keys {
-			if nk := w.r.Clean(k); nk != k {
+			if nk := w.r.clean(k, w.depth); nk != k {
 				w.changed = true
 				if _, taken := t[nk]; !taken {
 					t[nk] = t[k]
@@ -284,7 +322,7 @@ func (w *jsonWalker) text(s string) string {
 	if w.window > 0 {
 		c = w.r.cleanWindow(s, w.window)
 	} else {
-		c = w.r.Clean(s)
+		c = w.r.clean(s, w.depth)
 	}
 	if c == "" && w.edge && strings.TrimSpace(s) != "" {
 		return PrivateMark
@@ -298,7 +336,7 @@ func (w *jsonWalker) text(s string) string {
 func (r *Redactor) cleanWindow(s string, keep int) string {
 	s = StripTags(Sanitize(s))
 	if len(s) <= 2*(keep+windowMargin) {
-		return cut(r.Redact(s), keep)
+		return cut(r.Clean(s), keep)
 	}
 	head := r.Redact(s[:RuneStart(s, keep+windowMargin)])
 	tail := r.Redact(s[RuneStart(s, len(s)-keep-windowMargin):])

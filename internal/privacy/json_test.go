@@ -221,3 +221,57 @@ func TestCleanPayloadMarksWhollyPrivate(t *testing.T) {
 		t.Errorf("the worker's cleaning of the mark: %q, %s", r.Clean(PrivateMark), r.CleanJSON(out))
 	}
 }
+
+// A string that is itself a JSON document (an MCP tool's text content) is
+// decoded and cleaned by member name and decoded value, documents inside
+// documents too, down to a bound.
+func TestCleanJSONNestedDocuments(t *testing.T) {
+	r := New(BuiltinRules())
+	inner := func(doc string) string {
+		b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": doc}}})
+		return string(b)
+	}
+	tests := []struct{ name, in, secret string }{
+		{"token", inner(`{"token":"NestTok0017abcdef"}`), "NestTok0017abcdef"},
+		{"session_token", inner(`{"user":"a","session_token":"NestSess0018abcd"}`), "NestSess0018abcd"},
+		{"cookie", inner(`{"cookie":"sid=NestCookie0019"}`), "NestCookie0019"},
+		{"escaped AWS key", inner(`{"k":"\u0041KIAIOSFODNN7EXAMPLE"}`), "IOSFODNN7EXAMPLE"},
+		{"array of documents", inner(`[{"password":"NestPw0020 x"}]`), "NestPw0020"},
+		{"a document in a document", inner(`{"body":"{\"refresh_token\":\"NestDeep0021\"}"}`), "NestDeep0021"},
+		{"double-encoded", inner(`"{\"token\":\"NestDbl0022abcd\"}"`), "NestDbl0022abcd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := r.CleanJSON([]byte(tt.in))
+			var decoded any
+			if err := json.Unmarshal(out, &decoded); err != nil {
+				t.Fatalf("not valid JSON: %s", out)
+			}
+			if strings.Contains(string(out), tt.secret) || strings.Contains(strings.ReplaceAll(string(out), `\`, ""), tt.secret) {
+				t.Errorf("%q survived: %s", tt.secret, out)
+			}
+			if c := r.Clean(decoded.(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)); c == "" {
+				t.Errorf("the cleaned text is empty")
+			}
+		})
+	}
+	// The worker's Clean of a plain field reads a document there too.
+	if got := r.Clean(`{"token":"NestTok0023abcdef"}`); strings.Contains(got, "NestTok0023abcdef") {
+		t.Errorf("Clean of a document: %s", got)
+	}
+	// A document with nothing to clean stays as written.
+	for _, doc := range []string{`{"b": 1,  "a":"x"}`, `[1, 2]`, `{"token_type":"bearer"}`} {
+		if got := r.Clean(doc); got != doc {
+			t.Errorf("Clean(%q) = %q", doc, got)
+		}
+	}
+	// Past the depth bound a document is text: still cleaned by the rules.
+	doc := `{"password":"DeepPw0024abc"}`
+	for i := 0; i < maxNestedDepth+2; i++ {
+		b, _ := json.Marshal(doc)
+		doc = string(b)
+	}
+	if got := r.Clean(doc); strings.Contains(got, "DeepPw0024abc") {
+		t.Errorf("deep document: %s", got)
+	}
+}

@@ -22,9 +22,28 @@ import (
 // Clean strips tags and redacts secrets: the treatment of every stored
 // string. NUL bytes are dropped and invalid UTF-8 replaced, so what is
 // stored is always clean text. It reads the whole of s: cut a text only
-// after cleaning it, or a secret across the cut survives in part.
-func (r *Redactor) Clean(s string) string {
-	return r.Redact(StripTags(Sanitize(s)))
+// after cleaning it, or a secret across the cut survives in part. A text
+// that is itself a JSON document (an MCP tool's text content) is cleaned
+// as CleanJSON cleans one, by member name and decoded value, down to
+// maxNestedDepth documents in each other.
+func (r *Redactor) Clean(s string) string { return r.clean(s, 0) }
+
+// Documents written inside strings are decoded down to maxNestedDepth
+// levels, and only up to maxNestedBytes long: deeper or longer ones are
+// cleaned as text.
+const (
+	maxNestedDepth = 4
+	maxNestedBytes = 1 << 20
+)
+
+func (r *Redactor) clean(s string, depth int) string {
+	s = StripTags(Sanitize(s))
+	if r != nil && depth < maxNestedDepth && looksLikeJSON(s) {
+		if c, ok := r.cleanNested(s, depth+1); ok {
+			return c
+		}
+	}
+	return r.Redact(s)
 }
 
 // Sanitize drops NUL bytes and replaces invalid UTF-8.

@@ -57,10 +57,13 @@ type compiledRule struct {
 	// When every match starts with one of the literals prefix (ASCII
 	// case folded), anchored is the pattern anchored at the start of its
 	// input, and apply runs it only where a literal occurs (see
-	// findAnchored); boundary means the pattern starts with \b.
+	// findAnchored); lead is what the pattern requires before them
+	// (leadWord for \b, leadAlnum for (?:^|[^0-9A-Za-z])). fold means
+	// the pattern folds case somewhere.
 	prefix   []string
 	anchored *regexp.Regexp
-	boundary bool
+	lead     int
+	fold     bool
 }
 
 // New compiles the enabled rules (lazily, see Redactor). Invalid rules are
@@ -195,7 +198,7 @@ func foldForFilter(s string) string {
 
 func (c *compiledRule) parse() {
 	c.parseOnce.Do(func() {
-		if f, ok := builtinFilters[c.pattern]; ok {
+		if f, ok := builtinFilter(c.pattern); ok {
 			c.need = f.need
 			return
 		}
@@ -218,14 +221,14 @@ func (c *compiledRule) parse() {
 // the matching.
 func (c *compiledRule) compile() {
 	c.compileOnce.Do(func() {
-		f, ok := builtinFilters[c.pattern]
+		f, ok := builtinFilter(c.pattern)
 		if !ok {
-			f.prefix, f.boundary = prefixLiterals(c.pattern)
+			f.prefix, f.lead = prefixLiterals(c.pattern)
 		}
-		prefix, boundary := f.prefix, f.boundary
-		if prefix != nil {
+		if f.prefix != nil {
 			if a, err := regexp.Compile(`^(?:` + c.pattern + `)`); err == nil {
-				c.anchored, c.prefix, c.boundary, c.secret = a, prefix, boundary, secretGroups(a)
+				c.anchored, c.prefix, c.lead, c.secret = a, f.prefix, f.lead, secretGroups(a)
+				c.fold = !ok || f.fold
 				return
 			}
 		}
@@ -256,21 +259,18 @@ func (c *compiledRule) plain() *regexp.Regexp {
 // case-sensitive literal; secret_assignment ((?i)password…) ran at a few
 // MB/s. Starting it only where one of its literals is found keeps the
 // leftmost-first matches the same.
-func prefixLiterals(pattern string) ([]string, bool) {
+func prefixLiterals(pattern string) ([]string, int) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, false
+		return nil, leadNone
 	}
-	for re.Op == syntax.OpCapture {
-		re = re.Sub[0]
-	}
-	subs := []*syntax.Regexp{re}
-	if re.Op == syntax.OpConcat {
-		subs = re.Sub
-	}
-	boundary := false
-	if len(subs) > 0 && subs[0].Op == syntax.OpWordBoundary {
+	subs := flattenHead(re)
+	boundary, alnum := false, false
+	switch {
+	case len(subs) > 0 && subs[0].Op == syntax.OpWordBoundary:
 		boundary, subs = true, subs[1:]
+	case len(subs) > 0 && isAlnumLead(subs[0]):
+		alnum, subs = true, flattenHead(&syntax.Regexp{Op: syntax.OpConcat, Sub: subs[1:]})
 	}
 	run := []string{""}
 	for _, sub := range subs {
@@ -281,15 +281,67 @@ func prefixLiterals(pattern string) ([]string, bool) {
 		run = cross(run, lits)
 	}
 	if len(run) == 0 || slicesContain(run, "") {
-		return nil, false
+		return nil, leadNone
 	}
 	for _, l := range run {
-		if l[0] >= utf8.RuneSelf || boundary && !isWordByte(l[0]) {
-			return nil, false
+		if l[0] >= utf8.RuneSelf || (boundary || alnum) && !isWordByte(l[0]) {
+			return nil, leadNone
 		}
 	}
-	return minimalPrefixes(run), boundary
+	lead := leadNone
+	switch {
+	case boundary:
+		lead = leadWord
+	case alnum:
+		lead = leadAlnum
+	}
+	return minimalPrefixes(run), lead
 }
+
+// flattenHead is re as the parts of a concatenation, with the captures
+// and concatenations it starts with opened: the secret group of
+// (?:^|[^0-9A-Za-z])(?P<secret>AKIA…) does not hide its literals.
+func flattenHead(re *syntax.Regexp) []*syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return []*syntax.Regexp{re}
+	}
+	if len(re.Sub) > 0 && (re.Sub[0].Op == syntax.OpCapture || re.Sub[0].Op == syntax.OpConcat) {
+		return append(flattenHead(re.Sub[0]), re.Sub[1:]...)
+	}
+	return re.Sub
+}
+
+// Lead is what a pattern requires before its prefix literals.
+const (
+	leadNone  = 0
+	leadWord  = 1 // \b: no word character (letters, digits, '_')
+	leadAlnum = 2 // (?:^|[^0-9A-Za-z]): no ASCII letter or digit
+)
+
+// isAlnumLead reports whether re is (?:^|[^0-9A-Za-z]): the start of the
+// text or a character that is not an ASCII letter or digit. Unlike \b
+// it lets a token follow '_' (creds_AKIA…).
+func isAlnumLead(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpAlternate || len(re.Sub) != 2 || re.Sub[0].Op != syntax.OpBeginText || re.Sub[1].Op != syntax.OpCharClass {
+		return false
+	}
+	want := []rune{0, '0' - 1, '9' + 1, 'A' - 1, 'Z' + 1, 'a' - 1, 'z' + 1, utf8.MaxRune}
+	got := re.Sub[1].Rune
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnumByte(c byte) bool { return c != '_' && isWordByte(c) }
 
 // minimalPrefixes drops the literals that start with another one of the
 // set: a match starting with the longer starts with the shorter.
@@ -316,11 +368,14 @@ func isWordByte(c byte) bool {
 
 // findAnchored is FindAllStringSubmatchIndex for a rule with prefix
 // literals: the anchored pattern runs only where a literal starts, in
-// order, each search going on after the last match. It returns ok false
-// when s holds one of the two non-ASCII runes that (?i) folds to ASCII
-// letters (ſ, K): the ASCII-folded literals could miss them there.
+// order, each search going on after the last match. A pattern that starts
+// with (?:^|[^0-9A-Za-z]) runs from the character before the literal, so
+// that the one a match ended with can start the next (AKIA…,AKIA…). It
+// returns ok false when the pattern folds case and s holds one of the two
+// non-ASCII runes that (?i) folds to ASCII letters (ſ, K): the
+// ASCII-folded literals could miss them there.
 func (c *compiledRule) findAnchored(s string) (idx [][]int, ok bool) {
-	if strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a") {
+	if c.fold && (strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")) {
 		return nil, false
 	}
 	lower := asciiLower(s)
@@ -341,16 +396,23 @@ func (c *compiledRule) findAnchored(s string) (idx [][]int, ok bool) {
 		if h < pos {
 			continue
 		}
-		if c.boundary && h > 0 && isWordByte(s[h-1]) {
+		from := h
+		switch {
+		case c.lead == leadWord && h > 0 && isWordByte(s[h-1]):
 			continue // \b: the literal starts with a word character
+		case c.lead == leadAlnum && h > 0:
+			if isAlnumByte(s[h-1]) {
+				continue
+			}
+			from = h - 1
 		}
-		m := c.anchored.FindStringSubmatchIndex(s[h:])
+		m := c.anchored.FindStringSubmatchIndex(s[from:])
 		if m == nil {
 			continue
 		}
 		for k := range m {
 			if m[k] >= 0 {
-				m[k] += h
+				m[k] += from
 			}
 		}
 		idx = append(idx, m)
@@ -587,7 +649,8 @@ func (c *compiledRule) apply(s string) string {
 				break
 			}
 		}
-		if strings.HasPrefix(s[start:end], redactedPrefix) {
+		start = max(start, last) // a user's pattern led by (?:^|[^0-9A-Za-z]) may take back a character
+		if end <= start || strings.HasPrefix(s[start:end], redactedPrefix) {
 			continue // an earlier rule's marker: keep its name
 		}
 		b.WriteString(s[last:start])

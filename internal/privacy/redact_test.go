@@ -118,6 +118,36 @@ var redactionCases = map[string]struct {
 		secret:     "abcDEF123456",
 		nearMisses: []string{"the bearer of bad news", "Bearer short"},
 	},
+	"basic_auth": {
+		sample:     "curl -H 'Authorization: Basic dXNlcjpodW50ZXIyaHVudGVy' https://api.example.com",
+		want:       "curl -H 'Authorization: Basic [REDACTED:basic_auth]' https://api.example.com",
+		secret:     "dXNlcjpodW50ZXIyaHVudGVy",
+		nearMisses: []string{"the Authorization: Basic scheme", "use Basic authentication for the Authorization header", "WWW-Authenticate: Basic realm=\"api\""},
+	},
+	"azure_key": {
+		sample:     "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
+		want:       "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED:azure_key];EndpointSuffix=core.windows.net",
+		secret:     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq",
+		nearMisses: []string{"set AccountKey= in the connection string", "AccountKey=<your-key>", "MyAccountKey=Eby8vdM02xNOcqFlqUwJPLlm"},
+	},
+	"conn_string_password": {
+		sample:     "Server=db.internal;Database=app;User Id=sa;Password=Adm1n Pa55 w0rd;Encrypt=true",
+		want:       "Server=db.internal;Database=app;User Id=sa;Password=[REDACTED:conn_string_password];Encrypt=true",
+		secret:     "Pa55 w0rd",
+		nearMisses: []string{"export PWD=/home/dev/app", "PWD=/home/dev", "Server=db;Password=;Database=app"},
+	},
+	"yaml_secret": {
+		sample:     "db:\n  host: db.internal\n  session_token: 9f8e7d6c5b4a # rotated\n",
+		want:       "db:\n  host: db.internal\n  session_token: [REDACTED:yaml_secret] # rotated\n",
+		secret:     "9f8e7d6c5b4a",
+		nearMisses: []string{"max_tokens: 1024", "token_type: bearer", "tokenizer: bert-base-uncased", "password:", "  secretName: prod-db", "token: abc"},
+	},
+	"json_secret_member": {
+		sample:     `MCP answered: {"user":"a","session_token":"c2Vzc2lvbjAwMzM","cookie":"sid=abc123def"} in 20 ms`,
+		want:       `MCP answered: {"user":"a","session_token":"[REDACTED:json_secret_member]","cookie":"[REDACTED:json_secret_member]"} in 20 ms`,
+		secret:     "c2Vzc2lvbjAwMzM",
+		nearMisses: []string{`{"token_type":"bearer","max_tokens":"1024","tokens":"many"}`, `{"token":""}`, `the "token": field`},
+	},
 	"url_credentials": {
 		sample:     "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app",
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
@@ -272,5 +302,103 @@ func TestRedactSecretGroupAlternatives(t *testing.T) {
 	r := New([]Rule{{Name: "kv", Pattern: `k=(?:"(?P<secret>[^"]+)"|(?P<secret>\w+))`, Enabled: true}})
 	if got, want := r.Redact(`k="a b" k=cd`), `k="[REDACTED:kv]" k=[REDACTED:kv]`; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Shell commands quote JSON and environment values with escaped quotes
+// (curl -d "{\"password\":\"…\"}", docker run -e DB_PASSWORD=\"…\"): the
+// escaped quotes are quotes to the password and secret rules, and the
+// value is redacted whole, its closing \" kept.
+func TestEscapedQuotesInCommands(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{`curl -d "{\"username\":\"admin\",\"password\":\"CurlEscPw0006hunter\"}" https://api.example.com/login`, "CurlEscPw0006hunter"},
+		{`docker run -e DB_PASSWORD=\"DockerEscPw0007\" postgres`, "DockerEscPw0007"},
+		{`curl -d "{\"client_secret\":\"CliSecEsc0008abcd\",\"grant_type\":\"x\"}"`, "CliSecEsc0008abcd"},
+		{`http POST api/keys "{\"api_key\": \"ApiKeyEsc0009 with space\"}"`, "ApiKeyEsc0009 with space"},
+		{`psql -c "ALTER USER app PASSWORD 'x'" -v password=\'PsqlEsc0010pw\'`, "PsqlEsc0010pw"},
+		{`bash -c "echo \\\"password\\\":\\\"DoubleEsc0011pw\\\""`, "DoubleEsc0011pw"},
+		{`http POST api/login password:=\"HttpieEsc0012\"`, "HttpieEsc0012"},
+	}
+	for _, tt := range tests {
+		got := r.Redact(tt.in)
+		if strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
+			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+		}
+	}
+	in := `curl -d "{\"user\":\"admin\",\"password\":\"CurlEscPw0006hunter\"}" https://api.example.com/login`
+	want := `curl -d "{\"user\":\"admin\",\"password\":\"[REDACTED:secret_assignment]\"}" https://api.example.com/login`
+	if got := r.Redact(in); got != want {
+		t.Errorf("the escaped quotes around the value stay:\n got %q\nwant %q", got, want)
+	}
+	for _, miss := range []string{`curl -d "{\"user\":\"admin\",\"remember\":true}"`, `echo \"password\" is a word`, `grep -r \"secret\" .`} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+// \b counts '_' as a letter, so a token inside an identifier (a file
+// name, an MCP tool's name) was left: tokens are bounded by anything but
+// an ASCII letter or digit, and two tokens a single character apart are
+// both found.
+func TestTokensBesideUnderscores(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{"cat creds_AKIAIOSFODNN7EXAMPLE.csv", "AKIAIOSFODNN7EXAMPLE"},
+		{"mcp__srv-AKIAIOSFODNN7EXAMPLE__x", "AKIAIOSFODNN7EXAMPLE"},
+		{"mcp__x__xoxb-123456789012-AbCdEfGhIjKl", "123456789012-AbCdEfGhIjKl"},
+		{"token_ghp_16C7e42F292c6912E7710c838347Ae178B4a_old", "16C7e42F292c6912E7710c838347Ae178B4a"},
+		{"key_sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"},
+		{"my_sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"},
+		{"x_npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g_y", "iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g"},
+		{"jwt_eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w", "dozjgNryP4J3jVmNHl0w"},
+		{"AKIAIOSFODNN7EXAMPLE,AKIAIOSFODNN7EXAMPLF", "AKIAIOSFODNN7EXAMPLF"},
+		{"AKIAIOSFODNN7EXAMPLE,AKIAIOSFODNN7EXAMPLF ſ", "AKIAIOSFODNN7EXAMPLF"},
+	}
+	for _, tt := range tests {
+		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) {
+			t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+		}
+	}
+	if got, want := r.Redact("mcp__srv-AKIAIOSFODNN7EXAMPLE__x"), "mcp__srv-[REDACTED:aws_access_key]__x"; got != want {
+		t.Errorf("the characters around the key stay: got %q, want %q", got, want)
+	}
+	for _, miss := range []string{"xAKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLEX", "task-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "ask_live_4eC39HqLyjWDarjtT1zdp7dc"} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+// Kinds of secret users expect redacted, each with a near miss that
+// stays: PGP private keys, Slack app tokens, Basic credentials,
+// SECRET_KEY_BASE, YAML secrets, Azure keys, connection strings.
+func TestMoreSecretKinds(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct {
+		in, secret, rule string
+		nearMiss         string
+	}{
+		{"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGVsoakPGPcoreAbCdEf0123\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBGVsoakPGPcoreAbCdEf0123", "pem_private_key",
+			"-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGVpublic0123\n-----END PGP PUBLIC KEY BLOCK-----"},
+		{"SLACK_APP_TOKEN xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef", "A0123456789-1234567890123", "slack_token", "the xapp-config file"},
+		{"curl -H \"Authorization: Basic YWRtaW46aHVudGVyMmh1bnRlcg==\" https://x", "YWRtaW46aHVudGVyMmh1bnRlcg", "basic_auth", "Authorization: Basic realm"},
+		{"SECRET_KEY_BASE=0f3e9a7c6b5d4e3f2a1b0c9d8e7f6a5b bin/rails s", "0f3e9a7c6b5d4e3f2a1b0c9d8e7f6a5b", "env_secret", "SECRET_KEY_BASE_PATH=/etc/app"},
+		{"auth:\n  token: YamlTok0013abcdef\n", "YamlTok0013abcdef", "yaml_secret", "auth:\n  token_type: bearer\n"},
+		{"db:\n  password: \"yaml pass 0014\"\n", "yaml pass 0014", "secret_assignment", "db:\n  password_file: /run/secrets/db\n"},
+		{"AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4cXV1eDAwMTVhYmNk==;EndpointSuffix=core.windows.net", "Zm9vYmFyYmF6cXV4cXV1eDAwMTVhYmNk", "azure_key", "AccountName=acme;EndpointSuffix=core.windows.net"},
+		{"psql postgres://u:p@db.internal/app", "u:p@", "url_credentials", "psql postgres://db.internal/app"},
+		{"Server=db;User Id=sa;Password=Ado0016 pw;", "Ado0016 pw", "conn_string_password", "Server=db;Integrated Security=true;"},
+		{"jdbc:postgresql://db/app?user=app&password=j1", "password=j1", "conn_string_password", "jdbc:postgresql://db/app?user=app&ssl=true"},
+	}
+	for _, tt := range tests {
+		got := r.Redact(tt.in)
+		if strings.Contains(got, tt.secret) || !strings.Contains(got, Marker(tt.rule)) {
+			t.Errorf("Redact(%q) = %q: %q survived or no %s", tt.in, got, tt.secret, Marker(tt.rule))
+		}
+		if got := r.Redact(tt.nearMiss); got != tt.nearMiss {
+			t.Errorf("near miss %q must stay, got %q", tt.nearMiss, got)
+		}
 	}
 }

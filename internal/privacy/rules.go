@@ -26,27 +26,39 @@ var builtins = makeBuiltins()
 
 func makeBuiltins() []Rule {
 	rules := []Rule{
-		{Name: "pem_private_key", Pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`},
-		{Name: "aws_access_key", Pattern: `\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`},
-		{Name: "aws_secret_key", Pattern: `(?i)aws_?secret_?access_?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})`},
-		{Name: "github_token", Pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`},
-		{Name: "anthropic_key", Pattern: `\bsk-ant-[A-Za-z0-9_\-]{20,}`},
-		{Name: "openai_key", Pattern: `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`},
+		// PEM blocks (RSA, EC, OPENSSH, ENCRYPTED…) and PGP's armour.
+		{Name: "pem_private_key", Pattern: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`},
+		// The token kinds below are bounded by (?:^|[^0-9A-Za-z]) and
+		// (?:[^0-9A-Za-z]|$) rather than \b, for which '_' is a letter:
+		// a key inside an identifier (creds_AKIA….csv, a tool named
+		// mcp__srv-AKIA…__x) is found too. The (?P<secret>…) group keeps
+		// the characters around it.
+		{Name: "aws_access_key", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})(?:[^0-9A-Za-z]|$)`},
+		{Name: "aws_secret_key", Pattern: `(?i)aws_?secret_?access_?key\\*["']?\s*[:=]\s*\\*["']?(?P<secret>[A-Za-z0-9/+=]{40})`},
+		{Name: "github_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?:[^0-9A-Za-z]|$)`},
+		{Name: "anthropic_key", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>sk-ant-[A-Za-z0-9_\-]{20,})`},
+		{Name: "openai_key", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})`},
 		// Stripe secret and restricted keys, live and test: a test key
 		// still reads and writes the account's test data. Publishable
 		// keys (pk_) are public by design.
-		{Name: "stripe_key", Pattern: `\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}`},
-		{Name: "google_api_key", Pattern: `\bAIza[0-9A-Za-z_\-]{35}`},
-		{Name: "slack_token", Pattern: `\bxox[abposr]-[A-Za-z0-9\-]{10,}`},
+		{Name: "stripe_key", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>[rs]k_(?:live|test)_[0-9A-Za-z]{16,})`},
+		{Name: "google_api_key", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>AIza[0-9A-Za-z_\-]{35})`},
+		// Slack bot, user, app-level (xapp-) and refresh tokens.
+		{Name: "slack_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>(?:xox[abposr]|xapp)-[A-Za-z0-9\-]{10,})`},
 		{Name: "slack_webhook", Pattern: `\bhooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_\-]+/[A-Za-z0-9_\-]+/[A-Za-z0-9_\-/]{8,})`},
-		{Name: "npm_token", Pattern: `\bnpm_[A-Za-z0-9]{36}\b`},
-		{Name: "huggingface_token", Pattern: `\bhf_[A-Za-z]{34,}\b`},
+		{Name: "npm_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>npm_[A-Za-z0-9]{36})(?:[^0-9A-Za-z]|$)`},
+		{Name: "huggingface_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>hf_[A-Za-z]{34,})(?:[^0-9A-Za-z]|$)`},
 		// mneme's own person tokens (team mode, `mneme token create`).
-		{Name: "mneme_token", Pattern: `\bmneme_pt_[0-9a-f]{64}\b`},
+		{Name: "mneme_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>mneme_pt_[0-9a-f]{64})(?:[^0-9A-Za-z]|$)`},
 		// A Sentry DSN: https://<32 hex key>[:<secret>]@<host>/<project id>.
 		{Name: "sentry_dsn", Pattern: `://(?P<secret>[0-9a-f]{32}(?::[^\s@/'"]*)?)@[A-Za-z0-9.\-]+(?::\d+)?/\d+\b`},
-		{Name: "jwt", Pattern: `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`},
+		{Name: "jwt", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`},
 		{Name: "bearer_token", Pattern: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-\.=:/+~]{8,})`},
+		// Authorization: Basic <base64 of user:password>, as a header or
+		// a member.
+		{Name: "basic_auth", Pattern: `(?i)authorization\\*["']?\s*[:=]\s*\\*["']?\s*basic\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})`},
+		// An Azure storage or service bus connection string's key.
+		{Name: "azure_key", Pattern: `(?i)(?:^|[^0-9A-Za-z])(?:AccountKey|SharedAccessKey)\s*=\s*(?P<secret>[A-Za-z0-9+/]{16,}={0,2})`},
 		// scheme://[user]:password@host; the password may hold '@' (the
 		// last one before the host is the separator). A user name holds
 		// no brackets, so an earlier rule's marker is not taken for one.
@@ -55,13 +67,31 @@ func makeBuiltins() []Rule {
 		// anyway: a leading \b[…]* makes Go's matcher try every position
 		// (secret_assignment ran at 2 MB/s on text full of candidates).
 		{Name: "url_credentials", Pattern: `://[^\s:/@'"\[\]]*:(?P<secret>[^\s/'"]+)@`},
+		// The password of an ADO.NET / ODBC connection string
+		// (Server=…;User Id=…;Password=…;), spaces and all, and of a JDBC
+		// URL's query (?user=…&password=…): after a ';', '?' or '&', or
+		// ended by a ';'. PWD=/home/dev alone is the working directory.
+		{Name: "conn_string_password", Pattern: `(?i)(?:[;?&]\s*(?:password|pwd)\s*=\s*(?:\{(?P<secret>[^}\n]+)\}|(?P<secret>[^;&"'\n]*[^;&"'\s]))|(?:password|pwd)\s*=\s*(?P<secret>[^;&"'\n]*[^;&"'\s])\s*;)`},
 		// Environment-style assignments (upper case, no space around '='):
-		// DB_PASS=…, GH_TOKEN="…", SIGNING_KEY='…'. The name is kept. A
-		// name that only starts with such a word (TOKEN_LIMIT=5) is not a
-		// secret's, and a value needs 4 characters or more.
-		{Name: "env_secret", Pattern: `[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY)=(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|(?P<secret>[^\s"'` + "`" + `;&|<>]{4,}))`},
-		// A value in quotes is redacted whole, spaces and all.
-		{Name: "secret_assignment", Pattern: `(?i)(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)["']?\s*[:=]\s*(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|["']?(?P<secret>[^\s"',;]{4,}))`},
+		// DB_PASS=…, GH_TOKEN="…", SIGNING_KEY='…', SECRET_KEY_BASE=…, and
+		// with the quotes escaped (-e DB_PASSWORD=\"…\" in a quoted
+		// command). The name is kept. A name that only starts with such a
+		// word (TOKEN_LIMIT=5) is not a secret's, and a value needs 4
+		// characters or more.
+		{Name: "env_secret", Pattern: `[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|KEY_BASE)=\\*(?:"(?P<secret>[^"\n]{4,}?)\\*"|'(?P<secret>[^'\n]{4,}?)\\*'|(?P<secret>[^\s"'` + "`" + `;&|<>\\][^\s"'` + "`" + `;&|<>]{3,}))`},
+		// A value in quotes is redacted whole, spaces and all; quotes
+		// escaped with backslashes (curl -d "{\"password\":\"…\"}") are
+		// quotes too.
+		{Name: "secret_assignment", Pattern: `(?i)(?:password|passwd|secret|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?token|client[_\-]?secret)\\*["']?\s*(?::=|[:=])\s*(?:\\*"(?P<secret>[^"\n]{4,}?)\\*"|\\*'(?P<secret>[^'\n]{4,}?)\\*'|\\*["']?(?P<secret>[^\s"',;\\][^\s"',;]{3,}))`},
+		// YAML (and .env-like) lines whose key ends like a secret's name:
+		// token: …, session_token: …, password: …, with the value to the
+		// end of the line, comment excepted.
+		{Name: "yaml_secret", Pattern: `(?im)^[ \t]*(?:- )?["']?[A-Za-z0-9_\-.]*(?:token|password|passwd|secret|api_?key|access_?key|private_?key)["']?[ \t]*:[ \t]+(?:"(?P<secret>[^"\n]{4,})"|'(?P<secret>[^'\n]{4,})'|(?P<secret>[^\s"'#|>&*!{\[][^\n#]{3,}?))[ \t]*(?:#.*)?$`},
+		// A JSON member named like a secret written in text (a tool's
+		// output quoting a response, JSON inside a shell command, its
+		// quotes escaped): "session_token": "…", \"cookie\":\"…\". A
+		// string that is one JSON document is decoded instead (see Clean).
+		{Name: "json_secret_member", Pattern: `(?i)"[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|secret|token|api[_\-]?key|private[_\-]?key|access[_\-]?key|authorization|credentials?|cookie)\\*"\s*:\s*\\*"(?P<secret>[^"\n]+?)\\*"`},
 	}
 	for i := range rules {
 		rules[i].Enabled = true
