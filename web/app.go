@@ -50,7 +50,7 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
 	if cfg.Log == nil {
-		cfg.Log = slog.Default()
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mneme",

@@ -85,7 +85,7 @@ type Worker struct {
 	Import *transcript.Job
 
 	dataDir  string
-	log      *slog.Logger
+	log      *slog.Logger // opts.Log behind the privacy pipeline: see Log
 	problem  atomic.Value // string: the last CheckHealth's finding
 	readOnly atomic.Bool  // the database could not be written at start
 	// readOnlyErr is why, as SQLite said; readOnlyCause what diagnose
@@ -99,7 +99,7 @@ type Worker struct {
 // New opens the database in opts.DataDir and assembles the worker.
 func New(ctx context.Context, opts Options) (*Worker, error) {
 	if opts.Log == nil {
-		opts.Log = slog.Default()
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	path := filepath.Join(opts.DataDir, "mneme.db")
 	var store *models.Store
@@ -127,7 +127,20 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	broker := sse.NewBroker()
 	store.Writer.OnCommit(broker.Publish)
-	svc, err := capture.New(ctx, store)
+	// The privacy pipeline of every stored string is also the logs' and
+	// the hook's: every part of the worker logs through it (until the
+	// capture service holds the stored settings, through the built-in
+	// ones), it shares the key of cleaned identifiers with the hook, and
+	// hands the hook its rules.
+	var svc *capture.Service
+	builtin := ingest.NewPolicy(models.DefaultSettings())
+	opts.Log = newCleanLogger(opts.Log, func(s string) string {
+		if svc == nil {
+			return builtin.Clean(s)
+		}
+		return svc.Policy().Clean(s)
+	})
+	svc, err = capture.New(ctx, store, opts.Log)
 	if err != nil {
 		broker.Close()
 		store.Close()
@@ -135,10 +148,6 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	rb := &recall.Builder{Store: store, Policy: svc.Policy}
 	svc.Context, svc.Files = rb, rb
-	// The privacy pipeline of every stored string is also the logs' and
-	// the hook's: the worker logs through it, shares the key of cleaned
-	// identifiers with the hook, and hands the hook its rules.
-	opts.Log = newCleanLogger(opts.Log, func(s string) string { return svc.Policy().Clean(s) })
 	if key, err := privacy.LoadIDKey(opts.DataDir); err != nil {
 		opts.Log.Warn("no key for cleaned identifiers: they are hashed without one", "err", err)
 	} else {
@@ -205,6 +214,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.App = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	return w, nil
 }
+
+// Log is the worker's logger: what it was given, behind the privacy
+// pipeline (every message, string and error redacted by the rules in
+// force). Whatever logs for the worker logs through it.
+func (w *Worker) Log() *slog.Logger { return w.log }
 
 // writeRules hands the redaction rules in force to the hook, which has no
 // database, in <data>/redaction.json: the hook redacts with them before it

@@ -7,6 +7,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,15 +52,20 @@ type Service struct {
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
 	now      func() time.Time
+	log      *slog.Logger // the worker's redacting logger
 }
 
-// New builds the service with the stored settings.
-func New(ctx context.Context, store *models.Store) (*Service, error) {
+// New builds the service with the stored settings. It logs what it cannot
+// do for an event (context, summaries) to log, the worker's logger.
+func New(ctx context.Context, store *models.Store, log *slog.Logger) (*Service, error) {
+	if log == nil {
+		return nil, errors.New("capture.New: no logger")
+	}
 	st, err := store.LoadSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, now: func() time.Time { return time.Now().UTC() }}
+	s := &Service{Store: store, log: log, now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }

@@ -57,7 +57,7 @@ const (
 // NewQueue builds a queue over store with the default timings.
 func NewQueue(store *models.Store, settings func() models.Settings, log *slog.Logger) *Queue {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	return &Queue{
 		Store: store, Settings: settings, Log: log,
