@@ -4,8 +4,11 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,16 +25,29 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// globals are the flags every subcommand shares.
+// globals are the flags every subcommand shares, and what a command that
+// runs until interrupted runs under.
 type globals struct {
 	port    int
 	dataDir string
+	// signals is the context `mneme tail` follows the stream under:
+	// cancelled by Ctrl-C or SIGTERM (interrupted); tests pass their own.
+	signals func() (context.Context, context.CancelFunc)
+}
+
+// interrupted is a context cancelled by Ctrl-C or SIGTERM.
+func interrupted() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // run executes the command line and returns the exit code, so tests can run
 // subcommands in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globals{}
+	return runWith(&globals{signals: interrupted}, args, stdin, stdout, stderr)
+}
+
+// runWith is run with g's signals; the flags fill in the rest of g.
+func runWith(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := 0
 	root := &cobra.Command{
 		Use:           "mneme",
@@ -46,16 +62,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
+	// Every subcommand, in the order of `mneme help`.
 	root.AddCommand(
 		serveCmd(g, &code),
 		hookCmd(g),
 		installCmd(g, false),
 		installCmd(g, true),
 		statusCmd(g, &code),
+		openCmd(g, &code),
+		tailCmd(g, &code),
+		searchCmd(g, &code),
+		showCmd(g, &code),
+		exportCmd(g, &code),
+		importCmd(g, &code),
+		backupCmd(g, &code),
+		restoreCmd(g, &code),
+		forgetCmd(g, &code),
+		tokenCmd(g, &code),
+		mcpCmd(g, &code),
+		migrateCmd(g, &code),
 	)
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(g, &code))
-	}
 	if err := root.Execute(); err != nil {
 		io.WriteString(stderr, "mneme: "+err.Error()+"\n")
 		if code == 0 {
@@ -64,8 +90,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return code
 }
-
-// extraCommands lets files add subcommands without touching run.
-var extraCommands []func(g *globals, code *int) *cobra.Command
 
 func defaultDataDir() string { return hooks.DefaultDataDir() }
