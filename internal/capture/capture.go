@@ -51,6 +51,7 @@ type Service struct {
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
+	projects *ingest.Projects // the projects of the cwds seen lately
 	now      func() time.Time
 	log      *slog.Logger // the worker's redacting logger
 }
@@ -65,7 +66,7 @@ func New(ctx context.Context, store *models.Store, log *slog.Logger) (*Service, 
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, log: log, now: func() time.Time { return time.Now().UTC() }}
+	s := &Service{Store: store, log: log, projects: ingest.NewProjects(ingest.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -207,7 +208,7 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 func (s *Service) project(p *ingest.Payload) ingest.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
-	proj := ingest.ResolveProject(cwd)
+	proj := s.projects.Resolve(cwd)
 	switch {
 	case p.Project != "":
 		proj.Name = p.Project
