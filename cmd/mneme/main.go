@@ -49,6 +49,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runWith is run with g's signals; the flags fill in the rest of g.
 func runWith(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := 0
+	root := newRoot(g, &code)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		io.WriteString(stderr, "mneme: "+err.Error()+"\n")
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// newRoot is the mneme command with its global flags and every
+// subcommand; a subcommand sets *code to its exit code.
+func newRoot(g *globals, code *int) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mneme",
 		Short:         "A persistent memory for Claude Code",
@@ -58,37 +75,26 @@ func runWith(g *globals, args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	root.PersistentFlags().IntVar(&g.port, "port", hooks.EnvInt(hooks.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hooks.EnvOr(hooks.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetArgs(args)
-	// Every subcommand, in the order of `mneme help`.
 	root.AddCommand(
-		serveCmd(g, &code),
+		serveCmd(g, code),
 		hookCmd(g),
 		installCmd(g, false),
 		installCmd(g, true),
-		statusCmd(g, &code),
-		openCmd(g, &code),
-		tailCmd(g, &code),
-		searchCmd(g, &code),
-		showCmd(g, &code),
-		exportCmd(g, &code),
-		importCmd(g, &code),
-		backupCmd(g, &code),
-		restoreCmd(g, &code),
-		forgetCmd(g, &code),
-		tokenCmd(g, &code),
-		mcpCmd(g, &code),
-		migrateCmd(g, &code),
+		statusCmd(g, code),
+		openCmd(g, code),
+		tailCmd(g, code),
+		searchCmd(g, code),
+		showCmd(g, code),
+		exportCmd(g, code),
+		importCmd(g, code),
+		backupCmd(g, code),
+		restoreCmd(g, code),
+		forgetCmd(g, code),
+		tokenCmd(g, code),
+		mcpCmd(g, code),
+		migrateCmd(g, code),
 	)
-	if err := root.Execute(); err != nil {
-		io.WriteString(stderr, "mneme: "+err.Error()+"\n")
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return root
 }
 
 func defaultDataDir() string { return hooks.DefaultDataDir() }
