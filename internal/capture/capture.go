@@ -56,17 +56,31 @@ type Service struct {
 	log      *slog.Logger // the worker's redacting logger
 }
 
-// New builds the service with the stored settings. It logs what it cannot
-// do for an event (context, summaries) to log, the worker's logger.
-func New(ctx context.Context, store *models.Store, log *slog.Logger) (*Service, error) {
-	if log == nil {
+// Deps are what the service uses besides the store; Log is required, the
+// rest may be nil (nothing injected, no file gate, no summaries).
+type Deps struct {
+	Context   ContextBuilder
+	Files     FileRecaller
+	Summaries SummaryQueue
+	// IDKey keys the hash of cleaned identifiers (privacy.LoadIDKey: the
+	// hook uses the same one); nil hashes them without a key.
+	IDKey []byte
+	// Log is the worker's logger: the service logs what it cannot do for
+	// an event (context, summaries) there.
+	Log *slog.Logger
+}
+
+// New builds the service with the stored settings and its dependencies.
+func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
+	if d.Log == nil {
 		return nil, errors.New("capture.New: no logger")
 	}
 	st, err := store.LoadSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, log: log, projects: ingest.NewProjects(ingest.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
+	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
+		log: d.Log, projects: ingest.NewProjects(ingest.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
