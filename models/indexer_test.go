@@ -119,20 +119,7 @@ func TestSearchIndexInBackground(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		n, err := s.PendingIndex(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rows still queued a minute after the last write", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitIndexed(t, s, "the last write")
 	var indexed int64
 	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'bgword'`).Scan(&indexed)
 	if indexed != 50 {
@@ -174,19 +161,26 @@ func TestSearchIndexerErrorsCounted(t *testing.T) {
 	if err := s.DB.Exec(`ALTER TABLE observations_fts_away RENAME TO observations_fts`).Error; err != nil {
 		t.Fatal(err)
 	}
+	waitIndexed(t, s, "the index came back")
+	if after := s.IndexerStats(); after.Errors < st.Errors {
+		t.Fatalf("the count went down: %+v, then %+v", st, after)
+	}
+}
+
+// waitIndexed waits (a minute at most) until the background indexer has
+// indexed every queued row.
+func waitIndexed(t *testing.T, s *Store, since string) {
+	t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		n, err := s.PendingIndex(ctx)
+		n, err := s.PendingIndex(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d rows still queued a minute after the index came back", n)
+			t.Fatalf("%d rows still queued a minute after %s", n, since)
 		}
-	}
-	if after := s.IndexerStats(); after.Errors < st.Errors {
-		t.Fatalf("the count went down: %+v, then %+v", st, after)
 	}
 }

@@ -86,24 +86,7 @@ func TestServeDatabaseURL(t *testing.T) {
 	// The test cluster trusts loopback connections: any password does.
 	u.User = url.UserPassword("postgres", "hunter2-db-password")
 	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := serve(ctx, serveOptions{Host: "127.0.0.1", Port: freePort(t), DataDir: dir, DatabaseURL: u.String(),
-			Stdout: &stdout, Stderr: &stderr, Ready: func(addr string) { ready <- addr }})
-		done <- err
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serve: %v: %s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start in 60 s")
-	}
+	addr, stop, stderr := serveInProcess(t, serveOptions{DataDir: dir, DatabaseURL: u.String()})
 	secret, err := hooks.Secret(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -120,8 +103,7 @@ func TestServeDatabaseURL(t *testing.T) {
 	if err != nil || h.Backend != "postgres" || h.Database != u.Host+u.Path {
 		t.Errorf("health: backend %q database %q (%v), want postgres %s%s", h.Backend, h.Database, err, u.Host, u.Path)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	logs := stderr.String()
@@ -152,25 +134,8 @@ func TestServeLogHoldsNoSecret(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sp.Dir, "pending.jsonl"), append(line, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := serve(ctx, serveOptions{Host: "127.0.0.1", Port: freePort(t), DataDir: dir,
-			Stdout: &stdout, Stderr: &stderr, Ready: func(addr string) { ready <- addr }})
-		done <- err
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("serve: %v: %s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start in 60 s")
-	}
-	cancel()
-	if err := <-done; err != nil {
+	_, stop, stderr := serveInProcess(t, serveOptions{DataDir: dir})
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	file, err := os.ReadFile(filepath.Join(dir, "logs", "mneme.log"))
@@ -188,4 +153,29 @@ func TestServeLogHoldsNoSecret(t *testing.T) {
 			t.Errorf("%s: the secret is not shown redacted: %s", name, logs)
 		}
 	}
+}
+
+// serveInProcess runs serve with o on loopback and a free port until stop,
+// which returns what serve returned; read stderr after stop.
+func serveInProcess(t *testing.T, o serveOptions) (addr string, stop func() error, stderr *bytes.Buffer) {
+	t.Helper()
+	stderr = new(bytes.Buffer)
+	o.Host, o.Port, o.Stdout, o.Stderr = "127.0.0.1", freePort(t), new(bytes.Buffer), stderr
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	o.Ready = func(addr string) { ready <- addr }
+	go func() {
+		_, err := serve(ctx, o)
+		done <- err
+	}()
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v: %s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not start in 60 s")
+	}
+	return addr, func() error { cancel(); return <-done }, stderr
 }
