@@ -21,7 +21,7 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	failures, err := boolParam(c, "failures")
+	failures, err := failuresParam(c)
 	if err != nil {
 		return err
 	}

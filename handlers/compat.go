@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -161,9 +160,9 @@ func (h *Handler) InjectContext(c *fiber.Ctx) error {
 
 // CompatContext serves jikime-mem's GET /api/context?limit=&project=.
 func (h *Handler) CompatContext(c *fiber.Ctx) error {
-	limit, _ := strconv.Atoi(c.Query("limit", "20"))
-	if limit <= 0 || limit > 500 {
-		return badRequest("limit must be between 1 and 500")
+	limit, err := intParam(c, "limit", 20, 1, 500)
+	if err != nil {
+		return err
 	}
 	text, err := h.Capture.PreviewContext(c.UserContext(), c.Query("project"))
 	if err != nil {

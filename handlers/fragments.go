@@ -59,9 +59,10 @@ func (h *Handler) ShowEventFragment(c *fiber.Ctx) error {
 
 // feedQuery parses the feed's filters and offset.
 func feedQuery(c *fiber.Ctx) (views.FeedFilter, int, error) {
-	f := views.FeedFilter{
-		Project: c.Query("project"), Kind: c.Query("kind"), Tool: c.Query("tool"),
-		FailuresOnly: c.Query("failures") == "1" || c.Query("failures") == "on",
+	f := views.FeedFilter{Project: c.Query("project"), Kind: c.Query("kind"), Tool: c.Query("tool")}
+	var err error
+	if f.FailuresOnly, err = failuresParam(c); err != nil {
+		return f, 0, err
 	}
 	offset, err := offsetParam(c)
 	return f, offset, err

@@ -62,7 +62,12 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	}
 	if h.Store.Postgres() {
 		ls := h.Store.ListenerStats()
+		ls.LastError = h.clean(ls.LastError)
 		out.Listener = &ls
+	} else {
+		is := h.Store.IndexerStats()
+		is.LastError = h.clean(is.LastError)
+		out.Indexer = &is
 	}
 	if h.Status != nil {
 		if p := h.Status(); p != "" {
@@ -84,4 +89,13 @@ func databaseName(s *models.Store) string {
 		return ""
 	}
 	return u.Host + u.Path
+}
+
+// clean passes s through the privacy pipeline in force: text the handlers
+// show that no event went through (a database's error message).
+func (h *Handler) clean(s string) string {
+	if s == "" || h.Capture == nil {
+		return s
+	}
+	return h.Capture.Policy().Clean(s)
 }

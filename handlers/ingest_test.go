@@ -656,8 +656,10 @@ func TestCompatJikimeMem(t *testing.T) {
 	if !ctx.Success || ctx.Limit != 5 || !strings.Contains(ctx.Context, "health") {
 		t.Errorf("context: %+v", ctx)
 	}
-	if status, _ := srv.Get(t, "/api/context?limit=0"); status != http.StatusBadRequest {
-		t.Errorf("limit=0 must be refused, got %d", status)
+	for _, bad := range []string{"0", "abc", "501", "5x"} {
+		if status, body := srv.Get(t, "/api/context?limit="+bad); status != http.StatusBadRequest || !strings.Contains(string(body), "limit must be a whole number from 1 to 500") {
+			t.Errorf("limit=%s must be refused with its reason, got %d: %s", bad, status, body)
+		}
 	}
 }
 

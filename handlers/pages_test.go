@@ -174,7 +174,9 @@ func TestEventFragment(t *testing.T) {
 		{"/fragments/event/0", 400},
 		{"/fragments/event/abc", 400},
 		{"/fragments/event/99999", 404},
-		{"/fragments/event/2?failures=1", 204},        // a prompt, hidden by an observation filter
+		{"/fragments/event/2?failures=1", 204},     // a prompt, hidden by an observation filter
+		{"/fragments/event/2?failures=maybe", 400}, // the flag is read as /api/observations reads it
+		{"/fragments/event/2?failures=true", 204},
 		{"/fragments/event/2?project=other", 204},     // another project
 		{"/fragments/event/2?project=notes-app", 200}, // its project
 	}

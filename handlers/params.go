@@ -140,6 +140,11 @@ func boolParam(c *fiber.Ctx, name string) (bool, error) {
 	return false, invalidParam("%s must be 1 or 0 (true or false)", name)
 }
 
+// failuresParam reads the failures filter of the feed and of
+// /api/observations: only failed tool calls (a boolParam; the feed's
+// checkbox sends "on").
+func failuresParam(c *fiber.Ctx) (bool, error) { return boolParam(c, "failures") }
+
 // dayParam reads an optional date, YYYY-MM-DD.
 func dayParam(c *fiber.Ctx, name string) (time.Time, error) {
 	v := c.Query(name)

@@ -82,8 +82,9 @@ func (tx *Tx) indexPending(limit int) (int64, error) {
 
 // indexer flushes the search index in the background until the store
 // closes: after a tick in which the writer committed nothing but the
-// indexer's own work, or when indexBacklog rows wait. Errors are left for
-// the next round (or the next search) to meet.
+// indexer's own work, or when indexBacklog rows wait. A failed round is
+// counted (IndexerStats) and tried again at the next tick, or by the next
+// search.
 func (s *Store) indexer() {
 	defer close(s.idxDone)
 	if s.Postgres() {
@@ -99,8 +100,12 @@ func (s *Store) indexer() {
 		case <-t.C:
 		}
 		ops := s.Writer.Stats().Ops
-		if ops == seen || s.queuedRows() >= indexBacklog {
-			_ = s.FlushSearchIndex(context.Background())
+		queued, err := s.queuedRows()
+		if err == nil && (ops == seen || queued >= indexBacklog) {
+			err = s.FlushSearchIndex(context.Background())
+		}
+		if err != nil {
+			s.idxErrs.add(err, "")
 		}
 		seen = s.Writer.Stats().Ops
 	}
@@ -108,8 +113,8 @@ func (s *Store) indexer() {
 
 // queuedRows is how many rows at most wait for the search index: the span
 // of the queue's ids, read from the ends of its primary key.
-func (s *Store) queuedRows() int64 {
+func (s *Store) queuedRows() (int64, error) {
 	var n int64
-	_ = s.DB.Raw(`SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM observations_fts_pending`).Row().Scan(&n)
-	return n
+	err := s.DB.Raw(`SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM observations_fts_pending`).Row().Scan(&n)
+	return n, err
 }

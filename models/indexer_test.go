@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,26 +119,68 @@ func TestSearchIndexInBackground(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		n, err := s.PendingIndex(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d rows still queued a minute after the last write", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitIndexed(t, s, "the last write")
 	var indexed int64
 	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'bgword'`).Scan(&indexed)
 	if indexed != 50 {
 		t.Fatalf("%d of 50 rows in the index", indexed)
 	}
-	if q := s.queuedRows(); q != 0 {
-		t.Fatalf("queuedRows = %d with nothing queued", q)
+	if q, err := s.queuedRows(); err != nil || q != 0 {
+		t.Fatalf("queuedRows = %d (%v) with nothing queued", q, err)
+	}
+}
+
+// A round of the background indexer that fails is counted, with its error,
+// and the indexer goes on: once the index can be written again it catches
+// up, and the count stays.
+func TestSearchIndexerErrorsCounted(t *testing.T) {
+	pgtest.SkipOnPostgres(t, "FTS5's background indexer (PostgreSQL indexes in the commit)")
+	s := openTestStore(t)
+	ctx := context.Background()
+	if st := s.IndexerStats(); st.Errors != 0 || st.LastError != "" {
+		t.Fatalf("a new store's indexer has errors: %+v", st)
+	}
+	// The index's table is gone (renamed away): indexing fails.
+	if err := s.DB.Exec(`ALTER TABLE observations_fts RENAME TO observations_fts_away`).Error; err != nil {
+		t.Fatal(err)
+	}
+	sess := testSession(t, s, "idx-err")
+	o := Observation{SessionID: sess, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: "lostword"}
+	if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.QueueObservation(&o, func(*Observation) any { return nil }) }); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); s.IndexerStats().Errors == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the indexer failed for a minute and counted nothing")
+		}
+	}
+	st := s.IndexerStats()
+	if !strings.Contains(st.LastError, "observations_fts") || st.LastErrorAt.IsZero() {
+		t.Fatalf("indexer stats %+v: the last error does not say what failed", st)
+	}
+	if err := s.DB.Exec(`ALTER TABLE observations_fts_away RENAME TO observations_fts`).Error; err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, s, "the index came back")
+	if after := s.IndexerStats(); after.Errors < st.Errors {
+		t.Fatalf("the count went down: %+v, then %+v", st, after)
+	}
+}
+
+// waitIndexed waits (a minute at most) until the background indexer has
+// indexed every queued row.
+func waitIndexed(t *testing.T, s *Store, since string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		n, err := s.PendingIndex(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d rows still queued a minute after %s", n, since)
+		}
 	}
 }

@@ -86,6 +86,7 @@ type eventListener struct {
 	last      atomic.Int64 // the id of the last event published
 	connects  atomic.Int64
 	published atomic.Int64
+	errs      errorCount // connections refused or lost, reads failed
 }
 
 func newEventListener(s *Store) *eventListener { return &eventListener{store: s} }
@@ -99,6 +100,10 @@ type ListenerStats struct {
 	Published int64 `json:"published"`
 	// LastID is the id of the last event published.
 	LastID int64 `json:"lastId"`
+	// BackgroundErrors count what failed: a connection that could not be
+	// made or was lost, a read of the log. Events still flow while they
+	// last (the log is read again at the next attempt), only later.
+	BackgroundErrors
 }
 
 // ListenerStats reports what the event listener did; zero on SQLite or
@@ -108,7 +113,7 @@ func (s *Store) ListenerStats() ListenerStats {
 	if l == nil {
 		return ListenerStats{}
 	}
-	return ListenerStats{Connects: l.connects.Load(), Published: l.published.Load(), LastID: l.last.Load()}
+	return ListenerStats{Connects: l.connects.Load(), Published: l.published.Load(), LastID: l.last.Load(), BackgroundErrors: l.errs.stats()}
 }
 
 // start sets fn as where events go and, the first time, starts following
@@ -154,6 +159,7 @@ func (l *eventListener) run(ctx context.Context, haveTail bool) {
 			// The log's end could not be read at start: read it now.
 			t, err := l.store.LastEventID(ctx)
 			if err != nil {
+				l.fail(ctx, err)
 				if !pause(ctx, backoff) {
 					return
 				}
@@ -165,7 +171,8 @@ func (l *eventListener) run(ctx context.Context, haveTail bool) {
 		}
 		conn, err := l.connect(ctx)
 		if err != nil {
-			_ = l.catchUp(ctx)
+			l.fail(ctx, err)
+			l.fail(ctx, l.catchUp(ctx))
 			if !pause(ctx, backoff) {
 				return
 			}
@@ -173,7 +180,7 @@ func (l *eventListener) run(ctx context.Context, haveTail bool) {
 			continue
 		}
 		backoff = listenBackoffMin
-		_ = l.follow(ctx, conn)
+		l.fail(ctx, l.follow(ctx, conn))
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 		conn.Close(closeCtx)
 		cancel()
@@ -206,7 +213,7 @@ func (l *eventListener) connect(ctx context.Context) (*pgx.Conn, error) {
 // the log on each one and every listenPoll. It returns when ctx ends or
 // the connection fails.
 func (l *eventListener) follow(ctx context.Context, conn *pgx.Conn) error {
-	_ = l.catchUp(ctx)
+	l.fail(ctx, l.catchUp(ctx))
 	for {
 		wctx, cancel := context.WithTimeout(ctx, listenPoll)
 		n, err := conn.WaitForNotification(wctx)
@@ -226,8 +233,8 @@ func (l *eventListener) follow(ctx context.Context, conn *pgx.Conn) error {
 			}
 		}
 		// A notification, or none for listenPoll: read the log. A failed
-		// read is tried again at the next one.
-		_ = l.catchUp(ctx)
+		// read is counted, and tried again at the next one.
+		l.fail(ctx, l.catchUp(ctx))
 	}
 }
 
@@ -252,6 +259,14 @@ func (l *eventListener) catchUp(ctx context.Context) error {
 		if len(events) < listenBatch {
 			return nil
 		}
+	}
+}
+
+// fail counts err, unless it is nil or the listener is stopping (its
+// context ended: the error is the stop, not a failure).
+func (l *eventListener) fail(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		l.errs.add(err, l.store.url)
 	}
 }
 

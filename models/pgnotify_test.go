@@ -144,6 +144,9 @@ func TestNotifyTwoReplicas(t *testing.T) {
 	if sa.Connects != 1 || sb.Connects != 1 {
 		t.Fatalf("listeners reconnected: A %d, B %d connections", sa.Connects, sb.Connects)
 	}
+	if sa.Errors != 0 || sb.Errors != 0 {
+		t.Fatalf("listeners that never lost their connection counted errors: A %+v, B %+v", sa, sb)
+	}
 }
 
 // TestNotifyStartsAtTail: a replica that starts publishes what is
@@ -254,6 +257,12 @@ func TestNotifyReconnect(t *testing.T) {
 				t.Fatalf("round %d: not reconnected: A %+v, B %+v", round, a.ListenerStats(), b.ListenerStats())
 			}
 			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	// Each lost connection is an error the listener counts and keeps.
+	for name, st := range map[string]ListenerStats{"A": a.ListenerStats(), "B": b.ListenerStats()} {
+		if st.Errors < 3 || st.LastError == "" || st.LastErrorAt.IsZero() {
+			t.Errorf("replica %s lost its connection 3 times, its stats say %+v", name, st)
 		}
 	}
 	t.Logf("A %+v B %+v", a.ListenerStats(), b.ListenerStats())

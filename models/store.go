@@ -46,6 +46,7 @@ type Store struct {
 	ckptStop, ckptDone chan struct{} // ckptStop stops the indexer too
 	idxDone            chan struct{}
 	ckptOnce           sync.Once
+	idxErrs            errorCount // the background indexer's
 }
 
 // checkpointEvery is how often the WAL is copied back into the database,

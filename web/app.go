@@ -15,7 +15,6 @@ import (
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
-	"github.com/mneme-dev/mneme/web/auth"
 )
 
 // DefaultBodyLimit caps request bodies (2 MiB).
@@ -31,11 +30,6 @@ type Config struct {
 	// on a personal worker, which answers to loopback names only (DNS
 	// rebinding cannot reach it).
 	AllowedHosts []string
-	// Secret is the worker's secret (<data>/secret or MNEME_TOKEN). Every
-	// request over TCP must carry it, or the login cookie derived from it
-	// (see authenticate); requests over the unix socket are the owner's.
-	// It must not be empty.
-	Secret string
 	// Dev serves static files from disk.
 	Dev bool
 	// BodyLimit caps request bodies; 0 means DefaultBodyLimit.
@@ -44,13 +38,17 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// New builds the Fiber app around h.
-func New(cfg Config, h *handlers.Handler) *fiber.App {
+// New builds the Fiber app around h, which holds every part it needs (its
+// Auth too: the token and login checks use it).
+func New(cfg Config, h *handlers.Handler) (*fiber.App, error) {
+	if h == nil || h.Auth == nil {
+		return nil, errors.New("web.New: a handler with its Auth is required")
+	}
 	if cfg.BodyLimit == 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
 	if cfg.Log == nil {
-		cfg.Log = slog.Default()
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mneme",
@@ -64,14 +62,11 @@ func New(cfg Config, h *handlers.Handler) *fiber.App {
 	})
 	app.Use(recover.New())
 	app.Use(securityHeaders)
-	if h.Auth == nil {
-		h.Auth = auth.New(cfg.Secret) // panics on an empty secret
-	}
 	app.Use(checkHost(cfg.Port, cfg.AllowedHosts))
 	app.Use(identify(h))
 	app.Use(checkOrigin(cfg.Port, cfg.AllowedHosts))
 	routes(app, cfg, h)
-	return app
+	return app, nil
 }
 
 // apiError is the JSON body of every API error.

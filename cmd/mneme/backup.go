@@ -15,8 +15,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, backupCmd, restoreCmd) }
-
 // backupCmd is `mneme backup FILE`: the running worker takes a consistent
 // snapshot while it goes on ingesting (GET /api/backup, VACUUM INTO);
 // the copy is written to FILE.part (0600), synced, checked with PRAGMA

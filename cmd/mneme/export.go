@@ -18,8 +18,6 @@ import (
 	reports "github.com/mneme-dev/mneme/internal/report"
 )
 
-func init() { extraCommands = append(extraCommands, exportCmd) }
-
 // exportCmd is `mneme export`: a session report, or a project's sessions
 // since a date, fetched from the worker's export API (the same function
 // serves the download button) and streamed to a file or stdout.

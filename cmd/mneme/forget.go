@@ -17,8 +17,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, forgetCmd) }
-
 // forgetCmd is `mneme forget`: an observation, a prompt with its turn, a
 // session or a project deleted for good by the worker (DELETE
 // /api/{observations,prompts,sessions,projects}/…), after showing what

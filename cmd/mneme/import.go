@@ -24,8 +24,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, importCmd) }
-
 // importCmd is `mneme import`: backfill memory from Claude Code's
 // transcripts, through the worker's hook ingest, as if the hooks had run.
 func importCmd(g *globals, code *int) *cobra.Command {

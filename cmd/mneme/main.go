@@ -4,8 +4,11 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,40 +25,35 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// globals are the flags every subcommand shares.
+// globals are the flags every subcommand shares, and what a command that
+// runs until interrupted runs under.
 type globals struct {
 	port    int
 	dataDir string
+	// signals is the context `mneme tail` follows the stream under:
+	// cancelled by Ctrl-C or SIGTERM (interrupted); tests pass their own.
+	signals func() (context.Context, context.CancelFunc)
+}
+
+// interrupted is a context cancelled by Ctrl-C or SIGTERM.
+func interrupted() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // run executes the command line and returns the exit code, so tests can run
 // subcommands in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globals{}
+	return runWith(&globals{signals: interrupted}, args, stdin, stdout, stderr)
+}
+
+// runWith is run with g's signals; the flags fill in the rest of g.
+func runWith(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := 0
-	root := &cobra.Command{
-		Use:           "mneme",
-		Short:         "A persistent memory for Claude Code",
-		Version:       version,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.PersistentFlags().IntVar(&g.port, "port", hooks.EnvInt(hooks.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hooks.EnvOr(hooks.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root := newRoot(g, &code)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
-	root.AddCommand(
-		serveCmd(g, &code),
-		hookCmd(g),
-		installCmd(g, false),
-		installCmd(g, true),
-		statusCmd(g, &code),
-	)
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(g, &code))
-	}
 	if err := root.Execute(); err != nil {
 		io.WriteString(stderr, "mneme: "+err.Error()+"\n")
 		if code == 0 {
@@ -65,7 +63,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return code
 }
 
-// extraCommands lets files add subcommands without touching run.
-var extraCommands []func(g *globals, code *int) *cobra.Command
+// newRoot is the mneme command with its global flags and every
+// subcommand; a subcommand sets *code to its exit code.
+func newRoot(g *globals, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "mneme",
+		Short:         "A persistent memory for Claude Code",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().IntVar(&g.port, "port", hooks.EnvInt(hooks.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hooks.EnvOr(hooks.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root.AddCommand(
+		serveCmd(g, code),
+		hookCmd(g),
+		installCmd(g, false),
+		installCmd(g, true),
+		statusCmd(g, code),
+		openCmd(g, code),
+		tailCmd(g, code),
+		searchCmd(g, code),
+		showCmd(g, code),
+		exportCmd(g, code),
+		importCmd(g, code),
+		backupCmd(g, code),
+		restoreCmd(g, code),
+		forgetCmd(g, code),
+		tokenCmd(g, code),
+		mcpCmd(g, code),
+		migrateCmd(g, code),
+	)
+	return root
+}
 
 func defaultDataDir() string { return hooks.DefaultDataDir() }

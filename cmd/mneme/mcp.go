@@ -19,8 +19,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/mcp"
 )
 
-func init() { extraCommands = append(extraCommands, mcpCmd) }
-
 // mcpCmd is `mneme mcp`: the MCP server Claude Code starts over stdio.
 func mcpCmd(g *globals, _ *int) *cobra.Command {
 	return &cobra.Command{

@@ -18,8 +18,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, migrateCmd) }
-
 // `mneme migrate --to postgres://…` copies a SQLite memory into a
 // PostgreSQL one (team mode). It reuses the full export's restore
 // (models.Tx.Restore): rows are written as they were stored (redacted

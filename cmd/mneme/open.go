@@ -14,8 +14,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/api"
 )
 
-func init() { extraCommands = append(extraCommands, openCmd) }
-
 // openCmd is `mneme open`: the viewer, logged in, through a one-time link
 // asked for over the socket (starting the worker first if none runs).
 func openCmd(g *globals, _ *int) *cobra.Command {

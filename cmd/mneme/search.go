@@ -19,8 +19,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, searchCmd, showCmd) }
-
 func searchCmd(g *globals, code *int) *cobra.Command {
 	var project, typ, tool string
 	var limit int

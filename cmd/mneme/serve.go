@@ -94,9 +94,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	if logsErr == nil {
 		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
 	}
+	// Until the worker is built, and its redacting logger with it, what
+	// is logged holds no event and no setting.
 	log, closeLog := newLogger(o.Stderr, filepath.Join(o.DataDir, "logs", "mneme.log"))
 	defer closeLog()
-	slog.SetDefault(log)
 	if logsErr != nil {
 		log.Warn("no log file in the data directory", "err", logsErr)
 	}
@@ -149,6 +150,12 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 		}
 		return 1, err
 	}
+	// From here on, everything logs through the worker's logger, which
+	// redacts: this function, the worker's parts, and whatever a library
+	// writes to slog's or the log package's default (never mneme's own
+	// code: see TestNoGlobalLogger).
+	log = w.Log()
+	slog.SetDefault(log)
 	app := w.App
 	// The spool directory exists from the start, so hooks can still spool
 	// into it if the data directory later becomes read-only.

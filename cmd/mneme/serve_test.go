@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,24 +86,7 @@ func TestServeDatabaseURL(t *testing.T) {
 	// The test cluster trusts loopback connections: any password does.
 	u.User = url.UserPassword("postgres", "hunter2-db-password")
 	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		_, err := serve(ctx, serveOptions{Host: "127.0.0.1", Port: freePort(t), DataDir: dir, DatabaseURL: u.String(),
-			Stdout: &stdout, Stderr: &stderr, Ready: func(addr string) { ready <- addr }})
-		done <- err
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serve: %v: %s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start in 60 s")
-	}
+	addr, stop, stderr := serveInProcess(t, serveOptions{DataDir: dir, DatabaseURL: u.String()})
 	secret, err := hooks.Secret(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +103,79 @@ func TestServeDatabaseURL(t *testing.T) {
 	if err != nil || h.Backend != "postgres" || h.Database != u.Host+u.Path {
 		t.Errorf("health: backend %q database %q (%v), want postgres %s%s", h.Backend, h.Database, err, u.Host, u.Path)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	logs := stderr.String()
 	if strings.Contains(logs, "hunter2") {
 		t.Errorf("the log shows the database password: %s", logs)
 	}
-	if !strings.Contains(logs, "postgres://postgres:xxxxx@"+u.Host+u.Path) {
+	// The worker's logger redacts the credentials once more:
+	// models.RedactURL's xxxxx becomes a [REDACTED:…].
+	if !strings.Contains(logs, "postgres://postgres:") || !strings.Contains(logs, "@"+u.Host+u.Path) {
 		t.Errorf("the log does not say which database: %s", logs)
 	}
+}
+
+// A secret in an event never reaches the worker's log, whatever part logs
+// it: here serve itself, which logs a spooled event it sets aside, with
+// the event name in the reason. Both the log file and stderr are read.
+func TestServeLogHoldsNoSecret(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "AKIAZ7QWERTYUIOP1234"
+	sp := hooks.Spool{Dir: filepath.Join(dir, "spool")}
+	// An event name no mneme knows: the worker refuses it for good, and
+	// says so in the log.
+	line, _ := json.Marshal(hooks.SpoolLine{V: hooks.SpoolVersion, Event: "post-" + secret, SpooledAt: time.Now(),
+		Body: json.RawMessage(`{"session_id":"s-log","hook_event_name":"PostToolUse","cwd":"/tmp/x"}`)})
+	if err := os.MkdirAll(sp.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sp.Dir, "pending.jsonl"), append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stop, stderr := serveInProcess(t, serveOptions{DataDir: dir})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "logs", "mneme.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, logs := range map[string]string{"stderr": stderr.String(), "mneme.log": string(file)} {
+		if !strings.Contains(logs, "spooled event set aside") {
+			t.Errorf("%s does not say the event was set aside: %s", name, logs)
+		}
+		if strings.Contains(logs, "QWERTYUIOP1234") {
+			t.Errorf("%s shows the secret: %s", name, logs)
+		}
+		if !strings.Contains(logs, "[REDACTED:aws_access_key]") {
+			t.Errorf("%s: the secret is not shown redacted: %s", name, logs)
+		}
+	}
+}
+
+// serveInProcess runs serve with o on loopback and a free port until stop,
+// which returns what serve returned; read stderr after stop.
+func serveInProcess(t *testing.T, o serveOptions) (addr string, stop func() error, stderr *bytes.Buffer) {
+	t.Helper()
+	stderr = new(bytes.Buffer)
+	o.Host, o.Port, o.Stdout, o.Stderr = "127.0.0.1", freePort(t), new(bytes.Buffer), stderr
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	o.Ready = func(addr string) { ready <- addr }
+	go func() {
+		_, err := serve(ctx, o)
+		done <- err
+	}()
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v: %s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not start in 60 s")
+	}
+	return addr, func() error { cancel(); return <-done }, stderr
 }

@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/models"
 )
 
 func statusCmd(g *globals, code *int) *cobra.Command {
@@ -62,6 +64,12 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
 			}
 			fmt.Fprintf(out, "stored:         %d sessions, %d prompts, %d observations, %d summaries\n", h.Counts.Sessions, h.Counts.Prompts, h.Counts.Observations, h.Counts.Summaries)
+			if l := h.Listener; l != nil {
+				fmt.Fprintf(out, "listener:       %d connections, %d events published%s\n", l.Connects, l.Published, errorsLine(l.BackgroundErrors))
+			}
+			if ix := h.Indexer; ix != nil && ix.Errors > 0 {
+				fmt.Fprintf(out, "search index:   %s\n", strings.TrimPrefix(errorsLine(ix.BackgroundErrors), ", "))
+			}
 			if r.token == "" {
 				fmt.Fprintf(out, "viewer:         %s (run `mneme open` to log in)\n", g.viewerURL())
 			} else {
@@ -70,4 +78,13 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// errorsLine says what a background loop of the worker failed to do, as
+// ", N errors, the last at T: text", or "" when nothing failed.
+func errorsLine(e models.BackgroundErrors) string {
+	if e.Errors == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d errors, the last at %s: %s", e.Errors, e.LastErrorAt.Local().Format(time.DateTime), e.LastError)
 }

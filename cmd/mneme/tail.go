@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -22,14 +19,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 )
-
-func init() { extraCommands = append(extraCommands, tailCmd) }
-
-// tailSignals is the context tail runs under: cancelled by Ctrl-C or
-// SIGTERM. Tests replace it.
-var tailSignals = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
 
 // tailCmd is `mneme tail`: the live stream in the terminal.
 func tailCmd(g *globals, code *int) *cobra.Command {
@@ -45,7 +34,7 @@ It reconnects by itself when the worker restarts, and replays what it
 missed meanwhile.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := tailSignals()
+			ctx, cancel := g.signals()
 			defer cancel()
 			t := &tailer{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), color: isTTY(cmd.OutOrStdout()), count: count}
 			return t.follow(ctx, g.remote(), project, since)

@@ -37,12 +37,11 @@ func (s *syncBuffer) String() string {
 func runTail(t *testing.T, args ...string) (<-chan int, *syncBuffer, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	old := tailSignals
-	tailSignals = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	signals := func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(append([]string{"tail"}, args...), strings.NewReader(""), &stdout, &stderr)
+		done <- runWith(&globals{signals: signals}, append([]string{"tail"}, args...), strings.NewReader(""), &stdout, &stderr)
 		close(done) // a second receive (the cleanup) returns at once
 	}()
 	t.Cleanup(func() {
@@ -52,7 +51,6 @@ func runTail(t *testing.T, args ...string) (<-chan int, *syncBuffer, *syncBuffer
 		case <-time.After(10 * time.Second):
 			t.Error("mneme tail did not stop when cancelled")
 		}
-		tailSignals = old
 	})
 	return done, &stdout, &stderr
 }

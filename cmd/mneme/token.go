@@ -18,8 +18,6 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func init() { extraCommands = append(extraCommands, tokenCmd) }
-
 // tokenCmd is `mneme token`: team mode's per-person API tokens, made,
 // listed and revoked by the worker's owner. The worker does it (POST, GET
 // and DELETE /api/tokens), reached over its socket, or at MNEME_URL with

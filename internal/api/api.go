@@ -40,6 +40,10 @@ type Health struct {
 	// LISTEN connections made (more than one: it reconnected), events
 	// published to the live stream, the last event id published.
 	Listener *models.ListenerStats `json:"listener,omitempty"`
+	// Indexer is, on SQLite, what the background search indexer failed
+	// to do (its errors, the last one redacted): an index that cannot
+	// catch up shows here before searches slow down.
+	Indexer *models.IndexerStats `json:"indexer,omitempty"`
 }
 
 // PublicHealth is GET /api/health without credentials: that mneme is

@@ -30,6 +30,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web"
+	"github.com/mneme-dev/mneme/web/auth"
 	"github.com/mneme-dev/mneme/web/sse"
 )
 
@@ -85,7 +86,7 @@ type Worker struct {
 	Import *transcript.Job
 
 	dataDir  string
-	log      *slog.Logger
+	log      *slog.Logger // opts.Log behind the privacy pipeline: see Log
 	problem  atomic.Value // string: the last CheckHealth's finding
 	readOnly atomic.Bool  // the database could not be written at start
 	// readOnlyErr is why, as SQLite said; readOnlyCause what diagnose
@@ -99,11 +100,14 @@ type Worker struct {
 // New opens the database in opts.DataDir and assembles the worker.
 func New(ctx context.Context, opts Options) (*Worker, error) {
 	if opts.Log == nil {
-		opts.Log = slog.Default()
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	keeper, err := auth.New(opts.Secret)
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(opts.DataDir, "mneme.db")
 	var store *models.Store
-	var err error
 	if opts.DatabaseURL != "" {
 		store, err = models.OpenURL(opts.DatabaseURL, opts.DataDir)
 	} else {
@@ -127,25 +131,40 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	broker := sse.NewBroker()
 	store.Writer.OnCommit(broker.Publish)
-	svc, err := capture.New(ctx, store)
+	// The privacy pipeline of every stored string is also the logs' and
+	// the hook's: every part of the worker logs through it (until the
+	// capture service holds the stored settings, through the built-in
+	// ones), it shares the key of cleaned identifiers with the hook, and
+	// hands the hook its rules.
+	var svc *capture.Service
+	builtin := ingest.NewPolicy(models.DefaultSettings())
+	policy := func() *ingest.Policy {
+		if svc == nil {
+			return builtin
+		}
+		return svc.Policy()
+	}
+	settings := func() models.Settings { return policy().Settings }
+	clean := func(s string) string { return policy().Clean(s) }
+	opts.Log = newCleanLogger(opts.Log, clean)
+	idKey, err := privacy.LoadIDKey(opts.DataDir)
+	if err != nil {
+		opts.Log.Warn("no key for cleaned identifiers: they are hashed without one", "err", err)
+		idKey = nil
+	}
+	// The context builder, the summary queue and the capture service
+	// read the settings in force (the capture service's: settings_changed
+	// swaps them) through policy.
+	rb := &recall.Builder{Store: store, Policy: policy}
+	queue := summarize.NewQueue(store, settings, clean, opts.Log)
+	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
 	if err != nil {
 		broker.Close()
 		store.Close()
 		return nil, err
 	}
-	rb := &recall.Builder{Store: store, Policy: svc.Policy}
-	svc.Context, svc.Files = rb, rb
-	// The privacy pipeline of every stored string is also the logs' and
-	// the hook's: the worker logs through it, shares the key of cleaned
-	// identifiers with the hook, and hands the hook its rules.
-	opts.Log = newCleanLogger(opts.Log, func(s string) string { return svc.Policy().Clean(s) })
-	if key, err := privacy.LoadIDKey(opts.DataDir); err != nil {
-		opts.Log.Warn("no key for cleaned identifiers: they are hashed without one", "err", err)
-	} else {
-		svc.SetIDKey(key)
-	}
 	w := &Worker{
-		Store: store, Broker: broker, Capture: svc,
+		Store: store, Broker: broker, Capture: svc, Summaries: queue,
 		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
 		Fallback: hooks.Spool{Dir: hooks.FallbackSpoolDir(opts.DataDir)},
 		dataDir:  opts.DataDir, log: opts.Log, restart: make(chan struct{}),
@@ -167,8 +186,6 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		opts.Log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
 	}
 	w.writeRules(svc.Policy().Settings)
-	w.Summaries = summarize.NewQueue(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
-	w.Summaries.Clean = func(s string) string { return svc.Policy().Clean(s) }
 	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
 		if !isReadOnly(err) {
 			w.Summaries.Stop()
@@ -189,22 +206,33 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	if opts.Status == nil {
 		opts.Status = w.Problem
 	}
-	svc.Summaries = w.Summaries
-	w.Retention = retention.Start(store, func() models.Settings { return svc.Policy().Settings }, opts.Log)
+	w.Retention = retention.Start(store, settings, opts.Log)
 	w.Import = &transcript.Job{
 		DataDir: opts.DataDir, Dir: opts.ImportDir, Sink: captureSink{svc},
 		Known:   store.KnownSessions,
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
 	w.Handler = &handlers.Handler{
-		Store: store, Capture: svc, Broker: broker, Log: opts.Log,
+		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
 		StreamOptions: opts.Stream, Import: w.Import,
 	}
-	w.App = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Secret: opts.Secret, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	if err != nil {
+		w.Summaries.Stop()
+		w.Retention.Stop()
+		broker.Close()
+		store.Close()
+		return nil, err
+	}
 	return w, nil
 }
+
+// Log is the worker's logger: what it was given, behind the privacy
+// pipeline (every message, string and error redacted by the rules in
+// force). Whatever logs for the worker logs through it.
+func (w *Worker) Log() *slog.Logger { return w.log }
 
 // writeRules hands the redaction rules in force to the hook, which has no
 // database, in <data>/redaction.json: the hook redacts with them before it

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // MinFreeBytes is the free space under the data directory below which the
@@ -136,6 +137,7 @@ func (w *Worker) Watch(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	lastErr := ""
+	var seen backgroundSeen
 	for {
 		select {
 		case <-ctx.Done():
@@ -143,6 +145,7 @@ func (w *Worker) Watch(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 		w.CheckHealth()
+		w.logBackgroundErrors(&seen)
 		n, err := w.ReplaySpool(ctx)
 		if n > 0 {
 			w.log.Info("spool replayed", "events", n)
@@ -157,5 +160,26 @@ func (w *Worker) Watch(ctx context.Context, every time.Duration) {
 			w.log.Warn("spool replay stopped; the rest stays spooled", "err", err)
 		}
 		lastErr = msg
+	}
+}
+
+// backgroundSeen is how many errors of the store's background loops the
+// worker has logged.
+type backgroundSeen struct{ indexer, listener int64 }
+
+// logBackgroundErrors logs, once per check, what the store's background
+// loops (the search indexer, the PostgreSQL event listener) failed to do
+// since the last check: how many errors, and the last one.
+func (w *Worker) logBackgroundErrors(seen *backgroundSeen) {
+	report := func(what string, e models.BackgroundErrors, seen *int64) {
+		if e.Errors > *seen {
+			w.log.Warn(what, "errors", e.Errors, "new", e.Errors-*seen, "last", e.LastError, "at", e.LastErrorAt)
+			*seen = e.Errors
+		}
+	}
+	if w.Store.Postgres() {
+		report("the event listener failed (the live stream lags until it recovers)", w.Store.ListenerStats().BackgroundErrors, &seen.listener)
+	} else {
+		report("the search indexer failed (it tries again; searches index what waits first)", w.Store.IndexerStats().BackgroundErrors, &seen.indexer)
 	}
 }

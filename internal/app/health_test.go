@@ -292,7 +292,7 @@ func TestStartNoDatabaseReadOnlyDir(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	dir := t.TempDir()
 	readOnly(t, dir)
-	_, err := app.New(t.Context(), app.Options{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	_, err := app.New(t.Context(), app.Options{DataDir: dir, Secret: "test-secret", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err == nil || !strings.Contains(err.Error(), "nor could it be opened read-only") {
 		t.Fatalf("worker on an empty read-only directory: %v", err)
 	}

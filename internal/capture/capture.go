@@ -7,6 +7,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,16 +51,36 @@ type Service struct {
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
+	projects *ingest.Projects // the projects of the cwds seen lately
 	now      func() time.Time
+	log      *slog.Logger // the worker's redacting logger
 }
 
-// New builds the service with the stored settings.
-func New(ctx context.Context, store *models.Store) (*Service, error) {
+// Deps are what the service uses besides the store; Log is required, the
+// rest may be nil (nothing injected, no file gate, no summaries).
+type Deps struct {
+	Context   ContextBuilder
+	Files     FileRecaller
+	Summaries SummaryQueue
+	// IDKey keys the hash of cleaned identifiers (privacy.LoadIDKey: the
+	// hook uses the same one); nil hashes them without a key.
+	IDKey []byte
+	// Log is the worker's logger: the service logs what it cannot do for
+	// an event (context, summaries) there.
+	Log *slog.Logger
+}
+
+// New builds the service with the stored settings and its dependencies.
+func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
+	if d.Log == nil {
+		return nil, errors.New("capture.New: no logger")
+	}
 	st, err := store.LoadSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, now: func() time.Time { return time.Now().UTC() }}
+	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
+		log: d.Log, projects: ingest.NewProjects(ingest.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -201,7 +222,7 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 func (s *Service) project(p *ingest.Payload) ingest.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
-	proj := ingest.ResolveProject(cwd)
+	proj := s.projects.Resolve(cwd)
 	switch {
 	case p.Project != "":
 		proj.Name = p.Project

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -37,7 +36,7 @@ func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.O
 	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
 	if err != nil {
 		// Context is a courtesy: the session must start regardless.
-		slog.Warn("build session context", "project", ref.Project, "err", err)
+		s.log.Warn("build session context", "project", ref.Project, "err", err)
 		return ingest.Continue(), nil
 	}
 	return ingest.WithContext(hooks.SessionStart, text), nil
@@ -76,7 +75,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 	}
 	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)
 	if err != nil {
-		slog.Warn("related memory", "project", ref.Project, "err", err)
+		s.log.Warn("related memory", "project", ref.Project, "err", err)
 		return ingest.Continue(), nil
 	}
 	return ingest.WithContext(hooks.UserPromptSubmit, hint), nil
@@ -176,7 +175,7 @@ func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	s.remember(p.SessionID, ref)
 	if s.Summaries != nil && !pol.ProjectExcluded(ref.Project) {
 		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number); err != nil {
-			slog.Warn("queue turn summary", "session", ref.ID, "err", err)
+			s.log.Warn("queue turn summary", "session", ref.ID, "err", err)
 		}
 	}
 	return nil
@@ -208,7 +207,7 @@ func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
 	s.remember(p.SessionID, ref)
 	if s.Summaries != nil && !s.Policy().ProjectExcluded(ref.Project) {
 		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0); err != nil {
-			slog.Warn("queue final summary", "session", ref.ID, "err", err)
+			s.log.Warn("queue final summary", "session", ref.ID, "err", err)
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/filestate"
@@ -54,7 +53,7 @@ func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Outp
 	}
 	text, err := s.Files.FileContext(ctx, req)
 	if err != nil {
-		slog.Warn("file gate", "project", req.Project, "err", err)
+		s.log.Warn("file gate", "project", req.Project, "err", err)
 		return ingest.Continue()
 	}
 	return ingest.WithContext(hooks.PreToolUse, text)

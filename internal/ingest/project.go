@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"container/list"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,26 +16,87 @@ type Project struct {
 	Branch string
 }
 
-var projectCache sync.Map // cwd → Project (branch excluded: it changes)
-
 // ResolveProject finds the project of cwd by walking up to the nearest .git,
 // without running git. A worktree's .git file points into the main
 // repository's .git/worktrees/<name>; the main repository names the project.
-// Without git, the project is the base name of cwd.
+// Without git, the project is the base name of cwd. Nothing is remembered:
+// a service that resolves many events' directories uses a Projects.
 func ResolveProject(cwd string) Project {
 	if cwd == "" {
 		return Project{Name: "unknown"}
 	}
+	p := resolveProject(filepath.Clean(cwd))
+	p.Branch = gitBranch(p.Root)
+	return p
+}
+
+// Projects is ResolveProject with a bounded memory: it remembers the
+// project (not the branch, which changes) of the last max directories it
+// resolved, dropping the least recently used. It is safe for concurrent
+// use.
+type Projects struct {
+	mu    sync.Mutex
+	max   int
+	byCwd map[string]*list.Element // of order; values are projectEntry
+	order *list.List               // most recently used first
+}
+
+type projectEntry struct {
+	cwd string
+	p   Project
+}
+
+// DefaultProjects is how many directories a service's Projects remembers.
+const DefaultProjects = 1024
+
+// NewProjects returns a Projects that remembers at most limit directories
+// (at least one).
+func NewProjects(limit int) *Projects {
+	return &Projects{max: max(limit, 1), byCwd: map[string]*list.Element{}, order: list.New()}
+}
+
+// Resolve is ResolveProject(cwd), from memory when cwd was resolved lately.
+func (c *Projects) Resolve(cwd string) Project {
+	if cwd == "" {
+		return Project{Name: "unknown"}
+	}
 	cwd = filepath.Clean(cwd)
+	c.mu.Lock()
+	e, ok := c.byCwd[cwd]
+	if ok {
+		c.order.MoveToFront(e)
+	}
+	c.mu.Unlock()
 	var p Project
-	if cached, ok := projectCache.Load(cwd); ok {
-		p = cached.(Project)
+	if ok {
+		p = e.Value.(projectEntry).p
 	} else {
 		p = resolveProject(cwd)
-		projectCache.Store(cwd, p)
+		c.remember(cwd, p)
 	}
 	p.Branch = gitBranch(p.Root)
 	return p
+}
+
+func (c *Projects) remember(cwd string, p Project) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byCwd[cwd]; ok {
+		return // resolved meanwhile by another event
+	}
+	c.byCwd[cwd] = c.order.PushFront(projectEntry{cwd, p})
+	for c.order.Len() > c.max {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.byCwd, last.Value.(projectEntry).cwd)
+	}
+}
+
+// Len is how many directories c remembers.
+func (c *Projects) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
 }
 
 func resolveProject(cwd string) Project {

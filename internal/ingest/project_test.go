@@ -86,3 +86,39 @@ func TestResolveProjectWithoutGitBinary(t *testing.T) {
 		t.Errorf("submodule: got %+v", p)
 	}
 }
+
+// A Projects remembers at most its limit of directories, the most recently
+// used: a directory resolved again after it was dropped is read from disk
+// again (here it has become a repository's subdirectory meanwhile).
+func TestProjectsBounded(t *testing.T) {
+	root := t.TempDir()
+	dirs := map[string]string{}
+	for _, name := range []string{"a", "b", "c"} {
+		dirs[name] = filepath.Join(root, "repo-"+name, "sub")
+		if err := os.MkdirAll(dirs[name], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewProjects(2)
+	for _, name := range []string{"a", "b", "a", "c"} { // b is the least recently used when c comes
+		if p := c.Resolve(dirs[name]); p.Name != "sub" {
+			t.Fatalf("%s: project %q, want sub (no git yet)", name, p.Name)
+		}
+	}
+	if c.Len() != 2 {
+		t.Fatalf("remembers %d directories, want 2", c.Len())
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		if err := os.Mkdir(filepath.Join(root, "repo-"+name, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ name, want string }{{"a", "sub"}, {"c", "sub"}, {"b", "repo-b"}} {
+		if p := c.Resolve(dirs[tt.name]); p.Name != tt.want {
+			t.Errorf("%s: project %q, want %q", tt.name, p.Name, tt.want)
+		}
+	}
+	if c.Len() != 2 {
+		t.Errorf("remembers %d directories, want 2", c.Len())
+	}
+}

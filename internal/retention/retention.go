@@ -100,7 +100,7 @@ type Job struct {
 // Start starts the job; stop it with Stop before closing the store.
 func Start(store *models.Store, settings func() models.Settings, log *slog.Logger) *Job {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	j := &Job{Store: store, Settings: settings, Interval: time.Hour, Log: log,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -80,7 +81,7 @@ func (Heuristic) Build(in *Input) Result {
 				reads.add(in.rel(f))
 			}
 		case o.Kind == models.KindSearch:
-			searches.add(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(o.Title, ":", 2)[0]), " in ."))
+			searches.add(in.search(o))
 		case o.Kind == models.KindWeb || o.Kind == models.KindAgent || o.Kind == models.KindMCP:
 			web.add(o.Title)
 		}
@@ -223,6 +224,34 @@ func request(in *Input) string {
 // command is a Bash call's command line (its stored input).
 func command(o models.Observation) string {
 	return strings.TrimSpace(o.Input)
+}
+
+// search names a Grep, Glob or LS call from its stored input (never its
+// title, whose wording may change): the tool, its pattern (LS: its path),
+// and, for a Grep, where it searched unless that was the session's
+// directory. An input that is not the tool's JSON names the tool alone.
+func (in *Input) search(o models.Observation) string {
+	var args struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+	}
+	if json.Unmarshal([]byte(o.Input), &args) != nil {
+		return o.ToolName
+	}
+	what := args.Pattern
+	if what == "" {
+		what = args.Path
+	}
+	if what == "" {
+		return o.ToolName
+	}
+	s := fmt.Sprintf("%s `%s`", o.ToolName, clip(what, 80))
+	if o.ToolName == "Grep" && args.Path != "" {
+		if where := in.rel(args.Path); where != "." {
+			s += " in " + where
+		}
+	}
+	return s
 }
 
 // IsTest reports whether o ran a test suite (recorded at ingest).

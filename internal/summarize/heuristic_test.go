@@ -65,11 +65,18 @@ func TestHeuristicIgnoresTitleWording(t *testing.T) {
 			{ID: 2, PromptNumber: 1, ToolName: "Edit", Kind: models.KindFileChange, Title: "Edited main.go (+2 −1)", Files: []string{"/home/dev/app/main.go"}, Success: true, ToolUseID: ptr("b")},
 			{ID: 3, PromptNumber: 1, ToolName: "Bash", Kind: models.KindFailure, Input: "go test ./...", Output: "--- FAIL: TestParse\nparser_test.go:9: want 3", Title: "`go test ./...` failed: exit 1 — 1 test failed", CommandKind: models.CommandTest, TestOutcome: "1 test failed", ToolUseID: ptr("c")},
 			{ID: 4, PromptNumber: 1, ToolName: "Bash", Kind: models.KindTest, Input: "go test ./...", Title: "Ran `go test ./...`: 2 packages ok", Success: true, CommandKind: models.CommandTest, TestOutcome: "2 packages ok", ToolUseID: ptr("d")},
+			// Searches are named from their input: a pattern with a colon
+			// in it (the old split of the title at ':' cut it) and a path.
+			{ID: 5, PromptNumber: 1, ToolName: "Grep", Kind: models.KindSearch, Input: `{"pattern":"func (p *Parser) next:","path":"/home/dev/app/internal"}`, Title: "Grep `func (p *Parser) next:` in internal: 2 files", Success: true, ToolUseID: ptr("e")},
+			{ID: 6, PromptNumber: 1, ToolName: "Glob", Kind: models.KindSearch, Input: `{"pattern":"**/*_test.go"}`, Title: "Glob `**/*_test.go`: 4 files", Success: true, ToolUseID: ptr("f")},
 		},
 	}
 	before := summarize.Heuristic{}.Build(in)
 	if !strings.Contains(before.Completed, "parser.go") || !strings.Contains(before.Completed, "2 packages ok") {
 		t.Fatalf("the summary lacks the created file or the outcome: %+v", before)
+	}
+	if !strings.Contains(before.Investigated, "Grep `func (p *Parser) next:` in internal") || !strings.Contains(before.Investigated, "Glob `**/*_test.go`") {
+		t.Fatalf("the summary does not name the searches by their patterns: %q", before.Investigated)
 	}
 	for i := range in.Observations {
 		in.Observations[i].Title = "Reworded call"

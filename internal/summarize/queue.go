@@ -54,13 +54,14 @@ const (
 	DefaultIntermediateEvery = 30 * time.Minute
 )
 
-// NewQueue builds a queue over store with the default timings.
-func NewQueue(store *models.Store, settings func() models.Settings, log *slog.Logger) *Queue {
+// NewQueue builds a queue over store with the default timings; clean is
+// the privacy pipeline summaries pass through (Queue.Clean).
+func NewQueue(store *models.Store, settings func() models.Settings, clean func(string) string, log *slog.Logger) *Queue {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	return &Queue{
-		Store: store, Settings: settings, Log: log,
+		Store: store, Settings: settings, Clean: clean, Log: log,
 		Backoff: DefaultBackoff, MaxAttempts: DefaultMaxAttempts, Timeout: DefaultTimeout,
 		IntermediateEvery: DefaultIntermediateEvery,
 	}

@@ -72,11 +72,14 @@ type Keeper struct {
 	Now func() time.Time
 }
 
-// New returns a Keeper for secret, which must not be empty: there is no
-// worker without one.
-func New(secret string) *Keeper {
+// ErrNoSecret is New's error for an empty secret: there is no worker
+// without one.
+var ErrNoSecret = errors.New("auth: the worker has no secret")
+
+// New returns a Keeper for secret, which must not be empty (ErrNoSecret).
+func New(secret string) (*Keeper, error) {
 	if secret == "" {
-		panic("auth.New: empty secret")
+		return nil, ErrNoSecret
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte("mneme-session-v1"))
@@ -85,7 +88,7 @@ func New(secret string) *Keeper {
 		session: base64.RawURLEncoding.EncodeToString(mac.Sum(nil)),
 		links:   map[string]time.Time{},
 		Now:     time.Now,
-	}
+	}, nil
 }
 
 // CheckSecret compares s with the secret in constant time.

@@ -10,7 +10,7 @@ import (
 
 // TestLinkExpiresAndIsSingleUse: a link works once, and not after LinkTTL.
 func TestLinkExpiresAndIsSingleUse(t *testing.T) {
-	k := auth.New("a-secret-of-some-length")
+	k := mustNew(t, "a-secret-of-some-length")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	k.Now = func() time.Time { return now }
 	tok, exp := k.NewLink()
@@ -33,7 +33,7 @@ func TestLinkExpiresAndIsSingleUse(t *testing.T) {
 // TestSessionValueFromSecret: the cookie value is the same for the same
 // secret (it survives restarts) and differs for another.
 func TestSessionValueFromSecret(t *testing.T) {
-	a, b, c := auth.New("secret-one-xxxxxxxx"), auth.New("secret-one-xxxxxxxx"), auth.New("secret-two-xxxxxxxx")
+	a, b, c := mustNew(t, "secret-one-xxxxxxxx"), mustNew(t, "secret-one-xxxxxxxx"), mustNew(t, "secret-two-xxxxxxxx")
 	if a.SessionValue() != b.SessionValue() || a.SessionValue() == c.SessionValue() {
 		t.Error("session value not derived from the secret alone")
 	}
@@ -81,11 +81,18 @@ func TestSafeNextRefusesOffSite(t *testing.T) {
 	}
 }
 
-func TestNewPanicsWithoutSecret(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("auth.New accepted an empty secret")
-		}
-	}()
-	auth.New("")
+func TestNewRefusesEmptySecret(t *testing.T) {
+	if k, err := auth.New(""); !errors.Is(err, auth.ErrNoSecret) || k != nil {
+		t.Errorf("auth.New(\"\") = %v, %v; want ErrNoSecret", k, err)
+	}
+}
+
+// mustNew is auth.New for a secret that is not empty.
+func mustNew(t *testing.T, secret string) *auth.Keeper {
+	t.Helper()
+	k, err := auth.New(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }
