@@ -41,9 +41,9 @@ func makePrivateFiles(t *testing.T) privateFiles {
 	pf.cwd = filepath.Join(pf.repo, "sub")
 	line := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + ownerAnswer + `"}]}}` + "\n"
 	for path, content := range map[string]string{
-		pf.transcript: `{"type":"user"}` + "\n" + line,
+		pf.transcript:                          `{"type":"user"}` + "\n" + line,
 		filepath.Join(pf.repo, ".git", "HEAD"): "ref: refs/heads/" + ownerBranch + "\n",
-		pf.file: "the owner's notes\n",
+		pf.file:                                "the owner's notes\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)

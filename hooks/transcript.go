@@ -78,13 +78,20 @@ func ownLastAssistantMessage(path string) string {
 	if !filepath.IsAbs(path) || filepath.Ext(path) != ".jsonl" {
 		return ""
 	}
+	return Within(ownTranscriptTimeout, func() string { return LastAssistantText(readOwnTail(path)) })
+}
+
+// Within runs read on a goroutine of its own and returns its answer, or
+// "" once timeout has passed (a file on a hung network mount): the read
+// is abandoned, not waited for.
+func Within(timeout time.Duration, read func() string) string {
 	done := make(chan string, 1)
-	go func() { done <- LastAssistantText(readOwnTail(path)) }()
-	timer := time.NewTimer(ownTranscriptTimeout)
+	go func() { done <- read() }()
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case msg := <-done:
-		return msg
+	case s := <-done:
+		return s
 	case <-timer.C:
 		return ""
 	}

@@ -36,19 +36,10 @@ func LastAssistantMessage(path string) string {
 	default:
 		return "" // earlier reads are still stuck
 	}
-	done := make(chan string, 1)
-	go func() {
+	return hooks.Within(transcriptTimeout, func() string {
 		defer func() { <-transcriptReads }()
-		done <- hooks.LastAssistantText(readTail(path))
-	}()
-	timer := time.NewTimer(transcriptTimeout)
-	defer timer.Stop()
-	select {
-	case msg := <-done:
-		return msg
-	case <-timer.C:
-		return ""
-	}
+		return hooks.LastAssistantText(readTail(path))
+	})
 }
 
 // readTail is the last hooks.TranscriptTail bytes of the regular file at path,
