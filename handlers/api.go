@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -121,6 +122,9 @@ func (h *Handler) TimelineJSON(c *fiber.Ctx) error {
 	tl, err := h.Store.Timeline(c.UserContext(), q)
 	if err != nil {
 		return err
+	}
+	if tl.Session != nil {
+		tl.Session.HideFrom(capture.PersonFrom(c.UserContext()))
 	}
 	if err := h.markStale(c.UserContext(), timelineObservations(tl)); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -27,7 +28,7 @@ func (h *Handler) ExportSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.streamReport(c, report.Filename(s, format), report.Request{SessionIDs: []int64{s.ID}, Format: format})
+	return h.streamReport(c, report.Filename(s, format), report.Request{SessionIDs: []int64{s.ID}, Format: format, Person: capture.PersonFrom(c.UserContext())})
 }
 
 // ExportProject serves GET /api/export?project=P&since=YYYY-MM-DD&format=:
@@ -57,7 +58,7 @@ func (h *Handler) ExportProject(c *fiber.Ctx) error {
 		noun = "session"
 	}
 	title := fmt.Sprintf("%s: %d %s since %s", project, len(ids), noun, since.Format("2006-01-02"))
-	return h.streamReport(c, report.ProjectFilename(project, since, format), report.Request{SessionIDs: ids, Format: format, Title: title})
+	return h.streamReport(c, report.ProjectFilename(project, since, format), report.Request{SessionIDs: ids, Format: format, Title: title, Person: capture.PersonFrom(c.UserContext())})
 }
 
 // streamReport answers with the report as an attachment, written while it

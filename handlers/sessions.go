@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -33,21 +34,32 @@ func (h *Handler) ListSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	for i := range items {
+		items[i].HideFrom(capture.PersonFrom(c.UserContext()))
+	}
 	return c.JSON(newPage(items, f.Limit))
 }
 
 // sessionParam finds the session named by :id, a database id or Claude
 // Code's session_id, %-escaped or not (Fiber leaves route parameters
-// escaped).
+// escaped), as the person asking may see it (models.Session.HideFrom).
 func (h *Handler) sessionParam(c *fiber.Ctx) (*models.Session, error) {
 	id := c.Params("id")
 	if u, err := url.PathUnescape(id); err == nil {
 		id = u
 	}
-	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-		return h.Store.SessionByID(c.UserContext(), n)
+	var s *models.Session
+	var err error
+	if n, perr := strconv.ParseInt(id, 10, 64); perr == nil {
+		s, err = h.Store.SessionByID(c.UserContext(), n)
+	} else {
+		s, err = h.Store.SessionByClaudeID(c.UserContext(), id)
 	}
-	return h.Store.SessionByClaudeID(c.UserContext(), id)
+	if err != nil {
+		return nil, err
+	}
+	s.HideFrom(capture.PersonFrom(c.UserContext()))
+	return s, nil
 }
 
 // loadSessionDetail loads a session with its prompts, observations and

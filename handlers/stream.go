@@ -23,6 +23,11 @@ type StreamOptions struct {
 	// full) is cut off after it, so its connection and goroutine do not
 	// live forever; it reconnects and catches up by replay.
 	WriteTimeout time.Duration
+	// TokenCheck is how often a stream opened with a person's token asks
+	// the store whether the token is still valid (default 1 s). A revoked
+	// token ends the stream at the next check, on whichever replica
+	// revoked it: the revocation is a row every replica reads.
+	TokenCheck time.Duration
 }
 
 // withDefaults fills the zero fields.
@@ -32,6 +37,9 @@ func (o StreamOptions) withDefaults() StreamOptions {
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 30 * time.Second
+	}
+	if o.TokenCheck <= 0 {
+		o.TokenCheck = time.Second
 	}
 	return o
 }
@@ -48,6 +56,9 @@ var (
 // Last-Event-ID (or ?lastEventId=) it first replays what the client missed
 // from the event log, then follows live events; ?project= filters (settings
 // changes always pass).
+//
+// A stream opened with a person's token ends within StreamOptions.TokenCheck
+// of the token's revocation, through any replica.
 //
 // Events that are not logged (import_progress) go to live clients only,
 // without an id line, so a client's Last-Event-ID stays on the log.
@@ -88,11 +99,16 @@ func (h *Handler) Stream(c *fiber.Ctx) error {
 		lastID = head
 	}
 	opts := h.StreamOptions.withDefaults()
-	c.Context().SetBodyStream(&stream{
+	s := &stream{
 		store: h.Store, broker: h.Broker, sub: h.Broker.Subscribe(project), conn: c.Context().Conn(),
 		project: project, lastID: lastID, replay: true, pending: retryLine, tick: time.NewTicker(opts.KeepAlive),
 		writeTimeout: opts.WriteTimeout,
-	}, -1)
+	}
+	if s.token = tokenOf(c); s.token != 0 {
+		s.check = time.NewTicker(opts.TokenCheck)
+		s.checkC = s.check.C
+	}
+	c.Context().SetBodyStream(s, -1)
 	return nil
 }
 
@@ -111,13 +127,21 @@ type stream struct {
 	tick    *time.Ticker
 	ended   bool // the subscription was closed: the stream ends once pending is sent
 
+	// token is the person token the stream was opened with (0 for the
+	// owner), checked at every tick of check: once it is revoked, the
+	// stream ends.
+	token  int64
+	check  *time.Ticker
+	checkC <-chan time.Time // check's channel; nil (never ready) for the owner
+
 	writeTimeout time.Duration // StreamOptions.WriteTimeout
 }
 
 // Read blocks until there is something to send, then hands over all that
 // is pending, as much as fits in p, so that a burst of events goes out as
 // one chunk and one write. It returns io.EOF once the subscriber was
-// dropped (too slow) or the broker stopped, and everything queued was sent.
+// dropped (too slow), the broker stopped or the person token the stream
+// was opened with was revoked, and everything queued was sent.
 func (s *stream) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) && (len(s.pending) > 0 || s.next(n == 0)) {
@@ -156,6 +180,12 @@ func (s *stream) next(wait bool) bool {
 			case <-s.tick.C:
 				s.pending = keepalive
 				return true
+			case <-s.checkC:
+				if !s.tokenActive() {
+					s.ended = true
+					return false
+				}
+				continue
 			}
 		} else {
 			select {
@@ -183,6 +213,15 @@ func (s *stream) next(wait bool) bool {
 	return false
 }
 
+// tokenActive reports whether the stream's person token may still be used.
+// A store that cannot answer keeps the stream: the next check asks again.
+func (s *stream) tokenActive() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ok, err := s.store.APITokenActive(ctx, s.token)
+	return ok || err != nil
+}
+
 // fill reads the next batch of the log after lastID into pending, and
 // clears replay once the log is read to its end. It reports false when the
 // log cannot be read: the stream then ends, and the client reconnects.
@@ -208,6 +247,9 @@ func (s *stream) fill() bool {
 func (s *stream) Close() error {
 	s.broker.Unsubscribe(s.sub)
 	s.tick.Stop()
+	if s.check != nil {
+		s.check.Stop()
+	}
 	if s.conn != nil {
 		s.conn.SetWriteDeadline(time.Time{}) // the connection may serve another request
 	}

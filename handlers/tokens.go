@@ -44,7 +44,19 @@ func (h *Handler) IdentifyPerson(c *fiber.Ctx) auth.Level {
 	}
 	h.touchToken(c, t)
 	c.SetUserContext(capture.WithPerson(c.UserContext(), t.Person))
+	c.Locals(tokenKey, t.ID)
 	return auth.Person
+}
+
+// tokenKey is the c.Locals key of the id of the person token a request
+// came with (see tokenOf).
+const tokenKey = "mneme.token"
+
+// tokenOf is the id of the person token the request came with, 0 for
+// anyone else.
+func tokenOf(c *fiber.Ctx) int64 {
+	id, _ := c.Locals(tokenKey).(int64)
+	return id
 }
 
 // touchToken records the token's use, throttled per token (tokenTouchEvery).

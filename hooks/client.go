@@ -114,6 +114,9 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 	if event == PreToolUse {
 		return c.gate(EventSlug(PreToolUse), raw)
 	}
+	if c.URL != "" {
+		raw = AddRemoteFacts(event, raw) // a team worker opens no path of this machine
+	}
 	body := Shrink(c.redact(raw), sendLimit)
 	budget := BudgetFor(event)
 

@@ -31,11 +31,23 @@ type Session struct {
 	CapturedBy string `json:"capturedBy,omitempty"`
 }
 
+// HideFrom readies the session for person's eyes (” is the owner, who
+// sees everything): another person's session goes without its transcript
+// path, a path of their machine that is nobody else's business.
+func (s *Session) HideFrom(person string) {
+	if person != "" && s.CapturedBy != person {
+		s.TranscriptPath = ""
+	}
+}
+
 // SessionRef is what ingest needs to know about a session once it exists.
 type SessionRef struct {
 	ID      int64
 	Project string
-	Created bool // true when this call created the session
+	// CapturedBy is who the session belongs to: the person whose event
+	// created it ('' for the owner).
+	CapturedBy string
+	Created    bool // true when this call created the session
 }
 
 // EnsureSession returns the session for s.ClaudeSessionID, creating it from s
@@ -55,8 +67,8 @@ func (tx *Tx) EnsureSession(s *Session) (SessionRef, error) {
 		return SessionRef{}, res.Error
 	}
 	ref := SessionRef{Created: res.RowsAffected == 1}
-	row := tx.db.Raw(`SELECT id, project FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
-	if err := row.Scan(&ref.ID, &ref.Project); err != nil {
+	row := tx.db.Raw(`SELECT id, project, captured_by FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
+	if err := row.Scan(&ref.ID, &ref.Project, &ref.CapturedBy); err != nil {
 		return SessionRef{}, err
 	}
 	return ref, nil

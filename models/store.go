@@ -27,6 +27,9 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrInvalid  = errors.New("invalid")
+	// ErrForbidden is a request the caller may make, about something that
+	// is not theirs (a person's event for another person's session): 403.
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Store is the handle on mneme's database. It is safe for concurrent use.

@@ -123,6 +123,16 @@ func (s *Store) APITokenBySecret(ctx context.Context, token string) (APIToken, e
 	return t, nil
 }
 
+// APITokenActive reports whether token id may still be used: it exists
+// and is not revoked. Open streams ask it again and again (see
+// handlers.StreamOptions.TokenCheck), so that a revocation through any
+// replica ends them on all.
+func (s *Store) APITokenActive(ctx context.Context, id int64) (bool, error) {
+	var n int64
+	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM api_tokens WHERE id = ? AND revoked_at IS NULL`, id).Scan(&n).Error
+	return n == 1, err
+}
+
 // TouchAPIToken records that token id was used at at. Callers throttle it
 // (see handlers.Handler.PersonOf): it is a write.
 func (s *Store) TouchAPIToken(ctx context.Context, id int64, at time.Time) error {

@@ -95,6 +95,8 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			status, msg = fiber.StatusNotFound, "not found"
 		case errors.Is(err, models.ErrInvalid):
 			status, msg = fiber.StatusBadRequest, err.Error()
+		case errors.Is(err, models.ErrForbidden):
+			status, msg = fiber.StatusForbidden, err.Error()
 		}
 		if status == fiber.StatusRequestEntityTooLarge {
 			msg = "request body too large"

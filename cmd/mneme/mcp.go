@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/mcp"
 )
 
@@ -39,7 +38,7 @@ events on stderr.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cwd, _ := os.Getwd()
-			opts := mcp.Options{Version: version, Project: ingest.ResolveProject(cwd).Name}
+			opts := mcp.Options{Version: version, Project: hooks.ResolveProject(cwd).Name}
 			if os.Getenv(hooks.EnvDebug) != "" {
 				opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}

@@ -7,7 +7,9 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +53,7 @@ type Service struct {
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
-	projects *ingest.Projects // the projects of the cwds seen lately
+	projects *hooks.Projects // the projects of the cwds seen lately
 	now      func() time.Time
 	log      *slog.Logger // the worker's redacting logger
 }
@@ -80,7 +82,7 @@ func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
-		log: d.Log, projects: ingest.NewProjects(ingest.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
+		log: d.Log, projects: hooks.NewProjects(hooks.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -133,7 +135,7 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
-		return r, nil
+		return r, owned(r, p)
 	}
 	proj := s.project(p)
 	ref, err := tx.EnsureSession(&models.Session{
@@ -149,6 +151,9 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 	if err != nil {
 		return ref, err
 	}
+	if err := owned(ref, p); err != nil {
+		return ref, err
+	}
 	if ref.Created {
 		if _, err := tx.AppendEvent(models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
@@ -159,6 +164,27 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 	}
 	return ref, nil
 }
+
+// owned refuses an event for a session that someone else captured: a
+// session is the record of one person's Claude Code (or the owner's), and
+// nobody else may add to it, end it or overwrite its last message. Claude
+// Code's session ids are random UUIDs, so two people never share one by
+// chance: such an event was replayed or made up. The answer is a 403, which
+// the hook drops as permanent (it is neither retried nor spooled).
+func owned(ref models.SessionRef, p *ingest.Payload) error {
+	if ref.CapturedBy == p.CapturedBy {
+		return nil
+	}
+	return fmt.Errorf("%w: session %s belongs to someone else: an event may only add to a session its sender captured", models.ErrForbidden, p.SessionID)
+}
+
+// onThisMachine reports whether the paths p names (its transcript, its
+// cwd, the files of its tools) are this machine's, and the worker may
+// open them: only for events of the worker's owner (its socket or its
+// secret, which may already run programs as this user). A person's events
+// come from their own machine; the worker opens none of their paths, and
+// their hook sends what it read there itself (hooks.AddRemoteFacts).
+func onThisMachine(p *ingest.Payload) bool { return p.CapturedBy == "" }
 
 // personKey is the context key of the person an event comes from.
 type personKey struct{}
@@ -219,10 +245,25 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 // a secret in it gives the base name of its cleaned form, never a part of
 // the secret that a '/' cut off), and cleaned like every stored string: a
 // repository or branch name may hold a secret.
-func (s *Service) project(p *ingest.Payload) ingest.Project {
+//
+// For a person's event (onThisMachine false) nothing is looked up on disk:
+// the project is what their hook found for cwd on their machine
+// (mneme_project, else cwd's base name) and the branch is theirs
+// (mneme_branch).
+func (s *Service) project(p *ingest.Payload) hooks.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
-	proj := s.projects.Resolve(cwd)
+	var proj hooks.Project
+	switch {
+	case onThisMachine(p):
+		proj = s.projects.Resolve(cwd)
+	case p.MnemeProject != "":
+		proj = hooks.Project{Name: p.MnemeProject, Branch: p.MnemeBranch}
+	case cwd != "":
+		proj = hooks.Project{Name: filepath.Base(cwd), Branch: p.MnemeBranch}
+	default:
+		proj = hooks.Project{Name: "unknown", Branch: p.MnemeBranch}
+	}
 	switch {
 	case p.Project != "":
 		proj.Name = p.Project

@@ -147,9 +147,11 @@ type observationEventData struct {
 func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	pol := s.Policy()
 	msg := ingest.Window(p.LastAssistantMessage) // cleaned whole by Handle
-	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" {
+	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" && onThisMachine(p) {
 		// The transcript is read at the path as received; the stored path
 		// is the cleaned one. (A path the hook redacted cannot be read.)
+		// A person's transcript is on their machine: their hook sends
+		// its last message instead.
 		msg = pol.CleanLong(LastAssistantMessage(raw.TranscriptPath))
 	}
 	msg = ingest.Compress(msg, pol.Settings.Capture.OutputCapBytes)

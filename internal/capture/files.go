@@ -15,8 +15,12 @@ var stateTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "Mul
 // queued, so the writer never waits on the file system; a missing file
 // costs one failed stat, an unchanged one read again a stat. Nothing is read for an excluded observation (the
 // privacy rule covers the file's hash too) or one without a tool_use_id
-// (its states would have no key).
+// (its states would have no key), nor for a person's event: the path names
+// a file of their machine, never one of this machine to stat or hash.
 func (s *Service) fileStates(p *ingest.Payload, obs *models.Observation) []models.FileState {
+	if !onThisMachine(p) {
+		return nil // a person's files are on their machine
+	}
 	if obs == nil || obs.ToolUseID == nil || obs.ExcludedBy != "" || len(obs.Files) == 0 || !stateTools[obs.ToolName] {
 		return nil
 	}

@@ -29,7 +29,9 @@ type FileRequest struct {
 // created, nothing waits for the writer. Any problem gives the neutral
 // answer, as the tool must never wait on mneme.
 func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Output {
-	if s.Files == nil {
+	if s.Files == nil || !onThisMachine(p) {
+		// A person's file is on their machine: the gate, which compares
+		// memories with the file as it is now, has nothing to compare.
 		return ingest.Continue()
 	}
 	var in struct {

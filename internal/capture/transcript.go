@@ -1,19 +1,13 @@
 package capture
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/privacy"
 )
-
-// transcriptTail bounds how much of a transcript is read from its end.
-const transcriptTail = 2 << 20
 
 // transcriptTimeout bounds how long a Stop waits for a transcript read (a
 // file on a hung network mount); the read is abandoned after it.
@@ -42,22 +36,13 @@ func LastAssistantMessage(path string) string {
 	default:
 		return "" // earlier reads are still stuck
 	}
-	done := make(chan string, 1)
-	go func() {
+	return hooks.Within(transcriptTimeout, func() string {
 		defer func() { <-transcriptReads }()
-		done <- lastAssistantMessage(readTail(path))
-	}()
-	timer := time.NewTimer(transcriptTimeout)
-	defer timer.Stop()
-	select {
-	case msg := <-done:
-		return msg
-	case <-timer.C:
-		return ""
-	}
+		return hooks.LastAssistantText(readTail(path))
+	})
 }
 
-// readTail is the last transcriptTail bytes of the regular file at path,
+// readTail is the last hooks.TranscriptTail bytes of the regular file at path,
 // or nil.
 func readTail(path string) []byte {
 	f, fi, err := filestate.OpenRegular(path)
@@ -65,58 +50,10 @@ func readTail(path string) []byte {
 		return nil
 	}
 	defer f.Close()
-	start := max(fi.Size()-transcriptTail, 0)
+	start := max(fi.Size()-hooks.TranscriptTail, 0)
 	buf, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
 	if err != nil {
 		return nil
 	}
 	return buf
-}
-
-// lastAssistantMessage is the text of the last assistant entry in buf, a
-// tail of JSONL.
-func lastAssistantMessage(buf []byte) string {
-	lines := bytes.Split(buf, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		line := lines[i]
-		if !bytes.Contains(line, []byte(`"assistant"`)) {
-			continue
-		}
-		var entry struct {
-			Type    string `json:"type"`
-			Message struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &entry) != nil || entry.Type != "assistant" {
-			continue
-		}
-		if text := strings.TrimSpace(privacy.StripTags(contentText(entry.Message.Content))); text != "" {
-			return text
-		}
-	}
-	return ""
-}
-
-// contentText joins the text blocks of a message's content, which is either
-// a string or a list of blocks.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
-		return ""
-	}
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" && b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

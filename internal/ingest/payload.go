@@ -48,6 +48,13 @@ type Payload struct {
 	// Project names the project explicitly. Claude Code never sends it; the
 	// compatibility routes of other memory tools do.
 	Project string `json:"project,omitempty"`
+	// MnemeProject and MnemeBranch are the project and git branch that
+	// a person's hook found for cwd on their own machine (a team worker
+	// opens no path a person's event names: hooks.AddRemoteFacts). The
+	// worker uses them only for persons' events; for its owner's it looks
+	// for itself.
+	MnemeProject string `json:"mneme_project,omitempty"`
+	MnemeBranch  string `json:"mneme_branch,omitempty"`
 	// MnemeTime is when the event really happened, added by the spool so a
 	// replayed event keeps its original time.
 	MnemeTime *time.Time `json:"mneme_time,omitempty"`

@@ -85,7 +85,7 @@ func (p *Policy) CleanPayload(ev *Payload) *Payload {
 	c.PromptID = p.CleanID(ev.PromptID)
 	c.ToolUseID = p.CleanID(ev.ToolUseID)
 	for _, f := range []*string{&c.TranscriptPath, &c.Cwd, &c.HookEventName, &c.PermissionMode, &c.Source, &c.Prompt,
-		&c.ToolName, &c.Error, &c.LastAssistantMessage, &c.Reason, &c.Project} {
+		&c.ToolName, &c.Error, &c.LastAssistantMessage, &c.Reason, &c.Project, &c.MnemeProject, &c.MnemeBranch} {
 		*f = p.Clean(*f)
 	}
 	c.ToolInput = p.Redactor.CleanJSON(ev.ToolInput)

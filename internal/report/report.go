@@ -79,6 +79,10 @@ type Request struct {
 	Now time.Time
 	// Location renders times (default UTC).
 	Location *time.Location
+	// Person is who the report is for ('' the owner): another person's
+	// sessions are shown to them without their transcript path
+	// (models.Session.HideFrom).
+	Person string
 }
 
 // SessionsSince lists the ids of project's sessions started at or after
@@ -156,7 +160,7 @@ func Export(ctx context.Context, store *models.Store, w io.Writer, req Request) 
 	title := req.Title
 	sessions := make([]*sessionData, 0, len(req.SessionIDs))
 	for _, id := range req.SessionIDs {
-		sd, err := loadSession(ctx, store, id, req.Location)
+		sd, err := loadSession(ctx, store, id, req.Location, req.Person)
 		if err != nil {
 			return err
 		}
@@ -206,11 +210,12 @@ type sessionData struct {
 	loc       *time.Location
 }
 
-func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location) (*sessionData, error) {
+func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location, person string) (*sessionData, error) {
 	s, err := store.SessionByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	s.HideFrom(person)
 	sd := &sessionData{sess: s, loc: loc}
 	if sd.prompts, err = store.PromptsOfSession(ctx, id); err != nil {
 		return nil, err

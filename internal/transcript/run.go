@@ -14,7 +14,6 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
 // Sink receives the events of an import. Send is called for the events of
@@ -55,7 +54,7 @@ type Options struct {
 	Since time.Time
 	// Project keeps only sessions of this project (ProjectOf of their cwd).
 	Project string
-	// ProjectOf names the project of a cwd; nil uses ingest.ResolveProject,
+	// ProjectOf names the project of a cwd; nil uses hooks.ResolveProject,
 	// as the worker does without aliases.
 	ProjectOf func(cwd string) string
 	// MaxLine caps a line's length (DefaultMaxLine when 0).
@@ -85,7 +84,7 @@ func (o *Options) projectOf(cwd string) string {
 	if o.ProjectOf != nil {
 		return o.ProjectOf(cwd)
 	}
-	return ingest.ResolveProject(cwd).Name
+	return hooks.ResolveProject(cwd).Name
 }
 
 // Counts is what an import found (or, dry, would send).

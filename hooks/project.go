@@ -1,4 +1,4 @@
-package ingest
+package hooks
 
 import (
 	"container/list"
