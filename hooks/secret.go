@@ -110,8 +110,14 @@ func SocketPath(dataDir string) string {
 	if abs, err := filepath.Abs(dataDir); err == nil {
 		dataDir = abs
 	}
+	return socketPathWithin(dataDir, maxSunPath)
+}
+
+// socketPathWithin is SocketPath for a platform whose socket paths are at
+// most max bytes long (103 on macOS, 107 on Linux and Windows).
+func socketPathWithin(dataDir string, max int) string {
 	p := filepath.Join(dataDir, SocketFile)
-	if len(p) <= maxSunPath {
+	if len(p) <= max {
 		return p
 	}
 	return privateSocketPath(dataDir)
