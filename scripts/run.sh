@@ -13,7 +13,7 @@ done
 if command -v "$prog" >/dev/null 2>&1; then
   exec "$prog" "$@"
 fi
-msg="mneme: $prog is not installed; install it with: go install github.com/mneme-dev/mneme/cmd/...@latest (Go 1.26+, puts mneme and mneme-hook in \$(go env GOPATH)/bin, which must be on PATH)"
+msg="mneme: $prog is not installed; install it with: go install github.com/mneme-dev/mneme/cmd/...@latest (Go 1.25+, puts mneme and mneme-hook in \$(go env GOPATH)/bin, which must be on PATH)"
 case "$prog" in
 mneme-hook)
   cat >/dev/null
