@@ -20,6 +20,26 @@ generate: ## Generate templ code (views/*_templ.go)
 build: ## Build the static binaries into bin/: mneme, and mneme-hook (what Claude Code runs per event)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/mneme ./cmd/mneme-hook
 
+# The platforms mneme ships for (GOOS/GOARCH). make cross builds both
+# binaries for each, static with cgo off, then vets every package and
+# compiles every test binary for each GOOS, so a call that exists on one
+# system only cannot land.
+CROSS_TARGETS := darwin/arm64 darwin/amd64 linux/amd64 linux/arm64 windows/amd64
+CROSS_GOOS    := linux darwin windows
+
+.PHONY: cross
+cross: ## Build mneme and mneme-hook for every platform (CGO off), and go vet and compile the tests of every package for linux, darwin and windows
+	@set -e; out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	for t in $(CROSS_TARGETS); do \
+		echo "== build $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -trimpath -o "$$out/$$t/" ./cmd/mneme ./cmd/mneme-hook; \
+	done; \
+	for os in $(CROSS_GOOS); do \
+		echo "== vet and test binaries for $$os"; \
+		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./...; \
+		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o "$$out/test-$$os/" ./...; \
+	done
+
 .PHONY: run
 run: build ## Run the worker on embedded SQLite; viewer at http://localhost:37777
 	./$(BIN) serve

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/privacy"
@@ -395,7 +394,7 @@ func (c *Client) httpClient() *http.Client {
 // (ECONNREFUSED). The worker is not running, so starting it can help. A
 // timeout means a busy worker, and starting another would only cost time.
 func isConnRefused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
+	return NoListener(err)
 }
 
 // Shrink keeps a payload under limit bytes by windowing its longest strings

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // Config is where one hook invocation finds the worker and the data.
@@ -68,12 +67,12 @@ func NewClient(cfg Config, stderr io.Writer) *Client {
 }
 
 // StartWorker launches `bin --port P --data-dir D serve` in the background,
-// detached from the hook's session and terminal; the worker logs to the
-// data directory.
+// detached from the hook's session and terminal (see detached); the worker
+// logs to the data directory.
 func StartWorker(bin string, port int, dataDir string) error {
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "serve")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detached()
 	cmd.Env = os.Environ()
 	if err := cmd.Start(); err != nil {
 		return err
@@ -93,8 +92,8 @@ func Sibling(name string) func() (string, error) {
 			if real, err := filepath.EvalSymlinks(self); err == nil {
 				self = real
 			}
-			path := filepath.Join(filepath.Dir(self), name)
-			if isExecutable(path) {
+			path := filepath.Join(filepath.Dir(self), ExecutableName(name))
+			if IsExecutable(path) {
 				return path, nil
 			}
 		}
@@ -104,9 +103,4 @@ func Sibling(name string) func() (string, error) {
 		}
 		return path, nil
 	}
-}
-
-func isExecutable(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
 }

@@ -12,9 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 )
 
 // SecretFile is the name of the per-user secret in the data directory.
@@ -22,10 +20,6 @@ const SecretFile = "secret"
 
 // SocketFile is the name of the worker's unix socket in the data directory.
 const SocketFile = "mneme.sock"
-
-// maxSunPath is the longest unix socket path Linux accepts (sun_path is 108
-// bytes, one of them the terminating NUL).
-const maxSunPath = 107
 
 // PrepareDataDir creates the data directory with mode 0700, and closes an
 // existing one this user owns that is open to group or others: it holds the
@@ -41,11 +35,7 @@ func PrepareDataDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if ok && int(st.Uid) == os.Getuid() && info.Mode().Perm()&0o077 != 0 {
-		return os.Chmod(dir, info.Mode().Perm()&0o700)
-	}
-	return nil
+	return closeToOthers(dir, info)
 }
 
 // Secret is the worker's secret: MNEME_TOKEN when set (a remote worker),
@@ -78,7 +68,7 @@ func EnsureSecretFile(dataDir string) (string, error) {
 	}
 	defer os.Remove(tmp.Name())
 	_, werr := tmp.WriteString(base64.RawURLEncoding.EncodeToString(b[:]) + "\n")
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+	if err := errors.Join(werr, makeFilePrivate(tmp), tmp.Sync(), tmp.Close()); err != nil {
 		return "", err
 	}
 	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -98,12 +88,8 @@ func ReadSecretFile(path string) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file: refusing it as the secret", path)
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("%s is not owned by this user: refusing it as the secret", path)
-	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("%s has mode %04o, open to others: refusing it as the secret (chmod 600 it, or delete it for a new one)", path, info.Mode().Perm())
+	if err := ownerOnly(path, info); err != nil {
+		return "", fmt.Errorf("%w: refusing it as the secret (%s, or delete it for a new one)", err, fixPrivateHint)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -124,8 +110,14 @@ func SocketPath(dataDir string) string {
 	if abs, err := filepath.Abs(dataDir); err == nil {
 		dataDir = abs
 	}
+	return socketPathWithin(dataDir, maxSunPath)
+}
+
+// socketPathWithin is SocketPath for a platform whose socket paths are at
+// most max bytes long (103 on macOS, 107 on Linux and Windows).
+func socketPathWithin(dataDir string, max int) string {
 	p := filepath.Join(dataDir, SocketFile)
-	if len(p) <= maxSunPath {
+	if len(p) <= max {
 		return p
 	}
 	return privateSocketPath(dataDir)
@@ -135,7 +127,7 @@ func SocketPath(dataDir string) string {
 // directory under the temp directory.
 func privateSocketPath(dataDir string) string {
 	sum := sha256.Sum256([]byte(dataDir))
-	return filepath.Join(os.TempDir(), "mneme-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+	return filepath.Join(os.TempDir(), "mneme-"+userTag(), hex.EncodeToString(sum[:8])+".sock")
 }
 
 // SocketPaths are the places the worker for dataDir may listen, in the

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -67,15 +66,15 @@ func (s Spool) Append(event string, body []byte) error {
 // once locked, the open file must still be pending.jsonl, else retry.
 func (s Spool) appendLine(line []byte) (retry bool, err error) {
 	path := filepath.Join(s.Dir, pendingName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := openShared(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := LockFile(f, true); err != nil {
 		return false, err
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer UnlockFile(f)
 	opened, err := f.Stat()
 	if err != nil {
 		return false, err
@@ -132,11 +131,11 @@ func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult,
 		return res, err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := LockFile(lock, false); err != nil {
 		res.Busy = true
 		return res, nil // another replay is running
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer UnlockFile(lock)
 
 	// Files set aside by an earlier, failed replay go first. Only once they
 	// are all sent is the pending file taken out of the appenders' way
@@ -174,7 +173,7 @@ func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult,
 
 func (s Spool) rotate() error {
 	pending := filepath.Join(s.Dir, pendingName)
-	f, err := os.OpenFile(pending, os.O_RDWR, 0)
+	f, err := openShared(pending, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -182,10 +181,10 @@ func (s Spool) rotate() error {
 		return err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := LockFile(f, true); err != nil {
 		return err
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer UnlockFile(f)
 	if info, err := f.Stat(); err == nil && info.Size() == 0 {
 		return os.Remove(pending)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -132,26 +133,33 @@ func hookCommand(g *globals, bin string) string {
 	sub := " hook "
 	if isHookBin(bin) {
 		sub = " "
-	} else if sibling := filepath.Join(filepath.Dir(bin), hookBinName); isExecutableFile(sibling) {
+	} else if sibling := filepath.Join(filepath.Dir(bin), hooks.ExecutableName(hookBinName)); hooks.IsExecutable(sibling) {
 		bin, sub = sibling, " "
 	}
-	cmd := shellQuote(bin)
+	cmd := commandWord(runtime.GOOS, bin)
 	if g.port != DefaultPort {
 		cmd += " --port " + strconv.Itoa(g.port)
 	}
 	if g.dataDir != defaultDataDir() {
-		cmd += " --data-dir " + shellQuote(g.dataDir)
+		cmd += " --data-dir " + commandWord(runtime.GOOS, g.dataDir)
 	}
 	return cmd + sub
 }
 
-func isHookBin(path string) bool {
-	return strings.TrimSuffix(filepath.Base(path), ".exe") == hookBinName
+// commandWord is a path as one word of a hook's command line, which Claude
+// Code runs with a shell: bash (Git Bash on Windows). Quoted when it has
+// spaces or other special characters; on Windows with forward slashes
+// (C:/Users/…/mneme-hook.exe), which bash leaves alone where it would eat
+// the backslashes.
+func commandWord(goos, path string) string {
+	if goos == "windows" {
+		path = strings.ReplaceAll(path, `\`, "/")
+	}
+	return shellQuote(path)
 }
 
-func isExecutableFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0
+func isHookBin(path string) bool {
+	return strings.TrimSuffix(filepath.Base(path), ".exe") == hookBinName
 }
 
 func shellQuote(s string) string {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +22,9 @@ func openCmd(g *globals, _ *int) *cobra.Command {
 		Short: "Open the viewer in the browser, logged in (a one-time link)",
 		Long: `Ask the worker, over its socket, for a one-time login link (valid for two
 minutes, once) and open it with xdg-open (open on macOS). The browser then
-keeps a login cookie. The worker is started first when none runs.`,
+keeps a login cookie. On Windows the link goes to the URL handler
+(rundll32 url.dll,FileProtocolHandler). The worker is started first when
+none runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			u, err := loginLink(g)
@@ -34,13 +35,10 @@ keeps a login cookie. The worker is started first when none runs.`,
 			if printOnly {
 				return nil
 			}
-			opener := "xdg-open"
-			if runtime.GOOS == "darwin" {
-				opener = "open"
-			}
-			c := exec.Command(opener, u)
+			name, args := browserOpener(u)
+			c := exec.Command(name, args...)
 			if err := c.Start(); err != nil {
-				return fmt.Errorf("%s: %w (open the link above by hand)", opener, err)
+				return fmt.Errorf("%s: %w (open the link above by hand)", name, err)
 			}
 			go c.Wait()
 			return nil

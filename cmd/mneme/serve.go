@@ -238,18 +238,6 @@ func workerSecret(o serveOptions, log *slog.Logger) (string, error) {
 // errRestart asks serveCmd to run this mneme serve again in its place.
 var errRestart = errors.New("restart")
 
-// restartSelf replaces this process with the same command line: the worker
-// started while its database could not be written, and only a new process
-// opens it for writing. If that fails, the process ends and the next hook
-// starts a worker.
-func restartSelf() error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("restart: %w", err)
-	}
-	return fmt.Errorf("restart %s: %w", exe, syscall.Exec(exe, os.Args, os.Environ()))
-}
-
 // probeMneme asks whatever answers at base (through client) whether it is
 // mneme, and its pid when it says (over the socket; over TCP without the
 // secret, health says no more than service and status).

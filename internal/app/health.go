@@ -7,11 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
@@ -59,18 +55,16 @@ func (w *Worker) diagnose() string {
 	}
 	for _, name := range []string{"mneme.db", "mneme.db-wal", "mneme.db-shm"} {
 		path := filepath.Join(dir, name)
-		if attr := lockedAttr(path); attr != "" {
-			return fmt.Sprintf("The database file %s is %s, so SQLite cannot write it. Run chattr -i -a %s. %s",
-				path, attr, path, w.spoolAdvice())
+		if attr, fix := lockedAttr(path); attr != "" {
+			return fmt.Sprintf("The database file %s is %s, so SQLite cannot write it. Run %s. %s",
+				path, attr, fix, w.spoolAdvice())
 		}
-		// access(2) checks the permissions without opening the file.
-		if err := syscall.Access(path, unix.W_OK); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := writeDenied(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Sprintf("The database file %s is not writable (%v). %s", path, err, w.spoolAdvice())
 		}
 	}
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) == nil {
-		if free := st.Bavail * uint64(st.Bsize); free < MinFreeBytes {
+	if free, ok := freeBytes(dir); ok {
+		if free < MinFreeBytes {
 			return fmt.Sprintf("Disk almost full: %d MiB free under %s. Free some space: once it is full, new events are spooled to %s and stored when there is room again.",
 				free>>20, dir, w.Fallback.Dir)
 		}
@@ -109,25 +103,6 @@ func reason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// lockedAttr reads path's immutable and append-only attributes with statx,
-// which does not open the file. It returns "" when neither is set, when
-// the file does not exist, or when the file system does not say.
-func lockedAttr(path string) string {
-	var st unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, unix.STATX_BASIC_STATS, &st); err != nil {
-		return ""
-	}
-	attrs := st.Attributes & st.Attributes_mask
-	var out []string
-	if attrs&unix.STATX_ATTR_IMMUTABLE != 0 {
-		out = append(out, "immutable")
-	}
-	if attrs&unix.STATX_ATTR_APPEND != 0 {
-		out = append(out, "append-only")
-	}
-	return strings.Join(out, " and ")
 }
 
 // Watch re-checks the data directory and replays the spools (events `mneme

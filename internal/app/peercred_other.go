@@ -1,9 +1,9 @@
-//go:build !linux
+//go:build !linux && !darwin && !windows
 
 package app
 
 import "net"
 
-// peerIsOwner trusts the socket's mode 0600 where SO_PEERCRED is not
-// available.
+// peerIsOwner trusts the socket's mode 0600 where mneme reads no peer
+// credentials.
 func peerIsOwner(*net.UnixConn) bool { return true }

@@ -68,7 +68,7 @@ func checkStale(path string) error {
 		conn.Close()
 		return fmt.Errorf("%s: %w", path, ErrSocketInUse)
 	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
+	if !hooks.NoListener(err) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) && !cannotCreate(err) {
@@ -86,10 +86,7 @@ func listenAt(dataDir, path string) (net.Listener, error) {
 	if err := hooks.SocketDirPrivate(dataDir, path, true); err != nil {
 		return nil, err
 	}
-	// Made 0600 from the start: the umask applies to bind(2).
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	ln, err := listenUnix(path)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		if c, derr := net.DialTimeout("unix", path, time.Second); derr == nil {
 			// Another worker bound it since checkStale.
@@ -98,10 +95,6 @@ func listenAt(dataDir, path string) (net.Listener, error) {
 		}
 	}
 	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
 		return nil, err
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(true)

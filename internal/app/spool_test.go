@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +117,7 @@ func TestReplayFallbackWaitsForHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := hooks.LockFile(lock, true); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := srv.ReplaySpool(context.Background()); n != 0 || err != nil {
@@ -127,7 +126,7 @@ func TestReplayFallbackWaitsForHook(t *testing.T) {
 	if got := storedPrompts(t, srv); len(got) != 0 {
 		t.Fatalf("stored while the older spool was busy: %v", got)
 	}
-	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	hooks.UnlockFile(lock)
 	if n, err := srv.ReplaySpool(context.Background()); n != 6 || err != nil {
 		t.Fatalf("replay: %d sent, %v; want 6", n, err)
 	}

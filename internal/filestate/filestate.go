@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -174,12 +173,11 @@ func hashWithin(path string, fi os.FileInfo, timeout time.Duration) (string, boo
 var ErrNotRegular = errors.New("not a regular file")
 
 // OpenRegular opens path for reading only if it is a regular file: it
-// opens without blocking (a FIFO with no writer, or one swapped in after a
-// stat, does not wait) and without taking a terminal, then asks fstat, so
-// devices, FIFOs, sockets and directories, also behind a symlink, are
-// never read. The caller closes the file.
+// opens without blocking (openNoWait), then asks fstat, so devices, FIFOs,
+// sockets and directories, also behind a symlink, are never read. The
+// caller closes the file.
 func OpenRegular(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := openNoWait(path)
 	if err != nil {
 		return nil, nil, err
 	}

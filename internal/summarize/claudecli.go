@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -29,7 +28,7 @@ const EnvSummarizer = hooks.EnvSummarizer
 // (--settings {"disableAllHooks":true}) and EnvSummarizer is set as a second
 // guard.
 type ClaudeCLI struct {
-	// Path is the claude executable ("claude" looks it up in PATH).
+	// Path is the claude executable; "" finds it (findClaude).
 	Path string
 	// Model is passed as --model when set.
 	Model string
@@ -116,12 +115,13 @@ func (c *ClaudeCLI) Summarize(ctx context.Context, in *Input) (Result, error) {
 	c.mu.Lock()
 	path, model := c.Path, c.Model
 	c.mu.Unlock()
-	if path == "" {
-		path = "claude"
-	}
-	bin, err := exec.LookPath(path)
+	bin, err := findClaude(path)
 	if err != nil {
-		return Result{}, &Permanent{fmt.Errorf("claude executable %q not found: %w", path, err)}
+		name := path
+		if name == "" {
+			name = "claude"
+		}
+		return Result{}, &Permanent{fmt.Errorf("claude executable %q not found: %w", name, err)}
 	}
 	stdout, stderr, err := c.run(ctx, bin, c.Args(model), Prompt(in))
 	res := Result{Generator: GenClaudeCLI, Model: model}
@@ -178,7 +178,7 @@ func (c *ClaudeCLI) run(ctx context.Context, bin string, args []string, stdin st
 	stderr := &capped{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = append(append(os.Environ(), EnvSummarizer+"=1"), c.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	// If a grandchild holds the pipes open after the kill, stop waiting
 	// for it (the group kill has already been sent).
@@ -202,17 +202,6 @@ func (c *ClaudeCLI) run(ctx context.Context, bin string, args []string, stdin st
 		return stdout.Bytes(), stderr.Bytes(), err
 	}
 	return stdout.Bytes(), stderr.Bytes(), nil
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // capped is a buffer that keeps at most max bytes and remembers overflow.

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/mneme-dev/mneme/hooks"
 )
 
 // ErrRunning is Lock's answer while another import runs.
@@ -21,15 +22,15 @@ func Lock(dataDir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := hooks.LockFile(f, false); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, hooks.ErrLocked) {
 			return nil, ErrRunning
 		}
 		return nil, err
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		hooks.UnlockFile(f)
 		f.Close()
 	}, nil
 }

@@ -1,0 +1,9 @@
+package app
+
+import "net"
+
+// listenUnix listens on path. Windows has no umask and no mode bits: the
+// socket file takes its ACL from its directory, which grants only this
+// user (hooks.MakePrivateDir / PrepareDataDir); that ACL is all that keeps
+// others off it (see peerIsOwner).
+func listenUnix(path string) (net.Listener, error) { return net.Listen("unix", path) }
