@@ -91,9 +91,13 @@ func TestCaptureRecreatesSessionDeletedBehindItsBack(t *testing.T) {
 		{"a Stop", "stop", liveHook("Stop", map[string]any{"prompt_id": "p2", "stop_hook_active": false, "last_assistant_message": "stopped"}),
 			func(s *models.Session, p, o int64) bool { return s.LastAssistantMessage == "stopped" }},
 		{"a SessionEnd", "session-end", liveHook("SessionEnd", map[string]any{"reason": "exit"}),
-			func(s *models.Session, p, o int64) bool { return s.Status == models.StatusCompleted && s.EndReason == "exit" }},
+			func(s *models.Session, p, o int64) bool {
+				return s.Status == models.StatusCompleted && s.EndReason == "exit"
+			}},
 		{"a SessionStart", "session-start", liveHook("SessionStart", map[string]any{"source": "resume"}),
-			func(s *models.Session, p, o int64) bool { return s.Status == models.StatusActive && s.Source == "resume" }},
+			func(s *models.Session, p, o int64) bool {
+				return s.Status == models.StatusActive && s.Source == "resume"
+			}},
 	}
 	for _, st := range steps {
 		gone, _, _ := storedSession(t, srv)
