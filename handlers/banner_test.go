@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -79,5 +81,42 @@ func TestStatusBannerPages(t *testing.T) {
 	problem.Store("")
 	if _, body := getPage(t, srv, "/"); banner(t, "/", body) != "" {
 		t.Error("the banner stayed after the problem was fixed")
+	}
+}
+
+// TestQuarantineBanner: events the spool set aside (spool/rejected/) are
+// counted on /api/health, with where they are, and said in a banner on
+// every page; none, no banner.
+func TestQuarantineBanner(t *testing.T) {
+	srv := testutil.NewServer(t)
+	const box = `<div id="quarantine-banner" class="status-banner" role="status">`
+	_, body := getPage(t, srv, "/")
+	if !strings.Contains(body, box+"</div>") {
+		t.Errorf("a quarantine banner with nothing set aside")
+	}
+	dir := filepath.Join(srv.DataDir, "spool", "rejected")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.jsonl", "b.jsonl"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("# 2026-11-25T00:00:00Z worker answered 400: bad\n{}\n"), 0o600)
+	}
+	var h struct {
+		Quarantined struct {
+			Events  int
+			Dirs    []string
+			Message string
+		}
+	}
+	srv.GetJSON(t, "/api/health", &h)
+	if h.Quarantined.Events != 2 || len(h.Quarantined.Dirs) != 1 || h.Quarantined.Dirs[0] != dir {
+		t.Errorf("health: %+v", h.Quarantined)
+	}
+	for _, path := range []string{"/", "/sessions", "/settings"} {
+		_, body := getPage(t, srv, path)
+		i := strings.Index(body, box)
+		if i < 0 || !strings.Contains(body[i:], "Events set aside:") || !strings.Contains(body[i:], "2 spooled events") || !strings.Contains(body[i:], dir) {
+			t.Errorf("%s: no quarantine banner naming 2 events in %s", path, dir)
+		}
 	}
 }

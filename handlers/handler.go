@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web/auth"
@@ -25,6 +26,9 @@ type Handler struct {
 	// Status reports a problem the worker knows of (disk full, read-only
 	// data directory), shown on /api/health and in the viewer.
 	Status func() string
+	// Quarantined counts the spooled events set aside as refused for
+	// good, shown on /api/health and in the viewer; nil is none.
+	Quarantined func() api.Quarantine
 	// AfterSettings, if set, is told of settings just saved (after they
 	// were applied to capture), e.g. to run retention at once.
 	AfterSettings func(models.Settings)

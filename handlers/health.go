@@ -60,6 +60,9 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	if h.Broker != nil {
 		out.StreamClients = h.Broker.Clients()
 	}
+	if h.Quarantined != nil {
+		out.Quarantined = h.Quarantined()
+	}
 	if h.Store.Postgres() {
 		ls := h.Store.ListenerStats()
 		ls.LastError = h.clean(ls.LastError)

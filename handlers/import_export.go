@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -17,9 +18,11 @@ import (
 // machine's privacy settings (ingest.Policy.CleanRestored), merged with
 // what is here (models.Tx.Restore). Each session is one write, stored whole or not at
 // all. The whole batch is read before anything is stored: a malformed
-// line refuses it all. Restored rows publish nothing on the live stream
-// (the viewer shows them on its next load): thousands of rows must not
-// flood /stream.
+// line refuses it all; a session holding a value capture would never
+// store (models.RestoreRows.Check: ranges, kinds, statuses, times) is
+// refused alone, named in the answer's refused list, and the others are
+// stored. Restored rows publish nothing on the live stream (the viewer
+// shows them on its next load): thousands of rows must not flood /stream.
 func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	var batch []api.ExportSession
 	err := eachLine(c.Body(), func(n int, line []byte) error {
@@ -38,9 +41,14 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	}
 	var res api.RestoreResult
 	pol := h.Capture.Policy()
+	now := time.Now()
 	for i := range batch {
 		s := &batch[i]
 		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		if err := rows.Check(now); err != nil {
+			res.Refuse(s.Session.ClaudeSessionID, err)
+			continue
+		}
 		if !pol.CleanRestored(&rows) {
 			continue // a project excluded here: nothing of it is stored
 		}

@@ -33,6 +33,9 @@ func (h *Handler) PageMeta(c *fiber.Ctx, title, active string) views.PageMeta {
 	if h.Status != nil {
 		m.Status = h.Status()
 	}
+	if h.Quarantined != nil {
+		m.Quarantined = h.Quarantined().Message
+	}
 	if tok, ok := c.Locals(CSRFContextKey).(string); ok {
 		m.CSRFToken = tok
 	}

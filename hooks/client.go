@@ -300,6 +300,7 @@ func (c *Client) flush(timeout time.Duration) error {
 		if sp.Dir == "" || !sp.Pending() || i == 1 && !c.fallbackTrusted() {
 			continue
 		}
+		sp.OnReject = func(reason string) { c.debugf("spooled event quarantined: %s", reason) }
 		res, err := sp.Replay(send)
 		if res.Sent > 0 || res.Corrupt > 0 {
 			c.debugf("spool %s replayed: %d sent, %d set aside", sp.Dir, res.Sent, res.Corrupt)
@@ -314,8 +315,9 @@ func (c *Client) flush(timeout time.Duration) error {
 	return nil
 }
 
-// post sends one event and returns the worker's answer. A 4xx answer is a
-// PermanentError: the event is malformed and retrying cannot help.
+// post sends one event and returns the worker's answer. An answer that
+// refuses the event for good (Permanent: a 4xx, or a 5xx the worker marks)
+// is a PermanentError: retrying cannot help.
 func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -338,7 +340,7 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return out, nil
-	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusUnauthorized:
+	case Permanent(resp.StatusCode, resp.Header):
 		return nil, &PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))}
 	}
 	return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -118,9 +119,12 @@ type ReplayResult struct {
 
 // Replay sends every spooled event, oldest first, through send. A line that
 // send fails on stops the replay and stays spooled (with the lines after
-// it); a corrupt line, or one from an unknown newer version, is moved to
-// <dir>/rejected-*.jsonl with the reason and skipped. Only one replay runs
-// at a time (a lock file); a second caller returns at once.
+// it), unless the failure is a PermanentError (the worker refused that
+// event for good): that line, like a corrupt one or one from an unknown
+// newer version, is quarantined in <dir>/rejected/ with the reason
+// (reject) and the replay goes on, so one bad event never holds up the
+// events behind it. Only one replay runs at a time (a lock file); a second
+// caller returns at once.
 func (s Spool) Replay(send func(event string, body []byte) error) (ReplayResult, error) {
 	var res ReplayResult
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
@@ -256,28 +260,102 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 	return os.Remove(path)
 }
 
-// PermanentError marks a spooled event the worker refused for good (a 4xx):
-// retrying it cannot succeed, so it is set aside instead of blocking the
-// spool.
+// PermanentError marks a spooled event the worker refused for good (see
+// Permanent): retrying it cannot succeed, so it is quarantined instead of
+// blocking the spool.
 type PermanentError struct{ Msg string }
 
 func (e *PermanentError) Error() string { return e.Msg }
 
+// HeaderPermanent is set by the worker on a 5xx answer whose cause is the
+// event itself (the database refuses its data): the hook quarantines the
+// event instead of retrying it for ever.
+const HeaderPermanent = "Mneme-Permanent"
+
+// Permanent tells whether a worker's answer refuses the event for good: a
+// 4xx, except 401 (a token that can be fixed), 408 and 429 (try later),
+// or a 5xx marked with HeaderPermanent. Any other 5xx (the database busy,
+// full, unreachable) is retried.
+func Permanent(status int, header http.Header) bool {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests:
+		return false
+	case status >= 400 && status < 500:
+		return true
+	}
+	return status >= 500 && header.Get(HeaderPermanent) != ""
+}
+
+// RejectedDir is where a spool quarantines what it sets aside, one file per
+// event: "# <time> <reason>" then the spooled line as it was.
+const RejectedDir = "rejected"
+
+// legacyRejected is the single file an older mneme set lines aside in.
+const legacyRejected = "rejected.jsonl"
+
+// reject quarantines one spooled line with the reason, in a file of its
+// own under <dir>/rejected/ (private like the spool), and tells OnReject.
 func (s Spool) reject(raw []byte, reason string) {
+	dir := filepath.Join(s.Dir, RejectedDir)
+	path, err := s.writeRejected(dir, raw, reason)
 	if s.OnReject != nil {
+		if err != nil {
+			reason += fmt.Sprintf(" (and it could not be kept in %s: %v)", dir, err)
+		} else {
+			reason += " (kept in " + path + ")"
+		}
 		s.OnReject(reason)
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, "rejected.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
+}
+
+func (s Spool) writeRejected(dir string, raw []byte, reason string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
 	}
-	defer f.Close()
-	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "# %s %s\n", time.Now().UTC().Format(time.RFC3339), reason)
-	w.Write(raw)
-	w.WriteByte('\n')
-	w.Flush()
-	f.Sync()
+	now := time.Now().UTC()
+	for seq := 0; ; seq++ {
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", now.Format("20060102T150405.000000000Z"), seq))
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if errors.Is(err, fs.ErrExist) && seq < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		w := bufio.NewWriter(f)
+		fmt.Fprintf(w, "# %s %s\n", now.Format(time.RFC3339), strings.ReplaceAll(reason, "\n", " "))
+		w.Write(raw)
+		w.WriteByte('\n')
+		err = w.Flush()
+		if serr := f.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return path, err
+	}
+}
+
+// Rejected counts the events this spool has quarantined (in
+// <dir>/rejected/, and in the rejected.jsonl an older mneme wrote), and
+// says where they are.
+func (s Spool) Rejected() (events int, dir string) {
+	dir = filepath.Join(s.Dir, RejectedDir)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			events++
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(s.Dir, legacyRejected)); err == nil {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if bytes.HasPrefix(line, []byte("# ")) {
+				events++
+			}
+		}
+	}
+	return events, dir
 }
 
 // withEventTime adds mneme_time to a spooled body so the worker records

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,13 +146,10 @@ func TestSpoolRejectsCorruptAndNewerLines(t *testing.T) {
 	if res.Sent != 3 || res.Corrupt != 3 {
 		t.Fatalf("sent %d, corrupt %d; want 3 and 3 (%q)", res.Sent, res.Corrupt, bodies)
 	}
-	rejected, err := os.ReadFile(filepath.Join(s.Dir, "rejected.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rejected := quarantined(t, s, 3)
 	for _, want := range []string{"this is not json", `"v":99`, "spool version 99 is newer", "corrupt line"} {
-		if !strings.Contains(string(rejected), want) {
-			t.Errorf("rejected.jsonl lacks %q:\n%s", want, rejected)
+		if !strings.Contains(rejected, want) {
+			t.Errorf("rejected/ lacks %q:\n%s", want, rejected)
 		}
 	}
 	if s.Pending() {
@@ -174,9 +172,107 @@ func TestSpoolPermanentErrorIsSetAside(t *testing.T) {
 	if err != nil || res.Sent != 1 || res.Corrupt != 1 {
 		t.Fatalf("sent %d corrupt %d err %v", res.Sent, res.Corrupt, err)
 	}
-	rejected, _ := os.ReadFile(filepath.Join(s.Dir, "rejected.jsonl"))
-	if !strings.Contains(string(rejected), "missing session_id") {
-		t.Errorf("rejected.jsonl must give the reason: %s", rejected)
+	if rejected := quarantined(t, s, 1); !strings.Contains(rejected, "missing session_id") {
+		t.Errorf("rejected/ must give the reason: %s", rejected)
+	}
+}
+
+// quarantined checks that s set aside want events, each in a private file
+// of its own under rejected/, and returns their text.
+func quarantined(t *testing.T, s Spool, want int) string {
+	t.Helper()
+	n, dir := s.Rejected()
+	if n != want || dir != filepath.Join(s.Dir, RejectedDir) {
+		t.Errorf("Rejected() = %d in %s, want %d in %s/rejected", n, dir, want, s.Dir)
+	}
+	if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("rejected/ must be private (0700): %v %v", info.Mode(), err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) != want {
+		t.Errorf("rejected/ holds %d files, want %d", len(files), want)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		info, err := os.Stat(f)
+		if err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s must be private (0600): %v", f, err)
+		}
+		b, _ := os.ReadFile(f)
+		all.Write(b)
+	}
+	return all.String()
+}
+
+// A poison event in the middle of a 1,000-event spool, which the worker
+// refuses for good: the 999 others are sent, in order, the poison is
+// quarantined, the spool ends empty (issue 21: a failure used to stop the
+// replay, the events behind it waiting for ever).
+func TestSpoolPoisonEventDoesNotBlock(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	var reasons []string
+	s.OnReject = func(r string) { reasons = append(reasons, r) }
+	for i := range 1000 {
+		if err := s.Append("post-tool-use", fmt.Appendf(nil, `{"n":%d}`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int
+	res, err := s.Replay(func(_ string, body []byte) error {
+		var m struct{ N int }
+		json.Unmarshal(body, &m)
+		if m.N == 500 {
+			return &PermanentError{Msg: "worker answered 500: the database refuses it"}
+		}
+		got = append(got, m.N)
+		return nil
+	})
+	if err != nil || res.Sent != 999 || res.Corrupt != 1 || len(got) != 999 {
+		t.Fatalf("replay: %+v, %v, %d sent", res, err, len(got))
+	}
+	for i, n := range got {
+		if want := i + i/500; n != want {
+			t.Fatalf("event %d sent as number %d, want %d", i, n, want)
+		}
+	}
+	if s.Pending() {
+		t.Error("the spool must end empty")
+	}
+	if rejected := quarantined(t, s, 1); !strings.Contains(rejected, `{"n":500}`) || !strings.Contains(rejected, "the database refuses it") {
+		t.Errorf("the quarantined event and its reason: %s", rejected)
+	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], filepath.Join(s.Dir, RejectedDir)) {
+		t.Errorf("OnReject was told %q: it must say where the event is", reasons)
+	}
+}
+
+// An older mneme's rejected.jsonl still counts.
+func TestSpoolRejectedCountsLegacyFile(t *testing.T) {
+	s := Spool{Dir: t.TempDir()}
+	os.WriteFile(filepath.Join(s.Dir, "rejected.jsonl"), []byte("# 2026-01-01T00:00:00Z corrupt line\nxx\n# 2026-01-02T00:00:00Z corrupt line\nyy\n"), 0o600)
+	if n, _ := s.Rejected(); n != 2 {
+		t.Errorf("Rejected() = %d, want 2", n)
+	}
+}
+
+// Which answers refuse an event for good, and which are retried.
+func TestPermanent(t *testing.T) {
+	marked := http.Header{}
+	marked.Set(HeaderPermanent, "1")
+	for _, c := range []struct {
+		status int
+		header http.Header
+		want   bool
+	}{
+		{400, nil, true}, {404, nil, true}, {413, nil, true}, {422, nil, true}, {403, nil, true},
+		{401, nil, false}, {408, nil, false}, {429, nil, false},
+		{500, nil, false}, {503, nil, false}, {502, nil, false},
+		{500, marked, true},
+		{200, marked, false},
+	} {
+		if got := Permanent(c.status, c.header); got != c.want {
+			t.Errorf("Permanent(%d, %v) = %v, want %v", c.status, c.header, got, c.want)
+		}
 	}
 }
 

@@ -2,6 +2,9 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -40,7 +43,12 @@ func (tx *Tx) RecordPrompt(sessionID int64, project, promptID, text string, priv
 		}
 	}
 	var number int
-	if err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? RETURNING prompt_counter`, sessionID).Row().Scan(&number); err != nil {
+	err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? AND prompt_counter < ? RETURNING prompt_counter`,
+		sessionID, MaxPromptCounter).Row().Scan(&number)
+	if errors.Is(err, sql.ErrNoRows) {
+		return PromptResult{}, tx.sessionGoneOr(sessionID, fmt.Errorf("%w: session %d holds %d prompts, the most a session may", ErrInvalid, sessionID, MaxPromptCounter))
+	}
+	if err != nil {
 		return PromptResult{}, err
 	}
 	if private {
@@ -78,7 +86,29 @@ func (tx *Tx) PromptTurn(sessionID int64, promptID string) (number int, private,
 	// which may itself be private.
 	err = tx.db.Raw(`SELECT s.prompt_counter, EXISTS (SELECT 1 FROM private_prompts pp WHERE pp.session_id = s.id AND pp.number = s.prompt_counter)
 		FROM sessions s WHERE s.id = ?`, sessionID).Row().Scan(&number, &private)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrSessionGone
+	}
 	return number, private, false, err
+}
+
+// MaxPromptCounter bounds the prompts of one session (a long session has
+// hundreds): a prompt counter, imported or stored, stays far from where
+// integers overflow.
+const MaxPromptCounter = 1_000_000
+
+// sessionGoneOr is ErrSessionGone when session id is not stored, else
+// otherwise: what a write that changed no row of the session means.
+func (tx *Tx) sessionGoneOr(id int64, otherwise error) error {
+	var one int
+	err := tx.db.Raw(`SELECT 1 FROM sessions WHERE id = ?`, id).Row().Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrSessionGone
+	case err != nil:
+		return err
+	}
+	return otherwise
 }
 
 // ListFilter is the common offset/limit/project filter of the list APIs.

@@ -3,6 +3,8 @@ package models
 import (
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -33,12 +35,21 @@ type RestoreRows struct {
 type RestoreCounts struct {
 	New      Counts `json:"new"`
 	Existing Counts `json:"existing"`
+	// Refused says, for each session not restored, why: "session <id>:
+	// <field> <value> <what it must be>" (RestoreRows.Check).
+	Refused []string `json:"refused,omitempty"`
 }
 
 // Add adds o to c.
 func (c *RestoreCounts) Add(o RestoreCounts) {
 	c.New.add(o.New)
 	c.Existing.add(o.Existing)
+	c.Refused = append(c.Refused, o.Refused...)
+}
+
+// Refuse records that session claudeID was not restored, for err.
+func (c *RestoreCounts) Refuse(claudeID string, err error) {
+	c.Refused = append(c.Refused, fmt.Sprintf("session %q: %s", claudeID, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")))
 }
 
 func (c *Counts) add(o Counts) {
@@ -54,6 +65,11 @@ func (c *Counts) add(o Counts) {
 // at all.
 func (tx *Tx) Restore(r *RestoreRows) (RestoreCounts, error) {
 	var n RestoreCounts
+	// The counter is at least the last prompt's number: the session's
+	// next prompt must not take a number restored here.
+	for _, p := range r.Prompts {
+		r.Session.PromptCounter = max(r.Session.PromptCounter, p.Number)
+	}
 	sid, created, err := tx.restoreSession(&r.Session)
 	if err != nil {
 		return n, err

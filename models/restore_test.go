@@ -1,6 +1,7 @@
 package models
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -59,7 +60,7 @@ func TestRestoreMerges(t *testing.T) {
 	var got RestoreCounts
 	do(func(tx *Tx) (err error) { got, err = tx.Restore(rows()); return err })
 	want := RestoreCounts{New: Counts{Prompts: 1, Observations: 2, Summaries: 1}, Existing: Counts{Sessions: 1, Prompts: 2, Observations: 2}}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("first restore: %+v, want %+v", got, want)
 	}
 	do(func(tx *Tx) (err error) { got, err = tx.Restore(rows()); return err })

@@ -161,9 +161,13 @@ func (tx *Tx) SetLastAssistantMessage(sessionID int64, msg string) error {
 }
 
 // CompleteSession marks a session completed at at, for reason. It reports
-// false when the session was already completed (a replay).
+// false when the session was already completed (a replay), and
+// ErrSessionGone when it is not stored.
 func (tx *Tx) CompleteSession(sessionID int64, at time.Time, reason string) (bool, error) {
 	res := tx.db.Exec(`UPDATE sessions SET status = ?, ended_at = ?, end_reason = ? WHERE id = ? AND status != ?`,
 		StatusCompleted, at, reason, sessionID, StatusCompleted)
-	return res.RowsAffected > 0, res.Error
+	if res.Error != nil || res.RowsAffected > 0 {
+		return res.RowsAffected > 0, res.Error
+	}
+	return false, tx.sessionGoneOr(sessionID, nil)
 }

@@ -2,8 +2,11 @@ package models
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/glebarez/go-sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // SQLite primary result codes that mean the storage, not the request, is at
@@ -39,4 +42,56 @@ func StorageProblem(err error) string {
 		return "the database file cannot be opened (" + se.Error() + ")"
 	}
 	return ""
+}
+
+// ErrSessionGone is returned by a write naming a session that is no longer
+// stored: it was forgotten (on this worker or, on PostgreSQL, on another
+// replica) after the caller looked it up. It matches ErrNotFound. Capture
+// then looks the session up again, which records it anew.
+var ErrSessionGone = fmt.Errorf("%w: the session is no longer stored", ErrNotFound)
+
+// SQLite result codes of a refused value (https://sqlite.org/rescode.html).
+const (
+	sqliteTooBig     = 18
+	sqliteConstraint = 19
+	sqliteMismatch   = 20
+	sqliteRange      = 25
+	// sqliteForeignKey is the extended code of a foreign key violation.
+	sqliteForeignKey = 787
+)
+
+// Refused reports an error of the database refusing the data itself: a
+// constraint it breaks, a value out of range or of the wrong type (SQLite's
+// CONSTRAINT, MISMATCH, TOOBIG and RANGE; PostgreSQL's classes 22, data
+// exception, and 23, integrity constraint violation). The same write fails
+// the same way however often it is retried, unlike a StorageProblem: the
+// worker tells the hook not to keep such an event in its spool.
+func Refused(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqliteTooBig, sqliteConstraint, sqliteMismatch, sqliteRange:
+			return true
+		}
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "22") || strings.HasPrefix(pe.Code, "23")
+	}
+	return false
+}
+
+// goneIfForeignKey turns a foreign key violation, the one error a row of a
+// session just forgotten meets, into ErrSessionGone (wrapping err).
+func goneIfForeignKey(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	var pe *pgconn.PgError
+	if errors.As(err, &se) && se.Code() == sqliteForeignKey || errors.As(err, &pe) && pe.Code == "23503" {
+		return fmt.Errorf("%w (%w)", ErrSessionGone, err)
+	}
+	return err
 }

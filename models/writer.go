@@ -326,15 +326,16 @@ func (w *Writer) runAlone(op *writeOp) error {
 // flushQueued inserts what the transaction's operations queued: the
 // observations with their events, then the states of their files. Last,
 // on PostgreSQL, it notifies the replicas of the transaction's events
-// (notifyEvents): the NOTIFY is delivered at the commit.
+// (notifyEvents): the NOTIFY is delivered at the commit. A queued row of
+// a session forgotten meanwhile fails it with ErrSessionGone.
 func flushQueued(tx *gorm.DB, st *txState) error {
 	if err := flushObservations(tx, st); err != nil {
-		return err
+		return goneIfForeignKey(err)
 	}
 	queued := st.fileStates
 	st.fileStates = nil
 	if err := flushFileStates(tx, queued); err != nil {
-		return err
+		return goneIfForeignKey(err)
 	}
 	return notifyEvents(tx, st)
 }

@@ -183,8 +183,8 @@
   var healthFailures = 0;
   var healthTimer = null;
 
-  function setBanner(kind, title, text) {
-    var box = document.getElementById("status-banner");
+  function setBanner(kind, title, text, boxId) {
+    var box = document.getElementById(boxId || "status-banner");
     if (!box) return;
     if (!text) {
       if (box.firstChild) box.replaceChildren();
@@ -227,6 +227,9 @@
         } else {
           setBanner("", "", "");
         }
+        // Spooled events the worker refused for good, set aside (views.QuarantineBanner).
+        var q = h.quarantined || {};
+        setBanner("quarantine", "Events set aside:", q.message || "", "quarantine-banner");
       })
       .catch(function () {
         // One miss can be a restart; two in a row, the worker is gone.

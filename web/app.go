@@ -6,6 +6,7 @@ package web
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/mneme-dev/mneme/handlers"
+	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -76,35 +78,62 @@ type apiError struct {
 	Fields []models.FieldError `json:"fields,omitempty"`
 }
 
+// classify maps an error to the status and message it is answered with.
+func classify(err error) (status int, msg string, fields []models.FieldError) {
+	status, msg = fiber.StatusInternalServerError, "internal error"
+	var fe *fiber.Error
+	var de *ingest.DecodeError
+	var ve *models.ValidationError
+	switch {
+	case errors.As(err, &fe):
+		status, msg = fe.Code, fe.Message
+	case errors.As(err, &de):
+		status, msg = fiber.StatusBadRequest, de.Msg
+	case errors.As(err, &ve):
+		status, msg, fields = fiber.StatusUnprocessableEntity, ve.Error(), ve.Fields
+	case errors.Is(err, models.ErrNotFound):
+		status, msg = fiber.StatusNotFound, "not found"
+	case errors.Is(err, models.ErrInvalid):
+		status, msg = fiber.StatusBadRequest, err.Error()
+	case errors.Is(err, models.ErrForbidden):
+		status, msg = fiber.StatusForbidden, err.Error()
+	}
+	if status == fiber.StatusRequestEntityTooLarge {
+		msg = "request body too large"
+	}
+	if p := models.StorageProblem(err); p != "" {
+		// Disk full, read-only or locked database: say so, and answer
+		// 503 so the hook spools the event and retries.
+		status, msg = fiber.StatusServiceUnavailable, p
+	}
+	return status, msg, fields
+}
+
+// permanent5xx tells a 5xx whose cause is the request itself: the
+// database refuses its data (models.Refused), and will again.
+func permanent5xx(status int, err error) bool {
+	return status >= 500 && status != fiber.StatusServiceUnavailable && models.Refused(err)
+}
+
+// Permanent tells whether err refuses a hook event for good, as the hook
+// would read the worker's answer to it (hooks.Permanent): the worker's own
+// replay of the spool quarantines such an event as the hook does.
+func Permanent(err error) bool {
+	status, _, _ := classify(err)
+	h := http.Header{}
+	if permanent5xx(status, err) {
+		h.Set(hooks.HeaderPermanent, "1")
+	}
+	return hooks.Permanent(status, h)
+}
+
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		status := fiber.StatusInternalServerError
-		msg := "internal error"
-		var fields []models.FieldError
-		var fe *fiber.Error
-		var de *ingest.DecodeError
-		var ve *models.ValidationError
-		switch {
-		case errors.As(err, &fe):
-			status, msg = fe.Code, fe.Message
-		case errors.As(err, &de):
-			status, msg = fiber.StatusBadRequest, de.Msg
-		case errors.As(err, &ve):
-			status, msg, fields = fiber.StatusUnprocessableEntity, ve.Error(), ve.Fields
-		case errors.Is(err, models.ErrNotFound):
-			status, msg = fiber.StatusNotFound, "not found"
-		case errors.Is(err, models.ErrInvalid):
-			status, msg = fiber.StatusBadRequest, err.Error()
-		case errors.Is(err, models.ErrForbidden):
-			status, msg = fiber.StatusForbidden, err.Error()
-		}
-		if status == fiber.StatusRequestEntityTooLarge {
-			msg = "request body too large"
-		}
-		if p := models.StorageProblem(err); p != "" {
-			// Disk full, read-only or locked database: say so, and answer
-			// 503 so the hook spools the event and retries.
-			status, msg = fiber.StatusServiceUnavailable, p
+		status, msg, fields := classify(err)
+		if permanent5xx(status, err) {
+			// Retrying cannot help: the hook quarantines the event
+			// rather than hold the spool up behind it.
+			c.Set(hooks.HeaderPermanent, "1")
 		}
 		if status >= 500 {
 			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)

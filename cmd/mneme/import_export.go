@@ -74,6 +74,9 @@ var errTruncated = errors.New("truncated")
 type exportRead struct {
 	Read    models.Counts  // rows read, in complete sessions
 	Trailer *models.Counts // the file's own counts; nil when it has none
+	// Refused says why each session holding a value mneme never stores
+	// (models.RestoreRows.Check) was not sent.
+	Refused []string
 }
 
 // readExport reads a full export from r token by token and hands each
@@ -206,6 +209,13 @@ func runImportExports(ctx context.Context, sink *socketSink, files []string, std
 		} else {
 			fmt.Fprintf(stdout, "%s: read %s in %s\n  new: %s\n  already there: %s\n",
 				file, countsText(read.Read), took, countsText(rs.got.New), countsText(rs.got.Existing))
+			read.Refused = append(read.Refused, rs.got.Refused...)
+		}
+		if n := len(read.Refused); n > 0 {
+			fmt.Fprintf(stdout, "  refused: %d sessions, holding values mneme never stores (nothing of them was stored; the rest was):\n", n)
+			for _, why := range read.Refused {
+				fmt.Fprintf(stdout, "    %s\n", why)
+			}
 		}
 		if errors.Is(err, errTruncated) {
 			kept := "were stored"
@@ -234,15 +244,25 @@ func importExportFile(ctx context.Context, file string, rs *restoreSender) (expo
 	if !peekExport(br) {
 		return exportRead{}, fmt.Errorf("not a mneme export (it does not begin {\"format\":%q)", fullexport.AllFormat)
 	}
+	var refused models.RestoreCounts
+	now := time.Now()
 	read, err := readExport(br, func(s *api.ExportSession) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		// Checked whole here, before it is cut into parts: a session
+		// is refused whole (the worker checks each part again).
+		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		if err := rows.Check(now); err != nil {
+			refused.Refuse(s.Session.ClaudeSessionID, err)
+			return nil
 		}
 		if rs == nil {
 			return nil
 		}
 		return rs.add(ctx, s)
 	})
+	read.Refused = refused.Refused
 	if rs != nil {
 		// The complete sessions read before a cut are stored too.
 		if ferr := rs.flush(ctx); ferr != nil && (err == nil || errors.Is(err, errTruncated)) {

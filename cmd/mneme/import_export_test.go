@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -327,5 +328,49 @@ func TestImportExportLarge(t *testing.T) {
 		imported.Round(time.Millisecond), 10_000/imported.Seconds())
 	if a, b := normalExport(t, file), normalExport(t, exportAll(t, dst)); !reflect.DeepEqual(a, b) {
 		t.Error("the large round trip changed the export")
+	}
+}
+
+// TestImportExportRefusesCraftedSession: `mneme import` of an `export
+// --all` whose session carries promptCounter 9223372036854775807 refuses
+// that session, naming the field, and imports the rest; the session's
+// next prompt is then recorded (issue 21, point 2: it answered 500, and
+// the hook's spool stopped behind it).
+func TestImportExportRefusesCraftedSession(t *testing.T) {
+	_, file := exportedSource(t, "history-5", 8)
+	full, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(full, []byte(`"claudeSessionId":"history-5"`))
+	counter := regexp.MustCompile(`"promptCounter":\d+`)
+	loc := counter.FindIndex(full[at:])
+	if at < 0 || loc == nil {
+		t.Fatal("no history-5 session with a promptCounter in the export")
+	}
+	crafted := append(append(append([]byte{}, full[:at+loc[0]]...), `"promptCounter":9223372036854775807`...), full[at+loc[1]:]...)
+	path := filepath.Join(t.TempDir(), "crafted.json")
+	if err := os.WriteFile(path, crafted, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dst := testutil.NewServer(t)
+	out := importOK(t, dst, "--dry-run", path)
+	if !strings.Contains(out, `refused: 1 sessions`) || !strings.Contains(out, `session "history-5": session.promptCounter 9223372036854775807 is out of range`) {
+		t.Errorf("dry run does not say what it would refuse:\n%s", out)
+	}
+	out = importOK(t, dst, path)
+	if !strings.Contains(out, `refused: 1 sessions`) || !strings.Contains(out, `session "history-5": session.promptCounter 9223372036854775807 is out of range`) {
+		t.Errorf("import does not name the refused session and field:\n%s", out)
+	}
+	if got := allCounts(t, dst); got.Sessions != 1 {
+		t.Errorf("%d sessions stored, want the other one", got.Sessions)
+	}
+	if _, err := dst.Store.SessionByClaudeID(t.Context(), "history-5"); err == nil {
+		t.Error("the crafted session was stored")
+	}
+	dst.Hook(t, "user-prompt-submit", map[string]any{"session_id": "history-5", "cwd": "/home/dev/history", "hook_event_name": "UserPromptSubmit", "prompt": "next", "prompt_id": "n1"})
+	if s, err := dst.Store.SessionByClaudeID(t.Context(), "history-5"); err != nil || s.PromptCounter != 1 {
+		t.Errorf("the crafted session's next prompt: %+v, %v", s, err)
 	}
 }

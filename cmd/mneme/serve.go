@@ -161,10 +161,10 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// into it if the data directory later becomes read-only.
 	_ = os.MkdirAll(w.Spool.Dir, 0o700)
 	w.Spool.OnReject = func(reason string) {
-		log.Warn("spooled event set aside in spool/rejected.jsonl", "reason", reason)
+		log.Warn("spooled event set aside in spool/rejected/", "reason", reason)
 	}
 	w.Fallback.OnReject = func(reason string) {
-		log.Warn("spooled event set aside in the fallback spool's rejected.jsonl", "dir", w.Fallback.Dir, "reason", reason)
+		log.Warn("spooled event set aside in the fallback spool's rejected/", "dir", w.Fallback.Dir, "reason", reason)
 	}
 	if n, err := w.ReplaySpool(ctx); err != nil {
 		log.Warn("spool replay stopped", "err", err)

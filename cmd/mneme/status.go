@@ -25,14 +25,22 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "data directory: %s\n", g.dataDir)
 			spool := hooks.Spool{Dir: filepath.Join(g.dataDir, "spool")}
+			fallback := hooks.Spool{Dir: hooks.FallbackSpoolDir(g.dataDir)}
 			if os.Getenv(EnvURL) != "" {
 				// The hook's events for a remote worker wait apart.
 				spool.Dir = filepath.Join(g.dataDir, hooks.RemoteSpoolDir)
+				fallback.Dir += "-remote"
 			}
 			if spool.Pending() {
 				fmt.Fprintln(out, "spool:          events are waiting to be replayed")
 			} else {
 				fmt.Fprintln(out, "spool:          empty")
+			}
+			var q api.Quarantine
+			q.Add(spool.Rejected())
+			q.Add(fallback.Rejected())
+			if q.Events > 0 {
+				fmt.Fprintf(out, "set aside:      %s\n", q.Message)
 			}
 			r := g.remote()
 			req, err := http.NewRequest(http.MethodGet, r.base+"/api/health", nil)

@@ -5,6 +5,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
@@ -44,6 +46,36 @@ type Health struct {
 	// to do (its errors, the last one redacted): an index that cannot
 	// catch up shows here before searches slow down.
 	Indexer *models.IndexerStats `json:"indexer,omitempty"`
+	// Quarantined counts the spooled events the worker refused for good,
+	// set aside in the spools' rejected/ directories.
+	Quarantined Quarantine `json:"quarantined"`
+}
+
+// Quarantine is what the spools set aside: events the worker refused for
+// good (a 4xx, or a 5xx it marked permanent) and lines that could not be
+// read, one file each in a spool's rejected/ directory, so that they
+// never hold up the events behind them.
+type Quarantine struct {
+	Events int      `json:"events"`
+	Dirs   []string `json:"dirs,omitempty"`
+	// Message says it in a sentence (the viewer's banner, `mneme
+	// status`); "" when nothing was set aside.
+	Message string `json:"message,omitempty"`
+}
+
+// Add counts the events set aside in one more directory.
+func (q *Quarantine) Add(events int, dir string) {
+	if events == 0 {
+		return
+	}
+	q.Events += events
+	q.Dirs = append(q.Dirs, dir)
+	noun := "events"
+	if q.Events == 1 {
+		noun = "event"
+	}
+	q.Message = fmt.Sprintf("%d spooled %s refused by the worker for good, set aside in %s (one file each, with the reason; the worker's log says more). Every other event was stored.",
+		q.Events, noun, strings.Join(q.Dirs, " and "))
 }
 
 // PublicHealth is GET /api/health without credentials: that mneme is

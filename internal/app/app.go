@@ -21,6 +21,7 @@ import (
 
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/privacy"
@@ -130,7 +131,6 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	broker := sse.NewBroker()
-	store.Writer.OnCommit(broker.Publish)
 	// The privacy pipeline of every stored string is also the logs' and
 	// the hook's: every part of the worker logs through it (until the
 	// capture service holds the stored settings, through the built-in
@@ -163,6 +163,12 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		store.Close()
 		return nil, err
 	}
+	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
+	// before the stream does.
+	store.Writer.OnCommit(func(ev models.Event) {
+		svc.Committed(ev)
+		broker.Publish(ev)
+	})
 	w := &Worker{
 		Store: store, Broker: broker, Capture: svc, Summaries: queue,
 		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
@@ -215,6 +221,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
+		Quarantined:   w.Quarantined,
 		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
 		StreamOptions: opts.Stream, Import: w.Import,
 	}
@@ -264,6 +271,9 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 			return &hooks.PermanentError{Msg: err.Error()}
 		}
 		_, err = w.Capture.Handle(ctx, event, p)
+		if err != nil && web.Permanent(err) {
+			return &hooks.PermanentError{Msg: err.Error()}
+		}
 		return err
 	}
 	sent := 0
@@ -287,6 +297,18 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 		}
 	}
 	return sent, nil
+}
+
+// Quarantined counts what the spools set aside (hooks.Spool.Rejected):
+// events the worker refused for good, and unreadable lines.
+func (w *Worker) Quarantined() api.Quarantine {
+	var q api.Quarantine
+	for _, sp := range []hooks.Spool{w.Spool, w.Fallback} {
+		if sp.Dir != "" {
+			q.Add(sp.Rejected())
+		}
+	}
+	return q
 }
 
 // isReadOnly reports SQLite's SQLITE_READONLY: the database was opened

@@ -260,3 +260,48 @@ func TestFallbackSpoolPlanted(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayQuarantinesRefusedEvent: the worker's own replay of the spool
+// (at start, and every few seconds) sets aside an event it refuses for
+// good, one the database refuses (a prompt whose number is taken), and
+// stores the events behind it; /api/health counts it. Before, the replay
+// stopped there, and every later event waited behind it.
+func TestReplayQuarantinesRefusedEvent(t *testing.T) {
+	srv := newWorker(t)
+	before := appendPrompts(t, srv.Spool, "before", 3)
+	if _, err := srv.ReplaySpool(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The session's counter left behind its prompts: its next prompt's
+	// number is taken.
+	if err := srv.Store.DB.Exec(`UPDATE sessions SET prompt_counter = 1 WHERE claude_session_id = 'spool-session'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Spool.Append("user-prompt-submit", promptBody("poison")); err != nil {
+		t.Fatal(err)
+	}
+	var after []string
+	for i := range 3 {
+		text := fmt.Sprintf("after-%d", i)
+		body := bytes.Replace(promptBody(text), []byte(`"spool-session"`), []byte(`"spool-other"`), 1)
+		if err := srv.Spool.Append("user-prompt-submit", body); err != nil {
+			t.Fatal(err)
+		}
+		after = append(after, text)
+	}
+	if _, err := srv.ReplaySpool(context.Background()); err != nil {
+		t.Fatalf("replay stopped: %v", err)
+	}
+	if srv.Spool.Pending() {
+		t.Error("the spool is not empty")
+	}
+	samePrompts(t, storedPrompts(t, srv), append(before, after...))
+	if n, _ := srv.Spool.Rejected(); n != 1 {
+		t.Errorf("%d events set aside, want the poison", n)
+	}
+	var h struct{ Quarantined struct{ Events int } }
+	srv.GetJSON(t, "/api/health", &h)
+	if h.Quarantined.Events != 1 {
+		t.Errorf("/api/health counts %d set aside, want 1", h.Quarantined.Events)
+	}
+}

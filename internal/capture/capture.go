@@ -6,6 +6,7 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -131,12 +132,21 @@ func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (
 }
 
 // session returns the session of p, creating it inside tx when needed.
+// The session may come from the cache: a write on it that finds it gone
+// fails with models.ErrSessionGone, and writeSession runs it again.
 func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, error) {
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
 		return r, owned(r, p)
 	}
+	return s.ensureSession(tx, p)
+}
+
+// ensureSession returns the session of p as stored, creating it inside tx
+// when it is not: a session forgotten while it ran is recorded again, as
+// a new row, from its next event.
+func (s *Service) ensureSession(tx *models.Tx, p *ingest.Payload) (models.SessionRef, error) {
 	proj := s.project(p)
 	ref, err := tx.EnsureSession(&models.Session{
 		ClaudeSessionID: p.SessionID,
@@ -305,6 +315,55 @@ func (s *Service) Expect(ctx context.Context) (context.Context, func()) {
 // reach the live stream from the writer, after the commit and in commit order.
 func (s *Service) write(ctx context.Context, fn func(tx *models.Tx) error) error {
 	return s.Store.Writer.Do(ctx, fn)
+}
+
+// writeSession is write for an event of Claude Code session claudeID. When
+// the session the cache holds is gone (models.ErrSessionGone: forgotten
+// on this worker or, on PostgreSQL, on another replica, whose forgotten
+// event may not have arrived yet), the cache entry is dropped and fn runs
+// once more: it then finds the session missing and records it again.
+// Forgetting a running session forgets what was recorded, it does not stop
+// the recording.
+func (s *Service) writeSession(ctx context.Context, claudeID string, fn func(tx *models.Tx) error) error {
+	err := s.write(ctx, fn)
+	if errors.Is(err, models.ErrSessionGone) {
+		s.uncache(claudeID)
+		err = s.write(ctx, fn)
+	}
+	return err
+}
+
+// uncache drops what the cache holds of Claude Code session claudeID.
+func (s *Service) uncache(claudeID string) {
+	if ref, ok := s.sessions.LoadAndDelete(claudeID); ok {
+		s.turns.Delete(ref.(models.SessionRef).ID)
+	}
+}
+
+// Committed is told of every committed event (the store's OnCommit; on
+// PostgreSQL every replica's): a forgotten event drops the forgotten
+// sessions from the cache, so their next events record them again without
+// first failing on the rows that are gone (writeSession still catches a
+// forget whose event comes late).
+func (s *Service) Committed(ev models.Event) {
+	if ev.Kind != models.EventForgotten {
+		return
+	}
+	var f models.Forgotten
+	if json.Unmarshal(ev.Data, &f) != nil || len(f.Sessions) == 0 {
+		return
+	}
+	gone := make(map[int64]bool, len(f.Sessions))
+	for _, id := range f.Sessions {
+		gone[id] = true
+		s.turns.Delete(id)
+	}
+	s.sessions.Range(func(k, v any) bool {
+		if gone[v.(models.SessionRef).ID] {
+			s.sessions.Delete(k)
+		}
+		return true
+	})
 }
 
 // eventTime is when the event happened: the spooled time of a replayed

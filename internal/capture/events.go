@@ -11,9 +11,12 @@ import (
 
 func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *models.Tx) error {
+	// A session starts (or resumes) rarely: it is looked up in the
+	// database, never the cache, so a session forgotten meanwhile starts
+	// anew with its context.
+	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error
-		ref, err = s.session(tx, p)
+		ref, err = s.ensureSession(tx, p)
 		if err != nil || ref.Created {
 			return err
 		}
@@ -48,7 +51,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 	private := text == "" && p.Raw().Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
-	err := s.write(ctx, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -87,7 +90,7 @@ func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
 	states := s.fileStates(p, obs)
 	var ref models.SessionRef
 	var turn promptTurn
-	err := s.write(ctx, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -157,7 +160,7 @@ func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	msg = ingest.Compress(msg, pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
-	err := s.write(ctx, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
@@ -189,7 +192,7 @@ func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
 	// pages before), then cut.
 	reason := ingest.Truncate(p.Reason, 100)
 	var ref models.SessionRef
-	err := s.write(ctx, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error
 		if ref, err = s.session(tx, p); err != nil {
 			return err
