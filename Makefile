@@ -64,6 +64,11 @@ e2e: build ## Run only the end-to-end suite against real Claude Code
 	bash e2e/install-claude.sh
 	$(GO) test -count=1 -v -timeout 10m ./e2e/
 
+.PHONY: eval-extract
+eval-extract: ## Memory extraction benchmark: precision and recall on the tuning and held-out halves (internal/memory/extract/testdata)
+	@mkdir -p .cache
+	@MNEME_EXTRACT_OUT=$(CURDIR)/.cache/extract-table.md $(GO) test -count=1 -run '^TestExtractionBenchmark$$' ./internal/memory/extract/ >/dev/null; rc=$$?; cat .cache/extract-table.md; exit $$rc
+
 .PHONY: eval
 eval: ## Recall benchmark: scripted sessions through real Claude Code, then what the next one is told (a few minutes; eval/README.md)
 	@bash e2e/install-claude.sh >/dev/null
@@ -103,7 +108,7 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
 	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
-	internal/transcript:FuzzParse
+	internal/transcript:FuzzParse internal/memory/extract:FuzzExtract
 FUZZTIME ?= 30s
 
 .PHONY: fuzz

@@ -1,0 +1,168 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The cues, each a case-insensitive RE2 pattern (linear time; bounded
+// repetitions only). Where a statement carries several, cause beats todo
+// beats constraint beats decision: "I still need to restyle it — it uses
+// blue instead of brand" is a todo, not a decision.
+var (
+	causeRe = newCue(`(?i)\broot[- ]cause\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it")
+	// becauseRe with failRe makes a cause of "X was executed twice because …"
+	// when the sentence does not start with what was done about it.
+	becauseRe = regexp.MustCompile(`(?i)\bbecause\b`)
+	failRe    = newCue(`(?i)\b(?:fail\w*|errors?|crash\w*|time(?:d)? ?outs?|timing out|hang\w*|leak\w*|flaky|broke\w*|twice|double\w*|skipp\w*|5\d\d|panic\w*|deadlock\w*|segfault\w*|oom\w*|wrong|stale|missing|lost|dropp(?:ed|ing))\b`, "fail", "error", "crash", "time", "timing out", "hang", "leak", "flaky", "broke", "twice", "doubl", "skipp", "5", "panic", "deadlock", "segfault", "oom", "wrong", "stale", "missing", "lost", "dropp")
+	actionRe  = regexp.MustCompile(`(?i)^(?:i|we|i've|we've|i'd|made|kept|used|set|put|built|wrote|chose|went|gave|\w+ed)\b`)
+
+	todoRe = newCue(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]*\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`, "still", "need", "next", "todo", "to-do", "for later", "follow", "yet", "worth revisiting", "remain", "did not", "didn")
+
+	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
+
+	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\binstead\b|\brather than\b|\bno longer\b|\bin favou?r of\b|\btrade-?off\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "instead", "rather than", "no longer", "in favo", "trade", "kept")
+
+	// rationaleRe marks an edit given with its reason: in a list of changes
+	// such an item is a decision, a bare edit is not.
+	rationaleRe = newCue(`(?i)\bso that\b|\bso (?:it|the|we|they|clients|callers|users|tests|a|an|both|refunds|there|nobody|only|that|nothing|each|every|you)\b|\bso \S+ (?:is|are|can|can't|cannot|won't|doesn't|don't|isn't|aren't|stays?|gets?|works?|runs?|will|never|only|uses?|has|have|needs?)\b|\bbecause\b|\bsince\b|\bto avoid\b|\bto keep\b|\bfor compatibility\b|\bin order to\b`, "so ", "because", "since", "to avoid", "to keep", "for compatibility", "in order to")
+
+	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to)\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved) (?:\w+ ){0,4}?from\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b`, "instead", "no longer", "switch", "drop", "replace", "now use", "from", "anymore", "in favo")
+
+	standingRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on)\b`)
+	// fillerRe is talk about the conversation, not the project.
+	fillerRe   = regexp.MustCompile(`(?i)^(?:let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
+	testOnlyRe = regexp.MustCompile(`(?i)^(?:added|add|new|updated|wrote|extended)\b[^.]*\btests?\b|^(?:tests?|specs?)\b|_test\.go\b|\.(?:test|spec)\.[jt]sx?\b|\btest_\w+\.py\b`)
+)
+
+// cueRe is a case-insensitive pattern with the lowercase words one of
+// which every match contains. Go's regexp runs an alternation of a few dozen
+// phrases at a few MB/s at best; most statements carry none of the words, so
+// a strings.Contains on each first skips the regexp for them.
+type cueRe struct {
+	re   *regexp.Regexp
+	lits []string
+}
+
+func newCue(pattern string, lits ...string) *cueRe {
+	return &cueRe{re: regexp.MustCompile(pattern), lits: lits}
+}
+
+// MatchString reports whether s matches, skipping the regexp when none of
+// the words is in s.
+func (c *cueRe) MatchString(s string) bool {
+	lower := strings.ToLower(s)
+	for _, l := range c.lits {
+		if strings.Contains(lower, l) {
+			return c.re.MatchString(s)
+		}
+	}
+	return false
+}
+
+// classifyAnswer gives a unit of an answer its kind, if it has one.
+func classifyAnswer(u unit) (Kind, bool) {
+	t := strings.TrimSpace(cleanInline(u.text))
+	if t == "" || u.checked || u.sec == secSkip || isQuestion(t) {
+		return "", false
+	}
+	if fillerRe.MatchString(t) {
+		// "I'll …" is talk about this turn, unless it promises a standing rule.
+		if standingRe.MatchString(t) {
+			return KindConstraint, true
+		}
+		return "", false
+	}
+	if u.byDefault {
+		switch u.sec {
+		case secTodo:
+			return KindTodo, true
+		case secCause:
+			return KindCause, true
+		case secConstraint:
+			return KindConstraint, true
+		case secDecision:
+			if !testOnlyRe.MatchString(t) {
+				return KindDecision, true
+			}
+		}
+	}
+	if k, ok := cue(t); ok {
+		return k, true
+	}
+	if u.sec == secChange || u.sec == secDecision || u.sec == secNone {
+		if u.item && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t) {
+			return KindDecision, true
+		}
+	}
+	return "", false
+}
+
+// cue classifies a statement by the phrases it carries.
+func cue(t string) (Kind, bool) {
+	switch {
+	case causeRe.MatchString(t):
+		return KindCause, true
+	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t):
+		return KindCause, true
+	case todoRe.MatchString(t):
+		return KindTodo, true
+	case constraintRe.MatchString(t):
+		return KindConstraint, true
+	case decisionRe.MatchString(t):
+		return KindDecision, true
+	}
+	return "", false
+}
+
+// isQuestion reports whether a statement asks rather than states.
+func isQuestion(t string) bool {
+	t = strings.TrimRight(t, " )*_\"'")
+	return strings.HasSuffix(t, "?")
+}
+
+var (
+	// promptLeadRe strips what a prompt's sentence opens with before the
+	// instruction itself: "no,", "actually", "ok,", "please".
+	promptLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
+	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
+	// promptDecisionRe: the user picks something for the project.
+	promptDecisionRe = regexp.MustCompile(`(?i)^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
+	// clauseConstraintRe: a clause that opens as a standing instruction.
+	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
+	// anyConstraintRe: words that make a rule wherever they stand.
+	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
+	// correctionRe: a prompt that opens by overruling what came before
+	// ("no, …", "actually …", "instead …") changes an earlier choice.
+	correctionRe  = regexp.MustCompile(`(?i)^(?:no+|nope|nah|actually|instead|rather|wait)\b`)
+	clauseSplitRe = regexp.MustCompile(`\s*(?:[,;:]|\s[—–-]\s|\band\b|\bthen\b)\s*`)
+)
+
+// classifyPrompt reads one sentence of a prompt; the text it returns is the
+// sentence without its conversational opening ("no, use pnpm" → "use pnpm").
+func classifyPrompt(s string) (Kind, string, bool) {
+	s = strings.TrimSpace(cleanInline(s))
+	if isQuestion(s) {
+		return "", "", false
+	}
+	body := strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))
+	if body == "" || askRe.MatchString(body) {
+		return "", "", false
+	}
+	if promptDecisionRe.MatchString(body) {
+		return KindDecision, body, true
+	}
+	if anyConstraintRe.MatchString(body) {
+		return KindConstraint, body, true
+	}
+	if clauseConstraintRe.MatchString(body) {
+		return KindConstraint, body, true
+	}
+	for _, c := range clauseSplitRe.Split(body, 8) {
+		c = strings.TrimSpace(promptLeadRe.ReplaceAllString(c, ""))
+		if clauseConstraintRe.MatchString(c) {
+			return KindConstraint, body, true
+		}
+	}
+	return "", "", false
+}

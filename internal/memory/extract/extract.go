@@ -1,0 +1,174 @@
+// Package extract finds memories — decisions, constraints, root causes and
+// todos — in what Claude answers and what the user asks. It is pure: text in,
+// statements out, no store and no models, so it can run anywhere (live
+// capture, import, tests) and be measured on its own (testdata/ holds the
+// hand-labelled benchmark, split into a held-out and a tuning half).
+//
+// It reads the shapes Claude Code's answers really take: markdown headings,
+// bold labels, plain label lines ending in a colon followed by a list,
+// numbered lists, inline statements ("went with X over Y", "root cause: …")
+// and sentences wrapped over several lines. Every pattern is a Go (RE2)
+// regular expression, so matching is linear in the input, and input past
+// MaxInput bytes is ignored.
+package extract
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Kind is what a memory records.
+type Kind string
+
+// The kinds of memory.
+const (
+	KindDecision   Kind = "decision"   // what was chosen, over what
+	KindConstraint Kind = "constraint" // a rule the user or the project set
+	KindCause      Kind = "cause"      // the root cause of a failure
+	KindTodo       Kind = "todo"       // a next step left open
+)
+
+// Limits on input and output.
+const (
+	MaxInput     = 64 << 10 // bytes of an answer or prompt that are read
+	MaxText      = 400      // runes of a memory's text
+	MaxPerAnswer = 8        // memories kept from one answer
+	MaxPerPrompt = 4        // memories kept from one prompt
+)
+
+// Memory is one statement worth carrying forward.
+type Memory struct {
+	Kind   Kind
+	Text   string   // the statement, cleaned of markdown (bullets, bold), whole sentence(s), ≤ MaxText runes
+	Files  []string // file paths it names
+	Idents []string // identifiers/code terms it names (backticked, CamelCase, snake_case, pkg.Func)
+	Terms  []string // key subject terms (lowercased, stopwords removed) used for supersession
+	Change bool     // it states a change of an earlier choice ("instead", "no longer", "switched from", …)
+}
+
+// FromAnswer extracts the memories of an assistant turn's final message
+// (Stop's last_assistant_message): at most MaxPerAnswer, in reading order.
+func FromAnswer(answer string) []Memory {
+	var out []Memory
+	seen := map[string]bool{}
+	us := units(bound(answer))
+	last := -2 // index in us of the unit behind out's last memory
+	for i, u := range us {
+		k, ok := classifyAnswer(u)
+		if !ok && i+1 < len(us) && nowThenRe.MatchString(u.text) && !u.item &&
+			us[i+1].para == u.para && previouslyRe.MatchString(us[i+1].text) {
+			// "Files now go straight to S3. Previously every byte went
+			// through the API": a change of design, told as before/after.
+			k, ok = KindDecision, true
+		}
+		if !ok {
+			continue
+		}
+		if n := len(out); n > 0 && last == i-1 && !u.item && us[last].para == u.para &&
+			out[n-1].Kind == k && anaphoraRe.MatchString(u.text) {
+			// "… That's worth revisiting": one statement told in two sentences.
+			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				out[n-1] = m
+			}
+			last = i
+			continue
+		}
+		if m, ok := newMemory(k, u.text, seen); ok {
+			out = append(out, m)
+			last = i
+			if len(out) == MaxPerAnswer {
+				break
+			}
+		}
+	}
+	return out
+}
+
+var (
+	nowThenRe    = regexp.MustCompile(`(?i)\bnow\b`)
+	previouslyRe = regexp.MustCompile(`(?i)^(?:previously|before this( change)?|before,|until now|formerly|it used to)\b`)
+	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
+)
+
+// FromPrompt extracts the memories of a user prompt: corrections and standing
+// instructions ("no, use X", "don't …", "never …", "always …", "from now on
+// …") as constraints, and choices the user makes ("let's go with X") as
+// decisions. Questions and ordinary task requests yield nothing.
+func FromPrompt(prompt string) []Memory {
+	var out []Memory
+	seen := map[string]bool{}
+	for _, p := range paragraphs(bound(prompt)) {
+		for _, s := range sentences(p) {
+			k, text, ok := classifyPrompt(s)
+			if !ok {
+				continue
+			}
+			if m, ok := newMemory(k, text, seen); ok {
+				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
+				out = append(out, m)
+				if len(out) == MaxPerPrompt {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}
+
+// newMemory cleans text into a Memory of kind k, unless it is empty or
+// already seen.
+func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
+	text = clip(cleanInline(text), MaxText)
+	key := strings.ToLower(text)
+	if utf8.RuneCountInString(text) < 8 || seen[key] {
+		return Memory{}, false
+	}
+	seen[key] = true
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text)}
+	m.Files, m.Idents = names(text)
+	m.Terms = terms(withoutFiles(text, m.Files))
+	return m, true
+}
+
+// bound cuts s to MaxInput bytes and drops invalid UTF-8.
+func bound(s string) string {
+	return strings.ToValidUTF8(cutBytes(s, MaxInput), "")
+}
+
+// cutBytes cuts s to at most n bytes without splitting a rune.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:max(n, 0)]
+	if s == "" {
+		return s
+	}
+	// Back to the start of the last rune; drop it if the cut split it.
+	i := len(s) - 1
+	for i > 0 && i > len(s)-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	if r, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+		s = s[:i]
+	}
+	return s
+}
+
+// clip cuts s to max runes, at the last sentence end or word boundary that
+// fits, and marks the cut with an ellipsis.
+func clip(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)[:max-1]
+	cut := string(r)
+	if i := strings.LastIndexAny(cut, ".;"); i > len(cut)/2 {
+		return cut[:i+1]
+	}
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:—–-") + "…"
+}

@@ -1,0 +1,51 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzExtract: any input, no panic, and bounded, clean output.
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"Key decisions:\n- Went with X over Y.\n",
+		"## Next steps\n\n1. **TODO**: wire `conf.Load`\n   into the CLI.",
+		"```\nroot cause: inside code\n",
+		"**Root cause:** the `useEffect` re-ran. ",
+		"no, use pnpm, not npm. from now on, never run `npm i`",
+		"- [x] done\n- [ ] still need to port `a/b.go`",
+		"Cause:\n\n\n",
+		"\xff\xfe**__``",
+		strings.Repeat("- ", 100),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		check := func(ms []Memory, max int) {
+			if len(ms) > max {
+				t.Fatalf("%d memories, cap %d", len(ms), max)
+			}
+			for _, m := range ms {
+				if m.Text == "" || !utf8.ValidString(m.Text) || utf8.RuneCountInString(m.Text) > MaxText {
+					t.Fatalf("bad text %q", m.Text)
+				}
+				switch m.Kind {
+				case KindDecision, KindConstraint, KindCause, KindTodo:
+				default:
+					t.Fatalf("bad kind %q", m.Kind)
+				}
+			}
+		}
+		a, p := FromAnswer(s), FromPrompt(s)
+		check(a, MaxPerAnswer)
+		check(p, MaxPerPrompt)
+		for _, x := range append(a, p...) {
+			for _, y := range append(a, p...) {
+				Supersedes(x, y)
+			}
+			Completes(s, x)
+		}
+	})
+}

@@ -1,0 +1,310 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// section is what the label above a block says it holds.
+type section int
+
+const (
+	secNone       section = iota // no label, or one that says nothing (Summary, Notes)
+	secDecision                  // Key decisions:, ## Decisions, What I changed and why:
+	secConstraint                // Constraints:, Rules:, Conventions:
+	secCause                     // Root cause:, Cause:, What was wrong:
+	secTodo                      // Next steps:, TODO:, Open items:, Known issues:
+	secChange                    // Changes:, What I did: (a list of edits; a reason makes one a decision)
+	secFix                       // Fix: (what was done about a cause; only explicit choices count)
+	secSkip                      // Tests:, How to try it:, Files changed: (nothing to remember)
+)
+
+// unit is one statement candidate: a list item, or one sentence of prose.
+type unit struct {
+	text      string
+	sec       section
+	item      bool // a list item
+	byDefault bool // the label right above it (or inline) sets its kind
+	checked   bool // a done checkbox item ("- [x] …")
+	para      int  // which block (paragraph or item) it came from
+}
+
+var (
+	headingRe  = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	itemRe     = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
+	quoteRe    = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
+	fenceRe    = regexp.MustCompile("^\\s*(```|~~~)")
+	labelRe    = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
+	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]*?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
+	boldOnlyRe = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
+	// The vocabulary of labels. Matched against the whole label, lowercased.
+	secTodoRe       = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
+	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root )?cause|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
+	secDecisionRe   = regexp.MustCompile(`^(?:(?:key |main |design |technical |important )?decisions?(?: made)?|design (?:choices|notes)|choices|approach|trade-?offs|rationale|reasoning|why|(?:what i )?changed? (?:and|&) why|what i changed and why|changes and why)$`)
+	secConstraintRe = regexp.MustCompile(`^(?:constraints?|rules?|conventions?|requirements|house rules|ground rules)$`)
+	secChangeRe     = regexp.MustCompile(`^(?:(?:key |main )?changes(?: made)?|what (?:i )?(?:changed|did)|what changed|here'?s what i (?:changed|did)|summary of changes|modifications|updates)$`)
+	secFixRe        = regexp.MustCompile(`^(?:(?:the )?fix(?:es)?|solution|resolution|what i fixed)$`)
+	secSkipRe       = regexp.MustCompile(`^(?:tests?|testing|verification|verified|how to (?:test|try|run)(?: it)?|to (?:try|test|run) it(?: locally)?|usage|(?:changed )?files(?: changed| touched)?|output|results?|run it with|commands?|example)$`)
+	secNoneRe       = regexp.MustCompile(`^(?:summary|notes?|details|context|heads up|important|warning|caveats?|nb|ps|fyi|update|status|done|result)$`)
+)
+
+// sectionOf classifies a label; known says whether it is one of the
+// vocabulary's labels (an unknown one, like "Pagination", is kept as text).
+func sectionOf(label string) (sec section, known bool) {
+	l := strings.ToLower(strings.TrimSpace(strings.Trim(label, "*_ ")))
+	for _, v := range vocabulary {
+		if v.re.MatchString(l) {
+			return v.sec, true
+		}
+	}
+	return secNone, false
+}
+
+// vocabulary maps label patterns to sections, first match wins.
+var vocabulary = []struct {
+	re  *regexp.Regexp
+	sec section
+}{
+	{secTodoRe, secTodo}, {secCauseRe, secCause}, {secDecisionRe, secDecision}, {secConstraintRe, secConstraint},
+	{secChangeRe, secChange}, {secFixRe, secFix}, {secSkipRe, secSkip}, {secNoneRe, secNone},
+}
+
+// units reads markdown-ish text into statement candidates. A heading sets
+// the section of the list items under it; a label line ("Key decisions:")
+// sets it for the list or paragraph right after it; an inline label
+// ("**Root cause:** …", "TODO: …") for its own paragraph or item. Fenced
+// code is skipped, wrapped lines are joined.
+func units(text string) []unit {
+	var (
+		out      []unit
+		headSec  section
+		labelSec section
+		hasLabel bool // a label line is waiting for its list or paragraph
+		inList   bool // the label's list has started
+		inCode   bool
+		cur      []string // lines of the current block
+		para     int
+		curItem  bool
+		curCheck bool
+	)
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		block := strings.Join(cur, " ")
+		cur = cur[:0]
+		para++
+		sec, byDefault := headSec, false
+		if hasLabel {
+			sec, byDefault = labelSec, true
+		}
+		if curItem {
+			byDefault = byDefault || sec != secNone
+		}
+		if l, rest, ok := inlineLabel(block); ok {
+			if s, known := sectionOf(l); known {
+				block, sec, byDefault = rest, s, s != secNone
+			}
+		}
+		if curItem {
+			out = append(out, unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para})
+		} else {
+			for i, s := range sentences(block) {
+				// A label's default covers its paragraph's first sentence;
+				// the rest must carry their own cue.
+				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para})
+			}
+			if hasLabel && !inList {
+				hasLabel = false // a label's paragraph is one paragraph
+			}
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if fenceRe.MatchString(line) {
+			flush()
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		line = quoteRe.ReplaceAllString(line, "")
+		if strings.HasPrefix(strings.TrimSpace(line), "|") {
+			// A table row: cells are not statements (an options table
+			// would read as decisions); it ends the block like a blank line.
+			flush()
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			flush()
+			continue
+		}
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			flush()
+			headSec, _ = sectionOf(m[1])
+			hasLabel, inList = false, false
+			continue
+		}
+		if m := itemRe.FindStringSubmatch(line); m != nil {
+			flush()
+			if hasLabel && !inList {
+				inList = true
+			}
+			cur = append(cur, m[2])
+			curItem, curCheck = true, m[1] == "x" || m[1] == "X"
+			continue
+		}
+		if len(cur) == 0 {
+			if l, ok := labelLine(line); ok {
+				labelSec, _ = sectionOf(l)
+				hasLabel, inList = true, false
+				continue
+			}
+			if inList {
+				// Prose after the label's list: the label no longer applies.
+				hasLabel, inList = false, false
+			}
+			curItem, curCheck = false, false
+		}
+		cur = append(cur, strings.TrimSpace(line))
+	}
+	flush()
+	return out
+}
+
+// labelLine reports whether line is a label on its own: a short phrase
+// ending in a colon ("Key decisions:", "**Root cause:**"), a bold phrase
+// alone, or a bare known label ("Summary", "Key changes").
+func labelLine(line string) (string, bool) {
+	if m := labelRe.FindStringSubmatch(line); m != nil && len(m[1]) <= 50 && len(strings.Fields(m[1])) <= 7 {
+		return m[1], true
+	}
+	if m := boldOnlyRe.FindStringSubmatch(line); m != nil {
+		return m[1], true
+	}
+	if t := strings.TrimSpace(line); len(strings.Fields(t)) <= 4 {
+		if _, known := sectionOf(t); known {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// inlineLabel splits "Label: rest" (bold or not) at the start of a block.
+func inlineLabel(block string) (label, rest string, ok bool) {
+	m := inlineRe.FindStringSubmatch(block)
+	if m == nil || len(m[1]) > 40 {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// paragraphs splits text at blank lines and code fences, dropping the code,
+// and joins each paragraph's lines.
+func paragraphs(text string) []string {
+	var out, cur []string
+	inCode := false
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			cur = cur[:0]
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if fenceRe.MatchString(line) {
+			flush()
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		t := strings.TrimSpace(line)
+		if t == "" {
+			flush()
+			continue
+		}
+		if m := itemRe.FindStringSubmatch(t); m != nil {
+			flush()
+			t = m[2]
+		}
+		cur = append(cur, t)
+	}
+	flush()
+	return out
+}
+
+// abbrevRe matches the words whose final dot does not end a sentence.
+var abbrevRe = regexp.MustCompile(`(?i)(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig)\.$`)
+
+// maxUnit bounds the bytes of one statement candidate that the cues read:
+// a memory keeps MaxText runes anyway, and a sentence or list item longer
+// than this is not one statement (a pasted log, a minified line).
+const maxUnit = 2048
+
+// headOf cuts s to maxUnit bytes on a rune boundary.
+func headOf(s string) string {
+	return cutBytes(s, maxUnit)
+}
+
+// sentences splits a paragraph at ". ", "! " and "? " when the next word
+// starts a sentence; a dot inside a word (a file name, a version) never
+// splits.
+func sentences(p string) []string {
+	var out []string
+	start := 0
+	inTick := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '`' {
+			inTick = !inTick
+			continue
+		}
+		if inTick || (c != '.' && c != '!' && c != '?') || i+1 >= len(p) || p[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(p) && p[j] == ' ' {
+			j++
+		}
+		if j >= len(p) || !startsSentence(p[j]) {
+			continue
+		}
+		if c == '.' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
+			continue
+		}
+		if s := strings.TrimSpace(p[start : i+1]); s != "" {
+			out = append(out, headOf(s))
+		}
+		start = j
+	}
+	if s := strings.TrimSpace(p[start:]); s != "" {
+		out = append(out, headOf(s))
+	}
+	return out
+}
+
+func startsSentence(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c == '`' || c == '"' || c == '*' || c == '(' || c >= 0x80
+}
+
+var (
+	boldRe    = regexp.MustCompile(`\*\*([^*]*)\*\*|__([^_]*)__`)
+	linkRe    = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
+	spaceRe   = regexp.MustCompile(`\s+`)
+	leadRe    = regexp.MustCompile(`^(?:[-*+•>]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+|#+\s+)+`)
+	strayBold = strings.NewReplacer("**", "", "__", "")
+)
+
+// cleanInline removes markdown from a statement: list markers, bold,
+// links (their text is kept), and squeezes white space. Backticks stay, so
+// code terms remain recognisable.
+func cleanInline(s string) string {
+	s = spaceRe.ReplaceAllString(s, " ")
+	s = strings.TrimSpace(leadRe.ReplaceAllString(strings.TrimSpace(s), ""))
+	s = boldRe.ReplaceAllString(s, "$1$2")
+	s = linkRe.ReplaceAllString(s, "$1")
+	s = strayBold.Replace(s)
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,225 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	tickRe = regexp.MustCompile("`([^`\n]+)`")
+	// fileRe: a path with a directory or a known extension.
+	fileRe = regexp.MustCompile(`(?:^|[\s(\x60'"])((?:\.{0,2}/)?(?:[\w@.-]+/)+[\w@.*-]*|[\w@-][\w@.-]*\.(?:go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift|sql|ya?ml|json|toml|ini|cfg|conf|md|txt|tf|sh|bash|css|scss|html|templ|lock|env|proto|graphql|xml|gradle|dockerfile))(?:$|[\s),.:;\x60'"])`)
+	// identRe: CamelCase, snake_case, pkg.Func, kebab flags are left out.
+	identRe  = regexp.MustCompile(`\b(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Z][A-Za-z0-9_]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b`)
+	wordRe   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_+#-]*`)
+	letterRe = regexp.MustCompile(`[A-Za-z]`)
+)
+
+// names returns the file paths and the identifiers a statement names,
+// each once, in order.
+func names(text string) (files, idents []string) {
+	seenF, seenI := map[string]bool{}, map[string]bool{}
+	addF := func(f string) {
+		f = strings.Trim(f, ".,:;")
+		if len(f) > 1 && !seenF[f] && !strings.Contains(f, "://") {
+			seenF[f] = true
+			files = append(files, f)
+		}
+	}
+	addI := func(s string) {
+		if s != "" && !seenI[s] && !seenF[s] {
+			seenI[s] = true
+			idents = append(idents, s)
+		}
+	}
+	for _, m := range fileRe.FindAllStringSubmatch(text, 32) {
+		if !strings.HasPrefix(m[1], "http") {
+			addF(m[1])
+		}
+	}
+	for _, m := range tickRe.FindAllStringSubmatch(text, 32) {
+		t := strings.TrimSpace(m[1])
+		if seenF[strings.Trim(t, ".,:;")] || strings.ContainsAny(t, " /") && isFileLike(t) {
+			continue
+		}
+		if len(t) <= 60 && !strings.ContainsAny(t, " \t") && letterRe.MatchString(t) {
+			addI(t)
+		}
+	}
+	for _, m := range identRe.FindAllString(text, 32) {
+		if !partOf(m, idents) {
+			addI(m)
+		}
+	}
+	return files, idents
+}
+
+// partOf reports whether s is inside one of the identifiers already found
+// ("PaymentsClient" in "PaymentsClient.charge").
+func partOf(s string, idents []string) bool {
+	for _, id := range idents {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func isFileLike(t string) bool {
+	return fileRe.MatchString(" " + t + " ")
+}
+
+// withoutFiles drops the file paths from text, so that two statements
+// naming one file do not look alike by the words of its path.
+func withoutFiles(text string, files []string) string {
+	for _, f := range files {
+		text = strings.ReplaceAll(text, f, " ")
+	}
+	return text
+}
+
+// stopwords are the words that never say what a statement is about.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but if then else so to of in on at by for with from into onto over
+	under as is are was were be been being it its this that these those there here we i you he she they them our your
+	my me us do does did done not no yes can could would should will shall may might must have has had having
+	than instead rather now still just only also too very more most less least all any each every some such
+	what which who whom whose when where why how about after before again against because since while until up down
+	out off own same both few other new old use used uses using make made keep kept add added change changed
+	switch switched drop dropped replace replaced move moved went go going get got need needs needed want wants
+	one two three first second next last way thing things lot like via per don't doesn't didn't isn't aren't
+	wasn't weren't won't can't it's that's there's let's i'll i've we've we'll you'll never always from now on
+	decided chose choose picked kept stay stays anymore longer yet todo later so-that`) {
+		stopwords[w] = true
+	}
+}
+
+// terms returns the statement's key subject words: lowercased, stopwords
+// removed, a plural "s" trimmed, each once.
+func terms(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range wordRe.FindAllString(text, 200) {
+		w = strings.ToLower(strings.Trim(w, "-_"))
+		if len(w) < 3 || stopwords[w] {
+			continue
+		}
+		w = stem(w)
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// stem trims a plural or a few verb endings, enough to meet "tokens" with
+// "token" and "caching" with "cache".
+func stem(w string) string {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ies") && !strings.ContainsAny(w[len(w)-4:len(w)-3], "kvo"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 4 && strings.HasSuffix(w, "es") && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// family groups kinds that can replace one another: a user's constraint and
+// a decision speak of the same choices; causes and todos stand alone.
+func family(k Kind) Kind {
+	if k == KindConstraint {
+		return KindDecision
+	}
+	return k
+}
+
+// Supersedes reports whether newer replaces older: the same kind family,
+// the same subject (a shared file or identifier, or enough shared key
+// terms), and newer states a change ("instead", "no longer", "switched
+// from", …) or contradicts older (one forbids what the other does).
+func Supersedes(newer, older Memory) bool {
+	if family(newer.Kind) != family(older.Kind) || newer.Kind == KindTodo || newer.Kind == KindCause {
+		return false
+	}
+	if strings.EqualFold(strings.TrimSpace(newer.Text), strings.TrimSpace(older.Text)) {
+		return false
+	}
+	if !sameSubject(newer, older) {
+		return false
+	}
+	return newer.Change || negative(newer.Text) != negative(older.Text)
+}
+
+// sameSubject: a shared identifier; a shared file with a shared key term
+// (one file holds many subjects); or at least two shared key terms making
+// up a third of the smaller statement's terms.
+func sameSubject(a, b Memory) bool {
+	n := overlap(a.Terms, b.Terms, false)
+	switch {
+	case overlap(a.Idents, b.Idents, true) > 0:
+		return true
+	case overlap(a.Files, b.Files, true) > 0:
+		return n >= 1
+	}
+	return n >= 2 && n*3 >= min(len(a.Terms), len(b.Terms))
+}
+
+func overlap(a, b []string, fold bool) int {
+	set := make(map[string]bool, len(b))
+	for _, s := range b {
+		if fold {
+			s = strings.ToLower(s)
+		}
+		set[s] = true
+	}
+	n := 0
+	for _, s := range a {
+		if fold {
+			s = strings.ToLower(s)
+		}
+		if set[s] {
+			n++
+			delete(set, s)
+		}
+	}
+	return n
+}
+
+var negRe = regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|no longer|not|avoid|stop|without|mustn'?t|must not)\b`)
+
+func negative(t string) bool { return negRe.MatchString(t) }
+
+var (
+	doneRe    = regexp.MustCompile(`(?i)\b(?:done|fixed|added|implemented|updated|completed|finished|resolved|removed|migrated|wired|restyled|translated|landed|shipped|merged|now (?:\w+ ){0,3}?(?:works|handles|uses|supports|shows|reads|streams|has|returns|includes))\b`)
+	notDoneRe = regexp.MustCompile(`(?i)\bstill\b|\bnot yet\b|\byet\b|\btodo\b|\bneeds? to\b|\bwill need\b|\bnext step|\bhaven'?t\b|\bdidn'?t\b|\bisn'?t\b|\baren'?t\b|\bnot done\b`)
+)
+
+// Completes reports whether text (a later answer or summary) says the todo
+// is done: one of its sentences states completion without leaving it open,
+// and names the todo's subject (a shared file or identifier with one more
+// key term, or half the todo's key terms).
+func Completes(text string, todo Memory) bool {
+	if todo.Kind != KindTodo {
+		return false
+	}
+	for _, p := range paragraphs(bound(text)) {
+		for _, s := range sentences(p) {
+			if !doneRe.MatchString(s) || notDoneRe.MatchString(s) {
+				continue
+			}
+			files, idents := names(s)
+			ts := terms(s)
+			shared := overlap(todo.Terms, ts, false)
+			named := overlap(todo.Files, files, true) + overlap(todo.Idents, idents, true)
+			if named > 0 && shared >= 1 || len(todo.Terms) > 0 && shared >= 2 && shared*2 >= len(todo.Terms) {
+				return true
+			}
+		}
+	}
+	return false
+}
