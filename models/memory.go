@@ -310,7 +310,7 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) 
 	if f.File != "" {
 		// A memory names a file as it was written ("internal/x.go"); the
 		// gate asks with an absolute path: match the path's tail.
-		q = q.Where("files LIKE ? ESCAPE '\\'", "%"+likeEscape(lastParts(f.File, 1))+"%")
+		q = q.Where("files LIKE ? ESCAPE '\\'", "%"+likeEscape(lastParts(f.File, 0))+"%")
 	}
 	q = q.Order("pinned DESC, id DESC").Offset(f.Offset)
 	if f.Limit > 0 {
@@ -489,4 +489,37 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 		return nil, ftsError(err, q.Q)
 	}
 	return out, nil
+}
+
+// MemoriesInForce lists the project's current memories for context: the
+// pinned ones (at most limit), then the newest, limit in all.
+func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) ([]Memory, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	db := s.DB.WithContext(ctx)
+	var pinned, newest []Memory
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned", project, MemoryCurrent).
+		Order("id DESC").Limit(limit).Find(&pinned).Error; err != nil {
+		return nil, err
+	}
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND NOT pinned", project, MemoryCurrent).
+		Order("id DESC").Limit(limit - len(pinned)).Find(&newest).Error; err != nil {
+		return nil, err
+	}
+	return append(pinned, newest...), nil
+}
+
+// SessionsWithMemories tells which of the sessions produced memories.
+func (s *Store) SessionsWithMemories(ctx context.Context, sessionIDs []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(sessionIDs) == 0 {
+		return out, nil
+	}
+	var ids []int64
+	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT session_id FROM memories WHERE session_id IN ?`, sessionIDs).Scan(&ids).Error
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, err
 }
