@@ -119,7 +119,7 @@ func (h *Handler) Remember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(m)
+	return c.JSON(m)
 }
 
 // MemoryChange is the body of POST /api/memories/:id: one change.
