@@ -43,7 +43,7 @@ func (h *Handler) forgetTarget(c *fiber.Ctx, target string) (id int64, project s
 			return 0, "", notFoundMsg(target, raw, err)
 		}
 		return s.ID, "", nil
-	case models.ForgetObservation, models.ForgetPrompt:
+	case models.ForgetObservation, models.ForgetPrompt, models.ForgetMemory:
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || n <= 0 {
 			return 0, "", badRequest(target + " id must be a positive whole number")

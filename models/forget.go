@@ -25,6 +25,7 @@ const (
 	ForgetPrompt      = "prompt"
 	ForgetSession     = "session"
 	ForgetProject     = "project"
+	ForgetMemory      = "memory"
 )
 
 // ForgetCounts counts the rows a forget deleted, per table.
@@ -33,6 +34,7 @@ type ForgetCounts struct {
 	Prompts      int64 `json:"prompts"`
 	Observations int64 `json:"observations"`
 	Summaries    int64 `json:"summaries"`
+	Memories     int64 `json:"memories"`
 	SummaryJobs  int64 `json:"summaryJobs"`
 	Events       int64 `json:"events"`
 	// LedgerRows are token-ledger rows detached from the forgotten
@@ -52,7 +54,8 @@ type Forgotten struct {
 	// Rebuilt lists the summaries written anew because they were made
 	// from what was forgotten: their old version goes, and each new one
 	// follows as a summary event.
-	Rebuilt []int64 `json:"rebuilt,omitempty"`
+	Rebuilt  []int64 `json:"rebuilt,omitempty"`
+	Memories []int64 `json:"memories,omitempty"`
 }
 
 // ForgetResult is what a forget deleted.
@@ -68,7 +71,7 @@ type ForgetResult struct {
 
 // forgetSet is the rows one forget deletes, by id.
 type forgetSet struct {
-	sessions, prompts, observations, summaries []int64
+	sessions, prompts, observations, summaries, memories []int64
 	// turn is set when forgetting one prompt: its session and number
 	// (the turn's summary jobs are keyed by them).
 	turnSession int64
@@ -151,6 +154,10 @@ func (tx *Tx) ForgetPrompt(id int64, rb *SummaryRebuilder) (ForgetResult, error)
 	if err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND kind = ? AND prompt_number = ? ORDER BY id`, p.SessionID, SummaryTurn, p.Number).Scan(&set.summaries).Error; err != nil {
 		return ForgetResult{}, err
 	}
+	// The memories of the turn: from the prompt and from the answer to it.
+	if err := tx.db.Raw(`SELECT id FROM memories WHERE session_id = ? AND prompt_number = ? ORDER BY id`, p.SessionID, p.Number).Scan(&set.memories).Error; err != nil {
+		return ForgetResult{}, err
+	}
 	return tx.forget(ForgetPrompt, set)
 }
 
@@ -167,7 +174,7 @@ func (tx *Tx) ForgetProject(project string) (ForgetResult, error) {
 	for _, q := range []struct {
 		table string
 		dst   *[]int64
-	}{{"sessions", &set.sessions}, {"prompts", &set.prompts}, {"observations", &set.observations}, {"summaries", &set.summaries}} {
+	}{{"sessions", &set.sessions}, {"prompts", &set.prompts}, {"observations", &set.observations}, {"summaries", &set.summaries}, {"memories", &set.memories}} {
 		if err := tx.db.Raw(fmt.Sprintf(`SELECT id FROM %s WHERE project = ? ORDER BY id`, q.table), project).Scan(q.dst).Error; err != nil {
 			return ForgetResult{}, err
 		}
@@ -176,7 +183,7 @@ func (tx *Tx) ForgetProject(project string) (ForgetResult, error) {
 	if err := tx.db.Raw(`SELECT COUNT(*) FROM events WHERE project = ?`, project).Row().Scan(&events); err != nil {
 		return ForgetResult{}, err
 	}
-	if len(set.sessions)+len(set.prompts)+len(set.observations)+len(set.summaries) == 0 && events == 0 {
+	if len(set.sessions)+len(set.prompts)+len(set.observations)+len(set.summaries)+len(set.memories) == 0 && events == 0 {
 		return ForgetResult{}, ErrNotFound
 	}
 	res, err := tx.forget(ForgetProject, set)
@@ -206,6 +213,17 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		set.quoting = nil
 	}
 	d := &res.Deleted
+	// The memories of the sessions go with them, and are named one by one
+	// so that those they superseded come back in force.
+	for ids := set.sessions; len(ids) > 0; {
+		chunk := ids[:min(len(ids), forgetChunk)]
+		ids = ids[len(chunk):]
+		var mems []int64
+		if err := tx.db.Raw(`SELECT id FROM memories WHERE session_id IN ? ORDER BY id`, chunk).Scan(&mems).Error; err != nil {
+			return res, err
+		}
+		set.memories = append(set.memories, mems...)
+	}
 	steps := []struct {
 		sql string
 		ids []int64
@@ -217,6 +235,7 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN @ids`, ids: set.observations, dst: &d.Events},
 		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN @ids`, ids: set.prompts, dst: &d.Events},
 		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN @ids`, ids: set.summaries, dst: &d.Events},
+		{sql: `DELETE FROM events WHERE kind = 'memory' AND ref_id IN @ids`, ids: set.memories, dst: &d.Events},
 		{sql: `DELETE FROM events WHERE kind = 'observation' AND ref_id IN (SELECT id FROM observations WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
 		{sql: `DELETE FROM events WHERE kind = 'prompt' AND ref_id IN (SELECT id FROM prompts WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
 		{sql: `DELETE FROM events WHERE kind = 'summary' AND ref_id IN (SELECT id FROM summaries WHERE session_id IN @ids)`, ids: set.sessions, dst: &d.Events},
@@ -226,6 +245,8 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		{sql: `DELETE FROM observations WHERE id IN @ids`, ids: set.observations, dst: &d.Observations},
 		{sql: `DELETE FROM observations WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Observations},
 		{sql: `DELETE FROM summaries WHERE id IN @ids`, ids: set.summaries, dst: &d.Summaries},
+		{sql: `DELETE FROM memories WHERE id IN @ids`, ids: set.memories, dst: &d.Memories},
+		{sql: `UPDATE memories SET state = 'current', superseded_by = 0 WHERE superseded_by IN @ids AND state = 'superseded'`, ids: set.memories, dst: new(int64)},
 		{sql: `DELETE FROM summaries WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Summaries},
 		{sql: `DELETE FROM prompts WHERE id IN @ids`, ids: set.prompts, dst: &d.Prompts},
 		{sql: `DELETE FROM prompts WHERE session_id IN @ids`, ids: set.sessions, dst: &d.Prompts},
@@ -271,6 +292,7 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		data.Rebuilt = append(data.Rebuilt, r.sum.ID)
 	}
 	res.Rebuilt = data.Rebuilt
+	data.Memories = set.memories
 	ev, err := tx.AppendEvent(EventForgotten, "", 0, 0, data)
 	if err != nil {
 		return res, err
@@ -373,7 +395,7 @@ type ScrubResult struct {
 func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 	start := time.Now()
 	var res ScrubResult
-	for _, table := range []string{"prompts", "observations", "summaries"} {
+	for _, table := range []string{"prompts", "observations", "summaries", "memories"} {
 		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
 			return res, err
 		}
@@ -423,7 +445,7 @@ func (s *Store) Analyze(ctx context.Context) error {
 // vacuum runs cmd (a VACUUM variant, PostgreSQL) on each data table: one
 // at a time, so each holds its lock only for its own table.
 func (s *Store) vacuum(ctx context.Context, cmd string) error {
-	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "file_states", "private_prompts"} {
+	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "file_states", "private_prompts", "memories"} {
 		if err := s.DB.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
 			return fmt.Errorf("%s %s: %w", strings.ToLower(cmd), t, err)
 		}
@@ -488,6 +510,9 @@ func (s *Store) PreviewForget(ctx context.Context, target string, id int64, proj
 		if err = count(&c.Observations, `SELECT COUNT(*) FROM observations WHERE session_id = ? AND prompt_number = ?`, pr.SessionID, pr.Number); err == nil {
 			err = count(&c.Summaries, `SELECT COUNT(*) FROM summaries WHERE session_id = ? AND kind = ? AND prompt_number = ?`, pr.SessionID, SummaryTurn, pr.Number)
 		}
+		if err == nil {
+			err = count(&c.Memories, `SELECT COUNT(*) FROM memories WHERE session_id = ? AND prompt_number = ?`, pr.SessionID, pr.Number)
+		}
 	case ForgetSession:
 		sess, err := s.SessionByID(ctx, id)
 		if err != nil {
@@ -498,11 +523,17 @@ func (s *Store) PreviewForget(ctx context.Context, target string, id int64, proj
 		if err != nil {
 			return nil, err
 		}
+	case ForgetMemory:
+		m, err := s.MemoryByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		p.SessionID, p.Project, p.Label, c.Memories = m.SessionID, m.Project, m.Text, 1
 	case ForgetProject:
 		if err = count(&c.Sessions, `SELECT COUNT(*) FROM sessions WHERE project = ?`, project); err == nil {
 			err = s.countForget(ctx, c, "project = ?", project)
 		}
-		if err == nil && c.Sessions+c.Prompts+c.Observations+c.Summaries == 0 {
+		if err == nil && c.Sessions+c.Prompts+c.Observations+c.Summaries+c.Memories == 0 {
 			return nil, ErrNotFound
 		}
 		p.Label = project
@@ -512,12 +543,14 @@ func (s *Store) PreviewForget(ctx context.Context, target string, id int64, proj
 	return p, err
 }
 
-// countForget counts the prompts, observations and summaries where cond.
+// countForget counts the prompts, observations, summaries and memories
+// where cond.
 func (s *Store) countForget(ctx context.Context, c *ForgetCounts, cond string, arg any) error {
 	return s.DB.WithContext(ctx).Raw(`SELECT
 		(SELECT COUNT(*) FROM prompts WHERE `+cond+`),
 		(SELECT COUNT(*) FROM observations WHERE `+cond+`),
-		(SELECT COUNT(*) FROM summaries WHERE `+cond+`)`, arg, arg, arg).Row().Scan(&c.Prompts, &c.Observations, &c.Summaries)
+		(SELECT COUNT(*) FROM summaries WHERE `+cond+`),
+		(SELECT COUNT(*) FROM memories WHERE `+cond+`)`, arg, arg, arg, arg).Row().Scan(&c.Prompts, &c.Observations, &c.Summaries, &c.Memories)
 }
 
 // JobExists reports whether summary job id is still queued: a forget

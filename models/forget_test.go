@@ -56,6 +56,11 @@ func seedForget(t *testing.T, s *Store, mark string) (sessions [2]int64) {
 				if _, err := tx.AppendEvent(EventSummary, "p", sess.ID, sum.ID, map[string]any{"request": text}); err != nil {
 					return err
 				}
+				mem := Memory{SessionID: sess.ID, Project: "p", PromptNumber: n, Source: SourceAnswer, Kind: MemoryDecision,
+					Text: "decided " + text, Files: []string{"/f/" + text}, Idents: []string{"ident" + mark}}
+				if _, err := tx.InsertMemory(&mem); err != nil {
+					return err
+				}
 				if _, err := tx.EnqueueJob(sess.ID, SummaryTurn, n, now); err != nil {
 					return err
 				}
@@ -119,7 +124,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ForgetCounts{Prompts: 1, Observations: 2, Summaries: 1, SummaryJobs: 1, Events: 4}
+	want := ForgetCounts{Prompts: 1, Observations: 2, Summaries: 1, Memories: 1, SummaryJobs: 1, Events: 5}
 	if res.Deleted != want {
 		t.Fatalf("forget prompt deleted %+v, want %+v", res.Deleted, want)
 	}
@@ -144,7 +149,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = ForgetCounts{Sessions: 1, Prompts: 2, Observations: 4, Summaries: 2, SummaryJobs: 2, Events: 8}
+	want = ForgetCounts{Sessions: 1, Prompts: 2, Observations: 4, Summaries: 2, Memories: 2, SummaryJobs: 2, Events: 10}
 	if res.Deleted != want {
 		t.Fatalf("forget session deleted %+v, want %+v", res.Deleted, want)
 	}
@@ -153,7 +158,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 	if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.ForgetSession(sessions[0]); return err }); err != nil {
 		t.Fatal(err)
 	}
-	tables := []string{"sessions", "prompts", "observations", "summaries", "summary_jobs"}
+	tables := []string{"sessions", "prompts", "observations", "summaries", "summary_jobs", "memories"}
 	if !s.Postgres() {
 		tables = append(tables, "observations_fts_pending") // SQLite's search index queue
 	}

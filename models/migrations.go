@@ -350,6 +350,47 @@ var migrations = []string{
 	);
 	ALTER TABLE sessions ADD COLUMN captured_by TEXT NOT NULL DEFAULT '';
 	CREATE INDEX sessions_captured_by ON sessions(captured_by, started_at);`,
+	// 13: memories (see Memory), one statement worth carrying forward
+	// each, with their full-text index kept in step by triggers like
+	// prompts'. A memory stated outside a session (through MCP, or by the
+	// user) has no session_id; one extracted from a turn goes with its
+	// session. The unique index makes a turn's extraction idempotent (a
+	// summary job run twice stores its memories once).
+	`CREATE TABLE memories (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		session_id INTEGER REFERENCES sessions(id) ON DELETE CASCADE,
+		project TEXT NOT NULL DEFAULT '',
+		prompt_number INTEGER NOT NULL DEFAULT 0,
+		source TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		text TEXT NOT NULL,
+		original_text TEXT NOT NULL,
+		files TEXT NOT NULL DEFAULT '[]',
+		idents TEXT NOT NULL DEFAULT '[]',
+		terms TEXT NOT NULL DEFAULT '[]',
+		change BOOLEAN NOT NULL DEFAULT 0,
+		file_states TEXT NOT NULL DEFAULT '[]',
+		state TEXT NOT NULL DEFAULT 'current',
+		superseded_by INTEGER NOT NULL DEFAULT 0,
+		pinned BOOLEAN NOT NULL DEFAULT 0,
+		created_at DATETIME NOT NULL,
+		updated_at DATETIME NOT NULL
+	);
+	CREATE INDEX memories_project_state ON memories(project, state, id);
+	CREATE INDEX memories_session ON memories(session_id, prompt_number);
+	CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by != 0;
+	CREATE UNIQUE INDEX memories_turn ON memories(session_id, prompt_number, source, kind, original_text);
+	CREATE VIRTUAL TABLE memories_fts USING fts5(text, content='memories', content_rowid='id', tokenize='porter unicode61', prefix='2 3 4 5 6');
+	CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+		INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+	END;
+	CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+		INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+	END;
+	CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
+		INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+		INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+	END;`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

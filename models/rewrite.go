@@ -158,7 +158,7 @@ func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
 // version is PostgreSQL's to vacuum.
 func (tx *Tx) OptimizeFTS(table string) error {
 	switch table {
-	case "prompts", "observations", "summaries":
+	case "prompts", "observations", "summaries", "memories":
 	default:
 		return fmt.Errorf("no full-text index for %q", table)
 	}

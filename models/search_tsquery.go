@@ -36,6 +36,7 @@ import (
 var pgColumnWeights = map[string]map[string]string{
 	SearchObservation: {"title": "A", "files": "B", "input": "C", "output": "D"},
 	SearchPrompt:      {"text": ""},
+	SearchMemory:      {"text": ""},
 	SearchSummary: {"request": "A", "learned": "B", "completed": "B",
 		"investigated": "C", "next_steps": "C", "last_assistant_message": "D"},
 }

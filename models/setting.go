@@ -83,6 +83,34 @@ type SummarizerSettings struct {
 	DailyTokenBudget int64  `json:"dailyTokenBudget"`
 }
 
+// MemorySettings control memories (see Memory): which kinds are
+// extracted from turns, and the share of the SessionStart budget they may
+// take before the other sections.
+type MemorySettings struct {
+	Decisions   bool `json:"decisions"`
+	Constraints bool `json:"constraints"`
+	Causes      bool `json:"causes"`
+	Todos       bool `json:"todos"`
+	// BudgetShare is the percentage of maxInjectTokens the memories in
+	// force may fill (0 injects none).
+	BudgetShare int `json:"budgetShare"`
+}
+
+// KindEnabled reports whether memories of kind are extracted.
+func (m MemorySettings) KindEnabled(kind string) bool {
+	switch kind {
+	case MemoryDecision:
+		return m.Decisions
+	case MemoryConstraint:
+		return m.Constraints
+	case MemoryCause:
+		return m.Causes
+	case MemoryTodo:
+		return m.Todos
+	}
+	return false
+}
+
 // Settings are mneme's runtime settings, edited on the settings page.
 type Settings struct {
 	Privacy    PrivacySettings    `json:"privacy"`
@@ -90,6 +118,7 @@ type Settings struct {
 	Injection  InjectionSettings  `json:"injection"`
 	Retention  RetentionSettings  `json:"retention"`
 	Summarizer SummarizerSettings `json:"summarizer"`
+	Memory     MemorySettings     `json:"memory"`
 }
 
 // BuiltinRedactionRules are the redaction rules every install starts with.
@@ -124,6 +153,7 @@ func DefaultSettings() Settings {
 			FileRecallTokens:  200,
 		},
 		Summarizer: SummarizerSettings{Kind: "heuristic", ClaudePath: "claude", Model: "claude-haiku-4-5"},
+		Memory:     MemorySettings{Decisions: true, Constraints: true, Causes: true, Todos: true, BudgetShare: 40},
 	}
 }
 
@@ -237,6 +267,9 @@ func (s *Settings) Validate() error {
 	case "heuristic", "claude-cli", "anthropic-api":
 	default:
 		add("summarizer.kind", "must be heuristic, claude-cli or anthropic-api")
+	}
+	if s.Memory.BudgetShare < 0 || s.Memory.BudgetShare > 100 {
+		add("memory.budgetShare", "must be between 0 and 100 (percent of maxInjectTokens)")
 	}
 	if s.Summarizer.DailyTokenBudget < 0 {
 		add("summarizer.dailyTokenBudget", "must not be negative")

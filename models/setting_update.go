@@ -184,7 +184,7 @@ func changedSections(a, b Settings) []string {
 		x, y any
 	}{
 		{"privacy", a.Privacy, b.Privacy}, {"capture", a.Capture, b.Capture}, {"injection", a.Injection, b.Injection},
-		{"retention", a.Retention, b.Retention}, {"summarizer", a.Summarizer, b.Summarizer},
+		{"retention", a.Retention, b.Retention}, {"summarizer", a.Summarizer, b.Summarizer}, {"memory", a.Memory, b.Memory},
 	}
 	for _, p := range pairs {
 		x, _ := json.Marshal(p.x)

@@ -74,6 +74,9 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	teamAPI.get("/timeline", h.TimelineJSON)
 	teamAPI.get("/projects", h.ListProjects)
 	teamAPI.get("/stats", h.StatsJSON)
+	teamAPI.get("/memories", h.ListMemories)
+	api.post("/memories", h.Remember) // MCP's remember, and the owner's own
+	api.post("/memories/:id", h.ChangeMemory)
 	api.get("/import", h.ShowImportJSON)
 	api.post("/import/events", h.ImportEvents)          // `mneme import`: hook events from transcripts
 	api.post("/import/export-rows", h.ImportExportRows) // `mneme import FILE.json`: sessions of the full export
@@ -107,6 +110,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.delete("/prompts/:id", h.ForgetJSON(models.ForgetPrompt))
 	api.delete("/sessions/:id", h.ForgetJSON(models.ForgetSession))
 	api.delete("/projects/:id", h.ForgetJSON(models.ForgetProject))
+	api.delete("/memories/:id", h.ForgetJSON(models.ForgetMemory))
 	api.get("/forget/:target/:id", h.PreviewForgetJSON)
 
 	// Live: the stream, and the HTML fragments app.js fetches for live

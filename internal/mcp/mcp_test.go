@@ -14,6 +14,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/mcp"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // githubToken is a secret put in a prompt and a tool output: the tools
@@ -175,6 +176,9 @@ func TestMCPToolsTeachTheWorkflow(t *testing.T) {
 	desc := map[string]string{}
 	for _, tool := range res.Tools {
 		desc[tool.Name] = tool.Description
+		if tool.Name == mcp.ToolRemember {
+			continue // the one tool that writes
+		}
 		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
 			t.Errorf("%s is not marked read-only", tool.Name)
 		}
@@ -455,5 +459,32 @@ func TestMCPWorkerDown(t *testing.T) {
 		if !isErr || !strings.Contains(text, "the mneme worker is not reachable on "+dir) || strings.Contains(text, "s3cret") {
 			t.Errorf("%s without a worker: %v %q", tool, isErr, text)
 		}
+	}
+}
+
+// remember keeps a constraint (redacted, marked as Claude's), and search
+// with type memory finds it, limited by kind.
+func TestMCPRememberAndSearchMemories(t *testing.T) {
+	w := &world{srv: testutil.NewServer(t)}
+	cs := connect(t, w.api(), mcp.Options{Project: "notes-app"})
+	text := mustCall(t, cs, mcp.ToolRemember, map[string]any{"kind": "constraint",
+		"text": "Use pnpm, not npm; the registry token " + githubToken + " stays out of the repo.", "files": []string{"package.json"}})
+	if !strings.Contains(text, "Kept as #m") || !strings.Contains(text, "[REDACTED:") {
+		t.Fatalf("remember: %s", text)
+	}
+	mems, err := w.srv.Store.Memories(context.Background(), models.MemoryFilter{Project: "notes-app"})
+	if err != nil || len(mems) != 1 || mems[0].Source != models.SourceClaude || mems[0].Kind != models.MemoryConstraint ||
+		strings.Contains(mems[0].Text, githubToken) || mems[0].Files[0] != "package.json" {
+		t.Fatalf("stored: %+v, %v", mems, err)
+	}
+	if text, isErr := call(t, cs, mcp.ToolRemember, map[string]any{"kind": "todo", "text": "x"}); !isErr {
+		t.Errorf("remember a todo: %s", text)
+	}
+	text = mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory"})
+	if !strings.Contains(text, fmt.Sprintf("#m%d", mems[0].ID)) || !strings.Contains(text, "constraint  current  Use pnpm") {
+		t.Errorf("search type memory: %s", text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory", "kind": "decision"}); !strings.Contains(text, "No memories match") {
+		t.Errorf("search kind decision: %s", text)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 const searchDescription = `Step 1 of 3 — search mneme's memory of earlier Claude Code sessions: tool calls (observations), prompts and session summaries, across projects.
 Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", prefix*, column filters such as title:word; e.g. migrat* AND sqlite, "connection refused", auth NOT oauth.
+With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, #m<id>, date, kind, state (current, superseded by #m<id>, done, retired) and text.
 Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
   #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
   session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
@@ -25,7 +27,8 @@ Next: timeline with anchor=<id> (or session=<N>) to see what happened around a h
 type SearchInput struct {
 	Query     string `json:"query" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word"`
 	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
-	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out (or all)"`
+	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out (or all); memory for the decisions, constraints, causes and todos kept"`
+	Kind      string `json:"kind,omitempty" jsonschema:"with type memory: only decision, constraint, cause or todo"`
 	Tool      string `json:"tool,omitempty" jsonschema:"only tool calls of this tool: Bash, Edit, Write, Read, …"`
 	From      string `json:"from,omitempty" jsonschema:"only hits from this day on (YYYY-MM-DD, a UTC day, or an RFC 3339 time)"`
 	To        string `json:"to,omitempty" jsonschema:"only hits up to this day, inclusive (YYYY-MM-DD, a UTC day, or an RFC 3339 time, exclusive)"`
@@ -54,6 +57,9 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	}
 	if strings.EqualFold(strings.TrimSpace(in.Type), "all") {
 		in.Type = ""
+	}
+	if strings.EqualFold(strings.TrimSpace(in.Type), models.SearchMemory) || in.Kind != "" {
+		return s.searchMemories(ctx, in, limit, maxTokens)
 	}
 	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"project": in.Project, "type": in.Type, "tool": in.Tool, "from": in.From, "to": in.To} {
@@ -175,3 +181,82 @@ func (s *Server) call(ctx context.Context, method, path string, body []byte, v a
 
 // day is a date for rows that need no time.
 func day(t time.Time) string { return t.Local().Format(time.DateOnly) }
+
+// searchMemories is search limited to memories: one row per memory,
+// #m<id>, date, kind, state and text, best first.
+func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxTokens int) (string, error) {
+	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
+	if p := strings.TrimSpace(in.Project); p != "" {
+		q.Set("project", p)
+	}
+	if k := strings.TrimSpace(in.Kind); k != "" {
+		q.Set("kind", k)
+	}
+	if in.Offset > 0 {
+		q.Set("offset", strconv.Itoa(in.Offset))
+	}
+	var res api.Page[models.Memory]
+	if err := s.get(ctx, "/api/memories?"+q.Encode(), &res); err != nil {
+		return "", err
+	}
+	if len(res.Items) == 0 {
+		return fmt.Sprintf("No memories match %s. Try fewer words, OR, or prefix* forms.", in.Query), nil
+	}
+	w := newBudget(maxTokens)
+	w.must(fmt.Sprintf("mneme memories matching %s (best first):", oneLine(in.Query, 200)))
+	footer := "Only current memories are in force; a superseded one names its replacement."
+	if res.HasMore {
+		footer = fmt.Sprintf("… more matches: search again with offset=%d. ", in.Offset+len(res.Items)) + footer
+	}
+	w.rows(len(res.Items), len(footer)+8, func(i int) (string, error) {
+		m := res.Items[i]
+		state := m.State
+		if m.SupersededBy != 0 {
+			state = fmt.Sprintf("superseded by #m%d", m.SupersededBy)
+		}
+		proj := ""
+		if in.Project == "" {
+			proj = m.Project + "  "
+		}
+		return fmt.Sprintf("#m%d  %s  %s%s  %s  %s", m.ID, day(m.CreatedAt), proj, m.Kind, state, oneLine(m.Text, 300)), nil
+	})
+	w.must(footer)
+	return w.String(), nil
+}
+
+const rememberDescription = `Keep a decision or a constraint in mneme's memory explicitly, so the next sessions of the project are given it at start (and Claude sees it before touching a file it names).
+kind: decision (what was chosen, over what) or constraint (a rule the user or the project set, e.g. "never touch vendor/", "use pnpm, not npm"); text: one plain statement; files: the paths it is about, if any.
+It is redacted like everything mneme stores, and marked as stated by Claude. Answers the memory's #m<id>.`
+
+// RememberInput is the remember tool's arguments.
+type RememberInput struct {
+	Project string   `json:"project,omitempty" jsonschema:"the project (a repository's directory name); the current directory's when left out"`
+	Kind    string   `json:"kind" jsonschema:"decision or constraint"`
+	Text    string   `json:"text" jsonschema:"the statement, one or two plain sentences"`
+	Files   []string `json:"files,omitempty" jsonschema:"paths the statement is about"`
+}
+
+func (s *Server) remember(ctx context.Context, in RememberInput) (string, error) {
+	if in.Kind != models.MemoryDecision && in.Kind != models.MemoryConstraint {
+		return "", fmt.Errorf("kind must be decision or constraint")
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return "", fmt.Errorf("text is empty: give the statement to keep")
+	}
+	project := strings.TrimSpace(in.Project)
+	if project == "" {
+		project = s.opts.Project
+	}
+	if project == "" {
+		return "", fmt.Errorf("project is required (no current project known)")
+	}
+	body, err := json.Marshal(map[string]any{"project": project, "kind": in.Kind, "text": in.Text, "files": in.Files, "source": models.SourceClaude})
+	if err != nil {
+		return "", err
+	}
+	var m models.Memory
+	if err := s.call(ctx, http.MethodPost, "/api/memories", body, &m); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Kept as #m%d (%s of project %s): %s", m.ID, m.Kind, m.Project, oneLine(m.Text, 300)), nil
+}

@@ -43,6 +43,7 @@ const (
 	ToolTimeline        = "timeline"
 	ToolGetObservations = "get_observations"
 	ToolRecentSessions  = "recent_sessions"
+	ToolRemember        = "remember"
 )
 
 const instructions = `mneme is the persistent memory of earlier Claude Code sessions: every prompt, tool call (with its result), failure and summary, stored locally and already redacted.
@@ -50,9 +51,10 @@ Use it in three steps, cheapest first:
 1. search: an index of matching rows (#id, date, kind, title) within a token budget.
 2. timeline: what happened around one hit (anchor=<#id>) or in one session (session=<N>).
 3. get_observations: the full records, only for the few #ids worth reading.
-recent_sessions tells what the latest sessions of a project did.`
+recent_sessions tells what the latest sessions of a project did.
+search with type=memory finds the decisions, constraints, causes and todos kept; remember keeps a decision or constraint explicitly.`
 
-// New builds the MCP server with its four tools over api.
+// New builds the MCP server with its five tools over api.
 func New(api API, opts Options) *sdk.Server {
 	if opts.MaxIDs <= 0 {
 		opts.MaxIDs = 20
@@ -68,6 +70,7 @@ func New(api API, opts Options) *sdk.Server {
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolTimeline, Description: timelineDescription, Annotations: readOnly, InputSchema: inputSchema[TimelineInput]()}, textTool(s.timeline))
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolGetObservations, Description: s.getDescription(), Annotations: readOnly, InputSchema: inputSchema[GetObservationsInput]()}, textTool(s.getObservations))
 	sdk.AddTool(srv, &sdk.Tool{Name: ToolRecentSessions, Description: recentDescription, Annotations: readOnly, InputSchema: inputSchema[RecentSessionsInput]()}, textTool(s.recentSessions))
+	sdk.AddTool(srv, &sdk.Tool{Name: ToolRemember, Description: rememberDescription, Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(bool)}, InputSchema: inputSchema[RememberInput]()}, textTool(s.remember))
 	return srv
 }
 

@@ -368,3 +368,45 @@ func BenchmarkSessionContext100k(b *testing.B) {
 	b.StopTimer()
 	reportLatency(b, lat)
 }
+
+// BenchmarkSessionStartHook100kMemories is BenchmarkSessionStartHook100k
+// (SQLite) with 10,000 memories of the project asking besides the 100k
+// observations: a quarter in force, pinned a few, the rest superseded,
+// done or retired, each naming a file. Compare its p99-ms with
+// BenchmarkSessionStartHook100k's in the same run.
+func BenchmarkSessionStartHook100kMemories(b *testing.B) {
+	pgtest.SkipOnPostgres(b, "a copy of the seeded SQLite file")
+	src, _ := seedBench(b, false)
+	dir := b.TempDir()
+	raw, err := os.ReadFile(src + "/mneme.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/mneme.db", raw, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	store, err := models.Open(dir + "/mneme.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	states := []string{models.MemoryCurrent, models.MemorySuperseded, models.MemoryDone, models.MemoryRetired}
+	for batch := 0; batch < 20; batch++ {
+		err := store.Writer.Do(context.Background(), func(tx *models.Tx) error {
+			for i := batch * 500; i < (batch+1)*500; i++ {
+				m := models.Memory{Project: "proj1", Source: models.SourceClaude, Kind: models.MemoryKinds[i%4],
+					Text:  fmt.Sprintf("memory %d: keep the %s %s in `%s.go`", i, vocab[i%len(vocab)], vocab[(i*7)%len(vocab)], vocab[(i*3)%len(vocab)]),
+					Files: []string{vocab[(i*3)%len(vocab)] + ".go"}, State: states[i%4], Pinned: i%1000 == 0}
+				if _, err := tx.InsertMemory(&m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	store.Close()
+	srv := testutil.NewServerIn(b, dir)
+	sessionStartHook100k(b, srv)
+}

@@ -35,7 +35,7 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 	if budget == 0 {
 		return "", nil
 	}
-	secs, err := b.sections(ctx, req, cleaner{pol})
+	secs, err := b.sections(ctx, req, budget*pol.Settings.Memory.BudgetShare/100, cleaner{pol})
 	if err != nil {
 		return "", err
 	}
@@ -88,12 +88,14 @@ fill:
 
 // sections gathers the candidate lines in priority order:
 //  1. after compact, the session's own recent work;
-//  2. the latest sessions, from their summaries (or first prompt and last
+//  2. the memories in force (decisions, constraints, causes, todos),
+//     within memShare bytes;
+//  3. the latest sessions, from their summaries (or first prompt and last
 //     answer when there is none yet);
-//  3. unresolved failures;
-//  4. decisions (from the sessions' last answers), fixed failures and
-//     files changed;
-//  5. the most important other observations.
+//  4. unresolved failures;
+//  5. what sessions learned and files changed (and, for a session from
+//     before memories existed, the decisions of its last answer);
+//  6. the most important other observations.
 //
 // The observations are the newest inj.Observations distinct ones: routine
 // calls that repeat a newer one with other numbers are folded into it
@@ -101,7 +103,7 @@ fill:
 // decisions and changes out.
 //
 // After resume, only what happened since the session was last active.
-func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cleaner) ([]section, error) {
+func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, memShare int, c cleaner) ([]section, error) {
 	inj := c.p.Settings.Injection
 	st := b.Store
 	var since time.Time
@@ -120,6 +122,11 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 		}
 		secs = append(secs, own)
 	}
+	mems, err := b.memoriesSection(ctx, req.Project, memShare, c)
+	if err != nil {
+		return nil, err
+	}
+	secs = append(secs, mems)
 
 	sessions, err := st.RecentSessions(ctx, req.Project, req.SessionID, since, inj.Sessions)
 	if err != nil {
@@ -135,6 +142,12 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 	if err != nil {
 		return nil, err
 	}
+	// A session that produced memories is said by them; one from before
+	// memories existed gets its last answer's decisions as before.
+	withMems, err := st.SessionsWithMemories(ctx, sessionIDs(sessions))
+	if err != nil {
+		return nil, err
+	}
 	sessSec := section{title: "## Recent sessions"}
 	decisions := section{title: "## Decisions and files changed"}
 	for _, s := range sessions {
@@ -143,8 +156,10 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, c cl
 			sessSec.items = append(sessSec.items, line)
 		}
 		day := " (" + s.StartedAt.Format(time.DateOnly) + ")"
-		for _, d := range decisionsOf(s.LastAssistantMessage, line, c) {
-			decisions.items = append(decisions.items, "- "+d+day)
+		if !withMems[s.ID] {
+			for _, d := range decisionsOf(s.LastAssistantMessage, line, c) {
+				decisions.items = append(decisions.items, "- "+d+day)
+			}
 		}
 		if sum, ok := sums[s.ID]; ok && sum.Learned != "" {
 			decisions.items = append(decisions.items, "- "+c.text(sum.Learned, 300)+day)

@@ -95,7 +95,7 @@ func TestContextBudgetProperty(t *testing.T) {
 		b := f.builder()
 		for _, source := range []string{"startup", "clear", "compact", "resume"} {
 			req := capture.ContextRequest{Project: "proj", SessionID: cur, Source: source}
-			secs, err := b.sections(context.Background(), req, cleaner{b.policy()})
+			secs, err := b.sections(context.Background(), req, 1000, cleaner{b.policy()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,11 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 			return "", err
 		}
 	}
-	if len(mems) == 0 && len(sums) == 0 {
+	memos, err := b.Store.Memories(ctx, models.MemoryFilter{Project: req.Project, States: []string{models.MemoryCurrent}, File: req.Path, Limit: count})
+	if err != nil {
+		return "", err
+	}
+	if len(mems) == 0 && len(sums) == 0 && len(memos) == 0 {
 		return "", nil
 	}
 	now := b.now()
@@ -84,6 +88,12 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 			}
 		}
 		lines = append(lines, fmt.Sprintf("- #%d %s [FAILED, %s] (%s%s)", m.ID, c.text(m.Title, 200), fix, Age(now, m.CreatedAt), mark(m)))
+	}
+	// The decisions, constraints and causes in force that name the file.
+	for _, m := range memos {
+		if pol := b.policy(); pol.Settings.Memory.KindEnabled(m.Kind) {
+			lines = append(lines, memoryLine(m, check, c, Age(now, m.CreatedAt)))
+		}
 	}
 	base := filepath.Base(req.Path)
 	summarized := false

@@ -39,6 +39,8 @@ func Forget(ctx context.Context, store *models.Store, target string, id int64, p
 			out.ForgetResult, err = tx.ForgetSession(id)
 		case models.ForgetProject:
 			out.ForgetResult, err = tx.ForgetProject(project)
+		case models.ForgetMemory:
+			out.ForgetResult, err = tx.ForgetMemory(id)
 		default:
 			err = fmt.Errorf("%w: nothing to forget of kind %q", models.ErrInvalid, target)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestHeuristicIgnoresTitleWording(t *testing.T) {
 	for i := range in.Observations {
 		in.Observations[i].Title = "Reworded call"
 	}
-	if after := (summarize.Heuristic{}).Build(in); after != before {
+	if after := (summarize.Heuristic{}).Build(in); !reflect.DeepEqual(after, before) {
 		t.Errorf("rewording titles changed the summary:\n%+v\nvs\n%+v", before, after)
 	}
 }

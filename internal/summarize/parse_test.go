@@ -2,6 +2,7 @@ package summarize_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/summarize"
@@ -35,7 +36,7 @@ func TestParseStrict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/memory"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -252,7 +253,45 @@ func (q *Queue) run(ctx context.Context, job *models.SummaryJob) {
 		q.retry(ctx, job, spent, err)
 		return
 	}
-	q.store(ctx, job, in, res, spent)
+	batch, err := q.memories(ctx, job, in, res)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		q.retry(ctx, job, spent, err)
+		return
+	}
+	q.store(ctx, job, in, res, spent, batch)
+}
+
+// memories extracts the memories of a turn job's turn, from its prompt
+// and Claude's answer (or from the LLM summarizer's structured output,
+// when it gave one), and prepares their writing: nil for other jobs.
+func (q *Queue) memories(ctx context.Context, job *models.SummaryJob, in *Input, res Result) (*memory.Batch, error) {
+	if job.Kind != models.SummaryTurn {
+		return nil, nil
+	}
+	st := q.Settings().Memory
+	t := memory.Turn{
+		Project: in.Session.Project, SessionID: in.Session.ID, PromptNumber: in.PromptNumber, Cwd: in.Session.Cwd,
+		Answer: in.LastAssistantMessage, At: q.now(),
+	}
+	for _, p := range in.Prompts {
+		t.Prompts = append(t.Prompts, p.Text)
+	}
+	statements := memory.Extract(t, st)
+	if res.Memories != nil {
+		// The LLM's statements replace the extractor's reading of the
+		// answer; the user's prompts are read the same way on both paths.
+		kept := statements[:0]
+		for _, s := range statements {
+			if s.Source == models.SourcePrompt {
+				kept = append(kept, s)
+			}
+		}
+		statements = append(kept, memory.Enabled(res.Memories, st)...)
+	}
+	return memory.Prepare(ctx, q.Store, t, statements, q.clean)
 }
 
 // summarize runs the configured summarizer, applying the daily budget and
@@ -388,7 +427,7 @@ func (q *Queue) ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Resu
 // completion in one transaction; the writer publishes the event after the
 // commit. A job forgotten while its summary was being written (its turn,
 // session or project) stores nothing.
-func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result) {
+func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result, batch *memory.Batch) {
 	sum := toSummary(res, in)
 	q.cleanSummary(&sum)
 	sum.CreatedAt = q.now()
@@ -404,6 +443,11 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 		}
 		if spent != nil {
 			if err := tx.RecordTokens(q.ledgerEntry(job, sum.ID, spent)); err != nil {
+				return err
+			}
+		}
+		if batch != nil {
+			if _, err := batch.Write(tx); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/memory"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -48,6 +49,10 @@ type Result struct {
 	InputTokens  int64
 	OutputTokens int64
 	CostUSD      float64
+	// Memories are the decisions, constraints, causes and todos an LLM
+	// summarizer stated (nil when it gave none: the extractor reads the
+	// answer instead).
+	Memories []memory.Statement
 }
 
 // ErrMalformed is returned when an LLM answered something that is not the

@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// memoryFilterParams reads a memory listing's filters: project, session,
+// kind and state (each a comma-separated list), offset and limit.
+func memoryFilterParams(c *fiber.Ctx) (models.MemoryFilter, error) {
+	f := models.MemoryFilter{Project: strings.Clone(c.Query("project"))}
+	var err error
+	if f.SessionID, err = optionalID(c, "session"); err != nil {
+		return f, err
+	}
+	if f.Kinds, err = listOf(c, "kind", models.ValidMemoryKind); err != nil {
+		return f, err
+	}
+	if f.States, err = listOf(c, "state", models.ValidMemoryState); err != nil {
+		return f, err
+	}
+	if f.Offset, err = offsetParam(c); err != nil {
+		return f, err
+	}
+	f.Limit, err = intParam(c, "limit", 100, 1, 500)
+	return f, err
+}
+
+// optionalID is the positive id in query parameter name, 0 when absent.
+func optionalID(c *fiber.Ctx, name string) (int64, error) {
+	if c.Query(name) == "" {
+		return 0, nil
+	}
+	return idParam(c, name)
+}
+
+// listOf reads a comma-separated query parameter whose values valid accepts.
+func listOf(c *fiber.Ctx, name string, valid func(string) bool) ([]string, error) {
+	raw := c.Query(name)
+	if raw == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, v := range strings.Split(raw, ",") {
+		v = strings.TrimSpace(v)
+		if !valid(v) {
+			return nil, invalidParam("%s: unknown value %q", name, v)
+		}
+		out = append(out, strings.Clone(v))
+	}
+	return out, nil
+}
+
+// ListMemories serves GET /api/memories: the memories of project (and
+// session), by kind and state, pinned first then newest; with q, those
+// matching it (FTS5 syntax), best first. The answer is {items, hasMore}.
+func (h *Handler) ListMemories(c *fiber.Ctx) error {
+	f, err := memoryFilterParams(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	var items []models.Memory
+	if q := strings.Clone(c.Query("q")); strings.TrimSpace(q) != "" {
+		items, err = h.Store.SearchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit})
+	} else {
+		f.Limit++
+		items, err = h.Store.Memories(ctx, f)
+		f.Limit--
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(newPage(items, f.Limit))
+}
+
+// RememberInput is the body of POST /api/memories: a decision or a
+// constraint stated explicitly (by Claude through MCP, or by the user).
+type RememberInput struct {
+	Project string   `json:"project"`
+	Kind    string   `json:"kind"`
+	Text    string   `json:"text"`
+	Files   []string `json:"files"`
+	Source  string   `json:"source"` // claude (default) or user
+}
+
+// Remember serves POST /api/memories: it stores the statement, cleaned by
+// the privacy pipeline in force, as a current memory of the project (it
+// supersedes nothing by itself), and answers the stored memory.
+func (h *Handler) Remember(c *fiber.Ctx) error {
+	var in RememberInput
+	if err := json.Unmarshal(c.Body(), &in); err != nil {
+		return badRequest("malformed JSON: " + err.Error())
+	}
+	if in.Source == "" {
+		in.Source = models.SourceClaude
+	}
+	if in.Source != models.SourceClaude && in.Source != models.SourceUser {
+		return badRequest("source must be claude or user")
+	}
+	if strings.TrimSpace(in.Project) == "" {
+		return badRequest("project is required")
+	}
+	pol := h.Capture.Policy()
+	m := models.Memory{Project: pol.Clean(in.Project), Kind: in.Kind, Text: pol.Clean(in.Text), Source: in.Source}
+	for _, f := range in.Files {
+		if f = pol.Clean(f); f != "" {
+			m.Files = append(m.Files, f)
+		}
+	}
+	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
+		_, err := tx.InsertMemory(&m)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(m)
+}
+
+// MemoryChange is the body of POST /api/memories/:id: one change.
+type MemoryChange struct {
+	Action string `json:"action"` // pin, unpin, retire, reinstate, edit
+	Text   string `json:"text"`   // the new text, for edit
+}
+
+// ChangeMemory serves POST /api/memories/:id: pin, unpin, retire,
+// reinstate or edit a memory; the answer is the memory as it is now.
+func (h *Handler) ChangeMemory(c *fiber.Ctx) error {
+	id, err := idParam(c, "id")
+	if err != nil {
+		return err
+	}
+	var in MemoryChange
+	if err := json.Unmarshal(c.Body(), &in); err != nil {
+		return badRequest("malformed JSON: " + err.Error())
+	}
+	m, err := h.changeMemory(c, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(m)
+}
+
+// changeMemory applies one change to memory id, the edited text cleaned
+// by the privacy pipeline.
+func (h *Handler) changeMemory(c *fiber.Ctx, id int64, in MemoryChange) (*models.Memory, error) {
+	var m *models.Memory
+	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
+		var err error
+		switch in.Action {
+		case "pin", "unpin":
+			m, err = tx.PinMemory(id, in.Action == "pin")
+		case "retire":
+			m, err = tx.SetMemoryState(id, models.MemoryRetired)
+		case "reinstate":
+			m, err = tx.SetMemoryState(id, models.MemoryCurrent)
+		case "edit":
+			m, err = tx.EditMemory(id, h.Capture.Policy().Clean(in.Text))
+		default:
+			err = badRequest("action must be pin, unpin, retire, reinstate or edit")
+		}
+		return err
+	})
+	return m, err
+}

@@ -1,0 +1,178 @@
+// Package memory turns what a turn said into memories (models.Memory) and
+// keeps them in force: a newer statement on the same subject supersedes
+// an older one, a todo a later answer completes is done.
+//
+// The statements come from the pure extractor (package extract) or from
+// an LLM summarizer's structured output; both fill the same rows. Work is
+// split so that the writer never waits for a read: Prepare reads the
+// project's memories in force and the named files' states (off the
+// writer), and Batch.Write stores everything in the caller's transaction.
+package memory
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/filestate"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// candidates bounds how many memories in force of a project a new one is
+// compared with: the newest.
+const candidates = 5000
+
+// Turn is one turn to extract memories from.
+type Turn struct {
+	Project      string
+	SessionID    int64
+	PromptNumber int
+	Cwd          string   // the session's directory, to read named files
+	Prompts      []string // the user's prompt(s) of the turn
+	Answer       string   // Claude's answer of the turn
+	At           time.Time
+}
+
+// Statement is a memory as a source states it, before it is stored.
+type Statement struct {
+	extract.Memory
+	Source string // models.SourceAnswer, SourcePrompt, …
+}
+
+// Extract runs the heuristic extractor over the turn: the prompts (the
+// user's constraints and corrections) and the answer, keeping the kinds
+// st enables.
+func Extract(t Turn, st models.MemorySettings) []Statement {
+	var out []Statement
+	for _, p := range t.Prompts {
+		for _, m := range extract.FromPrompt(p) {
+			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
+		}
+	}
+	for _, m := range extract.FromAnswer(t.Answer) {
+		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
+	}
+	return Enabled(out, st)
+}
+
+// Enabled keeps the statements of the kinds st enables.
+func Enabled(in []Statement, st models.MemorySettings) []Statement {
+	out := in[:0:0]
+	for _, s := range in {
+		if st.KindEnabled(string(s.Kind)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Batch is a turn's new memories with what they do to older ones, ready
+// to be written in one transaction.
+type Batch struct {
+	New []models.Memory
+	// supersedes[i] are the ids of memories in force that New[i] replaces.
+	supersedes [][]int64
+	// completes are the todos in force that the answer completes.
+	completes []int64
+}
+
+// Prepare builds the rows of statements for turn (clean is the privacy
+// pipeline, applied to every text; nil keeps them as they are), reads the
+// project's memories in force, and decides which of them the new ones
+// supersede and which todos the turn's answer completes. It reads the
+// named files' states too, so context can later tell a file changed.
+func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Statement, clean func(string) string) (*Batch, error) {
+	if clean == nil {
+		clean = func(s string) string { return s }
+	}
+	b := &Batch{}
+	cache := &filestate.Cache{}
+	for _, s := range statements {
+		m := models.Memory{
+			SessionID: t.SessionID, Project: t.Project, PromptNumber: t.PromptNumber, Source: s.Source,
+			Kind: string(s.Kind), Text: clean(s.Text), Files: cleanAll(s.Files, clean), Idents: cleanAll(s.Idents, clean),
+			Terms: cleanAll(s.Terms, clean), Change: s.Change, CreatedAt: t.At,
+		}
+		for _, f := range m.Files {
+			if abs := filestate.Abs(f, t.Cwd); abs != "" {
+				st := cache.Read(abs)
+				m.FileStates = append(m.FileStates, models.FileState{Path: abs, Kind: st.Kind, SHA256: st.SHA256, Size: st.Size, MtimeNS: st.MtimeNS})
+			}
+		}
+		b.New = append(b.New, m)
+	}
+	b.supersedes = make([][]int64, len(b.New))
+	if len(b.New) == 0 && strings.TrimSpace(t.Answer) == "" {
+		return b, nil
+	}
+	older, err := store.Memories(ctx, models.MemoryFilter{Project: t.Project, States: []string{models.MemoryCurrent}, Limit: candidates})
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range b.New {
+		nm := ExtractForm(m)
+		for _, o := range older {
+			if o.SessionID == t.SessionID && o.PromptNumber == t.PromptNumber {
+				continue // the same turn (a job run again) does not contradict itself
+			}
+			if extract.Supersedes(nm, ExtractForm(o)) {
+				b.supersedes[i] = append(b.supersedes[i], o.ID)
+			}
+		}
+	}
+	if t.Answer != "" {
+		for _, o := range older {
+			if o.Kind == models.MemoryTodo && !(o.SessionID == t.SessionID && o.PromptNumber == t.PromptNumber) &&
+				extract.Completes(t.Answer, ExtractForm(o)) {
+				b.completes = append(b.completes, o.ID)
+			}
+		}
+	}
+	return b, nil
+}
+
+func cleanAll(in []string, clean func(string) string) []string {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if s = clean(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ExtractForm is a stored memory as the extractor compares it.
+func ExtractForm(m models.Memory) extract.Memory {
+	return extract.Memory{Kind: extract.Kind(m.Kind), Text: m.Text, Files: m.Files, Idents: m.Idents, Terms: m.Terms, Change: m.Change}
+}
+
+// Write stores the batch in tx: the new memories, then the supersessions
+// and completions (of memories still in force: a user's pin or retire
+// meanwhile wins). Each row stored or changed appends its memory event,
+// published after the commit. It reports how many memories were stored.
+func (b *Batch) Write(tx *models.Tx) (int, error) {
+	n := 0
+	for i := range b.New {
+		m := &b.New[i]
+		ok, err := tx.InsertMemory(m)
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			continue // stored by an earlier run of the same job
+		}
+		n++
+		for _, old := range b.supersedes[i] {
+			if _, err := tx.SupersedeMemory(old, m.ID); err != nil {
+				return n, err
+			}
+		}
+	}
+	for _, id := range b.completes {
+		if _, err := tx.CompleteMemory(id); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,525 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Memory kinds: what a memory states.
+const (
+	MemoryDecision   = "decision"   // what was chosen, over what
+	MemoryConstraint = "constraint" // a rule the user or the project set
+	MemoryCause      = "cause"      // the root cause of a failure
+	MemoryTodo       = "todo"       // a next step left open
+)
+
+// MemoryKinds lists the kinds in the order injected context shows them.
+var MemoryKinds = []string{MemoryConstraint, MemoryDecision, MemoryCause, MemoryTodo}
+
+// Memory states.
+const (
+	MemoryCurrent    = "current"    // in force
+	MemorySuperseded = "superseded" // replaced by SupersededBy
+	MemoryDone       = "done"       // a todo a later turn completed
+	MemoryRetired    = "retired"    // retired by the user
+)
+
+// Memory sources: where a memory came from.
+const (
+	SourceAnswer  = "answer"  // Claude's answer of a turn, by the heuristic extractor
+	SourcePrompt  = "prompt"  // the user's prompt of a turn
+	SourceSummary = "summary" // an LLM summarizer's structured output for a turn
+	SourceClaude  = "claude"  // stated by Claude through MCP's remember
+	SourceUser    = "user"    // written by the user
+)
+
+// MaxMemoryText bounds a memory's text.
+const MaxMemoryText = 1000
+
+// Memory is one statement worth carrying forward: a decision, a
+// constraint, a root cause or a todo, with where it came from, the files
+// and identifiers it names, and whether it is still in force. Text is
+// what is injected; OriginalText is what was extracted or stated, kept
+// when the user edits Text.
+type Memory struct {
+	ID int64 `gorm:"primaryKey" json:"id"`
+	// SessionID is the session the memory came from, 0 for one stated
+	// outside a session (stored as NULL).
+	SessionID    int64    `json:"sessionId,omitempty"`
+	Project      string   `json:"project"`
+	PromptNumber int      `json:"promptNumber,omitempty"`
+	Source       string   `json:"source"`
+	Kind         string   `json:"kind"`
+	Text         string   `json:"text"`
+	OriginalText string   `json:"originalText"`
+	Files        []string `gorm:"serializer:json" json:"files"`
+	Idents       []string `gorm:"serializer:json" json:"idents"`
+	// Terms and Change are what supersession compares (the key words of
+	// the statement, and whether it announces a change: "instead",
+	// "switched", "no longer").
+	Terms  []string `gorm:"serializer:json" json:"terms,omitempty"`
+	Change bool     `json:"change,omitempty"`
+	// FileStates are the named files as they were when the memory was
+	// made, so context can say a file changed since.
+	FileStates   []FileState `gorm:"serializer:json" json:"fileStates,omitempty"`
+	State        string      `json:"state"`
+	SupersededBy int64       `json:"supersededBy,omitempty"`
+	Pinned       bool        `json:"pinned"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	UpdatedAt    time.Time   `json:"updatedAt"`
+}
+
+// memoryColumns are the columns a Memory is read from, session_id as 0
+// when NULL.
+var memoryColumns = memoryColumnsOf("")
+
+// memoryColumnsOf is memoryColumns of the table aliased alias (with its
+// dot), or "" for none.
+func memoryColumnsOf(alias string) string {
+	cols := []string{"id", "COALESCE(" + alias + "session_id, 0) AS session_id", "project", "prompt_number", "source", "kind",
+		"text", "original_text", "files", "idents", "terms", "change", "file_states", "state", "superseded_by", "pinned",
+		"created_at", "updated_at"}
+	for i, c := range cols {
+		if i != 1 {
+			cols[i] = alias + c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// ValidMemoryKind reports whether k is a memory kind.
+func ValidMemoryKind(k string) bool {
+	for _, x := range MemoryKinds {
+		if k == x {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidMemoryState reports whether s is a memory state.
+func ValidMemoryState(s string) bool {
+	switch s {
+	case MemoryCurrent, MemorySuperseded, MemoryDone, MemoryRetired:
+		return true
+	}
+	return false
+}
+
+// normalize fills what a memory must have before it is stored.
+func (m *Memory) normalize() error {
+	m.Text = clipBytes(strings.TrimSpace(m.Text), MaxMemoryText)
+	if m.Text == "" {
+		return fmt.Errorf("%w: empty memory", ErrInvalid)
+	}
+	if !ValidMemoryKind(m.Kind) {
+		return fmt.Errorf("%w: memory kind %q", ErrInvalid, m.Kind)
+	}
+	if m.OriginalText == "" {
+		m.OriginalText = m.Text
+	}
+	m.OriginalText = clipBytes(m.OriginalText, MaxMemoryText)
+	if m.State == "" {
+		m.State = MemoryCurrent
+	}
+	for _, l := range []*[]string{&m.Files, &m.Idents, &m.Terms} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if m.FileStates == nil {
+		m.FileStates = []FileState{}
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now().UTC()
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Truncate(time.Microsecond)
+	m.UpdatedAt = m.CreatedAt
+	return nil
+}
+
+// clipBytes cuts s to at most n bytes on a rune boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// nullID is id as a nullable column value: NULL for 0.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// InsertMemory stores m (its ID is set) and appends its EventMemory.
+// inserted is false when the same turn already stored the same statement
+// (a summary job run again): nothing is written then.
+func (tx *Tx) InsertMemory(m *Memory) (inserted bool, err error) {
+	if err := m.normalize(); err != nil {
+		return false, err
+	}
+	err = tx.db.Raw(`INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
+			files, idents, terms, change, file_states, state, superseded_by, pinned, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+		nullID(m.SessionID), m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
+		jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
+		m.State, m.SupersededBy, m.Pinned, m.CreatedAt, m.UpdatedAt).Row().Scan(&m.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, tx.memoryEvent(m)
+}
+
+// EventMemory announces a memory stored or changed (its state, text or
+// pin) on the live stream; its data is the memory.
+const EventMemory = "memory"
+
+func (tx *Tx) memoryEvent(m *Memory) error {
+	_, err := tx.AppendEvent(EventMemory, m.Project, m.SessionID, m.ID, m)
+	return err
+}
+
+// memoryByID reads one memory inside tx.
+func (tx *Tx) memoryByID(id int64) (*Memory, error) {
+	var m Memory
+	err := tx.db.Model(&Memory{}).Select(memoryColumns).Where("id = ?", id).Take(&m).Error
+	return &m, notFound(err)
+}
+
+// updateMemory runs set (an UPDATE's SET clause) on memory id where cond
+// holds, then reads it back and announces it. It is ErrNotFound when there
+// is no such memory; changed is false when cond did not hold.
+func (tx *Tx) updateMemory(id int64, cond, set string, args ...any) (m *Memory, changed bool, err error) {
+	q := `UPDATE memories SET ` + set + `, updated_at = ? WHERE id = ?`
+	args = append(args, time.Now().UTC().Truncate(time.Microsecond), id)
+	if cond != "" {
+		q += " AND " + cond
+	}
+	r := tx.db.Exec(q, args...)
+	if r.Error != nil {
+		return nil, false, r.Error
+	}
+	if m, err = tx.memoryByID(id); err != nil {
+		return nil, false, err
+	}
+	if r.RowsAffected == 0 {
+		return m, false, nil
+	}
+	return m, true, tx.memoryEvent(m)
+}
+
+// SupersedeMemory marks memory old superseded by memory newer, if old is
+// still current; changed tells whether it was.
+func (tx *Tx) SupersedeMemory(old, newer int64) (changed bool, err error) {
+	if old == newer {
+		return false, nil
+	}
+	_, changed, err = tx.updateMemory(old, "state = 'current' AND NOT pinned", "state = ?, superseded_by = ?", MemorySuperseded, newer)
+	return changed, err
+}
+
+// CompleteMemory marks todo id done, if it is a current todo.
+func (tx *Tx) CompleteMemory(id int64) (changed bool, err error) {
+	_, changed, err = tx.updateMemory(id, "state = 'current' AND kind = 'todo'", "state = ?", MemoryDone)
+	return changed, err
+}
+
+// PinMemory pins or unpins memory id: pinned memories come first in
+// context and are never superseded automatically.
+func (tx *Tx) PinMemory(id int64, pinned bool) (*Memory, error) {
+	m, _, err := tx.updateMemory(id, "", "pinned = ?", pinned)
+	return m, err
+}
+
+// EditMemory replaces memory id's text (what is injected from now on);
+// its original text is kept.
+func (tx *Tx) EditMemory(id int64, text string) (*Memory, error) {
+	text = clipBytes(strings.TrimSpace(text), MaxMemoryText)
+	if text == "" {
+		return nil, fmt.Errorf("%w: empty memory", ErrInvalid)
+	}
+	m, _, err := tx.updateMemory(id, "", "text = ?", text)
+	return m, err
+}
+
+// SetMemoryState sets memory id's state by the user's hand: retired (no
+// longer injected) or current again. Reinstating a superseded memory
+// clears its link.
+func (tx *Tx) SetMemoryState(id int64, state string) (*Memory, error) {
+	if state != MemoryRetired && state != MemoryCurrent && state != MemoryDone {
+		return nil, fmt.Errorf("%w: memory state %q", ErrInvalid, state)
+	}
+	m, _, err := tx.updateMemory(id, "", "state = ?, superseded_by = 0", state)
+	return m, err
+}
+
+// MemoryByID loads one memory.
+func (s *Store) MemoryByID(ctx context.Context, id int64) (*Memory, error) {
+	var m Memory
+	err := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("id = ?", id).Take(&m).Error
+	return &m, notFound(err)
+}
+
+// MemoryFilter narrows a memory listing.
+type MemoryFilter struct {
+	Project   string
+	SessionID int64
+	Kinds     []string // any of these kinds; all when empty
+	States    []string // any of these states; all when empty
+	// File keeps the memories naming this path (exactly, or as a path
+	// relative to it when it is absolute).
+	File   string
+	Offset int
+	Limit  int // 0: no limit
+}
+
+// Memories lists memories: pinned first, then newest first.
+func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) {
+	q := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns)
+	if f.Project != "" {
+		q = q.Where("project = ?", f.Project)
+	}
+	if f.SessionID != 0 {
+		q = q.Where("session_id = ?", f.SessionID)
+	}
+	if len(f.Kinds) > 0 {
+		q = q.Where("kind IN ?", f.Kinds)
+	}
+	if len(f.States) > 0 {
+		q = q.Where("state IN ?", f.States)
+	}
+	if f.File != "" {
+		// A memory names a file as it was written ("internal/x.go"); the
+		// gate asks with an absolute path: match the path's tail.
+		q = q.Where("files LIKE ? ESCAPE '\\'", "%"+likeEscape(lastParts(f.File, 0))+"%")
+	}
+	q = q.Order("pinned DESC, id DESC").Offset(f.Offset)
+	if f.Limit > 0 {
+		q = q.Limit(f.Limit)
+	}
+	var out []Memory
+	if err := q.Find(&out).Error; err != nil {
+		return nil, err
+	}
+	if f.File == "" {
+		return out, nil
+	}
+	kept := out[:0]
+	for _, m := range out {
+		if m.NamesFile(f.File) {
+			kept = append(kept, m)
+		}
+	}
+	return kept, nil
+}
+
+// NamesFile reports whether the memory names the file at path: the same
+// path, or one path a suffix of the other on a "/" boundary
+// ("internal/x.go" names "/home/me/repo/internal/x.go").
+func (m *Memory) NamesFile(path string) bool {
+	for _, f := range m.Files {
+		if f == path || strings.HasSuffix(path, "/"+strings.TrimPrefix(f, "./")) || strings.HasSuffix(f, "/"+path) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastParts is the last n+1 elements of a slash path.
+func lastParts(p string, n int) string {
+	parts := strings.Split(p, "/")
+	if len(parts) > n+1 {
+		parts = parts[len(parts)-n-1:]
+	}
+	return strings.Join(parts, "/")
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// MemoryCounts counts a project's memories by kind and state.
+func (s *Store) MemoryCounts(ctx context.Context, project string) (map[string]map[string]int64, error) {
+	var rows []struct {
+		Kind, State string
+		N           int64
+	}
+	err := s.DB.WithContext(ctx).Raw(`SELECT kind, state, COUNT(*) AS n FROM memories WHERE project = ? GROUP BY kind, state`, project).Scan(&rows).Error
+	out := map[string]map[string]int64{}
+	for _, r := range rows {
+		if out[r.Kind] == nil {
+			out[r.Kind] = map[string]int64{}
+		}
+		out[r.Kind][r.State] = r.N
+	}
+	return out, err
+}
+
+// MemoryProjects lists the projects that have memories.
+func (s *Store) MemoryProjects(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT project FROM memories ORDER BY project`).Scan(&out).Error
+	return out, err
+}
+
+// SupersessionChain is the memories memory id replaced, and those that
+// replaced it, oldest first, itself included.
+func (s *Store) SupersessionChain(ctx context.Context, id int64) ([]Memory, error) {
+	m, err := s.MemoryByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	chain := []Memory{*m}
+	seen := map[int64]bool{m.ID: true}
+	// Back: what this one superseded, newest link first.
+	for cur := m.ID; len(chain) < 50; {
+		var older []Memory
+		if err := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("superseded_by = ?", cur).Order("id DESC").Limit(1).Find(&older).Error; err != nil {
+			return nil, err
+		}
+		if len(older) == 0 || seen[older[0].ID] {
+			break
+		}
+		seen[older[0].ID] = true
+		chain = append([]Memory{older[0]}, chain...)
+		cur = older[0].ID
+	}
+	// Forward: what replaced it.
+	for next := m.SupersededBy; next != 0 && !seen[next] && len(chain) < 100; {
+		n, err := s.MemoryByID(ctx, next)
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		seen[n.ID] = true
+		chain = append(chain, *n)
+		next = n.SupersededBy
+	}
+	return chain, nil
+}
+
+// ForgetMemory deletes memory id for good, with its events; a memory it
+// had superseded is in force again. It is ErrNotFound when there is none.
+func (tx *Tx) ForgetMemory(id int64) (ForgetResult, error) {
+	return tx.forgetOne(ForgetMemory, "memories", id, forgetSet{memories: []int64{id}})
+}
+
+// SearchMemory is the search type of memories: SearchMemories answers it
+// (the prompt, observation and summary search does not).
+const SearchMemory = "memory"
+
+// MemorySearch is one full-text search of memories.
+type MemorySearch struct {
+	Q       string   // FTS5 syntax, as SearchQuery.Q
+	Project string   // "" for all
+	Kinds   []string // any of these kinds; all when empty
+	States  []string // any of these states; all when empty
+	Offset  int
+	Limit   int // default 20
+}
+
+// SearchMemories finds the memories matching q.Q, best first (bm25 on
+// SQLite, ts_rank on PostgreSQL), one more than Limit when there are more.
+func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, error) {
+	match, err := NormalizeQuery(q.Q)
+	if err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	if q.Offset+q.Limit > MaxSearchWindow {
+		return nil, fmt.Errorf("%w: offset+limit over %d", ErrInvalid, MaxSearchWindow)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.limits().Timeout)
+	defer cancel()
+	db := s.DB.WithContext(ctx)
+	var where []string
+	var args []any
+	if q.Project != "" {
+		where, args = append(where, "m.project = ?"), append(args, q.Project)
+	}
+	if len(q.Kinds) > 0 {
+		where, args = append(where, "m.kind IN ?"), append(args, q.Kinds)
+	}
+	if len(q.States) > 0 {
+		where, args = append(where, "m.state IN ?"), append(args, q.States)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " AND " + strings.Join(where, " AND ")
+	}
+	cols := memoryColumnsOf("m.")
+	var out []Memory
+	if s.Postgres() {
+		ts, err := pgTSQuery(match, SearchMemory)
+		if err != nil || ts == "" {
+			return nil, err
+		}
+		err = db.Raw(`SELECT `+cols+` FROM (SELECT to_tsquery('english', ?) AS q) q, memories m
+			WHERE m.fts @@ q.q`+cond+` ORDER BY ts_rank(m.fts, q.q) DESC, m.id DESC OFFSET ? LIMIT ?`,
+			append(append([]any{ts}, args...), q.Offset, q.Limit+1)...).Scan(&out).Error
+		return out, queryErr(err, q.Q)
+	}
+	err = db.Raw(`SELECT `+cols+` FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+		WHERE memories_fts MATCH ?`+cond+` ORDER BY bm25(memories_fts), m.id DESC LIMIT ? OFFSET ?`,
+		append(append([]any{match}, args...), q.Limit+1, q.Offset)...).Scan(&out).Error
+	if err != nil {
+		return nil, ftsError(err, q.Q)
+	}
+	return out, nil
+}
+
+// MemoriesInForce lists the project's current memories for context: the
+// pinned ones (at most limit), then the newest, limit in all.
+func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) ([]Memory, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	db := s.DB.WithContext(ctx)
+	var pinned, newest []Memory
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned", project, MemoryCurrent).
+		Order("id DESC").Limit(limit).Find(&pinned).Error; err != nil {
+		return nil, err
+	}
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND NOT pinned", project, MemoryCurrent).
+		Order("id DESC").Limit(limit - len(pinned)).Find(&newest).Error; err != nil {
+		return nil, err
+	}
+	return append(pinned, newest...), nil
+}
+
+// SessionsWithMemories tells which of the sessions produced memories.
+func (s *Store) SessionsWithMemories(ctx context.Context, sessionIDs []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(sessionIDs) == 0 {
+		return out, nil
+	}
+	var ids []int64
+	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT session_id FROM memories WHERE session_id IN ?`, sessionIDs).Scan(&ids).Error
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, err
+}
