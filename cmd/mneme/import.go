@@ -124,7 +124,7 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 			if bar.GetMax64() != p.Bytes && p.Bytes > 0 {
 				bar.ChangeMax64(p.Bytes)
 			}
-			bar.Describe(fmt.Sprintf("%s: %d sessions, %d prompts, %d tool calls", desc, p.Sessions, p.Prompts, p.Observations))
+			bar.Describe(fmt.Sprintf("%s: %s, %s, %s", desc, plural(p.Sessions, "session"), plural(p.Prompts, "prompt"), plural(p.Observations, "tool call")))
 			bar.Set64(p.BytesDone)
 		}
 	}
@@ -138,8 +138,7 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 	}
 	if s, ok := sink.(*socketSink); ok {
 		if after, err := s.counts(); err == nil {
-			fmt.Fprintf(stdout, "new in memory: %d sessions, %d prompts, %d observations (the rest was there already)\n",
-				after.Sessions-before.Sessions, after.Prompts-before.Prompts, after.Observations-before.Observations)
+			fmt.Fprintf(stdout, "new in memory: %s, %s, %s (the rest was there already)\n", plural(after.Sessions-before.Sessions, "session"), plural(after.Prompts-before.Prompts, "prompt"), plural(after.Observations-before.Observations, "observation"))
 		}
 	}
 	return nil
@@ -156,8 +155,8 @@ func printImport(stdout, stderr io.Writer, st transcript.Stats, dry bool) {
 	if dry {
 		verb = "would import"
 	}
-	fmt.Fprintf(stdout, "%s %d sessions, %d prompts, %d tool calls (%d failed), %d turns from %d files (%d MB) in %s; skipped %d, errors %d\n",
-		verb, st.Sessions, st.Prompts, st.Observations, st.Failures, st.Turns, st.Files, st.Bytes>>20, st.Took.Round(time.Millisecond), st.Skipped, st.Errors)
+	fmt.Fprintf(stdout, "%s %s, %s, %s (%d failed), %s from %s (%d MB) in %s; skipped %d, errors %d\n",
+		verb, plural(st.Sessions, "session"), plural(st.Prompts, "prompt"), plural(st.Observations, "tool call"), st.Failures, plural(st.Turns, "turn"), plural(st.Files, "file"), st.Bytes>>20, st.Took.Round(time.Millisecond), st.Skipped, st.Errors)
 	if dry && len(st.Projects) > 0 {
 		names := make([]string, 0, len(st.Projects))
 		for n := range st.Projects {
@@ -191,7 +190,7 @@ func newSocketSink(g *globals) (*socketSink, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("the mneme worker is not reachable %s: %w", r.where, err)
+		return nil, r.unreachable(err)
 	}
 	return s, nil
 }

@@ -80,7 +80,7 @@ func TestImportMatchesLiveHooks(t *testing.T) {
 
 	imported := testutil.NewServer(t)
 	out := importInto(t, imported, projects)
-	if !strings.Contains(out, "imported 1 sessions, 1 prompts, 4 tool calls (0 failed), 1 turns") {
+	if !strings.Contains(out, "imported 1 session, 1 prompt, 4 tool calls (0 failed), 1 turn") {
 		t.Errorf("summary:\n%s", out)
 	}
 	got := sessionDigest(t, imported, fixtureSession)
@@ -116,7 +116,7 @@ func TestImportDryRun(t *testing.T) {
 	projects := oldTranscript(t)
 	srv := testutil.NewServer(t)
 	out := importInto(t, srv, "--dry-run", projects)
-	if !strings.Contains(out, "would import 1 sessions, 1 prompts, 4 tool calls") || !strings.Contains(out, "notes-app") {
+	if !strings.Contains(out, "would import 1 session, 1 prompt, 4 tool calls") || !strings.Contains(out, "notes-app") {
 		t.Errorf("dry run:\n%s", out)
 	}
 	if c := counts(t, srv); c != [3]int64{} {

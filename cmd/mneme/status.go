@@ -61,7 +61,7 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			if h.Problem != "" {
 				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
 			}
-			fmt.Fprintf(out, "stored:         %d sessions, %d prompts, %d observations, %d summaries\n", h.Counts.Sessions, h.Counts.Prompts, h.Counts.Observations, h.Counts.Summaries)
+			fmt.Fprintf(out, "stored:         %s, %s, %s, %s\n", plural(h.Counts.Sessions, "session"), plural(h.Counts.Prompts, "prompt"), plural(h.Counts.Observations, "observation"), plural(h.Counts.Summaries, "summary"))
 			if r.token == "" {
 				fmt.Fprintf(out, "viewer:         %s (run `mneme open` to log in)\n", g.viewerURL())
 			} else {
