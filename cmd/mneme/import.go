@@ -133,6 +133,9 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 		bar.Finish()
 	}
 	printImport(stdout, stderr, st, dry)
+	if dry && err == nil {
+		printKnown(g, stdout, st)
+	}
 	if err != nil {
 		return fmt.Errorf("import stopped: %w (run it again: nothing is stored twice)", err)
 	}
@@ -165,7 +168,8 @@ func printImport(stdout, stderr io.Writer, st transcript.Stats, dry bool) {
 		sort.Strings(names)
 		for _, n := range names {
 			c := st.Projects[n]
-			fmt.Fprintf(stdout, "  %-30s %5d sessions %6d prompts %7d tool calls\n", n, c.Sessions, c.Prompts, c.Observations)
+			fmt.Fprintf(stdout, "  %-30s %5d %-8s %6d %-7s %7d %s\n", n, c.Sessions, pluralNoun(c.Sessions, "session"),
+				c.Prompts, pluralNoun(c.Prompts, "prompt"), c.Observations, pluralNoun(c.Observations, "tool call"))
 		}
 	}
 }
@@ -323,4 +327,22 @@ func (s *socketSink) post(ctx context.Context, path, contentType string, body []
 		}
 		return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
 	}
+}
+
+// printKnown ends a dry run with how many of its sessions the worker
+// holds already (it is not started for that: a dry run stores nothing).
+func printKnown(g *globals, stdout io.Writer, st transcript.Stats) {
+	if len(st.SessionIDs) == 0 {
+		return
+	}
+	body, _ := json.Marshal(map[string][]string{"ids": st.SessionIDs})
+	var res struct {
+		Known int `json:"known"`
+	}
+	if err := apiJSON(g, http.MethodPost, "/api/import/known", body, &res); err != nil {
+		fmt.Fprintf(stdout, "how many are in memory already is unknown: %v\n", err)
+		return
+	}
+	fmt.Fprintf(stdout, "would be new in memory: %s; already there: %s\n",
+		plural(len(st.SessionIDs)-res.Known, "session"), plural(res.Known, "session"))
 }

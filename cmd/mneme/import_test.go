@@ -122,6 +122,15 @@ func TestImportDryRun(t *testing.T) {
 	if c := counts(t, srv); c != [3]int64{} {
 		t.Errorf("dry run stored %v", c)
 	}
+	if !strings.Contains(out, "would be new in memory: 1 session; already there: 0 sessions") || strings.Contains(out, "1 sessions") {
+		t.Errorf("dry run does not tell new from stored:\n%s", out)
+	}
+	importInto(t, srv, projects)
+	// Stored now: a dry run says so, not "would import" alone.
+	out = importInto(t, srv, "--dry-run", projects)
+	if !strings.Contains(out, "would be new in memory: 0 sessions; already there: 1 session") {
+		t.Errorf("dry run of a stored session:\n%s", out)
+	}
 	out = importInto(t, srv, "--project", "other", projects)
 	if !strings.Contains(out, "imported 0 sessions") {
 		t.Errorf("--project other:\n%s", out)
