@@ -20,7 +20,16 @@ func TestBrowserImportSaysWhatIsNew(t *testing.T) {
 	finish := func(want string) string {
 		t.Helper()
 		b.do(t, chromedp.Navigate(srv.URL+"/import"), chromedp.WaitReady("#import-form"))
-		b.do(t, chromedp.Click(chromedp.CSS("#import-start")), chromedp.WaitReady("#import-progress"))
+		// The form's own POST, sent by fetch so that the wait below never
+		// races the navigation a click would start.
+		status, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`fetch("/import", {method: "POST",
+			body: new URLSearchParams({_csrf: document.querySelector('input[name="_csrf"]').value}), redirect: "manual"})
+			.then(r => String(r.status)).catch(e => String(e))`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("start: %s", status)
+		b.do(t, chromedp.Navigate(srv.URL+"/import"), chromedp.WaitReady("#import-progress"))
 		b.waitFor(t, want, `document.getElementById("import-progress") && document.getElementById("import-progress").dataset.running === "false" && `+
 			`document.getElementById("import-text").textContent.includes(`+"`"+want+"`"+`)`, 60*time.Second)
 		return eval[string](t, b, `document.getElementById("import-text").textContent`)
@@ -38,4 +47,9 @@ func TestBrowserImportSaysWhatIsNew(t *testing.T) {
 	if got := eval[string](t, b, `document.getElementById("import-text").textContent`); !strings.Contains(got, "2 sessions were already there") {
 		t.Errorf("after a reload the page says %q", got)
 	}
+	b.do(t, chromedp.EmulateViewport(400, 900))
+	if eval[bool](t, b, `document.documentElement.scrollWidth > window.innerWidth`) {
+		t.Error("at 400 px the import page scrolls sideways")
+	}
+	shot(t, b, "import-again-400.png")
 }
