@@ -141,7 +141,10 @@ func (j *Job) Start() error {
 	go func() {
 		defer close(done)
 		defer unlock()
-		before, berr := j.stored(ctx)
+		// Counted outside ctx: Stop cancelling it mid-query must not
+		// abort a count (the SQLite driver panics on a row cancelled
+		// while it is read).
+		before, berr := j.stored(context.Background())
 		st, err := Run(ctx, []string{j.dir()}, opts, j.Sink)
 		var added *Counts
 		if after, aerr := j.stored(context.Background()); berr == nil && aerr == nil && j.Stored != nil {
