@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -434,4 +435,30 @@ func TestAPISessions(t *testing.T) {
 	w.expectError(t, http.MethodGet, "/api/sessions/999999", nil, 404, "not found")
 	w.expectError(t, http.MethodGet, "/api/sessions?limit=0", nil, 400, "limit must be")
 	w.expectError(t, http.MethodGet, "/api/sessions?offset=-1", nil, 400, "offset must be")
+}
+
+// TestAPIListsByID: /api/prompts and /api/summaries take id=3,5 (what
+// `mneme show prompt:3` asks), and refuse a malformed list.
+func TestAPIListsByID(t *testing.T) {
+	w := apiSeed(t)
+	var all api.Page[models.Prompt]
+	w.srv.GetJSON(t, "/api/prompts", &all)
+	if len(all.Items) < 2 {
+		t.Fatalf("seed has %d prompts", len(all.Items))
+	}
+	want := all.Items[1].ID
+	var some api.Page[models.Prompt]
+	w.srv.GetJSON(t, "/api/prompts?id="+strconv.FormatInt(want, 10)+",424242", &some)
+	if len(some.Items) != 1 || some.Items[0].ID != want {
+		t.Errorf("id=%d,424242 gave %+v", want, some.Items)
+	}
+	for _, bad := range []string{"/api/prompts?id=x", "/api/summaries?id=1,-2"} {
+		if status, body := w.srv.Get(t, bad); status != 400 {
+			t.Errorf("%s: %d %s", bad, status, body)
+		}
+	}
+	status, body := w.srv.Post(t, "/api/import/known", map[string]any{"ids": []string{"api-a", "never-seen"}})
+	if status != 200 || !strings.Contains(string(body), `"known":1`) {
+		t.Errorf("import/known: %d %s", status, body)
+	}
 }

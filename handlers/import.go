@@ -156,10 +156,35 @@ func lastImport(st transcript.State) string {
 		return ""
 	}
 	s := st.Stats
-	text := fmt.Sprintf("Imported %d sessions, %d prompts, %d tool calls (%d failed) from %d files; skipped %d, errors %d.",
-		s.Sessions, s.Prompts, s.Observations, s.Failures, s.Files, s.Skipped, s.Errors)
+	text := fmt.Sprintf("Read %s, %s, %s (%d failed) from %s; skipped %d, errors %d.",
+		count(int64(s.Sessions), "session", "sessions"), count(int64(s.Prompts), "prompt", "prompts"), count(int64(s.Observations), "tool call", "tool calls"),
+		s.Failures, count(int64(s.Files), "file", "files"), s.Skipped, s.Errors)
+	if n := st.New; n != nil {
+		text = fmt.Sprintf("New in memory: %s, %s, %s; %s already there. ",
+			count(int64(n.Sessions), "session", "sessions"), count(int64(n.Prompts), "prompt", "prompts"), count(int64(n.Observations), "tool call", "tool calls"),
+			count(int64(st.Known), "session was", "sessions were")) + text
+	}
 	if st.Error != "" {
 		text += " Stopped: " + st.Error
 	}
 	return text
+}
+
+// knownRequest is POST /api/import/known: Claude Code session ids.
+type knownRequest struct {
+	IDs []string `json:"ids"`
+}
+
+// KnownSessions serves POST /api/import/known: {"ids": [...]} (Claude Code
+// session ids) → {"known": n}, how many of them are in memory.
+func (h *Handler) KnownSessions(c *fiber.Ctx) error {
+	var req knownRequest
+	if err := json.Unmarshal(c.Body(), &req); err != nil {
+		return badRequest(`body must be JSON like {"ids": ["<Claude Code session id>", …]}`)
+	}
+	n, err := h.Store.KnownSessions(c.UserContext(), req.IDs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"known": n})
 }

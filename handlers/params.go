@@ -84,15 +84,40 @@ func listParams(c *fiber.Ctx) (models.ListFilter, error) {
 	return f, nil
 }
 
-// apiListParams is listParams plus the session and person filters.
+// apiListParams is listParams plus the session, person and id filters.
 func apiListParams(c *fiber.Ctx) (models.ListFilter, error) {
 	f, err := listParams(c)
 	if err != nil {
 		return f, err
 	}
-	f.SessionID, err = idParam(c, "session")
+	if f.SessionID, err = idParam(c, "session"); err != nil {
+		return f, err
+	}
 	f.Person = c.Query("person")
+	f.IDs, err = idsParam(c, "id")
 	return f, err
+}
+
+// idsParam reads an optional comma-separated list of positive ids (at
+// most maxBatch); nil when absent.
+func idsParam(c *fiber.Ctx, name string) ([]int64, error) {
+	v := c.Query(name)
+	if v == "" {
+		return nil, nil
+	}
+	parts := strings.Split(v, ",")
+	if len(parts) > maxBatch {
+		return nil, invalidParam("%s holds at most %d ids", name, maxBatch)
+	}
+	ids := make([]int64, 0, len(parts))
+	for _, p := range parts {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || n <= 0 {
+			return nil, invalidParam("%s must be positive whole numbers separated by commas", name)
+		}
+		ids = append(ids, n)
+	}
+	return ids, nil
 }
 
 // offsetParam reads offset: a whole number ≥ 0, 0 when absent.

@@ -115,6 +115,8 @@ func (tx *Tx) sessionGoneOr(id int64, otherwise error) error {
 type ListFilter struct {
 	Project   string
 	SessionID int64
+	// IDs keeps only the rows with these ids; empty is all.
+	IDs []int64
 	// Person keeps the rows of the sessions this person captured (team
 	// mode); "" is everyone.
 	Person string
@@ -122,8 +124,12 @@ type ListFilter struct {
 	Limit  int
 }
 
-// byPerson narrows q, on a table with session_id, to f.Person's sessions.
+// byPerson narrows q, on a table with session_id, to f.IDs and to
+// f.Person's sessions.
 func (f ListFilter) byPerson(q *gorm.DB) *gorm.DB {
+	if len(f.IDs) > 0 {
+		q = q.Where("id IN ?", f.IDs)
+	}
 	if f.Person == "" {
 		return q
 	}

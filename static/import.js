@@ -10,6 +10,9 @@
   var done = document.getElementById("import-done");
   var start = document.getElementById("import-start");
 
+  // n is "1 session", "2 sessions".
+  function n(k, noun) { return (k || 0) + " " + noun + (k === 1 ? "" : "s"); }
+
   function show(st) {
     if (!st || (!st.running && !st.stats)) return;
     var p = st.progress || {};
@@ -22,8 +25,8 @@
       box.dataset.running = "true";
       start.disabled = true;
       done.hidden = true;
-      text.textContent = p.filesDone + " of " + p.files + " files: " + p.sessions + " sessions, " +
-        p.prompts + " prompts, " + p.observations + " tool calls";
+      text.textContent = p.filesDone + " of " + n(p.files, "file") + ": " + n(p.sessions, "session") + ", " +
+        n(p.prompts, "prompt") + ", " + n(p.observations, "tool call");
       return;
     }
     var s = st.stats;
@@ -31,9 +34,14 @@
     start.disabled = false;
     bar.max = 1;
     bar.value = 1;
-    text.textContent = "Imported " + s.sessions + " sessions, " + s.prompts + " prompts, " + s.observations +
-      " tool calls (" + s.failures + " failed) from " + s.files + " files; skipped " + s.skipped + ", errors " +
-      s.errors + "." + (st.error ? " Stopped: " + st.error : "");
+    var read = "Read " + n(s.sessions, "session") + ", " + n(s.prompts, "prompt") + ", " + n(s.observations, "tool call") +
+      " (" + s.failures + " failed) from " + n(s.files, "file") + "; skipped " + s.skipped + ", errors " + s.errors + ".";
+    if (st["new"]) {
+      var a = st["new"];
+      read = "New in memory: " + n(a.sessions, "session") + ", " + n(a.prompts, "prompt") + ", " + n(a.observations, "tool call") +
+        "; " + (st.known === 1 ? "1 session was" : (st.known || 0) + " sessions were") + " already there. " + read;
+    }
+    text.textContent = read + (st.error ? " Stopped: " + st.error : "");
     done.hidden = false;
   }
 

@@ -93,7 +93,7 @@ it runs.`,
 }
 
 func printCheck(w io.Writer, what string, fc models.FileCheck, took time.Duration) {
-	fmt.Fprintf(w, "%s: %d bytes, schema version %d, integrity %s; %d sessions, %d prompts, %d observations, %d summaries (%s).\n",
-		what, fc.Bytes, fc.SchemaVersion, fc.Integrity, fc.Counts.Sessions, fc.Counts.Prompts, fc.Counts.Observations, fc.Counts.Summaries,
+	fmt.Fprintf(w, "%s: %d bytes, schema version %d, integrity %s; %s, %s, %s, %s (%s).\n",
+		what, fc.Bytes, fc.SchemaVersion, fc.Integrity, plural(fc.Counts.Sessions, "session"), plural(fc.Counts.Prompts, "prompt"), plural(fc.Counts.Observations, "observation"), plural(fc.Counts.Summaries, "summary"),
 		took.Round(time.Millisecond))
 }

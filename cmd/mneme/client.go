@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -120,3 +121,31 @@ func (g *globals) withWorker(r remote, wait time.Duration, try func() error) err
 func noWorker(err error) bool {
 	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
 }
+
+// unreachable is the error a CLI command gives when the worker did not
+// answer: a plain sentence saying what to do, not Go's dial error (which
+// stays reachable through errors.Is and errors.As). Other failures (a
+// timeout, a refused handshake) keep their cause, without the URL.
+func (r remote) unreachable(err error) error {
+	if noWorker(err) {
+		if strings.HasPrefix(r.where, "at ") {
+			return &workerError{cause: err, msg: fmt.Sprintf("the mneme worker %s is not running (nothing answers there): start it there with `mneme serve`, or unset %s to use this machine's worker", r.where, EnvURL)}
+		}
+		return &workerError{cause: err, msg: "the mneme worker is not running: start it with `mneme serve` (or `make run` in a checkout of mneme), then try again"}
+	}
+	inner := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		inner = ue.Err
+	}
+	return &workerError{cause: err, msg: fmt.Sprintf("the mneme worker %s did not answer: %v", r.where, inner)}
+}
+
+// workerError says in plain words why the worker could not be asked.
+type workerError struct {
+	msg   string
+	cause error
+}
+
+func (e *workerError) Error() string { return e.msg }
+func (e *workerError) Unwrap() error { return e.cause }

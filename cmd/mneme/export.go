@@ -49,6 +49,11 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 				return errors.New("give either --session or --project, not both")
 			case session != "":
 				path = "/api/sessions/" + url.PathEscape(session) + "/export?" + q.Encode()
+				err := runExport(g, path, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				if errors.Is(err, errExportNotFound) {
+					return fmt.Errorf("no session %q in memory (give mneme's number or Claude Code's session id): list the sessions on the viewer's Sessions page (`mneme open`), or find one with `mneme search WORDS`, which prints each hit's session", session)
+				}
+				return err
 			case project != "":
 				if since == "" {
 					return errors.New("--project needs --since DATE (e.g. --since 2026-01-31)")
@@ -70,6 +75,10 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 	cmd.Flags().StringVar(&since, "since", "", "with --project: first day (YYYY-MM-DD)")
 	return cmd
 }
+
+// errExportNotFound is the worker's 404 to an export: what was asked for
+// is not in memory.
+var errExportNotFound = errors.New("not found")
 
 func runExport(g *globals, path, out string, stdout, stderr io.Writer) error {
 	out, n, err := fetchTo(g, path, out, stdout, stderr)
@@ -94,7 +103,7 @@ func fetchTo(g *globals, path, out string, stdout, stderr io.Writer) (string, in
 	// connecting and the first byte are bounded (remote's transport).
 	resp, err := r.client(0).Do(req)
 	if err != nil {
-		return "", 0, fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
+		return "", 0, r.unreachable(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -102,10 +111,14 @@ func fetchTo(g *globals, path, out string, stdout, stderr io.Writer) (string, in
 			Error string `json:"error"`
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		msg := fmt.Sprintf("worker answered %d", resp.StatusCode)
 		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			return "", 0, errors.New(e.Error)
+			msg = e.Error
 		}
-		return "", 0, fmt.Errorf("worker answered %d", resp.StatusCode)
+		if resp.StatusCode == http.StatusNotFound {
+			return "", 0, fmt.Errorf("%w: %s", errExportNotFound, msg)
+		}
+		return "", 0, errors.New(msg)
 	}
 
 	var w io.Writer = stdout

@@ -70,7 +70,7 @@ func TestExportCommand(t *testing.T) {
 	}{
 		{nil, "give --session ID or --project NAME --since DATE"},
 		{[]string{"--session", sid, "--format", "pdf"}, "--format must be md, json or html"},
-		{[]string{"--session", "nope"}, "mneme: not found"},
+		{[]string{"--session", "nope"}, `mneme: no session "nope" in memory`},
 		{[]string{"--project", "notes-app"}, "--project needs --since"},
 		{[]string{"--session", sid, "--project", "x"}, "not both"},
 	} {

@@ -92,7 +92,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		fmt.Fprintf(out, " (%s)", oneLine(p.Label, 70))
 	}
 	c := p.Counts
-	fmt.Fprintf(out, ": %d sessions, %d prompts, %d observations, %d summaries, for good.\n", c.Sessions, c.Prompts, c.Observations, c.Summaries)
+	fmt.Fprintf(out, ": %s, %s, %s, %s, for good.\n", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
 	if !yes {
 		fmt.Fprint(out, "Type yes to forget: ")
 		line, _ := bufio.NewReader(in).ReadString('\n')
@@ -114,8 +114,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		return err
 	}
 	d := res.Deleted
-	fmt.Fprintf(out, "Forgotten: %d sessions, %d prompts, %d observations, %d summaries, %d summary jobs, %d stream events (database rebuilt in %d ms).\n",
-		d.Sessions, d.Prompts, d.Observations, d.Summaries, d.SummaryJobs, d.Events, res.Scrub.TookMS)
+	fmt.Fprintf(out, "Forgotten: %s, %s, %s, %s, %s, %s (database rebuilt in %d ms).\n", plural(d.Sessions, "session"), plural(d.Prompts, "prompt"), plural(d.Observations, "observation"), plural(d.Summaries, "summary"), plural(d.SummaryJobs, "summary job"), plural(d.Events, "stream event"), res.Scrub.TookMS)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestForgetCommand(t *testing.T) {
 		t.Fatalf("answering no deleted the observation: %v", err)
 	}
 	code, out, errOut = mneme("yes\n", "forget", "--observation", "2")
-	if code != 0 || !strings.Contains(out, "Forgotten: 0 sessions, 0 prompts, 1 observations") {
+	if code != 0 || !strings.Contains(out, "Forgotten: 0 sessions, 0 prompts, 1 observation,") {
 		t.Fatalf("answering yes: exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut = mneme("", "forget", "--observation", "2", "--yes")
@@ -54,7 +54,7 @@ func TestForgetCommand(t *testing.T) {
 		t.Fatal("no session stored")
 	}
 	code, out, errOut = mneme("", "forget", "--project", sessions.Items[0].Project, "--yes")
-	if code != 0 || !strings.Contains(out, "Forgotten: 1 sessions") {
+	if code != 0 || !strings.Contains(out, "Forgotten: 1 session,") {
 		t.Fatalf("forget --project: exit %d\n%s%s", code, out, errOut)
 	}
 	if c, err := srv.Store.Counts(t.Context()); err != nil || c.Sessions+c.Prompts+c.Observations+c.Summaries != 0 {

@@ -122,7 +122,7 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 			if bar.GetMax64() != p.Bytes && p.Bytes > 0 {
 				bar.ChangeMax64(p.Bytes)
 			}
-			bar.Describe(fmt.Sprintf("%s: %d sessions, %d prompts, %d tool calls", desc, p.Sessions, p.Prompts, p.Observations))
+			bar.Describe(fmt.Sprintf("%s: %s, %s, %s", desc, plural(p.Sessions, "session"), plural(p.Prompts, "prompt"), plural(p.Observations, "tool call")))
 			bar.Set64(p.BytesDone)
 		}
 	}
@@ -131,13 +131,15 @@ func runImport(ctx context.Context, g *globals, paths []string, opts transcript.
 		bar.Finish()
 	}
 	printImport(stdout, stderr, st, dry)
+	if dry && err == nil {
+		printKnown(g, stdout, st)
+	}
 	if err != nil {
 		return fmt.Errorf("import stopped: %w (run it again: nothing is stored twice)", err)
 	}
 	if s, ok := sink.(*socketSink); ok {
 		if after, err := s.counts(); err == nil {
-			fmt.Fprintf(stdout, "new in memory: %d sessions, %d prompts, %d observations (the rest was there already)\n",
-				after.Sessions-before.Sessions, after.Prompts-before.Prompts, after.Observations-before.Observations)
+			fmt.Fprintf(stdout, "new in memory: %s, %s, %s (the rest was there already)\n", plural(after.Sessions-before.Sessions, "session"), plural(after.Prompts-before.Prompts, "prompt"), plural(after.Observations-before.Observations, "observation"))
 		}
 	}
 	return nil
@@ -154,8 +156,8 @@ func printImport(stdout, stderr io.Writer, st transcript.Stats, dry bool) {
 	if dry {
 		verb = "would import"
 	}
-	fmt.Fprintf(stdout, "%s %d sessions, %d prompts, %d tool calls (%d failed), %d turns from %d files (%d MB) in %s; skipped %d, errors %d\n",
-		verb, st.Sessions, st.Prompts, st.Observations, st.Failures, st.Turns, st.Files, st.Bytes>>20, st.Took.Round(time.Millisecond), st.Skipped, st.Errors)
+	fmt.Fprintf(stdout, "%s %s, %s, %s (%d failed), %s from %s (%d MB) in %s; skipped %d, errors %d\n",
+		verb, plural(st.Sessions, "session"), plural(st.Prompts, "prompt"), plural(st.Observations, "tool call"), st.Failures, plural(st.Turns, "turn"), plural(st.Files, "file"), st.Bytes>>20, st.Took.Round(time.Millisecond), st.Skipped, st.Errors)
 	if dry && len(st.Projects) > 0 {
 		names := make([]string, 0, len(st.Projects))
 		for n := range st.Projects {
@@ -164,7 +166,8 @@ func printImport(stdout, stderr io.Writer, st transcript.Stats, dry bool) {
 		sort.Strings(names)
 		for _, n := range names {
 			c := st.Projects[n]
-			fmt.Fprintf(stdout, "  %-30s %5d sessions %6d prompts %7d tool calls\n", n, c.Sessions, c.Prompts, c.Observations)
+			fmt.Fprintf(stdout, "  %-30s %5d %-8s %6d %-7s %7d %s\n", n, c.Sessions, pluralNoun(c.Sessions, "session"),
+				c.Prompts, pluralNoun(c.Prompts, "prompt"), c.Observations, pluralNoun(c.Observations, "tool call"))
 		}
 	}
 }
@@ -189,7 +192,7 @@ func newSocketSink(g *globals) (*socketSink, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("the mneme worker is not reachable %s: %w", r.where, err)
+		return nil, r.unreachable(err)
 	}
 	return s, nil
 }
@@ -322,4 +325,22 @@ func (s *socketSink) post(ctx context.Context, path, contentType string, body []
 		}
 		return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
 	}
+}
+
+// printKnown ends a dry run with how many of its sessions the worker
+// holds already (it is not started for that: a dry run stores nothing).
+func printKnown(g *globals, stdout io.Writer, st transcript.Stats) {
+	if len(st.SessionIDs) == 0 {
+		return
+	}
+	body, _ := json.Marshal(map[string][]string{"ids": st.SessionIDs})
+	var res struct {
+		Known int `json:"known"`
+	}
+	if err := apiJSON(g, http.MethodPost, "/api/import/known", body, &res); err != nil {
+		fmt.Fprintf(stdout, "how many are in memory already is unknown: %v\n", err)
+		return
+	}
+	fmt.Fprintf(stdout, "would be new in memory: %s; already there: %s\n",
+		plural(len(st.SessionIDs)-res.Known, "session"), plural(res.Known, "session"))
 }

@@ -89,9 +89,9 @@ func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, err
 	dec := json.NewDecoder(r)
 	broken := func(err error) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w: the file ends after %d complete sessions, with no counts at its end", errTruncated, out.Read.Sessions)
+			return fmt.Errorf("%w: the file ends after %s, with no counts at its end", errTruncated, plural(out.Read.Sessions, "complete session"))
 		}
-		return fmt.Errorf("%w: unreadable after %d complete sessions (byte %d): %v", errTruncated, out.Read.Sessions, dec.InputOffset(), err)
+		return fmt.Errorf("%w: unreadable after %s (byte %d): %v", errTruncated, plural(out.Read.Sessions, "complete session"), dec.InputOffset(), err)
 	}
 	if err := delim(dec, '{'); err != nil {
 		return out, fmt.Errorf("not a mneme export: %w", err)
@@ -166,8 +166,8 @@ func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, err
 	}
 	if *out.Trailer != out.Read {
 		t := out.Trailer
-		return out, fmt.Errorf("%w: its counts say %d sessions, %d prompts, %d observations, %d summaries, but it holds %s",
-			errTruncated, t.Sessions, t.Prompts, t.Observations, t.Summaries, countsText(out.Read))
+		return out, fmt.Errorf("%w: its counts say %s, %s, %s, %s, but it holds %s",
+			errTruncated, plural(t.Sessions, "session"), plural(t.Prompts, "prompt"), plural(t.Observations, "observation"), plural(t.Summaries, "summary"), countsText(out.Read))
 	}
 	return out, nil
 }
@@ -185,7 +185,7 @@ func delim(dec *json.Decoder, d json.Delim) error {
 }
 
 func countsText(c models.Counts) string {
-	return fmt.Sprintf("%d sessions, %d prompts, %d observations, %d summaries", c.Sessions, c.Prompts, c.Observations, c.Summaries)
+	return fmt.Sprintf("%s, %s, %s, %s", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
 }
 
 // runImportExports imports the full exports files (see above) through
@@ -222,8 +222,8 @@ func runImportExports(ctx context.Context, sink *socketSink, files []string, std
 			if dry {
 				kept = "would be stored"
 			}
-			return fmt.Errorf("%s is truncated or damaged (%w); the %d complete sessions read before %s: export it again, and import it again (nothing is stored twice)",
-				file, err, read.Read.Sessions, kept)
+			return fmt.Errorf("%s is truncated or damaged (%w); the %s read before %s: export it again, and import it again (nothing is stored twice)",
+				file, err, plural(read.Read.Sessions, "complete session"), kept)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)

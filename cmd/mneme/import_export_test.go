@@ -227,7 +227,7 @@ func TestImportExportMerge(t *testing.T) {
 	// The fixture's summaries were written on each machine at its own
 	// time: by (session, kind, turn, time) they are not the same rows,
 	// and both are kept.
-	if !strings.Contains(out, "new: 1 sessions, 2 prompts, 10 observations") || !strings.Contains(out, "already there: 1 sessions, 1 prompts, 4 observations") {
+	if !strings.Contains(out, "new: 1 session, 2 prompts, 10 observations") || !strings.Contains(out, "already there: 1 session, 1 prompt, 4 observations") {
 		t.Errorf("merge:\n%s", out)
 	}
 	// (Summaries aside: the summarizer writes the fixture's in the
@@ -276,7 +276,7 @@ func TestImportExportHostile(t *testing.T) {
 		name, data, msg string
 		sessions        int64 // sessions stored after
 	}{
-		{"cut.json", string(full[:cut]), "truncated or damaged (truncated: the file ends after 1 complete sessions, with no counts at its end); the 1 complete sessions read before were stored", 1},
+		{"cut.json", string(full[:cut]), "truncated or damaged (truncated: the file ends after 1 complete session, with no counts at its end); the 1 complete session read before were stored", 1},
 		{"notrailer.json", string(noTrailer), "the file has no counts at its end", 2},
 		{"lying.json", string(lying), "its counts say 3 sessions", 2},
 		{"v2.json", string(v2), "this is version 2 of the export format; this mneme reads version 1 only", 0},
@@ -320,7 +320,7 @@ func TestImportExportLarge(t *testing.T) {
 	out := importOK(t, dst, file)
 	imported := time.Since(start)
 	// The session went in parts (it is over 1 MiB), counted once.
-	if got := allCounts(t, dst); got != trailer(t, file) || !strings.Contains(out, "new: 1 sessions, 2 prompts, 10000 observations") {
+	if got := allCounts(t, dst); got != trailer(t, file) || !strings.Contains(out, "new: 1 session, 2 prompts, 10000 observations") {
 		t.Fatalf("imported %+v:\n%s", got, out)
 	}
 	fi, _ := os.Stat(file)

@@ -80,7 +80,7 @@ func TestImportMatchesLiveHooks(t *testing.T) {
 
 	imported := testutil.NewServer(t)
 	out := importInto(t, imported, projects)
-	if !strings.Contains(out, "imported 1 sessions, 1 prompts, 4 tool calls (0 failed), 1 turns") {
+	if !strings.Contains(out, "imported 1 session, 1 prompt, 4 tool calls (0 failed), 1 turn") {
 		t.Errorf("summary:\n%s", out)
 	}
 	got := sessionDigest(t, imported, fixtureSession)
@@ -116,11 +116,20 @@ func TestImportDryRun(t *testing.T) {
 	projects := oldTranscript(t)
 	srv := testutil.NewServer(t)
 	out := importInto(t, srv, "--dry-run", projects)
-	if !strings.Contains(out, "would import 1 sessions, 1 prompts, 4 tool calls") || !strings.Contains(out, "notes-app") {
+	if !strings.Contains(out, "would import 1 session, 1 prompt, 4 tool calls") || !strings.Contains(out, "notes-app") {
 		t.Errorf("dry run:\n%s", out)
 	}
 	if c := counts(t, srv); c != [3]int64{} {
 		t.Errorf("dry run stored %v", c)
+	}
+	if !strings.Contains(out, "would be new in memory: 1 session; already there: 0 sessions") || strings.Contains(out, "1 sessions") {
+		t.Errorf("dry run does not tell new from stored:\n%s", out)
+	}
+	importInto(t, srv, projects)
+	// Stored now: a dry run says so, not "would import" alone.
+	out = importInto(t, srv, "--dry-run", projects)
+	if !strings.Contains(out, "would be new in memory: 0 sessions; already there: 1 session") {
+		t.Errorf("dry run of a stored session:\n%s", out)
 	}
 	out = importInto(t, srv, "--project", "other", projects)
 	if !strings.Contains(out, "imported 0 sessions") {

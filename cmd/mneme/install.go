@@ -78,10 +78,15 @@ func installCmd(g *globals, uninstall bool) *cobra.Command {
 				} else {
 					say("No mneme hooks in %s; nothing to do\n", path)
 				}
-				if !withExtras {
-					return nil
+				if withExtras {
+					if err := uninstallExtras(say, extras); err != nil {
+						return err
+					}
 				}
-				return uninstallExtras(say, extras)
+				if dir := filepath.Dir(path); filepath.Base(dir) == ".claude" {
+					os.Remove(dir) // only when empty: what install created
+				}
+				return nil
 			}
 			if bin == "" {
 				exe, err := os.Executable()
@@ -335,14 +340,21 @@ func uninstallHooks(path string) (bool, error) {
 
 // writeSettings writes settings if they differ from raw, backing up the old
 // file first and replacing it atomically.
+//
+// The keys keep the file's order. An object left empty by an uninstall
+// that removed something (changed is true) removes the file: install
+// created it, or it held only what install added.
 func writeSettings(path string, raw []byte, settings map[string]any) (changed bool, backup string, err error) {
-	out, err := json.MarshalIndent(settings, "", "  ")
+	out, err := marshalOrdered(settings, keyOrderOf(raw))
 	if err != nil {
 		return false, "", err
 	}
 	out = append(out, '\n')
 	if raw != nil && jsonEqual(raw, out) {
 		return false, "", nil
+	}
+	if raw != nil && len(settings) == 0 {
+		return true, "", os.Remove(path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, "", err

@@ -142,7 +142,13 @@ func uninstallSlashCommand(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, os.Remove(path)
+	if err := os.Remove(path); err != nil {
+		return false, err
+	}
+	// The directory install made for it goes too when nothing else is in
+	// it (os.Remove leaves a directory that is not empty).
+	os.Remove(dir)
+	return true, nil
 }
 
 // isMnemeCommand tells a /mem-search file mneme wrote (this version's or

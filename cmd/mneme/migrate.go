@@ -136,7 +136,7 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 		)
 		m.progress = func() {
 			c := m.n.rows.New
-			bar.Describe(fmt.Sprintf("migrating: %d prompts, %d observations new", c.Prompts, c.Observations))
+			bar.Describe(fmt.Sprintf("migrating: %s, %s new", plural(c.Prompts, "prompt"), plural(c.Observations, "observation")))
 			bar.Add(1)
 		}
 	}
@@ -155,9 +155,9 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 	m.print(stdout, time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("migrate interrupted after %d sessions; run it again to complete it (nothing is copied twice)", m.done)
+			return fmt.Errorf("migrate interrupted after %s; run it again to complete it (nothing is copied twice)", plural(m.done, "session"))
 		}
-		return fmt.Errorf("migrate stopped after %d sessions: %w (run it again once fixed: nothing is copied twice)", m.done, err)
+		return fmt.Errorf("migrate stopped after %s: %w (run it again once fixed: nothing is copied twice)", plural(m.done, "session"), err)
 	}
 	return nil
 }
@@ -414,11 +414,11 @@ func (m *migrator) print(w io.Writer, took time.Duration) {
 	newRows := n.rows.New.Sessions + n.rows.New.Prompts + n.rows.New.Observations + n.rows.New.Summaries
 	allRows := newRows + n.rows.Existing.Sessions + n.rows.Existing.Prompts + n.rows.Existing.Observations + n.rows.Existing.Summaries
 	rate := float64(allRows) / max(took.Seconds(), 1e-3)
-	fmt.Fprintf(w, "migrated %d sessions in %s (%.0f rows/s)\n", m.done, took.Round(time.Millisecond), rate)
-	fmt.Fprintf(w, "  new: %s, %d file states, %d private prompts, %d ledger entries\n",
-		countsText(n.rows.New), n.fileStates[0], n.private[0], n.ledger[0])
-	fmt.Fprintf(w, "  already there: %s, %d file states, %d private prompts, %d ledger entries\n",
-		countsText(n.rows.Existing), n.fileStates[1], n.private[1], n.ledger[1])
+	fmt.Fprintf(w, "migrated %s in %s (%.0f rows/s)\n", plural(m.done, "session"), took.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "  new: %s, %s, %s, %s\n",
+		countsText(n.rows.New), plural(n.fileStates[0], "file state"), plural(n.private[0], "private prompt"), plural(n.ledger[0], "ledger entry"))
+	fmt.Fprintf(w, "  already there: %s, %s, %s, %s\n",
+		countsText(n.rows.Existing), plural(n.fileStates[1], "file state"), plural(n.private[1], "private prompt"), plural(n.ledger[1], "ledger entry"))
 	settings := fmt.Sprintf("  settings: %d copied, %d already the same", m.settingsNew, m.settingsSame)
 	if len(m.keptSettings) > 0 {
 		settings += fmt.Sprintf("; skipped %s: the target has its own (edit them on its settings page)", strings.Join(m.keptSettings, ", "))

@@ -185,7 +185,7 @@ func TestMigrate(t *testing.T) {
 		t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 	}
 	t.Logf("first run:\n%s", out)
-	if !strings.Contains(out, "new: 3 sessions") || !strings.Contains(out, "1 private prompts, 2 ledger entries") ||
+	if !strings.Contains(out, "new: 3 sessions") || !strings.Contains(out, "1 private prompt, 2 ledger entries") ||
 		!strings.Contains(out, "settings: 1 copied") || !strings.Contains(out, "not copied: events") {
 		t.Errorf("first run's summary:\n%s", out)
 	}

@@ -59,7 +59,7 @@ func TestStatusEveryMode(t *testing.T) {
 		{"remote", srv.URL, srv.Secret},
 	} {
 		code, out := status(tc.url, tc.token)
-		if code != 0 || !strings.Contains(out, "1 sessions") {
+		if code != 0 || !strings.Contains(out, "1 session,") {
 			t.Errorf("%s: exit %d\n%s", tc.name, code, out)
 		}
 	}

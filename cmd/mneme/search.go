@@ -63,7 +63,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			if res.HasMore {
 				fmt.Fprintf(out, "… more results: raise --limit (now %d) or narrow the query\n", limit)
 			}
-			fmt.Fprintln(out, "Details of an observation: mneme show <id>")
+			fmt.Fprintln(out, "Open any of them in full: mneme show <id> (e.g. mneme show #12 prompt:3 summary:4)")
 			return nil
 		},
 	}
@@ -84,8 +84,9 @@ func printHit(w io.Writer, hit api.SearchResult, color bool) {
 	if hit.Type == models.SearchObservation && !hit.Success {
 		status = " [FAILED]"
 	}
-	fmt.Fprintf(w, "%s%s #%d%s %s%s%s  %s%s · %s · session %d%s\n",
-		bold, hit.Type, hit.ID, reset, hit.Title, status, "", dim, hit.Project, hit.CreatedAt.Local().Format(time.DateTime), hit.SessionID, reset)
+	ref := rowRef{kind: hit.Type, id: hit.ID}
+	fmt.Fprintf(w, "%s%s%s %s%s%s  %s%s · %s · session %d%s\n",
+		bold, ref, reset, hit.Title, status, "", dim, hit.Project, hit.CreatedAt.Local().Format(time.DateTime), hit.SessionID, reset)
 	var b strings.Builder
 	for _, p := range hit.SnippetParts {
 		text := strings.Join(strings.Fields(p.Text), " ")
@@ -112,54 +113,165 @@ func printHit(w io.Writer, hit api.SearchResult, color bool) {
 
 func showCmd(g *globals, code *int) *cobra.Command {
 	return &cobra.Command{
-		Use:   "show <observation id…>",
-		Short: "Print stored observations in full (ids from the context block or `mneme search`)",
-		Args:  cobra.MinimumNArgs(1),
+		Use:   "show <id…>",
+		Short: "Print stored observations, prompts and summaries in full (ids from the context block or `mneme search`)",
+		Long: `Print stored rows in full. An id is what mneme search prints:
+#10 or 10 for an observation, prompt:3 for a prompt, summary:3 for a summary.`,
+		Example: `  mneme show 10 12
+  mneme show prompt:3 summary:7`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids := make([]int64, 0, len(args))
+			refs := make([]rowRef, 0, len(args))
 			for _, a := range args {
-				id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
-				if err != nil || id <= 0 {
+				ref, err := parseRowRef(a)
+				if err != nil {
 					*code = 2
-					return fmt.Errorf("%q is not an observation id", a)
+					return err
 				}
-				ids = append(ids, id)
+				refs = append(refs, ref)
 			}
-			reqBody, _ := json.Marshal(map[string]any{"ids": ids})
-			body, err := apiDo(g, http.MethodPost, "/api/observations/batch", reqBody)
+			found, err := fetchRows(g, refs)
 			if err != nil {
 				*code = 2
 				return err
 			}
-			var res struct {
-				Items []models.Observation `json:"items"`
-			}
-			if err := json.Unmarshal(body, &res); err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
-			if len(res.Items) == 0 {
-				fmt.Fprintln(out, "No such observation.")
-				*code = 1
+			var missing []string
+			printed := map[rowRef]bool{}
+			for _, ref := range refs {
+				row, ok := found[ref]
+				if !ok {
+					missing = append(missing, ref.String())
+					continue
+				}
+				if !printed[ref] {
+					printed[ref] = true
+					row(out)
+				}
 			}
-			for _, o := range res.Items {
-				fmt.Fprintf(out, "#%d %s\n", o.ID, o.Title)
-				fmt.Fprintf(out, "  project %s · session %d · prompt %d · %s · %s · success %v · importance %.1f\n",
-					o.Project, o.SessionID, o.PromptNumber, o.ToolName, o.CreatedAt.Local().Format(time.DateTime), o.Success, o.Importance)
-				if len(o.Files) > 0 {
-					fmt.Fprintf(out, "  files: %s\n", strings.Join(o.Files, ", "))
-				}
-				if o.ExcludedBy != "" {
-					fmt.Fprintf(out, "  excluded by privacy rule %s: no content stored\n", o.ExcludedBy)
-				}
-				for _, part := range []struct{ name, text string }{{"input", o.Input}, {"output", o.Output}} {
-					if part.text != "" {
-						fmt.Fprintf(out, "  %s:\n    %s\n", part.name, strings.ReplaceAll(part.text, "\n", "\n    "))
-					}
-				}
+			if len(missing) > 0 {
+				*code = 1
+				return fmt.Errorf("not found: %s (ids come from `mneme search` or the context block; forgotten rows are gone)", strings.Join(missing, ", "))
 			}
 			return nil
 		},
+	}
+}
+
+// rowRef names one stored row: an observation, a prompt or a summary.
+type rowRef struct {
+	kind string // models.SearchObservation, SearchPrompt or SearchSummary
+	id   int64
+}
+
+// String is the ref as show reads it and search prints it.
+func (r rowRef) String() string {
+	if r.kind == models.SearchObservation {
+		return "#" + strconv.FormatInt(r.id, 10)
+	}
+	return r.kind + ":" + strconv.FormatInt(r.id, 10)
+}
+
+// parseRowRef reads 10, #10, observation:10, prompt:3 or summary:3 (a
+// space or # may stand for the colon, as in "prompt #3").
+func parseRowRef(a string) (rowRef, error) {
+	kind, num := models.SearchObservation, strings.TrimSpace(a)
+	for _, k := range []string{models.SearchObservation, models.SearchPrompt, models.SearchSummary} {
+		if rest, ok := strings.CutPrefix(strings.ToLower(num), k); ok {
+			kind, num = k, strings.TrimLeft(rest, ": #")
+			break
+		}
+	}
+	id, err := strconv.ParseInt(strings.TrimPrefix(num, "#"), 10, 64)
+	if err != nil || id <= 0 {
+		return rowRef{}, fmt.Errorf("%q is not an id: give 10 or #10 for an observation, prompt:3 or summary:3", a)
+	}
+	return rowRef{kind: kind, id: id}, nil
+}
+
+// fetchRows asks the worker for every row refs name and returns a printer
+// for each one found.
+func fetchRows(g *globals, refs []rowRef) (map[rowRef]func(io.Writer), error) {
+	byKind := map[string][]string{}
+	for _, r := range refs {
+		byKind[r.kind] = append(byKind[r.kind], strconv.FormatInt(r.id, 10))
+	}
+	found := map[rowRef]func(io.Writer){}
+	if ids := byKind[models.SearchObservation]; len(ids) > 0 {
+		var res struct {
+			Items []models.Observation `json:"items"`
+		}
+		reqBody := []byte(`{"ids":[` + strings.Join(ids, ",") + `]}`)
+		if err := apiJSON(g, http.MethodPost, "/api/observations/batch", reqBody, &res); err != nil {
+			return nil, err
+		}
+		for _, o := range res.Items {
+			found[rowRef{models.SearchObservation, o.ID}] = func(w io.Writer) { printObservation(w, o) }
+		}
+	}
+	if ids := byKind[models.SearchPrompt]; len(ids) > 0 {
+		var res api.Page[models.Prompt]
+		if err := apiJSON(g, http.MethodGet, "/api/prompts?limit=500&id="+strings.Join(ids, ","), nil, &res); err != nil {
+			return nil, err
+		}
+		for _, p := range res.Items {
+			found[rowRef{models.SearchPrompt, p.ID}] = func(w io.Writer) {
+				fmt.Fprintf(w, "prompt:%d (prompt %d of session %d)\n", p.ID, p.Number, p.SessionID)
+				fmt.Fprintf(w, "  project %s · session %d · %s\n", p.Project, p.SessionID, p.CreatedAt.Local().Format(time.DateTime))
+				fmt.Fprintf(w, "  text:\n    %s\n", strings.ReplaceAll(p.Text, "\n", "\n    "))
+			}
+		}
+	}
+	if ids := byKind[models.SearchSummary]; len(ids) > 0 {
+		var res api.Page[models.Summary]
+		if err := apiJSON(g, http.MethodGet, "/api/summaries?limit=500&id="+strings.Join(ids, ","), nil, &res); err != nil {
+			return nil, err
+		}
+		for _, s := range res.Items {
+			found[rowRef{models.SearchSummary, s.ID}] = func(w io.Writer) { printSummary(w, s) }
+		}
+	}
+	return found, nil
+}
+
+// apiJSON sends one request to the worker and decodes its JSON answer
+// into v.
+func apiJSON(g *globals, method, path string, body []byte, v any) error {
+	raw, err := apiDo(g, method, path, body)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func printObservation(out io.Writer, o models.Observation) {
+	fmt.Fprintf(out, "#%d %s\n", o.ID, o.Title)
+	fmt.Fprintf(out, "  project %s · session %d · prompt %d · %s · %s · success %v · importance %.1f\n",
+		o.Project, o.SessionID, o.PromptNumber, o.ToolName, o.CreatedAt.Local().Format(time.DateTime), o.Success, o.Importance)
+	if len(o.Files) > 0 {
+		fmt.Fprintf(out, "  files: %s\n", strings.Join(o.Files, ", "))
+	}
+	if o.ExcludedBy != "" {
+		fmt.Fprintf(out, "  excluded by privacy rule %s: no content stored\n", o.ExcludedBy)
+	}
+	for _, part := range []struct{ name, text string }{{"input", o.Input}, {"output", o.Output}} {
+		if part.text != "" {
+			fmt.Fprintf(out, "  %s:\n    %s\n", part.name, strings.ReplaceAll(part.text, "\n", "\n    "))
+		}
+	}
+}
+
+func printSummary(out io.Writer, s models.Summary) {
+	fmt.Fprintf(out, "summary:%d (%s summary of session %d)\n", s.ID, s.Kind, s.SessionID)
+	fmt.Fprintf(out, "  project %s · session %d · prompt %d · %s · by %s\n",
+		s.Project, s.SessionID, s.PromptNumber, s.CreatedAt.Local().Format(time.DateTime), s.Generator)
+	for _, part := range []struct{ name, text string }{
+		{"request", s.Request}, {"investigated", s.Investigated}, {"learned", s.Learned},
+		{"completed", s.Completed}, {"next steps", s.NextSteps},
+	} {
+		if part.text != "" {
+			fmt.Fprintf(out, "  %s:\n    %s\n", part.name, strings.ReplaceAll(part.text, "\n", "\n    "))
+		}
 	}
 }
 
@@ -185,7 +297,7 @@ func apiCall(g *globals, method, path string, body []byte, timeout time.Duration
 	r.authorize(req)
 	resp, err := r.client(timeout).Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("the mneme worker is not reachable %s (start it with `mneme serve`): %w", r.where, err)
+		return nil, r.unreachable(err)
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))

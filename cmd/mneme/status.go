@@ -71,9 +71,9 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			if h.Problem != "" {
 				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
 			}
-			fmt.Fprintf(out, "stored:         %d sessions, %d prompts, %d observations, %d summaries\n", h.Counts.Sessions, h.Counts.Prompts, h.Counts.Observations, h.Counts.Summaries)
+			fmt.Fprintf(out, "stored:         %s, %s, %s, %s\n", plural(h.Counts.Sessions, "session"), plural(h.Counts.Prompts, "prompt"), plural(h.Counts.Observations, "observation"), plural(h.Counts.Summaries, "summary"))
 			if l := h.Listener; l != nil {
-				fmt.Fprintf(out, "listener:       %d connections, %d events published%s\n", l.Connects, l.Published, errorsLine(l.BackgroundErrors))
+				fmt.Fprintf(out, "listener:       %s, %s published%s\n", plural(int(l.Connects), "connection"), plural(int(l.Published), "event"), errorsLine(l.BackgroundErrors))
 			}
 			if ix := h.Indexer; ix != nil && ix.Errors > 0 {
 				fmt.Fprintf(out, "search index:   %s\n", strings.TrimPrefix(errorsLine(ix.BackgroundErrors), ", "))

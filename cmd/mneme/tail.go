@@ -82,7 +82,7 @@ func (t *tailer) follow(ctx context.Context, r remote, project string, since int
 	var down atomic.Bool
 	client.ReconnectNotify = func(err error, wait time.Duration) {
 		if !down.Swap(true) {
-			fmt.Fprintf(t.errOut, "mneme tail: worker not reachable (%v); retrying…\n", trimErr(err))
+			fmt.Fprintf(t.errOut, "mneme tail: %v; retrying until it answers…\n", r.unreachable(err))
 		}
 	}
 	client.OnConnect(func(*r3sse.Client) {
@@ -90,6 +90,7 @@ func (t *tailer) follow(ctx context.Context, r remote, project string, since int
 			fmt.Fprintln(t.errOut, "mneme tail: reconnected")
 		}
 	})
+	fmt.Fprintln(t.errOut, t.following(r, project, since))
 	for ctx.Err() == nil {
 		err := client.SubscribeRawWithContext(ctx, t.print)
 		if ctx.Err() != nil {
@@ -104,6 +105,24 @@ func (t *tailer) follow(ctx context.Context, r remote, project string, since int
 		}
 	}
 	return nil
+}
+
+// following is the line tail prints first (on stderr, so stdout stays
+// the events only): what it follows, from where, and how to stop.
+func (t *tailer) following(r remote, project string, since int64) string {
+	what := "every project"
+	if project != "" {
+		what = "project " + project
+	}
+	from := "from now on"
+	if since > 0 {
+		from = fmt.Sprintf("from event %d on", since)
+	}
+	stop := "Ctrl-C to stop"
+	if t.count > 0 {
+		stop = "stopping after " + plural(t.count, "event")
+	}
+	return fmt.Sprintf("mneme tail: following prompts, tool calls, failures and summaries of %s %s (worker %s); %s.", what, from, r.where, stop)
 }
 
 func trimErr(err error) string {
@@ -197,8 +216,8 @@ func (t *tailer) print(msg *r3sse.Event) {
 	case models.EventForgotten:
 		var f models.Forgotten
 		json.Unmarshal(msg.Data, &f)
-		colour, what = ansiYellow, fmt.Sprintf("forgot a %s: %d sessions, %d prompts, %d observations, %d summaries",
-			f.Target, len(f.Sessions), len(f.Prompts), len(f.Observations), len(f.Summaries))
+		colour, what = ansiYellow, fmt.Sprintf("forgot a %s: %s, %s, %s, %s",
+			f.Target, plural(len(f.Sessions), "session"), plural(len(f.Prompts), "prompt"), plural(len(f.Observations), "observation"), plural(len(f.Summaries), "summary"))
 	case models.EventImportProgress:
 		// Ten a second while the viewer's import runs: only its end.
 		var st struct {
@@ -208,7 +227,7 @@ func (t *tailer) print(msg *r3sse.Event) {
 		if json.Unmarshal(msg.Data, &st) != nil || st.Running || st.Stats == nil {
 			return
 		}
-		colour, what = ansiYellow, fmt.Sprintf("import finished: %d sessions, %d prompts, %d tool calls", st.Stats.Sessions, st.Stats.Prompts, st.Stats.Observations)
+		colour, what = ansiYellow, fmt.Sprintf("import finished: %s, %s, %s", plural(st.Stats.Sessions, "session"), plural(st.Stats.Prompts, "prompt"), plural(st.Stats.Observations, "tool call"))
 	default:
 		what = string(msg.Data)
 	}

@@ -215,7 +215,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Retention = retention.Start(store, settings, opts.Log)
 	w.Import = &transcript.Job{
 		DataDir: opts.DataDir, Dir: opts.ImportDir, Sink: captureSink{svc},
-		Known:   store.KnownSessions,
+		Known: store.KnownSessions,
+		Stored: func(ctx context.Context) (transcript.Counts, error) {
+			c, err := store.Counts(ctx)
+			return transcript.Counts{Sessions: int(c.Sessions), Prompts: int(c.Prompts), Observations: int(c.Observations)}, err
+		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
 	w.Handler = &handlers.Handler{

@@ -154,7 +154,7 @@ func TestQueueAPIRetriesThenFallsBack(t *testing.T) {
 	if len(sums) != 1 {
 		t.Fatalf("%d summaries", len(sums))
 	}
-	if sums[0].Generator != "heuristic" || !strings.Contains(sums[0].Note, "anthropic-api failed after 3 attempt(s)") {
+	if sums[0].Generator != "heuristic" || !strings.Contains(sums[0].Note, "anthropic-api failed after 3 attempts") {
 		t.Errorf("generator %q note %q", sums[0].Generator, sums[0].Note)
 	}
 	jobs, _ := srv.Store.JobsOfSession(context.Background(), id)

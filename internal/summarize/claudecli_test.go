@@ -282,7 +282,7 @@ func TestQueueClaudeCLIFallback(t *testing.T) {
 		ledger                int64
 	}{
 		{"ok", "claude-cli", "", 1},
-		{"garbage", "heuristic", "claude-cli failed after 1 attempt(s) (answer is not in the summary format", 0},
+		{"garbage", "heuristic", "claude-cli failed after 1 attempt (answer is not in the summary format", 0},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Setenv("FAKE_CLAUDE_MODE", tc.mode)

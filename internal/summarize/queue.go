@@ -339,7 +339,7 @@ func (q *Queue) summarize(ctx context.Context, job *models.SummaryJob, in *Input
 		return Result{}, spent, err
 	}
 	fb := Heuristic{}.Build(in)
-	fb.Note = joinNote(fmt.Sprintf("%s failed after %d attempt(s) (%s): heuristic summary instead", llm.Name(), job.Attempts, clip(q.clean(err.Error()), 200)), fb.Note)
+	fb.Note = joinNote(fmt.Sprintf("%s failed after %d %s (%s): heuristic summary instead", llm.Name(), job.Attempts, map[bool]string{true: "attempt", false: "attempts"}[job.Attempts == 1], clip(q.clean(err.Error()), 200)), fb.Note)
 	if spent != nil {
 		fb.InputTokens, fb.OutputTokens, fb.CostUSD = spent.InputTokens, spent.OutputTokens, spent.CostUSD
 	}

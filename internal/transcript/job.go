@@ -18,6 +18,9 @@ type Job struct {
 	Sink Sink
 	// Known counts which of these Claude Code session ids are stored.
 	Known func(ctx context.Context, ids []string) (int, error)
+	// Stored counts the rows in memory, before and after an import, so
+	// the state can tell new rows from those already there; nil: unknown.
+	Stored func(ctx context.Context) (Counts, error)
 	// Publish is told the state as it changes (at most ten times a
 	// second); nil discards it.
 	Publish func(State)
@@ -44,7 +47,11 @@ type State struct {
 	Finished time.Time `json:"finished,omitzero"`
 	Progress Progress  `json:"progress"`
 	Stats    *Stats    `json:"stats,omitempty"` // once finished
-	Error    string    `json:"error,omitempty"`
+	// New is what the finished import added to memory (sessions, prompts
+	// and tool calls); the rest of Stats was there already.
+	New   *Counts `json:"new,omitempty"`
+	Known int     `json:"known,omitempty"` // sessions read that were in memory already
+	Error string  `json:"error,omitempty"`
 }
 
 // Preview is a dry run of the Job's directory: what an import would read,
@@ -134,9 +141,21 @@ func (j *Job) Start() error {
 	go func() {
 		defer close(done)
 		defer unlock()
+		// Counted outside ctx: Stop cancelling it mid-query must not
+		// abort a count (the SQLite driver panics on a row cancelled
+		// while it is read).
+		before, berr := j.stored(context.Background())
 		st, err := Run(ctx, []string{j.dir()}, opts, j.Sink)
+		var added *Counts
+		if after, aerr := j.stored(context.Background()); berr == nil && aerr == nil && j.Stored != nil {
+			added = &Counts{Sessions: after.Sessions - before.Sessions, Prompts: after.Prompts - before.Prompts,
+				Observations: after.Observations - before.Observations}
+		}
 		j.mu.Lock()
 		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
+		if added != nil {
+			j.state.New, j.state.Known = added, max(st.Sessions-added.Sessions, 0)
+		}
 		j.scan = nil
 		if err != nil {
 			j.state.Error = err.Error()
@@ -146,6 +165,14 @@ func (j *Job) Start() error {
 		j.publish(final)
 	}()
 	return nil
+}
+
+// stored is j.Stored's counts, zero when there is none.
+func (j *Job) stored(ctx context.Context) (Counts, error) {
+	if j.Stored == nil {
+		return Counts{}, nil
+	}
+	return j.Stored(ctx)
 }
 
 func (j *Job) publish(s State) {
