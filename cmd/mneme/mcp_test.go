@@ -68,7 +68,7 @@ func TestMCPCommandOverStdio(t *testing.T) {
 	cs := mcpSession(t, binEnv(srv.DataDir, srv.Port, "MNEME_NO_AUTOSTART=1"), proj)
 
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != 5 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	text, isErr := toolText(t, cs, "search", map[string]any{"query": "notes.md", "type": "observation"})
