@@ -176,7 +176,7 @@ type Turn struct {
 // SessionPage is one session's timeline at /sessions/:id.
 type SessionPage struct {
 	// Memories are the memories the session produced.
-	Memories []models.Memory
+	Memories     []models.Memory
 	Meta         PageMeta
 	Session      SessionRow
 	ClaudeID     string
