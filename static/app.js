@@ -173,6 +173,7 @@
       var old = document.getElementById("mem-" + memId);
       if (!html) {
         if (old) old.remove();
+        recount();
         return;
       }
       parseRows(html).forEach(function (row) {
@@ -184,6 +185,15 @@
         }
         var list = document.getElementById("mem-list-" + row.getAttribute("data-kind"));
         if (list) list.insertBefore(row, list.firstChild);
+      });
+      recount();
+    }
+
+    // recount keeps each kind's heading count in step with its rows.
+    function recount() {
+      box.querySelectorAll(".memory-group").forEach(function (g) {
+        var n = g.querySelector(".count");
+        if (n) n.textContent = String(g.querySelectorAll(".memory-row").length);
       });
     }
 
