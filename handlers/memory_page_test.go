@@ -224,3 +224,43 @@ func TestMemoryFragment(t *testing.T) {
 		t.Errorf("a missing memory's fragment: %d", status)
 	}
 }
+
+// TestMemorySettingsForm: the settings page has the memory section; a
+// save turns kinds off and sets the budget share; an out-of-range share
+// is refused by Validate, its message next to the field, nothing saved.
+func TestMemorySettingsForm(t *testing.T) {
+	srv := testutil.NewServer(t)
+	c, tok := browserish(t, srv)
+	_, page, _ := memGet(t, c, srv, "/settings")
+	for _, id := range []string{`id="f-memory-constraints"`, `id="f-memory-decisions"`, `id="f-memory-causes"`, `id="f-memory-todos"`, `id="f-memory-budgetShare"`} {
+		if !strings.Contains(page, id) {
+			t.Errorf("the settings page lacks %s", id)
+		}
+	}
+	st := srv.Capture.Policy().Settings
+	st.Memory.Todos, st.Memory.Causes, st.Memory.BudgetShare = false, false, 25
+	form := settingsForm(tok, st)
+	if resp := memPost(t, c, srv, "/settings", form); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", resp.StatusCode)
+	}
+	got := srv.Capture.Policy().Settings.Memory
+	if got.Todos || got.Causes || !got.Decisions || !got.Constraints || got.BudgetShare != 25 {
+		t.Fatalf("saved memory settings: %+v", got)
+	}
+	form.Set("memory.budgetShare", "150")
+	status, _, body := postForm(t, c, srv, "/settings", form)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("budgetShare 150: %d", status)
+	}
+	if m := regexp.MustCompile(`id="f-memory-budgetShare-err"[^>]*>([^<]*)<`).FindStringSubmatch(body); m == nil || !strings.Contains(m[1], "between 0 and 100") {
+		t.Errorf("no error next to the field: %v", m)
+	}
+	if srv.Capture.Policy().Settings.Memory.BudgetShare != 25 {
+		t.Error("a refused save changed the share")
+	}
+	form.Del("_csrf")
+	form.Set("memory.budgetShare", "10")
+	if resp := memPost(t, c, srv, "/settings", form); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("save without the CSRF token: %d", resp.StatusCode)
+	}
+}
