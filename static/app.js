@@ -63,14 +63,44 @@
     });
   }
 
+  // openStream listens to /stream (of project, or all) for the event
+  // kinds in listeners, resuming after lastId() when it reconnects, and
+  // keeps the live indicator current. It closes when the page goes away.
+  function openStream(lastId, project, listeners) {
+    var es = null;
+    var retry = 1000;
+    var timer = null;
+    function connect() {
+      clearTimeout(timer);
+      setLive("connecting", "connecting");
+      es = new EventSource("/stream?lastEventId=" + lastId() + (project ? "&project=" + encodeURIComponent(project) : ""));
+      es.onopen = function () {
+        retry = 1000;
+        setLive("live", "live");
+      };
+      Object.keys(listeners).forEach(function (k) { es.addEventListener(k, listeners[k]); });
+      es.onerror = function () {
+        // The browser retries by itself while readyState is CONNECTING; we
+        // reconnect ourselves (resuming after lastId) when it gives up.
+        if (es.readyState === EventSource.CLOSED) {
+          setLive("offline", "offline");
+          es.close();
+          timer = setTimeout(connect, retry);
+          retry = Math.min(retry * 2, 5000); // a local worker: retry often
+        } else {
+          setLive("offline", "reconnecting");
+        }
+      };
+    }
+    connect();
+    window.addEventListener("pagehide", function () { if (es) es.close(); });
+  }
+
   // ---- Live feed. ----
   function startFeed(feed) {
     var lastId = parseInt(feed.getAttribute("data-last-event-id") || "0", 10) || 0;
     var query = feed.getAttribute("data-query") || "";
     var project = feed.getAttribute("data-project") || "";
-    var es = null;
-    var retry = 1000;
-    var timer = null;
     var queue = Promise.resolve();
 
     function fragmentURL(id) {
@@ -115,36 +145,11 @@
       addEvent(id);
     }
 
-    function connect() {
-      clearTimeout(timer);
-      setLive("connecting", "connecting");
-      var u = "/stream?lastEventId=" + lastId + (project ? "&project=" + encodeURIComponent(project) : "");
-      es = new EventSource(u);
-      es.onopen = function () {
-        retry = 1000;
-        setLive("live", "live");
-      };
-      ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
-        es.addEventListener(k, onEvent);
-      });
-      es.addEventListener("forgotten", onForgotten);
-      es.onerror = function () {
-        // The browser retries by itself while readyState is CONNECTING; we
-        // reconnect ourselves (resuming after lastId) when it gives up.
-        if (es.readyState === EventSource.CLOSED) {
-          setLive("offline", "offline");
-          es.close();
-          timer = setTimeout(connect, retry);
-          retry = Math.min(retry * 2, 5000); // a local worker: retry often
-        } else {
-          setLive("offline", "reconnecting");
-        }
-      };
-    }
-
-    connect();
-    // Close the stream when the page goes away so the worker frees it.
-    window.addEventListener("pagehide", function () { if (es) es.close(); });
+    var listeners = { forgotten: onForgotten };
+    ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
+      listeners[k] = onEvent;
+    });
+    openStream(function () { return lastId; }, project, listeners);
   }
 
   // ---- Live Memory page: rows appear and change from memory events. ----
@@ -165,9 +170,6 @@
     var project = box.getAttribute("data-project") || "";
     var state = box.getAttribute("data-state") || "current";
     var queue = Promise.resolve();
-    var es = null;
-    var retry = 1000;
-    var timer = null;
 
     function place(memId, html) {
       var old = document.getElementById("mem-" + memId);
@@ -222,27 +224,7 @@
       });
     }
 
-    function connect() {
-      clearTimeout(timer);
-      setLive("connecting", "connecting");
-      es = new EventSource("/stream?lastEventId=" + lastId + (project ? "&project=" + encodeURIComponent(project) : ""));
-      es.onopen = function () { retry = 1000; setLive("live", "live"); };
-      es.addEventListener("memory", onMemory);
-      es.addEventListener("forgotten", onForgotten);
-      es.onerror = function () {
-        if (es.readyState === EventSource.CLOSED) {
-          setLive("offline", "offline");
-          es.close();
-          timer = setTimeout(connect, retry);
-          retry = Math.min(retry * 2, 5000);
-        } else {
-          setLive("offline", "reconnecting");
-        }
-      };
-    }
-
-    connect();
-    window.addEventListener("pagehide", function () { if (es) es.close(); });
+    openStream(function () { return lastId; }, project, { memory: onMemory, forgotten: onForgotten });
   }
 
   // ---- "Load more": append the next page in place. ----
