@@ -129,6 +129,11 @@ func (h *Handler) ForgetForm(c *fiber.Ctx) error {
 			back = "/sessions/" + strconv.FormatInt(p.SessionID, 10)
 		}
 	}
+	if target == models.ForgetMemory {
+		if p, err := h.Store.PreviewForget(c.UserContext(), target, id, project); err == nil {
+			back = "/memory?project=" + url.QueryEscape(p.Project)
+		}
+	}
 	out, err := retention.Forget(c.UserContext(), h.Store, target, id, project)
 	if err != nil {
 		return notFoundMsg(target, c.Params("id"), err)

@@ -131,7 +131,7 @@ type MemoryChange struct {
 // ChangeMemory serves POST /api/memories/:id: pin, unpin, retire,
 // reinstate or edit a memory; the answer is the memory as it is now.
 func (h *Handler) ChangeMemory(c *fiber.Ctx) error {
-	id, err := idParam(c, "id")
+	id, err := pathID(c)
 	if err != nil {
 		return err
 	}

@@ -115,6 +115,9 @@ func (h *Handler) ShowSession(c *fiber.Ctx) error {
 		return err
 	}
 	p := sessionPage(d)
+	if p.Memories, err = h.Store.Memories(c.UserContext(), models.MemoryFilter{SessionID: s.ID, Limit: 100}); err != nil {
+		return err
+	}
 	p.Meta = h.PageMeta(c, "Session "+strconv.FormatInt(s.ID, 10)+" · "+s.Project, "sessions")
 	return render(c, views.SessionTimeline(p))
 }

@@ -177,6 +177,12 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 
 	num("retention.observationDays", &st.Retention.ObservationDays)
 
+	st.Memory.Constraints = on("memory.constraints")
+	st.Memory.Decisions = on("memory.decisions")
+	st.Memory.Causes = on("memory.causes")
+	st.Memory.Todos = on("memory.todos")
+	num("memory.budgetShare", &st.Memory.BudgetShare)
+
 	st.Summarizer.Kind = f("summarizer.kind")
 	st.Summarizer.ClaudePath = strings.TrimSpace(f("summarizer.claudePath"))
 	st.Summarizer.Model = strings.TrimSpace(f("summarizer.model"))

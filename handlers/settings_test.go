@@ -227,6 +227,13 @@ func settingsForm(tok string, st models.Settings) url.Values {
 	v.Set("injection.fileRecallCount", fmt.Sprint(st.Injection.FileRecallCount))
 	v.Set("injection.fileRecallTokens", fmt.Sprint(st.Injection.FileRecallTokens))
 	v.Set("retention.observationDays", fmt.Sprint(st.Retention.ObservationDays))
+	for name, on := range map[string]bool{"memory.constraints": st.Memory.Constraints, "memory.decisions": st.Memory.Decisions,
+		"memory.causes": st.Memory.Causes, "memory.todos": st.Memory.Todos} {
+		if on {
+			v.Set(name, "on")
+		}
+	}
+	v.Set("memory.budgetShare", fmt.Sprint(st.Memory.BudgetShare))
 	v.Set("summarizer.kind", st.Summarizer.Kind)
 	// As the page renders them: a change of these needs the secret.
 	v.Set("summarizer.claudePath", st.Summarizer.ClaudePath)

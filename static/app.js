@@ -63,14 +63,44 @@
     });
   }
 
+  // openStream listens to /stream (of project, or all) for the event
+  // kinds in listeners, resuming after lastId() when it reconnects, and
+  // keeps the live indicator current. It closes when the page goes away.
+  function openStream(lastId, project, listeners) {
+    var es = null;
+    var retry = 1000;
+    var timer = null;
+    function connect() {
+      clearTimeout(timer);
+      setLive("connecting", "connecting");
+      es = new EventSource("/stream?lastEventId=" + lastId() + (project ? "&project=" + encodeURIComponent(project) : ""));
+      es.onopen = function () {
+        retry = 1000;
+        setLive("live", "live");
+      };
+      Object.keys(listeners).forEach(function (k) { es.addEventListener(k, listeners[k]); });
+      es.onerror = function () {
+        // The browser retries by itself while readyState is CONNECTING; we
+        // reconnect ourselves (resuming after lastId) when it gives up.
+        if (es.readyState === EventSource.CLOSED) {
+          setLive("offline", "offline");
+          es.close();
+          timer = setTimeout(connect, retry);
+          retry = Math.min(retry * 2, 5000); // a local worker: retry often
+        } else {
+          setLive("offline", "reconnecting");
+        }
+      };
+    }
+    connect();
+    window.addEventListener("pagehide", function () { if (es) es.close(); });
+  }
+
   // ---- Live feed. ----
   function startFeed(feed) {
     var lastId = parseInt(feed.getAttribute("data-last-event-id") || "0", 10) || 0;
     var query = feed.getAttribute("data-query") || "";
     var project = feed.getAttribute("data-project") || "";
-    var es = null;
-    var retry = 1000;
-    var timer = null;
     var queue = Promise.resolve();
 
     function fragmentURL(id) {
@@ -115,36 +145,86 @@
       addEvent(id);
     }
 
-    function connect() {
-      clearTimeout(timer);
-      setLive("connecting", "connecting");
-      var u = "/stream?lastEventId=" + lastId + (project ? "&project=" + encodeURIComponent(project) : "");
-      es = new EventSource(u);
-      es.onopen = function () {
-        retry = 1000;
-        setLive("live", "live");
-      };
-      ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
-        es.addEventListener(k, onEvent);
-      });
-      es.addEventListener("forgotten", onForgotten);
-      es.onerror = function () {
-        // The browser retries by itself while readyState is CONNECTING; we
-        // reconnect ourselves (resuming after lastId) when it gives up.
-        if (es.readyState === EventSource.CLOSED) {
-          setLive("offline", "offline");
-          es.close();
-          timer = setTimeout(connect, retry);
-          retry = Math.min(retry * 2, 5000); // a local worker: retry often
-        } else {
-          setLive("offline", "reconnecting");
+    var listeners = { forgotten: onForgotten };
+    ["session_started", "prompt", "observation", "summary", "session_completed"].forEach(function (k) {
+      listeners[k] = onEvent;
+    });
+    openStream(function () { return lastId; }, project, listeners);
+  }
+
+  // ---- Live Memory page: rows appear and change from memory events. ----
+  // Each memory event names a memory (its data is the memory as JSON);
+  // its row is fetched from /fragments/memory/:id (the page's component),
+  // replaces the row in place or goes to the top of its kind's list; a
+  // 204 (no longer in the page's state) drops it.
+  function fillCSRF(root) {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    if (!meta) return;
+    root.querySelectorAll('input[name="_csrf"]').forEach(function (i) {
+      if (!i.value) i.value = meta.getAttribute("content");
+    });
+  }
+
+  function startMemory(box) {
+    var lastId = parseInt(box.getAttribute("data-last-event-id") || "0", 10) || 0;
+    var project = box.getAttribute("data-project") || "";
+    var state = box.getAttribute("data-state") || "current";
+    var queue = Promise.resolve();
+
+    function place(memId, html) {
+      var old = document.getElementById("mem-" + memId);
+      if (!html) {
+        if (old) old.remove();
+        recount();
+        return;
+      }
+      parseRows(html).forEach(function (row) {
+        fillCSRF(row);
+        row.classList.add("row-new");
+        if (old) {
+          old.replaceWith(row);
+          return;
         }
-      };
+        var list = document.getElementById("mem-list-" + row.getAttribute("data-kind"));
+        if (list) list.insertBefore(row, list.firstChild);
+      });
+      recount();
     }
 
-    connect();
-    // Close the stream when the page goes away so the worker frees it.
-    window.addEventListener("pagehide", function () { if (es) es.close(); });
+    // recount keeps each kind's heading count in step with its rows.
+    function recount() {
+      box.querySelectorAll(".memory-group").forEach(function (g) {
+        var n = g.querySelector(".count");
+        if (n) n.textContent = String(g.querySelectorAll(".memory-row").length);
+      });
+    }
+
+    function onMemory(e) {
+      var id = parseInt(e.lastEventId, 10);
+      if (!id || id <= lastId) return;
+      lastId = id;
+      var m;
+      try { m = JSON.parse(e.data); } catch (err) { return; }
+      if (!m || !m.id || (project && m.project !== project)) return;
+      queue = queue.then(function () {
+        return fetch("/fragments/memory/" + Number(m.id) + "?state=" + encodeURIComponent(state), { headers: { Accept: "text/html" } })
+          .then(function (r) { return r.status === 200 ? r.text() : (r.status === 204 || r.status === 404 ? "" : null); })
+          .then(function (html) { if (html !== null) place(m.id, html); })
+          .catch(function () { /* a missed change shows on reload */ });
+      });
+    }
+
+    function onForgotten(e) {
+      var id = parseInt(e.lastEventId, 10);
+      if (id && id > lastId) lastId = id;
+      var d;
+      try { d = JSON.parse(e.data); } catch (err) { return; }
+      queue = queue.then(function () {
+        (d.memories || []).forEach(function (mid) { place(mid, ""); });
+      });
+    }
+
+    openStream(function () { return lastId; }, project, { memory: onMemory, forgotten: onForgotten });
   }
 
   // ---- "Load more": append the next page in place. ----
@@ -262,6 +342,8 @@
     }
     var feed = document.getElementById("feed");
     if (feed && feed.getAttribute("data-live") === "true") startFeed(feed);
+    var memories = document.getElementById("memories");
+    if (memories && memories.getAttribute("data-live") === "true") startMemory(memories);
     if (document.getElementById("status-banner")) {
       healthTimer = setTimeout(checkHealth, HEALTH_EVERY);
       document.addEventListener("visibilitychange", function () {
@@ -276,9 +358,9 @@
       if (e.key === "Escape") closeMenus(null);
     });
     // Filter selects apply at once.
-    var form = document.getElementById("feed-filters");
-    if (form) {
-      form.addEventListener("change", function () { form.submit(); });
-    }
+    ["feed-filters", "memory-filters"].forEach(function (id) {
+      var form = document.getElementById(id);
+      if (form) form.addEventListener("change", function () { form.submit(); });
+    });
   });
 })();

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mneme-dev/mneme/models"
 )
 
 // ObservationView is one tool call as the viewer shows it.
@@ -173,6 +175,8 @@ type Turn struct {
 
 // SessionPage is one session's timeline at /sessions/:id.
 type SessionPage struct {
+	// Memories are the memories the session produced.
+	Memories     []models.Memory
 	Meta         PageMeta
 	Session      SessionRow
 	ClaudeID     string

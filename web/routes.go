@@ -119,6 +119,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	teamLive.get("/stream", h.Stream)
 	live.get("/fragments/feed", h.ShowFeedFragment)
 	live.get("/fragments/event/:id", h.ShowEventFragment)
+	live.get("/fragments/memory/:id", h.ShowMemoryFragment)
 
 	// Pages: the viewer (templ, rendered on the server). Settings is a
 	// plain form (works without JavaScript); every save is validated as a
@@ -134,6 +135,10 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	// Forget: a confirmation page, then its form (CSRF token required).
 	pages.get("/forget/:target/:id", h.ShowForget)
 	pages.post("/forget/:target/:id", h.ForgetForm)
+	// Memory: a project's decisions, constraints, causes and todos, and
+	// their row actions (pin, edit, retire, reinstate) as forms.
+	pages.get("/memory", h.ShowMemory)
+	pages.post("/memory/:id", h.MemoryForm)
 	pages.get("/import", h.ShowImport)
 	pages.post("/import", h.StartImport)
 
