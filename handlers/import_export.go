@@ -44,7 +44,7 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	now := time.Now()
 	for i := range batch {
 		s := &batch[i]
-		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations, Memories: s.Memories}
 		if err := rows.Check(now); err != nil {
 			res.Refuse(s.Session.ClaudeSessionID, err)
 			continue

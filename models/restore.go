@@ -18,7 +18,9 @@ import (
 //   - a prompt by (session, prompt_id), or (session, number) without one;
 //   - an observation by (session, tool_use_id), or (session, created_at,
 //     title) without one;
-//   - a summary by (session, kind, prompt_number, created_at).
+//   - a summary by (session, kind, prompt_number, created_at);
+//   - a memory by (session, prompt_number, source, kind, original_text),
+//     its supersession links by the same key (see ExportMemory).
 //
 // Ids are this database's own (the file's are ignored); times are kept.
 
@@ -28,6 +30,7 @@ type RestoreRows struct {
 	Prompts      []Prompt
 	Summaries    []Summary
 	Observations []Observation
+	Memories     []ExportMemory
 }
 
 // RestoreCounts is what a restore stored (New) and what it found there
@@ -57,6 +60,7 @@ func (c *Counts) add(o Counts) {
 	c.Prompts += o.Prompts
 	c.Observations += o.Observations
 	c.Summaries += o.Summaries
+	c.Memories += o.Memories
 }
 
 // Restore writes r back, merged with what is stored (see above). Its
@@ -105,6 +109,13 @@ func (tx *Tx) Restore(r *RestoreRows) (RestoreCounts, error) {
 			return n, err
 		}
 		count(ok, &n.New.Summaries, &n.Existing.Summaries)
+	}
+	for i := range r.Memories {
+		ok, err := tx.restoreMemory(sid, r.Session.ClaudeSessionID, &r.Memories[i])
+		if err != nil {
+			return n, err
+		}
+		count(ok, &n.New.Memories, &n.Existing.Memories)
 	}
 	return n, nil
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,13 @@ var commandKinds = map[string]bool{"": true, CommandTest: true, CommandShell: tr
 
 // summaryKinds are the kinds of summary.
 var summaryKinds = map[string]bool{SummaryTurn: true, SummaryIntermediate: true, SummaryFinal: true}
+
+// memorySources are where a memory may come from.
+var memorySources = map[string]bool{SourceAnswer: true, SourcePrompt: true, SourceSummary: true, SourceClaude: true, SourceUser: true}
+
+// maxMemoryNames bounds the files, identifiers and terms of a restored
+// memory (extraction keeps a few dozen).
+const maxMemoryNames = 1000
 
 // sessionStatuses are a session's statuses ("" is taken as active).
 var sessionStatuses = map[string]bool{"": true, StatusActive: true, StatusCompleted: true}
@@ -78,6 +86,23 @@ func (r *RestoreRows) Check(now time.Time) error {
 		c.ok(m.OutputTokens >= 0, f+"outputTokens", m.OutputTokens, "must not be negative")
 		c.ok(m.CostUSD >= 0 && !math.IsInf(m.CostUSD, 0), f+"costUsd", m.CostUSD, "must not be negative")
 		c.time(f+"createdAt", m.CreatedAt)
+	}
+	for i := range r.Memories {
+		m := &r.Memories[i]
+		f := fmt.Sprintf("memories[%d].", i)
+		c.ok(ValidMemoryKind(m.Kind), f+"kind", m.Kind, "must be decision, constraint, cause or todo")
+		c.ok(ValidMemoryState(m.State), f+"state", m.State, "must be current, superseded, done or retired")
+		c.ok(memorySources[m.Source], f+"source", m.Source, "must be answer, prompt, summary, claude or user")
+		c.count(f+"promptNumber", int64(m.PromptNumber), 0, MaxPromptCounter)
+		c.ok(strings.TrimSpace(m.Text) != "", f+"text", "", "is empty")
+		c.ok(len(m.Text) <= MaxMemoryText, f+"text", len(m.Text), fmt.Sprintf("bytes is over %d", MaxMemoryText))
+		c.ok(len(m.OriginalText) <= MaxMemoryText, f+"originalText", len(m.OriginalText), fmt.Sprintf("bytes is over %d", MaxMemoryText))
+		c.ok(len(m.Files)+len(m.Idents)+len(m.Terms) <= maxMemoryNames, f+"files", len(m.Files)+len(m.Idents)+len(m.Terms),
+			fmt.Sprintf("files, idents and terms are over %d", maxMemoryNames))
+		c.time(f+"createdAt", m.CreatedAt)
+		if !m.UpdatedAt.IsZero() {
+			c.time(f+"updatedAt", m.UpdatedAt)
+		}
 	}
 	return c.err
 }

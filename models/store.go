@@ -263,6 +263,7 @@ type Counts struct {
 	Prompts      int64 `json:"prompts"`
 	Observations int64 `json:"observations"`
 	Summaries    int64 `json:"summaries"`
+	Memories     int64 `json:"memories"`
 }
 
 // Counts counts the rows of each table.
@@ -272,7 +273,8 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		(SELECT COUNT(*) FROM sessions),
 		(SELECT COUNT(*) FROM prompts),
 		(SELECT COUNT(*) FROM observations),
-		(SELECT COUNT(*) FROM summaries)`).Row().Scan(&c.Sessions, &c.Prompts, &c.Observations, &c.Summaries)
+		(SELECT COUNT(*) FROM summaries),
+		(SELECT COUNT(*) FROM memories)`).Row().Scan(&c.Sessions, &c.Prompts, &c.Observations, &c.Summaries, &c.Memories)
 	return c, err
 }
 

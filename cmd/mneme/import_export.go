@@ -138,6 +138,7 @@ func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, err
 				out.Read.Prompts += int64(len(s.Prompts))
 				out.Read.Observations += int64(len(s.Observations))
 				out.Read.Summaries += int64(len(s.Summaries))
+				out.Read.Memories += int64(len(s.Memories))
 			}
 			if err := delim(dec, ']'); err != nil {
 				return out, broken(err)
@@ -166,8 +167,7 @@ func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, err
 	}
 	if *out.Trailer != out.Read {
 		t := out.Trailer
-		return out, fmt.Errorf("%w: its counts say %s, %s, %s, %s, but it holds %s",
-			errTruncated, plural(t.Sessions, "session"), plural(t.Prompts, "prompt"), plural(t.Observations, "observation"), plural(t.Summaries, "summary"), countsText(out.Read))
+		return out, fmt.Errorf("%w: its counts say %s, but it holds %s", errTruncated, countsText(*t), countsText(out.Read))
 	}
 	return out, nil
 }
@@ -184,8 +184,14 @@ func delim(dec *json.Decoder, d json.Delim) error {
 	return nil
 }
 
+// countsText is c in words; memories are named when there are some (an
+// export made before memories has none).
 func countsText(c models.Counts) string {
-	return fmt.Sprintf("%s, %s, %s, %s", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
+	s := fmt.Sprintf("%s, %s, %s, %s", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
+	if c.Memories != 0 {
+		s += ", " + plural(c.Memories, "memory")
+	}
+	return s
 }
 
 // runImportExports imports the full exports files (see above) through
@@ -252,7 +258,7 @@ func importExportFile(ctx context.Context, file string, rs *restoreSender) (expo
 		}
 		// Checked whole here, before it is cut into parts: a session
 		// is refused whole (the worker checks each part again).
-		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations}
+		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations, Memories: s.Memories}
 		if err := rows.Check(now); err != nil {
 			refused.Refuse(s.Session.ClaudeSessionID, err)
 			return nil

@@ -275,6 +275,10 @@ func (m *migrator) session(ctx context.Context, s *models.Session) error {
 	if err != nil {
 		return err
 	}
+	memories, err := m.src.MemoriesForExport(ctx, s.ID)
+	if err != nil {
+		return err
+	}
 	x := sessionExtras{ledger: m.ledger[s.ID], sums: map[int64]summaryKey{}}
 	if x.private, err = m.src.PrivatePromptsOfSession(ctx, s.ID); err != nil {
 		return err
@@ -287,7 +291,7 @@ func (m *migrator) session(ctx context.Context, s *models.Session) error {
 	}
 
 	first, size := true, 0
-	part := &models.RestoreRows{Session: *s, Prompts: prompts, Summaries: summaries}
+	part := &models.RestoreRows{Session: *s, Prompts: prompts, Summaries: summaries, Memories: memories}
 	write := func() error {
 		var got migrateCounts
 		err := m.dst.Writer.Do(ctx, func(tx *models.Tx) error {
@@ -411,8 +415,8 @@ func (m *migrator) orphanLedger(ctx context.Context) error {
 // print writes the migration's summary.
 func (m *migrator) print(w io.Writer, took time.Duration) {
 	n := m.n
-	newRows := n.rows.New.Sessions + n.rows.New.Prompts + n.rows.New.Observations + n.rows.New.Summaries
-	allRows := newRows + n.rows.Existing.Sessions + n.rows.Existing.Prompts + n.rows.Existing.Observations + n.rows.Existing.Summaries
+	newRows := n.rows.New.Sessions + n.rows.New.Prompts + n.rows.New.Observations + n.rows.New.Summaries + n.rows.New.Memories
+	allRows := newRows + n.rows.Existing.Sessions + n.rows.Existing.Prompts + n.rows.Existing.Observations + n.rows.Existing.Summaries + n.rows.Existing.Memories
 	rate := float64(allRows) / max(took.Seconds(), 1e-3)
 	fmt.Fprintf(w, "migrated %s in %s (%.0f rows/s)\n", plural(m.done, "session"), took.Round(time.Millisecond), rate)
 	fmt.Fprintf(w, "  new: %s, %s, %s, %s\n",

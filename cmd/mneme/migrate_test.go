@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 )
 
 // migrateTables are the tables migrate copies, compared row for row.
-var migrateTables = []string{"sessions", "prompts", "private_prompts", "observations", "summaries", "file_states", "token_ledger", "settings"}
+var migrateTables = []string{"sessions", "prompts", "private_prompts", "observations", "summaries", "file_states", "token_ledger", "settings", "memories"}
 
 // tableCounts counts the rows of migrateTables in st.
 func tableCounts(t *testing.T, st *models.Store) map[string]int64 {
@@ -124,6 +125,63 @@ func stored(d api.SessionDetail) string {
 	return b.String()
 }
 
+// seedMigrateMemories stores memories in hist and in session claudeID: a
+// decision of hist superseded by one of the other session, and a pinned
+// rule whose text the user edited.
+func seedMigrateMemories(tx *models.Tx, hist *models.Session, claudeID string, at time.Time) error {
+	other, err := tx.EnsureSession(&models.Session{ClaudeSessionID: claudeID})
+	if err != nil {
+		return err
+	}
+	old := &models.Memory{SessionID: hist.ID, Project: hist.Project, PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision,
+		Text: "Use the REST client for billing", Files: []string{"billing/client.go"}, CreatedAt: at}
+	rule := &models.Memory{SessionID: hist.ID, Project: hist.Project, PromptNumber: 1, Source: models.SourcePrompt, Kind: models.MemoryConstraint,
+		Text: "Never log card numbers", CreatedAt: at}
+	newer := &models.Memory{SessionID: other.ID, Project: hist.Project, PromptNumber: 1, Source: models.SourceSummary, Kind: models.MemoryDecision,
+		Text: "Switched billing to the gRPC client instead of REST", Change: true, CreatedAt: at.Add(time.Hour)}
+	for _, m := range []*models.Memory{old, rule, newer} {
+		if _, err := tx.InsertMemory(m); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.SupersedeMemory(old.ID, newer.ID); err != nil {
+		return err
+	}
+	if _, err := tx.PinMemory(rule.ID, true); err != nil {
+		return err
+	}
+	_, err = tx.EditMemory(rule.ID, "Never log card numbers, even masked")
+	return err
+}
+
+// memoryDigest is st's memories without their ids, the superseded-by link
+// as the text of the memory it names, times to the microsecond.
+func memoryDigest(t *testing.T, st *models.Store) []string {
+	t.Helper()
+	ms, err := st.Memories(t.Context(), models.MemoryFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[int64]string{}
+	for _, m := range ms {
+		text[m.ID] = m.Text
+	}
+	var out []string
+	for _, m := range ms {
+		s, err := st.SessionByID(t.Context(), m.SessionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := text[m.SupersededBy]
+		m.ID, m.SessionID, m.SupersededBy = 0, 0, 0
+		m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC().Truncate(time.Microsecond), m.UpdatedAt.UTC().Truncate(time.Microsecond)
+		b, _ := json.Marshal(m)
+		out = append(out, s.ClaudeSessionID+" "+string(b)+" superseded by "+by)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // migrateSource is a worker holding the fixture session, a history
 // session, a tool call carrying a secret (redacted at capture), a private
 // prompt, ledger entries (one of a summary, one of no session) and
@@ -165,7 +223,10 @@ func migrateSource(t *testing.T) *testutil.Server {
 			InputTokens: 100, OutputTokens: 20, CostUSD: 0.001, CreatedAt: at}); err != nil {
 			return err
 		}
-		return tx.RecordTokens(&models.LedgerEntry{Generator: "anthropic-api", Model: "m", InputTokens: 7, OutputTokens: 3, CreatedAt: at})
+		if err := tx.RecordTokens(&models.LedgerEntry{Generator: "anthropic-api", Model: "m", InputTokens: 7, OutputTokens: 3, CreatedAt: at}); err != nil {
+			return err
+		}
+		return seedMigrateMemories(tx, hist, sid, at)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +279,10 @@ func TestMigrate(t *testing.T) {
 	want, got := tableCounts(t, src), tableCounts(t, dst)
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("rows per table:\n SQLite   %v\n Postgres %v", want, got)
+	}
+	if ma, mb := memoryDigest(t, src), memoryDigest(t, dst); !reflect.DeepEqual(ma, mb) || len(ma) < 3 ||
+		!strings.Contains(strings.Join(mb, "\n"), "superseded by Switched billing") {
+		t.Errorf("memories:\n SQLite   %q\n Postgres %q", ma, mb)
 	}
 	if want["file_states"] == 0 || want["summaries"] == 0 {
 		t.Errorf("the source has no file states or summaries to copy: %v", want)

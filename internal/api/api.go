@@ -154,11 +154,12 @@ type ImportResult struct {
 // each carries the session, and Continued marks the parts after the
 // first (they do not count the session again).
 type ExportSession struct {
-	Session      models.Session       `json:"session"`
-	Prompts      []models.Prompt      `json:"prompts"`
-	Summaries    []models.Summary     `json:"summaries"`
-	Observations []models.Observation `json:"observations"`
-	Continued    bool                 `json:"continued,omitempty"`
+	Session      models.Session        `json:"session"`
+	Prompts      []models.Prompt       `json:"prompts"`
+	Summaries    []models.Summary      `json:"summaries"`
+	Observations []models.Observation  `json:"observations"`
+	Memories     []models.ExportMemory `json:"memories,omitempty"`
+	Continued    bool                  `json:"continued,omitempty"`
 }
 
 // RestoreResult answers POST /api/import/export-rows: what was stored and

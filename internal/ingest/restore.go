@@ -31,6 +31,21 @@ func (p *Policy) CleanRestored(r *models.RestoreRows) bool {
 			*f = p.Clean(*f)
 		}
 	}
+	for i := range r.Memories {
+		m := &r.Memories[i]
+		for _, f := range []*string{&m.Project, &m.Text, &m.OriginalText} {
+			*f = p.Clean(*f)
+		}
+		refs := []*models.MemoryRef{m.SupersededByRef}
+		for k := range m.Supersedes {
+			refs = append(refs, &m.Supersedes[k])
+		}
+		for _, r := range refs {
+			if r != nil { // cleaned as the memory it names was
+				r.Session, r.OriginalText = p.CleanID(r.Session), p.Clean(r.OriginalText)
+			}
+		}
+	}
 	kept := r.Observations[:0]
 	for _, o := range r.Observations {
 		if p.Skips(o.ToolName) {

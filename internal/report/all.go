@@ -11,7 +11,7 @@ import (
 )
 
 // The full export (`mneme export --all`, GET /api/export/all): every
-// session with its prompts, observations and summaries, as one JSON
+// session with its prompts, observations, summaries and memories, as one JSON
 // document written while it is read, a session at a time and the
 // observations in batches, so memory stays flat whatever the database
 // holds. `mneme import` reads it back. The format (README, "Full
@@ -23,9 +23,10 @@ import (
 //	  {"session":{…models.Session…},
 //	   "prompts":[{…models.Prompt…},…],
 //	   "summaries":[{…models.Summary…},…],
+//	   "memories":[{…models.ExportMemory: the memory, supersededByRef, supersedes…},…],
 //	   "observations":[{…models.Observation, input and output whole…},…]},
 //	  …],
-//	 "counts":{"sessions":…,"prompts":…,"observations":…,"summaries":…}}
+//	 "counts":{"sessions":…,"prompts":…,"observations":…,"summaries":…,"memories":…}}
 //
 // Rows are as the API gives them (the models' JSON), so ids, timestamps
 // (RFC 3339, UTC) and every stored field are kept. counts comes last: a
@@ -97,14 +98,21 @@ func exportSession(ctx context.Context, store *models.Store, bw *bufio.Writer, v
 	if err != nil {
 		return err
 	}
+	memories, err := store.MemoriesForExport(ctx, s.ID)
+	if err != nil {
+		return err
+	}
 	n.Prompts += int64(len(prompts))
 	n.Summaries += int64(len(summaries))
+	n.Memories += int64(len(memories))
 	bw.WriteString(`{"session":`)
 	value(s)
 	bw.WriteString(`,"prompts":`)
 	value(nonNil(prompts))
 	bw.WriteString(`,"summaries":`)
 	value(nonNil(summaries))
+	bw.WriteString(`,"memories":`)
+	value(nonNil(memories))
 	bw.WriteString(`,"observations":[`)
 	first := true
 	err = store.EachObservationOf(ctx, s.ID, true, allBatch, func(obs []models.Observation) error {

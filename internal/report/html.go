@@ -49,6 +49,13 @@ func (r *htmlRenderer) session(sd *sessionData) error {
 	if err := views.ReportSessionHead(h, sums, r.multi).Render(r.ctx, r.w); err != nil {
 		return err
 	}
+	mems := make([]views.ReportMemory, len(sd.memories))
+	for i, m := range sd.memories {
+		mems[i] = views.ReportMemory{Kind: memoryKindLabel(m.Kind), Text: m.Text, State: m.State, Pinned: m.Pinned}
+	}
+	if err := views.ReportMemories(mems).Render(r.ctx, r.w); err != nil {
+		return err
+	}
 	r.w.WriteString(`<section class="major timeline"><h2>Timeline</h2>`)
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 // by one:
 //
 //	{"schemaVersion":1,"generatedAt":…,"title":…,"sessions":[{"session":…,
-//	 "stats":…,"ledger":…,"summaries":[…],"prompts":[…],"observations":[…],
+//	 "stats":…,"ledger":…,"summaries":[…],"memories":[…],"prompts":[…],"observations":[…],
 //	 "failures":[…],"tests":[…],"files":[…]}]}
 type jsonRenderer struct {
 	w        *bufio.Writer
@@ -68,6 +68,7 @@ func (r *jsonRenderer) session(sd *sessionData) error {
 	r.field("stats", jsonStats{sd.stats.Prompts, sd.stats.ToolCalls, sd.stats.Failures, sd.stats.Observations})
 	r.field("ledger", sd.ledger)
 	r.field("summaries", nonNil(sd.summaries))
+	r.field("memories", nonNil(sd.memories))
 	r.field("prompts", nonNil(sd.prompts))
 	r.raw(`,"observations":[`)
 	return nil

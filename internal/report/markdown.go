@@ -69,6 +69,15 @@ func (r *mdRenderer) session(sd *sessionData) error {
 		}
 		r.w.WriteString("\n")
 	}
+	fmt.Fprintf(r.w, "%s Decisions and rules\n\n", r.h)
+	if len(sd.memories) == 0 {
+		r.w.WriteString("_No decision, rule, cause or todo was recorded for this session._\n")
+	}
+	for i := range sd.memories {
+		m := &sd.memories[i]
+		fmt.Fprintf(r.w, "- **%s** (%s): %s\n", mdText(memoryKindLabel(m.Kind)), mdText(memoryState(m)), mdText(oneLine(m.Text)))
+	}
+	r.w.WriteString("\n")
 	fmt.Fprintf(r.w, "%s Timeline\n", r.h)
 	return nil
 }

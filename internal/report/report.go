@@ -10,10 +10,12 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -205,6 +207,7 @@ type sessionData struct {
 	title     string
 	prompts   []models.Prompt
 	summaries []models.Summary
+	memories  []models.Memory // oldest first
 	stats     models.SessionStats
 	ledger    models.LedgerTotal
 	loc       *time.Location
@@ -223,6 +226,10 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 	if sd.summaries, err = store.SummariesOfSession(ctx, id); err != nil {
 		return nil, err
 	}
+	if sd.memories, err = store.Memories(ctx, models.MemoryFilter{SessionID: id}); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(sd.memories, func(a, b models.Memory) int { return cmp.Compare(a.ID, b.ID) })
 	if err := store.CountsOfSession(ctx, id, &sd.stats); err != nil {
 		return nil, err
 	}
@@ -280,6 +287,23 @@ func walk(ctx context.Context, store *models.Store, sd *sessionData, r renderer,
 		}
 	}
 	return agg, nil
+}
+
+// memoryKindLabel is a memory kind as a report shows it: "Decision".
+func memoryKindLabel(kind string) string {
+	if kind == "" {
+		return kind
+	}
+	return strings.ToUpper(kind[:1]) + kind[1:]
+}
+
+// memoryState is a memory's state as a report shows it: "current",
+// "current, pinned".
+func memoryState(m *models.Memory) string {
+	if m.Pinned {
+		return m.State + ", pinned"
+	}
+	return m.State
 }
 
 func shortID(id string) string {

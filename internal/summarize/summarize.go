@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -77,15 +78,54 @@ func IsPermanent(err error) bool {
 var fields = []string{"REQUEST", "INVESTIGATED", "LEARNED", "COMPLETED", "NEXT_STEPS"}
 
 // FormatInstructions is the part of the prompt that fixes the output format.
-const FormatInstructions = `Answer with exactly these five lines and nothing else, each label in capitals at the start of its line, followed by one to three plain sentences (no markdown, no bullet lists; write "none" when there is nothing to say):
+const FormatInstructions = `Answer with exactly these labelled lines and nothing else, each label in capitals at the start of its line; each of the first five is followed by one to three plain sentences (no markdown, no bullet lists; write "none" when there is nothing to say):
 REQUEST: what the user asked for
 INVESTIGATED: what was examined or debugged, and why things failed
 LEARNED: facts discovered that matter later (causes of failures, how the code works)
 COMPLETED: what was actually done: files created or changed, tests run and their results
-NEXT_STEPS: what remains to do, or "none"`
+NEXT_STEPS: what remains to do, or "none"
+MEMORIES: then, on the lines below this label, one line per statement worth carrying into later sessions, each beginning with its kind: "DECISION:" (what was chosen, over what), "CONSTRAINT:" (a rule the user or the project set), "CAUSE:" (the root cause of a failure) or "TODO:" (a next step left open); only what the record states, at most 8 lines; write "MEMORIES: none" when there is none`
 
 // SystemPrompt is the instruction given to LLM summarizers.
 const SystemPrompt = `You summarize one Claude Code coding session (or one turn of it) for the developer's future self and colleagues. Be concrete: name files, commands, test results and error causes from the record. Never invent facts that are not in the record. ` + FormatInstructions
+
+// memoriesLabel opens the optional list of memories after the five
+// fields: an answer without it keeps the extractor's reading.
+const memoriesLabel = "MEMORIES"
+
+// memoryLabels are the kinds a line of the memories list may begin with.
+var memoryLabels = map[string]extract.Kind{
+	"DECISION": extract.KindDecision, "DECISIONS": extract.KindDecision, "DECIDED": extract.KindDecision,
+	"CONSTRAINT": extract.KindConstraint, "CONSTRAINTS": extract.KindConstraint, "RULE": extract.KindConstraint,
+	"CAUSE": extract.KindCause, "ROOT CAUSE": extract.KindCause, "ROOT_CAUSE": extract.KindCause,
+	"TODO": extract.KindTodo, "TO DO": extract.KindTodo, "TODOS": extract.KindTodo,
+}
+
+// maxStated bounds the memories kept from one answer.
+const maxStated = extract.MaxPerAnswer
+
+// statedMemory reads one line of the memories list ("- DECISION: use
+// X", "**Cause:** …", "1. TODO — …"); false for any other line.
+func statedMemory(line string) (memory.Statement, bool) {
+	line = strings.TrimLeft(line, "*#-•0123456789.) \t")
+	label, rest, ok := strings.Cut(line, ":")
+	if !ok {
+		label, rest, ok = strings.Cut(line, " — ")
+	}
+	if !ok {
+		return memory.Statement{}, false
+	}
+	k, known := memoryLabels[strings.ToUpper(strings.Trim(label, "*_ \t"))]
+	if !known {
+		return memory.Statement{}, false
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, "*_ \t"))
+	if strings.EqualFold(strings.TrimRight(rest, "."), "none") {
+		return memory.Statement{}, false
+	}
+	m, ok := extract.Stated(k, rest)
+	return memory.Statement{Memory: m, Source: models.SourceSummary}, ok
+}
 
 // MaxField bounds each of the five fields of a stored summary.
 const MaxField = 2000
@@ -98,9 +138,27 @@ func ParseStrict(text string) (Result, error) {
 	var r Result
 	vals := map[string]*strings.Builder{}
 	var cur *strings.Builder
+	inMemories := false
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		trimmed := strings.TrimSpace(strings.TrimLeft(line, "*#- "))
 		label, rest, ok := cutLabel(trimmed)
+		if ok && label == memoriesLabel {
+			if inMemories || r.Memories != nil {
+				return r, fmt.Errorf("%w: %s appears twice", ErrMalformed, label)
+			}
+			// Stated, the list replaces the extractor's reading, even
+			// empty ("none").
+			inMemories, cur, r.Memories = true, nil, []memory.Statement{}
+			trimmed = rest
+			ok = false
+		}
+		if inMemories && !ok {
+			if st, isMemory := statedMemory(trimmed); isMemory && len(r.Memories) < maxStated {
+				r.Memories = append(r.Memories, st)
+			}
+			continue // other lines of the list are not a field's
+		}
+		inMemories = false
 		if ok {
 			if vals[label] != nil {
 				return r, fmt.Errorf("%w: %s appears twice", ErrMalformed, label)
@@ -148,7 +206,7 @@ func ParseStrict(text string) (Result, error) {
 }
 
 func cutLabel(line string) (label, rest string, ok bool) {
-	for _, f := range fields {
+	for _, f := range append(fields[:len(fields):len(fields)], memoriesLabel) {
 		for _, alias := range []string{f, strings.ReplaceAll(f, "_", " ")} {
 			if len(line) > len(alias) && strings.EqualFold(line[:len(alias)], alias) {
 				after := strings.TrimLeft(line[len(alias):], "*")

@@ -116,6 +116,13 @@ func FromPrompt(prompt string) []Memory {
 	return out
 }
 
+// Stated is text, stated as a memory of kind k by something other than
+// the extractor (an LLM summarizer's structured output), cleaned and named
+// as extracted memories are; false when too short to be one.
+func Stated(k Kind, text string) (Memory, bool) {
+	return newMemory(k, text, map[string]bool{})
+}
+
 // newMemory cleans text into a Memory of kind k, unless it is empty or
 // already seen.
 func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {

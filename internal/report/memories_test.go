@@ -1,0 +1,106 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// TestReportMemories: a session report lists the session's memories
+// (kind, text, state) under "Decisions and rules" in Markdown, JSON and
+// HTML; a memory's text that tries to be Markdown or HTML stays text.
+func TestReportMemories(t *testing.T) {
+	srv := testutil.NewServer(t)
+	const (
+		sid     = "report-memories"
+		hostile = "Use `sqlc` over [gorm](http://evil.example) <img src=x onerror=alert(1)> **now**"
+	)
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
+		s, err := tx.EnsureSession(&models.Session{ClaudeSessionID: sid, Project: "app", Cwd: "/src/app", StartedAt: at})
+		if err != nil {
+			return err
+		}
+		d := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision, Text: hostile, CreatedAt: at}
+		c := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourcePrompt, Kind: models.MemoryConstraint,
+			Text: "Never call the network in tests", Pinned: true, CreatedAt: at}
+		todo := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 2, Source: models.SourceAnswer, Kind: models.MemoryTodo, Text: "Add a benchmark", CreatedAt: at}
+		for _, m := range []*models.Memory{d, c, todo} {
+			if _, err := tx.InsertMemory(m); err != nil {
+				return err
+			}
+		}
+		_, err = tx.CompleteMemory(todo.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/sessions/" + url.PathEscape(sid) + "/export?format="
+
+	// Markdown, rendered by a real CommonMark+GFM renderer.
+	resp, md := fetch(t, srv, path+"md")
+	if resp.StatusCode != 200 {
+		t.Fatalf("md: %d %s", resp.StatusCode, md)
+	}
+	sec := md[strings.Index(md, "Decisions and rules"):]
+	sec = sec[:strings.Index(sec, "Timeline")]
+	for _, want := range []string{"- **Decision** (current): ", "- **Constraint** (current, pinned): Never call the network in tests", "- **Todo** (done): Add a benchmark"} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("the Markdown section lacks %q:\n%s", want, sec)
+		}
+	}
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(sec), &out); err != nil {
+		t.Fatal(err)
+	}
+	html := out.String()
+	for _, tag := range []string{"<a ", "<img", "<code>"} {
+		if strings.Contains(html, tag) {
+			t.Errorf("the memory's text made %s… in:\n%s", tag, html)
+		}
+	}
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(hostile)
+	if !strings.Contains(html, esc) {
+		t.Errorf("the memory's text does not read back whole in:\n%s", html)
+	}
+
+	// JSON: the memories, whole.
+	resp, js := fetch(t, srv, path+"json")
+	if resp.StatusCode != 200 {
+		t.Fatalf("json: %d %s", resp.StatusCode, js)
+	}
+	var doc struct {
+		Sessions []struct {
+			Memories []models.Memory `json:"memories"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Sessions) != 1 || len(doc.Sessions[0].Memories) != 3 {
+		t.Fatalf("json memories: %+v", doc.Sessions)
+	}
+	if m := doc.Sessions[0].Memories[0]; m.Kind != models.MemoryDecision || m.Text != hostile || m.State != models.MemoryCurrent {
+		t.Errorf("json's first memory: %+v", m)
+	}
+
+	// HTML: escaped by templ.
+	resp, page := fetch(t, srv, path+"html")
+	if resp.StatusCode != 200 {
+		t.Fatalf("html: %d", resp.StatusCode)
+	}
+	if !strings.Contains(page, "<h2>Decisions and rules</h2>") || !strings.Contains(page, "Add a benchmark") ||
+		!strings.Contains(page, "memory-done") || strings.Contains(page, "<img src=x") || !strings.Contains(page, "&lt;img src=x") {
+		t.Errorf("the HTML section is wrong:\n%s", page)
+	}
+}
