@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package e2e runs the real Claude Code CLI against a loopback fake of the
 // Anthropic Messages API, so that end-to-end tests can drive scripted tool
 // calls through Claude Code and observe the hooks it fires.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package eval is mneme's recall benchmark: scripted multi-session
 // scenarios run through real Claude Code against the loopback fake Messages
 // API (package e2e), and for the session that follows them, how many of the

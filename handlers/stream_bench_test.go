@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -135,7 +134,7 @@ func benchStreamOn(b *testing.B, subs int, r3 bool, srv, out *testutil.Server) {
 
 	t0s := make([]time.Time, n)
 	acks := make([]time.Duration, n)
-	cpu0 := cpuTime()
+	cpu0 := testutil.CPUTime()
 	b.ResetTimer()
 	for i := range n {
 		body := payload(i)
@@ -151,7 +150,7 @@ func benchStreamOn(b *testing.B, subs int, r3 bool, srv, out *testutil.Server) {
 		}
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := testutil.CPUTime() - cpu0
 
 	lat := make([]time.Duration, 0, n*subs)
 	first, last := make([]time.Time, n), make([]time.Time, n)
@@ -184,13 +183,6 @@ func benchStreamOn(b *testing.B, subs int, r3 bool, srv, out *testutil.Server) {
 		b.ReportMetric(ms(spread, 0.99), "fanout-p99-ms")
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
-}
-
-// cpuTime is the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // dialStream opens GET /stream on a raw loopback connection and returns

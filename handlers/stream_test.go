@@ -552,7 +552,7 @@ func TestStreamSlowClient(t *testing.T) {
 	pgtest.SkipOnPostgres(t, "publishes by hand what it wrote quietly")
 	srv := testutil.NewServer(t, testutil.FastStream)
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 2048) })
+		return c.Control(func(fd uintptr) { setRcvBuf(fd, 2048) })
 	}}
 	slow, err := d.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {

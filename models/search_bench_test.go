@@ -1,13 +1,14 @@
 package models_test
 
 import (
+	"github.com/mneme-dev/mneme/internal/testutil"
+
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,13 +30,6 @@ func openBenchStore(b *testing.B) (*models.Store, *benchdb.DB) {
 	}
 	b.Cleanup(func() { s.Close() })
 	return s, db
-}
-
-// cpuTime is the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // latencies collects per-operation durations and reports percentiles.
@@ -168,13 +162,13 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 			baseLat := make(latencies, 0, b.N)
 			var baseCPU time.Duration
 			hits, timeouts := 0, 0
-			cpu0 := cpuTime()
+			cpu0 := testutil.CPUTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				bc := cpuTime()
+				bc := testutil.CPUTime()
 				baseLat = append(baseLat, baseline(i))
-				baseCPU += cpuTime() - bc
+				baseCPU += testutil.CPUTime() - bc
 				b.StartTimer()
 				q := c.qs[i%len(c.qs)]
 				t0 := time.Now()
@@ -189,7 +183,7 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 				hits += len(res)
 			}
 			b.StopTimer()
-			cpu := cpuTime() - cpu0 - baseCPU
+			cpu := testutil.CPUTime() - cpu0 - baseCPU
 			lat.report(b, "ms")
 			baseLat.report(b, "ms", "base-")
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")

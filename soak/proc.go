@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package soak is mneme's durability and fault harness: it builds the real
 // binary, runs `mneme serve` as a subprocess on a loopback port with a temp
 // data directory, drives it through `mneme hook` and the HTTP ingest route,

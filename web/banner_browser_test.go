@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,8 +49,7 @@ func TestBrowserStatusBanner(t *testing.T) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var st syscall.Statfs_t
-	if syscall.Statfs(dataDir, &st) == nil && st.Bavail*uint64(st.Bsize) < app.MinFreeBytes {
+	if free, ok := app.FreeBytes(dataDir); ok && free < app.MinFreeBytes {
 		t.Skip("the disk is almost full here: the banner would show from the start")
 	}
 	srv := testutil.NewServerIn(t, dataDir)

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command compare runs mneme and claude-mem side by side on this machine,
 // drives both with the same load generator (soak.Session events) and prints
 // one table: cold start to healthy, hook round-trip for PostToolUse through

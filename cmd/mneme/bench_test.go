@@ -8,19 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
-
-// processCPU is the CPU time (user and system) this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // spawnTimes runs bin n times with stdin and returns each spawn→exit time.
 func spawnTimes(b *testing.B, bin string, env []string, stdin func(i int) []byte, args ...string) []time.Duration {

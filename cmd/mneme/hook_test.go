@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -259,7 +258,7 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	env := binEnv(dir, port)
 	t.Cleanup(func() {
 		if pid := healthPID(dir); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
+			terminate(pid)
 			for i := 0; i < 100 && healthPID(dir) > 0; i++ {
 				time.Sleep(50 * time.Millisecond)
 			}

@@ -99,7 +99,7 @@ func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, ev
 	errc := make(chan error, clients)
 	b.ResetTimer()
 	start := time.Now()
-	cpu0 := processCPU()
+	cpu0 := testutil.CPUTime()
 	for c := 0; c < clients; c++ {
 		wg.Add(1)
 		go func() {
@@ -131,7 +131,7 @@ func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, ev
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
+	cpu := testutil.CPUTime() - cpu0
 	b.StopTimer()
 	close(errc)
 	for err := range errc {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,7 +103,7 @@ func TestMCPCommandStartsWorker(t *testing.T) {
 	dir := t.TempDir()
 	t.Cleanup(func() {
 		if pid := healthPID(dir); pid > 0 {
-			syscall.Kill(pid, syscall.SIGTERM)
+			terminate(pid)
 			for i := 0; i < 100 && healthPID(dir) > 0; i++ {
 				time.Sleep(50 * time.Millisecond)
 			}

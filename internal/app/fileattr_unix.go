@@ -8,8 +8,8 @@ import "golang.org/x/sys/unix"
 // checks the permissions without opening the file.
 func writeDenied(path string) error { return unix.Access(path, unix.W_OK) }
 
-// freeBytes is the space under dir that this user may still fill.
-func freeBytes(dir string) (uint64, bool) {
+// FreeBytes is the space under dir that this user may still fill.
+func FreeBytes(dir string) (uint64, bool) {
 	var st unix.Statfs_t
 	if unix.Statfs(dir, &st) != nil {
 		return 0, false

@@ -24,8 +24,8 @@ func lockedAttr(path string) (attr, fix string) {
 // the read-only attribute is lockedAttr's.
 func writeDenied(string) error { return nil }
 
-// freeBytes is the space under dir that this user may still fill.
-func freeBytes(dir string) (uint64, bool) {
+// FreeBytes is the space under dir that this user may still fill.
+func FreeBytes(dir string) (uint64, bool) {
 	name, err := windows.UTF16PtrFromString(dir)
 	if err != nil {
 		return 0, false

@@ -63,7 +63,7 @@ func (w *Worker) diagnose() string {
 			return fmt.Sprintf("The database file %s is not writable (%v). %s", path, err, w.spoolAdvice())
 		}
 	}
-	if free, ok := freeBytes(dir); ok {
+	if free, ok := FreeBytes(dir); ok {
 		if free < MinFreeBytes {
 			return fmt.Sprintf("Disk almost full: %d MiB free under %s. Free some space: once it is full, new events are spooled to %s and stored when there is room again.",
 				free>>20, dir, w.Fallback.Dir)

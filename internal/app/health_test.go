@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,8 +45,7 @@ func readOnly(t *testing.T, paths ...string) func() {
 
 func enoughRoom(t *testing.T, dir string) {
 	t.Helper()
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) == nil && st.Bavail*uint64(st.Bsize) < app.MinFreeBytes {
+	if free, ok := app.FreeBytes(dir); ok && free < app.MinFreeBytes {
 		t.Skipf("less than %d MiB free under %s: the worker rightly reports it", app.MinFreeBytes>>20, dir)
 	}
 }

@@ -1,10 +1,11 @@
 package capture
 
 import (
+	testfifo "github.com/mneme-dev/mneme/internal/testutil/fifo"
+
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -22,9 +23,7 @@ func TestLastAssistantMessageHostilePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testfifo.Make(t, fifo)
 	link := func(name, target string) string {
 		p := filepath.Join(dir, name)
 		if err := os.Symlink(target, p); err != nil {

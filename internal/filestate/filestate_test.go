@@ -1,11 +1,12 @@
 package filestate
 
 import (
+	testfifo "github.com/mneme-dev/mneme/internal/testutil/fifo"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -28,9 +29,7 @@ func readOrHang(t *testing.T, path string) State {
 func TestReadHostilePaths(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testfifo.Make(t, fifo)
 	loop := filepath.Join(dir, "loop")
 	if err := os.Symlink(loop, loop); err != nil {
 		t.Fatal(err)

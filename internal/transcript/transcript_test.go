@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	testfifo "github.com/mneme-dev/mneme/internal/testutil/fifo"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -13,7 +15,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -264,9 +265,7 @@ func TestHostileFiles(t *testing.T) {
 	}
 	os.Symlink(filepath.Join(dir, "mixed.jsonl"), filepath.Join(sub, "again.jsonl")) // the same file: read once
 	os.Symlink(filepath.Join(dir, "nowhere.jsonl"), filepath.Join(dir, "dangling.jsonl"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testfifo.Make(t, filepath.Join(dir, "fifo.jsonl"))
 	locked := old(t, dir, "locked.jsonl", []byte("{\"type\": 1}\n"))
 	os.Chmod(locked, 0)
 	unreadable := os.Geteuid() != 0 // root reads it anyway
