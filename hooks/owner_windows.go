@@ -97,15 +97,21 @@ func securityDescriptor(sddl string) (uintptr, error) {
 	return sd, nil
 }
 
+// privateDescriptor is privateSDDL for this user as a self-relative
+// security descriptor; the caller frees it with LocalFree.
+func privateDescriptor() (uintptr, error) {
+	sid, err := userSID()
+	if err != nil {
+		return 0, err
+	}
+	return securityDescriptor(privateSDDL(sid))
+}
+
 // setPrivate gives path privateSDDL: this user as owner, and a protected
 // DACL granting only them (SetNamedSecurityInfo, which also passes the
 // inheritable entry on to what the directory already holds).
 func setPrivate(path string) error {
-	sid, err := userSID()
-	if err != nil {
-		return err
-	}
-	sd, err := securityDescriptor(privateSDDL(sid))
+	sd, err := privateDescriptor()
 	if err != nil {
 		return err
 	}
@@ -168,11 +174,7 @@ func closeToOthers(path string, _ fs.FileInfo) error {
 // from the start: CreateDirectory with the security descriptor, so there
 // is no moment at which it has the parent's.
 func mkdirPrivate(dir string) error {
-	sid, err := userSID()
-	if err != nil {
-		return err
-	}
-	sd, err := securityDescriptor(privateSDDL(sid))
+	sd, err := privateDescriptor()
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,7 +11,7 @@ import (
 // arbitrary text: valid UTF-8 out, no NUL bytes, at most capBytes bytes and
 // at most HeadLines+TailLines+1 lines.
 func FuzzCompress(f *testing.F) {
-	for _, line := range fixtureLines(f) {
+	for _, line := range fixtures.Lines(f) {
 		f.Add(string(line), uint16(1024))
 	}
 	f.Add(strings.Repeat("line\n", 500), uint16(600))

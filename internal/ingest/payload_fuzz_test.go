@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"testing"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -11,7 +12,7 @@ import (
 // FuzzDecode feeds arbitrary bytes to Decode for every event: it must never
 // panic, and whatever it accepts must satisfy the event's requirements.
 func FuzzDecode(f *testing.F) {
-	for _, line := range fixtureLines(f) {
+	for _, line := range fixtures.Lines(f) {
 		for _, slug := range hooks.Slugs() {
 			f.Add(slug, line)
 		}

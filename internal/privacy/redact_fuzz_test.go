@@ -3,6 +3,7 @@ package privacy
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,7 @@ func FuzzRedactor(f *testing.F) {
 		f.Add("x=", "\n", uint8(i))
 		f.Add("\"", "\",", uint8(i))
 	}
-	for _, line := range fixtureLines(f) {
+	for _, line := range fixtures.Lines(f) {
 		f.Add(string(line), "", uint8(1))
 	}
 	r := New(BuiltinRules())

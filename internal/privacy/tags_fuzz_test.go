@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"encoding/json"
+	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ func FuzzStripTags(f *testing.F) {
 	f.Add("x<private>outer ", "nested-secret", " tail</private>y")
 	f.Add("<private>a<private>b</private>", "after-inner", "</private>z")
 	f.Add(strings.Repeat("<private>", 120), "deep", strings.Repeat("</private>", 120))
-	for _, line := range fixtureLines(f) {
+	for _, line := range fixtures.Lines(f) {
 		f.Add(string(line), "hunter2", "")
 	}
 	f.Fuzz(func(t *testing.T, before, secret, after string) {
@@ -45,7 +46,7 @@ func FuzzStripTags(f *testing.F) {
 
 // FuzzStripTagsJSON checks that tag stripping keeps a JSON document valid.
 func FuzzStripTagsJSON(f *testing.F) {
-	for _, line := range fixtureLines(f) {
+	for _, line := range fixtures.Lines(f) {
 		f.Add(line)
 	}
 	f.Add([]byte(`{"a":"<private>x</private>","b":["<system-reminder>y</system-reminder>",1.5e300]}`))

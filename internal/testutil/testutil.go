@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"io"
 	"log/slog"
 	"net"
@@ -333,10 +334,7 @@ func FixtureDir(t testing.TB) string {
 }
 
 // RepoFixtureDir is FixtureDir's path, for code without a testing.TB.
-func RepoFixtureDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "claude-code-2.1.330")
-}
+func RepoFixtureDir() string { return fixtures.Dir() }
 
 // FixtureEvents reads session-basic.hooks.jsonl: one raw payload per line.
 func FixtureEvents(t testing.TB) []json.RawMessage {
