@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/hookhttp"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -342,7 +343,7 @@ func TestSessionTakesOnlyItsCaptorsEvents(t *testing.T) {
 	t.Setenv(hooks.EnvToken, alice.Token)
 	t.Setenv(hooks.EnvDebug, "1")
 	var stdout, stderr bytes.Buffer
-	hooks.NewClient(hooks.Config{DataDir: dataDir}, &stderr).Run("stop",
+	hooks.NewClient(hooks.Config{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run("stop",
 		strings.NewReader(`{"session_id":"own-1","cwd":"/src/own","hook_event_name":"Stop","last_assistant_message":"INTRUDER via the hook"}`), &stdout)
 	if strings.TrimSpace(stdout.String()) != hooks.ContinueJSON || !strings.Contains(stderr.String(), "403") {
 		t.Errorf("alice's hook printed %q, logged %q", stdout.String(), stderr.String())
@@ -385,7 +386,7 @@ func TestPersonHookSendsOwnFacts(t *testing.T) {
 		m["cwd"], m["transcript_path"] = pf.cwd, pf.transcript
 		body, _ := json.Marshal(m)
 		var stdout, stderr bytes.Buffer
-		hooks.NewClient(hooks.Config{DataDir: dataDir}, &stderr).Run(ev.slug, bytes.NewReader(body), &stdout)
+		hooks.NewClient(hooks.Config{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run(ev.slug, bytes.NewReader(body), &stdout)
 		if stderr.Len() > 0 {
 			t.Errorf("%s: the hook logged %s", ev.slug, stderr.String())
 		}

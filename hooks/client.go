@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/privacy"
@@ -53,8 +50,11 @@ type Client struct {
 	// leaves the machine.
 	URL   string
 	Token string
-
-	httpc *http.Client // dials Socket; made on first use
+	// Send sends to the worker. Nil means the local worker's socket
+	// (SocketSender); with URL set it must be a sender for that URL
+	// (hookhttp.Sender), or every event is spooled for a later hook that
+	// has one.
+	Send Sender
 
 	contacted      bool // the worker answered during this run
 	fallbackWarned bool // the refusal of the fallback spool was reported
@@ -260,16 +260,12 @@ func (c *Client) start(b Budget) error {
 func (c *Client) Healthy(timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base()+"/api/health", nil)
-	c.authorize(req)
-	resp, err := c.httpClient().Do(req)
+	ans, err := c.sender()(ctx, "GET", "/api/health", nil)
 	if err != nil {
 		return false
 	}
 	c.noteContact()
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	return ans.Status == 200
 }
 
 // flush replays the spool to the worker.
@@ -321,74 +317,33 @@ func (c *Client) flush(timeout time.Duration) error {
 func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base()+"/api/hooks/"+slug, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	c.authorize(req)
-	resp, err := c.httpClient().Do(req)
+	ans, err := c.sender()(ctx, "POST", "/api/hooks/"+slug, body)
 	if err != nil {
 		return nil, err
 	}
 	c.noteContact()
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
 	switch {
-	case resp.StatusCode == http.StatusOK:
-		return out, nil
-	case Permanent(resp.StatusCode, resp.Header):
-		return nil, &PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))}
+	case ans.Status == 200:
+		return ans.Body, nil
+	case Permanent(ans.Status, ans.Permanent):
+		return nil, &PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))}
 	}
-	return nil, fmt.Errorf("worker answered %d: %s", resp.StatusCode, bytes.TrimSpace(out))
+	return nil, fmt.Errorf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))
 }
 
-// socketURL is the base of request URLs over the socket; its host is
-// never dialled.
-const socketURL = "http://mneme"
+// errNoRemoteSender is why an event for a team's worker is spooled by a
+// client built without a sender for it (see Client.Send).
+var errNoRemoteSender = errors.New("this hook command cannot reach a remote worker (MNEME_URL): spooled for `mneme hook`")
 
-// base is where requests go: the remote worker's URL, or the socket.
-func (c *Client) base() string {
-	if c.URL != "" {
-		return strings.TrimRight(c.URL, "/")
+// sender is Send, or the local worker's socket.
+func (c *Client) sender() Sender {
+	if c.Send == nil {
+		if c.URL != "" {
+			return func(context.Context, string, string, []byte) (Answer, error) { return Answer{}, errNoRemoteSender }
+		}
+		c.Send = SocketSender(c.DataDir)
 	}
-	return socketURL
-}
-
-// authorize adds the bearer token for a remote worker; over the socket
-// the worker knows its owner by the connection.
-func (c *Client) authorize(req *http.Request) {
-	if c.URL != "" && c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-}
-
-func (c *Client) httpClient() *http.Client {
-	if c.httpc == nil && c.URL != "" {
-		c.httpc = &http.Client{Transport: &http.Transport{
-			Proxy:             http.ProxyFromEnvironment,
-			DisableKeepAlives: true,
-			DialContext:       (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext,
-		}}
-	}
-	if c.httpc == nil {
-		dataDir := c.DataDir
-		dialer := &net.Dialer{Timeout: 200 * time.Millisecond}
-		c.httpc = &http.Client{Transport: &http.Transport{
-			Proxy:             nil, // never send the worker's traffic through a proxy
-			DisableKeepAlives: true,
-			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-				if dataDir == "" {
-					return nil, errors.New("no data directory: no worker socket")
-				}
-				return DialSocket(ctx, dialer, dataDir)
-			},
-		}}
-	}
-	return c.httpc
+	return c.Send
 }
 
 // isConnRefused is true when nothing listens on the socket: there is no

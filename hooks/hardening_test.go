@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/hookhttp"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -51,7 +52,7 @@ func newClient(t *testing.T, port int, dataDir string) (*hooks.Client, *bytes.Bu
 	t.Setenv(hooks.EnvDebug, "1")
 	t.Setenv(hooks.EnvNoStart, "1")
 	var stderr bytes.Buffer
-	c := hooks.NewClient(hooks.Config{Port: port, DataDir: dataDir}, &stderr)
+	c := hooks.NewClient(hooks.Config{Port: port, DataDir: dataDir, Remote: hookhttp.Sender}, &stderr)
 	return c, &stderr
 }
 

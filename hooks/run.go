@@ -17,6 +17,10 @@ type Config struct {
 	// `mneme serve`. It is called only when the worker must be started; nil
 	// disables auto-start.
 	ServeBinary func() (string, error)
+	// Remote builds the sender for a team's worker (MNEME_URL) with a
+	// person's token: hookhttp.Sender in mneme. Nil (mneme-hook) leaves
+	// such events spooled for a hook that has one.
+	Remote func(url, token string) Sender
 }
 
 // Handle is one `mneme hook <event>` invocation: the event's payload on
@@ -46,6 +50,9 @@ func NewClient(cfg Config, stderr io.Writer) *Client {
 		// A team's worker: nothing to start here, and a spool of its own,
 		// which a local worker (it replays "spool" at start) never takes.
 		c.URL, c.Token = u, os.Getenv(EnvToken)
+		if cfg.Remote != nil {
+			c.Send = cfg.Remote(c.URL, c.Token)
+		}
 		c.Spool.Dir = filepath.Join(cfg.DataDir, RemoteSpoolDir)
 		c.Fallback.Dir += "-remote"
 		cfg.ServeBinary = nil

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -276,14 +275,15 @@ const HeaderPermanent = "Mneme-Permanent"
 // 4xx, except 401 (a token that can be fixed), 408 and 429 (try later),
 // or a 5xx marked with HeaderPermanent. Any other 5xx (the database busy,
 // full, unreachable) is retried.
-func Permanent(status int, header http.Header) bool {
+// marked is whether the answer carries HeaderPermanent.
+func Permanent(status int, marked bool) bool {
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests:
+	case status == 401 || status == 408 || status == 429: // Unauthorized, Request Timeout, Too Many Requests
 		return false
 	case status >= 400 && status < 500:
 		return true
 	}
-	return status >= 500 && header.Get(HeaderPermanent) != ""
+	return status >= 500 && marked
 }
 
 // RejectedDir is where a spool quarantines what it sets aside, one file per

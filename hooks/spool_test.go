@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,21 +256,19 @@ func TestSpoolRejectedCountsLegacyFile(t *testing.T) {
 
 // Which answers refuse an event for good, and which are retried.
 func TestPermanent(t *testing.T) {
-	marked := http.Header{}
-	marked.Set(HeaderPermanent, "1")
 	for _, c := range []struct {
 		status int
-		header http.Header
+		marked bool
 		want   bool
 	}{
-		{400, nil, true}, {404, nil, true}, {413, nil, true}, {422, nil, true}, {403, nil, true},
-		{401, nil, false}, {408, nil, false}, {429, nil, false},
-		{500, nil, false}, {503, nil, false}, {502, nil, false},
-		{500, marked, true},
-		{200, marked, false},
+		{400, false, true}, {404, false, true}, {413, false, true}, {422, false, true}, {403, false, true},
+		{401, false, false}, {408, false, false}, {429, false, false},
+		{500, false, false}, {503, false, false}, {502, false, false},
+		{500, true, true},
+		{200, true, false},
 	} {
-		if got := Permanent(c.status, c.header); got != c.want {
-			t.Errorf("Permanent(%d, %v) = %v, want %v", c.status, c.header, got, c.want)
+		if got := Permanent(c.status, c.marked); got != c.want {
+			t.Errorf("Permanent(%d, %v) = %v, want %v", c.status, c.marked, got, c.want)
 		}
 	}
 }

@@ -6,7 +6,6 @@ package web
 import (
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -120,11 +119,7 @@ func permanent5xx(status int, err error) bool {
 // replay of the spool quarantines such an event as the hook does.
 func Permanent(err error) bool {
 	status, _, _ := classify(err)
-	h := http.Header{}
-	if permanent5xx(status, err) {
-		h.Set(hooks.HeaderPermanent, "1")
-	}
-	return hooks.Permanent(status, h)
+	return hooks.Permanent(status, permanent5xx(status, err))
 }
 
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {

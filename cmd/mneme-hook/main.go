@@ -9,7 +9,9 @@
 //
 // The optional word "hook" makes it a drop-in for `mneme … hook <event>`.
 // When the worker is not running it starts the mneme binary installed beside
-// it (else the one on PATH) as `mneme serve`.
+// it (else the one on PATH) as `mneme serve`. It links neither net/http nor
+// crypto/tls (hooks.SocketSender speaks to the worker's socket itself):
+// events for a team's worker (MNEME_URL) are handed to `mneme hook`.
 package main
 
 import (
@@ -17,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -60,7 +64,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if os.Getenv(hooks.EnvURL) != "" && handOver(*port, *dataDir, pos[0], stdin, stdout, stderr) {
+		return 0
+	}
 	cfg := hooks.Config{Port: *port, DataDir: *dataDir, ServeBinary: hooks.Sibling("mneme")}
 	hooks.Handle(cfg, pos[0], stdin, stdout, stderr)
 	return 0
+}
+
+// handOver runs the event through `mneme hook` when the worker is a team's
+// (MNEME_URL): reaching it takes net/http and TLS, which mneme-hook leaves
+// out to start fast for the local worker. It reports false, with stdin
+// untouched, when no mneme could be started; the event is then spooled for
+// a later `mneme hook` (hooks.Client.Send).
+func handOver(port int, dataDir, event string, stdin io.Reader, stdout, stderr io.Writer) bool {
+	bin, err := hooks.Sibling("mneme")()
+	if err != nil {
+		return false
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--data-dir", dataDir, "hook", event)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	cmd.Wait() // mneme hook always answers one line of JSON and exits 0
+	return true
 }

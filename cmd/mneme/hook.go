@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/hooks/hookhttp"
 )
 
 // hookCmd is `mneme hook <event>`. The work is hooks.Handle, the same code
@@ -18,7 +19,7 @@ func hookCmd(g *globals) *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: hooks.Slugs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := hooks.Config{Port: g.port, DataDir: g.dataDir, ServeBinary: hooks.Self}
+			cfg := hooks.Config{Port: g.port, DataDir: g.dataDir, ServeBinary: hooks.Self, Remote: hookhttp.Sender}
 			hooks.Handle(cfg, args[0], cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return nil
 		},
