@@ -183,10 +183,19 @@ type socketSink struct {
 	clean  *privacy.Redactor
 }
 
+// importAnswerTimeout is how long import waits for the worker's answer to
+// one batch.
+const importAnswerTimeout = 5 * time.Minute
+
 func newSocketSink(g *globals) (*socketSink, error) {
 	r := g.remote()
 	r.transport.MaxIdleConnsPerHost = 64
-	s := &socketSink{r: r, client: r.client(60 * time.Second), clean: hooks.LoadRedactor(g.dataDir, nil)}
+	// A batch is up to 1 MiB of rows, each indexed for search: a busy
+	// worker on a small machine may take minutes over one, and an import
+	// that gives up half-way helps no one. The limit is only there so a
+	// wedged worker does not hang the command for ever.
+	r.transport.ResponseHeaderTimeout = importAnswerTimeout
+	s := &socketSink{r: r, client: r.client(importAnswerTimeout + time.Minute), clean: hooks.LoadRedactor(g.dataDir, nil)}
 	err := g.withWorker(r, 15*time.Second, func() error {
 		_, err := s.counts()
 		return err
