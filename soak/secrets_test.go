@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -298,8 +299,32 @@ func newLeakFinder() *leakFinder {
 	return f
 }
 
-// find returns the first leak in b: where it is and the kind, or -1.
+// find returns the first leak in b, as it is or as a reader would see it
+// (see unescaped): where it is and the kind, or -1.
 func (f *leakFinder) find(b []byte) (at int, kind int, gram string) {
+	if at, kind, gram = f.findRaw(b); at >= 0 {
+		return at, kind, gram
+	}
+	return f.findRaw(unescaped(b))
+}
+
+// unescaped is b as a reader sees it: HTML entities decoded (pages, the
+// HTML export) and Markdown's backslash escapes removed (the Markdown
+// export escapes "_", "@", "://" and more, so an escaped secret would not
+// match its core byte for byte).
+func unescaped(b []byte) []byte {
+	s := html.UnescapeString(string(b))
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\`*_{}[]()#+-.!|~@:<>&'\"", s[i+1]) >= 0 {
+			i++
+		}
+		out.WriteByte(s[i])
+	}
+	return []byte(out.String())
+}
+
+func (f *leakFinder) findRaw(b []byte) (at int, kind int, gram string) {
 	lower := bytes.ToLower(b)
 	for i := 0; i+12 <= len(lower); i++ {
 		if k, ok := f.grams[string(lower[i:i+12])]; ok {
@@ -450,12 +475,49 @@ func TestSecretsNeverStored(t *testing.T) {
 			events++
 		}
 	}
+	// What the teammate's hook reads on its own machine for a team worker
+	// (hooks.AddRemoteFacts) is redacted like the rest: a repository whose
+	// branch name and remote URL hold secrets (mneme_branch,
+	// mneme_project), and a Stop's last assistant message read from the
+	// teammate's transcript.
+	repo := filepath.Join(t.TempDir(), "mate-repo")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "feat/ghp_SoakGithubToken0123456789abcdefghijkl-AKIASOAKTESTKEY12345", repo},
+		{"-C", repo, "remote", "add", "origin", "https://soakuser:SoakUrlPassw0rd@git.example.com/r.git"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	mateTranscript := filepath.Join(mate, "transcript.jsonl")
+	{
+		var all strings.Builder
+		for _, k := range secretKinds {
+			all.WriteString(k.text + "\n")
+		}
+		line, _ := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done, with:\n" + all.String()}}}})
+		os.WriteFile(mateTranscript, append(line, '\n'), 0o600)
+	}
+	for _, slug := range []string{"session-start", "user-prompt-submit", "stop"} {
+		b, _ := json.Marshal(map[string]any{"session_id": "mate-facts", "cwd": repo, "transcript_path": mateTranscript, "prompt": "go", "prompt_id": "m1", "source": "startup"})
+		runHookIn(mate, p.Port, soakEvent{Slug: slug, Body: b}, "MNEME_URL="+p.URL, "MNEME_TOKEN="+created.Token)
+		events++
+	}
 	waitFor(t, 60*time.Second, "the teammate's spool to be replayed", func() bool {
 		m, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "pending*.jsonl"))
 		return len(m) == 0
 	})
 	if left, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "*.jsonl")); len(left) > 0 {
 		t.Errorf("the teammate's spool still holds %v after the replay", left)
+	}
+	// The facts arrived (else the check below would prove nothing): a
+	// branch and a last message stored for the session, with the secrets
+	// gone from both.
+	var branch, lastMsg string
+	if err := openDB(t, dir).QueryRow(`SELECT git_branch, COALESCE(last_assistant_message, '') FROM sessions WHERE claude_session_id = 'mate-facts'`).Scan(&branch, &lastMsg); err != nil {
+		t.Errorf("the teammate's session with remote facts: %v", err)
+	} else if !strings.HasPrefix(branch, "feat/") || !strings.Contains(lastMsg, "Done, with") {
+		t.Errorf("remote facts not stored: branch %q, last message %.80q", branch, lastMsg)
 	}
 	var mateObs int
 	if err := openDB(t, dir).QueryRow(`SELECT COUNT(*) FROM observations o JOIN sessions s ON s.id = o.session_id WHERE s.captured_by = 'teammate'`).Scan(&mateObs); err != nil || mateObs == 0 {
@@ -700,5 +762,24 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The leak finder sees a secret however a surface escaped it: Markdown's
+// backslashes, HTML entities; and it finds none in clean text.
+func TestLeakFinderSeesEscapedSecrets(t *testing.T) {
+	f := newLeakFinder()
+	for _, text := range []string{
+		`token ghp\_SoakGithubToken0123456789abcdefghijkl in the report`,
+		`https\://soakuser:SoakUrlPassw0rd\@git.example.com`,
+		`&lt;b&gt;Soak Quoted Secret 42&lt;/b&gt;`,
+		`password: &#34;Soak Member Password 1&#34;`,
+	} {
+		if at, _, _ := f.find([]byte(text)); at < 0 {
+			t.Errorf("no leak found in %q", text)
+		}
+	}
+	if at, _, gram := f.find([]byte(`ghp\_[REDACTED:github_token] and https\://[REDACTED]\@git.example.com`)); at >= 0 {
+		t.Errorf("a leak %q found in redacted text", gram)
 	}
 }
