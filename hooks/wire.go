@@ -56,8 +56,15 @@ func SocketSender(dataDir string) Sender {
 		stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 		defer stop()
 		ans, err := exchange(conn, method, path, body)
-		if err != nil && ctx.Err() != nil {
+		var ne net.Error
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		case errors.As(err, &ne) && ne.Timeout():
+			// The connection's deadline is the context's, and may pass
+			// a moment before the context says so.
+			err = fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
 		}
 		return ans, err
 	}

@@ -31,7 +31,7 @@ func forgetEvents(session, project, mark string) [][2]string {
 		{"user-prompt-submit", base("UserPromptSubmit", fmt.Sprintf(`,"prompt_id":"p1","prompt":"remember %s please"`, mark))},
 		{"post-tool-use", base("PostToolUse", fmt.Sprintf(`,"prompt_id":"p1","tool_name":"Bash","tool_use_id":"t1-%s","tool_input":{"command":"cat notes-%s.txt"},"tool_response":{"stdout":"%s line","stderr":"","interrupted":false}`, session, mark, mark))},
 		{"post-tool-use-failure", base("PostToolUseFailure", fmt.Sprintf(`,"prompt_id":"p1","tool_name":"Bash","tool_use_id":"t2-%s","tool_input":{"command":"grep %s"},"error":"exit 1 %s","is_interrupt":false`, session, mark, mark))},
-		{"stop", base("Stop", fmt.Sprintf(`,"prompt_id":"p1","stop_hook_active":false,"last_assistant_message":"noted %s"`, mark))},
+		{"stop", base("Stop", fmt.Sprintf(`,"prompt_id":"p1","stop_hook_active":false,"last_assistant_message":"noted %s\n\nKey decisions:\n- Went with the %s store over the flat files, since it keeps history."`, mark, mark))},
 	}
 }
 
@@ -76,6 +76,17 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&page)
 		return len(page.Items) >= 4
 	})
+	// The decision in each Stop became a memory that quotes the mark: the
+	// forget must take those too.
+	waitFor(t, 60*time.Second, "the decisions as memories", func() bool {
+		resp, err := p.Get("/api/memories?limit=500")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(b), mark) && strings.Contains(string(b), mark2) && strings.Contains(string(b), "kept store")
+	})
 	for _, m := range []string{mark, mark2} {
 		if len(testutil.FilesHolding(t, dir, m)) == 0 {
 			t.Fatalf("%s is not on disk before the forget: the test proves nothing", m)
@@ -104,14 +115,14 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		if strings.Contains(p.Log()[logBefore:], m) {
 			t.Errorf("the worker printed %s after the forget", m)
 		}
-		for _, path := range []string{"/api/search?q=" + m, "/api/export/all"} {
+		for _, path := range []string{"/api/search?q=" + m, "/api/export/all", "/api/memories?limit=500", "/memory"} {
 			resp, err := p.Get(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if path == "/api/export/all" && strings.Contains(string(b), m) || strings.Contains(string(b), `"items":[{`) {
+			if path != "/api/search?q="+m && strings.Contains(string(b), m) || path == "/api/search?q="+m && strings.Contains(string(b), `"items":[{`) {
 				t.Errorf("GET %s still finds %s: %.300s", path, m, b)
 			}
 		}
