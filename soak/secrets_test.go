@@ -489,7 +489,7 @@ func TestSecretsNeverStored(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	mateTranscript := filepath.Join(mate, "transcript.jsonl")
+	mateTranscript := filepath.Join(t.TempDir(), "transcript.jsonl") // the teammate's own file, not mneme's: outside the walk below
 	{
 		var all strings.Builder
 		for _, k := range secretKinds {
