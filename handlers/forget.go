@@ -130,7 +130,8 @@ func (h *Handler) ForgetForm(c *fiber.Ctx) error {
 		}
 	}
 	if target == models.ForgetMemory {
-		if p, err := h.Store.PreviewForget(c.UserContext(), target, id, project); err == nil {
+		back = memoryNext(c.Query("next")) // the Memory page the link was on
+		if p, err := h.Store.PreviewForget(c.UserContext(), target, id, project); err == nil && back == "" {
 			back = "/memory?project=" + url.QueryEscape(p.Project)
 		}
 	}
