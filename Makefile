@@ -93,8 +93,9 @@ eval-extract: ## Memory extraction benchmark: precision and recall on the tuning
 eval: ## Recall benchmark: scripted sessions through real Claude Code, then what the next one is told (a few minutes; eval/README.md)
 	@bash e2e/install-claude.sh >/dev/null
 	@mkdir -p .cache/eval
-	MNEME_EVAL=1 MNEME_EVAL_OUT=$(CURDIR)/.cache/eval/table.md $(GO) test -count=1 -timeout 30m -run '^TestEval$$' ./eval/
-	@cat .cache/eval/table.md
+	MNEME_EVAL=1 MNEME_EVAL_OUT=$(CURDIR)/.cache/eval/table.md MNEME_EVAL_MEMORY_OUT=$(CURDIR)/.cache/eval/memories.md \
+		$(GO) test -count=1 -timeout 30m -run '^TestEval(Memories)?$$' ./eval/
+	@cat .cache/eval/table.md .cache/eval/memories.md
 
 # The benchmarks behind the figures table (bench/table), as package,
 # benchmark regexp and -benchtime: a count (Nx) fixes the samples behind each
@@ -106,7 +107,7 @@ BENCH_RUNS := \
 	./models '^BenchmarkWriterQueue$$' 20000x \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
 	./models '^BenchmarkSearch(Postgres)?$$' 100x \
-	./internal/recall 'Hook100k$$|Hook100kPostgres$$|Context100k$$|Memory100k$$' 500x \
+	./internal/recall 'Hook100k$$|Hook100kPostgres$$|Hook100kMemories$$|Context100k$$|Memory100k$$' 500x \
 	./cmd/mneme '^BenchmarkWorkerRSS$$' 1x \
 	./soak '^BenchmarkColdStart$$' 20x
 

@@ -102,7 +102,7 @@ func runScenario(t *testing.T, sc *Scenario) Result {
 			t.Errorf("session %d made %d model requests, want %d", i+1, n, len(s.Steps))
 		}
 		d, _ := m.WaitSettled(t, res.JSON.SessionID)
-		waitSummary(t, m, s.Project, d.Session.ID)
+		waitSummary(t, m, s.Project, d.Session.ID, "final")
 	}
 
 	// The baseline reads the database as it is before the next session.
@@ -160,9 +160,10 @@ func claude(t *testing.T, m *e2e.Mneme, dir, baseURL, prompt string, args, env [
 	return res
 }
 
-// waitSummary waits until the session's final summary is stored: the next
-// session's context reads it.
-func waitSummary(t *testing.T, m *e2e.Mneme, project string, sessionID int64) {
+// waitSummary waits until a summary of kind (final, turn) of the session is
+// stored: the next session's context reads it, and a turn's memories are
+// written with its turn summary.
+func waitSummary(t *testing.T, m *e2e.Mneme, project string, sessionID int64, kind string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -174,12 +175,12 @@ func waitSummary(t *testing.T, m *e2e.Mneme, project string, sessionID int64) {
 		}
 		m.GetJSON(t, fmt.Sprintf("/api/summaries?limit=100&session=%d&project=%s", sessionID, url.QueryEscape(project)), &page)
 		for _, s := range page.Items {
-			if s.SessionID == sessionID && s.Kind == "final" {
+			if s.SessionID == sessionID && s.Kind == kind {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("no final summary of session %d after 30 s", sessionID)
+			t.Errorf("no %s summary of session %d after 30 s", kind, sessionID)
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -130,7 +130,8 @@ func (h *Handler) ForgetForm(c *fiber.Ctx) error {
 		}
 	}
 	if target == models.ForgetMemory {
-		if p, err := h.Store.PreviewForget(c.UserContext(), target, id, project); err == nil {
+		back = memoryNext(c.Query("next")) // the Memory page the link was on
+		if p, err := h.Store.PreviewForget(c.UserContext(), target, id, project); err == nil && back == "" {
 			back = "/memory?project=" + url.QueryEscape(p.Project)
 		}
 	}
@@ -141,25 +142,39 @@ func (h *Handler) ForgetForm(c *fiber.Ctx) error {
 	if back == "" {
 		back = "/sessions"
 	}
+	sep := "?"
+	if strings.Contains(back, "?") {
+		sep = "&"
+	}
 	d := out.Deleted
-	counts := fmt.Sprintf("%d.%d.%d.%d", d.Sessions, d.Prompts, d.Observations, d.Summaries)
-	return c.Redirect(back+"?forgotten="+counts, fiber.StatusSeeOther)
+	counts := fmt.Sprintf("%d.%d.%d.%d.%d", d.Sessions, d.Prompts, d.Observations, d.Summaries, d.Memories)
+	return c.Redirect(back+sep+"forgotten="+counts, fiber.StatusSeeOther)
 }
 
 // forgottenNotice is the notice a page shows after a forget: the counts
-// the redirect carries (?forgotten=sessions.prompts.observations.summaries),
-// read as numbers, so no text of the URL reaches the page.
+// the redirect carries
+// (?forgotten=sessions.prompts.observations.summaries.memories; a link
+// from before memories has no fifth number), read as numbers, so no text
+// of the URL reaches the page.
 func forgottenNotice(q string) string {
-	var s, p, o, m int64
-	if q == "" {
+	var n [5]int64
+	parts := strings.Split(q, ".")
+	if len(parts) != 4 && len(parts) != 5 {
 		return ""
 	}
-	if n, err := fmt.Sscanf(q, "%d.%d.%d.%d", &s, &p, &o, &m); err != nil || n != 4 {
-		return ""
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || v < 0 {
+			return ""
+		}
+		n[i] = v
 	}
-	note := count(p, "prompt", "prompts") + ", " + count(o, "tool call", "tool calls") + ", " + count(m, "summary", "summaries")
-	if s > 0 {
-		note = count(s, "session", "sessions") + ", " + note
+	note := count(n[1], "prompt", "prompts") + ", " + count(n[2], "tool call", "tool calls") + ", " + count(n[3], "summary", "summaries")
+	if n[0] > 0 {
+		note = count(n[0], "session", "sessions") + ", " + note
+	}
+	if n[4] > 0 {
+		note += ", " + count(n[4], "memory", "memories")
 	}
 	return "Forgotten: " + note + "."
 }

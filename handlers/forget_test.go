@@ -281,7 +281,7 @@ func TestForgetBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/sessions?forgotten=1.2.2.2" {
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/sessions?forgotten=1.2.2.2.0" {
 		t.Fatalf("POST /forget/session: %d to %q", resp.StatusCode, loc)
 	}
 	if status, _ := srv.Get(t, "/api/sessions/fg-x"); status != http.StatusNotFound {

@@ -68,3 +68,39 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	}
 	return c.JSON(res)
 }
+
+// ImportExportMemories serves POST /api/import/export-memories, what
+// `mneme import FILE.json` sends for the full export's memories stated
+// outside any session: one models.ExportMemory per line. As for sessions,
+// a malformed line refuses the batch; the batch is checked whole
+// (models.CheckMemories), cleaned by this machine's privacy settings
+// (memories of a project excluded here are dropped), and restored in one
+// write, merged with what is stored.
+func (h *Handler) ImportExportMemories(c *fiber.Ctx) error {
+	var ms []models.ExportMemory
+	err := eachLine(c.Body(), func(n int, line []byte) error {
+		var m models.ExportMemory
+		if err := json.Unmarshal(line, &m); err != nil {
+			return fiber.NewError(fiber.StatusBadRequest, fmt.Sprintf("memory %d: malformed JSON: %v", n, err))
+		}
+		ms = append(ms, m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := models.CheckMemories(ms, time.Now()); err != nil {
+		return err
+	}
+	ms = h.Capture.Policy().CleanRestoredMemories(ms)
+	var res api.RestoreResult
+	err = h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
+		var err error
+		res, err = tx.RestoreMemories(ms)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
+	"github.com/mneme-dev/mneme/web/auth"
 )
 
 // memoryPageLimit bounds the rows of one kind on the Memory page.
@@ -48,11 +50,93 @@ func (h *Handler) memoryItem(ctx context.Context, m models.Memory) (views.Memory
 	return it, err
 }
 
+// memoryOffsetParam is the query parameter of kind's page on the Memory
+// page: the position of its first row ("decision_offset=200").
+func memoryOffsetParam(kind string) string { return kind + "_offset" }
+
+// memoryOffsets reads each kind's page position: a multiple of
+// memoryPageLimit (0 when absent).
+func memoryOffsets(c *fiber.Ctx) (map[string]int, error) {
+	out := map[string]int{}
+	for _, kind := range models.MemoryKinds {
+		raw := c.Query(memoryOffsetParam(kind))
+		if raw == "" {
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 || n%memoryPageLimit != 0 || n > 1_000_000 {
+			return nil, badRequest(memoryOffsetParam(kind) + " must be a multiple of " + strconv.Itoa(memoryPageLimit))
+		}
+		out[kind] = n
+	}
+	return out, nil
+}
+
+// memoryURL is the Memory page of project in state at the kinds' page
+// positions offsets.
+func memoryURL(project, state string, offsets map[string]int) string {
+	q := url.Values{"project": {project}, "state": {state}}
+	for kind, n := range offsets {
+		if n > 0 {
+			q.Set(memoryOffsetParam(kind), strconv.Itoa(n))
+		}
+	}
+	return "/memory?" + q.Encode()
+}
+
+// memoryGroup is one kind's page of the Memory page, with its links to
+// the pages before and after.
+func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, offsets map[string]int, total int64) (views.MemoryGroup, error) {
+	g := views.MemoryGroup{Kind: kind, Total: total, Offset: offsets[kind]}
+	ms, err := h.Store.Memories(ctx, models.MemoryFilter{Project: project, Kinds: []string{kind}, States: statesOf(state), Offset: g.Offset, Limit: memoryPageLimit})
+	if err != nil {
+		return g, err
+	}
+	for _, m := range ms {
+		it, err := h.memoryItem(ctx, m)
+		if err != nil {
+			return g, err
+		}
+		g.Items = append(g.Items, it)
+	}
+	at := func(n int) string {
+		o := maps.Clone(offsets)
+		o[kind] = n
+		return memoryURL(project, state, o)
+	}
+	if g.Offset > 0 {
+		g.PrevURL = at(max(g.Offset-memoryPageLimit, 0))
+	}
+	if after := g.After(); after > 0 {
+		g.NextURL, g.NextCount = at(g.Offset+memoryPageLimit), min(after, memoryPageLimit)
+	}
+	return g, nil
+}
+
+// memoryTotals counts the project's memories of each kind in state.
+func (h *Handler) memoryTotals(ctx context.Context, project, state string) (map[string]int64, error) {
+	counts, err := h.Store.MemoryCounts(ctx, project)
+	out := map[string]int64{}
+	for kind, byState := range counts {
+		for st, n := range byState {
+			if state == "all" || st == state {
+				out[kind] += n
+			}
+		}
+	}
+	return out, err
+}
+
 // ShowMemory serves GET /memory: a project's memories by kind, in one
-// state (in force by default), with their actions.
+// state (in force by default), with their actions; each kind shows
+// memoryPageLimit rows at a time, with links to the rest.
 func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	state, err := memoryState(c)
+	if err != nil {
+		return err
+	}
+	offsets, err := memoryOffsets(c)
 	if err != nil {
 		return err
 	}
@@ -68,20 +152,17 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last}
+	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last,
+		Here: memoryURL(project, state, offsets)}
 	if project != "" {
+		totals, err := h.memoryTotals(ctx, project, state)
+		if err != nil {
+			return err
+		}
 		for _, kind := range models.MemoryKinds {
-			ms, err := h.Store.Memories(ctx, models.MemoryFilter{Project: project, Kinds: []string{kind}, States: statesOf(state), Limit: memoryPageLimit})
+			g, err := h.memoryGroup(ctx, project, state, kind, offsets, totals[kind])
 			if err != nil {
 				return err
-			}
-			g := views.MemoryGroup{Kind: kind}
-			for _, m := range ms {
-				it, err := h.memoryItem(ctx, m)
-				if err != nil {
-					return err
-				}
-				g.Items = append(g.Items, it)
 			}
 			p.Groups = append(p.Groups, g)
 		}
@@ -113,12 +194,14 @@ func (h *Handler) ShowMemoryFragment(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return render(c, views.MemoryRow(it, ""))
+	return render(c, views.MemoryRow(it, "", ""))
 }
 
 // MemoryForm serves POST /memory/:id, a row's forms on the Memory page:
 // action pin, unpin, retire, reinstate or edit (with text). It goes back
-// to the Memory page, at the row.
+// to the page the form was on (its next field: the same project, state
+// and pages), at the row; to the memory's project in force when next is
+// not a Memory page of this site.
 func (h *Handler) MemoryForm(c *fiber.Ctx) error {
 	id, err := pathID(c)
 	if err != nil {
@@ -129,11 +212,22 @@ func (h *Handler) MemoryForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	back := "/memory?project=" + url.QueryEscape(m.Project)
-	if s := c.Query("state"); s != "" && (s == "all" || models.ValidMemoryState(s)) {
-		back += "&state=" + s
+	back := memoryNext(c.FormValue("next"))
+	if back == "" {
+		back = "/memory?project=" + url.QueryEscape(m.Project)
 	}
 	return c.Redirect(back+"#mem-"+strconv.FormatInt(m.ID, 10), fiber.StatusSeeOther)
+}
+
+// memoryNext is next when it is a Memory page of this site
+// (auth.SafeNext, then /memory with a query of its own), else "".
+func memoryNext(next string) string {
+	next = auth.SafeNext(strings.Clone(next))
+	u, err := url.Parse(next)
+	if err != nil || u.Path != "/memory" || u.Fragment != "" || strings.Contains(next, "#") {
+		return ""
+	}
+	return next
 }
 
 // pathID reads the route's :id, a positive whole number.

@@ -499,11 +499,13 @@ func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) 
 	}
 	db := s.DB.WithContext(ctx)
 	var pinned, newest []Memory
-	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned", project, MemoryCurrent).
+	// pinned = ?, not a bare boolean: the index memories_in_force
+	// (project, state, pinned, id) answers both reads.
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned = ?", project, MemoryCurrent, true).
 		Order("id DESC").Limit(limit).Find(&pinned).Error; err != nil {
 		return nil, err
 	}
-	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND NOT pinned", project, MemoryCurrent).
+	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned = ?", project, MemoryCurrent, false).
 		Order("id DESC").Limit(limit - len(pinned)).Find(&newest).Error; err != nil {
 		return nil, err
 	}

@@ -391,6 +391,10 @@ var migrations = []string{
 		INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
 		INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
 	END;`,
+	// 14: the memories in force of a project, pinned ones first
+	// (MemoriesInForce, the Memory page's order): the pinned few are
+	// found without reading every memory in force of the project.
+	`CREATE INDEX memories_in_force ON memories(project, state, pinned, id);`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

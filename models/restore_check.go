@@ -87,8 +87,26 @@ func (r *RestoreRows) Check(now time.Time) error {
 		c.ok(m.CostUSD >= 0 && !math.IsInf(m.CostUSD, 0), f+"costUsd", m.CostUSD, "must not be negative")
 		c.time(f+"createdAt", m.CreatedAt)
 	}
-	for i := range r.Memories {
-		m := &r.Memories[i]
+	c.memories(r.Memories)
+	return c.err
+}
+
+// CheckMemories tells whether memories stated outside any session (the
+// full export's top-level memories) may be restored, as Check does for a
+// session's rows.
+func CheckMemories(ms []ExportMemory, now time.Time) error {
+	c := rowChecker{latest: now.Add(restoreClockSkew)}
+	for i := range ms {
+		c.ok(ms[i].Project != "", fmt.Sprintf("memories[%d].project", i), "", "is missing")
+	}
+	c.memories(ms)
+	return c.err
+}
+
+// memories checks restored memories' fields.
+func (c *rowChecker) memories(ms []ExportMemory) {
+	for i := range ms {
+		m := &ms[i]
 		f := fmt.Sprintf("memories[%d].", i)
 		c.ok(ValidMemoryKind(m.Kind), f+"kind", m.Kind, "must be decision, constraint, cause or todo")
 		c.ok(ValidMemoryState(m.State), f+"state", m.State, "must be current, superseded, done or retired")
@@ -104,7 +122,6 @@ func (r *RestoreRows) Check(now time.Time) error {
 			c.time(f+"updatedAt", m.UpdatedAt)
 		}
 	}
-	return c.err
 }
 
 // rowChecker keeps the first refusal.

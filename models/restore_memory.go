@@ -15,9 +15,12 @@ import (
 // names what replaced it, and the replacing memory names what it replaced,
 // so the link is made whichever of the two sessions is restored first.
 
-// MemoryRef names a memory of the export by its turn key.
+// MemoryRef names a memory of the export by its turn key. A memory
+// stated outside any session has no Session, and is named within its
+// Project.
 type MemoryRef struct {
 	Session      string `json:"session"`
+	Project      string `json:"project,omitempty"`
 	PromptNumber int    `json:"promptNumber"`
 	Source       string `json:"source"`
 	Kind         string `json:"kind"`
@@ -35,16 +38,24 @@ type ExportMemory struct {
 }
 
 // MemoriesForExport lists session sid's memories, oldest first, with
-// their supersession links as references.
+// their supersession links as references; sid 0 lists the memories
+// stated outside any session (MCP's remember without one, the user's).
 func (s *Store) MemoriesForExport(ctx context.Context, sid int64) ([]ExportMemory, error) {
 	db := s.DB.WithContext(ctx)
 	var ms []Memory
-	if err := db.Model(&Memory{}).Select(memoryColumns).Where("session_id = ?", sid).Order("id").Find(&ms).Error; err != nil {
+	q := db.Model(&Memory{}).Select(memoryColumns)
+	if sid == 0 {
+		q = q.Where("session_id IS NULL")
+	} else {
+		q = q.Where("session_id = ?", sid)
+	}
+	if err := q.Order("id").Find(&ms).Error; err != nil {
 		return nil, err
 	}
 	out := make([]ExportMemory, len(ms))
-	ref := `SELECT s.claude_session_id AS session, m.prompt_number, m.source, m.kind, m.original_text
-		FROM memories m JOIN sessions s ON s.id = m.session_id WHERE `
+	ref := `SELECT COALESCE(s.claude_session_id, '') AS session, CASE WHEN m.session_id IS NULL THEN m.project ELSE '' END AS project,
+			m.prompt_number, m.source, m.kind, m.original_text
+		FROM memories m LEFT JOIN sessions s ON s.id = m.session_id WHERE `
 	for i, m := range ms {
 		out[i].Memory = m
 		if m.SupersededBy != 0 {
@@ -63,9 +74,25 @@ func (s *Store) MemoriesForExport(ctx context.Context, sid int64) ([]ExportMemor
 	return out, nil
 }
 
-// restoreMemory stores m in session sid unless its turn key is there
-// already, then makes the supersession links its references name, where
-// the other memory is stored.
+// RestoreMemories writes back memories stated outside any session (the
+// full export's top-level memories), merged with what is stored: a
+// memory by (project, prompt number, source, kind, original text), its
+// supersession links as in a session's restore.
+func (tx *Tx) RestoreMemories(ms []ExportMemory) (RestoreCounts, error) {
+	var n RestoreCounts
+	for i := range ms {
+		ok, err := tx.restoreMemory(0, "", &ms[i])
+		if err != nil {
+			return n, err
+		}
+		count(ok, &n.New.Memories, &n.Existing.Memories)
+	}
+	return n, nil
+}
+
+// restoreMemory stores m in session sid (0: outside any session) unless
+// its turn key is there already, then makes the supersession links its
+// references name, where the other memory is stored.
 func (tx *Tx) restoreMemory(sid int64, claudeID string, e *ExportMemory) (bool, error) {
 	m := e.Memory
 	m.ID, m.SessionID, m.SupersededBy = 0, sid, 0
@@ -84,16 +111,24 @@ func (tx *Tx) restoreMemory(sid int64, claudeID string, e *ExportMemory) (bool, 
 	if !updated.IsZero() {
 		m.UpdatedAt = updated.UTC().Truncate(time.Microsecond)
 	}
-	err := tx.db.Raw(`INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
+	// The unique index memories_turn holds a session's memories; NULLs
+	// being distinct there, one outside a session is looked up first.
+	key := MemoryRef{Session: claudeID, PromptNumber: m.PromptNumber, Source: m.Source, Kind: m.Kind, OriginalText: m.OriginalText}
+	if sid == 0 {
+		key.Project = m.Project
+	}
+	inserted := false
+	id, err := tx.memoryByRef(&key, claudeID, sid)
+	if err == nil && id != 0 {
+		m.ID = id
+	} else if err == nil {
+		err = tx.db.Raw(`INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
 			files, idents, terms, change, file_states, state, superseded_by, pinned, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-		sid, m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
-		jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
-		m.State, m.Pinned, m.CreatedAt, m.UpdatedAt).Row().Scan(&m.ID)
-	inserted := err == nil
-	if errors.Is(err, sql.ErrNoRows) {
-		err = tx.db.Raw(`SELECT id FROM memories WHERE session_id = ? AND prompt_number = ? AND source = ? AND kind = ? AND original_text = ?`,
-			sid, m.PromptNumber, m.Source, m.Kind, m.OriginalText).Row().Scan(&m.ID)
+			nullID(sid), m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
+			jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
+			m.State, m.Pinned, m.CreatedAt, m.UpdatedAt).Row().Scan(&m.ID)
+		inserted = err == nil
 	}
 	if err != nil {
 		return false, err
@@ -126,11 +161,15 @@ func (tx *Tx) restoreMemory(sid int64, claudeID string, e *ExportMemory) (bool, 
 
 // memoryByRef is the id of the memory r names, 0 when none is stored.
 // claudeID and sid are the session being restored (its claude id may
-// have been cleaned on the way in).
+// have been cleaned on the way in; "" and 0 outside any session).
 func (tx *Tx) memoryByRef(r *MemoryRef, claudeID string, sid int64) (int64, error) {
 	var id int64
 	var err error
-	if r.Session == claudeID {
+	if r.Session == "" {
+		err = tx.db.Raw(`SELECT id FROM memories WHERE session_id IS NULL AND project = ? AND prompt_number = ? AND source = ? AND kind = ? AND original_text = ?
+			ORDER BY id LIMIT 1`,
+			textSafe(r.Project), r.PromptNumber, textSafe(r.Source), textSafe(r.Kind), textSafe(r.OriginalText)).Row().Scan(&id)
+	} else if r.Session == claudeID {
 		err = tx.db.Raw(`SELECT id FROM memories WHERE session_id = ? AND prompt_number = ? AND source = ? AND kind = ? AND original_text = ?`,
 			sid, r.PromptNumber, textSafe(r.Source), textSafe(r.Kind), textSafe(r.OriginalText)).Row().Scan(&id)
 	} else {

@@ -163,6 +163,11 @@
     root.querySelectorAll('input[name="_csrf"]').forEach(function (i) {
       if (!i.value) i.value = meta.getAttribute("content");
     });
+    // A live row's actions come back to this page (its project, state
+    // and pages), as the rows rendered with the page do.
+    root.querySelectorAll('input[name="next"]').forEach(function (i) {
+      if (!i.value) i.value = location.pathname + location.search;
+    });
   }
 
   function startMemory(box) {
@@ -191,11 +196,13 @@
       recount();
     }
 
-    // recount keeps each kind's heading count in step with its rows.
+    // recount keeps each kind's heading count in step with its rows: the
+    // rows shown, and those on the kind's other pages (data-hidden).
     function recount() {
       box.querySelectorAll(".memory-group").forEach(function (g) {
         var n = g.querySelector(".count");
-        if (n) n.textContent = String(g.querySelectorAll(".memory-row").length);
+        var hidden = parseInt(g.getAttribute("data-hidden") || "0", 10) || 0;
+        if (n) n.textContent = String(hidden + g.querySelectorAll(".memory-row").length);
       });
     }
 

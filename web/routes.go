@@ -78,9 +78,10 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.post("/memories", h.Remember) // MCP's remember, and the owner's own
 	api.post("/memories/:id", h.ChangeMemory)
 	api.get("/import", h.ShowImportJSON)
-	api.post("/import/events", h.ImportEvents)          // `mneme import`: hook events from transcripts
-	api.post("/import/export-rows", h.ImportExportRows) // `mneme import FILE.json`: sessions of the full export
-	api.post("/import/known", h.KnownSessions)          // `mneme import --dry-run`: which sessions are in memory
+	api.post("/import/events", h.ImportEvents)                  // `mneme import`: hook events from transcripts
+	api.post("/import/export-rows", h.ImportExportRows)         // `mneme import FILE.json`: sessions of the full export
+	api.post("/import/export-memories", h.ImportExportMemories) // and its memories outside any session
+	api.post("/import/known", h.KnownSessions)                  // `mneme import --dry-run`: which sessions are in memory
 
 	// Export: session reports as downloads (md, json, html), one session
 	// or a project's sessions since a date (persons too). `mneme export`

@@ -18,22 +18,23 @@ import (
 )
 
 // forgetCmd is `mneme forget`: an observation, a prompt with its turn, a
-// session or a project deleted for good by the worker (DELETE
-// /api/{observations,prompts,sessions,projects}/…), after showing what
-// goes and asking, unless --yes.
+// memory, a session or a project deleted for good by the worker (DELETE
+// /api/{observations,prompts,memories,sessions,projects}/…), after showing
+// what goes (memories counted with the rest) and asking, unless --yes.
 func forgetCmd(g *globals, code *int) *cobra.Command {
-	var obs, prompt int64
+	var obs, prompt, memory int64
 	var session, project string
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "forget",
-		Short: "Delete an observation, a prompt and its turn, a session or a project for good",
+		Short: "Delete an observation, a prompt and its turn, a memory, a session or a project for good",
 		Long: `Delete stored data for good: from every table, the search index, the live stream's
 replay, exports and (after the worker rebuilds and checkpoints the database) from the bytes
 of the database file and its -wal. Open viewers drop the rows at once. Backups made before
 keep them. A session still running is recorded again from its next event.`,
 		Example: `  mneme forget --observation 4211
   mneme forget --prompt 87 --yes
+  mneme forget --memory 12
   mneme forget --session f0373ac4-95a4-4996-a7f7-2576f5e8c9ca
   mneme forget --project old-client-work`,
 		Args: cobra.NoArgs,
@@ -47,6 +48,7 @@ keep them. A session still running is recorded again from its next event.`,
 			}{
 				{obs != 0, models.ForgetObservation, strconv.FormatInt(obs, 10)},
 				{prompt != 0, models.ForgetPrompt, strconv.FormatInt(prompt, 10)},
+				{memory != 0, models.ForgetMemory, strconv.FormatInt(memory, 10)},
 				{session != "", models.ForgetSession, session},
 				{project != "", models.ForgetProject, project},
 			} {
@@ -57,13 +59,14 @@ keep them. A session still running is recorded again from its next event.`,
 			}
 			if n != 1 {
 				*code = 2
-				return errors.New("give exactly one of --observation ID, --prompt ID, --session ID, --project NAME")
+				return errors.New("give exactly one of --observation ID, --prompt ID, --memory ID, --session ID, --project NAME")
 			}
 			return runForget(g, code, target, key, yes, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().Int64Var(&obs, "observation", 0, "an observation's id (as `mneme search` and the context give it)")
 	cmd.Flags().Int64Var(&prompt, "prompt", 0, "a prompt's id: the prompt, its tool calls and its turn summary")
+	cmd.Flags().Int64Var(&memory, "memory", 0, "a memory's id (#m12 in the context is 12)")
 	cmd.Flags().StringVar(&session, "session", "", "a session: mneme's id or Claude Code's session id")
 	cmd.Flags().StringVar(&project, "project", "", "a project: every session of it")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask")
@@ -73,7 +76,7 @@ keep them. A session still running is recorded again from its next event.`,
 // forgetPaths are the API collections of each target.
 var forgetPaths = map[string]string{
 	models.ForgetObservation: "observations", models.ForgetPrompt: "prompts",
-	models.ForgetSession: "sessions", models.ForgetProject: "projects",
+	models.ForgetSession: "sessions", models.ForgetProject: "projects", models.ForgetMemory: "memories",
 }
 
 func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader, out io.Writer) error {
@@ -92,7 +95,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		fmt.Fprintf(out, " (%s)", oneLine(p.Label, 70))
 	}
 	c := p.Counts
-	fmt.Fprintf(out, ": %s, %s, %s, %s, for good.\n", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
+	fmt.Fprintf(out, ": %s, %s, %s, %s, %s, for good.\n", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"), plural(c.Memories, "memory"))
 	if !yes {
 		fmt.Fprint(out, "Type yes to forget: ")
 		line, _ := bufio.NewReader(in).ReadString('\n')
@@ -114,7 +117,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		return err
 	}
 	d := res.Deleted
-	fmt.Fprintf(out, "Forgotten: %s, %s, %s, %s, %s, %s (database rebuilt in %d ms).\n", plural(d.Sessions, "session"), plural(d.Prompts, "prompt"), plural(d.Observations, "observation"), plural(d.Summaries, "summary"), plural(d.SummaryJobs, "summary job"), plural(d.Events, "stream event"), res.Scrub.TookMS)
+	fmt.Fprintf(out, "Forgotten: %s, %s, %s, %s, %s, %s, %s (database rebuilt in %d ms).\n", plural(d.Sessions, "session"), plural(d.Prompts, "prompt"), plural(d.Observations, "observation"), plural(d.Summaries, "summary"), plural(d.Memories, "memory"), plural(d.SummaryJobs, "summary job"), plural(d.Events, "stream event"), res.Scrub.TookMS)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // `mneme forget` over the socket: it shows what goes and asks; "no"
@@ -59,5 +60,58 @@ func TestForgetCommand(t *testing.T) {
 	}
 	if c, err := srv.Store.Counts(t.Context()); err != nil || c.Sessions+c.Prompts+c.Observations+c.Summaries != 0 {
 		t.Fatalf("after forgetting the only project: %+v, %v", c, err)
+	}
+}
+
+// `mneme forget` counts the memories that go: --memory forgets one, and a
+// session's preview and result count its memories with the rest.
+func TestForgetCommandCountsMemories(t *testing.T) {
+	srv := testutil.NewServer(t)
+	for _, ev := range testutil.FixtureEvents(t) {
+		srv.Hook(t, eventSlugOf(t, ev), ev)
+	}
+	var sessions struct {
+		Items []models.Session `json:"items"`
+	}
+	srv.GetJSON(t, "/api/sessions", &sessions)
+	if len(sessions.Items) == 0 {
+		t.Fatal("no session stored")
+	}
+	s := sessions.Items[0]
+	ms := []models.Memory{
+		{SessionID: s.ID, Project: s.Project, PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision, Text: "Went with TOML for the config"},
+		{SessionID: s.ID, Project: s.Project, PromptNumber: 1, Source: models.SourcePrompt, Kind: models.MemoryConstraint, Text: "Never touch vendor/"},
+		{SessionID: s.ID, Project: s.Project, PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryTodo, Text: "Add a test for the loader"},
+	}
+	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
+		for i := range ms {
+			if _, err := tx.InsertMemory(&ms[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(srv.Port)
+	mneme := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"--port", port, "--data-dir", srv.DataDir}, args...), strings.NewReader(""), &out, &errOut)
+		return code, out.String(), errOut.String()
+	}
+	id := strconv.FormatInt(ms[0].ID, 10)
+	code, out, errOut := mneme("forget", "--memory", id, "--yes")
+	if code != 0 || !strings.Contains(out, "Forget memory "+id+" (Went with TOML for the config): 0 sessions, 0 prompts, 0 observations, 0 summaries, 1 memory, for good.") ||
+		!strings.Contains(out, "0 summaries, 1 memory,") {
+		t.Fatalf("forget --memory: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = mneme("forget", "--session", s.ClaudeSessionID, "--yes")
+	if code != 0 || !strings.Contains(out, "summaries, 2 memories, for good.") || !strings.Contains(out, "Forgotten: 1 session,") ||
+		strings.Count(out, ", 2 memories,") != 2 {
+		t.Fatalf("forget --session: exit %d\n%s%s", code, out, errOut)
+	}
+	if n, err := srv.Store.Counts(t.Context()); err != nil || n.Memories != 0 {
+		t.Fatalf("memories left: %+v %v", n, err)
 	}
 }

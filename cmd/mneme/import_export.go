@@ -80,11 +80,12 @@ type exportRead struct {
 }
 
 // readExport reads a full export from r token by token and hands each
-// complete session to fn, in order. A session cut short is never handed
-// on. It fails on an unknown format or version; a file cut short or
-// whose trailer disagrees fails with errTruncated, after fn has had every
-// complete session before the cut.
-func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, error) {
+// complete session to fn, in order, and its memories stated outside any
+// session to mems. A session cut short is never handed on. It fails on
+// an unknown format or version; a file cut short or whose trailer
+// disagrees fails with errTruncated, after fn has had every complete
+// session before the cut.
+func readExport(r io.Reader, fn func(*api.ExportSession) error, mems func([]models.ExportMemory) error) (exportRead, error) {
 	var out exportRead
 	dec := json.NewDecoder(r)
 	broken := func(err error) error {
@@ -143,6 +144,15 @@ func readExport(r io.Reader, fn func(*api.ExportSession) error) (exportRead, err
 			if err := delim(dec, ']'); err != nil {
 				return out, broken(err)
 			}
+		case "memories":
+			var ms []models.ExportMemory
+			if err := dec.Decode(&ms); err != nil {
+				return out, broken(err)
+			}
+			if err := mems(ms); err != nil {
+				return out, err
+			}
+			out.Read.Memories += int64(len(ms))
 		case "counts":
 			var c models.Counts
 			if err := dec.Decode(&c); err != nil {
@@ -267,11 +277,27 @@ func importExportFile(ctx context.Context, file string, rs *restoreSender) (expo
 			return nil
 		}
 		return rs.add(ctx, s)
+	}, func(ms []models.ExportMemory) error {
+		if err := models.CheckMemories(ms, now); err != nil {
+			refused.Refused = append(refused.Refused, "memories outside sessions: "+strings.TrimPrefix(err.Error(), models.ErrInvalid.Error()+": "))
+			return nil
+		}
+		if rs == nil || len(ms) == 0 {
+			return nil
+		}
+		rs.loose = ms
+		return nil
 	})
 	read.Refused = refused.Refused
 	if rs != nil {
-		// The complete sessions read before a cut are stored too.
-		if ferr := rs.flush(ctx); ferr != nil && (err == nil || errors.Is(err, errTruncated)) {
+		// The complete sessions read before a cut are stored too; the
+		// memories outside sessions after them, since they may supersede
+		// or be superseded by a session's.
+		ferr := rs.flush(ctx)
+		if ferr == nil {
+			ferr = rs.flushLoose(ctx)
+		}
+		if ferr != nil && (err == nil || errors.Is(err, errTruncated)) {
 			err = ferr
 		}
 	}
@@ -285,6 +311,41 @@ type restoreSender struct {
 	s   *socketSink
 	buf bytes.Buffer
 	got models.RestoreCounts
+	// loose are the export's memories outside any session, sent after
+	// its sessions (flushLoose).
+	loose []models.ExportMemory
+}
+
+// flushLoose sends the memories outside sessions to POST
+// /api/import/export-memories, under batchBytes a request.
+func (rs *restoreSender) flushLoose(ctx context.Context) error {
+	var buf bytes.Buffer
+	send := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		defer buf.Reset()
+		res, err := postLines[api.RestoreResult](ctx, rs.s, "/api/import/export-memories", buf.Bytes())
+		if err == nil {
+			rs.got.Add(res)
+		}
+		return err
+	}
+	for i := range rs.loose {
+		line, err := json.Marshal(&rs.loose[i])
+		if err != nil {
+			return err
+		}
+		if buf.Len() > 0 && buf.Len()+len(line) > batchBytes {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	rs.loose = nil
+	return send()
 }
 
 func (rs *restoreSender) add(ctx context.Context, s *api.ExportSession) error {

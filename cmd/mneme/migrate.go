@@ -142,6 +142,9 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 	}
 	err = m.sessions(ctx)
 	if err == nil {
+		err = m.looseMemories(ctx)
+	}
+	if err == nil {
 		err = m.orphanLedger(ctx)
 	}
 	if err == nil && m.n.rows.New.Observations > 0 {
@@ -245,6 +248,22 @@ func (m *migrator) sessions(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// looseMemories copies the memories stated outside any session, after
+// the sessions: their supersession links may name a session's memory.
+func (m *migrator) looseMemories(ctx context.Context) error {
+	ms, err := m.src.MemoriesForExport(ctx, 0)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	return m.dst.Writer.Do(ctx, func(tx *models.Tx) error {
+		got, err := tx.RestoreMemories(ms)
+		if err == nil {
+			m.n.rows.Add(got)
+		}
+		return err
+	})
 }
 
 // summaryKey is what Restore merges a summary by; it maps a ledger

@@ -31,21 +31,7 @@ func (p *Policy) CleanRestored(r *models.RestoreRows) bool {
 			*f = p.Clean(*f)
 		}
 	}
-	for i := range r.Memories {
-		m := &r.Memories[i]
-		for _, f := range []*string{&m.Project, &m.Text, &m.OriginalText} {
-			*f = p.Clean(*f)
-		}
-		refs := []*models.MemoryRef{m.SupersededByRef}
-		for k := range m.Supersedes {
-			refs = append(refs, &m.Supersedes[k])
-		}
-		for _, r := range refs {
-			if r != nil { // cleaned as the memory it names was
-				r.Session, r.OriginalText = p.CleanID(r.Session), p.Clean(r.OriginalText)
-			}
-		}
-	}
+	r.Memories = p.CleanRestoredMemories(r.Memories)
 	kept := r.Observations[:0]
 	for _, o := range r.Observations {
 		if p.Skips(o.ToolName) {
@@ -72,4 +58,35 @@ func (p *Policy) CleanRestored(r *models.RestoreRows) bool {
 	}
 	r.Observations = kept
 	return true
+}
+
+// CleanRestoredMemories passes restored memories through this machine's
+// privacy settings, as CleanRestored does a session's rows, and keeps
+// those whose project is not excluded here.
+func (p *Policy) CleanRestoredMemories(ms []models.ExportMemory) []models.ExportMemory {
+	kept := ms[:0]
+	for i := range ms {
+		m := &ms[i]
+		for _, f := range []*string{&m.Project, &m.Text, &m.OriginalText} {
+			*f = p.Clean(*f)
+		}
+		for _, l := range [][]string{m.Files, m.Idents, m.Terms} {
+			for k := range l {
+				l[k] = p.Clean(l[k])
+			}
+		}
+		refs := []*models.MemoryRef{m.SupersededByRef}
+		for k := range m.Supersedes {
+			refs = append(refs, &m.Supersedes[k])
+		}
+		for _, r := range refs {
+			if r != nil { // cleaned as the memory it names was
+				r.Session, r.Project, r.OriginalText = p.CleanID(r.Session), p.Clean(r.Project), p.Clean(r.OriginalText)
+			}
+		}
+		if !p.ProjectExcluded(m.Project) {
+			kept = append(kept, *m)
+		}
+	}
+	return kept
 }

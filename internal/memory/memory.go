@@ -102,19 +102,22 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 		}
 		b.New = append(b.New, m)
 	}
-	b.supersedes = make([][]int64, len(b.New))
 	if len(b.New) == 0 && strings.TrimSpace(t.Answer) == "" {
+		b.supersedes = make([][]int64, 0)
 		return b, nil
 	}
 	older, err := store.Memories(ctx, models.MemoryFilter{Project: t.Project, States: []string{models.MemoryCurrent}, Limit: candidates})
 	if err != nil {
 		return nil, err
 	}
+	same := sameAnswer(t, b.New, older)
+	b.New = dropRepeated(b.New, older, same)
+	b.supersedes = make([][]int64, len(b.New))
 	for i, m := range b.New {
 		nm := ExtractForm(m)
 		for _, o := range older {
-			if o.SessionID == t.SessionID && o.PromptNumber == t.PromptNumber {
-				continue // the same turn (a job run again) does not contradict itself
+			if same(o) {
+				continue // the same answer does not contradict itself
 			}
 			if extract.Supersedes(nm, ExtractForm(o)) {
 				b.supersedes[i] = append(b.supersedes[i], o.ID)
@@ -123,13 +126,72 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 	}
 	if t.Answer != "" {
 		for _, o := range older {
-			if o.Kind == models.MemoryTodo && !(o.SessionID == t.SessionID && o.PromptNumber == t.PromptNumber) &&
-				extract.Completes(t.Answer, ExtractForm(o)) {
+			if o.Kind == models.MemoryTodo && !same(o) && extract.Completes(t.Answer, ExtractForm(o)) {
 				b.completes = append(b.completes, o.ID)
 			}
 		}
 	}
 	return b, nil
+}
+
+// fromAnswer reports whether a memory was read from Claude's answer (by
+// the extractor or an LLM summarizer), not from the user's prompt.
+func fromAnswer(source string) bool {
+	return source == models.SourceAnswer || source == models.SourceSummary
+}
+
+// sameAnswer tells which memories in force came from the answer the turn
+// t states again: memories of t's own turn (its summary job run again),
+// and those of an earlier turn of the session whose answer memories all
+// recur among t's (a Stop that repeats an earlier answer: a turn with no
+// new answer, whose last assistant message is read back from the
+// transcript). Memories of one answer are never compared with each
+// other: a list that says "went with X" and then "switched from X to Y"
+// states both, it does not replace one by the other.
+func sameAnswer(t Turn, fresh, older []models.Memory) func(models.Memory) bool {
+	texts := map[string]bool{}
+	for _, m := range fresh {
+		if fromAnswer(m.Source) {
+			texts[strings.ToLower(m.Text)] = true
+		}
+	}
+	// Per earlier turn of the session: does every memory of its answer
+	// recur now?
+	repeated := map[int]bool{}
+	for _, o := range older {
+		if o.SessionID != t.SessionID || t.SessionID == 0 || !fromAnswer(o.Source) {
+			continue
+		}
+		ok, seen := repeated[o.PromptNumber]
+		if !seen {
+			ok = true
+		}
+		repeated[o.PromptNumber] = ok && texts[strings.ToLower(o.OriginalText)]
+	}
+	return func(o models.Memory) bool {
+		if t.SessionID == 0 || o.SessionID != t.SessionID {
+			return false
+		}
+		return o.PromptNumber == t.PromptNumber || repeated[o.PromptNumber] && fromAnswer(o.Source)
+	}
+}
+
+// dropRepeated leaves out of fresh the answer memories an earlier turn of
+// the same answer stored already (same reports it).
+func dropRepeated(fresh, older []models.Memory, same func(models.Memory) bool) []models.Memory {
+	stored := map[string]bool{}
+	for _, o := range older {
+		if same(o) && fromAnswer(o.Source) {
+			stored[strings.ToLower(o.OriginalText)] = true
+		}
+	}
+	kept := fresh[:0]
+	for _, m := range fresh {
+		if !fromAnswer(m.Source) || !stored[strings.ToLower(m.Text)] {
+			kept = append(kept, m)
+		}
+	}
+	return kept
 }
 
 func cleanAll(in []string, clean func(string) string) []string {

@@ -15,6 +15,11 @@ import (
 // SessionStart: pinned first, then the newest.
 const memoriesConsidered = 200
 
+// minMemoryLine is the shortest a memory's line can be ("- #m1 todo: "
+// and a text of 8 characters, then its date): no more memories than the
+// share holds of these are read.
+const minMemoryLine = 35
+
 // kindRank orders memory kinds in context: constraints and decisions
 // first, then root causes, then todos.
 func kindRank(k string) int {
@@ -40,7 +45,7 @@ func (b *Builder) memoriesSection(ctx context.Context, project string, share int
 	if share <= 0 {
 		return sec, nil
 	}
-	mems, err := b.Store.MemoriesInForce(ctx, project, memoriesConsidered)
+	mems, err := b.Store.MemoriesInForce(ctx, project, min(memoriesConsidered, share/minMemoryLine+1))
 	if err != nil {
 		return sec, err
 	}

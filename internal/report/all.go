@@ -26,6 +26,7 @@ import (
 //	   "memories":[{…models.ExportMemory: the memory, supersededByRef, supersedes…},…],
 //	   "observations":[{…models.Observation, input and output whole…},…]},
 //	  …],
+//	 "memories":[{…models.ExportMemory: a memory stated outside any session…},…],
 //	 "counts":{"sessions":…,"prompts":…,"observations":…,"summaries":…,"memories":…}}
 //
 // Rows are as the API gives them (the models' JSON), so ids, timestamps
@@ -82,7 +83,16 @@ func ExportAll(ctx context.Context, store *models.Store, w io.Writer, now time.T
 			break
 		}
 	}
-	bw.WriteString(`],"counts":`)
+	// Memories stated outside any session (MCP's remember without one,
+	// the user's own) come after the sessions.
+	loose, err := store.MemoriesForExport(ctx, 0)
+	if err != nil {
+		return n, err
+	}
+	n.Memories += int64(len(loose))
+	bw.WriteString(`],"memories":`)
+	value(nonNil(loose))
+	bw.WriteString(`,"counts":`)
 	value(n)
 	bw.WriteString("}\n")
 	return n, bw.Flush()
