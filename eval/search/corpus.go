@@ -352,3 +352,23 @@ var corpus = []session{
 				"slog request lines with id, method, path, status and duration.", "")},
 	}},
 }
+
+// corpusKeys is the set of every row key of the corpus.
+func corpusKeys() map[string]bool {
+	keys := map[string]bool{}
+	for _, s := range corpus {
+		for _, tr := range s.turns {
+			keys[tr.key] = true
+			for _, st := range tr.steps {
+				keys[st.key] = true
+			}
+			if tr.sum != nil {
+				keys[tr.sum.key] = true
+			}
+		}
+		if s.final != nil {
+			keys[s.final.key] = true
+		}
+	}
+	return keys
+}

@@ -1,0 +1,133 @@
+package searcheval
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// TestMetrics checks recall@k and nDCG@k on a case worked out by hand.
+func TestMetrics(t *testing.T) {
+	grades := map[string]int{"a": 3, "b": 2, "c": 1}
+	ranked := []string{"x", "a", "c", "y"}
+	// recall: a and c of three relevant rows.
+	if got := RecallAt(ranked, grades, 10); math.Abs(got-2.0/3) > 1e-12 {
+		t.Errorf("recall = %v, want 2/3", got)
+	}
+	// DCG = 7/log2(3) + 1/log2(4) = 4.416508 + 0.5 = 4.916508;
+	// ideal a,b,c: 7/1 + 3/log2(3) + 1/2 = 9.392789; 4.916508/9.392789 = 0.52343.
+	want := (7/math.Log2(3) + 0.5) / (7 + 3/math.Log2(3) + 0.5)
+	if got := NDCGAt(ranked, grades, 10); math.Abs(got-want) > 1e-12 || math.Abs(got-0.52343) > 1e-4 {
+		t.Errorf("nDCG = %v, want %v (0.52343)", got, want)
+	}
+	if got := NDCGAt([]string{"a", "b", "c"}, grades, 10); math.Abs(got-1) > 1e-12 {
+		t.Errorf("ideal order: nDCG = %v, want 1", got)
+	}
+	// The cut-off: at k=1 only x counts.
+	if got := RecallAt(ranked, grades, 1); got != 0 {
+		t.Errorf("recall@1 = %v, want 0", got)
+	}
+	if got := NDCGAt(nil, grades, 10); got != 0 {
+		t.Errorf("nDCG of nothing = %v", got)
+	}
+}
+
+// TestJudgments checks that the two halves are what the benchmark says:
+// at least 30 queries each, no query twice, every judged key in the
+// corpus (Run refuses unknown keys; here without a store).
+func TestJudgments(t *testing.T) {
+	keys := corpusKeys()
+	seen := map[string]bool{}
+	for _, name := range []string{"tuning", "heldout"} {
+		h, err := LoadHalf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Queries) < 30 {
+			t.Errorf("%s: %d queries, want at least 30", name, len(h.Queries))
+		}
+		for _, q := range h.Queries {
+			if seen[q.Q+"\x00"+q.Project+"\x00"+q.Type] {
+				t.Errorf("%s: query %q is in the benchmark twice", q.ID, q.Q)
+			}
+			seen[q.Q+"\x00"+q.Project+"\x00"+q.Type] = true
+			if len(q.Relevant) == 0 {
+				t.Errorf("%s: no judged row", q.ID)
+			}
+			for k, g := range q.Relevant {
+				if !keys[k] || g < 1 || g > 3 {
+					t.Errorf("%s: %q grade %d: unknown key or grade outside 1..3", q.ID, k, g)
+				}
+			}
+		}
+	}
+}
+
+// openStore opens a store on the matrix's backend.
+func openStore(t testing.TB) *models.Store {
+	t.Helper()
+	url := ""
+	if pgtest.OnPostgres() {
+		url = pgtest.URL(t)
+	}
+	s, err := models.OpenURL(url, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// build stores the corpus in a fresh store.
+func build(t testing.TB) (*models.Store, map[string]Ref) {
+	t.Helper()
+	s := openStore(t)
+	refs, err := Build(context.Background(), s, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, refs
+}
+
+// TestSearchRelevance runs both halves through Store.Search and prints
+// the table (make eval-search; MNEME_SEARCH_EVAL_OUT also writes it to a
+// file, MNEME_SEARCH_EVAL_DETAILS=1 prints every query's first hits).
+// Its assertions are about the benchmark, not a score floor: every
+// judged row is stored, and every query is answered without error.
+func TestSearchRelevance(t *testing.T) {
+	ctx := context.Background()
+	s, refs := build(t)
+	var results []Result
+	for _, name := range []string{"tuning", "heldout"} {
+		h, err := LoadHalf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(ctx, s.Search, refs, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sc := range r.Scores {
+			if sc.Err != nil {
+				t.Errorf("%s %q: %v", sc.Query.ID, sc.Query.Q, sc.Err)
+			}
+		}
+		if os.Getenv("MNEME_SEARCH_EVAL_DETAILS") != "" {
+			t.Logf("%s:\n%s", name, Details(r))
+		}
+		results = append(results, r)
+	}
+	table := Table("text ("+pgtest.Backend()+")", results...)
+	t.Logf("\n%s", table)
+	if out := os.Getenv("MNEME_SEARCH_EVAL_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
