@@ -139,7 +139,11 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	for _, t := range tables {
 		rank = rank && !t.large
 	}
-	all, err := s.rankTablesPG(ctx, tables, q, q.Offset+q.Limit+1, rank)
+	n := q.Offset + q.Limit + 1
+	if rank {
+		n = rerankDepth(n)
+	}
+	all, err := s.rankTablesPG(ctx, tables, q, n, rank)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +155,11 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 		}
 		return all[i].at > all[j].at
 	})
+	if rank {
+		if err := s.rerank(ctx, all); err != nil {
+			return nil, err
+		}
+	}
 	if q.Offset >= len(all) {
 		return []SearchHit{}, nil
 	}

@@ -128,8 +128,12 @@ pages:
 			rank = rank && !p.large
 		}
 		all = all[:0]
+		n := want
+		if rank {
+			n = rerankDepth(want)
+		}
 		for i, p := range tables {
-			hits, err := s.rankTable(ctx, p.t, match, q, want, rank)
+			hits, err := s.rankTable(ctx, p.t, match, q, n, rank)
 			var qe *QueryError
 			if errors.As(err, &qe) {
 				// Only a table marked large without running the query
@@ -149,7 +153,9 @@ pages:
 		break
 	}
 	if rank {
-		sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+		if err := s.rerank(ctx, all); err != nil {
+			return nil, err
+		}
 	} else {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].at > all[j].at })
 	}

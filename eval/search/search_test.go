@@ -103,31 +103,57 @@ func build(t testing.TB) (*models.Store, map[string]Ref) {
 func TestSearchRelevance(t *testing.T) {
 	ctx := context.Background()
 	s, refs := build(t)
-	var results []Result
-	for _, name := range []string{"tuning", "heldout"} {
-		h, err := LoadHalf(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Run(ctx, s.Search, refs, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sc := range r.Scores {
-			if sc.Err != nil {
-				t.Errorf("%s %q: %v", sc.Query.ID, sc.Query.Q, sc.Err)
+	var table string
+	for _, mode := range []struct {
+		label string
+		rk    models.SearchRanking
+	}{
+		{"text, bm25 alone (before #26)", models.NeutralRanking},
+		{"text, default ranking", models.DefaultRanking},
+	} {
+		s.Ranking = &mode.rk
+		var results []Result
+		for _, name := range []string{"tuning", "heldout"} {
+			h, err := LoadHalf(name)
+			if err != nil {
+				t.Fatal(err)
 			}
+			r, err := Run(ctx, s.Search, refs, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sc := range r.Scores {
+				if sc.Err != nil {
+					t.Errorf("%s %q: %v", sc.Query.ID, sc.Query.Q, sc.Err)
+				}
+			}
+			if os.Getenv("MNEME_SEARCH_EVAL_DETAILS") != "" {
+				t.Logf("%s, %s:\n%s", mode.label, name, Details(r))
+			}
+			results = append(results, r)
 		}
-		if os.Getenv("MNEME_SEARCH_EVAL_DETAILS") != "" {
-			t.Logf("%s:\n%s", name, Details(r))
-		}
-		results = append(results, r)
+		table += Table(mode.label+" ("+pgtest.Backend()+")", results...) + "\n"
 	}
-	table := Table("text ("+pgtest.Backend()+")", results...)
 	t.Logf("\n%s", table)
 	if out := os.Getenv("MNEME_SEARCH_EVAL_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRefundPromptFirst is issue #26's example: searching refund must
+// put the prompt that asks about the refund bug first (bm25 alone put it
+// 7th here, under a grep listing, a lint fix and another project's SQL
+// count).
+func TestRefundPromptFirst(t *testing.T) {
+	s, refs := build(t)
+	hits, err := s.Search(context.Background(), models.SearchQuery{Q: "refund", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refs["shop1.p1"]
+	if len(hits) == 0 || (Ref{hits[0].Type, hits[0].ID}) != want {
+		t.Fatalf("first hit for refund = %+v, want the prompt %+v", hits[:min(len(hits), 1)], want)
 	}
 }
