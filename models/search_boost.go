@@ -62,8 +62,13 @@ func (s *Store) ranking() SearchRanking {
 }
 
 // rerankDepth is how many matches per table a ranked search of want hits
-// lists.
-func rerankDepth(want int) int { return max(want, RerankDepth) }
+// lists: want itself under NeutralRanking, which reorders nothing.
+func (s *Store) rerankDepth(want int) int {
+	if s.ranking() == NeutralRanking {
+		return want
+	}
+	return max(want, RerankDepth)
+}
 
 // boostFeatures are what a candidate's weight depends on.
 type boostFeatures struct {

@@ -141,7 +141,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	}
 	n := q.Offset + q.Limit + 1
 	if rank {
-		n = rerankDepth(n)
+		n = s.rerankDepth(n)
 	}
 	all, err := s.rankTablesPG(ctx, tables, q, n, rank)
 	if err != nil {

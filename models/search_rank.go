@@ -130,7 +130,7 @@ pages:
 		all = all[:0]
 		n := want
 		if rank {
-			n = rerankDepth(want)
+			n = s.rerankDepth(want)
 		}
 		for i, p := range tables {
 			hits, err := s.rankTable(ctx, p.t, match, q, n, rank)
