@@ -6,8 +6,12 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"strconv"
 	"testing"
+	"time"
 
+	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -134,6 +138,7 @@ func TestSearchRelevance(t *testing.T) {
 		}
 		table += Table(mode.label+" ("+pgtest.Backend()+")", results...) + "\n"
 	}
+	table += hybridTables(t, s, refs)
 	t.Logf("\n%s", table)
 	if out := os.Getenv("MNEME_SEARCH_EVAL_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
@@ -156,4 +161,62 @@ func TestRefundPromptFirst(t *testing.T) {
 	if len(hits) == 0 || (Ref{hits[0].Type, hits[0].ID}) != want {
 		t.Fatalf("first hit for refund = %+v, want the prompt %+v", hits[:min(len(hits), 1)], want)
 	}
+}
+
+// hybridTables embeds the corpus and runs both halves in hybrid and
+// semantic mode: against the loopback fake (deterministic vectors of
+// words and trigrams: it measures the plumbing and partial matching, not
+// a real model), or against MNEME_EVAL_EMBEDDINGS_URL with
+// MNEME_EVAL_EMBEDDINGS_MODEL, _DIMS and _KEY when set.
+func hybridTables(t *testing.T, s *models.Store, refs map[string]Ref) string {
+	ctx := context.Background()
+	client := &embed.Client{Model: "fake-384", Dims: 384}
+	label := "loopback fake"
+	if u := os.Getenv("MNEME_EVAL_EMBEDDINGS_URL"); u != "" {
+		client.BaseURL, client.Model, client.Key = u, os.Getenv("MNEME_EVAL_EMBEDDINGS_MODEL"), os.Getenv("MNEME_EVAL_EMBEDDINGS_KEY")
+		client.Dims, _ = strconv.Atoi(os.Getenv("MNEME_EVAL_EMBEDDINGS_DIMS"))
+		label = client.Model + " at " + u
+	} else {
+		fake := embedtest.New(384)
+		t.Cleanup(fake.Close)
+		client.BaseURL = fake.URL
+	}
+	ix := &embed.Indexer{Store: s, Client: client, Batch: 64}
+	for {
+		n, err := ix.Once(ctx)
+		if err != nil {
+			t.Fatalf("embedding the corpus with %s: %v", label, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	s.Ranking = &models.DefaultRanking
+	sr := &embed.Searcher{Store: s, Client: client, Budget: time.Minute}
+	var table string
+	for _, mode := range []string{embed.ModeHybrid, embed.ModeSemantic} {
+		var results []Result
+		for _, name := range []string{"tuning", "heldout"} {
+			h, err := LoadHalf(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(ctx, func(ctx context.Context, q models.SearchQuery) ([]models.SearchHit, error) {
+				hits, fell, err := sr.Search(ctx, q, mode)
+				if fell {
+					t.Errorf("%q: fell back to text", q.Q)
+				}
+				return hits, err
+			}, refs, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if os.Getenv("MNEME_SEARCH_EVAL_DETAILS") != "" {
+				t.Logf("%s, %s:\n%s", mode, name, Details(r))
+			}
+			results = append(results, r)
+		}
+		table += Table(mode+", "+label+" ("+pgtest.Backend()+")", results...) + "\n"
+	}
+	return table
 }
