@@ -25,7 +25,8 @@ type SearchRanking struct {
 	Prompt, Summary float64
 	// Importance multiplies a tool call's score by 1 + Importance ×
 	// (importance − 0.5): importance is 1.0 for a failure, 0.9 a test
-	// run, 0.7 a file change, 0.5 other and 0.3 a read or a search.
+	// run, 0.7 a file change, 0.5 other and 0.3 a read or a search
+	// (kindImportance).
 	Importance float64
 	// Recency multiplies a score by 1 + Recency × 0.5^(age/HalfLife),
 	// age counted back from the newest candidate of the search (not the
@@ -51,7 +52,7 @@ var NeutralRanking = SearchRanking{Prompt: 1, Summary: 1, Importance: 0, Recency
 // reranked: a match beyond it cannot reach the page however it is
 // weighed. It is also the depth below which paging is consistent (a
 // deeper page reranks a longer list).
-const RerankDepth = 100
+const RerankDepth = 60
 
 // ranking is the store's SearchRanking (DefaultRanking unless set).
 func (s *Store) ranking() SearchRanking {
@@ -84,7 +85,7 @@ func (s *Store) rerank(ctx context.Context, all []ranked) error {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
 		return nil
 	}
-	feats, err := s.boostFeatures(ctx, all)
+	feats, err := s.boostFeatures(ctx, all, rk.Recency != 0 && rk.HalfLife > 0)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (s *Store) rerank(ctx context.Context, all []ranked) error {
 
 // boostFeatures loads the features of the candidates, one query per
 // table, by primary key: only small columns before the text ones.
-func (s *Store) boostFeatures(ctx context.Context, all []ranked) ([]boostFeatures, error) {
+func (s *Store) boostFeatures(ctx context.Context, all []ranked, recency bool) ([]boostFeatures, error) {
 	out := make([]boostFeatures, len(all))
 	pos := map[*searchTable]map[int64][]int{}
 	for i, r := range all {
@@ -132,23 +133,30 @@ func (s *Store) boostFeatures(ctx context.Context, all []ranked) ([]boostFeature
 		for id := range byID {
 			ids = append(ids, id)
 		}
-		imp := "0.5"
+		// Only columns stored before a row's long text: kind, not
+		// importance (which follows the output, often in overflow
+		// pages); created_at only when recency counts.
+		kind, at := "''", "NULL"
 		if t.typ == SearchObservation {
-			imp = "c.importance"
+			kind = "c.kind"
 		}
-		rows, err := db.Raw("SELECT c.id, "+imp+", c.created_at FROM "+t.content+" c WHERE c.id IN ?", ids).Rows()
+		if recency {
+			at = "c.created_at"
+		}
+		rows, err := db.Raw("SELECT c.id, "+kind+", "+at+" FROM "+t.content+" c WHERE c.id IN ?", ids).Rows()
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var id int64
 			var f boostFeatures
-			var at any
-			if err := rows.Scan(&id, &f.importance, &at); err != nil {
+			var k string
+			var created any
+			if err := rows.Scan(&id, &k, &created); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			f.at = parseStoredTime(at)
+			f.importance, f.at = kindImportance(k), parseStoredTime(created)
 			for _, i := range byID[id] {
 				out[i] = f
 			}
@@ -160,6 +168,24 @@ func (s *Store) boostFeatures(ctx context.Context, all []ranked) ([]boostFeature
 		}
 	}
 	return out, nil
+}
+
+// kindImportance is the importance ingest gives a tool call of kind (the
+// design's table: a failure 1.0, a test run 0.9, a file change 0.7, a
+// read or a search 0.3, anything else 0.5); ingest sets importance from
+// the kind alone, so ranking reads the kind, stored before the text.
+func kindImportance(kind string) float64 {
+	switch kind {
+	case KindFailure:
+		return 1.0
+	case KindTest:
+		return 0.9
+	case KindFileChange:
+		return 0.7
+	case KindRead, KindSearch:
+		return 0.3
+	}
+	return 0.5
 }
 
 // searchDB is the store's database for a search's reads.

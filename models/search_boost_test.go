@@ -104,9 +104,10 @@ func testRankingWeighsRows(t *testing.T, f *searchFixture) {
 	for i, k := range f.keys(hits) {
 		pos[k] = i
 	}
-	// The stored importance is 0.5 for every fixture row: only the
-	// table weights apply. Summaries (×2) and prompts (×3) against tool
-	// calls (×1): each hit's score is its text score times its weight.
+	// Each hit's score is its text score times its weight: summaries
+	// ×2, prompts ×3, a tool call by the importance of its kind (the
+	// fixture has a failed test run, a file change, a read, a bash run
+	// and a grep).
 	f.s.Ranking = &NeutralRanking
 	plain, err := f.s.Search(ctx, SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100})
 	if err != nil {
@@ -118,9 +119,13 @@ func testRankingWeighsRows(t *testing.T, f *searchFixture) {
 		base[h.Type+":"+itoa(h.ID)] = h.Score
 	}
 	for _, h := range hits {
-		want := base[h.Type+":"+itoa(h.ID)] * weight[h.Type]
+		w := weight[h.Type]
+		if h.Type == SearchObservation {
+			w = 1 + rk.Importance*(kindImportance(h.Kind)-0.5)
+		}
+		want := base[h.Type+":"+itoa(h.ID)] * w
 		if d := h.Score - want; d > 1e-9*want || -d > 1e-9*want {
-			t.Errorf("%s %d: score %v, want %v × %v", h.Type, h.ID, h.Score, base[h.Type+":"+itoa(h.ID)], weight[h.Type])
+			t.Errorf("%s %d: score %v, want %v × %v", h.Type, h.ID, h.Score, base[h.Type+":"+itoa(h.ID)], w)
 		}
 	}
 	if len(pos) != len(plain) {
