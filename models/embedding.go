@@ -300,13 +300,7 @@ func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, 
 			return nil, err
 		}
 	}
-	kept := out[:0]
-	for _, h := range out {
-		if h.Type != "" {
-			kept = append(kept, h)
-		}
-	}
-	return kept, nil
+	return loadedHits(out), nil
 }
 
 // RRFK is reciprocal rank fusion's constant: a hit at rank r (from 1) of

@@ -347,14 +347,7 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// A row deleted between the queries leaves a zero hit; drop it.
-	kept := out[:0]
-	for _, h := range out {
-		if h.Type != "" {
-			kept = append(kept, h)
-		}
-	}
-	return kept, nil
+	return loadedHits(out), nil
 }
 
 // pgTSQuery translates an FTS5 query (as recall builds them: quoted

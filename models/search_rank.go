@@ -361,12 +361,17 @@ func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]Se
 			return nil, ftsError(err, match)
 		}
 	}
-	// A row deleted between the queries leaves a zero hit; drop it.
+	return loadedHits(out), nil
+}
+
+// loadedHits drops the zero hits a page's details left: a row deleted
+// between the ranking and the loading of its details.
+func loadedHits(out []SearchHit) []SearchHit {
 	kept := out[:0]
 	for _, h := range out {
 		if h.Type != "" {
 			kept = append(kept, h)
 		}
 	}
-	return kept, nil
+	return kept
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -73,25 +74,11 @@ func TestJudgments(t *testing.T) {
 	}
 }
 
-// openStore opens a store on the matrix's backend.
-func openStore(t testing.TB) *models.Store {
-	t.Helper()
-	url := ""
-	if pgtest.OnPostgres() {
-		url = pgtest.URL(t)
-	}
-	s, err := models.OpenURL(url, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // build stores the corpus in a fresh store.
 func build(t testing.TB) (*models.Store, map[string]Ref) {
 	t.Helper()
-	s := openStore(t)
+	s := testutil.OpenStore(t, t.TempDir())
+	t.Cleanup(func() { s.Close() })
 	refs, err := Build(context.Background(), s, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
-	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -19,17 +19,10 @@ import (
 // tool calls of one project.
 func seed(t *testing.T) *models.Store {
 	t.Helper()
-	url := ""
-	if pgtest.OnPostgres() {
-		url = pgtest.URL(t)
-	}
-	s, err := models.OpenURL(url, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testutil.OpenStore(t, t.TempDir())
 	t.Cleanup(func() { s.Close() })
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	err = s.Writer.Do(context.Background(), func(tx *models.Tx) error {
+	err := s.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		sess, err := tx.EnsureSession(&models.Session{ClaudeSessionID: "s1", Project: "gw", StartedAt: at})
 		if err != nil {
 			return err
