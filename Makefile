@@ -89,6 +89,11 @@ eval-extract: ## Memory extraction benchmark: precision and recall on the tuning
 	@mkdir -p .cache
 	@MNEME_EXTRACT_OUT=$(CURDIR)/.cache/extract-table.md $(GO) test -count=1 -run '^TestExtractionBenchmark$$' ./internal/memory/extract/ >/dev/null; rc=$$?; cat .cache/extract-table.md; exit $$rc
 
+.PHONY: eval-search
+eval-search: ## Search relevance benchmark: recall@10 and nDCG@10 on the tuning and held-out halves (eval/search; MNEME_TEST_BACKEND=postgres for PostgreSQL)
+	@mkdir -p .cache
+	@MNEME_SEARCH_EVAL_OUT=$(CURDIR)/.cache/search-eval.md $(GO) test -count=1 -run '^TestSearchRelevance$$' ./eval/search/ >/dev/null; rc=$$?; cat .cache/search-eval.md; exit $$rc
+
 .PHONY: eval
 eval: ## Recall benchmark: scripted sessions through real Claude Code, then what the next one is told (a few minutes; eval/README.md)
 	@bash e2e/install-claude.sh >/dev/null

@@ -395,6 +395,41 @@ var migrations = []string{
 	// (MemoriesInForce, the Memory page's order): the pinned few are
 	// found without reading every memory in force of the project.
 	`CREATE INDEX memories_in_force ON memories(project, state, pinned, id);`,
+	// 15: semantic recall (issue #26): one vector per searchable row, for
+	// the model that made it, with the row's filter columns copied so a
+	// search scans this table alone. Deleting a row (forget, retention)
+	// deletes its vector; rewriting its text (re-applied redaction) does
+	// too, so it is embedded again from the text as it now is.
+	`CREATE TABLE embeddings (
+		item_type TEXT NOT NULL,
+		item_id INTEGER NOT NULL,
+		session_id INTEGER NOT NULL,
+		project TEXT NOT NULL,
+		tool_name TEXT NOT NULL DEFAULT '',
+		created_at DATETIME NOT NULL,
+		model TEXT NOT NULL,
+		vec BLOB NOT NULL,
+		PRIMARY KEY (item_type, item_id)
+	);
+	CREATE INDEX embeddings_model_project ON embeddings(model, project);
+	CREATE TRIGGER observations_embeddings_ad AFTER DELETE ON observations BEGIN
+		DELETE FROM embeddings WHERE item_type = 'observation' AND item_id = old.id;
+	END;
+	CREATE TRIGGER observations_embeddings_au AFTER UPDATE OF title, input, output ON observations BEGIN
+		DELETE FROM embeddings WHERE item_type = 'observation' AND item_id = old.id;
+	END;
+	CREATE TRIGGER prompts_embeddings_ad AFTER DELETE ON prompts BEGIN
+		DELETE FROM embeddings WHERE item_type = 'prompt' AND item_id = old.id;
+	END;
+	CREATE TRIGGER prompts_embeddings_au AFTER UPDATE OF text ON prompts BEGIN
+		DELETE FROM embeddings WHERE item_type = 'prompt' AND item_id = old.id;
+	END;
+	CREATE TRIGGER summaries_embeddings_ad AFTER DELETE ON summaries BEGIN
+		DELETE FROM embeddings WHERE item_type = 'summary' AND item_id = old.id;
+	END;
+	CREATE TRIGGER summaries_embeddings_au AFTER UPDATE OF request, investigated, learned, completed, next_steps ON summaries BEGIN
+		DELETE FROM embeddings WHERE item_type = 'summary' AND item_id = old.id;
+	END;`,
 }
 
 // SchemaVersion is the schema version this binary migrates to.

@@ -247,6 +247,47 @@ var pgMigrations = []string{
 	CREATE INDEX memories_fts ON memories USING GIN (fts);`,
 	// 4: SQLite's migration 14, the memories in force, pinned first.
 	`CREATE INDEX memories_in_force ON memories(project, state, pinned, id);`,
+	// 5: SQLite's migration 15, semantic recall: vectors as bytea, read
+	// by the same scan as on SQLite (no pgvector).
+	`CREATE TABLE embeddings (
+		item_type TEXT NOT NULL,
+		item_id BIGINT NOT NULL,
+		session_id BIGINT NOT NULL,
+		project TEXT NOT NULL,
+		tool_name TEXT NOT NULL DEFAULT '',
+		created_at TIMESTAMPTZ NOT NULL,
+		model TEXT NOT NULL,
+		vec BYTEA NOT NULL,
+		PRIMARY KEY (item_type, item_id)
+	);
+	CREATE INDEX embeddings_model_project ON embeddings(model, project);
+	CREATE FUNCTION mneme_observations_embeddings_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		DELETE FROM embeddings WHERE item_type = 'observation' AND item_id = OLD.id;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER observations_embeddings_ad AFTER DELETE ON observations
+		FOR EACH ROW EXECUTE FUNCTION mneme_observations_embeddings_drop();
+	CREATE TRIGGER observations_embeddings_au AFTER UPDATE OF title, input, output ON observations
+		FOR EACH ROW EXECUTE FUNCTION mneme_observations_embeddings_drop();
+	CREATE FUNCTION mneme_prompts_embeddings_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		DELETE FROM embeddings WHERE item_type = 'prompt' AND item_id = OLD.id;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER prompts_embeddings_ad AFTER DELETE ON prompts
+		FOR EACH ROW EXECUTE FUNCTION mneme_prompts_embeddings_drop();
+	CREATE TRIGGER prompts_embeddings_au AFTER UPDATE OF text ON prompts
+		FOR EACH ROW EXECUTE FUNCTION mneme_prompts_embeddings_drop();
+	CREATE FUNCTION mneme_summaries_embeddings_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		DELETE FROM embeddings WHERE item_type = 'summary' AND item_id = OLD.id;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER summaries_embeddings_ad AFTER DELETE ON summaries
+		FOR EACH ROW EXECUTE FUNCTION mneme_summaries_embeddings_drop();
+	CREATE TRIGGER summaries_embeddings_au AFTER UPDATE OF request, investigated, learned, completed, next_steps ON summaries
+		FOR EACH ROW EXECUTE FUNCTION mneme_summaries_embeddings_drop();`,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

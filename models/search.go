@@ -86,10 +86,11 @@ type SearchQuery struct {
 	Offset, Limit int
 }
 
-// SearchHit is one result. Rank is SQLite's bm25() — lower is better,
-// negative for any real match; Score is -Rank (higher is better), handy for
-// display and thresholds. Ranks of the three tables are merged as they are:
-// bm25 is comparable enough across them for one result list.
+// SearchHit is one result. Rank is SQLite's bm25() (PostgreSQL: -ts_rank)
+// weighed by the store's SearchRanking (the kind of row, a tool call's
+// importance) — lower is better, negative for any real match; Score is
+// -Rank (higher is better), handy for display. Ranks of the three tables
+// are merged on that one scale.
 type SearchHit struct {
 	Type      string `json:"type"`
 	ID        int64  `json:"id"`

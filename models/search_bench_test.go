@@ -110,6 +110,23 @@ func BenchmarkSearch(b *testing.B) {
 	benchSearch(b, s, db, baseline)
 }
 
+// BenchmarkSearchRanking is BenchmarkSearch with NeutralRanking (bm25
+// alone, as before SearchRanking) and DefaultRanking on the same store, so
+// the cost of weighing hits is read from one run.
+func BenchmarkSearchRanking(b *testing.B) {
+	s, db := openBenchStore(b)
+	baseline := rareWordBaseline(b, s, `SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? LIMIT 20`)
+	for _, rk := range []struct {
+		name string
+		r    models.SearchRanking
+	}{{"neutral", models.NeutralRanking}, {"default", models.DefaultRanking}} {
+		b.Run("ranking="+rk.name, func(b *testing.B) {
+			s.Ranking = &rk.r
+			benchSearch(b, s, db, baseline)
+		})
+	}
+}
+
 // rareWordBaseline prepares query (one rare word as its parameter) and
 // returns what times one run of it, the i-th rare word, through
 // database/sql on the store's database.

@@ -139,7 +139,11 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	for _, t := range tables {
 		rank = rank && !t.large
 	}
-	all, err := s.rankTablesPG(ctx, tables, q, q.Offset+q.Limit+1, rank)
+	n := q.Offset + q.Limit + 1
+	if rank {
+		n = s.rerankDepth(n)
+	}
+	all, err := s.rankTablesPG(ctx, tables, q, n, rank)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +155,11 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 		}
 		return all[i].at > all[j].at
 	})
+	if rank {
+		if err := s.rerank(ctx, all); err != nil {
+			return nil, err
+		}
+	}
 	if q.Offset >= len(all) {
 		return []SearchHit{}, nil
 	}
@@ -338,14 +347,7 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// A row deleted between the queries leaves a zero hit; drop it.
-	kept := out[:0]
-	for _, h := range out {
-		if h.Type != "" {
-			kept = append(kept, h)
-		}
-	}
-	return kept, nil
+	return loadedHits(out), nil
 }
 
 // pgTSQuery translates an FTS5 query (as recall builds them: quoted

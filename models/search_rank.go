@@ -128,8 +128,12 @@ pages:
 			rank = rank && !p.large
 		}
 		all = all[:0]
+		n := want
+		if rank {
+			n = s.rerankDepth(want)
+		}
 		for i, p := range tables {
-			hits, err := s.rankTable(ctx, p.t, match, q, want, rank)
+			hits, err := s.rankTable(ctx, p.t, match, q, n, rank)
 			var qe *QueryError
 			if errors.As(err, &qe) {
 				// Only a table marked large without running the query
@@ -149,7 +153,9 @@ pages:
 		break
 	}
 	if rank {
-		sort.SliceStable(all, func(i, j int) bool { return all[i].rank < all[j].rank })
+		if err := s.rerank(ctx, all); err != nil {
+			return nil, err
+		}
 	} else {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].at > all[j].at })
 	}
@@ -355,12 +361,17 @@ func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]Se
 			return nil, ftsError(err, match)
 		}
 	}
-	// A row deleted between the queries leaves a zero hit; drop it.
+	return loadedHits(out), nil
+}
+
+// loadedHits drops the zero hits a page's details left: a row deleted
+// between the ranking and the loading of its details.
+func loadedHits(out []SearchHit) []SearchHit {
 	kept := out[:0]
 	for _, h := range out {
 		if h.Type != "" {
 			kept = append(kept, h)
 		}
 	}
-	return kept, nil
+	return kept
 }

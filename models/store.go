@@ -50,6 +50,10 @@ type Store struct {
 	idxDone            chan struct{}
 	ckptOnce           sync.Once
 	idxErrs            errorCount // the background indexer's
+
+	// Ranking weighs ranked search hits (nil: DefaultRanking). Set it
+	// before the store is used.
+	Ranking *SearchRanking
 }
 
 // checkpointEvery is how often the WAL is copied back into the database,

@@ -1,0 +1,340 @@
+package models
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Semantic recall's storage: one vector per searchable row (observations,
+// prompts, summaries) in the embeddings table, as little-endian float32,
+// tagged with the model that made it; a search is an exact cosine scan of
+// the vectors within the filters, on both backends.
+
+// EmbedItem is a row to embed: what it is, and its stored (redacted) text
+// as it is embedded.
+type EmbedItem struct {
+	Type string
+	ID   int64
+	Text string
+}
+
+// Limits of the text embedded per row: a title and the head of a tool
+// call, a prompt, a summary's fields.
+const (
+	embedInputChars  = 500
+	embedOutputChars = 1500
+	embedTextChars   = 2000
+)
+
+// embedSources are the tables embedded, and how their text is read.
+var embedSources = []struct {
+	typ, table, cols string
+	tool             string // the tool_name column copied, or ''
+}{
+	{SearchObservation, "observations", fmt.Sprintf("c.title, substr(c.input, 1, %d), substr(c.output, 1, %d)", embedInputChars, embedOutputChars), "c.tool_name"},
+	{SearchPrompt, "prompts", fmt.Sprintf("substr(c.text, 1, %d), '', ''", embedTextChars), "''"},
+	{SearchSummary, "summaries", "c.request, c.investigated || ' ' || c.learned, c.completed || ' ' || c.next_steps", "''"},
+}
+
+// PendingEmbeddings lists up to limit rows that have no vector of model
+// (never embedded, embedded by another model, or rewritten since),
+// observations first, each table in id order.
+func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) ([]EmbedItem, error) {
+	var out []EmbedItem
+	db := s.searchDB(ctx)
+	for _, src := range embedSources {
+		if len(out) >= limit {
+			break
+		}
+		rows, err := db.Raw("SELECT c.id, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
+			src.typ, model, limit-len(out)).Rows()
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			it := EmbedItem{Type: src.typ}
+			var a, b, c string
+			if err := rows.Scan(&it.ID, &a, &b, &c); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			it.Text = joinText(a, b, c)
+			out = append(out, it)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// joinText joins the non-blank parts of a row's text by newlines.
+func joinText(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// EmbeddingProgress counts the searchable rows and those with a vector of
+// model.
+func (s *Store) EmbeddingProgress(ctx context.Context, model string) (done, total int64, err error) {
+	db := s.searchDB(ctx)
+	for _, src := range embedSources {
+		var n int64
+		if err := db.Raw("SELECT count(*) FROM " + src.table).Row().Scan(&n); err != nil {
+			return 0, 0, err
+		}
+		total += n
+	}
+	err = db.Raw("SELECT count(*) FROM embeddings WHERE model = ?", model).Row().Scan(&done)
+	return done, total, err
+}
+
+// SaveEmbeddings stores the vectors of items (vecs[i] is items[i]'s) for
+// model, replacing any older one; a row deleted meanwhile gets none.
+func (tx *Tx) SaveEmbeddings(model string, items []EmbedItem, vecs [][]float32) error {
+	if len(items) != len(vecs) {
+		return fmt.Errorf("%w: %d vectors for %d rows", ErrInvalid, len(vecs), len(items))
+	}
+	for i, it := range items {
+		var src = -1
+		for k := range embedSources {
+			if embedSources[k].typ == it.Type {
+				src = k
+			}
+		}
+		if src < 0 {
+			return fmt.Errorf("%w: cannot embed a %q", ErrInvalid, it.Type)
+		}
+		e := embedSources[src]
+		err := tx.db.Exec("INSERT INTO embeddings (item_type, item_id, session_id, project, tool_name, created_at, model, vec) SELECT ?, c.id, c.session_id, c.project, "+e.tool+", c.created_at, ?, ? FROM "+e.table+" c WHERE c.id = ? "+
+			"ON CONFLICT (item_type, item_id) DO UPDATE SET model = excluded.model, vec = excluded.vec", e.typ, model, EncodeVector(vecs[i]), it.ID).Error
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EncodeVector is v as stored: little-endian float32s.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// dotEncoded is the dot product of q and a stored vector, or ok false when
+// their lengths differ (a vector of another model's size).
+func dotEncoded(q []float32, b []byte) (float64, bool) {
+	if len(b) != 4*len(q) {
+		return 0, false
+	}
+	var d float32
+	for i, x := range q {
+		d += x * math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return float64(d), true
+}
+
+// scored is a semantic candidate.
+type scored struct {
+	typ string
+	id  int64
+	sim float64
+}
+
+// minHeap keeps the best k by similarity (the worst on top).
+type minHeap []scored
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].sim < h[j].sim }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// SemanticSearch returns the rows whose vectors of model lie closest to
+// vec (a unit vector, as embed.Client returns), by exact cosine
+// similarity, within q's filters (project, type, tool, dates, excluded
+// session); q.Q is not read. Hits carry the similarity as Score (and
+// -Score as Rank), Ranked true, and the head of their text as Snippet
+// (no match to mark). The page is q.Offset…q.Offset+q.Limit plus one more
+// hit when there is one, as Search.
+func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
+	if err := q.checkPage(); err != nil {
+		return nil, err
+	}
+	want := q.Offset + q.Limit + 1
+	where, args := []string{"model = ?"}, []any{model}
+	if q.Project != "" {
+		where, args = append(where, "project = ?"), append(args, q.Project)
+	}
+	if q.Tool != "" {
+		q.Type = SearchObservation
+		where, args = append(where, "tool_name = ?"), append(args, q.Tool)
+	}
+	if q.Type != "" {
+		where, args = append(where, "item_type = ?"), append(args, q.Type)
+	}
+	if !q.From.IsZero() {
+		where, args = append(where, "created_at >= ?"), append(args, s.timeArg(q.From))
+	}
+	if !q.To.IsZero() {
+		where, args = append(where, "created_at < ?"), append(args, s.timeArg(q.To))
+	}
+	if q.ExcludeSessionID != 0 {
+		where, args = append(where, "session_id != ?"), append(args, q.ExcludeSessionID)
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, vec FROM embeddings WHERE "+strings.Join(where, " AND "), args...).Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	h := &minHeap{}
+	var b []byte
+	for rows.Next() {
+		var c scored
+		if err := rows.Scan(&c.typ, &c.id, &b); err != nil {
+			return nil, err
+		}
+		sim, ok := dotEncoded(vec, b)
+		if !ok {
+			continue
+		}
+		c.sim = sim
+		if h.Len() < want {
+			heap.Push(h, c)
+		} else if sim > (*h)[0].sim {
+			(*h)[0] = c
+			heap.Fix(h, 0)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	best := []scored(*h)
+	sort.Slice(best, func(i, j int) bool {
+		if best[i].sim != best[j].sim {
+			return best[i].sim > best[j].sim
+		}
+		return best[i].id > best[j].id
+	})
+	if q.Offset >= len(best) {
+		return []SearchHit{}, nil
+	}
+	return s.semanticHits(ctx, best[q.Offset:])
+}
+
+// timeArg is a time as the backend compares created_at.
+func (s *Store) timeArg(t time.Time) any {
+	if s.Postgres() {
+		return t.UTC()
+	}
+	return timeBound(t)
+}
+
+// semanticDetail selects a semantic hit's fields from c (as
+// searchTable.detail) and the head of its text as its snippet.
+var semanticDetail = map[string]string{
+	SearchObservation: "c.title, c.tool_name, c.kind, c.success, c.prompt_number, c.created_at, substr(c.output, 1, 200)",
+	SearchPrompt:      "'Prompt #' || c.number, '', '', c.id > 0, c.number, c.created_at, substr(c.text, 1, 200)",
+	SearchSummary:     "CASE WHEN c.request != '' THEN c.request ELSE c.kind || ' summary' END, '', c.kind, c.id > 0, c.prompt_number, c.created_at, substr(c.learned, 1, 200)",
+}
+
+// semanticHits loads the details of the candidates, keeping their order.
+func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, error) {
+	out := make([]SearchHit, len(cands))
+	byType := map[string]map[int64]int{}
+	for i, c := range cands {
+		if byType[c.typ] == nil {
+			byType[c.typ] = map[int64]int{}
+		}
+		byType[c.typ][c.id] = i
+	}
+	db := s.searchDB(ctx)
+	for typ, pos := range byType {
+		t := searchTableOf(typ)
+		ids := make([]int64, 0, len(pos))
+		for id := range pos {
+			ids = append(ids, id)
+		}
+		// c.id > 0 is a success that is always true, as a boolean on
+		// both backends.
+		rows, err := db.Raw("SELECT c.id, c.session_id, c.project, "+semanticDetail[typ]+" FROM "+t.content+" c WHERE c.id IN ?", ids).Rows()
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var h SearchHit
+			var created any
+			if err := rows.Scan(&h.ID, &h.SessionID, &h.Project, &h.Title, &h.ToolName, &h.Kind, &h.Success, &h.PromptNumber, &created, &h.Snippet); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			i := pos[h.ID]
+			h.Type, h.CreatedAt, h.Ranked = typ, parseStoredTime(created), true
+			h.Score, h.Rank = cands[i].sim, -cands[i].sim
+			out[i] = h
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return loadedHits(out), nil
+}
+
+// RRFK is reciprocal rank fusion's constant: a hit at rank r (from 1) of
+// a list adds 1/(RRFK+r) to its fused score.
+const RRFK = 60
+
+// FuseRRF merges ranked lists of hits (full-text, semantic) by reciprocal
+// rank fusion: each hit scores the sum of 1/(RRFK+rank) over the lists it
+// is in, best first (ties: the earlier list's order). A hit keeps the
+// fields of the first list that has it (a full-text hit its marked
+// snippet); its Score becomes the fused score and Rank its negation.
+func FuseRRF(lists ...[]SearchHit) []SearchHit {
+	type key struct {
+		typ string
+		id  int64
+	}
+	var out []SearchHit
+	at := map[key]int{}
+	for _, l := range lists {
+		for r, h := range l {
+			k := key{h.Type, h.ID}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				h.Score, h.Ranked = 0, true
+				out = append(out, h)
+			}
+			out[i].Score += 1 / float64(RRFK+r+1)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	for i := range out {
+		out[i].Rank = -out[i].Score
+	}
+	return out
+}
