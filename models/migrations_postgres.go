@@ -1,5 +1,10 @@
 package models
 
+import (
+	"context"
+	"database/sql"
+)
+
 // pgMigrations is the schema history of a PostgreSQL store (team mode),
 // append-only like migrations. It starts at the schema SQLite reached in
 // its 11 steps, written once in PostgreSQL's terms, so the two lists have
@@ -245,6 +250,15 @@ var pgMigrations = []string{
 	CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by != 0;
 	CREATE UNIQUE INDEX memories_turn ON memories(session_id, prompt_number, source, kind, original_text);
 	CREATE INDEX memories_fts ON memories USING GIN (fts);`,
+	// 4: SQLite's migration 14, session titles; existing sessions get
+	// theirs from what they hold (pgMigrationFollowUps).
+	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT FALSE;`,
+}
+
+// pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
+var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
+	4: backfillTitles,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

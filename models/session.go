@@ -29,6 +29,12 @@ type Session struct {
 	// CapturedBy is the person whose token came with the session's first
 	// event (team mode); '' for the worker's owner (socket, secret).
 	CapturedBy string `json:"capturedBy,omitempty"`
+	// Title names the session in lists: a short line from its first
+	// prompt, replaced by its summaries' request once there is one, or
+	// the title the user gave it (TitleEdited), which nothing automatic
+	// replaces. '' until the session has a prompt.
+	Title       string `json:"title"`
+	TitleEdited bool   `json:"titleEdited,omitempty"`
 }
 
 // HideFrom readies the session for person's eyes (” is the owner, who
