@@ -170,3 +170,78 @@ func (s *Store) SessionTitles(ctx context.Context, ids []int64) (map[int64]strin
 	}
 	return out, nil
 }
+
+// SessionDigest is what the session list says of a session besides its
+// counts: the first line of what its latest summary says got done, and
+// the files it changed (edits and writes), most edited first.
+type SessionDigest struct {
+	Outcome string
+	Files   []string
+	// MoreFiles counts the changed files past Files.
+	MoreFiles int
+}
+
+// SessionDigests reads the digest of each of these sessions, with at
+// most maxFiles files each.
+func (s *Store) SessionDigests(ctx context.Context, ids []int64, maxFiles int) (map[int64]*SessionDigest, error) {
+	out := make(map[int64]*SessionDigest, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	digest := func(id int64) *SessionDigest {
+		if out[id] == nil {
+			out[id] = &SessionDigest{}
+		}
+		return out[id]
+	}
+	db := s.DB.WithContext(ctx)
+	// The latest summary of each session, a session summary before a turn's.
+	var sums []struct {
+		SessionID int64
+		Completed string
+		Learned   string
+	}
+	if err := db.Raw(`SELECT m.session_id, m.completed, m.learned FROM summaries m WHERE m.id = (
+			SELECT m2.id FROM summaries m2 WHERE m2.session_id = m.session_id AND (m2.completed <> '' OR m2.learned <> '')
+			ORDER BY CASE WHEN m2.kind = 'turn' THEN 0 ELSE 1 END DESC, m2.id DESC LIMIT 1)
+		AND m.session_id IN ?`, ids).Scan(&sums).Error; err != nil {
+		return nil, err
+	}
+	for _, sm := range sums {
+		text := sm.Completed
+		if text == "" {
+			text = sm.Learned
+		}
+		digest(sm.SessionID).Outcome = firstLine(text)
+	}
+	from, isText := s.filesOf("o.files", "j")
+	var files []struct {
+		SessionID int64
+		Path      string
+		N         int
+	}
+	if err := db.Raw(`SELECT o.session_id, j.value AS path, COUNT(*) AS n FROM observations o, `+from+`
+		WHERE o.session_id IN ? AND o.kind = ? AND o.excluded_by = '' AND `+isText+`
+		GROUP BY o.session_id, j.value ORDER BY o.session_id, n DESC, j.value`, ids, KindFileChange).Scan(&files).Error; err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		d := digest(f.SessionID)
+		if len(d.Files) < maxFiles {
+			d.Files = append(d.Files, f.Path)
+		} else {
+			d.MoreFiles++
+		}
+	}
+	return out, nil
+}
+
+// firstLine is the first line of text that is not blank, trimmed.
+func firstLine(text string) string {
+	for l := range strings.Lines(text) {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
