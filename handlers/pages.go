@@ -219,6 +219,9 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 			t.Failures++
 			p.Session.Failures++
 		}
+		if o.Kind == models.KindSearch {
+			continue // a search's path is where it looked, not a file it touched
+		}
 		for _, f := range o.Files {
 			files[f]++
 			if st, ok := o.FileStatus[f]; ok {

@@ -419,3 +419,20 @@ func baseName(p string) string {
 	}
 	return p
 }
+
+// pluralWord is the noun of plural alone: "prompt" for 1, else "prompts".
+func pluralWord[T ~int | ~int64](n T, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// storySource says which summary a session's story is told from.
+func storySource(s SummaryView) string {
+	out := "from the " + summaryLabel(s.Kind)
+	if s.Generator != "" {
+		out += " by " + s.Generator
+	}
+	return out + ","
+}
