@@ -35,6 +35,9 @@
     var el = document.getElementById("live");
     if (!el) return;
     el.setAttribute("data-state", state);
+    // One meaning on every page that shows it: this page updates itself.
+    el.title = state === "live" ? "Live: this page updates by itself as Claude Code works"
+      : "Not connected: this page catches up once the worker answers";
     var l = el.querySelector(".live-label");
     if (l) l.textContent = label || state;
   }
