@@ -26,8 +26,8 @@ const autoTitleLen = 80
 // TitleFrom makes a session title from a text: its first line that is
 // not blank, with runs of white space made one space and Markdown
 // heading or list marks dropped; past autoTitleLen characters it is cut at
-// its first sentence's end when that is not too short, else at a word
-// boundary, and ends with "…".
+// its first sentence's end (without its full stop) when that is not too
+// short, else at a word boundary with "…".
 func TitleFrom(text string) string {
 	line := ""
 	for l := range strings.Lines(text) {
@@ -44,7 +44,7 @@ func TitleFrom(text string) string {
 	head := string(r[:autoTitleLen])
 	for _, end := range []string{". ", "? ", "! ", "; ", ": "} {
 		if i := strings.Index(head, end); i >= 24 {
-			return head[:i+1]
+			return strings.TrimRight(head[:i+1], ".;:") // a title ends without a full stop
 		}
 	}
 	cut := strings.LastIndexFunc(head, unicode.IsSpace)

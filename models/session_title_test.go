@@ -17,7 +17,7 @@ func TestTitleFrom(t *testing.T) {
 		{"Fix the login bug", "Fix the login bug"},
 		{"\n\n  ## Fix   the\tlogin bug  \nmore detail here", "Fix the login bug"},
 		{"- make it fast", "make it fast"},
-		{"Make Migrate idempotent and add a regression test. The store tests fail when migrations run twice in a row.", "Make Migrate idempotent and add a regression test."},
+		{"Make Migrate idempotent and add a regression test. The store tests fail when migrations run twice in a row.", "Make Migrate idempotent and add a regression test"},
 		{long, "Refactor the payment retry loop so that it backs off exponentially and gives up…"},
 		{strings.Repeat("x", 200), strings.Repeat("x", 80) + "…"},
 	} {
