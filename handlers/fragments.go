@@ -34,12 +34,18 @@ func (h *Handler) ShowFeedFragment(c *fiber.Ctx) error {
 // ShowEventFragment serves GET /fragments/event/:id: the feed row of one
 // event of the live stream, rendered by the same component as the page.
 // With the feed's filters in the query, an event they hide is a 204.
+// With ?session=N it is the row for that session's page instead (see
+// sessionEventRow): its turn holding only the row, or a 204.
 func (h *Handler) ShowEventFragment(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
 	if err != nil || id <= 0 {
 		return badRequest("event id must be a positive whole number")
 	}
 	f, _, err := feedQuery(c)
+	if err != nil {
+		return err
+	}
+	session, err := sessionQuery(c)
 	if err != nil {
 		return err
 	}
@@ -50,6 +56,16 @@ func (h *Handler) ShowEventFragment(c *fiber.Ctx) error {
 	items, err := h.feedItems(c.UserContext(), []models.Event{*ev})
 	if err != nil {
 		return err
+	}
+	if session != 0 {
+		if len(items) == 0 {
+			return c.SendStatus(fiber.StatusNoContent)
+		}
+		t := sessionEventRow(items[0], session)
+		if t == nil {
+			return c.SendStatus(fiber.StatusNoContent)
+		}
+		return render(c, views.TurnSection(*t))
 	}
 	if len(items) == 0 || !matchesFeed(items[0], f) {
 		return c.SendStatus(fiber.StatusNoContent)
@@ -106,9 +122,14 @@ func (h *Handler) loadFeed(ctx context.Context, f views.FeedFilter, offset int) 
 		if err := h.markStale(ctx, pointers(page.Items)); err != nil {
 			return nil, false, err
 		}
+		titles, err := h.Store.SessionTitles(ctx, sessionIDs(page.Items, func(o models.Observation) int64 { return o.SessionID }))
+		if err != nil {
+			return nil, false, err
+		}
 		items := make([]views.FeedItem, len(page.Items))
 		for i := range page.Items {
 			v := observationView(page.Items[i])
+			v.SessionTitle = titles[v.SessionID]
 			items[i] = views.FeedItem{Obs: &v}
 		}
 		return items, page.HasMore, nil
@@ -144,6 +165,10 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 	if err != nil {
 		return nil, err
 	}
+	titles, err := h.Store.SessionTitles(ctx, sessionIDs(evs, func(ev models.Event) int64 { return ev.SessionID }))
+	if err != nil {
+		return nil, err
+	}
 	obsBy := byID(obs, func(o models.Observation) int64 { return o.ID })
 	promptBy := byID(prompts, func(p models.Prompt) int64 { return p.ID })
 	sumBy := byID(sums, func(s models.Summary) int64 { return s.ID })
@@ -154,20 +179,24 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 		case models.EventObservation:
 			if o, ok := obsBy[ev.RefID]; ok {
 				v := observationView(o)
+				v.SessionTitle = titles[o.SessionID]
 				it.Obs = &v
 			}
 		case models.EventPrompt:
 			if p, ok := promptBy[ev.RefID]; ok {
 				v := promptView(p)
+				v.SessionTitle = titles[p.SessionID]
 				it.Prompt = &v
 			}
 		case models.EventSummary:
 			if s, ok := sumBy[ev.RefID]; ok {
 				v := summaryView(s)
+				v.SessionTitle = titles[s.SessionID]
 				it.Summary = &v
 			}
 		case models.EventSessionStarted, models.EventSessionCompleted:
 			it.Session = sessionMark(ev)
+			it.Session.SessionTitle = titles[ev.SessionID]
 		}
 		if it.Obs != nil || it.Prompt != nil || it.Summary != nil || it.Session != nil {
 			items = append(items, it)

@@ -126,7 +126,7 @@ func TestMemoryPage(t *testing.T) {
 		t.Errorf("state=bogus: %d", status)
 	}
 	_, body, _ = memGet(t, c, srv, fmt.Sprintf("/sessions/%d", sid))
-	if !strings.Contains(body, "Memories from this session") || !strings.Contains(body, "Use SQLite for the store") ||
+	if !strings.Contains(body, `id="story-decisions"`) || !strings.Contains(body, "Use SQLite for the store") ||
 		strings.Contains(body, "BoltDB") {
 		t.Errorf("the session page does not list its memories")
 	}

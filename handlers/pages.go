@@ -71,13 +71,20 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 	}))
 }
 
-// ShowSessions serves GET /sessions: the session list.
+// ShowSessions serves GET /sessions: the session list. Its first page
+// follows the live stream (app.js): new sessions appear at the top, and
+// a row changes in place as its session goes on.
 func (h *Handler) ShowSessions(c *fiber.Ctx) error {
 	f, err := listParams(c)
 	if err != nil {
 		return err
 	}
 	person := c.Query("person")
+	// The stream position first, as on the feed (ShowFeed).
+	last, err := h.Store.LastEventID(c.UserContext())
+	if err != nil {
+		return err
+	}
 	rows, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Person: person, Offset: f.Offset, Limit: f.Limit})
 	if err != nil {
 		return err
@@ -94,37 +101,84 @@ func (h *Handler) ShowSessions(c *fiber.Ctx) error {
 	p := views.SessionsPage{
 		Meta: h.PageMeta(c, "Sessions", "sessions"), Project: f.Project, Projects: facets.Projects, Person: person, Persons: persons,
 		HasMore: page.HasMore, Offset: f.Offset, NextOffset: f.Offset + f.Limit, PrevOffset: max(0, f.Offset-f.Limit),
+		LastEventID: last, Live: f.Offset == 0, Cols: views.SessionCols{Person: len(persons) > 0},
 	}
-	for _, s := range page.Items {
-		p.Rows = append(p.Rows, sessionRow(s))
+	if p.Rows, err = h.sessionRows(c.UserContext(), page.Items); err != nil {
+		return err
+	}
+	for _, r := range p.Rows {
+		p.Cols.Branch = p.Cols.Branch || r.Branch != ""
 	}
 	return render(c, views.Sessions(p))
 }
 
-// ShowSession serves GET /sessions/:id: one session's timeline.
+// sessionListFiles is how many changed files a session list row names.
+const sessionListFiles = 3
+
+// sessionRows makes the session list's rows, with each session's digest.
+func (h *Handler) sessionRows(ctx context.Context, items []models.SessionStats) ([]views.SessionRow, error) {
+	ids := make([]int64, len(items))
+	for i, s := range items {
+		ids[i] = s.ID
+	}
+	digests, err := h.Store.SessionDigests(ctx, ids, sessionListFiles)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]views.SessionRow, len(items))
+	for i, s := range items {
+		rows[i] = sessionRow(s)
+		if d := digests[s.ID]; d != nil {
+			rows[i].Outcome, rows[i].Files, rows[i].MoreFiles = d.Outcome, d.Files, d.MoreFiles
+		}
+	}
+	return rows, nil
+}
+
+// ShowSession serves GET /sessions/:id: what happened in one session,
+// then its timeline. The page follows the live stream (app.js).
 func (h *Handler) ShowSession(c *fiber.Ctx) error {
 	s, err := h.sessionParam(c)
 	if err != nil {
 		return err
 	}
-	d, err := loadSessionDetail(c.UserContext(), h.Store, s)
+	last, err := h.Store.LastEventID(c.UserContext())
 	if err != nil {
 		return err
 	}
-	if err := h.markStale(c.UserContext(), pointers(d.Observations)); err != nil {
+	p, err := h.loadSessionPage(c.UserContext(), s)
+	if err != nil {
 		return err
+	}
+	p.LastEventID = last
+	title := "Session " + strconv.FormatInt(s.ID, 10) + " · " + s.Project
+	if s.Title != "" {
+		title = s.Title + " · " + title
+	}
+	p.Meta = h.PageMeta(c, title, "sessions")
+	return render(c, views.SessionTimeline(p))
+}
+
+// loadSessionPage loads what the session page shows of s.
+func (h *Handler) loadSessionPage(ctx context.Context, s *models.Session) (views.SessionPage, error) {
+	d, err := loadSessionDetail(ctx, h.Store, s)
+	if err != nil {
+		return views.SessionPage{}, err
+	}
+	if err := h.markStale(ctx, pointers(d.Observations)); err != nil {
+		return views.SessionPage{}, err
 	}
 	p := sessionPage(d)
-	if p.Memories, err = h.Store.Memories(c.UserContext(), models.MemoryFilter{SessionID: s.ID, Limit: 100}); err != nil {
-		return err
+	if p.Memories, err = h.Store.Memories(ctx, models.MemoryFilter{SessionID: s.ID, Limit: 100}); err != nil {
+		return p, err
 	}
-	p.Meta = h.PageMeta(c, "Session "+strconv.FormatInt(s.ID, 10)+" · "+s.Project, "sessions")
-	return render(c, views.SessionTimeline(p))
+	p.Story = sessionStory(d, &p)
+	return p, nil
 }
 
 func sessionRow(s models.SessionStats) views.SessionRow {
 	return views.SessionRow{
-		ID: s.ID, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt,
+		ID: s.ID, Title: s.Title, TitleEdited: s.TitleEdited, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt,
 		EndedAt: s.EndedAt, Prompts: s.Prompts, ToolCalls: s.ToolCalls, Failures: s.Failures, Observations: s.Observations,
 		CapturedBy: s.CapturedBy,
 	}
@@ -136,7 +190,8 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 	s := d.Session
 	p := views.SessionPage{
 		ClaudeID: s.ClaudeSessionID, Cwd: s.Cwd, Source: s.Source, EndReason: s.EndReason, LastResponse: s.LastAssistantMessage,
-		Session: views.SessionRow{ID: s.ID, Project: s.Project, Branch: s.GitBranch, Status: s.Status, StartedAt: s.StartedAt, EndedAt: s.EndedAt, Prompts: len(d.Prompts), CapturedBy: s.CapturedBy},
+		Session: views.SessionRow{ID: s.ID, Title: s.Title, TitleEdited: s.TitleEdited, Project: s.Project, Branch: s.GitBranch, Status: s.Status,
+			StartedAt: s.StartedAt, EndedAt: s.EndedAt, Prompts: len(d.Prompts), CapturedBy: s.CapturedBy},
 	}
 	turns := map[int]*views.Turn{}
 	turn := func(n int) *views.Turn {
@@ -163,6 +218,9 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 		if !o.Success {
 			t.Failures++
 			p.Session.Failures++
+		}
+		if o.Kind == models.KindSearch {
+			continue // a search's path is where it looked, not a file it touched
 		}
 		for _, f := range o.Files {
 			files[f]++
@@ -219,8 +277,12 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		hits, err = h.Store.Search(c.UserContext(), q)
 		page := newPage(hits, searchPageSize)
 		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
+		var titles map[int64]string
+		if err == nil {
+			titles, err = h.Store.SessionTitles(c.UserContext(), sessionIDs(page.Items, func(h models.SearchHit) int64 { return h.SessionID }))
+		}
 		for _, hit := range page.Items {
-			p.Results = append(p.Results, searchResult(hit))
+			p.Results = append(p.Results, searchResult(hit, titles))
 		}
 	}
 	if err != nil {
@@ -233,9 +295,9 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	return render(c, views.Search(p))
 }
 
-func searchResult(hit models.SearchHit) views.SearchResult {
+func searchResult(hit models.SearchHit, titles map[int64]string) views.SearchResult {
 	r := views.SearchResult{
-		Type: hit.Type, ID: hit.ID, SessionID: hit.SessionID, Project: hit.Project, Title: hit.Title,
+		Type: hit.Type, ID: hit.ID, SessionID: hit.SessionID, SessionTitle: titles[hit.SessionID], Project: hit.Project, Title: hit.Title,
 		ToolName: hit.ToolName, Kind: hit.Kind, Success: hit.Success, PromptNumber: hit.PromptNumber, At: hit.CreatedAt,
 	}
 	for _, part := range models.SplitSnippet(hit.Snippet) {

@@ -76,6 +76,9 @@ type forgetSet struct {
 	// (the turn's summary jobs are keyed by them).
 	turnSession int64
 	turnNumber  int
+	// titleSession is a session kept by the forget whose automatic title
+	// is made anew after it (its first prompt or a summary may be gone).
+	titleSession int64
 	// quoting are the summaries kept by the forget that were made from
 	// what it deletes: rebuilt with rb (or deleted when rb is nil).
 	quoting []int64
@@ -110,7 +113,7 @@ func (tx *Tx) ForgetObservation(id int64, rb *SummaryRebuilder) (ForgetResult, e
 	if err := tx.db.Select("id, session_id, prompt_number").First(&o, id).Error; err != nil {
 		return ForgetResult{}, notFound(err)
 	}
-	set := forgetSet{observations: []int64{id}, rb: rb}
+	set := forgetSet{observations: []int64{id}, rb: rb, titleSession: o.SessionID}
 	err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND ((kind = ? AND prompt_number = ?) OR (kind <> ? AND (prompt_number = 0 OR prompt_number >= ?))) ORDER BY id`,
 		o.SessionID, SummaryTurn, o.PromptNumber, SummaryTurn, o.PromptNumber).Scan(&set.quoting).Error
 	if err != nil {
@@ -144,7 +147,7 @@ func (tx *Tx) ForgetPrompt(id int64, rb *SummaryRebuilder) (ForgetResult, error)
 	if err := tx.db.First(&p, id).Error; err != nil {
 		return ForgetResult{}, notFound(err)
 	}
-	set := forgetSet{prompts: []int64{id}, turnSession: p.SessionID, turnNumber: p.Number, rb: rb}
+	set := forgetSet{prompts: []int64{id}, turnSession: p.SessionID, turnNumber: p.Number, rb: rb, titleSession: p.SessionID}
 	if err := tx.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND kind <> ? AND (prompt_number = 0 OR prompt_number >= ?) ORDER BY id`, p.SessionID, SummaryTurn, p.Number).Scan(&set.quoting).Error; err != nil {
 		return ForgetResult{}, err
 	}
@@ -283,6 +286,11 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 	rebuilt, err := tx.rebuildSummaries(set)
 	if err != nil {
 		return res, err
+	}
+	if set.titleSession != 0 {
+		if err := tx.refreshTitle(set.titleSession); err != nil {
+			return res, err
+		}
 	}
 	data := Forgotten{Target: target, Sessions: set.sessions}
 	if target != ForgetProject && target != ForgetSession {

@@ -430,6 +430,18 @@ var migrations = []string{
 	CREATE TRIGGER summaries_embeddings_au AFTER UPDATE OF request, investigated, learned, completed, next_steps ON summaries BEGIN
 		DELETE FROM embeddings WHERE item_type = 'summary' AND item_id = old.id;
 	END;`,
+	// 16: session titles (see Session.Title): a short line from the first
+	// prompt or the summary's request, or one the user typed
+	// (title_edited), which no automatic title replaces. Existing sessions
+	// get theirs from what they hold (migrationFollowUps).
+	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT 0;`,
+}
+
+// migrationFollowUps run in Go, in the same transaction as the migration
+// of their version (by number): what SQL alone cannot do well.
+var migrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
+	16: backfillTitles,
 }
 
 // SchemaVersion is the schema version this binary migrates to.
@@ -468,6 +480,11 @@ func applyMigration(ctx context.Context, db *sql.DB, version int, stmt string) e
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return err
+	}
+	if f := migrationFollowUps[version]; f != nil {
+		if err := f(ctx, tx, false); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`, version, time.Now().UTC()); err != nil {
 		return err

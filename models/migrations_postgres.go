@@ -1,5 +1,10 @@
 package models
 
+import (
+	"context"
+	"database/sql"
+)
+
 // pgMigrations is the schema history of a PostgreSQL store (team mode),
 // append-only like migrations. It starts at the schema SQLite reached in
 // its 11 steps, written once in PostgreSQL's terms, so the two lists have
@@ -288,6 +293,15 @@ var pgMigrations = []string{
 		FOR EACH ROW EXECUTE FUNCTION mneme_summaries_embeddings_drop();
 	CREATE TRIGGER summaries_embeddings_au AFTER UPDATE OF request, investigated, learned, completed, next_steps ON summaries
 		FOR EACH ROW EXECUTE FUNCTION mneme_summaries_embeddings_drop();`,
+	// 6: SQLite's migration 16, session titles; existing sessions get
+	// theirs from what they hold (pgMigrationFollowUps).
+	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
+	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT FALSE;`,
+}
+
+// pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
+var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
+	6: backfillTitles,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

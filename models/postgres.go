@@ -182,6 +182,11 @@ func applyPGMigration(ctx context.Context, conn *sql.Conn, version int, stmt str
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return err
 	}
+	if f := pgMigrationFollowUps[version]; f != nil {
+		if err := f(ctx, tx, true); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)`, version, time.Now().UTC()); err != nil {
 		return err
 	}

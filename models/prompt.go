@@ -42,9 +42,17 @@ func (tx *Tx) RecordPrompt(sessionID int64, project, promptID, text string, priv
 			return PromptResult{Number: n, Replayed: true}, nil
 		}
 	}
+	// The session's first prompt with text names it (Session.Title), in
+	// the same statement: a prompt costs no extra write.
+	title := ""
+	if !private {
+		title = TitleFrom(text)
+	}
 	var number int
-	err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1 WHERE id = ? AND prompt_counter < ? RETURNING prompt_counter`,
-		sessionID, MaxPromptCounter).Row().Scan(&number)
+	err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1,
+			title = CASE WHEN title = '' AND NOT title_edited THEN ? ELSE title END
+		WHERE id = ? AND prompt_counter < ? RETURNING prompt_counter`,
+		title, sessionID, MaxPromptCounter).Row().Scan(&number)
 	if errors.Is(err, sql.ErrNoRows) {
 		return PromptResult{}, tx.sessionGoneOr(sessionID, fmt.Errorf("%w: session %d holds %d prompts, the most a session may", ErrInvalid, sessionID, MaxPromptCounter))
 	}

@@ -117,7 +117,8 @@ func (tx *Tx) Restore(r *RestoreRows) (RestoreCounts, error) {
 		}
 		count(ok, &n.New.Memories, &n.Existing.Memories)
 	}
-	return n, nil
+	// What was restored may name the session better (or first).
+	return n, tx.refreshTitle(sid)
 }
 
 func count(inserted bool, yes, no *int64) {
@@ -139,11 +140,13 @@ func (tx *Tx) restoreSession(s *Session) (id int64, created bool, err error) {
 	if s.Status == "" {
 		s.Status = StatusActive
 	}
+	title, edited := textSafe(s.Title), s.TitleEdited && s.Title != ""
 	err = tx.db.Raw(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, prompt_counter,
-			started_at, ended_at, end_reason, transcript_path, last_assistant_message, captured_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING RETURNING id`,
+			started_at, ended_at, end_reason, transcript_path, last_assistant_message, captured_by, title, title_edited)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING RETURNING id`,
 		textSafe(s.ClaudeSessionID), textSafe(s.Project), textSafe(s.Cwd), textSafe(s.GitBranch), textSafe(s.Source), textSafe(s.Status),
-		s.PromptCounter, s.StartedAt, s.EndedAt, textSafe(s.EndReason), textSafe(s.TranscriptPath), textSafe(s.LastAssistantMessage), textSafe(s.CapturedBy)).
+		s.PromptCounter, s.StartedAt, s.EndedAt, textSafe(s.EndReason), textSafe(s.TranscriptPath), textSafe(s.LastAssistantMessage), textSafe(s.CapturedBy),
+		title, edited).
 		Row().Scan(&id)
 	if err == nil {
 		return id, true, nil

@@ -29,6 +29,12 @@ type Session struct {
 	// CapturedBy is the person whose token came with the session's first
 	// event (team mode); '' for the worker's owner (socket, secret).
 	CapturedBy string `json:"capturedBy,omitempty"`
+	// Title names the session in lists: a short line from its first
+	// prompt, replaced by its summaries' request once there is one, or
+	// the title the user gave it (TitleEdited), which nothing automatic
+	// replaces. '' until the session has a prompt.
+	Title       string `json:"title"`
+	TitleEdited bool   `json:"titleEdited,omitempty"`
 }
 
 // HideFrom readies the session for person's eyes (” is the owner, who
@@ -106,6 +112,7 @@ func (s *Store) SessionByClaudeID(ctx context.Context, claudeID string) (*Sessio
 
 // SessionFilter narrows a session listing.
 type SessionFilter struct {
+	ID      int64 // only this session; 0 is any
 	Project string
 	Person  string // who captured them (captured_by); "" is everyone
 	Offset  int
@@ -129,6 +136,9 @@ func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]SessionStats, 
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.excluded_by = '') AS tool_calls,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND NOT o.success) AS failures,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id) AS observations`)
+	if f.ID != 0 {
+		q = q.Where("sessions.id = ?", f.ID)
+	}
 	if f.Project != "" {
 		q = q.Where("sessions.project = ?", f.Project)
 	}

@@ -61,9 +61,17 @@ func (s *Store) SummariesOfSession(ctx context.Context, sessionID int64) ([]Summ
 }
 
 // InsertSummary stores a summary; sum.ID is set.
+// The session's automatic title follows its summaries' requests
+// (Session.Title).
 func (tx *Tx) InsertSummary(sum *Summary) error {
 	sum.ID = 0
-	return tx.db.Create(sum).Error
+	if err := tx.db.Create(sum).Error; err != nil {
+		return err
+	}
+	if sum.Request == "" {
+		return nil
+	}
+	return tx.refreshTitle(sum.SessionID)
 }
 
 // SummaryWork is what a summary of a session, or of one of its turns, is

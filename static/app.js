@@ -1,5 +1,5 @@
-// mneme viewer: theme switch, live feed over SSE, "load more", and the
-// status banner kept current from /api/health.
+// mneme viewer: theme switch, live feed, sessions and session pages over
+// SSE, "load more", and the status banner kept current from /api/health.
 // Live rows are HTML fragments rendered on the server by the same templ
 // component as the page (GET /fragments/event/:id); nothing is templated
 // here. No inline scripts: the CSP allows only this file.
@@ -35,6 +35,9 @@
     var el = document.getElementById("live");
     if (!el) return;
     el.setAttribute("data-state", state);
+    // One meaning on every page that shows it: this page updates itself.
+    el.title = state === "live" ? "Live: this page updates by itself as Claude Code works"
+      : "Not connected: this page catches up once the worker answers";
     var l = el.querySelector(".live-label");
     if (l) l.textContent = label || state;
   }
@@ -234,6 +237,162 @@
     openStream(function () { return lastId; }, project, { memory: onMemory, forgotten: onForgotten });
   }
 
+  // ---- Live sessions: a session's page and the session list. ----
+  // They follow the stream as the feed does (openStream, the same
+  // fragments rendered by the pages' own components): every event of a
+  // session names it in its data (sessionId).
+  var SESSION_EVENTS = ["session_started", "prompt", "observation", "summary", "session_completed", "memory"];
+
+  function eventSession(e) {
+    try {
+      var d = JSON.parse(e.data);
+      return d && d.sessionId ? Number(d.sessionId) : 0;
+    } catch (err) { return 0; }
+  }
+
+  // fetchHTML gets a fragment: its HTML, "" when there is none for this
+  // page (204, or 404 once it is gone), null when it failed.
+  function fetchHTML(url) {
+    return fetch(url, { headers: { Accept: "text/html" } })
+      .then(function (r) { return r.status === 200 ? r.text() : (r.status === 204 || r.status === 404 ? "" : null); })
+      .catch(function () { return null; });
+  }
+
+  // follow opens the stream for box (its data-last-event-id and
+  // data-project), calling onEvent(e, id, session) once for each new
+  // event of SESSION_EVENTS and dropping forgotten rows; work is chained
+  // on the returned queue so that changes land in event order.
+  function follow(box, onEvent, onForgotten) {
+    var lastId = parseInt(box.getAttribute("data-last-event-id") || "0", 10) || 0;
+    var q = { chain: Promise.resolve() };
+    q.add = function (f) { q.chain = q.chain.then(f).catch(function () { /* shows on reload */ }); };
+    var listeners = {
+      forgotten: function (e) {
+        var id = parseInt(e.lastEventId, 10);
+        if (id && id > lastId) lastId = id;
+        var d;
+        try { d = JSON.parse(e.data); } catch (err) { return; }
+        q.add(function () { dropRows(d); if (onForgotten) onForgotten(d); });
+      }
+    };
+    SESSION_EVENTS.forEach(function (k) {
+      listeners[k] = function (e) {
+        var id = parseInt(e.lastEventId, 10);
+        if (!id || id <= lastId) return;
+        lastId = id;
+        var session = eventSession(e);
+        if (session) onEvent(e, id, session);
+      };
+    });
+    openStream(function () { return lastId; }, box.getAttribute("data-project") || "", listeners);
+    return q;
+  }
+
+  // startSession keeps a session's page current: new rows go into their
+  // turn (or a new turn, in prompt order), and the head (status, counts)
+  // and the story are rendered anew after each change.
+  function startSession(box) {
+    var session = Number(box.getAttribute("data-session-page"));
+    var timeline = document.getElementById("timeline");
+    var headDue = false;
+    var q;
+
+    // placeTurn merges a turn holding new rows into the timeline.
+    function placeTurn(sec) {
+      if (!sec.classList.contains("turn")) return;
+      var empty = document.getElementById("timeline-empty");
+      if (empty) empty.remove();
+      var n = Number(sec.getAttribute("data-turn"));
+      var have = document.getElementById("turn-" + n);
+      if (!have) {
+        sec.querySelectorAll(".row").forEach(function (r) { r.classList.add("row-new"); });
+        var after = Array.prototype.find.call(timeline.children, function (el) {
+          return !el.classList.contains("turn") || Number(el.getAttribute("data-turn")) > n;
+        });
+        timeline.insertBefore(sec, after || null);
+        return;
+      }
+      if (sec.classList.contains("turn-fail")) have.classList.add("turn-fail");
+      var prompt = sec.querySelector(":scope > .row-prompt");
+      if (prompt && !document.getElementById(prompt.id)) {
+        prompt.classList.add("row-new");
+        var head = have.querySelector(":scope > .turn-head");
+        if (head) head.replaceWith(prompt); else have.insertBefore(prompt, have.firstChild);
+      }
+      var body = have.querySelector(".turn-body");
+      sec.querySelectorAll(".turn-body > .row").forEach(function (row) {
+        if (row.id && document.getElementById(row.id)) return; // replayed
+        row.classList.add("row-new");
+        // Tool calls before the turn's summaries, in arrival order.
+        var sum = row.classList.contains("row-obs") ? body.querySelector(":scope > .row-summary") : null;
+        body.insertBefore(row, sum);
+      });
+    }
+
+    function refreshHead() {
+      if (headDue) return;
+      headDue = true;
+      q.add(function () {
+        headDue = false;
+        return fetchHTML("/fragments/sessions/" + session + "/head").then(function (html) {
+          if (!html) return;
+          parseRows(html).forEach(function (part) {
+            var old = part.id && document.getElementById(part.id);
+            if (old) old.replaceWith(part);
+          });
+        });
+      });
+    }
+
+    q = follow(box, function (e, id) {
+      if (e.type === "prompt" || e.type === "observation" || e.type === "summary") {
+        q.add(function () {
+          return fetchHTML("/fragments/event/" + id + "?session=" + session).then(function (html) {
+            if (html) parseRows(html).forEach(placeTurn);
+          });
+        });
+      }
+      refreshHead();
+    }, function () { refreshHead(); });
+  }
+
+  // startSessions keeps the session list's first page current: a new
+  // session's row goes on top, a listed session's row is rendered anew
+  // as it goes on (title, counts, status).
+  function startSessions(table) {
+    var body = document.getElementById("sessions-body");
+    var query = table.getAttribute("data-cols") || "";
+    ["project", "person"].forEach(function (k) {
+      var v = table.getAttribute("data-" + k);
+      if (v) query += (query ? "&" : "") + k + "=" + encodeURIComponent(v);
+    });
+    var due = {};
+    var q = follow(table, function (e, id, session) {
+      var have = document.getElementById("session-row-" + session);
+      if (due[session] || (!have && e.type !== "session_started")) return;
+      due[session] = true;
+      q.add(function () {
+        delete due[session];
+        return fetchHTML("/fragments/sessions/" + session + (query ? "?" + query : "")).then(function (html) {
+          if (!html) return;
+          parseRows(html).forEach(function (row) {
+            var old = document.getElementById(row.id);
+            if (old) {
+              old.replaceWith(row);
+              return;
+            }
+            row.classList.add("row-new");
+            body.insertBefore(row, body.firstChild);
+            var wrap = document.getElementById("sessions-wrap");
+            if (wrap) wrap.classList.remove("hidden");
+            var empty = document.getElementById("sessions-empty");
+            if (empty) empty.remove();
+          });
+        });
+      });
+    });
+  }
+
   // ---- "Load more": append the next page in place. ----
   function onLoadMore(e) {
     var a = e.target.closest("#load-more a[data-fragment]");
@@ -349,6 +508,10 @@
     }
     var feed = document.getElementById("feed");
     if (feed && feed.getAttribute("data-live") === "true") startFeed(feed);
+    var sessionPage = document.getElementById("session-page");
+    if (sessionPage && sessionPage.getAttribute("data-live") === "true") startSession(sessionPage);
+    var sessions = document.getElementById("sessions");
+    if (sessions && sessions.getAttribute("data-live") === "true") startSessions(sessions);
     var memories = document.getElementById("memories");
     if (memories && memories.getAttribute("data-live") === "true") startMemory(memories);
     if (document.getElementById("status-banner")) {

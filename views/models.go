@@ -26,6 +26,9 @@ type ObservationView struct {
 	DurationMS    int64
 	ExcludedBy    string
 	At            time.Time
+	// SessionTitle names the session in the row's context line (the
+	// feed); "" shows its number.
+	SessionTitle string
 	// FileStatus is each file's status now by path (fresh, changed, gone,
 	// unknown), when known: changed and gone ones get a badge.
 	FileStatus map[string]string
@@ -38,6 +41,7 @@ type PromptView struct {
 	Number        int
 	Text          string
 	At            time.Time
+	SessionTitle  string // as ObservationView's
 }
 
 // SummaryView is a turn, intermediate or final summary.
@@ -54,6 +58,7 @@ type SummaryView struct {
 	Generator     string
 	Note          string
 	At            time.Time
+	SessionTitle  string // as ObservationView's
 }
 
 // SessionMarkView marks a session starting or completing in the feed.
@@ -65,6 +70,8 @@ type SessionMarkView struct {
 	Completed bool
 	Reason    string
 	At        time.Time
+	// SessionTitle is as ObservationView's.
+	SessionTitle string
 }
 
 // FeedItem is one row of the feed: exactly one of its pointers is set.
@@ -132,7 +139,11 @@ type FeedPage struct {
 
 // SessionRow is one line of the session list.
 type SessionRow struct {
-	ID           int64
+	ID int64
+	// Title names the session (models.Session.Title); "" until it has
+	// one. TitleEdited says the user gave it.
+	Title        string
+	TitleEdited  bool
 	Project      string
 	Branch       string
 	Status       string
@@ -145,6 +156,32 @@ type SessionRow struct {
 	// CapturedBy is the person whose API token captured the session (team
 	// mode); "" for the worker's owner.
 	CapturedBy string
+	// Outcome is the first line of what its latest summary says got done;
+	// Files the files it changed, most edited first, and MoreFiles how
+	// many more (models.SessionDigest).
+	Outcome   string
+	Files     []string
+	MoreFiles int
+}
+
+// SessionCols are the optional columns of the session list: who captured
+// each session (team mode), and the git branch when a listed session has
+// one. Live rows are rendered with the page's columns.
+type SessionCols struct {
+	Person bool
+	Branch bool
+}
+
+// Query encodes the columns for a live row's fragment URL.
+func (c SessionCols) Query() string {
+	v := url.Values{}
+	if c.Person {
+		v.Set("person_col", "1")
+	}
+	if c.Branch {
+		v.Set("branch_col", "1")
+	}
+	return v.Encode()
 }
 
 // SessionsPage is the session list at /sessions.
@@ -157,10 +194,15 @@ type SessionsPage struct {
 	Person     string
 	Persons    []string
 	Rows       []SessionRow
+	Cols       SessionCols
 	HasMore    bool
 	Offset     int
 	NextOffset int
 	PrevOffset int
+	// LastEventID is where the live stream resumes (see FeedPage); Live
+	// is set on the first page, which adds new sessions at the top.
+	LastEventID int64
+	Live        bool
 }
 
 // Turn is one prompt of a session with what happened under it. Prompt is
@@ -173,10 +215,13 @@ type Turn struct {
 	Failures     int
 }
 
-// SessionPage is one session's timeline at /sessions/:id.
+// SessionPage is one session's page at /sessions/:id: what happened
+// (Story), then its timeline.
 type SessionPage struct {
 	// Memories are the memories the session produced.
 	Memories     []models.Memory
+	Story        Story
+	LastEventID  int64 // where the live stream resumes (see FeedPage)
 	Meta         PageMeta
 	Session      SessionRow
 	ClaudeID     string
@@ -187,6 +232,35 @@ type SessionPage struct {
 	Final        []SummaryView
 	Files        []FileTouch
 	LastResponse string
+}
+
+// Story is "what happened" in a session, read before its timeline: the
+// request and outcome from its summaries, the decisions and open items
+// from its memories and its failures, fixed or not (the files it touched
+// are SessionPage.Files).
+type Story struct {
+	// Summary is the summary the story is told from: the latest session
+	// summary, else the latest turn summary; nil when there is none.
+	Summary *SummaryView
+	// Request is the summary's request, else the first prompt.
+	Request   string
+	Decisions []models.Memory
+	OpenItems []models.Memory
+	Failures  []FailureView
+	// MoreFailures counts failures past Failures.
+	MoreFailures int
+}
+
+// FailureView is a failed tool call of a session and whether a later
+// call fixed it.
+type FailureView struct {
+	ObsID  int64
+	Title  string
+	Reason string
+	Fixed  bool
+	// FixedBy is the title of the call that fixed it.
+	FixedBy   string
+	FixedByID int64
 }
 
 // FileTouch is a file a session touched and how often.
@@ -336,4 +410,29 @@ func plural[T ~int | ~int64](n T, one, many string) string {
 		return "1 " + one
 	}
 	return itoa(n) + " " + many
+}
+
+// baseName is the last element of a path.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// pluralWord is the noun of plural alone: "prompt" for 1, else "prompts".
+func pluralWord[T ~int | ~int64](n T, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// storySource says which summary a session's story is told from.
+func storySource(s SummaryView) string {
+	out := "from the " + summaryLabel(s.Kind)
+	if s.Generator != "" {
+		out += " by " + s.Generator
+	}
+	return out + ","
 }

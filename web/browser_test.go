@@ -350,7 +350,9 @@ func TestBrowserFilteredLiveFeed(t *testing.T) {
 	srv.Hook(t, "user-prompt-submit", prompt("filtered", "p-f1", "a prompt the filter hides"))
 	srv.Hook(t, "post-tool-use-failure", bashFailure("filtered", "toolu_f2", "make filtered-failure", "exit status 2"))
 	b.waitFor(t, "the failure", firstRowHas("make filtered-failure"), 5*time.Second)
-	if text := eval[string](t, b, `document.getElementById("feed").textContent`); strings.Contains(text, "filtered-success") || strings.Contains(text, "the filter hides") {
+	// The rows' own text: the failure's link to its session shows the
+	// session's title, which is the prompt the filter hides.
+	if text := eval[string](t, b, `[...document.querySelectorAll("#feed .row-title, #feed .prompt-text")].map(e => e.textContent).join("\n")`); strings.Contains(text, "filtered-success") || strings.Contains(text, "the filter hides") {
 		t.Errorf("rows outside the filter arrived live")
 	}
 	if n := eval[int](t, b, `document.querySelectorAll("#feed > .row:not(.row-fail)").length`); n != 0 {

@@ -121,6 +121,8 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	live.get("/fragments/feed", h.ShowFeedFragment)
 	live.get("/fragments/event/:id", h.ShowEventFragment)
 	live.get("/fragments/memory/:id", h.ShowMemoryFragment)
+	live.get("/fragments/sessions/:id", h.ShowSessionRowFragment)
+	live.get("/fragments/sessions/:id/head", h.ShowSessionHeadFragment)
 
 	// Pages: the viewer (templ, rendered on the server). Settings is a
 	// plain form (works without JavaScript); every save is validated as a
@@ -128,6 +130,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	pages.get("/", h.ShowFeed)
 	pages.get("/sessions", h.ShowSessions)
 	pages.get("/sessions/:id", h.ShowSession)
+	pages.post("/sessions/:id/title", h.RenameSession) // the rename form (CSRF token required)
 	pages.get("/search", h.ShowSearch)
 	pages.get("/stats", h.ShowStats)
 	pages.get("/settings", h.ShowSettings)

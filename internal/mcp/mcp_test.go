@@ -359,7 +359,7 @@ func TestMCPRecentSessions(t *testing.T) {
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{Project: "api-server"})
 	text := mustCall(t, cs, mcp.ToolRecentSessions, map[string]any{})
-	for _, want := range []string{"Latest sessions of api-server", fmt.Sprintf("session %d  ", w.session), "1 prompt(s), 31 tool call(s), 1 failed", "request:", "Next: timeline session="} {
+	for _, want := range []string{"Latest sessions of api-server", fmt.Sprintf("session %d  \"make the zebra migration pass, token [REDACTED", w.session), "1 prompt(s), 31 tool call(s), 1 failed", "request:", "Next: timeline session="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("recent_sessions lacks %q:\n%s", want, text)
 		}

@@ -119,7 +119,11 @@ func sessionRows(sess models.SessionStats, sum *models.Summary) string {
 			when = stamp(sess.StartedAt) + " – " + stamp(*sess.EndedAt)
 		}
 	}
-	head := fmt.Sprintf("session %d  %s  %s · %s · %d prompt(s), %d tool call(s), %d failed%s", sess.ID, when, sess.Project, sess.Status, sess.Prompts, sess.ToolCalls, sess.Failures, branch(sess.GitBranch))
+	title := ""
+	if sess.Title != "" {
+		title = "  " + strconv.Quote(oneLine(sess.Title, 120))
+	}
+	head := fmt.Sprintf("session %d%s  %s  %s · %s · %d prompt(s), %d tool call(s), %d failed%s", sess.ID, title, when, sess.Project, sess.Status, sess.Prompts, sess.ToolCalls, sess.Failures, branch(sess.GitBranch))
 	switch {
 	case sum != nil:
 		return head + "\n  " + oneLine(summaryLine(sum), 400)

@@ -237,7 +237,10 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 		return nil, err
 	}
 	sd.title = "Session " + shortID(s.ClaudeSessionID)
-	if len(sd.prompts) > 0 {
+	switch {
+	case s.Title != "":
+		sd.title = s.Title
+	case len(sd.prompts) > 0:
 		sd.title = clip(oneLine(sd.prompts[0].Text), 90)
 	}
 	return sd, nil
