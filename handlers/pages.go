@@ -66,7 +66,7 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 	}
 	return render(c, views.Feed(views.FeedPage{
 		Meta: h.PageMeta(c, "Feed", "feed"), Filter: f, Items: items,
-		Projects: facets.Projects, Tools: facets.Tools, Kinds: facets.Kinds,
+		Projects: facets.Projects, Tools: facets.Tools, Kinds: views.KindOptions(facets.Kinds),
 		HasMore: hasMore, NextOffset: offset + feedLimit, LastEventID: last, Live: offset == 0,
 	}))
 }
@@ -171,7 +171,7 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 			}
 		}
 	}
-	for _, sm := range d.Summaries {
+	for _, sm := range keepSaying(d.Summaries, singleTurn(d)) {
 		if sm.Kind == models.SummaryTurn {
 			turn(sm.PromptNumber).Summaries = append(turn(sm.PromptNumber).Summaries, summaryView(sm))
 		} else {
@@ -192,6 +192,24 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 		return p.Files[i].Path < p.Files[j].Path
 	})
 	return p
+}
+
+// singleTurn is the session's only turn summary when it has one turn
+// (keepSaying's turns), from the detail already loaded.
+func singleTurn(d *api.SessionDetail) map[int64]models.Summary {
+	if len(d.Prompts) > 1 || d.Session.PromptCounter > 1 {
+		return nil
+	}
+	var turns []models.Summary
+	for _, sm := range d.Summaries {
+		if sm.Kind == models.SummaryTurn {
+			turns = append(turns, sm)
+		}
+	}
+	if len(turns) != 1 {
+		return nil
+	}
+	return map[int64]models.Summary{d.Session.ID: turns[0]}
 }
 
 // searchPageSize is how many hits a search page shows.

@@ -245,6 +245,8 @@ var pgMigrations = []string{
 	CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by != 0;
 	CREATE UNIQUE INDEX memories_turn ON memories(session_id, prompt_number, source, kind, original_text);
 	CREATE INDEX memories_fts ON memories USING GIN (fts);`,
+	// 4: SQLite's migration 14, the event log by time.
+	eventTimesMigration,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

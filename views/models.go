@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -86,9 +87,56 @@ type FeedFilter struct {
 	FailuresOnly bool
 }
 
-// ObservationsOnly reports whether the filter narrows the feed to tool calls.
+// Feed kinds that are not tool calls: the kind filter's "Prompts only" and
+// "Summaries only".
+const (
+	FeedKindPrompt  = "prompt"
+	FeedKindSummary = "summary"
+)
+
+// EventKinds is the one kind of row other than tool calls the filter keeps
+// (prompts or summaries, as models.FeedQuery.Kinds), nil for any other.
+func (f FeedFilter) EventKinds() []string {
+	if f.Kind == FeedKindPrompt || f.Kind == FeedKindSummary {
+		return []string{f.Kind}
+	}
+	return nil
+}
+
+// ObservationsOnly reports whether the filter narrows the feed to tool
+// calls (a tool call's kind, a tool or failures; "Prompts only" and
+// "Summaries only" win over the tool and failure boxes).
 func (f FeedFilter) ObservationsOnly() bool {
-	return f.Kind != "" || f.Tool != "" || f.FailuresOnly
+	return f.EventKinds() == nil && (f.Kind != "" || f.Tool != "" || f.FailuresOnly)
+}
+
+// KindOption is one choice of the feed's kind filter: its value and what
+// a person reads.
+type KindOption struct {
+	Value string
+	Label string
+}
+
+// kindNames are the kind filter's words for the observation kinds
+// (models.ObservationKinds); a kind without one shows as kindLabel.
+var kindNames = map[string]string{
+	"agent": "Subagents", "bash": "Shell commands", "excluded": "Hidden by privacy rules", "failure": "Failed tool calls",
+	"file_change": "File changes", "mcp": "MCP tools", "read": "File reads", "search": "Searches", "test": "Test runs",
+	"tool_use": "Other tool calls", "web": "Web fetches and searches",
+}
+
+// KindOptions are the kind filter's tool-call choices for kinds, by label.
+func KindOptions(kinds []string) []KindOption {
+	out := make([]KindOption, 0, len(kinds))
+	for _, k := range kinds {
+		l, ok := kindNames[k]
+		if !ok {
+			l = kindLabel(k)
+		}
+		out = append(out, KindOption{Value: k, Label: l})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
+	return out
 }
 
 // Query encodes the filter as URL query parameters, plus extra pairs.
@@ -118,8 +166,10 @@ type FeedPage struct {
 	Filter   FeedFilter
 	Projects []string
 	Tools    []string
-	Kinds    []string
-	Items    []FeedItem
+	// Kinds are the tool-call kinds the kind filter offers, after
+	// "Prompts only" and "Summaries only".
+	Kinds []KindOption
+	Items []FeedItem
 	// HasMore and NextOffset drive "load more".
 	HasMore    bool
 	NextOffset int
