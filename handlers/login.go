@@ -29,7 +29,7 @@ func (h *Handler) RenderLogin(c *fiber.Ctx, status int, msg, next string) error 
 	c.Cookie(&fiber.Cookie{Name: loginCSRFCookie, Value: tok, Path: "/login", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode, Expires: time.Now().Add(time.Hour)})
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Status(status)
-	meta := h.PageMeta(c, "Log in", "")
+	meta := h.PageMeta(c, "Log in", "login")
 	return render(c, views.LoginPage(meta, views.LoginView{Message: msg, Next: auth.SafeNext(next), CSRF: tok}))
 }
 

@@ -64,11 +64,27 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return render(c, views.Feed(views.FeedPage{
+	p := views.FeedPage{
 		Meta: h.PageMeta(c, "Feed", "feed"), Filter: f, Items: items,
 		Projects: facets.Projects, Tools: facets.Tools, Kinds: views.KindOptions(facets.Kinds),
 		HasMore: hasMore, NextOffset: offset + feedLimit, LastEventID: last, Live: offset == 0,
-	}))
+	}
+	if offset == 0 && len(items) == 0 && len(facets.Projects) == 0 && f == (views.FeedFilter{}) {
+		p.FirstRun = h.firstRun()
+	}
+	return render(c, views.Feed(p))
+}
+
+// firstRun is the feed's welcome on an empty memory: what Import would
+// read (counted as it counts, without reading a file).
+func (h *Handler) firstRun() *views.FirstRun {
+	fr := &views.FirstRun{}
+	if h.Import != nil {
+		var bytes int64
+		fr.Dir, fr.Files, bytes = h.Import.Count()
+		fr.MB, fr.CanImport = (bytes+1<<20-1)>>20, true
+	}
+	return fr
 }
 
 // ShowSessions serves GET /sessions: the session list.

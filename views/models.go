@@ -178,6 +178,20 @@ type FeedPage struct {
 	LastEventID int64
 	// Live is set on the first page: only it follows the stream.
 	Live bool
+	// FirstRun is set when memory holds nothing yet: the page says how to
+	// connect Claude Code and what Import would bring in.
+	FirstRun *FirstRun
+}
+
+// FirstRun is the feed's welcome while memory is empty.
+type FirstRun struct {
+	// Dir is where Import looks for Claude Code's transcripts; Files and
+	// MB are what it would read there (Import is nil-safe: CanImport
+	// false when the worker has no importer).
+	Dir       string
+	Files     int
+	MB        int64
+	CanImport bool
 }
 
 // SessionRow is one line of the session list.
