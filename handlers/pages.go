@@ -293,7 +293,7 @@ func (h *Handler) ShowStats(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := statsPage(st)
+	p := statsPage(st, project)
 	p.Meta, p.Project, p.Projects, p.Days = h.PageMeta(c, "Stats", "stats"), project, facets.Projects, days
 	if p.LLM, err = h.llmSpend(c.UserContext()); err != nil {
 		return err
@@ -319,8 +319,9 @@ func (h *Handler) llmSpend(ctx context.Context) (views.LLMSpend, error) {
 	return l, nil
 }
 
-// statsPage turns the aggregates into the page's charts.
-func statsPage(st *models.Stats) views.StatsPage {
+// statsPage turns the aggregates into the page's charts; project is the
+// page's project filter ("" for all).
+func statsPage(st *models.Stats, project string) views.StatsPage {
 	p := views.StatsPage{
 		From: st.From, To: st.To, Sessions: st.Totals.Sessions, Prompts: st.Totals.Prompts,
 		ToolCalls: st.Totals.Observations, Failures: st.Totals.Failures, Summaries: st.Totals.Summaries,
@@ -334,7 +335,7 @@ func statsPage(st *models.Stats) views.StatsPage {
 		tools = append(tools, views.Point{Label: t.Name, Value: t.Count})
 	}
 	for _, f := range st.Files {
-		files = append(files, views.Point{Label: shortPath(f.Name, 72), Value: f.Count})
+		files = append(files, views.Point{Label: shortPath(views.ProjectPath(f.Project, f.Name, project != ""), 56), Value: f.Count})
 	}
 	for _, pr := range st.Projects {
 		projects = append(projects, views.Point{Label: pr.Project, Value: pr.Observations, Sub: pr.Failures})

@@ -394,6 +394,18 @@ func displayPath(project, path string) string {
 	return path
 }
 
+// ProjectPath is path as the viewer shows it in a project's context:
+// from the project's directory on ("notes-app/notes.md", displayPath), and
+// without that directory when the page is about that project only (inside
+// is true: "notes.md").
+func ProjectPath(project, path string, inside bool) string {
+	p := displayPath(project, path)
+	if inside && p != path {
+		return strings.TrimPrefix(p, project+"/")
+	}
+	return p
+}
+
 // plural renders "1 prompt", "2 prompts".
 func plural[T ~int | ~int64](n T, one, many string) string {
 	if n == 1 {

@@ -281,3 +281,28 @@ func TestBrowserKindFilter(t *testing.T) {
 		t.Errorf("the filter shows %q selected", got)
 	}
 }
+
+// TestBrowserSettingsIndexAndFirstError: the settings page opens on an
+// index of its sections; a refused save brings the first bad field into
+// view and focuses it, however far down the form it is.
+func TestBrowserSettingsIndexAndFirstError(t *testing.T) {
+	srv := testutil.NewServer(t)
+	b := newBrowser(t, 1366, 768)
+	b.login(t, srv)
+	b.do(t, chromedp.Navigate(srv.URL+"/settings"), chromedp.WaitVisible(chromedp.ID("settings-index")))
+	targets := eval[string](t, b, `[...document.querySelectorAll("#settings-index a")].map(function(a){
+		var id=a.getAttribute("href").slice(1); return id + ":" + !!document.getElementById(id);}).join(" ")`)
+	if strings.Contains(targets, ":false") || !strings.Contains(targets, "summarizer:true") || !strings.Contains(targets, "privacy:true") {
+		t.Errorf("section index: %s", targets)
+	}
+	if !eval[bool](t, b, `document.getElementById("settings-index").getBoundingClientRect().bottom < innerHeight`) {
+		t.Error("the section index is not on the first screen")
+	}
+	const field = "f-injection-maxInjectTokens"
+	b.do(t, chromedp.SetValue(chromedp.ID(field), "-5"), chromedp.Click(chromedp.ID("settings-save")),
+		chromedp.WaitVisible(chromedp.ID("settings-errors")))
+	b.waitFor(t, "the bad field focused", fmt.Sprintf(`document.activeElement && document.activeElement.id === %q`, field), 20*time.Second)
+	if !eval[bool](t, b, fmt.Sprintf(`(function(){var r=document.getElementById(%q).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;})()`, field)) {
+		t.Error("the first bad field is not in view")
+	}
+}
