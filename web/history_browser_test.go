@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +306,35 @@ func TestBrowserSettingsIndexAndFirstError(t *testing.T) {
 	b.waitFor(t, "the bad field focused", fmt.Sprintf(`document.activeElement && document.activeElement.id === %q`, field), 20*time.Second)
 	if !eval[bool](t, b, fmt.Sprintf(`(function(){var r=document.getElementById(%q).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;})()`, field)) {
 		t.Error("the first bad field is not in view")
+	}
+}
+
+// TestScreenshotsFirstRun saves the first screen of an empty memory and
+// the login page, at 1366 and 400 px in both themes (see TestScreenshots;
+// skipped without MNEME_SCREENSHOTS).
+func TestScreenshotsFirstRun(t *testing.T) {
+	dir := os.Getenv("MNEME_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set MNEME_SCREENSHOTS=<dir> to save screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 12, "5a"))
+	for _, w := range []struct {
+		name          string
+		width, height int
+	}{{"", 1366, 800}, {"-narrow", 400, 860}} {
+		b := newBrowser(t, w.width, w.height)
+		for _, theme := range []string{"light", "dark"} {
+			b.do(t, chromedp.Navigate(srv.URL+"/login?token=expired-link"), chromedp.WaitVisible(chromedp.CSS(".login-card")),
+				chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem("mneme-theme", %q)`, theme)))
+			shoot(t, b, srv.URL+"/login?token=expired-link", ".login-card", filepath.Join(dir, "login"+w.name+"-"+theme+".png"))
+		}
+		b.login(t, srv)
+		for _, theme := range []string{"light", "dark"} {
+			b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem("mneme-theme", %q)`, theme)))
+			shoot(t, b, srv.URL+"/", "#first-run-install", filepath.Join(dir, "first-run"+w.name+"-"+theme+".png"))
+		}
 	}
 }
