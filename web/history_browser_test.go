@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,25 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/models"
 )
-
-// waitQueue waits until the summary queue has nothing pending or running.
-func waitQueue(t *testing.T, store *models.Store, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		p, err1 := store.CountJobs(context.Background(), models.JobPending)
-		r, err2 := store.CountJobs(context.Background(), models.JobRunning)
-		if err1 == nil && err2 == nil && p+r == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("summary jobs still queued after %s: %d pending, %d running", d, p, r)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // summariesBySession counts the feed's summary rows per session.
 const summariesBySession = `(function(){var m={};document.querySelectorAll("#feed > .row-summary").forEach(function(r){
@@ -63,7 +44,7 @@ func TestBrowserOneTurnOneCard(t *testing.T) {
 		"session_id": sid, "transcript_path": "", "cwd": "/tmp/live-project", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit",
 	})
 	b.waitFor(t, "the session's end and its turn summary", `!!document.querySelector("#feed .row-mark.mark-end") && !!document.querySelector("#feed > .row-summary")`, 60*time.Second)
-	waitQueue(t, srv.Store, 60*time.Second)
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
 	// Anything the queue wrote has been announced by now; give the stream
 	// its round trip (a row it would add arrives within it).
 	srv.Hook(t, "post-tool-use", bashCall("other", "toolu_marker", "echo marker", ""))
@@ -128,7 +109,7 @@ func TestBrowserImportedHistory(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	waitQueue(t, srv.Store, 60*time.Second)
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
 	old := fmt.Sprintf(`[...document.querySelectorAll("#feed > .row .row-time")].filter(function(e){return e.getAttribute("datetime") < %q;}).length`,
 		start.Format(time.RFC3339))
 	// Every imported session has its start, prompt, tool calls, summary and end.
@@ -247,7 +228,7 @@ func TestBrowserLoginPage(t *testing.T) {
 func TestBrowserKindFilter(t *testing.T) {
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
-	waitQueue(t, srv.Store, 60*time.Second)
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
 	b := newBrowser(t, 1366, 900)
 	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`select[name="kind"]`)))
