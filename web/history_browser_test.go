@@ -208,7 +208,16 @@ func TestBrowserLoginPage(t *testing.T) {
 	}
 	const guess = "wrong-guess-7f3a9c"
 	b.do(t, chromedp.SendKeys("#login-secret", guess), chromedp.Submit("#login-form"))
-	b.waitFor(t, "the refusal", `(document.getElementById("login-message")||{}).textContent === "That is not the worker's secret."`, 20*time.Second)
+	// The form posts and a new page loads: poll across the navigation.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		msg, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(document.getElementById("login-message")||{}).textContent || ""`))
+		if err == nil && msg == "That is not the worker's secret." {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a wrong secret: message %q, %v", msg, err)
+		}
+	}
 	if html := eval[string](t, b, `document.documentElement.outerHTML`); strings.Contains(html, guess) || strings.Contains(html, srv.Secret) {
 		t.Error("the login page echoes a secret")
 	}
