@@ -100,6 +100,9 @@ func matchesFeed(it views.FeedItem, f views.FeedFilter) bool {
 	if f.Project != "" && project != f.Project {
 		return false
 	}
+	if k := f.EventKinds(); k != nil {
+		return (k[0] == views.FeedKindPrompt && it.Prompt != nil) || (k[0] == views.FeedKindSummary && it.Summary != nil)
+	}
 	if !f.ObservationsOnly() {
 		return true
 	}
@@ -107,13 +110,15 @@ func matchesFeed(it views.FeedItem, f views.FeedFilter) bool {
 	return o != nil && (f.Kind == "" || o.Kind == f.Kind) && (f.Tool == "" || o.Tool == f.Tool) && (!f.FailuresOnly || !o.Success)
 }
 
-// loadFeed loads one page of the feed: every kind of row from the event log,
-// or with kind, tool or failure filters, observations only.
+// loadFeed loads one page of the feed, newest first by the time of each
+// row: every kind of row from the event log (or only prompts, or only
+// summaries), or with a tool call's kind, a tool or failures, observations
+// only.
 func (h *Handler) loadFeed(ctx context.Context, f views.FeedFilter, offset int) ([]views.FeedItem, bool, error) {
 	if f.ObservationsOnly() {
 		obs, err := h.Store.Observations(ctx, models.ObservationFilter{
 			ListFilter: models.ListFilter{Project: f.Project, Offset: offset, Limit: feedLimit},
-			Kind:       f.Kind, Tool: f.Tool, FailuresOnly: f.FailuresOnly,
+			Kind:       f.Kind, Tool: f.Tool, FailuresOnly: f.FailuresOnly, ByTime: true,
 		})
 		if err != nil {
 			return nil, false, err
@@ -134,7 +139,7 @@ func (h *Handler) loadFeed(ctx context.Context, f views.FeedFilter, offset int) 
 		}
 		return items, page.HasMore, nil
 	}
-	evs, err := h.Store.FeedEvents(ctx, f.Project, offset, feedLimit)
+	evs, err := h.Store.FeedEvents(ctx, models.FeedQuery{Project: f.Project, Kinds: f.EventKinds(), Offset: offset, Limit: feedLimit})
 	if err != nil {
 		return nil, false, err
 	}
@@ -163,6 +168,9 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 	}
 	sums, err := h.Store.SummariesByIDs(ctx, ids[models.EventSummary])
 	if err != nil {
+		return nil, err
+	}
+	if sums, err = h.dropRestated(ctx, sums); err != nil {
 		return nil, err
 	}
 	titles, err := h.Store.SessionTitles(ctx, sessionIDs(evs, func(ev models.Event) int64 { return ev.SessionID }))
@@ -203,6 +211,39 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 		}
 	}
 	return items, nil
+}
+
+// dropRestated leaves out the session summaries that only repeat the turn
+// summary of a session of one turn (stored before the queue stopped
+// writing them, see models.Summary.Restates): one turn, one card.
+func (h *Handler) dropRestated(ctx context.Context, sums []models.Summary) ([]models.Summary, error) {
+	var sessions []int64
+	for _, s := range sums {
+		if s.Kind != models.SummaryTurn {
+			sessions = append(sessions, s.SessionID)
+		}
+	}
+	if len(sessions) == 0 {
+		return sums, nil
+	}
+	turns, err := h.Store.SingleTurnSummaries(ctx, sessions)
+	if err != nil {
+		return nil, err
+	}
+	return keepSaying(sums, turns), nil
+}
+
+// keepSaying is sums without the non-turn summaries that restate their
+// session's only turn summary (of turns, by session).
+func keepSaying(sums []models.Summary, turns map[int64]models.Summary) []models.Summary {
+	out := sums[:0:0]
+	for _, s := range sums {
+		if t, ok := turns[s.SessionID]; ok && s.Kind != models.SummaryTurn && s.Restates(t) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func byID[T any](rows []T, id func(T) int64) map[int64]T {

@@ -21,6 +21,7 @@ import (
 // (transcript.Job).
 type Importer interface {
 	Scan(ctx context.Context) (transcript.Preview, error)
+	Count() (dir string, files int, bytes int64)
 	Start() error
 	State() transcript.State
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"time"
 
@@ -29,7 +30,7 @@ func (h *Handler) RenderLogin(c *fiber.Ctx, status int, msg, next string) error 
 	c.Cookie(&fiber.Cookie{Name: loginCSRFCookie, Value: tok, Path: "/login", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode, Expires: time.Now().Add(time.Hour)})
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Status(status)
-	meta := h.PageMeta(c, "Log in", "")
+	meta := h.PageMeta(c, "Log in", "login")
 	return render(c, views.LoginPage(meta, views.LoginView{Message: msg, Next: auth.SafeNext(next), CSRF: tok}))
 }
 
@@ -43,7 +44,12 @@ func (h *Handler) ShowLogin(c *fiber.Ctx) error {
 		return h.RenderLogin(c, fiber.StatusOK, "", next)
 	}
 	if err := h.Auth.ConsumeLink(token); err != nil {
-		return h.RenderLogin(c, fiber.StatusUnauthorized, err.Error(), next)
+		msg := err.Error()
+		if errors.Is(err, auth.ErrLinkInvalid) {
+			// The page says which command gives a fresh one.
+			msg = "This login link was already used or has expired."
+		}
+		return h.RenderLogin(c, fiber.StatusUnauthorized, msg, next)
 	}
 	h.setSession(c)
 	return c.Redirect(next, fiber.StatusSeeOther)

@@ -64,11 +64,27 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return render(c, views.Feed(views.FeedPage{
+	p := views.FeedPage{
 		Meta: h.PageMeta(c, "Feed", "feed"), Filter: f, Items: items,
-		Projects: facets.Projects, Tools: facets.Tools, Kinds: facets.Kinds,
+		Projects: facets.Projects, Tools: facets.Tools, Kinds: views.KindOptions(facets.Kinds),
 		HasMore: hasMore, NextOffset: offset + feedLimit, LastEventID: last, Live: offset == 0,
-	}))
+	}
+	if offset == 0 && len(items) == 0 && len(facets.Projects) == 0 && f == (views.FeedFilter{}) {
+		p.FirstRun = h.firstRun()
+	}
+	return render(c, views.Feed(p))
+}
+
+// firstRun is the feed's welcome on an empty memory: what Import would
+// read (counted as it counts, without reading a file).
+func (h *Handler) firstRun() *views.FirstRun {
+	fr := &views.FirstRun{}
+	if h.Import != nil {
+		var bytes int64
+		fr.Dir, fr.Files, bytes = h.Import.Count()
+		fr.MB, fr.CanImport = (bytes+1<<20-1)>>20, true
+	}
+	return fr
 }
 
 // ShowSessions serves GET /sessions: the session list. Its first page
@@ -229,7 +245,7 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 			}
 		}
 	}
-	for _, sm := range d.Summaries {
+	for _, sm := range keepSaying(d.Summaries, singleTurn(d)) {
 		if sm.Kind == models.SummaryTurn {
 			turn(sm.PromptNumber).Summaries = append(turn(sm.PromptNumber).Summaries, summaryView(sm))
 		} else {
@@ -250,6 +266,24 @@ func sessionPage(d *api.SessionDetail) views.SessionPage {
 		return p.Files[i].Path < p.Files[j].Path
 	})
 	return p
+}
+
+// singleTurn is the session's only turn summary when it has one turn
+// (keepSaying's turns), from the detail already loaded.
+func singleTurn(d *api.SessionDetail) map[int64]models.Summary {
+	if len(d.Prompts) > 1 || d.Session.PromptCounter > 1 {
+		return nil
+	}
+	var turns []models.Summary
+	for _, sm := range d.Summaries {
+		if sm.Kind == models.SummaryTurn {
+			turns = append(turns, sm)
+		}
+	}
+	if len(turns) != 1 {
+		return nil
+	}
+	return map[int64]models.Summary{d.Session.ID: turns[0]}
 }
 
 // searchPageSize is how many hits a search page shows.
@@ -321,7 +355,7 @@ func (h *Handler) ShowStats(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := statsPage(st)
+	p := statsPage(st, project)
 	p.Meta, p.Project, p.Projects, p.Days = h.PageMeta(c, "Stats", "stats"), project, facets.Projects, days
 	if p.LLM, err = h.llmSpend(c.UserContext()); err != nil {
 		return err
@@ -347,8 +381,9 @@ func (h *Handler) llmSpend(ctx context.Context) (views.LLMSpend, error) {
 	return l, nil
 }
 
-// statsPage turns the aggregates into the page's charts.
-func statsPage(st *models.Stats) views.StatsPage {
+// statsPage turns the aggregates into the page's charts; project is the
+// page's project filter ("" for all).
+func statsPage(st *models.Stats, project string) views.StatsPage {
 	p := views.StatsPage{
 		From: st.From, To: st.To, Sessions: st.Totals.Sessions, Prompts: st.Totals.Prompts,
 		ToolCalls: st.Totals.Observations, Failures: st.Totals.Failures, Summaries: st.Totals.Summaries,
@@ -362,7 +397,7 @@ func statsPage(st *models.Stats) views.StatsPage {
 		tools = append(tools, views.Point{Label: t.Name, Value: t.Count})
 	}
 	for _, f := range st.Files {
-		files = append(files, views.Point{Label: shortPath(f.Name, 72), Value: f.Count})
+		files = append(files, views.Point{Label: shortPath(views.ProjectPath(f.Project, f.Name, project != ""), 56), Value: f.Count})
 	}
 	for _, pr := range st.Projects {
 		projects = append(projects, views.Point{Label: pr.Project, Value: pr.Observations, Sub: pr.Failures})

@@ -99,7 +99,7 @@ func TestPages(t *testing.T) {
 		{"/search?q=%22unclosed", 400, []string{`id="search-error"`, `quoted phrase`, `value="&#34;unclosed"`}, nil},
 		{"/search?q=notes&from=yesterday", 400, []string{`from must be a date`}, nil},
 		{"/search?q=notes&type=bogus", 400, []string{`type must be`}, nil},
-		{"/stats", 200, []string{`<title>Stats · mneme</title>`, `id="chart-activity"`, `<svg viewBox=`, `class="bar-fail"`, `Bash: 3`, `notes-app: 5`, `xss-project: 1`}, nil},
+		{"/stats", 200, []string{`<title>Stats · mneme</title>`, `id="chart-activity"`, `<svg class="chart-cols"`, `class="bar-fail"`, `Bash: 3`, `notes-app: 5`, `xss-project: 1`}, nil},
 		{"/stats?days=7&project=notes-app", 200, []string{`Bash: 2`}, []string{`xss-project</td>`}},
 		{"/stats?days=0", 400, nil, nil},
 	}

@@ -43,7 +43,7 @@ func (tx *Tx) QueueObservation(o *Observation, event func(*Observation) any) err
 	if err != nil || !inserted {
 		return err
 	}
-	_, err = tx.AppendEvent(EventObservation, o.Project, o.SessionID, o.ID, event(o))
+	_, err = tx.AppendEventAt(o.CreatedAt, EventObservation, o.Project, o.SessionID, o.ID, event(o))
 	return err
 }
 
@@ -200,7 +200,9 @@ func appendObservationEvents(tx *gorm.DB, st *txState, inserted []*queuedObserva
 		if err != nil {
 			return err
 		}
-		evs[i] = Event{Kind: EventObservation, Project: q.o.Project, SessionID: q.o.SessionID, RefID: q.o.ID, Data: data, CreatedAt: now}
+		// The event carries the tool call's own time (an imported one's is
+		// days ago), so the feed orders it among its peers.
+		evs[i] = Event{Kind: EventObservation, Project: q.o.Project, SessionID: q.o.SessionID, RefID: q.o.ID, Data: data, CreatedAt: eventAt(q.o.CreatedAt, now)}
 	}
 	ids := make([]int64, 0, len(evs))
 	args := make([]any, 0, 6*min(len(evs), rowsPerStatement))

@@ -33,15 +33,25 @@ type Event struct {
 	CreatedAt time.Time       `json:"createdAt"`
 }
 
-// AppendEvent writes an event to the log inside tx. data is marshalled to
-// JSON and becomes the SSE payload. Inside a Writer transaction the event is
-// also handed to the writer's OnCommit once the transaction commits.
+// AppendEvent writes an event to the log inside tx, stamped now. data is
+// marshalled to JSON and becomes the SSE payload. Inside a Writer
+// transaction the event is also handed to the writer's OnCommit once the
+// transaction commits.
 func (tx *Tx) AppendEvent(kind, project string, sessionID, refID int64, data any) (*Event, error) {
+	return tx.AppendEventAt(time.Time{}, kind, project, sessionID, refID, data)
+}
+
+// AppendEventAt is AppendEvent for a row with a time of its own: the event
+// carries at (now when at is zero), the time of what it announces, so an
+// imported tool call or a summary of last week's turn takes its place in
+// the feed (ordered by time, FeedEvents) instead of at the top. Its id
+// still orders the stream (Last-Event-ID).
+func (tx *Tx) AppendEventAt(at time.Time, kind, project string, sessionID, refID int64, data any) (*Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
 	}
-	ev := &Event{Kind: kind, Project: project, SessionID: sessionID, RefID: refID, Data: b, CreatedAt: time.Now().UTC()}
+	ev := &Event{Kind: kind, Project: project, SessionID: sessionID, RefID: refID, Data: b, CreatedAt: eventAt(at, time.Now().UTC())}
 	err = tx.db.Raw(`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
 		ev.Kind, ev.Project, ev.SessionID, ev.RefID, string(b), ev.CreatedAt).Row().Scan(&ev.ID)
 	if err != nil {
@@ -51,6 +61,14 @@ func (tx *Tx) AppendEvent(kind, project string, sessionID, refID int64, data any
 		st.events = append(st.events, *ev)
 	}
 	return ev, nil
+}
+
+// eventAt is at in UTC, or now when at is zero.
+func eventAt(at, now time.Time) time.Time {
+	if at.IsZero() {
+		return now
+	}
+	return at.UTC()
 }
 
 // EventsAfter returns up to limit events with id > after, oldest first,

@@ -7,16 +7,32 @@ import (
 // FeedKinds are the event kinds the viewer's feed shows as rows.
 var FeedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, EventSummary, EventSessionCompleted}
 
-// FeedEvents lists the feed's events newest first: what happened, in commit
-// order, across prompts, observations, summaries and session starts and ends.
-// It fetches one row more than limit so callers can tell whether more follow.
-func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit int) ([]Event, error) {
-	q := s.DB.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", FeedKinds)
-	if project != "" {
-		q = q.Where("project = ?", project)
+// FeedQuery narrows the feed's events.
+type FeedQuery struct {
+	Project string
+	// Kinds keeps the events of these kinds (of FeedKinds); empty is all
+	// of FeedKinds.
+	Kinds  []string
+	Offset int
+	Limit  int
+}
+
+// FeedEvents lists the feed's events newest first: what happened across
+// prompts, observations, summaries and session starts and ends, by the
+// time of what each announces (an imported turn of last month sits under
+// today's work, however recently it was imported), then by id. It fetches
+// one row more than Limit so callers can tell whether more follow.
+func (s *Store) FeedEvents(ctx context.Context, f FeedQuery) ([]Event, error) {
+	kinds := FeedKinds
+	if len(f.Kinds) > 0 {
+		kinds = f.Kinds
+	}
+	q := s.DB.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", kinds)
+	if f.Project != "" {
+		q = q.Where("project = ?", f.Project)
 	}
 	var out []Event
-	err := q.Order("id DESC").Offset(offset).Limit(limitPlusOne(limit)).Find(&out).Error
+	err := q.Order("created_at DESC, id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err
 }
 

@@ -309,7 +309,7 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 	// The new versions after the forgotten event, which drops the old
 	// ones from open viewers.
 	for _, r := range rebuilt {
-		if _, err := tx.AppendEvent(EventSummary, r.sum.Project, r.sum.SessionID, r.sum.ID, r.event); err != nil {
+		if _, err := tx.AppendEventAt(r.sum.CreatedAt, EventSummary, r.sum.Project, r.sum.SessionID, r.sum.ID, r.event); err != nil {
 			return res, err
 		}
 	}

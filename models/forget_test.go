@@ -61,7 +61,7 @@ func seedForget(t *testing.T, s *Store, mark string) (sessions [2]int64) {
 				if _, err := tx.InsertMemory(&mem); err != nil {
 					return err
 				}
-				if _, err := tx.EnqueueJob(sess.ID, SummaryTurn, n, now); err != nil {
+				if _, err := tx.EnqueueJob(sess.ID, SummaryTurn, n, now, now); err != nil {
 					return err
 				}
 				if err := tx.SetLastAssistantMessage(sess.ID, "answer "+text); err != nil {

@@ -33,14 +33,16 @@ type SummaryJob struct {
 	UpdatedAt        time.Time `json:"updatedAt"`
 }
 
-// EnqueueJob inserts a pending job unless one exists for the same session,
-// kind and prompt number. inserted is false for such a duplicate. The
-// session's last assistant message is kept with the job.
-func (tx *Tx) EnqueueJob(sessionID int64, kind string, promptNumber int, now time.Time) (inserted bool, err error) {
+// EnqueueJob inserts a pending job, due now, unless one exists for the
+// same session, kind and prompt number. inserted is false for such a
+// duplicate. The job's created_at is at, the time of the event that asked
+// for it (its summary's time). The session's last assistant message is
+// kept with the job.
+func (tx *Tx) EnqueueJob(sessionID int64, kind string, promptNumber int, at, now time.Time) (inserted bool, err error) {
 	res := tx.db.Exec(`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, attempts, next_attempt_at, created_at, updated_at, assistant_message)
 		SELECT ?, ?, ?, ?, 0, ?, ?, ?, last_assistant_message FROM sessions WHERE id = ?
 		ON CONFLICT(session_id, kind, prompt_number) DO NOTHING`,
-		sessionID, kind, promptNumber, JobPending, now, now, now, sessionID)
+		sessionID, kind, promptNumber, JobPending, now, at, now, sessionID)
 	return res.RowsAffected == 1, res.Error
 }
 

@@ -436,6 +436,10 @@ var migrations = []string{
 	// get theirs from what they hold (migrationFollowUps).
 	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
 	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT 0;`,
+	// 17: the feed orders events by the time of what they announce (an
+	// imported turn of last month under today's work), see FeedEvents;
+	// events and summaries stored before took the time they were written.
+	eventTimesMigration,
 }
 
 // migrationFollowUps run in Go, in the same transaction as the migration
@@ -443,6 +447,27 @@ var migrations = []string{
 var migrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	16: backfillTitles,
 }
+
+// eventTimesMigration gives the event log an index by time and moves the
+// rows stored before it to the time of what they announce: a summary to
+// its turn's last prompt or tool call (the session's end for a final one,
+// never later than it was written), an event to its row's time. It is the
+// same on both backends (UPDATE … FROM, SQLite 3.33 and later).
+const eventTimesMigration = `CREATE INDEX events_time ON events(created_at, id);
+	UPDATE summaries SET created_at = t.at FROM (
+		SELECT s.id AS id, MAX(x.created_at) AS at FROM summaries s
+		JOIN (SELECT session_id, number AS n, created_at FROM prompts
+			UNION ALL SELECT session_id, prompt_number AS n, created_at FROM observations) x
+			ON x.session_id = s.session_id AND (x.n = s.prompt_number OR (s.kind = 'intermediate' AND x.n < s.prompt_number))
+		WHERE s.kind IN ('turn', 'intermediate') GROUP BY s.id) t
+	WHERE summaries.id = t.id AND summaries.created_at > t.at;
+	UPDATE summaries SET created_at = s.ended_at FROM sessions s
+	WHERE summaries.kind = 'final' AND s.id = summaries.session_id AND s.ended_at IS NOT NULL AND summaries.created_at > s.ended_at;
+	UPDATE events SET created_at = r.created_at FROM observations r WHERE events.kind = 'observation' AND r.id = events.ref_id AND events.created_at <> r.created_at;
+	UPDATE events SET created_at = r.created_at FROM prompts r WHERE events.kind = 'prompt' AND r.id = events.ref_id AND events.created_at <> r.created_at;
+	UPDATE events SET created_at = r.created_at FROM summaries r WHERE events.kind = 'summary' AND r.id = events.ref_id AND events.created_at <> r.created_at;
+	UPDATE events SET created_at = r.started_at FROM sessions r WHERE events.kind = 'session_started' AND r.id = events.ref_id AND events.created_at <> r.started_at;
+	UPDATE events SET created_at = r.ended_at FROM sessions r WHERE events.kind = 'session_completed' AND r.id = events.ref_id AND r.ended_at IS NOT NULL AND events.created_at > r.ended_at;`
 
 // SchemaVersion is the schema version this binary migrates to.
 func SchemaVersion() int { return len(migrations) }

@@ -297,6 +297,8 @@ var pgMigrations = []string{
 	// theirs from what they hold (pgMigrationFollowUps).
 	`ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT '';
 	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT FALSE;`,
+	// 7: SQLite's migration 17, the event log by time.
+	eventTimesMigration,
 }
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.

@@ -126,6 +126,9 @@ type ObservationFilter struct {
 	Kind         string
 	Tool         string
 	FailuresOnly bool
+	// ByTime orders by the tool calls' own time (then id), as the feed
+	// does, rather than by id (the order they were stored in).
+	ByTime bool
 }
 
 // Observations lists observations newest first (one more than Limit).
@@ -147,8 +150,12 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 		q = q.Where("NOT success")
 	}
 	q = f.byPerson(q)
+	order := "id DESC"
+	if f.ByTime {
+		order = "created_at DESC, id DESC"
+	}
 	var out []Observation
-	err := q.Order("id DESC").Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
+	err := q.Order(order).Offset(f.Offset).Limit(limitPlusOne(f.Limit)).Find(&out).Error
 	return out, err
 }
 

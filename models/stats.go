@@ -44,6 +44,13 @@ type NameCount struct {
 	Count int64  `json:"count"`
 }
 
+// FileCount is how many tool calls touched a file of a project.
+type FileCount struct {
+	Name    string `json:"name"`
+	Count   int64  `json:"count"`
+	Project string `json:"project"`
+}
+
 // ProjectStats are one project's counts within the window.
 type ProjectStats struct {
 	Project      string `json:"project"`
@@ -74,7 +81,8 @@ type Stats struct {
 	// Tools are the most used tools, most used first.
 	Tools []NameCount `json:"tools"`
 	// Files are the most touched files (observations' files), most first.
-	Files []NameCount `json:"files"`
+	// A path a search looked in (Grep's) is not a file touched.
+	Files []FileCount `json:"files"`
 	// Projects are the most active projects by observations (all projects
 	// in the window when Project is empty; just that one otherwise).
 	Projects []ProjectStats `json:"projects"`
@@ -227,13 +235,15 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 	})
 	st.Projects = st.Projects[:min(top, len(st.Projects))]
 
-	st.Files = []NameCount{}
+	st.Files = []FileCount{}
 	files, isText := s.filesOf("o.files", "j")
-	if err := db.Raw(`SELECT j.value AS name, COUNT(*) AS count
+	// A search's path (Grep's) is where it looked, most often a
+	// directory: not a file touched.
+	if err := db.Raw(`SELECT o.project AS project, j.value AS name, COUNT(*) AS count
 		FROM observations o, `+files+`
 		WHERE `+strings.ReplaceAll(strings.ReplaceAll(scope, "project", "o.project"), "created_at", "o.created_at")+`
-		AND o.files != '[]' AND `+isText+`
-		GROUP BY j.value ORDER BY count DESC, name LIMIT ?`, append(args, top)...).Scan(&st.Files).Error; err != nil {
+		AND o.files != '[]' AND o.kind <> '`+KindSearch+`' AND `+isText+`
+		GROUP BY o.project, j.value ORDER BY count DESC, name, project LIMIT ?`, append(args, top)...).Scan(&st.Files).Error; err != nil {
 		return nil, err
 	}
 	return st, nil

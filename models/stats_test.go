@@ -52,8 +52,14 @@ func seedStats(t *testing.T) *Store {
 			{b.ID, "beta", "Bash", nil, true, day(12, 10)},
 			{b.ID, "beta", "Write", []string{"app.ts"}, true, day(12, 11)},
 			{old.ID, "alpha", "Bash", []string{"old.go"}, false, day(1, 10)},
+			// A search's path is where it looked: not a file touched.
+			{b.ID, "beta", "Grep", []string{"/home/dev/beta/src"}, true, day(12, 12)},
 		} {
-			if _, err := tx.InsertObservation(&Observation{SessionID: o.sess, Project: o.project, ToolName: o.tool, Kind: KindBash,
+			kind := KindBash
+			if o.tool == "Grep" {
+				kind = KindSearch
+			}
+			if _, err := tx.InsertObservation(&Observation{SessionID: o.sess, Project: o.project, ToolName: o.tool, Kind: kind,
 				Title: "t", Files: o.files, Success: o.ok, CreatedAt: o.at}); err != nil {
 				return err
 			}
@@ -78,23 +84,23 @@ func TestStats(t *testing.T) {
 		{Day: "2026-11-09"},
 		{Day: "2026-11-10", Prompts: 2, Observations: 2, Failures: 1},
 		{Day: "2026-11-11", Observations: 3, Failures: 1},
-		{Day: "2026-11-12", Prompts: 1, Observations: 2},
+		{Day: "2026-11-12", Prompts: 1, Observations: 3},
 	}
 	if st.From != "2026-11-09" || st.To != "2026-11-12" || !reflect.DeepEqual(st.Days, wantDays) {
 		t.Errorf("window %s..%s days %+v\nwant %+v", st.From, st.To, st.Days, wantDays)
 	}
-	if want := (StatsTotals{Sessions: 2, Prompts: 3, Observations: 7, Failures: 2, Summaries: 1}); st.Totals != want {
+	if want := (StatsTotals{Sessions: 2, Prompts: 3, Observations: 8, Failures: 2, Summaries: 1}); st.Totals != want {
 		t.Errorf("totals %+v, want %+v", st.Totals, want)
 	}
-	if want := []NameCount{{"Bash", 3}, {"Edit", 2}, {"Read", 1}, {"Write", 1}}; !reflect.DeepEqual(st.Tools, want) {
+	if want := []NameCount{{"Bash", 3}, {"Edit", 2}, {"Grep", 1}, {"Read", 1}, {"Write", 1}}; !reflect.DeepEqual(st.Tools, want) {
 		t.Errorf("tools %+v, want %+v", st.Tools, want)
 	}
-	if want := []NameCount{{"main.go", 3}, {"app.ts", 1}, {"util.go", 1}}; !reflect.DeepEqual(st.Files, want) {
+	if want := []FileCount{{"main.go", 3, "alpha"}, {"app.ts", 1, "beta"}, {"util.go", 1, "alpha"}}; !reflect.DeepEqual(st.Files, want) {
 		t.Errorf("files %+v, want %+v", st.Files, want)
 	}
 	wantProjects := []ProjectStats{
 		{Project: "alpha", Sessions: 1, Prompts: 2, Observations: 5, Failures: 2},
-		{Project: "beta", Sessions: 1, Prompts: 1, Observations: 2},
+		{Project: "beta", Sessions: 1, Prompts: 1, Observations: 3},
 	}
 	if !reflect.DeepEqual(st.Projects, wantProjects) {
 		t.Errorf("projects %+v, want %+v", st.Projects, wantProjects)

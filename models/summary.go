@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -58,6 +59,54 @@ func (s *Store) SummariesOfSession(ctx context.Context, sessionID int64) ([]Summ
 	var out []Summary
 	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
+}
+
+// Restates reports whether s, a session's final or intermediate summary,
+// says nothing its turn summary t does not: each of its fields is empty or
+// found in t's (ignoring case and spacing). A session of one turn shows
+// one card, not the same account twice (the summary queue does not store
+// such a summary; the viewer hides those stored before).
+func (s Summary) Restates(t Summary) bool {
+	pairs := [][2]string{{s.Request, t.Request}, {s.Investigated, t.Investigated}, {s.Learned, t.Learned},
+		{s.Completed, t.Completed}, {s.NextSteps, t.NextSteps}}
+	for _, p := range pairs {
+		if f := squash(p[0]); f != "" && !strings.Contains(squash(p[1]), f) {
+			return false
+		}
+	}
+	return true
+}
+
+// squash lower-cases text and collapses its runs of white space.
+func squash(text string) string {
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+}
+
+// SingleTurnSummaries maps each of the sessions given that has one prompt
+// at most, and exactly one turn summary, to that summary: what a session
+// summary of theirs must say more than (Summary.Restates).
+func (s *Store) SingleTurnSummaries(ctx context.Context, sessionIDs []int64) (map[int64]Summary, error) {
+	out := map[int64]Summary{}
+	if len(sessionIDs) == 0 {
+		return out, nil
+	}
+	var rows []Summary
+	err := s.DB.WithContext(ctx).Where("kind = ? AND session_id IN (SELECT id FROM sessions WHERE id IN ? AND prompt_counter <= 1)", SummaryTurn, sessionIDs).
+		Order("id").Find(&rows).Error
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int64]int{}
+	for _, r := range rows {
+		seen[r.SessionID]++
+		out[r.SessionID] = r
+	}
+	for id, n := range seen {
+		if n > 1 {
+			delete(out, id)
+		}
+	}
+	return out, nil
 }
 
 // InsertSummary stores a summary; sum.ID is set.

@@ -110,7 +110,30 @@
       return "/fragments/event/" + id + (query ? "?" + query : "");
     }
 
-    // Fetch and prepend one event's row; rows arrive in event order because
+    // rowTime is a row's time as its ISO datetime ("" when it has none);
+    // ISO times in UTC sort as strings.
+    function rowTime(row) {
+      var t = row.querySelector(".row-time");
+      return t ? t.getAttribute("datetime") || "" : "";
+    }
+
+    // placeRow puts a live row where the feed's order (newest first, by
+    // the time of what it shows) wants it: today's work at the top, an
+    // imported turn of last week among its own. A row older than every
+    // row shown waits for "load more" when more follow.
+    function placeRow(row) {
+      var t = rowTime(row);
+      var rows = feed.children;
+      for (var i = 0; i < rows.length; i++) {
+        if (rowTime(rows[i]) <= t) {
+          feed.insertBefore(row, rows[i]);
+          return;
+        }
+      }
+      if (!document.querySelector("#load-more a")) feed.appendChild(row);
+    }
+
+    // Fetch and place one event's row; rows arrive in event order because
     // the fetches are chained.
     function addEvent(id) {
       queue = queue.then(function () {
@@ -121,7 +144,7 @@
             parseRows(html).forEach(function (row) {
               if (row.id && document.getElementById(row.id)) return; // replayed
               row.classList.add("row-new");
-              feed.insertBefore(row, feed.firstChild);
+              placeRow(row);
             });
             var empty = document.getElementById("feed-empty");
             if (empty) empty.remove();

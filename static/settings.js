@@ -124,7 +124,20 @@
     });
   }
 
+  // firstError brings a refused save's first bad field into view and
+  // gives it the focus, wherever it is on the long form.
+  function firstError() {
+    if (!document.getElementById("settings-errors")) return;
+    var el = document.querySelector('#settings-form [aria-invalid="true"], #settings-form .has-error, #settings-form .field-error:not([hidden])');
+    if (!el) return;
+    var input = el.matches("input, textarea, select") ? el : el.querySelector("input, textarea, select");
+    if (!input && el.parentElement) input = el.parentElement.querySelector("input, textarea, select");
+    (input || el).scrollIntoView({ block: "center" });
+    if (input) input.focus({ preventScroll: true });
+  }
+
   function init() {
+    firstError();
     ruleTest();
     retentionCount();
     preview();

@@ -4,7 +4,10 @@ import (
 	"strconv"
 )
 
-// Chart geometry, in SVG user units; the SVGs scale to their box.
+// Chart geometry, in SVG user units. The SVGs are not scaled to their box
+// (a 640-unit chart in a 340 px column drew 6 px labels): heights are
+// pixels, and horizontal positions are drawn as percentages of the plot's
+// width (pct), so text keeps its CSS size at every width.
 const (
 	chartW    = 640.0
 	colH      = 180.0
@@ -13,6 +16,9 @@ const (
 	colLeft   = 34.0
 	hbarRowH  = 30.0
 	hbarBarH  = 9.0
+	// hbarValueW is what a ranking keeps right of its longest bar for
+	// the value.
+	hbarValueW = 80.0
 )
 
 // Point is one value of a series: a day, a tool, a file. Sub is a part of
@@ -127,7 +133,7 @@ func NewHBarChart(points []Point, desc string) HBarChart {
 			max = p.Value
 		}
 	}
-	plotW := chartW - 40
+	plotW := chartW - hbarValueW
 	for i, p := range points {
 		w := float64(p.Value) / float64(max) * plotW
 		if p.Value > 0 && w < 2 {
@@ -140,6 +146,18 @@ func NewHBarChart(points []Point, desc string) HBarChart {
 	}
 	return c
 }
+
+// colPct is a column chart's x as a percentage of its plot (the SVG's box
+// right of its colLeft padding, where the value axis is drawn).
+func colPct(x float64) string { return pct((x - colLeft) / (chartW - colLeft)) }
+
+// colW is a column's width as a percentage of its chart's plot.
+func colW(w float64) string { return pct(w / (chartW - colLeft)) }
+
+// barPct is a ranking's x as a percentage of its width.
+func barPct(x float64) string { return pct(x / chartW) }
+
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
 
 // svgNum formats a coordinate compactly.
 func svgNum(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

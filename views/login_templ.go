@@ -22,7 +22,9 @@ type LoginView struct {
 }
 
 // LoginPage asks to log in: with a one-time link from `mneme open`, or by
-// pasting the worker's secret. The secret is never rendered back.
+// pasting the worker's secret. The secret is never rendered back. The
+// layout's nav and live dot are hidden on it (app.css, data-page="login"):
+// a stranger can reach nothing they lead to.
 func LoginPage(meta PageMeta, v LoginView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -56,19 +58,19 @@ func LoginPage(meta PageMeta, v LoginView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"login-page\"><h1>Log in to mneme</h1>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"login-page\"><div class=\"login-card\"><h1>Log in to mneme</h1>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Message != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"login-message\" id=\"login-message\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"notice login-message\" id=\"login-message\" role=\"alert\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(v.Message)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 23, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 26, Col: 80}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -79,14 +81,14 @@ func LoginPage(meta PageMeta, v LoginView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p>Run <code>mneme open</code> in a terminal: it opens this viewer logged in.</p><form method=\"post\" action=\"/login\" id=\"login-form\" autocomplete=\"off\"><input type=\"hidden\" name=\"login_csrf\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"login-step\" id=\"login-fresh\"><p class=\"login-lead\">For a fresh login link, run this in a terminal on this machine:</p><pre class=\"login-command\"><code>mneme open</code></pre><p class=\"muted small\">It opens this viewer logged in (<code>mneme open --print</code> only prints the link). Links work once, within 2 minutes: the one <code>make run</code> or <code>mneme serve</code> printed may have expired.</p></div><div class=\"login-secret\"><h2 class=\"login-or\">Or paste the worker's secret</h2><form method=\"post\" action=\"/login\" id=\"login-form\" class=\"login-form\" autocomplete=\"off\"><input type=\"hidden\" name=\"login_csrf\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(v.CSRF)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 27, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 39, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -99,13 +101,13 @@ func LoginPage(meta PageMeta, v LoginView) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(v.Next)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 28, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 40, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"> <label for=\"login-secret\">Or paste the worker's secret (the file <code>secret</code> in mneme's data directory, or <code>MNEME_TOKEN</code>)</label> <input type=\"password\" id=\"login-secret\" name=\"secret\" autocomplete=\"off\" required> <button type=\"submit\">Log in</button></form></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"> <label for=\"login-secret\">The file <code>secret</code> in mneme's data directory (<code>~/.mneme</code>), or <code>MNEME_TOKEN</code></label><div class=\"login-row\"><input type=\"password\" id=\"login-secret\" name=\"secret\" autocomplete=\"off\" required> <button type=\"submit\" class=\"btn btn-primary\">Log in</button></div></form></div></div></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

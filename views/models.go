@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -93,9 +94,56 @@ type FeedFilter struct {
 	FailuresOnly bool
 }
 
-// ObservationsOnly reports whether the filter narrows the feed to tool calls.
+// Feed kinds that are not tool calls: the kind filter's "Prompts only" and
+// "Summaries only".
+const (
+	FeedKindPrompt  = "prompt"
+	FeedKindSummary = "summary"
+)
+
+// EventKinds is the one kind of row other than tool calls the filter keeps
+// (prompts or summaries, as models.FeedQuery.Kinds), nil for any other.
+func (f FeedFilter) EventKinds() []string {
+	if f.Kind == FeedKindPrompt || f.Kind == FeedKindSummary {
+		return []string{f.Kind}
+	}
+	return nil
+}
+
+// ObservationsOnly reports whether the filter narrows the feed to tool
+// calls (a tool call's kind, a tool or failures; "Prompts only" and
+// "Summaries only" win over the tool and failure boxes).
 func (f FeedFilter) ObservationsOnly() bool {
-	return f.Kind != "" || f.Tool != "" || f.FailuresOnly
+	return f.EventKinds() == nil && (f.Kind != "" || f.Tool != "" || f.FailuresOnly)
+}
+
+// KindOption is one choice of the feed's kind filter: its value and what
+// a person reads.
+type KindOption struct {
+	Value string
+	Label string
+}
+
+// kindNames are the kind filter's words for the observation kinds
+// (models.ObservationKinds); a kind without one shows as kindLabel.
+var kindNames = map[string]string{
+	"agent": "Subagents", "bash": "Shell commands", "excluded": "Hidden by privacy rules", "failure": "Failed tool calls",
+	"file_change": "File changes", "mcp": "MCP tools", "read": "File reads", "search": "Searches", "test": "Test runs",
+	"tool_use": "Other tool calls", "web": "Web fetches and searches",
+}
+
+// KindOptions are the kind filter's tool-call choices for kinds, by label.
+func KindOptions(kinds []string) []KindOption {
+	out := make([]KindOption, 0, len(kinds))
+	for _, k := range kinds {
+		l, ok := kindNames[k]
+		if !ok {
+			l = kindLabel(k)
+		}
+		out = append(out, KindOption{Value: k, Label: l})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
+	return out
 }
 
 // Query encodes the filter as URL query parameters, plus extra pairs.
@@ -125,8 +173,10 @@ type FeedPage struct {
 	Filter   FeedFilter
 	Projects []string
 	Tools    []string
-	Kinds    []string
-	Items    []FeedItem
+	// Kinds are the tool-call kinds the kind filter offers, after
+	// "Prompts only" and "Summaries only".
+	Kinds []KindOption
+	Items []FeedItem
 	// HasMore and NextOffset drive "load more".
 	HasMore    bool
 	NextOffset int
@@ -135,6 +185,20 @@ type FeedPage struct {
 	LastEventID int64
 	// Live is set on the first page: only it follows the stream.
 	Live bool
+	// FirstRun is set when memory holds nothing yet: the page says how to
+	// connect Claude Code and what Import would bring in.
+	FirstRun *FirstRun
+}
+
+// FirstRun is the feed's welcome while memory is empty.
+type FirstRun struct {
+	// Dir is where Import looks for Claude Code's transcripts; Files and
+	// MB are what it would read there (Import is nil-safe: CanImport
+	// false when the worker has no importer).
+	Dir       string
+	Files     int
+	MB        int64
+	CanImport bool
 }
 
 // SessionRow is one line of the session list.
@@ -402,6 +466,18 @@ func displayPath(project, path string) string {
 		return path[i+1:]
 	}
 	return path
+}
+
+// ProjectPath is path as the viewer shows it in a project's context:
+// from the project's directory on ("notes-app/notes.md", displayPath), and
+// without that directory when the page is about that project only (inside
+// is true: "notes.md").
+func ProjectPath(project, path string, inside bool) string {
+	p := displayPath(project, path)
+	if inside && p != path {
+		return strings.TrimPrefix(p, project+"/")
+	}
+	return p
 }
 
 // plural renders "1 prompt", "2 prompts".

@@ -41,6 +41,13 @@ type ContextPreview struct {
 	MaxTokens int
 }
 
+// settingsSections are the settings page's sections, in page order, for
+// its index: the ids of their fieldsets and sections.
+var settingsSections = []struct{ ID, Label string }{
+	{"privacy", "Privacy"}, {"capture", "Capture"}, {"injection", "Context injection"}, {"memory", "Memory"},
+	{"retention", "Retention"}, {"summarizer", "Summarizer"}, {"preview", "Preview"}, {"maintenance", "Re-apply redaction"},
+}
+
 func (p SettingsPage) fieldErr(field string) string { return p.Errors[field] }
 
 func settingsLines(ss []string) string { return strings.Join(ss, "\n") }

@@ -34,10 +34,11 @@ func TestScreenshots(t *testing.T) {
 		{"sessions", "/sessions", ".sessions-table"},
 		{"search", "/search?q=test*+OR+notes", "#results mark"},
 		{"stats", "/stats", "#chart-activity svg"},
+		{"stats-projects", "/stats#chart-projects", "#chart-projects table"},
 		{"settings", "/settings", "main form"},
 		{"import", "/import", "#import-projects"},
 	}
-	b := newBrowser(t, 1280, 800)
+	b := newBrowser(t, 1366, 800)
 	b.login(t, srv)
 	for _, theme := range []string{"light", "dark"} {
 		b.do(t,
@@ -48,11 +49,14 @@ func TestScreenshots(t *testing.T) {
 			shoot(t, b, srv.URL+s.path, s.ready, filepath.Join(dir, s.name+"-"+theme+".png"))
 		}
 	}
-	b.do(t, chromedp.EmulateViewport(420, 860))
+	b.do(t, chromedp.EmulateViewport(400, 860))
 	for _, theme := range []string{"light", "dark"} {
 		b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem("mneme-theme", %q)`, theme)))
 		shoot(t, b, srv.URL+"/", "#feed > .row", filepath.Join(dir, "feed-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/sessions/1", "#timeline", filepath.Join(dir, "session-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/stats", "#chart-activity svg", filepath.Join(dir, "stats-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/stats#chart-files", "#chart-projects table", filepath.Join(dir, "stats-projects-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/settings", "main form", filepath.Join(dir, "settings-narrow-"+theme+".png"))
 	}
 }
 

@@ -38,7 +38,7 @@ type ContextRequest struct {
 
 // SummaryQueue receives requests for turn and session summaries.
 type SummaryQueue interface {
-	Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int) error
+	Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int, at time.Time) error
 }
 
 // Service is the ingest pipeline. It is safe for concurrent use.
@@ -165,7 +165,7 @@ func (s *Service) ensureSession(tx *models.Tx, p *ingest.Payload) (models.Sessio
 		return ref, err
 	}
 	if ref.Created {
-		if _, err := tx.AppendEvent(models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
+		if _, err := tx.AppendEventAt(eventTime(p, s.now), models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
 			"branch": proj.Branch, "source": p.Source, "cwd": p.Cwd,
 		}); err != nil {

@@ -63,7 +63,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 		if err != nil || res.PromptID == 0 {
 			return err
 		}
-		_, err = tx.AppendEvent(models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
+		_, err = tx.AppendEventAt(eventTime(p, s.now), models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
 			"text": ingest.Truncate(text, 2000),
 		})
@@ -179,7 +179,7 @@ func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	}
 	s.remember(p.SessionID, ref)
 	if s.Summaries != nil && !pol.ProjectExcluded(ref.Project) {
-		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number); err != nil {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number, eventTime(p, s.now)); err != nil {
 			s.log.Warn("queue turn summary", "session", ref.ID, "err", err)
 		}
 	}
@@ -201,7 +201,7 @@ func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
 		if done, err := tx.CompleteSession(ref.ID, now, reason); err != nil || !done {
 			return err // !done: already completed, a replay
 		}
-		_, err = tx.AppendEvent(models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
+		_, err = tx.AppendEventAt(now, models.EventSessionCompleted, ref.Project, ref.ID, ref.ID, map[string]any{
 			"sessionId": ref.ID, "project": ref.Project, "reason": reason, "endedAt": now,
 		})
 		return err
@@ -211,7 +211,7 @@ func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
 	}
 	s.remember(p.SessionID, ref)
 	if s.Summaries != nil && !s.Policy().ProjectExcluded(ref.Project) {
-		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0); err != nil {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0, eventTime(p, s.now)); err != nil {
 			s.log.Warn("queue final summary", "session", ref.ID, "err", err)
 		}
 	}

@@ -20,18 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // waitJobs waits until no summary job is pending or running.
 func waitJobs(t *testing.T, store *models.Store, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		p, err1 := store.CountJobs(context.Background(), models.JobPending)
-		r, err2 := store.CountJobs(context.Background(), models.JobRunning)
-		if err1 == nil && err2 == nil && p+r == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("summary jobs still queued after %s: %d pending, %d running", timeout, p, r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.WaitJobs(t, store, timeout)
 }
 
 // sessionID finds the database id of a Claude session.

@@ -144,16 +144,24 @@ func (q *Queue) signal() {
 }
 
 // Enqueue queues a summary of the session: a turn (promptNumber), an
-// intermediate or a final one. The same request twice is one job. A turn of
-// a session running for more than IntermediateEvery since its last
-// intermediate or final summary also queues an intermediate summary.
-func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int) error {
+// intermediate or a final one. at is when the event asking for it
+// happened (an imported turn's is its own, days ago; zero is now): the
+// summary carries that time. The same request twice is one job. A turn
+// from the second on, of a session running for more than IntermediateEvery
+// (in the events' time) since its start or its last intermediate or final
+// summary, also queues an intermediate summary: a session of one turn has
+// its turn summary, and no interim one saying the same.
+func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int, at time.Time) error {
 	switch kind {
 	case models.SummaryTurn, models.SummaryIntermediate, models.SummaryFinal:
 	default:
 		return fmt.Errorf("%w: summary kind %q", models.ErrInvalid, kind)
 	}
 	now := q.now()
+	if at.IsZero() {
+		at = now
+	}
+	at = at.UTC()
 	every := q.IntermediateEvery
 	if every <= 0 {
 		every = DefaultIntermediateEvery
@@ -168,10 +176,10 @@ func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promp
 			// new final summary; a replayed SessionEnd does not.
 			promptNumber = sess.PromptCounter
 		}
-		if _, err := tx.EnqueueJob(sessionID, kind, promptNumber, now); err != nil {
+		if _, err := tx.EnqueueJob(sessionID, kind, promptNumber, at, now); err != nil {
 			return err
 		}
-		if kind != models.SummaryTurn {
+		if kind != models.SummaryTurn || promptNumber < 2 {
 			return nil
 		}
 		last, ok, err := tx.LastJobTime(sessionID, models.SummaryIntermediate, models.SummaryFinal)
@@ -181,8 +189,8 @@ func (q *Queue) Enqueue(ctx context.Context, sessionID int64, kind string, promp
 		if !ok {
 			last = sess.StartedAt
 		}
-		if now.Sub(last) >= every {
-			_, err = tx.EnqueueJob(sessionID, models.SummaryIntermediate, promptNumber, now)
+		if at.Sub(last) >= every {
+			_, err = tx.EnqueueJob(sessionID, models.SummaryIntermediate, promptNumber, at, now)
 		}
 		return err
 	})
@@ -253,6 +261,20 @@ func (q *Queue) run(ctx context.Context, job *models.SummaryJob) {
 		q.retry(ctx, job, spent, err)
 		return
 	}
+	if job.Kind != models.SummaryTurn {
+		again, err := q.restates(ctx, in, res)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			q.retry(ctx, job, spent, err)
+			return
+		}
+		if again {
+			q.storeNothing(ctx, job, spent)
+			return
+		}
+	}
 	batch, err := q.memories(ctx, job, in, res)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -262,6 +284,38 @@ func (q *Queue) run(ctx context.Context, job *models.SummaryJob) {
 		return
 	}
 	q.store(ctx, job, in, res, spent, batch)
+}
+
+// restates reports whether res, a session's final or intermediate
+// summary, would only repeat the turn summary of a session of one turn
+// (models.Summary.Restates).
+func (q *Queue) restates(ctx context.Context, in *Input, res Result) (bool, error) {
+	if in.Session.PromptCounter > 1 {
+		return false, nil
+	}
+	turns, err := q.Store.SingleTurnSummaries(ctx, []int64{in.Session.ID})
+	if err != nil {
+		return false, err
+	}
+	t, ok := turns[in.Session.ID]
+	return ok && toSummary(res, in).Restates(t), nil
+}
+
+// storeNothing ends a job whose summary would say nothing new: done,
+// with no summary, and what the LLM call cost recorded.
+func (q *Queue) storeNothing(ctx context.Context, job *models.SummaryJob, spent *Result) {
+	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *models.Tx) error {
+		if spent != nil {
+			if err := tx.RecordTokens(q.ledgerEntry(job, 0, spent)); err != nil {
+				return err
+			}
+		}
+		job.Status, job.LastError = models.JobDone, ""
+		return tx.MarkJob(job)
+	})
+	if err != nil {
+		q.Log.Error("summary queue: close job", "job", job.ID, "err", err)
+	}
 }
 
 // memories extracts the memories of a turn job's turn, from its prompt
@@ -274,7 +328,7 @@ func (q *Queue) memories(ctx context.Context, job *models.SummaryJob, in *Input,
 	st := q.Settings().Memory
 	t := memory.Turn{
 		Project: in.Session.Project, SessionID: in.Session.ID, PromptNumber: in.PromptNumber, Cwd: in.Session.Cwd,
-		Answer: in.LastAssistantMessage, At: q.now(),
+		Answer: in.LastAssistantMessage, At: q.jobTime(job),
 	}
 	for _, p := range in.Prompts {
 		t.Prompts = append(t.Prompts, p.Text)
@@ -430,7 +484,7 @@ func (q *Queue) ledgerEntry(job *models.SummaryJob, summaryID int64, spent *Resu
 func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, res Result, spent *Result, batch *memory.Batch) {
 	sum := toSummary(res, in)
 	q.cleanSummary(&sum)
-	sum.CreatedAt = q.now()
+	sum.CreatedAt = q.jobTime(job)
 	err := q.Store.Writer.Do(context.WithoutCancel(ctx), func(tx *models.Tx) error {
 		if ok, err := tx.JobExists(job.ID); err != nil || !ok {
 			return err
@@ -438,7 +492,7 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 		if err := tx.InsertSummary(&sum); err != nil {
 			return err
 		}
-		if _, err := tx.AppendEvent(models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum)); err != nil {
+		if _, err := tx.AppendEventAt(sum.CreatedAt, models.EventSummary, sum.Project, sum.SessionID, sum.ID, SummaryEvent(&sum)); err != nil {
 			return err
 		}
 		if spent != nil {
@@ -457,6 +511,15 @@ func (q *Queue) store(ctx context.Context, job *models.SummaryJob, in *Input, re
 	if err != nil {
 		q.Log.Error("summary queue: store summary", "job", job.ID, "err", err)
 	}
+}
+
+// jobTime is the time of the event that queued job (Enqueue's at): when
+// the turn or session it summarises ended, not when it is written.
+func (q *Queue) jobTime(job *models.SummaryJob) time.Time {
+	if job.CreatedAt.IsZero() {
+		return q.now()
+	}
+	return job.CreatedAt.UTC()
 }
 
 // SummaryEvent is the JSON a summary travels as on the live stream.

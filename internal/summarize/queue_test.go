@@ -2,6 +2,7 @@ package summarize_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestQueueDeduplicates(t *testing.T) {
 	srv.Hook(t, "stop", steps[11].body)
 	srv.Hook(t, "session-end", steps[len(steps)-1].body)
 	id := sessionID(t, srv.Store, "dedupe")
-	if err := srv.Summaries.Enqueue(context.Background(), id, models.SummaryTurn, 1); err != nil {
+	if err := srv.Summaries.Enqueue(context.Background(), id, models.SummaryTurn, 1, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	waitJobs(t, srv.Store, 10*time.Second)
@@ -82,7 +83,7 @@ func TestQueueDeduplicates(t *testing.T) {
 	if len(sums) != 3 || kinds["turn"] != 2 || kinds["final"] != 1 {
 		t.Errorf("summaries by kind = %v", kinds)
 	}
-	if err := srv.Summaries.Enqueue(context.Background(), id, "weekly", 1); err == nil {
+	if err := srv.Summaries.Enqueue(context.Background(), id, "weekly", 1, time.Time{}); err == nil {
 		t.Error("an unknown kind was accepted")
 	}
 }
@@ -143,5 +144,85 @@ func TestQueueBudget(t *testing.T) {
 	per, _ := srv.Store.LedgerOfSession(context.Background(), id)
 	if per.Calls != 1 || per.InputTokens != 1500 {
 		t.Errorf("session ledger = %+v", per)
+	}
+}
+
+// TestQueueOneTurnOneCard: a one-prompt session imported from three days
+// ago (every event with its own time) gets one summary, its turn's: no
+// interim one (one turn, however long ago it started) and no session
+// summary repeating it. The summary and every event carry the time of
+// what they announce, not the time they were written.
+func TestQueueOneTurnOneCard(t *testing.T) {
+	srv := testutil.NewServer(t)
+	steps := jwtSession("one-turn")
+	one := append(steps[:12:12], steps[len(steps)-1])
+	base := time.Now().Add(-72 * time.Hour).UTC().Truncate(time.Second)
+	for i, s := range one {
+		s.body["mneme_time"] = base.Add(time.Duration(i) * time.Minute)
+	}
+	written := time.Now()
+	replay(t, srv, one)
+	waitJobs(t, srv.Store, 20*time.Second)
+	id := sessionID(t, srv.Store, "one-turn")
+	sums, err := srv.Store.SummariesOfSession(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 1 || sums[0].Kind != models.SummaryTurn {
+		t.Fatalf("summaries: %s", renderSummaries(sums))
+	}
+	stop := base.Add(11 * time.Minute)
+	if !sums[0].CreatedAt.Equal(stop) {
+		t.Errorf("turn summary at %s, want the Stop's %s", sums[0].CreatedAt, stop)
+	}
+	jobs, _ := srv.Store.JobsOfSession(context.Background(), id)
+	kinds := map[string]string{}
+	for _, j := range jobs {
+		kinds[j.Kind] = j.Status
+	}
+	if kinds["final"] != models.JobDone || kinds["intermediate"] != "" {
+		t.Errorf("jobs: %v (want the final one done without a summary, no intermediate)", kinds)
+	}
+	evs, err := srv.Store.EventsAfter(context.Background(), 0, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := 0
+	for _, ev := range evs {
+		if !slices.Contains(models.FeedKinds, ev.Kind) {
+			continue
+		}
+		feed++
+		if !ev.CreatedAt.Before(written) || ev.CreatedAt.Before(base) {
+			t.Errorf("%s event %d at %s, outside the imported session's %s–%s", ev.Kind, ev.ID, ev.CreatedAt, base, stop.Add(time.Minute))
+		}
+	}
+	if feed < 12 {
+		t.Errorf("%d feed events", feed)
+	}
+	mems, err := srv.Store.Memories(context.Background(), models.MemoryFilter{SessionID: id, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mems {
+		if !m.CreatedAt.Equal(stop) {
+			t.Errorf("memory %d at %s, want its turn's %s", m.ID, m.CreatedAt, stop)
+		}
+	}
+}
+
+// TestQueueSecondTurnKeepsSessionSummary: a session of two turns keeps its
+// session summary, which says more than either turn.
+func TestQueueSecondTurnKeepsSessionSummary(t *testing.T) {
+	srv := testutil.NewServer(t)
+	replay(t, srv, jwtSession("two-turns"))
+	waitJobs(t, srv.Store, 20*time.Second)
+	sums, _ := srv.Store.SummariesOfSession(context.Background(), sessionID(t, srv.Store, "two-turns"))
+	kinds := map[string]int{}
+	for _, s := range sums {
+		kinds[s.Kind]++
+	}
+	if kinds["turn"] != 2 || kinds["final"] != 1 || kinds["intermediate"] != 0 {
+		t.Errorf("summaries by kind = %v", kinds)
 	}
 }

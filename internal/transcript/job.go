@@ -73,6 +73,18 @@ func (j *Job) options() Options {
 	return Options{ProjectOf: j.ProjectOf, ActiveWithin: 10 * time.Minute, Workers: 32}
 }
 
+// Count is how many transcripts an import of the Job's directory would
+// read, and their bytes: the files Find lists there (what Run reads),
+// without opening one. It is cheap enough for every first page.
+func (j *Job) Count() (dir string, files int, bytes int64) {
+	dir = j.dir()
+	for _, f := range Find([]string{dir}, func(Problem) {}) {
+		files++
+		bytes += f.size
+	}
+	return dir, files, bytes
+}
+
 // Scan is a dry run of the directory (one made within scanFor is reused),
 // with how many of its sessions are stored now.
 func (j *Job) Scan(ctx context.Context) (Preview, error) {
