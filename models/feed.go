@@ -11,7 +11,7 @@ var FeedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, Eve
 // order, across prompts, observations, summaries and session starts and ends.
 // It fetches one row more than limit so callers can tell whether more follow.
 func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit int) ([]Event, error) {
-	q := s.DB.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", FeedKinds)
+	q := s.db.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", FeedKinds)
 	if project != "" {
 		q = q.Where("project = ?", project)
 	}
@@ -23,7 +23,7 @@ func (s *Store) FeedEvents(ctx context.Context, project string, offset, limit in
 // EventByID loads one event of the log.
 func (s *Store) EventByID(ctx context.Context, id int64) (*Event, error) {
 	var out Event
-	err := s.DB.WithContext(ctx).Select(s.eventColumns()).First(&out, id).Error
+	err := s.db.WithContext(ctx).Select(s.eventColumns()).First(&out, id).Error
 	return &out, notFound(err)
 }
 
@@ -52,7 +52,7 @@ func byIDs[T any](ctx context.Context, s *Store, ids []int64) ([]T, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.DB.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
 	return out, err
 }
 
@@ -75,7 +75,7 @@ const facetToolWindow = 5000
 // each sorted. It stays cheap on a database of millions of rows.
 func (s *Store) FeedFacets(ctx context.Context) (Facets, error) {
 	f := Facets{Kinds: ObservationKinds}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	if err := db.Raw(`SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY project`).Scan(&f.Projects).Error; err != nil {
 		return f, err
 	}

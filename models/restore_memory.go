@@ -37,7 +37,7 @@ type ExportMemory struct {
 // MemoriesForExport lists session sid's memories, oldest first, with
 // their supersession links as references.
 func (s *Store) MemoriesForExport(ctx context.Context, sid int64) ([]ExportMemory, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var ms []Memory
 	if err := db.Model(&Memory{}).Select(memoryColumns).Where("session_id = ?", sid).Order("id").Find(&ms).Error; err != nil {
 		return nil, err

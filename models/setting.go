@@ -299,7 +299,7 @@ const runtimeKey = "runtime"
 func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	out := DefaultSettings()
 	var row Setting
-	err := s.DB.WithContext(ctx).Where("key = ?", runtimeKey).First(&row).Error
+	err := s.db.WithContext(ctx).Where("key = ?", runtimeKey).First(&row).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 	case err != nil:

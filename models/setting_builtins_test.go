@@ -27,7 +27,7 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 		rules = append(rules, r)
 	}
 	old.Privacy.RedactionRules = rules
-	if err := (&Tx{db: store.DB}).WriteSettings(old); err != nil {
+	if err := (&Tx{db: store.db}).WriteSettings(old); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.LoadSettings(context.Background())
@@ -67,7 +67,7 @@ func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
 	st := DefaultSettings()
 	st.Privacy.RedactionRules = old
 	b, _ := json.Marshal(st)
-	if err := s.DB.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
+	if err := s.db.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.LoadSettings(context.Background())

@@ -12,14 +12,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // EnvSummarizer is set in the environment of the `claude -p` run by the
 // claude-cli summarizer. `mneme hook` answers Continue without recording
 // anything when it sees it, so a summary never captures itself. The name is
 // defined once, in package hooks, which the hook binary is built on.
-const EnvSummarizer = hooks.EnvSummarizer
+const EnvSummarizer = hookwire.EnvSummarizer
 
 // ClaudeCLI summarizes with the user's own Claude Code in print mode. It
 // runs exactly one child process at a time, in its own process group, with
