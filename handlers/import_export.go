@@ -39,7 +39,7 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var res api.RestoreResult
+	var res models.RestoreCounts
 	pol := h.Capture.Policy()
 	now := time.Now()
 	for i := range batch {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -28,7 +29,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 	srv := testutil.NewServer(t)
 	n := len(models.DefaultSettings().Privacy.RedactionRules)
 	cur := srv.Capture.Policy().Settings
-	cur.Privacy.RedactionRules = append(cur.Privacy.RedactionRules, models.RedactionRule{Name: "ticket", Pattern: "TICKET-(", Enabled: true})
+	cur.Privacy.RedactionRules = append(cur.Privacy.RedactionRules, privacy.Rule{Name: "ticket", Pattern: "TICKET-(", Enabled: true})
 	cur.Injection.MaxInjectTokens = 99999
 	cur.Capture.ReadTools = "sometimes"
 	cur.Privacy.ExcludeGlobs = append(cur.Privacy.ExcludeGlobs, "[unclosed")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -200,7 +201,7 @@ func migrateSource(t *testing.T) *testutil.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Privacy.RedactionRules = append(st.Privacy.RedactionRules, models.RedactionRule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true})
+	st.Privacy.RedactionRules = append(st.Privacy.RedactionRules, privacy.Rule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true})
 	hist, err := srv.Store.SessionByClaudeID(ctx, "history-1")
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -129,7 +129,7 @@ func TestJobRunsOnKick(t *testing.T) {
 func TestReapplyKeepsJSONValid(t *testing.T) {
 	s := openStore(t)
 	seed(t, s, time.Now().UTC(), map[int]int{1: 3})
-	r := ingest.NewRedactor([]models.RedactionRule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
+	r := privacy.New([]privacy.Rule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 		}
 		modelstest.Exec(t, s, q, args...)
 	}
-	r := ingest.NewRedactor(models.BuiltinRedactionRules())
+	r := privacy.New(models.BuiltinRedactionRules())
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)

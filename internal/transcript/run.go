@@ -44,11 +44,6 @@ type RefusedError struct{ Reasons []string }
 
 func (e *RefusedError) Error() string { return strings.Join(e.Reasons, "; ") }
 
-// PermanentError is a Sink's answer for an event the worker refused for
-// good: it is counted as an error and the import goes on. Any other Sink
-// error stops the import.
-type PermanentError = hookwire.PermanentError
-
 // Options configure an import.
 type Options struct {
 	// Since drops events older than it (the zero time keeps all).
@@ -424,7 +419,7 @@ func (r *runner) file(ctx context.Context, f file) error {
 // passes any other error on (it stops the import).
 func (r *runner) refused(path string, line int, err error) error {
 	var reasons []string
-	var perm *PermanentError
+	var perm *hookwire.PermanentError
 	var ref *RefusedError
 	switch {
 	case err == nil:
