@@ -267,7 +267,7 @@ func TestAutoStartBackoff(t *testing.T) {
 	var ids []string
 	modelstest.Scan(t, srv.Store, &ids, `SELECT tool_use_id FROM observations ORDER BY id`)
 	if strings.Join(ids, ",") != strings.Join(want, ",") {
-		t.Errorf("stored %v, want %v", ids, want)
+		t.Errorf("stored %v, want %v; stderr %s", ids, want, stderr)
 	}
 }
 
