@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // An installation of mneme for tests that drive it through real Claude
@@ -162,7 +162,7 @@ func NewMneme(t testing.TB) *Mneme {
 		}
 		c := parsed.Hooks[ev][0].Hooks[0].Command
 		hookBin := filepath.Join(filepath.Dir(m.Bin), "mneme-hook")
-		for _, want := range []string{hookBin + " ", "--port " + strconv.Itoa(m.Port), "--data-dir " + m.DataDir, " " + hooks.EventSlug(ev)} {
+		for _, want := range []string{hookBin + " ", "--port " + strconv.Itoa(m.Port), "--data-dir " + m.DataDir, " " + hookwire.EventSlug(ev)} {
 			if !strings.Contains(c, want) {
 				t.Fatalf("%s hook command %q lacks %q", ev, c, want)
 			}
@@ -258,7 +258,7 @@ type mnemeHealth struct {
 // socketClient reaches the worker over its unix socket, as the hook and
 // the CLI do: the owner, without credentials.
 func (m *Mneme) socketClient(timeout time.Duration) *http.Client {
-	sock := hooks.SocketPath(m.DataDir)
+	sock := hookwire.SocketPath(m.DataDir)
 	return &http.Client{Timeout: timeout, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
@@ -270,7 +270,7 @@ func (m *Mneme) socketClient(timeout time.Duration) *http.Client {
 // as a client over TCP must.
 func (m *Mneme) authorize(t testing.TB, req *http.Request) {
 	t.Helper()
-	secret, err := hooks.ReadSecretFile(filepath.Join(m.DataDir, hooks.SecretFile))
+	secret, err := hookwire.ReadSecretFile(filepath.Join(m.DataDir, hookwire.SecretFile))
 	if err != nil {
 		t.Fatalf("the worker's secret: %v", err)
 	}

@@ -5,9 +5,10 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
@@ -58,7 +59,7 @@ func (b *compatBody) payload(event, pathID string) (*ingest.Payload, error) {
 		LastAssistantMessage: first(b.LastAssistantMessage, b.Content),
 		Reason:               b.Reason,
 	}
-	if (event == hooks.PostToolUse) && p.ToolName == "" {
+	if (event == hookwire.PostToolUse) && p.ToolName == "" {
 		return nil, badRequest("missing tool_name")
 	}
 	return p, nil
@@ -100,7 +101,7 @@ func (h *Handler) compat(event string, promptOrStart bool) fiber.Handler {
 		}
 		ev := event
 		if promptOrStart && first(b.Prompt, b.Content) != "" {
-			ev = hooks.UserPromptSubmit
+			ev = hookwire.UserPromptSubmit
 		}
 		// The path's id is unescaped (a %-escaped secret would escape
 		// redaction) and copied: Fiber reuses the request's buffer.
@@ -112,9 +113,9 @@ func (h *Handler) compat(event string, promptOrStart bool) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		if ev == hooks.UserPromptSubmit && promptOrStart {
+		if ev == hookwire.UserPromptSubmit && promptOrStart {
 			// claude-mem's init also starts the session.
-			if _, err := h.Capture.Handle(c.UserContext(), hooks.SessionStart, p); err != nil {
+			if _, err := h.Capture.Handle(c.UserContext(), hookwire.SessionStart, p); err != nil {
 				return err
 			}
 		}
@@ -131,12 +132,12 @@ func (h *Handler) compat(event string, promptOrStart bool) fiber.Handler {
 }
 
 // Compat handlers for claude-mem's and jikime-mem's hook scripts.
-func (h *Handler) CompatSessionInit() fiber.Handler     { return h.compat(hooks.SessionStart, true) }
-func (h *Handler) CompatObservation() fiber.Handler     { return h.compat(hooks.PostToolUse, false) }
-func (h *Handler) CompatSummarize() fiber.Handler       { return h.compat(hooks.Stop, false) }
-func (h *Handler) CompatSessionComplete() fiber.Handler { return h.compat(hooks.SessionEnd, false) }
-func (h *Handler) CompatSessionStart() fiber.Handler    { return h.compat(hooks.SessionStart, false) }
-func (h *Handler) CompatPrompt() fiber.Handler          { return h.compat(hooks.UserPromptSubmit, false) }
+func (h *Handler) CompatSessionInit() fiber.Handler     { return h.compat(hookwire.SessionStart, true) }
+func (h *Handler) CompatObservation() fiber.Handler     { return h.compat(hookwire.PostToolUse, false) }
+func (h *Handler) CompatSummarize() fiber.Handler       { return h.compat(hookwire.Stop, false) }
+func (h *Handler) CompatSessionComplete() fiber.Handler { return h.compat(hookwire.SessionEnd, false) }
+func (h *Handler) CompatSessionStart() fiber.Handler    { return h.compat(hookwire.SessionStart, false) }
+func (h *Handler) CompatPrompt() fiber.Handler          { return h.compat(hookwire.UserPromptSubmit, false) }
 
 // CompatProcessing acknowledges claude-mem's processing notification.
 func (h *Handler) CompatProcessing(c *fiber.Ctx) error {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -28,8 +30,8 @@ func toolCall(promptID, toolUseID string) map[string]any {
 func storedSession(t *testing.T, srv *testutil.Server) (s *models.Session, prompts, observations int64) {
 	t.Helper()
 	s = sessionRow(t, srv, "fg-live")
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM prompts WHERE session_id = ?`, s.ID).Row().Scan(&prompts)
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ?`, s.ID).Row().Scan(&observations)
+	modelstest.Row(t, srv.Store, []any{&prompts}, `SELECT COUNT(*) FROM prompts WHERE session_id = ?`, s.ID)
+	modelstest.Row(t, srv.Store, []any{&observations}, `SELECT COUNT(*) FROM observations WHERE session_id = ?`, s.ID)
 	return s, prompts, observations
 }
 
@@ -61,7 +63,7 @@ func TestForgetLiveSessionGoesOnRecording(t *testing.T) {
 	}
 	// Nothing of the forgotten row came back.
 	var old int64
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM prompts WHERE text = 'first'`).Row().Scan(&old)
+	modelstest.Row(t, srv.Store, []any{&old}, `SELECT COUNT(*) FROM prompts WHERE text = 'first'`)
 	if old != 0 {
 		t.Errorf("the forgotten prompt is back")
 	}
@@ -101,9 +103,7 @@ func TestCaptureRecreatesSessionDeletedBehindItsBack(t *testing.T) {
 	}
 	for _, st := range steps {
 		gone, _, _ := storedSession(t, srv)
-		if err := srv.Store.DB.Exec(`DELETE FROM sessions WHERE id = ?`, gone.ID).Error; err != nil {
-			t.Fatal(err)
-		}
+		modelstest.Exec(t, srv.Store, `DELETE FROM sessions WHERE id = ?`, gone.ID)
 		status, body := srv.Post(t, "/api/hooks/"+st.slug, st.payload)
 		if status != http.StatusOK {
 			t.Errorf("%s after the session was deleted: %d %s", st.name, status, body)

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/transcript"
@@ -54,7 +55,7 @@ func (h *Handler) ImportEvents(c *fiber.Ctx) error {
 			res.Refused = append(res.Refused, fmt.Sprintf("event %d: malformed JSON", n))
 			return nil
 		}
-		name, ok := hooks.EventName(ev.Event)
+		name, ok := hookwire.EventName(ev.Event)
 		if !ok {
 			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
 			return nil

@@ -39,7 +39,7 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var res api.RestoreResult
+	var res models.RestoreCounts
 	pol := h.Capture.Policy()
 	now := time.Now()
 	for i := range batch {
@@ -93,7 +93,7 @@ func (h *Handler) ImportExportMemories(c *fiber.Ctx) error {
 		return err
 	}
 	ms = h.Capture.Policy().CleanRestoredMemories(ms)
-	var res api.RestoreResult
+	var res models.RestoreCounts
 	err = h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
 		var err error
 		res, err = tx.RestoreMemories(ms)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // A session of a full export holding a value capture never stores is
@@ -60,7 +60,7 @@ func TestImportExportRowsRefusesCraftedSession(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("%d %s", status, out)
 	}
-	var res api.RestoreResult
+	var res models.RestoreCounts
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatal(err)
 	}

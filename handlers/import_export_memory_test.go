@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -122,7 +121,7 @@ func TestExportAllMemoriesRoundTrip(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("import %d: %d %s", round, status, out)
 		}
-		var res api.RestoreResult
+		var res models.RestoreCounts
 		if err := json.Unmarshal(out, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +164,7 @@ func TestImportExportRowsRefusesCraftedMemory(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("%d %s", status, out)
 	}
-	var res api.RestoreResult
+	var res models.RestoreCounts
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatal(err)
 	}

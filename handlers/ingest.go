@@ -2,19 +2,19 @@ package handlers
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
 // IngestHook takes Claude Code's own hook JSON for one event and answers with
 // exactly the JSON the hook must print, after the data is committed.
 func (h *Handler) IngestHook(c *fiber.Ctx) error {
-	event, ok := hooks.EventName(c.Params("event"))
+	event, ok := hookwire.EventName(c.Params("event"))
 	if !ok {
 		return fiber.NewError(fiber.StatusNotFound, "unknown hook event "+c.Params("event"))
 	}
-	if event == hooks.PreToolUse {
+	if event == hookwire.PreToolUse {
 		return h.gate(c, c.Body())
 	}
 	return h.ingest(c, event, c.Body())
@@ -23,11 +23,11 @@ func (h *Handler) IngestHook(c *fiber.Ctx) error {
 // gate answers the file gate (PreToolUse): read-only, so it neither
 // announces itself to the group commit nor waits for it.
 func (h *Handler) gate(c *fiber.Ctx, body []byte) error {
-	p, err := ingest.Decode(hooks.PreToolUse, body)
+	p, err := ingest.Decode(hookwire.PreToolUse, body)
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	out, err := h.Capture.Handle(c.UserContext(), hooks.PreToolUse, p)
+	out, err := h.Capture.Handle(c.UserContext(), hookwire.PreToolUse, p)
 	if err != nil {
 		return err
 	}

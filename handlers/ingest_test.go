@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -37,30 +40,25 @@ type rowCounts struct {
 func countRows(t *testing.T, srv *testutil.Server) rowCounts {
 	t.Helper()
 	var c rowCounts
-	err := srv.Store.DB.Raw(`SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM prompts),
-		(SELECT COUNT(*) FROM private_prompts), (SELECT COUNT(*) FROM observations), (SELECT COUNT(*) FROM events WHERE kind != 'summary')`).
-		Row().Scan(&c.Sessions, &c.Prompts, &c.PrivatePrompts, &c.Observations, &c.Events)
-	if err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Row(t, srv.Store, []any{&c.Sessions, &c.Prompts, &c.PrivatePrompts, &c.Observations, &c.Events},
+		`SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM prompts),
+		(SELECT COUNT(*) FROM private_prompts), (SELECT COUNT(*) FROM observations), (SELECT COUNT(*) FROM events WHERE kind != 'summary')`)
 	return c
 }
 
 func sessionRow(t *testing.T, srv *testutil.Server, claudeID string) *models.Session {
 	t.Helper()
-	var out models.Session
-	if err := srv.Store.DB.Where("claude_session_id = ?", claudeID).First(&out).Error; err != nil {
+	out, err := srv.Store.SessionByClaudeID(t.Context(), claudeID)
+	if err != nil {
 		t.Fatalf("session %s: %v", claudeID, err)
 	}
-	return &out
+	return out
 }
 
 func observationsOf(t *testing.T, srv *testutil.Server, sessionID int64) []models.Observation {
 	t.Helper()
 	var out []models.Observation
-	if err := srv.Store.DB.Where("session_id = ?", sessionID).Order("id").Find(&out).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Scan(t, srv.Store, &out, `SELECT * FROM observations WHERE session_id = ? ORDER BY id`, sessionID)
 	return out
 }
 
@@ -69,9 +67,7 @@ func observationsOf(t *testing.T, srv *testutil.Server, sessionID int64) []model
 func eventKinds(t *testing.T, srv *testutil.Server, sessionID int64) []string {
 	t.Helper()
 	var kinds []string
-	if err := srv.Store.DB.Raw(`SELECT kind FROM events WHERE session_id = ? AND kind != 'summary' ORDER BY id`, sessionID).Scan(&kinds).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Scan(t, srv.Store, &kinds, `SELECT kind FROM events WHERE session_id = ? AND kind != 'summary' ORDER BY id`, sessionID)
 	return kinds
 }
 
@@ -85,7 +81,7 @@ func fixtureEvent(t *testing.T, raw json.RawMessage) map[string]any {
 	return m
 }
 
-func slugOf(m map[string]any) string { return hooks.EventSlug(m["hook_event_name"].(string)) }
+func slugOf(m map[string]any) string { return hookwire.EventSlug(m["hook_event_name"].(string)) }
 
 // dbBytes is everything the worker's store holds (testutil.StoredBytes).
 func dbBytes(t *testing.T, srv *testutil.Server) []byte {
@@ -103,8 +99,8 @@ func TestIngestFixtureSession(t *testing.T) {
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatalf("event %d: answer is not hook JSON: %s", i, out)
 		}
-		if m["hook_event_name"] != "SessionStart" && m["hook_event_name"] != "UserPromptSubmit" && string(bytes.TrimSpace(out)) != hooks.ContinueJSON {
-			t.Errorf("%s must answer %s, got %s", m["hook_event_name"], hooks.ContinueJSON, out)
+		if m["hook_event_name"] != "SessionStart" && m["hook_event_name"] != "UserPromptSubmit" && string(bytes.TrimSpace(out)) != hookwire.ContinueJSON {
+			t.Errorf("%s must answer %s, got %s", m["hook_event_name"], hookwire.ContinueJSON, out)
 		}
 	}
 
@@ -123,7 +119,7 @@ func TestIngestFixtureSession(t *testing.T) {
 	}
 
 	var prompts []models.Prompt
-	srv.Store.DB.Where("session_id = ?", s.ID).Find(&prompts)
+	modelstest.Scan(t, srv.Store, &prompts, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id`, s.ID)
 	if len(prompts) != 1 || prompts[0].Text != "write notes please" || prompts[0].Number != 1 || prompts[0].PromptID != fixPrompt {
 		t.Errorf("prompts: %+v", prompts)
 	}
@@ -323,7 +319,7 @@ func TestIngestFullyPrivatePrompt(t *testing.T) {
 
 	out := srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": sess, "cwd": "/tmp/proj", "prompt_id": "p2",
 		"prompt": "  <private>the launch code is zebra-42</private>\n "})
-	if string(bytes.TrimSpace(out)) != hooks.ContinueJSON {
+	if string(bytes.TrimSpace(out)) != hookwire.ContinueJSON {
 		t.Errorf("a private prompt gets no context: %s", out)
 	}
 	srv.Hook(t, "post-tool-use", tool("p2", "t2", "zebra-42 output of the private turn"))
@@ -407,7 +403,7 @@ func TestIngestRedactsEveryRule(t *testing.T) {
 			s := sessionRow(t, srv, sess)
 			marker := "[REDACTED:" + rule.Name + "]"
 			var p models.Prompt
-			srv.Store.DB.Where("session_id = ?", s.ID).First(&p)
+			modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id LIMIT 1`, s.ID)
 			obs := observationsOf(t, srv, s.ID)
 			if len(obs) != 2 {
 				t.Fatalf("%d observations", len(obs))
@@ -636,7 +632,7 @@ func TestCompatJikimeMem(t *testing.T) {
 
 	s = sessionRow(t, srv, "jk-1")
 	var prompts []models.Prompt
-	srv.Store.DB.Where("session_id = ?", s.ID).Find(&prompts)
+	modelstest.Scan(t, srv.Store, &prompts, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id`, s.ID)
 	obs := observationsOf(t, srv, s.ID)
 	if len(prompts) != 1 || prompts[0].Text != "add a health check" {
 		t.Errorf("prompts: %+v", prompts)

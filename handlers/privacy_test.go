@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -55,7 +57,7 @@ func TestIngestCleansEveryStoredString(t *testing.T) {
 	}
 
 	var sessions []models.Session
-	srv.Store.DB.Order("id").Find(&sessions)
+	modelstest.Scan(t, srv.Store, &sessions, `SELECT * FROM sessions ORDER BY id`)
 	if len(sessions) != 2 {
 		t.Fatalf("%d sessions, want 2 (the hook's and the compat route's events of one raw id belong together)", len(sessions))
 	}
@@ -64,7 +66,7 @@ func TestIngestCleansEveryStoredString(t *testing.T) {
 		t.Errorf("session id %q", s.ClaudeSessionID)
 	}
 	var prompts []models.Prompt
-	srv.Store.DB.Where("session_id = ?", s.ID).Order("number").Find(&prompts)
+	modelstest.Scan(t, srv.Store, &prompts, `SELECT * FROM prompts WHERE session_id = ? ORDER BY number`, s.ID)
 	obs := observationsOf(t, srv, s.ID)
 	if len(prompts) != 2 || len(obs) != 2 || obs[0].PromptNumber != 1 {
 		t.Errorf("%d prompts, %d observations (prompt %d): one session's events must stay together", len(prompts), len(obs), obs[0].PromptNumber)
@@ -80,7 +82,7 @@ func TestIngestCleansEveryStoredString(t *testing.T) {
 		}
 	}
 	var compatProject string
-	srv.Store.DB.Raw(`SELECT project FROM sessions WHERE id = ?`, sessions[1].ID).Scan(&compatProject)
+	modelstest.Scan(t, srv.Store, &compatProject, `SELECT project FROM sessions WHERE id = ?`, sessions[1].ID)
 	if compatProject != "proj-[REDACTED:github_token]" {
 		t.Errorf("compat project %q", compatProject)
 	}
@@ -102,7 +104,7 @@ func TestCompatPathIDIsCleaned(t *testing.T) {
 		t.Fatalf("%d %s", st, b)
 	}
 	var id string
-	srv.Store.DB.Raw(`SELECT claude_session_id FROM sessions`).Scan(&id)
+	modelstest.Scan(t, srv.Store, &id, `SELECT claude_session_id FROM sessions`)
 	if !strings.HasPrefix(id, "cm-[REDACTED:aws_access_key]~") {
 		t.Errorf("stored id %q", id)
 	}

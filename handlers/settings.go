@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -96,7 +96,7 @@ func (h *Handler) TestRedactionRule(c *fiber.Ctx) error {
 	}
 	// Validate the rule the way a save would, so the box and the form agree.
 	st := models.DefaultSettings()
-	st.Privacy.RedactionRules = []models.RedactionRule{{Name: in.Name, Pattern: in.Pattern, Enabled: true}}
+	st.Privacy.RedactionRules = []privacy.Rule{{Name: in.Name, Pattern: in.Pattern, Enabled: true}}
 	var ve *models.ValidationError
 	if err := st.Validate(); errors.As(err, &ve) {
 		for i := range ve.Fields {
@@ -104,7 +104,7 @@ func (h *Handler) TestRedactionRule(c *fiber.Ctx) error {
 		}
 		return ve
 	}
-	out, n, err := ingest.TestRule(models.RedactionRule{Name: in.Name, Pattern: in.Pattern, Enabled: true}, in.Sample)
+	out, n, err := privacy.TestRule(privacy.Rule{Name: in.Name, Pattern: in.Pattern, Enabled: true}, in.Sample)
 	if err != nil {
 		return &models.ValidationError{Fields: []models.FieldError{{Field: "rule.pattern", Message: err.Error()}}}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
@@ -227,25 +228,25 @@ func formAliases(s string) (aliases map[string]string, bad string) {
 // formRules reads the redaction rule rows: a built-in's switch (its
 // pattern and presence are models.UpdateSettings' to keep), a user rule
 // edited or removed, and the "new rule" row when it is filled in.
-func formRules(c *fiber.Ctx) []models.RedactionRule {
+func formRules(c *fiber.Ctx) []privacy.Rule {
 	count, _ := strconv.Atoi(c.FormValue("privacy.redactionRules.count"))
 	count = min(max(count, 0), 1000)
-	out := []models.RedactionRule{}
+	out := []privacy.Rule{}
 	for i := 0; i < count; i++ {
 		field := func(name string) string { return c.FormValue("privacy.redactionRules." + strconv.Itoa(i) + "." + name) }
 		name := strings.TrimSpace(field("name"))
 		enabled := field("enabled") == "on"
 		if field("builtin") == "1" {
-			out = append(out, models.RedactionRule{Name: name, Enabled: enabled, Builtin: true})
+			out = append(out, privacy.Rule{Name: name, Enabled: enabled, Builtin: true})
 			continue
 		}
 		if field("remove") == "on" {
 			continue
 		}
-		out = append(out, models.RedactionRule{Name: name, Pattern: field("pattern"), Enabled: enabled})
+		out = append(out, privacy.Rule{Name: name, Pattern: field("pattern"), Enabled: enabled})
 	}
 	if name, pattern := strings.TrimSpace(c.FormValue("newRule.name")), c.FormValue("newRule.pattern"); name != "" || pattern != "" {
-		out = append(out, models.RedactionRule{Name: name, Pattern: pattern, Enabled: true})
+		out = append(out, privacy.Rule{Name: name, Pattern: pattern, Enabled: true})
 	}
 	return out
 }

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -26,7 +29,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 	srv := testutil.NewServer(t)
 	n := len(models.DefaultSettings().Privacy.RedactionRules)
 	cur := srv.Capture.Policy().Settings
-	cur.Privacy.RedactionRules = append(cur.Privacy.RedactionRules, models.RedactionRule{Name: "ticket", Pattern: "TICKET-(", Enabled: true})
+	cur.Privacy.RedactionRules = append(cur.Privacy.RedactionRules, privacy.Rule{Name: "ticket", Pattern: "TICKET-(", Enabled: true})
 	cur.Injection.MaxInjectTokens = 99999
 	cur.Capture.ReadTools = "sometimes"
 	cur.Privacy.ExcludeGlobs = append(cur.Privacy.ExcludeGlobs, "[unclosed")
@@ -276,7 +279,7 @@ func TestRetentionCountedBeforeSaving(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var n int64
-		srv.Store.DB.Raw(`SELECT COUNT(*) FROM observations`).Row().Scan(&n)
+		modelstest.Row(t, srv.Store, []any{&n}, `SELECT COUNT(*) FROM observations`)
 		if n == 0 {
 			break
 		}
@@ -286,7 +289,7 @@ func TestRetentionCountedBeforeSaving(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	var fts int64
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'old'`).Row().Scan(&fts)
+	modelstest.Row(t, srv.Store, []any{&fts}, `SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'old'`)
 	if fts != 0 {
 		t.Fatalf("search index still finds %d deleted observations", fts)
 	}
@@ -373,16 +376,12 @@ func TestReapplyRedaction(t *testing.T) {
 		`SELECT COUNT(*) FROM summaries WHERE request || completed || last_assistant_message || learned LIKE '%ZETA-98765%'`,
 		`SELECT COUNT(*) FROM events WHERE data LIKE '%ZETA-98765%'`,
 	}, ftsLeft...) {
-		var n int64
-		if err := srv.Store.DB.Raw(q).Row().Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
+		if n := modelstest.Int(t, srv.Store, q); n != 0 {
 			t.Errorf("%s: %d rows still hold the secret", q, n)
 		}
 	}
 	var redacted int64
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM prompts WHERE text LIKE '%[REDACTED:zeta]%'`).Row().Scan(&redacted)
+	modelstest.Row(t, srv.Store, []any{&redacted}, `SELECT COUNT(*) FROM prompts WHERE text LIKE '%[REDACTED:zeta]%'`)
 	if redacted != 1 {
 		t.Fatalf("prompt not rewritten with the marker")
 	}

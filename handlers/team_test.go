@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/hooks/hookhttp"
 	"github.com/mneme-dev/mneme/internal/api"
@@ -339,16 +341,16 @@ func TestSessionTakesOnlyItsCaptorsEvents(t *testing.T) {
 	// Through alice's real hook (MNEME_URL, her token): the 403 is
 	// dropped, not spooled, and the hook says why under MNEME_DEBUG.
 	dataDir := t.TempDir()
-	t.Setenv(hooks.EnvURL, srv.URL)
-	t.Setenv(hooks.EnvToken, alice.Token)
-	t.Setenv(hooks.EnvDebug, "1")
+	t.Setenv(hookwire.EnvURL, srv.URL)
+	t.Setenv(hookwire.EnvToken, alice.Token)
+	t.Setenv(hookwire.EnvDebug, "1")
 	var stdout, stderr bytes.Buffer
 	hooks.NewClient(hooks.Config{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run("stop",
 		strings.NewReader(`{"session_id":"own-1","cwd":"/src/own","hook_event_name":"Stop","last_assistant_message":"INTRUDER via the hook"}`), &stdout)
-	if strings.TrimSpace(stdout.String()) != hooks.ContinueJSON || !strings.Contains(stderr.String(), "403") {
+	if strings.TrimSpace(stdout.String()) != hookwire.ContinueJSON || !strings.Contains(stderr.String(), "403") {
 		t.Errorf("alice's hook printed %q, logged %q", stdout.String(), stderr.String())
 	}
-	if (hooks.Spool{Dir: filepath.Join(dataDir, hooks.RemoteSpoolDir)}).Pending() {
+	if (hookwire.Spool{Dir: filepath.Join(dataDir, hookwire.RemoteSpoolDir)}).Pending() {
 		t.Error("the refused event was spooled")
 	}
 	if now := snap("own-1"); !bytes.Equal(now.detail, before["own-1"].detail) {
@@ -374,9 +376,9 @@ func TestPersonHookSendsOwnFacts(t *testing.T) {
 	carol := createToken(t, srv, "carol")
 	pf := makePrivateFiles(t) // here: the teammate's own files
 	dataDir := t.TempDir()
-	t.Setenv(hooks.EnvURL, srv.URL)
-	t.Setenv(hooks.EnvToken, carol.Token)
-	t.Setenv(hooks.EnvDebug, "1")
+	t.Setenv(hookwire.EnvURL, srv.URL)
+	t.Setenv(hookwire.EnvToken, carol.Token)
+	t.Setenv(hookwire.EnvDebug, "1")
 	for _, ev := range []struct{ slug, body string }{
 		{"session-start", `{"session_id":"carol-1","hook_event_name":"SessionStart","source":"startup"}`},
 		{"stop", `{"session_id":"carol-1","hook_event_name":"Stop","stop_hook_active":false}`},

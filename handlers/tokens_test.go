@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -69,8 +71,8 @@ func TestTokenCapturesPerson(t *testing.T) {
 		}
 	}
 	var used *string
-	if err := srv.Store.DB.Raw(`SELECT CAST(last_used_at AS TEXT) FROM api_tokens WHERE id = ?`, alice.ID).Scan(&used).Error; err != nil || used == nil {
-		t.Errorf("last_used_at after use: %v, %v", used, err)
+	if modelstest.Scan(t, srv.Store, &used, `SELECT CAST(last_used_at AS TEXT) FROM api_tokens WHERE id = ?`, alice.ID); used == nil {
+		t.Error("last_used_at is not set after use")
 	}
 }
 
@@ -163,8 +165,8 @@ func TestTokenListAndStorage(t *testing.T) {
 		t.Errorf("GET /api/tokens: %d %s", status, body)
 	}
 	var stored []struct{ TokenHash, Prefix string }
-	if err := srv.Store.DB.Raw(`SELECT token_hash, prefix FROM api_tokens`).Scan(&stored).Error; err != nil || len(stored) != 1 {
-		t.Fatalf("api_tokens: %+v, %v", stored, err)
+	if modelstest.Scan(t, srv.Store, &stored, `SELECT token_hash, prefix FROM api_tokens`); len(stored) != 1 {
+		t.Fatalf("api_tokens: %+v", stored)
 	}
 	if stored[0].TokenHash == dan.Token || stored[0].TokenHash != models.HashToken(dan.Token) || len(stored[0].TokenHash) != 64 || stored[0].Prefix != dan.Prefix {
 		t.Errorf("stored %+v for token %s", stored[0], dan.Token)
@@ -183,9 +185,7 @@ func TestTokenInPromptRedacted(t *testing.T) {
 	srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "paste", "cwd": "/src/p", "prompt_id": "p1",
 		"prompt": "use MNEME_TOKEN=" + erin.Token + " for the team worker"})
 	var text string
-	if err := srv.Store.DB.Raw(`SELECT text FROM prompts`).Scan(&text).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Scan(t, srv.Store, &text, `SELECT text FROM prompts`)
 	if strings.Contains(text, erin.Token[len(models.TokenPrefix):]) || !strings.Contains(text, "[REDACTED:mneme_token]") {
 		t.Errorf("stored prompt %q", text)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // StartBackoff is how long hooks do not try to start the worker again
@@ -28,7 +30,7 @@ func (c *Client) startMarkers() []string {
 	if c.Spool.Dir != "" {
 		out = append(out, filepath.Join(c.Spool.Dir, startFailedName))
 	}
-	if c.Fallback.Dir != "" && CheckPrivateDir(c.Fallback.Dir) == nil {
+	if c.Fallback.Dir != "" && hookwire.CheckPrivateDir(c.Fallback.Dir) == nil {
 		out = append(out, filepath.Join(c.Fallback.Dir, startFailedName))
 	}
 	return out
@@ -60,7 +62,7 @@ func (c *Client) markStartFailed() {
 			return
 		}
 	}
-	if c.Fallback.Dir != "" && MakePrivateDir(c.Fallback.Dir) == nil {
+	if c.Fallback.Dir != "" && hookwire.MakePrivateDir(c.Fallback.Dir) == nil {
 		if writeMarker(filepath.Join(c.Fallback.Dir, startFailedName), stamp) == nil {
 			return
 		}

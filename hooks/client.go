@@ -1,3 +1,20 @@
+// Package hooks is what runs inside Claude Code's hooks: everything the
+// short-lived hook process needs, and nothing it does not. It holds the
+// privacy pipeline at the edge (tags and redaction, by the rules the
+// worker hands over in <data>/redaction.json, before anything is sent or
+// spooled) and the thin client with its time budgets, the file gate's
+// budget and worker auto-start. hooks.json beside it is the plugin's hook
+// configuration.
+//
+// What the worker shares with it (event names, the neutral answer, the
+// spool, the secret and socket paths, project identity) is
+// internal/hookwire, so no worker package imports hooks. It imports only
+// the standard library, internal/privacy and internal/hookwire, which do
+// too. The mneme-hook binary is built on it alone, so Claude Code's
+// per-event process does not load the database, the web server or the
+// templates (their package init and page faults cost about 5 ms a call).
+// The worker's side of the contract (payload decoding, policy, description
+// and compression) is internal/ingest.
 package hooks
 
 import (
@@ -9,6 +26,8 @@ import (
 	"io"
 	"io/fs"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
@@ -30,10 +49,10 @@ type Client struct {
 	// Over the socket the worker knows its owner by the connection, and
 	// no secret is sent.
 	DataDir string
-	Spool   Spool
+	Spool   hookwire.Spool
 	// Fallback is spooled to when Spool cannot be written (disk full,
 	// read-only data directory); an empty Dir disables it.
-	Fallback Spool
+	Fallback hookwire.Spool
 	// StartWorker launches `mneme serve` detached; nil disables auto-start.
 	StartWorker func() error
 	// Debug receives diagnostics (MNEME_DEBUG); nil discards them.
@@ -71,11 +90,11 @@ type Budget struct {
 // SessionStart carries the context and may wait a little longer.
 func BudgetFor(event string) Budget {
 	switch event {
-	case SessionStart:
+	case hookwire.SessionStart:
 		return Budget{Request: 3 * time.Second, Start: 3 * time.Second}
-	case UserPromptSubmit:
+	case hookwire.UserPromptSubmit:
 		return Budget{Request: 1500 * time.Millisecond, Start: 1500 * time.Millisecond}
-	case SessionEnd:
+	case hookwire.SessionEnd:
 		return Budget{Request: 600 * time.Millisecond, Start: 500 * time.Millisecond}
 	}
 	return Budget{Request: 400 * time.Millisecond, Start: 250 * time.Millisecond}
@@ -93,28 +112,28 @@ func (c *Client) debugf(format string, args ...any) {
 func (c *Client) Run(slug string, stdin io.Reader, stdout io.Writer) {
 	out := c.run(slug, stdin)
 	if !json.Valid(out) {
-		out = []byte(ContinueJSON)
+		out = []byte(hookwire.ContinueJSON)
 	}
 	stdout.Write(out)
 	stdout.Write([]byte("\n"))
 }
 
 func (c *Client) run(slug string, stdin io.Reader) []byte {
-	event, ok := EventName(slug)
+	event, ok := hookwire.EventName(slug)
 	if !ok {
 		c.debugf("unknown event %q", slug)
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	raw, err := io.ReadAll(io.LimitReader(stdin, MaxStdin))
 	if err != nil || len(bytes.TrimSpace(raw)) == 0 {
 		c.debugf("no payload on stdin: %v", err)
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
-	if event == PreToolUse {
-		return c.gate(EventSlug(PreToolUse), raw)
+	if event == hookwire.PreToolUse {
+		return c.gate(hookwire.EventSlug(hookwire.PreToolUse), raw)
 	}
 	if c.URL != "" {
-		raw = AddRemoteFacts(event, raw) // a team worker opens no path of this machine
+		raw = hookwire.AddRemoteFacts(event, raw) // a team worker opens no path of this machine
 	}
 	body := Shrink(c.redact(raw), sendLimit)
 	budget := BudgetFor(event)
@@ -127,7 +146,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 				// The worker is there but older events are still queued:
 				// this one goes behind them, and Claude Code goes on.
 				c.spool(slug, body)
-				return []byte(ContinueJSON)
+				return []byte(hookwire.ContinueJSON)
 			}
 			if c.pending() {
 				// Only when nothing listens: a worker that answered (503
@@ -137,7 +156,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 					return c.sendOrSpool(slug, body, budget, false)
 				}
 				c.spool(slug, body)
-				return []byte(ContinueJSON)
+				return []byte(hookwire.ContinueJSON)
 			}
 		}
 	}
@@ -149,10 +168,10 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 	if err == nil {
 		return resp
 	}
-	var perm *PermanentError
+	var perm *hookwire.PermanentError
 	if errors.As(err, &perm) {
 		c.debugf("worker refused the event: %v", err)
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	c.debugf("worker not reachable: %v", err)
 	if mayStart && isConnRefused(err) && c.tryStart(budget) == nil {
@@ -163,7 +182,7 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 		c.debugf("the started worker did not take the event: %v", err)
 	}
 	c.spool(slug, body)
-	return []byte(ContinueJSON)
+	return []byte(hookwire.ContinueJSON)
 }
 
 func (c *Client) pending() bool { return c.Spool.Pending() || c.fallbackPending() }
@@ -181,7 +200,7 @@ func (c *Client) fallbackTrusted() bool {
 	if c.Fallback.Dir == "" {
 		return false
 	}
-	err := CheckPrivateDir(c.Fallback.Dir)
+	err := hookwire.CheckPrivateDir(c.Fallback.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.refuseFallback(err)
 	}
@@ -209,7 +228,7 @@ func (c *Client) spool(slug string, body []byte) {
 		}
 		c.debugf("spool failed (%v); spooling to %s instead", err, c.Fallback.Dir)
 	}
-	if err := MakePrivateDir(c.Fallback.Dir); err != nil {
+	if err := hookwire.MakePrivateDir(c.Fallback.Dir); err != nil {
 		c.refuseFallback(err)
 		c.debugf("event lost: no spool can take it")
 		return
@@ -292,7 +311,7 @@ func (c *Client) flush(timeout time.Duration) error {
 	// The data directory's spool holds the older events; the fallback
 	// only fills while that one cannot be written, and is replayed only
 	// while it is this user's private directory.
-	for i, sp := range []Spool{c.Spool, c.Fallback} {
+	for i, sp := range []hookwire.Spool{c.Spool, c.Fallback} {
 		if sp.Dir == "" || !sp.Pending() || i == 1 && !c.fallbackTrusted() {
 			continue
 		}
@@ -325,8 +344,8 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 	switch {
 	case ans.Status == 200:
 		return ans.Body, nil
-	case Permanent(ans.Status, ans.Permanent):
-		return nil, &PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))}
+	case hookwire.Permanent(ans.Status, ans.Permanent):
+		return nil, &hookwire.PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))}
 	}
 	return nil, fmt.Errorf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))
 }
@@ -351,7 +370,7 @@ func (c *Client) sender() Sender {
 // (ECONNREFUSED). The worker is not running, so starting it can help. A
 // timeout means a busy worker, and starting another would only cost time.
 func isConnRefused(err error) bool {
-	return NoListener(err)
+	return hookwire.NoListener(err)
 }
 
 // Shrink keeps a payload under limit bytes by windowing its longest strings

@@ -3,6 +3,8 @@ package hooks
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // GateBudget is how long the PreToolUse gate may keep a tool waiting: one
@@ -43,28 +45,28 @@ func (c *Client) gate(slug string, raw []byte) []byte {
 	var req gateRequest
 	if err := json.Unmarshal(raw, &req); err != nil || req.SessionID == "" || req.ToolName == "" {
 		c.debugf("pre-tool-use: no usable payload: %v", err)
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	if req.ToolInput.FilePath == "" && req.ToolInput.NotebookPath == "" {
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	resp, err := c.post(slug, c.redact(body), GateBudget)
 	if err != nil {
 		c.debugf("pre-tool-use: no answer from the worker: %v", err)
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	var ans gateAnswer
 	if json.Unmarshal(resp, &ans) != nil || ans.HookSpecificOutput.AdditionalContext == "" {
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
-	ans.HookSpecificOutput.HookEventName = PreToolUse
+	ans.HookSpecificOutput.HookEventName = hookwire.PreToolUse
 	out, err := json.Marshal(ans)
 	if err != nil {
-		return []byte(ContinueJSON)
+		return []byte(hookwire.ContinueJSON)
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/hooks"
 )
 
@@ -24,7 +26,7 @@ func fakeWorker(t *testing.T, handler http.HandlerFunc) string {
 	t.Helper()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o700)
-	ln, err := net.Listen("unix", hooks.SocketPath(dir))
+	ln, err := net.Listen("unix", hookwire.SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +52,9 @@ func TestGateWorkerDown(t *testing.T) {
 	dir := t.TempDir()
 	os.Chmod(dir, 0o700)
 	var starts atomic.Int32
-	c := &hooks.Client{DataDir: dir, Spool: hooks.Spool{Dir: filepath.Join(dir, "spool")},
+	c := &hooks.Client{DataDir: dir, Spool: hookwire.Spool{Dir: filepath.Join(dir, "spool")},
 		StartWorker: func() error { starts.Add(1); return nil }}
-	if out := runGate(t, c); out != hooks.ContinueJSON {
+	if out := runGate(t, c); out != hookwire.ContinueJSON {
 		t.Errorf("worker down: %s", out)
 	}
 	if starts.Load() != 0 {
@@ -98,7 +100,7 @@ func TestGateAnswersOnlyContext(t *testing.T) {
 		func(w http.ResponseWriter) { io.WriteString(w, `{"hookSpecificOutput":{"permissionDecision":"deny"}}`) },
 	} {
 		dir := fakeWorker(t, func(w http.ResponseWriter, r *http.Request) { answer(w) })
-		if out := runGate(t, &hooks.Client{DataDir: dir}); out != hooks.ContinueJSON {
+		if out := runGate(t, &hooks.Client{DataDir: dir}); out != hookwire.ContinueJSON {
 			t.Errorf("printed %s", out)
 		}
 	}
@@ -115,7 +117,7 @@ func TestGateSlowWorker(t *testing.T) {
 		}
 	})
 	defer close(release)
-	if out := runGate(t, &hooks.Client{DataDir: dir}); out != hooks.ContinueJSON {
+	if out := runGate(t, &hooks.Client{DataDir: dir}); out != hookwire.ContinueJSON {
 		t.Errorf("slow worker: %s", out)
 	}
 }

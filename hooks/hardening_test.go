@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/hooks/hookhttp"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -49,8 +53,8 @@ func freePort(t *testing.T) int {
 // diagnostics on (MNEME_DEBUG) into the returned buffer, auto-start off.
 func newClient(t *testing.T, port int, dataDir string) (*hooks.Client, *bytes.Buffer) {
 	t.Helper()
-	t.Setenv(hooks.EnvDebug, "1")
-	t.Setenv(hooks.EnvNoStart, "1")
+	t.Setenv(hookwire.EnvDebug, "1")
+	t.Setenv(hookwire.EnvNoStart, "1")
 	var stderr bytes.Buffer
 	c := hooks.NewClient(hooks.Config{Port: port, DataDir: dataDir, Remote: hookhttp.Sender}, &stderr)
 	return c, &stderr
@@ -133,8 +137,8 @@ func TestHookRefusesPlantedFallbackForWrites(t *testing.T) {
 			c, stderr := newClient(t, freePort(t), dataDir)
 			landed := plant(t, kind, c.Fallback.Dir)
 
-			if out := run(t, c, "user-prompt-submit", prompt("secret: must not leak")); out != hooks.ContinueJSON {
-				t.Errorf("answer %s, want %s", out, hooks.ContinueJSON)
+			if out := run(t, c, "user-prompt-submit", prompt("secret: must not leak")); out != hookwire.ContinueJSON {
+				t.Errorf("answer %s, want %s", out, hookwire.ContinueJSON)
 			}
 			if files := dirFiles(t, landed); len(files) != 0 {
 				t.Errorf("the hook wrote %v into the planted directory", files)
@@ -157,7 +161,7 @@ func TestHookRefusesPlantedFallbackForReplay(t *testing.T) {
 			srv := testutil.NewServer(t)
 			c, stderr := newClient(t, srv.Port, srv.DataDir)
 			landed := plant(t, kind, c.Fallback.Dir)
-			if err := (hooks.Spool{Dir: landed}).Append("user-prompt-submit", prompt("injected")); err != nil {
+			if err := (hookwire.Spool{Dir: landed}).Append("user-prompt-submit", prompt("injected")); err != nil {
 				t.Fatal(err)
 			}
 			if kind == "other-user" {
@@ -167,7 +171,7 @@ func TestHookRefusesPlantedFallbackForReplay(t *testing.T) {
 
 			run(t, c, "user-prompt-submit", prompt("ours"))
 			var texts []string
-			srv.Store.DB.Raw(`SELECT text FROM prompts ORDER BY id`).Scan(&texts)
+			modelstest.Scan(t, srv.Store, &texts, `SELECT text FROM prompts ORDER BY id`)
 			if strings.Join(texts, ",") != "ours" {
 				t.Errorf("stored prompts %q, want only ours", texts)
 			}
@@ -274,9 +278,9 @@ func TestAutoStartBackoff(t *testing.T) {
 		t.Errorf("the mark is still there after the worker answered: %v", err)
 	}
 	var ids []string
-	srv.Store.DB.Raw(`SELECT tool_use_id FROM observations ORDER BY id`).Scan(&ids)
+	modelstest.Scan(t, srv.Store, &ids, `SELECT tool_use_id FROM observations ORDER BY id`)
 	if strings.Join(ids, ",") != strings.Join(want, ",") {
-		t.Errorf("stored %v, want %v", ids, want)
+		t.Errorf("stored %v, want %v; stderr %s", ids, want, stderr)
 	}
 }
 
@@ -300,7 +304,7 @@ func TestAutoStartBackoffInFallback(t *testing.T) {
 	if starts.Load() != 1 || !strings.Contains(stderr.String(), "auto-start skipped") {
 		t.Errorf("second hook: %d starts; stderr %s", starts.Load(), stderr)
 	}
-	if !(hooks.Spool{Dir: c.Fallback.Dir}).Pending() {
+	if !(hookwire.Spool{Dir: c.Fallback.Dir}).Pending() {
 		t.Error("the events are not in the fallback spool")
 	}
 }

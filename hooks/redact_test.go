@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -124,7 +126,7 @@ func TestHookWhollyPrivatePrompt(t *testing.T) {
 	run(t, c, "post-tool-use", ev(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "t1",
 		"tool_input": map[string]any{"command": "vault rotate"}, "tool_response": map[string]any{"stdout": "rotated"}}))
 	var prompts, private, obs int64
-	srv.Store.DB.Raw(`SELECT (SELECT COUNT(*) FROM prompts), (SELECT COUNT(*) FROM private_prompts), (SELECT COUNT(*) FROM observations)`).Row().Scan(&prompts, &private, &obs)
+	modelstest.Row(t, srv.Store, []any{&prompts, &private, &obs}, `SELECT (SELECT COUNT(*) FROM prompts), (SELECT COUNT(*) FROM private_prompts), (SELECT COUNT(*) FROM observations)`)
 	if prompts != 0 || private != 1 || obs != 0 {
 		t.Errorf("%d prompts, %d private prompts, %d observations: want 0, 1, 0", prompts, private, obs)
 	}

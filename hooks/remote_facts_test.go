@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // Issue 21, point 9: a team worker opens no path a person's event names,
@@ -28,7 +28,7 @@ func TestHookRemoteAddsOwnFacts(t *testing.T) {
 		mu.Lock()
 		bodies = append(bodies, b)
 		mu.Unlock()
-		w.Write([]byte(hooks.ContinueJSON))
+		w.Write([]byte(hookwire.ContinueJSON))
 	}))
 	defer remote.Close()
 
@@ -53,8 +53,8 @@ func TestHookRemoteAddsOwnFacts(t *testing.T) {
 	if err := os.MkdirAll(cwd, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(hooks.EnvURL, remote.URL)
-	t.Setenv(hooks.EnvToken, "mneme_pt_"+strings.Repeat("ab", 32))
+	t.Setenv(hookwire.EnvURL, remote.URL)
+	t.Setenv(hookwire.EnvToken, "mneme_pt_"+strings.Repeat("ab", 32))
 	c, stderr := newClient(t, freePort(t), t.TempDir())
 	stop := func(extra map[string]any) map[string]any {
 		m := map[string]any{"session_id": "facts", "cwd": cwd, "transcript_path": transcript, "hook_event_name": "Stop"}

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
@@ -30,7 +31,7 @@ func TestHookRemoteSendsRedacted(t *testing.T) {
 		mu.Lock()
 		got, reqs = append(got, b), append(reqs, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
 		mu.Unlock()
-		w.Write([]byte(hooks.ContinueJSON))
+		w.Write([]byte(hookwire.ContinueJSON))
 	}))
 	defer remote.Close()
 	// sent is what the remote got so far.
@@ -45,8 +46,8 @@ func TestHookRemoteSendsRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := "mneme_pt_" + strings.Repeat("7e", 32)
-	t.Setenv(hooks.EnvURL, remote.URL+"/")
-	t.Setenv(hooks.EnvToken, token)
+	t.Setenv(hookwire.EnvURL, remote.URL+"/")
+	t.Setenv(hookwire.EnvToken, token)
 	c, stderr := newClient(t, freePort(t), dataDir)
 	run(t, c, "user-prompt-submit", prompt("deploy with ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA for TICKET-98765 <private>my notes</private>"))
 
@@ -64,17 +65,17 @@ func TestHookRemoteSendsRedacted(t *testing.T) {
 	}
 
 	// Unreachable: spooled apart, redacted, and sent on the next event.
-	t.Setenv(hooks.EnvURL, "http://127.0.0.1:1")
+	t.Setenv(hookwire.EnvURL, "http://127.0.0.1:1")
 	c, _ = newClient(t, freePort(t), dataDir)
 	run(t, c, "user-prompt-submit", prompt("later TICKET-12345"))
 	if _, err := os.Stat(filepath.Join(dataDir, "spool")); err == nil {
 		t.Errorf("the local worker's spool was used for a remote event")
 	}
-	onDisk, _ := os.ReadFile(firstFile(t, filepath.Join(dataDir, hooks.RemoteSpoolDir)))
+	onDisk, _ := os.ReadFile(firstFile(t, filepath.Join(dataDir, hookwire.RemoteSpoolDir)))
 	if bytes.Contains(onDisk, []byte("12345")) || !bytes.Contains(onDisk, []byte("[REDACTED:ticket]")) {
 		t.Errorf("spooled %s", onDisk)
 	}
-	t.Setenv(hooks.EnvURL, remote.URL)
+	t.Setenv(hookwire.EnvURL, remote.URL)
 	c, _ = newClient(t, freePort(t), dataDir)
 	run(t, c, "stop", []byte(`{"session_id":"hardening","hook_event_name":"Stop"}`))
 	if bodies, auths = sent(); len(bodies) != 3 || !bytes.Contains(bodies[1], []byte("[REDACTED:ticket]")) {
@@ -106,8 +107,8 @@ func TestHookRemotePerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(hooks.EnvURL, srv.URL)
-	t.Setenv(hooks.EnvToken, token)
+	t.Setenv(hookwire.EnvURL, srv.URL)
+	t.Setenv(hookwire.EnvToken, token)
 	c, stderr := newClient(t, freePort(t), t.TempDir())
 	run(t, c, "user-prompt-submit", prompt("hello team"))
 	s, err := srv.Store.SessionByClaudeID(t.Context(), "hardening")

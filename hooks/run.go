@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // Config is where one hook invocation finds the worker and the data.
@@ -29,9 +31,9 @@ type Config struct {
 // Inside mneme's own summarizer run (MNEME_SUMMARIZER set) it records
 // nothing.
 func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) {
-	if os.Getenv(EnvSummarizer) != "" {
+	if os.Getenv(hookwire.EnvSummarizer) != "" {
 		io.Copy(io.Discard, io.LimitReader(stdin, 4<<20))
-		io.WriteString(stdout, ContinueJSON+"\n")
+		io.WriteString(stdout, hookwire.ContinueJSON+"\n")
 		return
 	}
 	NewClient(cfg, stderr).Run(slug, stdin, stdout)
@@ -43,21 +45,21 @@ func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) 
 func NewClient(cfg Config, stderr io.Writer) *Client {
 	c := &Client{
 		DataDir:  cfg.DataDir,
-		Spool:    Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
-		Fallback: Spool{Dir: FallbackSpoolDir(cfg.DataDir)},
+		Spool:    hookwire.Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
+		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(cfg.DataDir)},
 	}
-	if u := os.Getenv(EnvURL); u != "" {
+	if u := os.Getenv(hookwire.EnvURL); u != "" {
 		// A team's worker: nothing to start here, and a spool of its own,
 		// which a local worker (it replays "spool" at start) never takes.
-		c.URL, c.Token = u, os.Getenv(EnvToken)
+		c.URL, c.Token = u, os.Getenv(hookwire.EnvToken)
 		if cfg.Remote != nil {
 			c.Send = cfg.Remote(c.URL, c.Token)
 		}
-		c.Spool.Dir = filepath.Join(cfg.DataDir, RemoteSpoolDir)
+		c.Spool.Dir = filepath.Join(cfg.DataDir, hookwire.RemoteSpoolDir)
 		c.Fallback.Dir += "-remote"
 		cfg.ServeBinary = nil
 	}
-	if cfg.ServeBinary != nil && os.Getenv(EnvNoStart) == "" {
+	if cfg.ServeBinary != nil && os.Getenv(hookwire.EnvNoStart) == "" {
 		c.StartWorker = func() error {
 			bin, err := cfg.ServeBinary()
 			if err != nil {
@@ -66,7 +68,7 @@ func NewClient(cfg Config, stderr io.Writer) *Client {
 			return StartWorker(bin, cfg.Port, cfg.DataDir)
 		}
 	}
-	if os.Getenv(EnvDebug) != "" {
+	if os.Getenv(hookwire.EnvDebug) != "" {
 		c.Debug = stderr
 	}
 	c.Redactor = LoadRedactor(cfg.DataDir, c.debugf)

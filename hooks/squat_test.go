@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // TestHookNeverTalksTCP: with the worker down and another program
@@ -37,7 +37,7 @@ func TestHookNeverTalksTCP(t *testing.T) {
 	if n := conns.Load(); n != 0 {
 		t.Fatalf("the squatter on the TCP port got %d connections", n)
 	}
-	if !(hooks.Spool{Dir: filepath.Join(dataDir, "spool")}).Pending() {
+	if !(hookwire.Spool{Dir: filepath.Join(dataDir, "spool")}).Pending() {
 		t.Fatalf("the events were not spooled in the owner's data directory: %s", stderr)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // Answer is a worker's answer to one request.
@@ -45,7 +47,7 @@ func SocketSender(dataDir string) Sender {
 		if dataDir == "" {
 			return Answer{}, errors.New("no data directory: no worker socket")
 		}
-		conn, err := DialSocket(ctx, dialer, dataDir)
+		conn, err := hookwire.DialSocket(ctx, dialer, dataDir)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -105,7 +107,7 @@ func readAnswer(br *bufio.Reader) (Answer, error) {
 	if err != nil {
 		return Answer{}, fmt.Errorf("reading the answer's headers: %w", err)
 	}
-	ans := Answer{Status: status, Permanent: header.Get(HeaderPermanent) != ""}
+	ans := Answer{Status: status, Permanent: header.Get(hookwire.HeaderPermanent) != ""}
 	var body io.Reader = br
 	switch {
 	case strings.EqualFold(header.Get("Transfer-Encoding"), "chunked"):

@@ -82,7 +82,7 @@ func (s *Store) moveAPIKeyOut(ctx context.Context, st Settings) error {
 			return err
 		}
 	}
-	return s.DB.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+	return s.db.WithContext(ctx).Connection(func(conn *gorm.DB) error {
 		if err := conn.Exec(`PRAGMA secure_delete = ON`).Error; err != nil {
 			return err
 		}

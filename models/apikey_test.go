@@ -27,10 +27,10 @@ func TestAPIKeyMovedOutOfOldDatabase(t *testing.T) {
 	st := DefaultSettings()
 	st.Summarizer.Kind, st.Summarizer.APIKey = "anthropic-api", key
 	b, _ := json.Marshal(st)
-	if err := s.DB.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
+	if err := s.db.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
 		t.Fatal(err)
 	}
-	s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	if raw, _ := os.ReadFile(path); !bytes.Contains(raw, []byte(key)) {
 		t.Fatal("the old-style row is not in the file: the test proves nothing")
 	}
@@ -69,11 +69,11 @@ func TestSaveSettingsLeavesTheKeyOut(t *testing.T) {
 	s := openTestStore(t)
 	st := DefaultSettings()
 	st.Summarizer.APIKey = "sk-ant-api03-NEVER-IN-ROW-0123456789"
-	if err := (&Tx{db: s.DB}).WriteSettings(st); err != nil {
+	if err := (&Tx{db: s.db}).WriteSettings(st); err != nil {
 		t.Fatal(err)
 	}
 	var value string
-	s.DB.Raw(`SELECT value FROM settings WHERE key = 'runtime'`).Scan(&value)
+	s.db.Raw(`SELECT value FROM settings WHERE key = 'runtime'`).Scan(&value)
 	if bytes.Contains([]byte(value), []byte("NEVER-IN-ROW")) {
 		t.Errorf("the row holds the key: %s", value)
 	}

@@ -29,7 +29,7 @@ func (s *Store) BackupTo(ctx context.Context, path string) (FileCheck, error) {
 		return FileCheck{}, err
 	}
 	f.Close()
-	if err := s.DB.WithContext(ctx).Exec(`VACUUM INTO ?`, path).Error; err != nil {
+	if err := s.db.WithContext(ctx).Exec(`VACUUM INTO ?`, path).Error; err != nil {
 		os.Remove(path)
 		return FileCheck{}, fmt.Errorf("backup: %w", err)
 	}
@@ -93,7 +93,7 @@ func CheckFile(path string) (FileCheck, error) {
 	if err := sqlDB.QueryRow(`SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&fc.SchemaVersion); err != nil || fc.SchemaVersion == 0 {
 		return fc, fmt.Errorf("%w: %s is not a mneme database (no schema version)", ErrInvalid, path)
 	}
-	fc.Counts, err = (&Store{DB: db}).Counts(context.Background())
+	fc.Counts, err = (&Store{db: db}).Counts(context.Background())
 	return fc, err
 }
 
@@ -206,6 +206,6 @@ func syncDir(dir string) error {
 // a full export walks every session with it.
 func (s *Store) SessionsAfter(ctx context.Context, after int64, limit int) ([]Session, error) {
 	var out []Session
-	err := s.DB.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&out).Error
+	err := s.db.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&out).Error
 	return out, err
 }

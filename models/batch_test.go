@@ -81,7 +81,7 @@ func TestQueueObservationBatches(t *testing.T) {
 		}
 	}
 	var rows []Observation
-	if err := s.DB.Order("id").Find(&rows).Error; err != nil {
+	if err := s.db.Order("id").Find(&rows).Error; err != nil {
 		t.Fatal(err)
 	}
 	want := n - n/5 + 1 // every call but the 59 repeated "dup"s
@@ -118,7 +118,7 @@ func TestQueueObservationBatches(t *testing.T) {
 	// On PostgreSQL the events are published by the store's listener just
 	// after the commits (pgnotify.go): wait for it to reach the last one.
 	var last int64
-	s.DB.Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&last)
+	s.db.Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&last)
 	for deadline := time.Now().Add(30 * time.Second); s.Postgres() && s.ListenerStats().LastID < last && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -146,7 +146,7 @@ func TestQueueObservationBatches(t *testing.T) {
 		}
 	}
 	var logged int64
-	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&logged)
+	s.db.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&logged)
 	if logged != int64(want) {
 		t.Errorf("%d observation events logged, want %d", logged, want)
 	}
@@ -159,9 +159,9 @@ func TestQueueObservationBatches(t *testing.T) {
 	}
 	var matched int64
 	if s.Postgres() {
-		s.DB.Raw(`SELECT COUNT(*) FROM observations WHERE fts @@ plainto_tsquery('english', 'call')`).Scan(&matched)
+		s.db.Raw(`SELECT COUNT(*) FROM observations WHERE fts @@ plainto_tsquery('english', 'call')`).Scan(&matched)
 	} else {
-		s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'call'`).Scan(&matched)
+		s.db.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'call'`).Scan(&matched)
 	}
 	if matched != int64(want) {
 		t.Errorf("FTS matched %d, want %d", matched, want)
@@ -197,8 +197,8 @@ func TestQueueObservationFailureIsIsolated(t *testing.T) {
 		}
 	}
 	var stored, events int64
-	s.DB.Raw(`SELECT COUNT(*) FROM observations`).Scan(&stored)
-	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&events)
+	s.db.Raw(`SELECT COUNT(*) FROM observations`).Scan(&stored)
+	s.db.Raw(`SELECT COUNT(*) FROM events WHERE kind = ?`, EventObservation).Scan(&events)
 	if stored != n-n/10 || events != stored {
 		t.Errorf("%d observations and %d events stored, want %d each", stored, events, n-n/10)
 	}
@@ -209,7 +209,7 @@ func TestQueueObservationOutsideWriter(t *testing.T) {
 	s := openTestStore(t)
 	sess := testSession(t, s, "direct")
 	o := Observation{SessionID: sess, Project: "alpha", ToolName: "Read", Kind: "read", Title: "direct", ToolUseID: strp("x")}
-	if err := s.DB.Transaction(func(db *gorm.DB) error {
+	if err := s.db.Transaction(func(db *gorm.DB) error {
 		return (&Tx{db: db}).QueueObservation(&o, func(o *Observation) any { return map[string]any{"id": o.ID} })
 	}); err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestQueueObservationOutsideWriter(t *testing.T) {
 		t.Fatal("no id assigned")
 	}
 	var events int64
-	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE ref_id = ?`, o.ID).Scan(&events)
+	s.db.Raw(`SELECT COUNT(*) FROM events WHERE ref_id = ?`, o.ID).Scan(&events)
 	if events != 1 {
 		t.Errorf("%d events for the observation", events)
 	}
@@ -305,8 +305,8 @@ func TestQueueObservationChunks(t *testing.T) {
 		}
 	}
 	var rows, events int64
-	s.DB.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ?`, sess).Scan(&rows)
-	s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = ? AND session_id = ?`, EventObservation, sess).Scan(&events)
+	s.db.Raw(`SELECT COUNT(*) FROM observations WHERE session_id = ?`, sess).Scan(&rows)
+	s.db.Raw(`SELECT COUNT(*) FROM events WHERE kind = ? AND session_id = ?`, EventObservation, sess).Scan(&events)
 	if rows != n-2 || events != n-2 {
 		t.Fatalf("%d rows and %d events, want %d", rows, events, n-2)
 	}

@@ -75,7 +75,7 @@ func eventAt(at, now time.Time) time.Time {
 // restricted to project when it is not empty (settings changes and
 // forgotten rows are for every project).
 func (s *Store) EventsAfter(ctx context.Context, after int64, project string, limit int) ([]Event, error) {
-	q := s.DB.WithContext(ctx).Where("id > ?", after)
+	q := s.db.WithContext(ctx).Where("id > ?", after)
 	if project != "" {
 		q = q.Where("project = ? OR kind IN ?", project, []string{EventSettingsChanged, EventForgotten})
 	}
@@ -87,6 +87,6 @@ func (s *Store) EventsAfter(ctx context.Context, after int64, project string, li
 // LastEventID is the id of the newest event, 0 when there is none.
 func (s *Store) LastEventID(ctx context.Context) (int64, error) {
 	var id int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&id)
+	err := s.db.WithContext(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM events`).Row().Scan(&id)
 	return id, err
 }

@@ -27,7 +27,7 @@ func (s *Store) FeedEvents(ctx context.Context, f FeedQuery) ([]Event, error) {
 	if len(f.Kinds) > 0 {
 		kinds = f.Kinds
 	}
-	q := s.DB.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", kinds)
+	q := s.db.WithContext(ctx).Select(s.eventColumns()).Where("kind IN ?", kinds)
 	if f.Project != "" {
 		q = q.Where("project = ?", f.Project)
 	}
@@ -39,7 +39,7 @@ func (s *Store) FeedEvents(ctx context.Context, f FeedQuery) ([]Event, error) {
 // EventByID loads one event of the log.
 func (s *Store) EventByID(ctx context.Context, id int64) (*Event, error) {
 	var out Event
-	err := s.DB.WithContext(ctx).Select(s.eventColumns()).First(&out, id).Error
+	err := s.db.WithContext(ctx).Select(s.eventColumns()).First(&out, id).Error
 	return &out, notFound(err)
 }
 
@@ -68,7 +68,7 @@ func byIDs[T any](ctx context.Context, s *Store, ids []int64) ([]T, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := s.DB.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("id IN ?", ids).Order("id").Find(&out).Error
 	return out, err
 }
 
@@ -91,7 +91,7 @@ const facetToolWindow = 5000
 // each sorted. It stays cheap on a database of millions of rows.
 func (s *Store) FeedFacets(ctx context.Context) (Facets, error) {
 	f := Facets{Kinds: ObservationKinds}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	if err := db.Raw(`SELECT DISTINCT project FROM sessions WHERE project != '' ORDER BY project`).Scan(&f.Projects).Error; err != nil {
 		return f, err
 	}

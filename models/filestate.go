@@ -96,7 +96,7 @@ func (s *Store) FileStatesOf(ctx context.Context, ids []int64) (map[int64][]File
 		ObservationID int64
 		FileState
 	}
-	err := s.DB.WithContext(ctx).Raw(`SELECT o.id AS observation_id, f.path, f.kind, f.sha256, f.size, f.mtime_ns
+	err := s.db.WithContext(ctx).Raw(`SELECT o.id AS observation_id, f.path, f.kind, f.sha256, f.size, f.mtime_ns
 		FROM observations o JOIN file_states f ON f.session_id = o.session_id AND f.tool_use_id = o.tool_use_id
 		WHERE o.id IN ? ORDER BY o.id, `+s.insertOrder("f"), ids).Scan(&rows).Error
 	for _, r := range rows {
@@ -124,7 +124,7 @@ type FileMemory struct {
 // excluded stubs, newest first, at most limit.
 func (s *Store) FileMemories(ctx context.Context, project, path string, exclude int64, limit int) ([]FileMemory, error) {
 	var out []FileMemory
-	err := s.DB.WithContext(ctx).Raw(`SELECT o.id, o.session_id, o.tool_name, o.kind, o.title,
+	err := s.db.WithContext(ctx).Raw(`SELECT o.id, o.session_id, o.tool_name, o.kind, o.title,
 			o.success, o.created_at, o.prompt_number,
 			f.path AS state_path, f.kind AS state_kind, f.sha256 AS state_sha256, f.size AS state_size, f.mtime_ns AS state_mtime_ns
 		FROM file_states f JOIN observations o ON o.session_id = f.session_id AND o.tool_use_id = f.tool_use_id
@@ -151,7 +151,7 @@ func (s *Store) SummariesMentioning(ctx context.Context, project, match string, 
 		return s.summariesMentioningPG(ctx, project, match, exclude, limit)
 	}
 	var out []SummaryMention
-	err := s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
+	err := s.db.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
 		FROM summaries_fts JOIN summaries m ON m.id = summaries_fts.rowid
 		WHERE summaries_fts MATCH ? AND m.project = ? AND m.session_id != ?
 		ORDER BY summaries_fts.rowid DESC LIMIT ?`, match, project, exclude, limit).Scan(&out).Error

@@ -55,11 +55,11 @@ func TestFileStates(t *testing.T) {
 	if err != nil || len(mems) != 1 || mems[0].ID != ids[1] || mems[0].State.Kind != "stat" {
 		t.Errorf("memories of /p/c: %+v %v", mems, err)
 	}
-	if err := s.DB.Exec(`DELETE FROM observations WHERE id = ?`, ids[1]).Error; err != nil {
+	if err := s.db.Exec(`DELETE FROM observations WHERE id = ?`, ids[1]).Error; err != nil {
 		t.Fatal(err)
 	}
 	var left int
-	s.DB.Raw(`SELECT count(*) FROM file_states`).Row().Scan(&left)
+	s.db.Raw(`SELECT count(*) FROM file_states`).Row().Scan(&left)
 	if left != 1 {
 		t.Errorf("%d states left after deleting b, want a's only", left)
 	}
@@ -77,7 +77,7 @@ func TestMigrationFileStates(t *testing.T) {
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, created_at) VALUES (1, 'p', NULL, 'Edit', 'file_change', 'Edited c.go', '["/p/c.go"]', ?)`,
 	)
 	var got []FileState
-	s.DB.Raw(`SELECT path, kind, sha256, size, mtime_ns FROM file_states ORDER BY path`).Scan(&got)
+	s.db.Raw(`SELECT path, kind, sha256, size, mtime_ns FROM file_states ORDER BY path`).Scan(&got)
 	if len(got) != 2 || got[0].Path != "/p/a.go" || got[1].Path != "/p/b.go" || got[0].Kind != "unknown" {
 		t.Errorf("after the upgrade: %+v", got)
 	}
@@ -108,8 +108,8 @@ func TestFileStatesBatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows, late int64
-	s.DB.Raw(`SELECT COUNT(*) FROM file_states WHERE session_id = ?`, sess).Scan(&rows)
-	s.DB.Raw(`SELECT COUNT(*) FROM file_states WHERE sha256 = 'late'`).Scan(&late)
+	s.db.Raw(`SELECT COUNT(*) FROM file_states WHERE session_id = ?`, sess).Scan(&rows)
+	s.db.Raw(`SELECT COUNT(*) FROM file_states WHERE sha256 = 'late'`).Scan(&late)
 	if rows != n || late != 0 {
 		t.Fatalf("%d states stored (want %d), %d replays kept", rows, n, late)
 	}

@@ -415,7 +415,7 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 		return res, err
 	}
 	if rebuild {
-		if err := s.DB.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
+		if err := s.db.WithContext(ctx).Exec(`VACUUM`).Error; err != nil {
 			return res, fmt.Errorf("vacuum: %w", err)
 		}
 		res.Vacuumed = true
@@ -454,7 +454,7 @@ func (s *Store) Analyze(ctx context.Context) error {
 // at a time, so each holds its lock only for its own table.
 func (s *Store) vacuum(ctx context.Context, cmd string) error {
 	for _, t := range []string{"sessions", "prompts", "observations", "summaries", "events", "summary_jobs", "file_states", "private_prompts", "memories"} {
-		if err := s.DB.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
+		if err := s.db.WithContext(ctx).Exec(cmd + " " + t).Error; err != nil {
 			return fmt.Errorf("%s %s: %w", strings.ToLower(cmd), t, err)
 		}
 	}
@@ -467,7 +467,7 @@ func (s *Store) vacuum(ctx context.Context, cmd string) error {
 func (s *Store) truncateWAL(ctx context.Context) error {
 	for {
 		var busy, logFrames, done int
-		if err := s.DB.WithContext(ctx).Raw(`PRAGMA wal_checkpoint(TRUNCATE)`).Row().Scan(&busy, &logFrames, &done); err != nil {
+		if err := s.db.WithContext(ctx).Raw(`PRAGMA wal_checkpoint(TRUNCATE)`).Row().Scan(&busy, &logFrames, &done); err != nil {
 			return err
 		}
 		if busy == 0 {
@@ -497,7 +497,7 @@ type ForgetPreview struct {
 // PreviewForget counts what forgetting target would delete. An unknown id
 // or project is ErrNotFound.
 func (s *Store) PreviewForget(ctx context.Context, target string, id int64, project string) (*ForgetPreview, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	p := &ForgetPreview{Target: target, ID: id, Project: project}
 	c := &p.Counts
 	count := func(dst *int64, q string, args ...any) error { return db.Raw(q, args...).Row().Scan(dst) }
@@ -554,7 +554,7 @@ func (s *Store) PreviewForget(ctx context.Context, target string, id int64, proj
 // countForget counts the prompts, observations, summaries and memories
 // where cond.
 func (s *Store) countForget(ctx context.Context, c *ForgetCounts, cond string, arg any) error {
-	return s.DB.WithContext(ctx).Raw(`SELECT
+	return s.db.WithContext(ctx).Raw(`SELECT
 		(SELECT COUNT(*) FROM prompts WHERE `+cond+`),
 		(SELECT COUNT(*) FROM observations WHERE `+cond+`),
 		(SELECT COUNT(*) FROM summaries WHERE `+cond+`),

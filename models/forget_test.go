@@ -100,7 +100,7 @@ func dataDirHolds(t *testing.T, dir, needle string) []string {
 func countWhere(t *testing.T, s *Store, q string, args ...any) int64 {
 	t.Helper()
 	var n int64
-	if err := s.DB.Raw(q, args...).Row().Scan(&n); err != nil {
+	if err := s.db.Raw(q, args...).Row().Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -116,7 +116,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 	const mark = "zqxjkforgetme"
 	sessions := seedForget(t, s, mark)
 	var promptID int64
-	s.DB.Raw(`SELECT id FROM prompts WHERE session_id = ? AND number = 2`, sessions[0]).Row().Scan(&promptID)
+	s.db.Raw(`SELECT id FROM prompts WHERE session_id = ? AND number = 2`, sessions[0]).Row().Scan(&promptID)
 
 	var res ForgetResult
 	var err error
@@ -192,8 +192,8 @@ func TestForgetObservationDeletesQuotingSummaries(t *testing.T) {
 	const mark = "zqxjkquotedobs"
 	sessions := seedForget(t, s, mark)
 	var obsID, sumID int64
-	s.DB.Raw(`SELECT id FROM observations WHERE session_id = ? AND prompt_number = 2 ORDER BY id LIMIT 1`, sessions[0]).Row().Scan(&obsID)
-	s.DB.Raw(`SELECT id FROM summaries WHERE session_id = ? AND prompt_number = 2`, sessions[0]).Row().Scan(&sumID)
+	s.db.Raw(`SELECT id FROM observations WHERE session_id = ? AND prompt_number = 2 ORDER BY id LIMIT 1`, sessions[0]).Row().Scan(&obsID)
+	s.db.Raw(`SELECT id FROM summaries WHERE session_id = ? AND prompt_number = 2`, sessions[0]).Row().Scan(&sumID)
 	var res ForgetResult
 	err := s.Writer.Do(ctx, func(tx *Tx) error {
 		var err error

@@ -36,7 +36,7 @@ func (s *Store) PendingIndex(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	var n int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations_fts_pending`).Row().Scan(&n)
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations_fts_pending`).Row().Scan(&n)
 	return n, err
 }
 
@@ -50,7 +50,7 @@ func (s *Store) FlushSearchIndex(ctx context.Context) error {
 	}
 	for {
 		var queued bool
-		if err := s.DB.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM observations_fts_pending)`).Row().Scan(&queued); err != nil || !queued {
+		if err := s.db.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM observations_fts_pending)`).Row().Scan(&queued); err != nil || !queued {
 			return err
 		}
 		var n int64
@@ -115,6 +115,6 @@ func (s *Store) indexer() {
 // of the queue's ids, read from the ends of its primary key.
 func (s *Store) queuedRows() (int64, error) {
 	var n int64
-	err := s.DB.Raw(`SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM observations_fts_pending`).Row().Scan(&n)
+	err := s.db.Raw(`SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM observations_fts_pending`).Row().Scan(&n)
 	return n, err
 }

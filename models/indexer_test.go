@@ -33,7 +33,7 @@ func TestSearchIndexQueue(t *testing.T) {
 	}
 	count := func(word string) int64 {
 		var n int64
-		s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH ?`, word).Scan(&n)
+		s.db.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH ?`, word).Scan(&n)
 		return n
 	}
 
@@ -80,7 +80,7 @@ func TestSearchIndexQueue(t *testing.T) {
 			t.Errorf("%s: %d matches, want %d", word, got, want)
 		}
 	}
-	if err := s.DB.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
+	if err := s.db.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
 		t.Errorf("the index is not the rows: %v", err)
 	}
 }
@@ -121,7 +121,7 @@ func TestSearchIndexInBackground(t *testing.T) {
 	}
 	waitIndexed(t, s, "the last write")
 	var indexed int64
-	s.DB.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'bgword'`).Scan(&indexed)
+	s.db.Raw(`SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'bgword'`).Scan(&indexed)
 	if indexed != 50 {
 		t.Fatalf("%d of 50 rows in the index", indexed)
 	}
@@ -141,7 +141,7 @@ func TestSearchIndexerErrorsCounted(t *testing.T) {
 		t.Fatalf("a new store's indexer has errors: %+v", st)
 	}
 	// The index's table is gone (renamed away): indexing fails.
-	if err := s.DB.Exec(`ALTER TABLE observations_fts RENAME TO observations_fts_away`).Error; err != nil {
+	if err := s.db.Exec(`ALTER TABLE observations_fts RENAME TO observations_fts_away`).Error; err != nil {
 		t.Fatal(err)
 	}
 	sess := testSession(t, s, "idx-err")
@@ -158,7 +158,7 @@ func TestSearchIndexerErrorsCounted(t *testing.T) {
 	if !strings.Contains(st.LastError, "observations_fts") || st.LastErrorAt.IsZero() {
 		t.Fatalf("indexer stats %+v: the last error does not say what failed", st)
 	}
-	if err := s.DB.Exec(`ALTER TABLE observations_fts_away RENAME TO observations_fts`).Error; err != nil {
+	if err := s.db.Exec(`ALTER TABLE observations_fts_away RENAME TO observations_fts`).Error; err != nil {
 		t.Fatal(err)
 	}
 	waitIndexed(t, s, "the index came back")

@@ -60,7 +60,7 @@ func (tx *Tx) LastJobTime(sessionID int64, kinds ...string) (t time.Time, ok boo
 // NextJob returns the oldest pending job due at now, or ErrNotFound.
 func (s *Store) NextJob(ctx context.Context, now time.Time) (*SummaryJob, error) {
 	var j SummaryJob
-	err := s.DB.WithContext(ctx).Where("status = ? AND next_attempt_at <= ?", JobPending, now).
+	err := s.db.WithContext(ctx).Where("status = ? AND next_attempt_at <= ?", JobPending, now).
 		Order("next_attempt_at, id").First(&j).Error
 	return &j, notFound(err)
 }
@@ -69,7 +69,7 @@ func (s *Store) NextJob(ctx context.Context, now time.Time) (*SummaryJob, error)
 // no job is pending.
 func (s *Store) NextJobDue(ctx context.Context) (due time.Time, ok bool, err error) {
 	var j SummaryJob
-	err = s.DB.WithContext(ctx).Where("status = ?", JobPending).Order("next_attempt_at").Limit(1).Find(&j).Error
+	err = s.db.WithContext(ctx).Where("status = ?", JobPending).Order("next_attempt_at").Limit(1).Find(&j).Error
 	if err != nil || j.ID == 0 {
 		return time.Time{}, false, err
 	}
@@ -79,14 +79,14 @@ func (s *Store) NextJobDue(ctx context.Context) (due time.Time, ok bool, err err
 // JobsOfSession lists a session's jobs in order.
 func (s *Store) JobsOfSession(ctx context.Context, sessionID int64) ([]SummaryJob, error) {
 	var out []SummaryJob
-	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
 }
 
 // CountJobs counts jobs by status.
 func (s *Store) CountJobs(ctx context.Context, status string) (int64, error) {
 	var n int64
-	err := s.DB.WithContext(ctx).Model(&SummaryJob{}).Where("status = ?", status).Count(&n).Error
+	err := s.db.WithContext(ctx).Model(&SummaryJob{}).Where("status = ?", status).Count(&n).Error
 	return n, err
 }
 

@@ -40,7 +40,7 @@ func (tx *Tx) RecordTokens(e *LedgerEntry) error {
 // TokensOnDay is the input plus output tokens spent on day (YYYY-MM-DD).
 func (s *Store) TokensOnDay(ctx context.Context, day string) (int64, error) {
 	var n int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM token_ledger WHERE day = ?`, day).Row().Scan(&n)
+	err := s.db.WithContext(ctx).Raw(`SELECT COALESCE(SUM(input_tokens + output_tokens), 0) FROM token_ledger WHERE day = ?`, day).Row().Scan(&n)
 	return n, err
 }
 
@@ -71,7 +71,7 @@ const ledgerSums = `COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(outpu
 // each of the last days days, against the daily budget.
 func (s *Store) LedgerTotals(ctx context.Context, now time.Time, days int, dailyBudget int64) (LedgerTotals, error) {
 	out := LedgerTotals{DailyBudget: dailyBudget, Days: []LedgerTotal{}}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	out.All.Key = "all"
 	if err := db.Raw(`SELECT `+ledgerSums+` FROM token_ledger`).Row().Scan(&out.All.Calls, &out.All.InputTokens, &out.All.OutputTokens, &out.All.CostUSD); err != nil {
 		return out, err
@@ -101,7 +101,7 @@ func (s *Store) LedgerTotals(ctx context.Context, now time.Time, days int, daily
 // LedgerOfSession sums the LLM spend of one session.
 func (s *Store) LedgerOfSession(ctx context.Context, sessionID int64) (LedgerTotal, error) {
 	t := LedgerTotal{}
-	err := s.DB.WithContext(ctx).Raw(`SELECT `+ledgerSums+` FROM token_ledger WHERE session_id = ?`, sessionID).Row().
+	err := s.db.WithContext(ctx).Raw(`SELECT `+ledgerSums+` FROM token_ledger WHERE session_id = ?`, sessionID).Row().
 		Scan(&t.Calls, &t.InputTokens, &t.OutputTokens, &t.CostUSD)
 	return t, err
 }

@@ -275,7 +275,7 @@ func (tx *Tx) SetMemoryState(id int64, state string) (*Memory, error) {
 // MemoryByID loads one memory.
 func (s *Store) MemoryByID(ctx context.Context, id int64) (*Memory, error) {
 	var m Memory
-	err := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("id = ?", id).Take(&m).Error
+	err := s.db.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("id = ?", id).Take(&m).Error
 	return &m, notFound(err)
 }
 
@@ -294,7 +294,7 @@ type MemoryFilter struct {
 
 // Memories lists memories: pinned first, then newest first.
 func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) {
-	q := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns)
+	q := s.db.WithContext(ctx).Model(&Memory{}).Select(memoryColumns)
 	if f.Project != "" {
 		q = q.Where("project = ?", f.Project)
 	}
@@ -363,7 +363,7 @@ func (s *Store) MemoryCounts(ctx context.Context, project string) (map[string]ma
 		Kind, State string
 		N           int64
 	}
-	err := s.DB.WithContext(ctx).Raw(`SELECT kind, state, COUNT(*) AS n FROM memories WHERE project = ? GROUP BY kind, state`, project).Scan(&rows).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT kind, state, COUNT(*) AS n FROM memories WHERE project = ? GROUP BY kind, state`, project).Scan(&rows).Error
 	out := map[string]map[string]int64{}
 	for _, r := range rows {
 		if out[r.Kind] == nil {
@@ -377,7 +377,7 @@ func (s *Store) MemoryCounts(ctx context.Context, project string) (map[string]ma
 // MemoryProjects lists the projects that have memories.
 func (s *Store) MemoryProjects(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT project FROM memories ORDER BY project`).Scan(&out).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT DISTINCT project FROM memories ORDER BY project`).Scan(&out).Error
 	return out, err
 }
 
@@ -393,7 +393,7 @@ func (s *Store) SupersessionChain(ctx context.Context, id int64) ([]Memory, erro
 	// Back: what this one superseded, newest link first.
 	for cur := m.ID; len(chain) < 50; {
 		var older []Memory
-		if err := s.DB.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("superseded_by = ?", cur).Order("id DESC").Limit(1).Find(&older).Error; err != nil {
+		if err := s.db.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("superseded_by = ?", cur).Order("id DESC").Limit(1).Find(&older).Error; err != nil {
 			return nil, err
 		}
 		if len(older) == 0 || seen[older[0].ID] {
@@ -454,7 +454,7 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.limits().Timeout)
 	defer cancel()
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var where []string
 	var args []any
 	if q.Project != "" {
@@ -497,7 +497,7 @@ func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) 
 	if limit <= 0 {
 		return nil, nil
 	}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var pinned, newest []Memory
 	// pinned = ?, not a bare boolean: the index memories_in_force
 	// (project, state, pinned, id) answers both reads.
@@ -519,7 +519,7 @@ func (s *Store) SessionsWithMemories(ctx context.Context, sessionIDs []int64) (m
 		return out, nil
 	}
 	var ids []int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT session_id FROM memories WHERE session_id IN ?`, sessionIDs).Scan(&ids).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT DISTINCT session_id FROM memories WHERE session_id IN ?`, sessionIDs).Scan(&ids).Error
 	for _, id := range ids {
 		out[id] = true
 	}

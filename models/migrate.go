@@ -20,7 +20,7 @@ import (
 // shares.
 func (s *Store) SettingRows(ctx context.Context) ([]Setting, error) {
 	var out []Setting
-	if err := s.DB.WithContext(ctx).Order("key").Find(&out).Error; err != nil {
+	if err := s.db.WithContext(ctx).Order("key").Find(&out).Error; err != nil {
 		return nil, err
 	}
 	for i := range out {
@@ -66,7 +66,7 @@ func (tx *Tx) AddSettingIfAbsent(st Setting) (stored, same bool, err error) {
 // order.
 func (s *Store) LedgerAfter(ctx context.Context, after int64, limit int) ([]LedgerEntry, error) {
 	var out []LedgerEntry
-	err := s.DB.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&out).Error
+	err := s.db.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&out).Error
 	return out, err
 }
 
@@ -104,7 +104,7 @@ func (tx *Tx) SummaryIDOf(sid int64, kind string, promptNumber int, createdAt ti
 // observations, in the order they were recorded.
 func (s *Store) FileStatesOfSession(ctx context.Context, sessionID int64) ([]FileState, error) {
 	var out []FileState
-	err := s.DB.WithContext(ctx).Raw(`SELECT f.session_id, f.tool_use_id, f.path, f.kind, f.sha256, f.size, f.mtime_ns
+	err := s.db.WithContext(ctx).Raw(`SELECT f.session_id, f.tool_use_id, f.path, f.kind, f.sha256, f.size, f.mtime_ns
 		FROM file_states f WHERE f.session_id = ? ORDER BY `+s.insertOrder("f"), sessionID).Scan(&out).Error
 	return out, err
 }
@@ -139,7 +139,7 @@ type PrivatePrompt struct {
 // PrivatePromptsOfSession lists a session's private prompts by number.
 func (s *Store) PrivatePromptsOfSession(ctx context.Context, sessionID int64) ([]PrivatePrompt, error) {
 	var out []PrivatePrompt
-	err := s.DB.WithContext(ctx).Raw(`SELECT number, prompt_id FROM private_prompts WHERE session_id = ? ORDER BY number`, sessionID).
+	err := s.db.WithContext(ctx).Raw(`SELECT number, prompt_id FROM private_prompts WHERE session_id = ? ORDER BY number`, sessionID).
 		Scan(&out).Error
 	return out, err
 }

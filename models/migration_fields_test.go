@@ -23,7 +23,7 @@ func TestMigrationCommandFieldsAndQueue(t *testing.T) {
 		CommandKind string
 		FileCreated bool
 	}
-	s.DB.Raw(`SELECT id, command_kind, file_created FROM observations ORDER BY id`).Scan(&rows)
+	s.db.Raw(`SELECT id, command_kind, file_created FROM observations ORDER BY id`).Scan(&rows)
 	if len(rows) != 3 || rows[0].CommandKind != CommandUnclassified || rows[1].CommandKind != "" || !rows[1].FileCreated || rows[2].FileCreated {
 		t.Errorf("after the upgrade: %+v", rows)
 	}
@@ -34,7 +34,7 @@ func TestMigrationCommandFieldsAndQueue(t *testing.T) {
 	if err != nil || len(hits) != 2 {
 		t.Errorf("search after the upgrade: %d hits, %v", len(hits), err)
 	}
-	if err := s.DB.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
+	if err := s.db.Exec(`INSERT INTO observations_fts(observations_fts) VALUES ('integrity-check')`).Error; err != nil {
 		t.Errorf("integrity check: %v", err)
 	}
 }

@@ -475,7 +475,7 @@ func SchemaVersion() int { return len(migrations) }
 func (s *Store) migrate(ctx context.Context) error {
 	// Migrations hold several statements each, so they run on the plain
 	// database/sql handle rather than GORM's prepared-statement pool.
-	db, err := s.DB.DB()
+	db, err := s.db.DB()
 	if err != nil {
 		return err
 	}

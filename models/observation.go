@@ -111,7 +111,7 @@ func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 // ObservationByID loads one observation.
 func (s *Store) ObservationByID(ctx context.Context, id int64) (*Observation, error) {
 	var out Observation
-	err := s.DB.WithContext(ctx).First(&out, id).Error
+	err := s.db.WithContext(ctx).First(&out, id).Error
 	return &out, notFound(err)
 }
 
@@ -133,7 +133,7 @@ type ObservationFilter struct {
 
 // Observations lists observations newest first (one more than Limit).
 func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observation, error) {
-	q := s.DB.WithContext(ctx).Model(&Observation{})
+	q := s.db.WithContext(ctx).Model(&Observation{})
 	if f.Project != "" {
 		q = q.Where("project = ?", f.Project)
 	}
@@ -162,7 +162,7 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 // ObservationsOfSession lists a session's observations in order.
 func (s *Store) ObservationsOfSession(ctx context.Context, sessionID int64) ([]Observation, error) {
 	var out []Observation
-	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
 }
 
@@ -171,7 +171,7 @@ func (s *Store) ObservationsOfSession(ctx context.Context, sessionID int64) ([]O
 // needs: tool, kind, title and the head of the input (the command).
 func (s *Store) UnclassifiedCommands(ctx context.Context, limit int) ([]Observation, error) {
 	var out []Observation
-	err := s.DB.WithContext(ctx).Model(&Observation{}).
+	err := s.db.WithContext(ctx).Model(&Observation{}).
 		Select("id, tool_name, kind, title, substr(input, 1, 4000) AS input").
 		Where("command_kind = ?", CommandUnclassified).Order("id").Limit(limit).Find(&out).Error
 	return out, err

@@ -72,7 +72,7 @@ func appendN(ctx context.Context, s *Store, tag string, n int) error {
 func logIDs(t *testing.T, s *Store) []int64 {
 	t.Helper()
 	var ids []int64
-	if err := s.DB.Raw(`SELECT id FROM events ORDER BY id`).Scan(&ids).Error; err != nil {
+	if err := s.db.Raw(`SELECT id FROM events ORDER BY id`).Scan(&ids).Error; err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -230,7 +230,7 @@ func TestNotifyReconnect(t *testing.T) {
 	}
 	for round := range 3 {
 		var killed int
-		if err := a.DB.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&killed).Error; err != nil {
+		if err := a.db.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&killed).Error; err != nil {
 			t.Fatal(err)
 		}
 		// At least both listeners' (a backend terminated in the round
@@ -280,7 +280,7 @@ func TestNotifyCloseStops(t *testing.T) {
 	defer probe.Close()
 	listening := func() int {
 		var n int
-		if err := probe.DB.Raw(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n).Error; err != nil {
+		if err := probe.db.Raw(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n).Error; err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -348,7 +348,7 @@ func TestNotifyReconnectUnderLoad(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 			var n int
-			a.DB.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n)
+			a.db.Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, listenAppName).Scan(&n)
 			kills += n
 		}
 	}()

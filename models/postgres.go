@@ -90,7 +90,7 @@ func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open %s: %w", RedactURL(databaseURL), err)
 	}
-	s := &Store{DB: db, path: filepath.Join(dataDir, "mneme.db"), dialect: DialectPostgres, url: databaseURL}
+	s := &Store{db: db, path: filepath.Join(dataDir, "mneme.db"), dialect: DialectPostgres, url: databaseURL}
 	if err := s.migratePostgres(ctx, sqlDB); err != nil {
 		sqlDB.Close()
 		return nil, err

@@ -28,7 +28,7 @@ func TestOpenPostgres(t *testing.T) {
 	}
 	defer b.Close()
 	var n int
-	if err := b.DB.Raw(`SELECT COUNT(*) FROM schema_version`).Scan(&n).Error; err != nil || n != len(pgMigrations) {
+	if err := b.db.Raw(`SELECT COUNT(*) FROM schema_version`).Scan(&n).Error; err != nil || n != len(pgMigrations) {
 		t.Fatalf("schema_version rows = %d, %v; want %d", n, err, len(pgMigrations))
 	}
 	if !a.Postgres() || a.Dialect() != DialectPostgres {
@@ -72,7 +72,7 @@ func TestOpenPostgresNeedsUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "c_ctype_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	err = admin.DB.Exec(`CREATE DATABASE ` + name + ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`).Error
+	err = admin.db.Exec(`CREATE DATABASE ` + name + ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`).Error
 	admin.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func (f ListFilter) byPerson(q *gorm.DB) *gorm.DB {
 
 // Prompts lists prompts newest first (one more than Limit, to tell hasMore).
 func (s *Store) Prompts(ctx context.Context, f ListFilter) ([]Prompt, error) {
-	q := s.DB.WithContext(ctx).Model(&Prompt{})
+	q := s.db.WithContext(ctx).Model(&Prompt{})
 	if f.Project != "" {
 		q = q.Where("project = ?", f.Project)
 	}
@@ -162,6 +162,6 @@ func (s *Store) Prompts(ctx context.Context, f ListFilter) ([]Prompt, error) {
 // PromptsOfSession lists a session's prompts in order.
 func (s *Store) PromptsOfSession(ctx context.Context, sessionID int64) ([]Prompt, error) {
 	var out []Prompt
-	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("number").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("number").Find(&out).Error
 	return out, err
 }

@@ -29,7 +29,7 @@ type RecallFilter struct {
 // GORM's reflection: the context builder reads a few hundred per
 // SessionStart, and the scan was most of its time.
 func (s *Store) RecallObservations(ctx context.Context, f RecallFilter) ([]Observation, error) {
-	q := s.DB.WithContext(ctx).Model(&Observation{}).Select(recallColumns).Where("excluded_by = ''")
+	q := s.db.WithContext(ctx).Model(&Observation{}).Select(recallColumns).Where("excluded_by = ''")
 	if f.SessionID != 0 {
 		q = q.Where("session_id = ?", f.SessionID)
 	} else {
@@ -67,14 +67,14 @@ func (s *Store) RecallObservations(ctx context.Context, f RecallFilter) ([]Obser
 // LatestPrompts lists a session's last n prompts, newest first.
 func (s *Store) LatestPrompts(ctx context.Context, sessionID int64, n int) ([]Prompt, error) {
 	var out []Prompt
-	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("number DESC").Limit(n).Find(&out).Error
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("number DESC").Limit(n).Find(&out).Error
 	return out, err
 }
 
 // LastActive is when the session last did something: its newest prompt or
 // observation, else its end or start.
 func (s *Store) LastActive(ctx context.Context, sessionID int64) (time.Time, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var sess Session
 	if err := db.First(&sess, sessionID).Error; err != nil {
 		return time.Time{}, err
@@ -111,7 +111,7 @@ func (s *Store) RecentSessions(ctx context.Context, project string, exclude int6
 	if n <= 0 {
 		return out, nil
 	}
-	err := s.DB.WithContext(ctx).Raw(`SELECT * FROM (SELECT * FROM sessions WHERE project = ? AND id != ? AND started_at > ?
+	err := s.db.WithContext(ctx).Raw(`SELECT * FROM (SELECT * FROM sessions WHERE project = ? AND id != ? AND started_at > ?
 			ORDER BY started_at DESC, id DESC LIMIT ?) AS s
 		WHERE s.last_assistant_message != ''
 			OR EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id)
@@ -128,7 +128,7 @@ func (s *Store) LatestSummaries(ctx context.Context, sessionIDs []int64) (map[in
 		return out, nil
 	}
 	var rows []Summary
-	err := s.DB.WithContext(ctx).Raw(`SELECT * FROM summaries WHERE id IN (
+	err := s.db.WithContext(ctx).Raw(`SELECT * FROM summaries WHERE id IN (
 		SELECT (SELECT s2.id FROM summaries s2 WHERE s2.session_id = s.session_id
 			ORDER BY (s2.kind = 'final') DESC, s2.id DESC LIMIT 1)
 		FROM summaries s WHERE s.session_id IN ? GROUP BY s.session_id)`, sessionIDs).Scan(&rows).Error
@@ -146,7 +146,7 @@ func (s *Store) FirstPrompts(ctx context.Context, sessionIDs []int64) (map[int64
 		return out, nil
 	}
 	var rows []Prompt
-	err := s.DB.WithContext(ctx).Raw(`SELECT * FROM prompts WHERE id IN (SELECT MIN(id) FROM prompts WHERE session_id IN ? GROUP BY session_id)`,
+	err := s.db.WithContext(ctx).Raw(`SELECT * FROM prompts WHERE id IN (SELECT MIN(id) FROM prompts WHERE session_id IN ? GROUP BY session_id)`,
 		sessionIDs).Scan(&rows).Error
 	for _, r := range rows {
 		out[r.SessionID] = r.Text
@@ -159,7 +159,7 @@ func (s *Store) FirstPrompts(ctx context.Context, sessionIDs []int64) (map[int64
 // there is none.
 func (s *Store) ProjectCwd(ctx context.Context, project string) string {
 	var cwd string
-	s.DB.WithContext(ctx).Raw(`SELECT cwd FROM sessions WHERE project = ? ORDER BY started_at DESC LIMIT 1`, project).Row().Scan(&cwd)
+	s.db.WithContext(ctx).Raw(`SELECT cwd FROM sessions WHERE project = ? ORDER BY started_at DESC LIMIT 1`, project).Row().Scan(&cwd)
 	return strings.TrimRight(cwd, "/")
 }
 
@@ -189,7 +189,7 @@ func (s *Store) RelatedObservations(ctx context.Context, match, project string, 
 		return nil, err
 	}
 	var rows []RelatedCandidate
-	err := s.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, -score AS score FROM (
+	err := s.db.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, -score AS score FROM (
 			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
 				bm25(observations_fts, 4.0, 1.0, 0.5, 2.0) AS score
 			FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
@@ -209,7 +209,7 @@ func (s *Store) CountObservationMatches(ctx context.Context, match string, limit
 		return 0, err
 	}
 	var n int
-	err := s.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`,
+	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`,
 		match, limit).Row().Scan(&n)
 	return n, err
 }

@@ -41,7 +41,7 @@ type ExportMemory struct {
 // their supersession links as references; sid 0 lists the memories
 // stated outside any session (MCP's remember without one, the user's).
 func (s *Store) MemoriesForExport(ctx context.Context, sid int64) ([]ExportMemory, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var ms []Memory
 	q := db.Model(&Memory{}).Select(memoryColumns)
 	if sid == 0 {

@@ -27,7 +27,7 @@ type TextTable struct {
 // too. Full-text tables (and their shadow tables) are left out: they are
 // indexes of the others, kept in step by triggers.
 func (s *Store) TextTables(ctx context.Context) ([]TextTable, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	if s.Postgres() {
 		return s.pgTextTables(ctx)
 	}
@@ -77,7 +77,7 @@ next:
 // tsvector columns are not text).
 func (s *Store) pgTextTables(ctx context.Context) ([]TextTable, error) {
 	var cols []struct{ Table, Column string }
-	if err := s.DB.WithContext(ctx).Raw(`SELECT c.table_name AS "table", c.column_name AS "column"
+	if err := s.db.WithContext(ctx).Raw(`SELECT c.table_name AS "table", c.column_name AS "column"
 		FROM information_schema.columns c JOIN information_schema.tables t
 			ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
 		WHERE c.table_schema = current_schema() AND c.data_type = 'text' AND c.is_generated = 'NEVER'
@@ -100,7 +100,7 @@ func (s *Store) pgTextTables(ctx context.Context) ([]TextTable, error) {
 // ReadTexts reads up to limit rows of t after rowid after, in rowid order:
 // their rowids and the values of t.Cols (NULL as "").
 func (s *Store) ReadTexts(ctx context.Context, t TextTable, after int64, limit int) ([]int64, [][]string, error) {
-	rows, err := s.DB.WithContext(ctx).Raw(fmt.Sprintf(`SELECT %[3]s, %[1]s FROM %[2]s WHERE %[3]s > ? ORDER BY %[3]s LIMIT ?`,
+	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf(`SELECT %[3]s, %[1]s FROM %[2]s WHERE %[3]s > ? ORDER BY %[3]s LIMIT ?`,
 		strings.Join(t.Cols, ", "), t.Name, rowID(s.Postgres())), after, limit).Rows()
 	if err != nil {
 		return nil, nil, err
@@ -178,7 +178,7 @@ func (tx *Tx) OptimizeFTS(table string) error {
 // CountObservationsBefore counts the observations created before cut.
 func (s *Store) CountObservationsBefore(ctx context.Context, cut time.Time) (int64, error) {
 	var n int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations WHERE created_at < ?`, cut).Row().Scan(&n)
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM observations WHERE created_at < ?`, cut).Row().Scan(&n)
 	return n, err
 }
 

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/benchdb"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/benchdb"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // openBenchStore opens the synthetic database (1M observations unless
@@ -131,10 +132,7 @@ func BenchmarkSearchRanking(b *testing.B) {
 // returns what times one run of it, the i-th rare word, through
 // database/sql on the store's database.
 func rareWordBaseline(b *testing.B, s *models.Store, query string) func(int) time.Duration {
-	sqlDB, err := s.DB.DB()
-	if err != nil {
-		b.Fatal(err)
-	}
+	sqlDB := modelstest.SQLDB(b, s)
 	base, err := sqlDB.Prepare(query)
 	if err != nil {
 		b.Fatal(err)

@@ -189,4 +189,4 @@ func kindImportance(kind string) float64 {
 }
 
 // searchDB is the store's database for a search's reads.
-func (s *Store) searchDB(ctx context.Context) *gorm.DB { return s.DB.WithContext(ctx) }
+func (s *Store) searchDB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }

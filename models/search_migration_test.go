@@ -35,7 +35,7 @@ func TestMigrationPrefixIndex(t *testing.T) {
 	}
 	for _, fts := range []string{"observations_fts", "prompts_fts", "summaries_fts"} {
 		var def string
-		if err := s.DB.Raw(`SELECT sql FROM sqlite_master WHERE name = ?`, fts).Row().Scan(&def); err != nil || !strings.Contains(def, "prefix='2 3 4 5 6'") {
+		if err := s.db.Raw(`SELECT sql FROM sqlite_master WHERE name = ?`, fts).Row().Scan(&def); err != nil || !strings.Contains(def, "prefix='2 3 4 5 6'") {
 			t.Errorf("%s after migrating: %q, %v; want prefix indexes", fts, def, err)
 		}
 	}
@@ -52,7 +52,7 @@ func TestMigrationPrefixIndex(t *testing.T) {
 		if len(stmt) > 6 && stmt[:6] == "INSERT" {
 			args = append(args, now)
 		}
-		if err := s.DB.Exec(stmt, args...).Error; err != nil {
+		if err := s.db.Exec(stmt, args...).Error; err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestMigrationPrefixIndex(t *testing.T) {
 	}
 	var problems string
 	for _, fts := range []string{"observations_fts", "prompts_fts", "summaries_fts"} {
-		if err := s.DB.Exec(`INSERT INTO ` + fts + `(` + fts + `, rank) VALUES ('integrity-check', 1)`).Error; err != nil {
+		if err := s.db.Exec(`INSERT INTO ` + fts + `(` + fts + `, rank) VALUES ('integrity-check', 1)`).Error; err != nil {
 			problems += fts + ": " + err.Error() + "; "
 		}
 	}

@@ -198,7 +198,7 @@ func (s *Store) probeTablesPG(ctx context.Context, tables []pgQuery, rankLimit i
 			"(SELECT count(*) FROM (SELECT 1 FROM "+t.t.content+" c WHERE c.fts @@ to_tsquery('english', ?) LIMIT ?) m)")
 		args = append(args, t.q, t.q, t.q, rankLimit+1)
 	}
-	rows, err := s.DB.WithContext(ctx).Raw("SELECT "+strings.Join(cols, ", "), args...).Rows()
+	rows, err := s.db.WithContext(ctx).Raw("SELECT "+strings.Join(cols, ", "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (s *Store) rankTablesPG(ctx context.Context, tables []pgQuery, q SearchQuer
 		parts = append(parts, sql+" ORDER BY "+order+" LIMIT ?)")
 		args = append(args, n)
 	}
-	rows, err := s.DB.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 	if len(parts) == 0 {
 		return []SearchHit{}, nil
 	}
-	rows, err := s.DB.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +382,7 @@ func (s *Store) relatedObservationsPG(ctx context.Context, match, project string
 		return nil, err
 	}
 	var rows []RelatedCandidate
-	err = s.DB.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, score FROM (
+	err = s.db.WithContext(ctx).Raw(`SELECT id, title, files, input, created_at, score FROM (
 			SELECT o.id, o.title, o.files, substr(o.input, 1, 300) AS input, o.created_at,
 				ts_rank('{0.125,0.25,0.5,1.0}', o.fts, q.q) * (numnode(q.q) + 1) / 2 * ? AS score
 			FROM (SELECT to_tsquery('english', ?) AS q) q, observations o
@@ -399,7 +399,7 @@ func (s *Store) countObservationMatchesPG(ctx context.Context, match string, lim
 		return 0, err
 	}
 	var n int
-	err = s.DB.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations WHERE fts @@ to_tsquery('english', ?) LIMIT ?) m`,
+	err = s.db.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM observations WHERE fts @@ to_tsquery('english', ?) LIMIT ?) m`,
 		ts, limit).Row().Scan(&n)
 	return n, err
 }
@@ -411,7 +411,7 @@ func (s *Store) summariesMentioningPG(ctx context.Context, project, match string
 		return nil, err
 	}
 	var out []SummaryMention
-	err = s.DB.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
+	err = s.db.WithContext(ctx).Raw(`SELECT m.id, m.session_id, m.learned, m.completed, m.next_steps, m.created_at
 		FROM summaries m WHERE m.fts @@ to_tsquery('english', ?) AND m.project = ? AND m.session_id != ?
 		ORDER BY m.id DESC LIMIT ?`, ts, project, exclude, limit).Scan(&out).Error
 	return out, err

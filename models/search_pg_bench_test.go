@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/benchdb"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/benchdb"
 )
 
 // openPGBenchStore opens the synthetic database of BenchmarkSearch

@@ -178,7 +178,7 @@ pages:
 // back as *QueryError, unless the terms probe already found t large.
 func (s *Store) probeTable(ctx context.Context, t *searchTable, match, terms string, single bool) (large bool, err error) {
 	count := "SELECT count(*) FROM (SELECT 1 FROM " + t.fts + " WHERE " + t.fts + " MATCH ? LIMIT ?)"
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	lim := s.limits()
 	if !single {
 		// An error here is left for the query itself to report: the
@@ -259,7 +259,7 @@ func (s *Store) rankTable(ctx context.Context, t *searchTable, match string, q S
 	}
 	sql += " ORDER BY " + order + " LIMIT ?"
 	args = append(args, n)
-	rows, err := s.DB.WithContext(ctx).Raw(sql, args...).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(sql, args...).Rows()
 	if err != nil {
 		return nil, ftsError(err, q.Q)
 	}
@@ -296,7 +296,7 @@ func (s *Store) loadHits(ctx context.Context, match string, page []ranked) ([]Se
 	for i, r := range page {
 		byTable[r.table] = append(byTable[r.table], i)
 	}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	for t, idx := range byTable {
 		ids := make([]int64, len(idx))
 		pos := map[int64]int{}

@@ -88,7 +88,7 @@ func (s *Store) KnownSessions(ctx context.Context, claudeIDs []string) (int, err
 		chunk := claudeIDs[:min(len(claudeIDs), 500)]
 		claudeIDs = claudeIDs[len(chunk):]
 		var n int64
-		if err := s.DB.WithContext(ctx).Model(&Session{}).Where("claude_session_id IN ?", chunk).Count(&n).Error; err != nil {
+		if err := s.db.WithContext(ctx).Model(&Session{}).Where("claude_session_id IN ?", chunk).Count(&n).Error; err != nil {
 			return total, err
 		}
 		total += int(n)
@@ -99,14 +99,14 @@ func (s *Store) KnownSessions(ctx context.Context, claudeIDs []string) (int, err
 // SessionByID loads one session by its database id.
 func (s *Store) SessionByID(ctx context.Context, id int64) (*Session, error) {
 	var out Session
-	err := s.DB.WithContext(ctx).First(&out, id).Error
+	err := s.db.WithContext(ctx).First(&out, id).Error
 	return &out, notFound(err)
 }
 
 // SessionByClaudeID loads one session by Claude Code's session_id.
 func (s *Store) SessionByClaudeID(ctx context.Context, claudeID string) (*Session, error) {
 	var out Session
-	err := s.DB.WithContext(ctx).Where("claude_session_id = ?", claudeID).First(&out).Error
+	err := s.db.WithContext(ctx).Where("claude_session_id = ?", claudeID).First(&out).Error
 	return &out, notFound(err)
 }
 
@@ -131,7 +131,7 @@ type SessionStats struct {
 // Sessions lists sessions newest first with their counts. It fetches one row
 // more than Limit so callers can tell whether there are more.
 func (s *Store) Sessions(ctx context.Context, f SessionFilter) ([]SessionStats, error) {
-	q := s.DB.WithContext(ctx).Table("sessions").Select(`sessions.*,
+	q := s.db.WithContext(ctx).Table("sessions").Select(`sessions.*,
 		(SELECT COUNT(*) FROM prompts p WHERE p.session_id = sessions.id) AS prompts,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND o.excluded_by = '') AS tool_calls,
 		(SELECT COUNT(*) FROM observations o WHERE o.session_id = sessions.id AND NOT o.success) AS failures,

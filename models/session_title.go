@@ -161,7 +161,7 @@ func (s *Store) SessionTitles(ctx context.Context, ids []int64) (map[int64]strin
 			ID    int64
 			Title string
 		}
-		if err := s.DB.WithContext(ctx).Raw(`SELECT id, title FROM sessions WHERE id IN ? AND title <> ''`, chunk).Scan(&rows).Error; err != nil {
+		if err := s.db.WithContext(ctx).Raw(`SELECT id, title FROM sessions WHERE id IN ? AND title <> ''`, chunk).Scan(&rows).Error; err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
@@ -194,7 +194,7 @@ func (s *Store) SessionDigests(ctx context.Context, ids []int64, maxFiles int) (
 		}
 		return out[id]
 	}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	// The latest summary of each session, a session summary before a turn's.
 	var sums []struct {
 		SessionID int64

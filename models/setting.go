@@ -23,11 +23,6 @@ type Setting struct {
 	UpdatedAt time.Time
 }
 
-// RedactionRule is a named regular expression whose matches are replaced by
-// [REDACTED:<name>] in every stored field. It is the privacy package's
-// rule: the hook, which has no database, reads the same rules from a file.
-type RedactionRule = privacy.Rule
-
 // Read-tool capture modes (Read, Grep, Glob, LS, NotebookRead).
 const (
 	ReadsOff      = "off"      // not recorded at all
@@ -37,9 +32,9 @@ const (
 
 // PrivacySettings control what never reaches the database.
 type PrivacySettings struct {
-	ExcludeGlobs     []string        `json:"excludeGlobs"`
-	RedactionRules   []RedactionRule `json:"redactionRules"`
-	ExcludedProjects []string        `json:"excludedProjects"`
+	ExcludeGlobs     []string       `json:"excludeGlobs"`
+	RedactionRules   []privacy.Rule `json:"redactionRules"`
+	ExcludedProjects []string       `json:"excludedProjects"`
 }
 
 // CaptureSettings control which tool calls are recorded and how much of them.
@@ -123,7 +118,7 @@ type Settings struct {
 
 // BuiltinRedactionRules are the redaction rules every install starts with.
 // Each can be switched off individually but not deleted.
-func BuiltinRedactionRules() []RedactionRule { return privacy.BuiltinRules() }
+func BuiltinRedactionRules() []privacy.Rule { return privacy.BuiltinRules() }
 
 // DefaultSettings are the settings of a new install.
 func DefaultSettings() Settings {
@@ -299,7 +294,7 @@ const runtimeKey = "runtime"
 func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 	out := DefaultSettings()
 	var row Setting
-	err := s.DB.WithContext(ctx).Where("key = ?", runtimeKey).First(&row).Error
+	err := s.db.WithContext(ctx).Where("key = ?", runtimeKey).First(&row).Error
 	switch {
 	case errors.Is(err, gorm.ErrRecordNotFound):
 	case err != nil:

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // TestLoadSettingsAddsNewBuiltins: settings saved by an older version,
@@ -14,7 +16,7 @@ import (
 func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 	store := openTestStore(t)
 	old := DefaultSettings()
-	var rules []RedactionRule
+	var rules []privacy.Rule
 	for _, r := range old.Privacy.RedactionRules {
 		switch r.Name {
 		case "stripe_key":
@@ -27,14 +29,14 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 		rules = append(rules, r)
 	}
 	old.Privacy.RedactionRules = rules
-	if err := (&Tx{db: store.DB}).WriteSettings(old); err != nil {
+	if err := (&Tx{db: store.db}).WriteSettings(old); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.LoadSettings(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]RedactionRule{}
+	byName := map[string]privacy.Rule{}
 	for _, r := range got.Privacy.RedactionRules {
 		byName[r.Name] = r
 	}
@@ -59,7 +61,7 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 // switched off stays off.
 func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
 	s := openTestStore(t)
-	old := []RedactionRule{
+	old := []privacy.Rule{
 		{Name: "aws_access_key", Pattern: `\bAKIA[0-9A-Z]{16}\b`, Enabled: true, Builtin: true}, // an older pattern
 		{Name: "jwt", Pattern: `eyJ.*`, Enabled: false, Builtin: true},
 		{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true},
@@ -67,7 +69,7 @@ func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
 	st := DefaultSettings()
 	st.Privacy.RedactionRules = old
 	b, _ := json.Marshal(st)
-	if err := s.DB.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
+	if err := s.db.Exec(`INSERT INTO settings (key, value, updated_at) VALUES ('runtime', ?, ?)`, string(b), time.Now()).Error; err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.LoadSettings(context.Background())
@@ -78,7 +80,7 @@ func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
 	if len(rules) != len(BuiltinRedactionRules())+1 || rules[len(rules)-1].Name != "ticket" {
 		t.Fatalf("got %d rules, the user's last: %+v", len(rules), rules)
 	}
-	builtin := map[string]RedactionRule{}
+	builtin := map[string]privacy.Rule{}
 	for _, r := range BuiltinRedactionRules() {
 		builtin[r.Name] = r
 	}

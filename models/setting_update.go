@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // Status words of the write-only API key: the key is shown as one of
@@ -55,12 +57,12 @@ func sameEndpoint(a, b string) bool {
 
 // keepBuiltins restores the built-in rules in rules: a built-in sent gets
 // its own pattern back, and one left out of rules is kept as it is in cur.
-func keepBuiltins(rules, cur []RedactionRule) []RedactionRule {
-	builtin := map[string]RedactionRule{}
+func keepBuiltins(rules, cur []privacy.Rule) []privacy.Rule {
+	builtin := map[string]privacy.Rule{}
 	for _, r := range BuiltinRedactionRules() {
 		builtin[r.Name] = r
 	}
-	out := make([]RedactionRule, 0, len(rules)+len(builtin))
+	out := make([]privacy.Rule, 0, len(rules)+len(builtin))
 	seen := map[string]bool{}
 	for _, r := range rules {
 		if r.Builtin {

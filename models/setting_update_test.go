@@ -3,6 +3,8 @@ package models
 import (
 	"errors"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // UpdateSettings is the one place the rules of an edit live, for the API
@@ -16,10 +18,10 @@ func TestUpdateSettings(t *testing.T) {
 		p := cur
 		first := builtins[0]
 		first.Pattern, first.Enabled = "x", false // rewritten and switched off
-		p.Privacy.RedactionRules = []RedactionRule{first, first, {Name: "mine", Pattern: `T-\d+`, Enabled: true},
+		p.Privacy.RedactionRules = []privacy.Rule{first, first, {Name: "mine", Pattern: `T-\d+`, Enabled: true},
 			{Name: "no_such_builtin", Builtin: true}, {Name: "forged", Pattern: `y`, Builtin: true}}
 		next, _ := UpdateSettings(cur, p, false)
-		byName := map[string][]RedactionRule{}
+		byName := map[string][]privacy.Rule{}
 		for _, r := range next.Privacy.RedactionRules {
 			byName[r.Name] = append(byName[r.Name], r)
 		}

@@ -158,7 +158,7 @@ func (s *Store) Stats(ctx context.Context, q StatsQuery) (*Stats, error) {
 		return p
 	}
 	tools := map[string]int64{}
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 
 	var obs []struct {
 		Day, Project, Tool string
@@ -260,7 +260,7 @@ type ProjectInfo struct {
 // Projects lists every project that has a session, the most recently
 // active first, with its session and observation counts.
 func (s *Store) Projects(ctx context.Context) ([]ProjectInfo, error) {
-	rows, err := s.DB.WithContext(ctx).Raw(`SELECT s.project, s.sessions, s.last,
+	rows, err := s.db.WithContext(ctx).Raw(`SELECT s.project, s.sessions, s.last,
 			(SELECT COUNT(*) FROM observations o WHERE o.project = s.project)
 		FROM (SELECT project, COUNT(*) AS sessions, MAX(started_at) AS last FROM sessions GROUP BY project) s
 		ORDER BY s.last DESC, s.project`).Rows()

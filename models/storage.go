@@ -3,7 +3,9 @@ package models
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 
 	"github.com/glebarez/go-sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -94,4 +96,24 @@ func goneIfForeignKey(err error) error {
 		return fmt.Errorf("%w (%w)", ErrSessionGone, err)
 	}
 	return err
+}
+
+// IsReadOnly reports SQLite's SQLITE_READONLY: the database was opened
+// read-only (its files or directory could not be written at open) or its
+// shared memory could not be.
+func IsReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 8
+}
+
+// CannotWrite reports an error of Open that a read-only open may avoid:
+// SQLite could not open (14) or write (8) the database, or the data
+// directory could not be made (a read-only file system, no permission).
+func CannotWrite(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		return code == 8 || code == 14
+	}
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }

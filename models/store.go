@@ -4,7 +4,17 @@
 //
 // It is the leaf of the dependency graph: it imports GORM, the SQLite and
 // PostgreSQL drivers (and pgx itself, for the one connection that LISTENs:
-// pgnotify.go) and the standard library, and nothing else from mneme.
+// pgnotify.go) and the standard library. From mneme it imports only
+// internal/privacy (standard library only), because the settings carry
+// its redaction rules (privacy.Rule) and validate them by its compiler:
+// the rules the worker stores and the rules the hook reads from
+// <data>/redaction.json are one type, checked one way.
+//
+// It is also the only package that speaks SQL: the *gorm.DB is
+// unexported, and the packages under models/ that need it (the test
+// helpers of models/modelstest, the benchmark databases of models/benchdb)
+// get it through models/internal/storedb, which nothing else can import.
+// internal/archtest holds these lines.
 package models
 
 import (
@@ -21,7 +31,13 @@ import (
 	"github.com/glebarez/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
+
+// The test helpers and benchmark databases under models/ reach the handle
+// through storedb; no other package can import it.
+func init() { storedb.Of = func(store any) *gorm.DB { return store.(*Store).db } }
 
 // Sentinel errors returned by the Store. Handlers map them to HTTP statuses.
 var (
@@ -34,9 +50,9 @@ var (
 
 // Store is the handle on mneme's database. It is safe for concurrent use.
 // Writes that must be acknowledged quickly go through Writer (group commit);
-// reads use DB directly.
+// reads use the database directly.
 type Store struct {
-	DB     *gorm.DB
+	db     *gorm.DB
 	Writer *Writer
 	// SearchLimits bound the cost of one search; zero fields take the
 	// defaults. Set them before the store is used.
@@ -122,7 +138,7 @@ func Open(path string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{DB: db, path: path}
+	s := &Store{db: db, path: path}
 	if err := s.migrate(context.Background()); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -153,7 +169,7 @@ func (s *Store) checkpointer() {
 			return
 		case <-t.C:
 			if n := s.Writer.batches.Load(); n != done {
-				if err := s.DB.Exec(`PRAGMA wal_checkpoint(PASSIVE)`).Error; err == nil {
+				if err := s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`).Error; err == nil {
 					done = n
 				}
 			}
@@ -225,7 +241,7 @@ func openReadOnly(path string, immutable bool) (*Store, error) {
 		sqlDB.Close()
 		return nil, fmt.Errorf("database schema version %d, this mneme's is %d: it can only be migrated once the database is writable", version, len(migrations))
 	}
-	s := &Store{DB: db, path: path, readOnly: true}
+	s := &Store{db: db, path: path, readOnly: true}
 	s.Writer = newWriter(db)
 	return s, nil
 }
@@ -247,7 +263,7 @@ func (s *Store) Close() error {
 	if s.Writer != nil {
 		s.Writer.Close()
 	}
-	sqlDB, err := s.DB.DB()
+	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
 	}
@@ -273,7 +289,7 @@ type Counts struct {
 // Counts counts the rows of each table.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	err := s.DB.WithContext(ctx).Raw(`SELECT
+	err := s.db.WithContext(ctx).Raw(`SELECT
 		(SELECT COUNT(*) FROM sessions),
 		(SELECT COUNT(*) FROM prompts),
 		(SELECT COUNT(*) FROM observations),
@@ -288,5 +304,5 @@ func (s *Store) CheckpointTruncate() error {
 	if s.Postgres() {
 		return nil // no -wal file of ours: PostgreSQL manages its own WAL
 	}
-	return s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error
+	return s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error
 }

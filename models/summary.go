@@ -41,7 +41,7 @@ type Summary struct {
 
 // Summaries lists summaries newest first (one more than Limit).
 func (s *Store) Summaries(ctx context.Context, f ListFilter) ([]Summary, error) {
-	q := s.DB.WithContext(ctx).Model(&Summary{})
+	q := s.db.WithContext(ctx).Model(&Summary{})
 	if f.Project != "" {
 		q = q.Where("project = ?", f.Project)
 	}
@@ -57,7 +57,7 @@ func (s *Store) Summaries(ctx context.Context, f ListFilter) ([]Summary, error) 
 // SummariesOfSession lists a session's summaries in order.
 func (s *Store) SummariesOfSession(ctx context.Context, sessionID int64) ([]Summary, error) {
 	var out []Summary
-	err := s.DB.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&out).Error
 	return out, err
 }
 
@@ -91,7 +91,7 @@ func (s *Store) SingleTurnSummaries(ctx context.Context, sessionIDs []int64) (ma
 		return out, nil
 	}
 	var rows []Summary
-	err := s.DB.WithContext(ctx).Where("kind = ? AND session_id IN (SELECT id FROM sessions WHERE id IN ? AND prompt_counter <= 1)", SummaryTurn, sessionIDs).
+	err := s.db.WithContext(ctx).Where("kind = ? AND session_id IN (SELECT id FROM sessions WHERE id IN ? AND prompt_counter <= 1)", SummaryTurn, sessionIDs).
 		Order("id").Find(&rows).Error
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ type SummaryWork struct {
 // its output to outputBytes; past limit observations, the most important
 // limit are kept (Omitted says how many were not).
 func (s *Store) LoadSummaryWork(ctx context.Context, sessionID int64, turn, outputBytes, limit int) (*SummaryWork, error) {
-	return loadSummaryWork(s.DB.WithContext(ctx), sessionID, turn, 0, outputBytes, limit)
+	return loadSummaryWork(s.db.WithContext(ctx), sessionID, turn, 0, outputBytes, limit)
 }
 
 // loadSummaryWork is LoadSummaryWork on db; with upTo > 0 (and turn 0),

@@ -51,7 +51,7 @@ type Timeline struct {
 // summaries are those of the prompt numbers the observations span, and the
 // session's final summaries come with a slice that reaches its end.
 func (s *Store) Timeline(ctx context.Context, q TimelineQuery) (*Timeline, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	var obs []Observation
 	tl := &Timeline{Anchor: q.Anchor}
 	switch {

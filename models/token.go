@@ -84,7 +84,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, person string) (APIToken, st
 	}
 	token := TokenPrefix + hex.EncodeToString(b[:])
 	t := APIToken{Person: person, TokenHash: HashToken(token), Prefix: token[:tokenShown], CreatedAt: time.Now().UTC()}
-	if err := s.DB.WithContext(ctx).Create(&t).Error; err != nil {
+	if err := s.db.WithContext(ctx).Create(&t).Error; err != nil {
 		return APIToken{}, "", err
 	}
 	return t, token, nil
@@ -93,14 +93,14 @@ func (s *Store) CreateAPIToken(ctx context.Context, person string) (APIToken, st
 // APITokens lists every token, revoked ones too, oldest first.
 func (s *Store) APITokens(ctx context.Context) ([]APIToken, error) {
 	var out []APIToken
-	err := s.DB.WithContext(ctx).Order("id").Find(&out).Error
+	err := s.db.WithContext(ctx).Order("id").Find(&out).Error
 	return out, err
 }
 
 // RevokeAPIToken revokes token id at once (every replica reads the row on
 // each request). Revoking twice keeps the first time.
 func (s *Store) RevokeAPIToken(ctx context.Context, id int64) (APIToken, error) {
-	db := s.DB.WithContext(ctx)
+	db := s.db.WithContext(ctx)
 	if err := db.Exec(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, time.Now().UTC(), id).Error; err != nil {
 		return APIToken{}, err
 	}
@@ -114,7 +114,7 @@ func (s *Store) RevokeAPIToken(ctx context.Context, id int64) (APIToken, error) 
 // ErrNotFound, a revoked one ErrTokenRevoked (with its row).
 func (s *Store) APITokenBySecret(ctx context.Context, token string) (APIToken, error) {
 	var t APIToken
-	if err := s.DB.WithContext(ctx).Where("token_hash = ?", HashToken(token)).First(&t).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", HashToken(token)).First(&t).Error; err != nil {
 		return APIToken{}, notFound(err)
 	}
 	if t.RevokedAt != nil {
@@ -129,20 +129,20 @@ func (s *Store) APITokenBySecret(ctx context.Context, token string) (APIToken, e
 // replica ends them on all.
 func (s *Store) APITokenActive(ctx context.Context, id int64) (bool, error) {
 	var n int64
-	err := s.DB.WithContext(ctx).Raw(`SELECT COUNT(*) FROM api_tokens WHERE id = ? AND revoked_at IS NULL`, id).Scan(&n).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT COUNT(*) FROM api_tokens WHERE id = ? AND revoked_at IS NULL`, id).Scan(&n).Error
 	return n == 1, err
 }
 
 // TouchAPIToken records that token id was used at at. Callers throttle it
 // (see handlers.Handler.PersonOf): it is a write.
 func (s *Store) TouchAPIToken(ctx context.Context, id int64, at time.Time) error {
-	return s.DB.WithContext(ctx).Exec(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, at.UTC(), id).Error
+	return s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, at.UTC(), id).Error
 }
 
 // Persons lists who captured sessions (sessions.captured_by), sorted; the
 // owner's sessions (an empty captured_by) are not a person.
 func (s *Store) Persons(ctx context.Context) ([]string, error) {
 	var out []string
-	err := s.DB.WithContext(ctx).Raw(`SELECT DISTINCT captured_by FROM sessions WHERE captured_by != '' ORDER BY captured_by`).Scan(&out).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT DISTINCT captured_by FROM sessions WHERE captured_by != '' ORDER BY captured_by`).Scan(&out).Error
 	return out, err
 }

@@ -73,7 +73,7 @@ func hasIDs(db *gorm.DB, rows any) (bool, error) {
 // every replica's listener publishes the log, so they are, within its
 // poll interval: see pgnotify.go.)
 func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.DB.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
+	return s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
 }
 
 // secureDelete turns SQLite's secure_delete on for the transaction's

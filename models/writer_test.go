@@ -38,12 +38,12 @@ func TestWriterIsolatesFailingOperation(t *testing.T) {
 		}
 	}
 	var stored int64
-	store.DB.Raw(`SELECT COUNT(*) FROM settings`).Scan(&stored)
+	store.db.Raw(`SELECT COUNT(*) FROM settings`).Scan(&stored)
 	if stored != n-n/10 {
 		t.Errorf("%d rows stored, want %d (every op but the failing ones)", stored, n-n/10)
 	}
 	var leaked int64
-	store.DB.Raw(`SELECT COUNT(*) FROM settings WHERE key LIKE '%7'`).Scan(&leaked)
+	store.db.Raw(`SELECT COUNT(*) FROM settings WHERE key LIKE '%7'`).Scan(&leaked)
 	if leaked != 0 {
 		t.Errorf("%d writes of failed operations were committed", leaked)
 	}

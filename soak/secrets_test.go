@@ -20,7 +20,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
@@ -461,7 +462,7 @@ func TestSecretsNeverStored(t *testing.T) {
 			events++
 		}
 	}
-	remote, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "*.jsonl"))
+	remote, _ := filepath.Glob(filepath.Join(mate, hookwire.RemoteSpoolDir, "*.jsonl"))
 	if len(remote) == 0 {
 		t.Fatal("the teammate's hook spooled nothing with the team worker unreachable")
 	}
@@ -504,10 +505,10 @@ func TestSecretsNeverStored(t *testing.T) {
 		events++
 	}
 	waitFor(t, 60*time.Second, "the teammate's spool to be replayed", func() bool {
-		m, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "pending*.jsonl"))
+		m, _ := filepath.Glob(filepath.Join(mate, hookwire.RemoteSpoolDir, "pending*.jsonl"))
 		return len(m) == 0
 	})
-	if left, _ := filepath.Glob(filepath.Join(mate, hooks.RemoteSpoolDir, "*.jsonl")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(mate, hookwire.RemoteSpoolDir, "*.jsonl")); len(left) > 0 {
 		t.Errorf("the teammate's spool still holds %v after the replay", left)
 	}
 	// The facts arrived (else the check below would prove nothing): a

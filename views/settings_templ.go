@@ -5,10 +5,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
-import "github.com/mneme-dev/mneme/models"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+	"github.com/mneme-dev/mneme/internal/privacy"
+	"github.com/mneme-dev/mneme/models"
+)
 
 // Settings is the settings editor at /settings. It works without
 // JavaScript: the form posts normally (with its CSRF token) and comes back
@@ -816,7 +818,7 @@ func privacySection(p SettingsPage) templ.Component {
 	})
 }
 
-func ruleRow(p SettingsPage, i int, r models.RedactionRule) templ.Component {
+func ruleRow(p SettingsPage, i int, r privacy.Rule) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -70,7 +72,7 @@ func TestAPIKeyLivesOutsideTheDatabase(t *testing.T) {
 		t.Errorf("the key file holds %q", b)
 	}
 	var value string
-	srv.Store.DB.Raw(`SELECT value FROM settings WHERE key = 'runtime'`).Scan(&value)
+	modelstest.Scan(t, srv.Store, &value, `SELECT value FROM settings WHERE key = 'runtime'`)
 	if value == "" || strings.Contains(value, key) || strings.Contains(value, `"apiKey"`) {
 		t.Errorf("the settings row holds the key: %s", value)
 	}

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -115,11 +116,11 @@ func permanent5xx(status int, err error) bool {
 }
 
 // Permanent tells whether err refuses a hook event for good, as the hook
-// would read the worker's answer to it (hooks.Permanent): the worker's own
+// would read the worker's answer to it (hookwire.Permanent): the worker's own
 // replay of the spool quarantines such an event as the hook does.
 func Permanent(err error) bool {
 	status, _, _ := classify(err)
-	return hooks.Permanent(status, permanent5xx(status, err))
+	return hookwire.Permanent(status, permanent5xx(status, err))
 }
 
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
@@ -128,7 +129,7 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if permanent5xx(status, err) {
 			// Retrying cannot help: the hook quarantines the event
 			// rather than hold the spool up behind it.
-			c.Set(hooks.HeaderPermanent, "1")
+			c.Set(hookwire.HeaderPermanent, "1")
 		}
 		if status >= 500 {
 			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)

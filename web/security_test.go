@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // raw sends one request with full control of Host and headers.
@@ -293,22 +294,16 @@ func TestSecretsNeverShown(t *testing.T) {
 	if _, page := srv.Get(t, "/settings"); strings.Contains(string(page), "THIS-IS-A-SECRET") || !strings.Contains(string(page), "Status: set") {
 		t.Fatal("the settings page leaks the key or does not say it is set")
 	}
-	rows, err := srv.Store.DB.Raw(`SELECT kind, data FROM events`).Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var events []struct{ Kind, Data string }
+	modelstest.Scan(t, srv.Store, &events, `SELECT kind, data FROM events`)
 	found := false
-	for rows.Next() {
-		var kind, data string
-		if err := rows.Scan(&kind, &data); err != nil {
-			t.Fatal(err)
-		}
+	for _, e := range events {
+		kind, data := e.Kind, e.Data
 		if strings.Contains(data, "THIS-IS-A-SECRET") {
 			t.Fatalf("event %s leaks the key: %s", kind, data)
 		}
 		found = found || kind == "settings_changed"
 	}
-	rows.Close()
 	if !found {
 		t.Fatal("no settings_changed event")
 	}

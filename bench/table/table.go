@@ -133,7 +133,7 @@ func computeRow(row Row, res *Results) Line {
 var rowsRE = regexp.MustCompile(`rows=(\d+)`)
 
 // defaultRows is what {rows} says when no benchmark ran: the synthetic
-// database's default size (internal/benchdb).
+// database's default size (models/benchdb).
 const defaultRows = "1M"
 
 // rowsOf is the rows=N of a benchmark name in short form (1M, 100k), or

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/hooks"
 )
 
@@ -36,10 +38,10 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mneme-hook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	port := fs.Int("port", hooks.EnvInt(hooks.EnvPort, hooks.DefaultPort), "worker port (MNEME_PORT)")
-	dataDir := fs.String("data-dir", hooks.EnvOr(hooks.EnvDataDir, hooks.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	port := fs.Int("port", hookwire.EnvInt(hookwire.EnvPort, hookwire.DefaultPort), "worker port (MNEME_PORT)")
+	dataDir := fs.String("data-dir", hookwire.EnvOr(hookwire.EnvDataDir, hookwire.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(hooks.Slugs(), ", "))
+		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(hookwire.Slugs(), ", "))
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the event, as with mneme's own flags.
@@ -64,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if os.Getenv(hooks.EnvURL) != "" && handOver(*port, *dataDir, pos[0], stdin, stdout, stderr) {
+	if os.Getenv(hookwire.EnvURL) != "" && handOver(*port, *dataDir, pos[0], stdin, stdout, stderr) {
 		return 0
 	}
 	cfg := hooks.Config{Port: *port, DataDir: *dataDir, ServeBinary: hooks.Sibling("mneme")}

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -52,10 +53,10 @@ func TestDependenciesStaySmall(t *testing.T) {
 			t.Errorf("mneme-hook imports internal/ingest, which imports models: use hooks")
 		}
 		for _, f := range forbidden {
-			// internal/privacy is the one internal package mneme-hook may
-			// use: redaction at the edge, standard library only (the
+			// internal/privacy and internal/hookwire are the internal packages mneme-hook may
+			// use: redaction at the edge and what the client shares with the worker, standard library only (the
 			// third-party check below covers what it imports).
-			if strings.HasPrefix(dep, f) && dep != "github.com/mneme-dev/mneme/internal/privacy" {
+			if strings.HasPrefix(dep, f) && dep != "github.com/mneme-dev/mneme/internal/privacy" && dep != "github.com/mneme-dev/mneme/internal/hookwire" {
 				t.Errorf("mneme-hook depends on %s", dep)
 			}
 		}
@@ -78,14 +79,14 @@ func runHook(t *testing.T, stdin []byte, args ...string) (stdout, stderr string,
 // "hook" of `mneme … hook <event>`, and the environment's port and data
 // directory. Every form reaches the worker and stores the event.
 func TestCommandLine(t *testing.T) {
-	t.Setenv(hooks.EnvNoStart, "1")
-	t.Setenv(hooks.EnvDebug, "")
-	t.Setenv(hooks.EnvSummarizer, "")
+	t.Setenv(hookwire.EnvNoStart, "1")
+	t.Setenv(hookwire.EnvDebug, "")
+	t.Setenv(hookwire.EnvSummarizer, "")
 	srv := testutil.NewServer(t)
 	dir := srv.DataDir
 	port := strconv.Itoa(srv.Port)
-	t.Setenv(hooks.EnvPort, "1") // flags win over the environment
-	t.Setenv(hooks.EnvDataDir, filepath.Join(dir, "from-env"))
+	t.Setenv(hookwire.EnvPort, "1") // flags win over the environment
+	t.Setenv(hookwire.EnvDataDir, filepath.Join(dir, "from-env"))
 	prompt := []byte(`{"session_id":"cli","cwd":"/home/dev/projects/cli","prompt_id":"p1","hook_event_name":"UserPromptSubmit","prompt":"hello"}`)
 	forms := [][]string{
 		{"--port", port, "--data-dir", dir, "user-prompt-submit"},
@@ -108,8 +109,8 @@ func TestCommandLine(t *testing.T) {
 	}
 
 	// The environment's port and data directory when no flag is given.
-	t.Setenv(hooks.EnvPort, port)
-	t.Setenv(hooks.EnvDataDir, dir)
+	t.Setenv(hookwire.EnvPort, port)
+	t.Setenv(hookwire.EnvDataDir, dir)
 	in := []byte(`{"session_id":"cli","prompt_id":"p1","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/etc/hosts"},"tool_response":{},"tool_use_id":"env"}`)
 	if _, errs, code := runHook(t, in, "post-tool-use"); code != 0 || errs != "" {
 		t.Errorf("env form: exit %d, stderr %q", code, errs)
@@ -125,23 +126,23 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 	// An unknown event is not an error for Claude Code.
-	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != hooks.ContinueJSON {
+	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != hookwire.ContinueJSON {
 		t.Errorf("unknown event: exit %d, %q", code, out)
 	}
 }
 
 // Inside mneme's own summarizer run the hook records nothing.
 func TestSummarizerRunRecordsNothing(t *testing.T) {
-	t.Setenv(hooks.EnvNoStart, "1")
-	t.Setenv(hooks.EnvSummarizer, "1")
+	t.Setenv(hookwire.EnvNoStart, "1")
+	t.Setenv(hookwire.EnvSummarizer, "1")
 	srv := testutil.NewServer(t)
 	for _, raw := range testutil.FixtureEvents(t) {
 		var head struct {
 			Event string `json:"hook_event_name"`
 		}
 		json.Unmarshal(raw, &head)
-		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, hooks.EventSlug(head.Event))
-		if code != 0 || strings.TrimSpace(out) != hooks.ContinueJSON {
+		out, _, code := runHook(t, raw, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, hookwire.EventSlug(head.Event))
+		if code != 0 || strings.TrimSpace(out) != hookwire.ContinueJSON {
 			t.Fatalf("exit %d, stdout %q", code, out)
 		}
 	}
@@ -154,9 +155,9 @@ func TestSummarizerRunRecordsNothing(t *testing.T) {
 // and exits 0; with the worker down it prints Continue, exits 0, and
 // neither spools nor starts anything.
 func TestPreToolUse(t *testing.T) {
-	t.Setenv(hooks.EnvDebug, "")
-	t.Setenv(hooks.EnvSummarizer, "")
-	t.Setenv(hooks.EnvNoStart, "")
+	t.Setenv(hookwire.EnvDebug, "")
+	t.Setenv(hookwire.EnvSummarizer, "")
+	t.Setenv(hookwire.EnvNoStart, "")
 	srv := testutil.NewServer(t)
 	proj := t.TempDir()
 	file := filepath.Join(proj, "main.go")
@@ -176,7 +177,7 @@ func TestPreToolUse(t *testing.T) {
 		if code != 0 || errs != "" || strings.Contains(out, "permissionDecision") {
 			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 		}
-		if strings.TrimSpace(out) != hooks.ContinueJSON {
+		if strings.TrimSpace(out) != hookwire.ContinueJSON {
 			break
 		}
 	}
@@ -187,7 +188,7 @@ func TestPreToolUse(t *testing.T) {
 	down := t.TempDir()
 	os.Chmod(down, 0o700)
 	out, errs, code = runHook(t, in, "--port", "1", "--data-dir", down, "pre-tool-use")
-	if code != 0 || errs != "" || strings.TrimSpace(out) != hooks.ContinueJSON {
+	if code != 0 || errs != "" || strings.TrimSpace(out) != hookwire.ContinueJSON {
 		t.Errorf("worker down: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if entries, _ := os.ReadDir(down); len(entries) != 0 {

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -72,7 +73,7 @@ it runs.`,
 			start := time.Now()
 			ln, _, err := app.ListenSocket(g.dataDir)
 			if errors.Is(err, app.ErrSocketInUse) {
-				return fmt.Errorf("the mneme worker is running (on %s): stop it first, then restore", hooks.SocketPath(g.dataDir))
+				return fmt.Errorf("the mneme worker is running (on %s): stop it first, then restore", hookwire.SocketPath(g.dataDir))
 			}
 			if err != nil {
 				return fmt.Errorf("cannot make sure no worker starts meanwhile: %w", err)

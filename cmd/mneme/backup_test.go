@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	reports "github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -44,9 +46,7 @@ func storedToolUseIDs(t *testing.T, path string) map[string]bool {
 	}
 	defer s.Close()
 	var ids []string
-	if err := s.DB.Raw(`SELECT tool_use_id FROM observations WHERE tool_use_id IS NOT NULL`).Scan(&ids).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Scan(t, s, &ids, `SELECT tool_use_id FROM observations WHERE tool_use_id IS NOT NULL`)
 	out := map[string]bool{}
 	for _, id := range ids {
 		out[id] = true

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/hooks"
 )
 
@@ -43,14 +45,14 @@ func socketTransport(path string) *http.Transport {
 }
 
 // dataDirTransport reaches the worker of dataDir over its socket, wherever
-// of hooks.SocketPaths it listens.
+// of hookwire.SocketPaths it listens.
 func dataDirTransport(dataDir string) *http.Transport {
 	d := &net.Dialer{Timeout: 3 * time.Second}
 	return &http.Transport{
 		Proxy:                 nil,
 		ResponseHeaderTimeout: 30 * time.Second,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return hooks.DialSocket(ctx, d, dataDir)
+			return hookwire.DialSocket(ctx, d, dataDir)
 		},
 	}
 }
@@ -69,7 +71,7 @@ type remote struct {
 func (g *globals) remote() remote {
 	if u := strings.TrimRight(os.Getenv(EnvURL), "/"); u != "" {
 		return remote{
-			base: u, token: os.Getenv(hooks.EnvToken), where: "at " + u,
+			base: u, token: os.Getenv(hookwire.EnvToken), where: "at " + u,
 			transport: &http.Transport{
 				Proxy:                 http.ProxyFromEnvironment,
 				DialContext:           (&net.Dialer{Timeout: 3 * time.Second}).DialContext,
@@ -77,7 +79,7 @@ func (g *globals) remote() remote {
 			},
 		}
 	}
-	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + hooks.SocketPath(g.dataDir)}
+	return remote{base: socketBase, transport: dataDirTransport(g.dataDir), where: "on " + hookwire.SocketPath(g.dataDir)}
 }
 
 // client is an HTTP client for r with an overall timeout (0: none).

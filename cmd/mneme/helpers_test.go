@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // builtBins holds the binaries built once per test run.
@@ -136,7 +136,7 @@ func runBin(tb testing.TB, bin string, env []string, stdin []byte, args ...strin
 // healthPID asks the worker of dataDir, over its socket, for its pid; 0
 // when none answers.
 func healthPID(dataDir string) int {
-	c := socketClient(hooks.SocketPath(dataDir))
+	c := socketClient(hookwire.SocketPath(dataDir))
 	c.Timeout = 500 * time.Millisecond
 	resp, err := c.Get(socketBase + "/api/health")
 	if err != nil {

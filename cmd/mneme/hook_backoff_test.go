@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // cannotStart makes a fresh data directory in which no worker can run: it
@@ -43,11 +43,11 @@ func TestHookAutoStartBackoff(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			dir, runtimeDir := cannotStart(t)
 			env := binEnv(dir, freePort(t), "XDG_RUNTIME_DIR="+runtimeDir, "MNEME_DEBUG=1")
-			fallback := hooks.Spool{Dir: filepath.Join(runtimeDir, filepath.Base(hooks.FallbackSpoolDir(dir)))}
+			fallback := hookwire.Spool{Dir: filepath.Join(runtimeDir, filepath.Base(hookwire.FallbackSpoolDir(dir)))}
 			for i := 0; i < 4; i++ {
 				body := []byte(`{"session_id":"backoff","cwd":"/tmp/b","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_` + string(rune('a'+i)) + `"}`)
 				stdout, stderr, code := runBin(t, r.bin, env, body, r.args("post-tool-use")...)
-				if code != 0 || strings.TrimSpace(string(stdout)) != hooks.ContinueJSON {
+				if code != 0 || strings.TrimSpace(string(stdout)) != hookwire.ContinueJSON {
 					t.Fatalf("hook %d: exit %d, stdout %q", i, code, stdout)
 				}
 				tried := bytes.Contains(stderr, []byte("did not become healthy"))
@@ -87,7 +87,7 @@ func BenchmarkAutoStartBackoff(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			dir, runtimeDir := cannotStart(b)
 			env := binEnv(dir, freePort(b), "XDG_RUNTIME_DIR="+runtimeDir)
-			mark := filepath.Join(runtimeDir, filepath.Base(hooks.FallbackSpoolDir(dir)), ".autostart-failed")
+			mark := filepath.Join(runtimeDir, filepath.Base(hookwire.FallbackSpoolDir(dir)), ".autostart-failed")
 			times := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

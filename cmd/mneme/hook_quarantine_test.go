@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
@@ -32,9 +35,7 @@ func TestHookQuarantinesPoisonEvent(t *testing.T) {
 
 	// The poison's session: its counter is behind the prompt it holds.
 	runHook(t, srv.Port, dir, "user-prompt-submit", []byte(`{"session_id":"poisoned","cwd":"/tmp/q","hook_event_name":"UserPromptSubmit","prompt":"one","prompt_id":"q1"}`))
-	if err := srv.Store.DB.Exec(`UPDATE sessions SET prompt_counter = 0 WHERE claude_session_id = 'poisoned'`).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, srv.Store, `UPDATE sessions SET prompt_counter = 0 WHERE claude_session_id = 'poisoned'`)
 
 	const total, poisonAt = 1000, 500
 	var spool bytes.Buffer
@@ -44,13 +45,13 @@ func TestHookQuarantinesPoisonEvent(t *testing.T) {
 		if i == poisonAt {
 			slug, body = "user-prompt-submit", `{"session_id":"poisoned","cwd":"/tmp/q","hook_event_name":"UserPromptSubmit","prompt":"POISON prompt","prompt_id":"q2"}`
 		}
-		line, err := json.Marshal(hooks.SpoolLine{V: hooks.SpoolVersion, Event: slug, SpooledAt: at, Body: json.RawMessage(body)})
+		line, err := json.Marshal(hookwire.SpoolLine{V: hookwire.SpoolVersion, Event: slug, SpooledAt: at, Body: json.RawMessage(body)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		spool.Write(append(line, '\n'))
 	}
-	sp := hooks.Spool{Dir: filepath.Join(dir, "spool")}
+	sp := hookwire.Spool{Dir: filepath.Join(dir, "spool")}
 	os.MkdirAll(sp.Dir, 0o700)
 	if err := os.WriteFile(filepath.Join(sp.Dir, "pending.jsonl"), spool.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
@@ -66,12 +67,12 @@ func TestHookQuarantinesPoisonEvent(t *testing.T) {
 	}
 
 	var stored int64
-	srv.Store.DB.Raw(`SELECT COUNT(DISTINCT tool_use_id) FROM observations WHERE tool_use_id LIKE 'sp-t%'`).Row().Scan(&stored)
+	modelstest.Row(t, srv.Store, []any{&stored}, `SELECT COUNT(DISTINCT tool_use_id) FROM observations WHERE tool_use_id LIKE 'sp-t%'`)
 	if stored != total-1 {
 		t.Errorf("%d spooled tool calls stored, want %d", stored, total-1)
 	}
 	var poisonStored int64
-	srv.Store.DB.Raw(`SELECT COUNT(*) FROM prompts WHERE text LIKE '%POISON%'`).Row().Scan(&poisonStored)
+	modelstest.Row(t, srv.Store, []any{&poisonStored}, `SELECT COUNT(*) FROM prompts WHERE text LIKE '%POISON%'`)
 	if poisonStored != 0 {
 		t.Errorf("the poison was stored")
 	}

@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -45,7 +48,7 @@ func fixtureSlug(t *testing.T, raw []byte) string {
 	if err := json.Unmarshal(raw, &head); err != nil {
 		t.Fatal(err)
 	}
-	return hooks.EventSlug(head.Event)
+	return hookwire.EventSlug(head.Event)
 }
 
 func TestHookWorkerUp(t *testing.T) {
@@ -59,7 +62,7 @@ func TestHookWorkerUp(t *testing.T) {
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatal(err)
 		}
-		if o.HookSpecificOutput == nil && string(out) != hooks.ContinueJSON {
+		if o.HookSpecificOutput == nil && string(out) != hookwire.ContinueJSON {
 			t.Errorf("unexpected answer %s", out)
 		}
 	}
@@ -68,7 +71,7 @@ func TestHookWorkerUp(t *testing.T) {
 	}
 	// Private text was stripped at the edge already.
 	var p models.Prompt
-	srv.Store.DB.First(&p)
+	modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts ORDER BY id LIMIT 1`)
 	if p.Text != "write notes please" {
 		t.Errorf("prompt %q", p.Text)
 	}
@@ -98,8 +101,8 @@ func TestHookWorkerDownSpoolsThenFlushes(t *testing.T) {
 	for _, raw := range events[:down] {
 		start := time.Now()
 		out := runHook(t, port, dir, fixtureSlug(t, raw), raw)
-		if string(out) != hooks.ContinueJSON {
-			t.Errorf("worker down: answer %s, want %s", out, hooks.ContinueJSON)
+		if string(out) != hookwire.ContinueJSON {
+			t.Errorf("worker down: answer %s, want %s", out, hookwire.ContinueJSON)
 		}
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("worker down: the hook took %v", d)
@@ -127,7 +130,7 @@ func TestHookWorkerDownSpoolsThenFlushes(t *testing.T) {
 	for _, raw := range events[down:] {
 		runHook(t, port, dir, fixtureSlug(t, raw), raw)
 	}
-	if (hooks.Spool{Dir: filepath.Join(dir, "spool")}).Pending() {
+	if (hookwire.Spool{Dir: filepath.Join(dir, "spool")}).Pending() {
 		t.Error("the spool must be empty after the flush")
 	}
 	c, _ := srv.Store.Counts(t.Context())
@@ -135,21 +138,21 @@ func TestHookWorkerDownSpoolsThenFlushes(t *testing.T) {
 		t.Fatalf("after the flush: %+v", c)
 	}
 	var ids []string
-	srv.Store.DB.Raw(`SELECT tool_use_id FROM observations ORDER BY id`).Scan(&ids)
+	modelstest.Scan(t, srv.Store, &ids, `SELECT tool_use_id FROM observations ORDER BY id`)
 	if strings.Join(ids, ",") != "toolu_01,toolu_02,toolu_03,toolu_04" {
 		t.Errorf("observations stored in the order %v", ids)
 	}
 	var kinds []string
-	srv.Store.DB.Raw(`SELECT kind FROM events WHERE kind != 'summary' ORDER BY id`).Scan(&kinds)
+	modelstest.Scan(t, srv.Store, &kinds, `SELECT kind FROM events WHERE kind != 'summary' ORDER BY id`)
 	want := "session_started,prompt,observation,observation,observation,observation,session_completed"
 	if strings.Join(kinds, ",") != want {
 		t.Errorf("events %v, want %s", kinds, want)
 	}
 	// The replayed events keep the time they happened, not the replay's.
 	var first time.Time
-	srv.Store.DB.Raw(`SELECT created_at FROM observations ORDER BY id LIMIT 1`).Scan(&first)
+	modelstest.Scan(t, srv.Store, &first, `SELECT created_at FROM observations ORDER BY id LIMIT 1`)
 	var flushed time.Time
-	srv.Store.DB.Raw(`SELECT created_at FROM observations ORDER BY id DESC LIMIT 1`).Scan(&flushed)
+	modelstest.Scan(t, srv.Store, &flushed, `SELECT created_at FROM observations ORDER BY id DESC LIMIT 1`)
 	if !first.Before(flushed) {
 		t.Errorf("spooled event time %v is not before the live one %v", first, flushed)
 	}
@@ -181,14 +184,14 @@ func TestHookGarbageStdin(t *testing.T) {
 		for _, dir := range []string{srv.DataDir, t.TempDir()} {
 			t.Run(fmt.Sprintf("%s/up-%t", name, dir == srv.DataDir), func(t *testing.T) {
 				out := runHook(t, srv.Port, dir, "post-tool-use", in)
-				if string(out) != hooks.ContinueJSON {
+				if string(out) != hookwire.ContinueJSON {
 					t.Errorf("answer %s", out)
 				}
 			})
 		}
 	}
 	// An unknown event name is not an error for Claude Code either.
-	if out := runHook(t, srv.Port, srv.DataDir, "pre-compact", []byte(`{"session_id":"x"}`)); string(out) != hooks.ContinueJSON {
+	if out := runHook(t, srv.Port, srv.DataDir, "pre-compact", []byte(`{"session_id":"x"}`)); string(out) != hookwire.ContinueJSON {
 		t.Errorf("unknown event: %s", out)
 	}
 	if c, _ := srv.Store.Counts(t.Context()); c.Sessions != 0 {
@@ -232,7 +235,7 @@ func TestHookBinary(t *testing.T) {
 				t.Errorf("stored %+v", c)
 			}
 			stdout, stderr, code := runBin(t, r.bin, env, []byte("garbage"), r.args("post-tool-use")...)
-			if code != 0 || string(bytes.TrimSpace(stdout)) != hooks.ContinueJSON || len(stderr) != 0 {
+			if code != 0 || string(bytes.TrimSpace(stdout)) != hookwire.ContinueJSON || len(stderr) != 0 {
 				t.Errorf("garbage: exit %d stdout %q stderr %q", code, stdout, stderr)
 			}
 			_, stderr, _ = runBin(t, r.bin, append(env, "MNEME_DEBUG=1"), []byte("garbage"), r.args("post-tool-use")...)
@@ -284,7 +287,7 @@ func testAutoStart(t *testing.T, r hookRunner) {
 	if sid := procSession(t, pid); sid != pid {
 		t.Errorf("worker pid %d runs in session %d, want its own", pid, sid)
 	}
-	secret, err := hooks.ReadSecretFile(filepath.Join(dir, hooks.SecretFile))
+	secret, err := hookwire.ReadSecretFile(filepath.Join(dir, hookwire.SecretFile))
 	if err != nil {
 		t.Fatalf("the worker made no usable secret file: %v", err)
 	}

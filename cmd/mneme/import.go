@@ -19,6 +19,7 @@ import (
 
 	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
@@ -255,11 +256,11 @@ type socketBatch struct {
 func (b *socketBatch) Send(ctx context.Context, ev *transcript.Event) error {
 	payload, err := json.Marshal(&ev.Payload)
 	if err != nil {
-		return &transcript.PermanentError{Msg: err.Error()}
+		return &hookwire.PermanentError{Msg: err.Error()}
 	}
 	line, err := json.Marshal(api.ImportEvent{Event: ev.Name, Payload: b.s.clean.CleanPayload(payload, eventBytes)})
 	if err != nil {
-		return &transcript.PermanentError{Msg: err.Error()}
+		return &hookwire.PermanentError{Msg: err.Error()}
 	}
 	if b.n > 0 && b.buf.Len()+len(line) > batchBytes {
 		if err := b.Flush(ctx); err != nil {

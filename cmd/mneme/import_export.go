@@ -325,7 +325,7 @@ func (rs *restoreSender) flushLoose(ctx context.Context) error {
 			return nil
 		}
 		defer buf.Reset()
-		res, err := postLines[api.RestoreResult](ctx, rs.s, "/api/import/export-memories", buf.Bytes())
+		res, err := postLines[models.RestoreCounts](ctx, rs.s, "/api/import/export-memories", buf.Bytes())
 		if err == nil {
 			rs.got.Add(res)
 		}
@@ -370,7 +370,7 @@ func (rs *restoreSender) flush(ctx context.Context) error {
 		return nil
 	}
 	defer rs.buf.Reset()
-	res, err := postLines[api.RestoreResult](ctx, rs.s, "/api/import/export-rows", rs.buf.Bytes())
+	res, err := postLines[models.RestoreCounts](ctx, rs.s, "/api/import/export-rows", rs.buf.Bytes())
 	if err != nil {
 		return err
 	}

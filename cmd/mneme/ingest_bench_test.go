@@ -19,6 +19,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // BenchmarkIngestConcurrent16 posts PostToolUse events from 16 concurrent
@@ -184,10 +185,7 @@ func rawInsertRate(b *testing.B, n int, json bool) float64 {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	db, err := st.DB.DB()
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := modelstest.SQLDB(b, st)
 	if _, err := db.Exec(`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 'raw', 'notes-app', ?)`, time.Now().UTC()); err != nil {
 		b.Fatal(err)
 	}

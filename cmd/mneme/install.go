@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/hooks"
@@ -185,7 +187,7 @@ func isMnemeHook(command string) bool {
 		return false
 	}
 	if isHookBin(fields[0]) {
-		_, ok := hooks.EventName(fields[len(fields)-1])
+		_, ok := hookwire.EventName(fields[len(fields)-1])
 		return ok
 	}
 	return len(fields) >= 3 && fields[len(fields)-2] == "hook" &&

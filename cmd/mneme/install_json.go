@@ -10,7 +10,7 @@ import (
 )
 
 // keyOrder is the order of the keys of every object of a JSON document,
-// by the object's path ("" the top, "hooks", "hooks.PostToolUse[]", …;
+// by the object's path ("" the top, "hooks", "hookwire.PostToolUse[]", …;
 // the elements of an array share one path). install edits the user's
 // settings as maps; keyOrder lets it write them back in the user's order.
 type keyOrder map[string][]string

@@ -10,16 +10,16 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/spf13/cobra"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 // DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
-const DefaultPort = hooks.DefaultPort
+const DefaultPort = hookwire.DefaultPort
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -73,8 +73,8 @@ func newRoot(g *globals, code *int) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().IntVar(&g.port, "port", hooks.EnvInt(hooks.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hooks.EnvOr(hooks.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	root.PersistentFlags().IntVar(&g.port, "port", hookwire.EnvInt(hookwire.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hookwire.EnvOr(hookwire.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	root.AddCommand(
 		serveCmd(g, code),
 		hookCmd(g),
@@ -97,4 +97,4 @@ func newRoot(g *globals, code *int) *cobra.Command {
 	return root
 }
 
-func defaultDataDir() string { return hooks.DefaultDataDir() }
+func defaultDataDir() string { return hookwire.DefaultDataDir() }

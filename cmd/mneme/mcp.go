@@ -11,10 +11,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/mcp"
 )
 
@@ -38,8 +39,8 @@ events on stderr.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cwd, _ := os.Getwd()
-			opts := mcp.Options{Version: version, Project: hooks.ResolveProject(cwd).Name}
-			if os.Getenv(hooks.EnvDebug) != "" {
+			opts := mcp.Options{Version: version, Project: hookwire.ResolveProject(cwd).Name}
+			if os.Getenv(hookwire.EnvDebug) != "" {
 				opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}
 			srv := mcp.New(g.workerAPI(), opts)
@@ -62,7 +63,7 @@ func (nopCloser) Close() error { return nil }
 func (g *globals) workerAPI() mcp.API {
 	r := g.remote()
 	a := &startingAPI{HTTPAPI: mcp.HTTPAPI{Base: r.base, Client: r.client(30 * time.Second), Token: r.token, Where: r.where}}
-	if r.token == "" && os.Getenv(hooks.EnvNoStart) == "" {
+	if r.token == "" && os.Getenv(hookwire.EnvNoStart) == "" {
 		a.start = func(try func() error) error { return g.withWorker(r, 10*time.Second, try) }
 	}
 	return a

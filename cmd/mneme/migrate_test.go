@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -27,11 +30,7 @@ func tableCounts(t *testing.T, st *models.Store) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, tb := range migrateTables {
-		var n int64
-		if err := st.DB.Raw(`SELECT COUNT(*) FROM ` + tb).Row().Scan(&n); err != nil {
-			t.Fatalf("count %s: %v", tb, err)
-		}
-		out[tb] = n
+		out[tb] = modelstest.Int(t, st, `SELECT COUNT(*) FROM `+tb)
 	}
 	return out
 }
@@ -202,7 +201,7 @@ func migrateSource(t *testing.T) *testutil.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Privacy.RedactionRules = append(st.Privacy.RedactionRules, models.RedactionRule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true})
+	st.Privacy.RedactionRules = append(st.Privacy.RedactionRules, privacy.Rule{Name: "ticket", Pattern: `TICKET-\d+`, Enabled: true})
 	hist, err := srv.Store.SessionByClaudeID(ctx, "history-1")
 	if err != nil {
 		t.Fatal(err)
@@ -306,8 +305,8 @@ func TestMigrate(t *testing.T) {
 	// key in a command.
 	for _, secret := range []string{"hunter2", "AKIAZ7QWERTYUIOP1234"} {
 		var n int64
-		dst.DB.Raw(`SELECT (SELECT COUNT(*) FROM prompts WHERE text LIKE ?) + (SELECT COUNT(*) FROM observations WHERE input LIKE ? OR output LIKE ? OR title LIKE ?)`,
-			"%"+secret+"%", "%"+secret+"%", "%"+secret+"%", "%"+secret+"%").Row().Scan(&n)
+		modelstest.Row(t, dst, []any{&n}, `SELECT (SELECT COUNT(*) FROM prompts WHERE text LIKE ?) + (SELECT COUNT(*) FROM observations WHERE input LIKE ? OR output LIKE ? OR title LIKE ?)`,
+			"%"+secret+"%", "%"+secret+"%", "%"+secret+"%", "%"+secret+"%")
 		if n != 0 {
 			t.Errorf("%s is in %d PostgreSQL rows", secret, n)
 		}
@@ -328,9 +327,9 @@ func TestMigrate(t *testing.T) {
 	}
 	hist, _ := dst.SessionByClaudeID(t.Context(), "history-1")
 	var ledgerSession, ledgerSummary int64
-	dst.DB.Raw(`SELECT session_id, summary_id FROM token_ledger WHERE input_tokens = 100`).Row().Scan(&ledgerSession, &ledgerSummary)
+	modelstest.Row(t, dst, []any{&ledgerSession, &ledgerSummary}, `SELECT session_id, summary_id FROM token_ledger WHERE input_tokens = 100`)
 	var sumSession int64
-	dst.DB.Raw(`SELECT session_id FROM summaries WHERE id = ?`, ledgerSummary).Row().Scan(&sumSession)
+	modelstest.Row(t, dst, []any{&sumSession}, `SELECT session_id FROM summaries WHERE id = ?`, ledgerSummary)
 	if ledgerSession != hist.ID || sumSession != hist.ID {
 		t.Errorf("ledger entry: session %d summary %d (of session %d), want session %d", ledgerSession, ledgerSummary, sumSession, hist.ID)
 	}

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
-	"github.com/mneme-dev/mneme/internal/benchdb"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/benchdb"
 )
 
 // procStatus reads a kB field (VmRSS, VmHWM) of /proc/<pid>/status, in MB.
@@ -100,7 +101,7 @@ func BenchmarkWorkerRSS(b *testing.B) {
 			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
 		// mneme's API wants the worker's secret over TCP (the stand-in
 		// ignores the header).
-		secret, err := hooks.ReadSecretFile(filepath.Join(dir, hooks.SecretFile))
+		secret, err := hookwire.ReadSecretFile(filepath.Join(dir, hookwire.SecretFile))
 		if err != nil {
 			b.Fatal(err)
 		}

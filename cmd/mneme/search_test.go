@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -61,8 +62,8 @@ func eventSlugOf(t *testing.T, raw []byte) string {
 	var p struct {
 		Event string `json:"hook_event_name"`
 	}
-	if err := json.Unmarshal(raw, &p); err != nil || hooks.EventSlug(p.Event) == "" {
+	if err := json.Unmarshal(raw, &p); err != nil || hookwire.EventSlug(p.Event) == "" {
 		t.Fatalf("no event name in %s", raw)
 	}
-	return hooks.EventSlug(p.Event)
+	return hookwire.EventSlug(p.Event)
 }

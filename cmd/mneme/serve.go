@@ -20,9 +20,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/models"
@@ -51,7 +52,7 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", hooks.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
+	cmd.Flags().StringVar(&host, "host", hookwire.EnvOr("MNEME_HOST", "127.0.0.1"), "address to bind (MNEME_HOST); anything but loopback requires MNEME_TOKEN")
 	cmd.Flags().StringSliceVar(&allowedHosts, "allowed-host", splitList(os.Getenv("MNEME_ALLOWED_HOSTS")),
 		"a name (host or host:port) this worker also answers to in Host and Origin, such as a team worker's public name; repeat or separate with commas (MNEME_ALLOWED_HOSTS)")
 	cmd.Flags().BoolVar(&dev, "dev", false, "serve static files from ./static on disk")
@@ -90,7 +91,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// A data directory that cannot be written does not stop the worker:
 	// it then logs to stderr only, and serves the database read-only
 	// (app.New) to say what is wrong.
-	logsErr := hooks.PrepareDataDir(o.DataDir)
+	logsErr := hookwire.PrepareDataDir(o.DataDir)
 	if logsErr == nil {
 		logsErr = os.MkdirAll(filepath.Join(o.DataDir, "logs"), 0o700)
 	}
@@ -220,11 +221,11 @@ func workerSecret(o serveOptions, log *slog.Logger) (string, error) {
 	if o.Token != "" {
 		return o.Token, nil
 	}
-	s, err := hooks.EnsureSecretFile(o.DataDir)
+	s, err := hookwire.EnsureSecretFile(o.DataDir)
 	if err == nil {
 		return s, nil
 	}
-	if _, lerr := os.Lstat(filepath.Join(o.DataDir, hooks.SecretFile)); lerr == nil {
+	if _, lerr := os.Lstat(filepath.Join(o.DataDir, hookwire.SecretFile)); lerr == nil {
 		return "", err
 	}
 	log.Warn("no secret file in the data directory: using a secret for this run only", "err", err)

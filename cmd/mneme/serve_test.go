@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -87,7 +88,7 @@ func TestServeDatabaseURL(t *testing.T) {
 	u.User = url.UserPassword("postgres", "hunter2-db-password")
 	dir := t.TempDir()
 	addr, stop, stderr := serveInProcess(t, serveOptions{DataDir: dir, DatabaseURL: u.String()})
-	secret, err := hooks.Secret(dir)
+	secret, err := hookwire.Secret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +124,10 @@ func TestServeDatabaseURL(t *testing.T) {
 func TestServeLogHoldsNoSecret(t *testing.T) {
 	dir := t.TempDir()
 	const secret = "AKIAZ7QWERTYUIOP1234"
-	sp := hooks.Spool{Dir: filepath.Join(dir, "spool")}
+	sp := hookwire.Spool{Dir: filepath.Join(dir, "spool")}
 	// An event name no mneme knows: the worker refuses it for good, and
 	// says so in the log.
-	line, _ := json.Marshal(hooks.SpoolLine{V: hooks.SpoolVersion, Event: "post-" + secret, SpooledAt: time.Now(),
+	line, _ := json.Marshal(hookwire.SpoolLine{V: hookwire.SpoolVersion, Event: "post-" + secret, SpooledAt: time.Now(),
 		Body: json.RawMessage(`{"session_id":"s-log","hook_event_name":"PostToolUse","cwd":"/tmp/x"}`)})
 	if err := os.MkdirAll(sp.Dir, 0o700); err != nil {
 		t.Fatal(err)

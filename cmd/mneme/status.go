@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -24,11 +25,11 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "data directory: %s\n", g.dataDir)
-			spool := hooks.Spool{Dir: filepath.Join(g.dataDir, "spool")}
-			fallback := hooks.Spool{Dir: hooks.FallbackSpoolDir(g.dataDir)}
+			spool := hookwire.Spool{Dir: filepath.Join(g.dataDir, "spool")}
+			fallback := hookwire.Spool{Dir: hookwire.FallbackSpoolDir(g.dataDir)}
 			if os.Getenv(EnvURL) != "" {
 				// The hook's events for a remote worker wait apart.
-				spool.Dir = filepath.Join(g.dataDir, hooks.RemoteSpoolDir)
+				spool.Dir = filepath.Join(g.dataDir, hookwire.RemoteSpoolDir)
 				fallback.Dir += "-remote"
 			}
 			if spool.Pending() {

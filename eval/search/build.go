@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -52,22 +52,22 @@ func buildSession(ctx context.Context, store *models.Store, svc *capture.Service
 		_, err := svc.Handle(ctx, event, &p)
 		return err
 	}
-	if err := handle(hooks.SessionStart, ingest.Payload{Source: "startup"}); err != nil {
+	if err := handle(hookwire.SessionStart, ingest.Payload{Source: "startup"}); err != nil {
 		return err
 	}
 	toolUse := map[string]string{} // tool_use_id → key
 	var sums []*summary
 	var sumTurn []int
 	for n, tr := range s.turns {
-		if err := handle(hooks.UserPromptSubmit, ingest.Payload{Prompt: tr.prompt, PromptID: tr.key}); err != nil {
+		if err := handle(hookwire.UserPromptSubmit, ingest.Payload{Prompt: tr.prompt, PromptID: tr.key}); err != nil {
 			return err
 		}
 		for _, st := range tr.steps {
 			p := ingest.Payload{PromptID: tr.key, ToolName: st.tool, ToolUseID: "toolu_" + st.key, DurationMS: 800}
 			p.ToolInput, _ = json.Marshal(st.input)
-			event := hooks.PostToolUse
+			event := hookwire.PostToolUse
 			if st.err != "" {
-				event, p.Error = hooks.PostToolUseFailure, st.err
+				event, p.Error = hookwire.PostToolUseFailure, st.err
 			} else {
 				p.ToolResponse, _ = json.Marshal(st.response)
 			}
@@ -76,7 +76,7 @@ func buildSession(ctx context.Context, store *models.Store, svc *capture.Service
 				return err
 			}
 		}
-		if err := handle(hooks.Stop, ingest.Payload{PromptID: tr.key, LastAssistantMessage: "Done."}); err != nil {
+		if err := handle(hookwire.Stop, ingest.Payload{PromptID: tr.key, LastAssistantMessage: "Done."}); err != nil {
 			return err
 		}
 		if tr.sum != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // Sender sends to the worker at url (scheme, host and an optional path
@@ -52,6 +53,6 @@ func Sender(url, token string) hooks.Sender {
 		if err != nil {
 			return hooks.Answer{}, err
 		}
-		return hooks.Answer{Status: resp.StatusCode, Permanent: resp.Header.Get(hooks.HeaderPermanent) != "", Body: out}, nil
+		return hooks.Answer{Status: resp.StatusCode, Permanent: resp.Header.Get(hookwire.HeaderPermanent) != "", Body: out}, nil
 	}
 }

@@ -161,7 +161,3 @@ type ExportSession struct {
 	Memories     []models.ExportMemory `json:"memories,omitempty"`
 	Continued    bool                  `json:"continued,omitempty"`
 }
-
-// RestoreResult answers POST /api/import/export-rows: what was stored and
-// what was there already.
-type RestoreResult = models.RestoreCounts

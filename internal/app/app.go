@@ -5,22 +5,19 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/glebarez/go-sqlite"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/ingest"
@@ -75,10 +72,10 @@ type Worker struct {
 	App     *fiber.App
 	// Spool is <data>/spool, where `mneme hook` puts events the worker
 	// could not take; Fallback is the per-user directory the hook uses
-	// when the data directory cannot be written (hooks.FallbackSpoolDir).
+	// when the data directory cannot be written (hookwire.FallbackSpoolDir).
 	// ReplaySpool replays both, in that order.
-	Spool    hooks.Spool
-	Fallback hooks.Spool
+	Spool    hookwire.Spool
+	Fallback hookwire.Spool
 	// Summaries is the persisted background summary queue.
 	Summaries *summarize.Queue
 	// Retention deletes observations past the retention setting.
@@ -121,7 +118,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// server that refuses writes is not a data directory's problem: the
 	// worker does not start.
 	openErr := err
-	if err != nil && opts.DatabaseURL == "" && cannotWrite(err) {
+	if err != nil && opts.DatabaseURL == "" && models.CannotWrite(err) {
 		store, err = models.OpenReadOnly(path)
 		if err != nil {
 			err = fmt.Errorf("%w; nor could it be opened read-only: %w", openErr, err)
@@ -171,8 +168,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	})
 	w := &Worker{
 		Store: store, Broker: broker, Capture: svc, Summaries: queue,
-		Spool:    hooks.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
-		Fallback: hooks.Spool{Dir: hooks.FallbackSpoolDir(opts.DataDir)},
+		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
+		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},
 		dataDir:  opts.DataDir, log: opts.Log, restart: make(chan struct{}),
 	}
 	// Summary queue: jobs persist in the database and resume after a restart.
@@ -193,7 +190,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	w.writeRules(svc.Policy().Settings)
 	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
-		if !isReadOnly(err) {
+		if !models.IsReadOnly(err) {
 			w.Summaries.Stop()
 			broker.Close()
 			store.Close()
@@ -266,28 +263,28 @@ func (w *Worker) writeRules(st models.Settings) {
 // someone else could have made it).
 func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 	send := func(slug string, body []byte) error {
-		event, ok := hooks.EventName(slug)
+		event, ok := hookwire.EventName(slug)
 		if !ok {
-			return &hooks.PermanentError{Msg: "unknown event " + slug}
+			return &hookwire.PermanentError{Msg: "unknown event " + slug}
 		}
 		p, err := ingest.Decode(event, body)
 		if err != nil {
-			return &hooks.PermanentError{Msg: err.Error()}
+			return &hookwire.PermanentError{Msg: err.Error()}
 		}
 		_, err = w.Capture.Handle(ctx, event, p)
 		if err != nil && web.Permanent(err) {
-			return &hooks.PermanentError{Msg: err.Error()}
+			return &hookwire.PermanentError{Msg: err.Error()}
 		}
 		return err
 	}
 	sent := 0
-	for i, sp := range []hooks.Spool{w.Spool, w.Fallback} {
+	for i, sp := range []hookwire.Spool{w.Spool, w.Fallback} {
 		if sp.Dir == "" || !sp.Pending() {
 			continue
 		}
 		if i == 1 {
 			// The same check as the hook's, before it writes or replays.
-			if err := hooks.CheckPrivateDir(sp.Dir); err != nil {
+			if err := hookwire.CheckPrivateDir(sp.Dir); err != nil {
 				return sent, fmt.Errorf("fallback spool not replayed: %w", err)
 			}
 		}
@@ -303,36 +300,16 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
-// Quarantined counts what the spools set aside (hooks.Spool.Rejected):
+// Quarantined counts what the spools set aside (hookwire.Spool.Rejected):
 // events the worker refused for good, and unreadable lines.
 func (w *Worker) Quarantined() api.Quarantine {
 	var q api.Quarantine
-	for _, sp := range []hooks.Spool{w.Spool, w.Fallback} {
+	for _, sp := range []hookwire.Spool{w.Spool, w.Fallback} {
 		if sp.Dir != "" {
 			q.Add(sp.Rejected())
 		}
 	}
 	return q
-}
-
-// isReadOnly reports SQLite's SQLITE_READONLY: the database was opened
-// read-only (its files or directory could not be written at open) or its
-// shared memory could not be.
-func isReadOnly(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == 8
-}
-
-// cannotWrite reports an error of models.Open that a read-only open may
-// avoid: SQLite could not open (14) or write (8) the database, or the data
-// directory could not be made (a read-only file system, no permission).
-func cannotWrite(err error) bool {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		code := se.Code() & 0xff
-		return code == 8 || code == 14
-	}
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
 
 // ReadOnly reports that the database could not be written when the worker

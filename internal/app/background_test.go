@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -47,14 +49,10 @@ func TestBackgroundErrorsSeen(t *testing.T) {
 				t.Fatal("the listener never connected")
 			}
 		}
-		if err := srv.Store.DB.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mneme-listen' AND datname = current_database()`).Error; err != nil {
-			t.Fatal(err)
-		}
+		modelstest.Exec(t, srv.Store, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mneme-listen' AND datname = current_database()`)
 	} else {
-		if err := srv.Store.DB.Exec(`ALTER TABLE observations_fts RENAME TO observations_fts_away`).Error; err != nil {
-			t.Fatal(err)
-		}
-		defer srv.Store.DB.Exec(`ALTER TABLE observations_fts_away RENAME TO observations_fts`)
+		modelstest.Exec(t, srv.Store, `ALTER TABLE observations_fts RENAME TO observations_fts_away`)
+		defer modelstest.Exec(t, srv.Store, `ALTER TABLE observations_fts_away RENAME TO observations_fts`)
 		srv.Hook(t, "post-tool-use", map[string]any{"session_id": "bg-errors", "hook_event_name": "PostToolUse", "cwd": "/tmp/bg",
 			"tool_name": "Bash", "tool_use_id": "t1", "tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "a"}})
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -24,22 +26,18 @@ func TestStartClassifiesOlderCommands(t *testing.T) {
 		{models.KindTest, "npm test", "Ran `npm test`: interrupted", true},
 		{models.KindBash, "ls -la", "Ran `ls -la`: exit 0", true},
 	}
-	if err := store.DB.Exec(`INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, store, `INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now)
 	for _, r := range rows {
 		// The '?' is bound: GORM's PostgreSQL dialect takes a ? in a
 		// string literal for a placeholder too.
-		if err := store.DB.Exec(`INSERT INTO observations (session_id, project, tool_name, kind, title, input, success, command_kind, created_at)
-			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, ?, ?)`, r.kind, r.title, r.input, r.success, "?", now).Error; err != nil {
-			t.Fatal(err)
-		}
+		modelstest.Exec(t, store, `INSERT INTO observations (session_id, project, tool_name, kind, title, input, success, command_kind, created_at)
+			VALUES (1, 'p', 'Bash', ?, ?, ?, ?, ?, ?)`, r.kind, r.title, r.input, r.success, "?", now)
 	}
 	store.Close()
 
 	srv := testutil.NewServerIn(t, dir)
 	var got []struct{ CommandKind, TestOutcome string }
-	srv.Store.DB.Raw(`SELECT command_kind, test_outcome FROM observations ORDER BY id`).Scan(&got)
+	modelstest.Scan(t, srv.Store, &got, `SELECT command_kind, test_outcome FROM observations ORDER BY id`)
 	want := []struct{ CommandKind, TestOutcome string }{
 		{models.CommandTest, "3 packages ok"}, {models.CommandTest, "2 failed, 5 passed"},
 		{models.CommandTest, "interrupted"}, {models.CommandShell, ""},

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -79,7 +80,7 @@ func (w *Worker) spoolAdvice() string {
 	where := w.Fallback.Dir
 	if os.MkdirAll(w.Spool.Dir, 0o700) == nil && probeWrite(w.Spool.Dir) == nil {
 		where = w.Spool.Dir
-	} else if err := hooks.CheckPrivateDir(where); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err := hookwire.CheckPrivateDir(where); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// Someone else's directory, or one open to others: the hook
 		// neither writes nor replays it.
 		return fmt.Sprintf("New events cannot be spooled either, so they are lost until this is fixed: the fallback spool is refused (%v). Have it removed, or give mneme a private XDG_RUNTIME_DIR.", err)

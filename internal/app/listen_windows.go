@@ -4,6 +4,6 @@ import "net"
 
 // listenUnix listens on path. Windows has no umask and no mode bits: the
 // socket file takes its ACL from its directory, which grants only this
-// user (hooks.MakePrivateDir / PrepareDataDir); that ACL is all that keeps
+// user (hookwire.MakePrivateDir / PrepareDataDir); that ACL is all that keeps
 // others off it (see peerIsOwner).
 func listenUnix(path string) (net.Listener, error) { return net.Listen("unix", path) }

@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
@@ -53,14 +54,14 @@ func TestCaptureLogsThroughWorkerLogger(t *testing.T) {
 	}
 	defer w.Shutdown(time.Second)
 	const secret = "AKIAZ7QWERTYUIOP1234"
-	p, err := ingest.Decode(hooks.PreToolUse, []byte(`{"session_id":"s-gate","hook_event_name":"PreToolUse","cwd":"/tmp/`+secret+`",
+	p, err := ingest.Decode(hookwire.PreToolUse, []byte(`{"session_id":"s-gate","hook_event_name":"PreToolUse","cwd":"/tmp/`+secret+`",
 		"tool_name":"Read","tool_input":{"file_path":"/tmp/`+secret+`/main.go"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := w.Capture.Handle(ctx, hooks.PreToolUse, p); err != nil {
+	if _, err := w.Capture.Handle(ctx, hookwire.PreToolUse, p); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -56,7 +58,7 @@ func TestWorkerHandsRulesToHook(t *testing.T) {
 	hook := r.WithIDKey(func() []byte { return key })
 	srv.Hook(t, "session-start", map[string]any{"session_id": "s-AKIAZ7QWERTYUIOP1234", "source": "startup", "cwd": "/x"})
 	var stored string
-	srv.Store.DB.Raw(`SELECT claude_session_id FROM sessions`).Scan(&stored)
+	modelstest.Scan(t, srv.Store, &stored, `SELECT claude_session_id FROM sessions`)
 	if want := hook.CleanID("s-AKIAZ7QWERTYUIOP1234"); stored != want {
 		t.Errorf("the worker stored %q, the hook would send %q", stored, want)
 	}

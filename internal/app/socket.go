@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // ErrSocketInUse is ListenSocket's answer when a worker already answers on
@@ -17,16 +17,16 @@ import (
 var ErrSocketInUse = errors.New("a worker already answers on the socket")
 
 // ListenSocket listens on the data directory's unix socket
-// (hooks.SocketPaths: the first that can be made; the second, in a private
+// (hookwire.SocketPaths: the first that can be made; the second, in a private
 // per-user directory, when the data directory cannot hold a socket), mode
 // 0600, accepting only connections from this user (OwnerOnly). A socket
 // file left by a worker that ended without removing it is removed when
 // nothing answers on it; one that answers, at any of the paths, is
 // ErrSocketInUse, and anything else at a path is refused.
 func ListenSocket(dataDir string) (net.Listener, string, error) {
-	paths := hooks.SocketPaths(dataDir)
+	paths := hookwire.SocketPaths(dataDir)
 	for i, path := range paths {
-		if i > 0 && hooks.SocketDirPrivate(dataDir, path, false) != nil {
+		if i > 0 && hookwire.SocketDirPrivate(dataDir, path, false) != nil {
 			continue // missing, or not ours: nothing of ours listens there
 		}
 		err := checkStale(path)
@@ -68,7 +68,7 @@ func checkStale(path string) error {
 		conn.Close()
 		return fmt.Errorf("%s: %w", path, ErrSocketInUse)
 	}
-	if !hooks.NoListener(err) {
+	if !hookwire.NoListener(err) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) && !cannotCreate(err) {
@@ -83,7 +83,7 @@ func cannotCreate(err error) bool {
 }
 
 func listenAt(dataDir, path string) (net.Listener, error) {
-	if err := hooks.SocketDirPrivate(dataDir, path, true); err != nil {
+	if err := hookwire.SocketDirPrivate(dataDir, path, true); err != nil {
 		return nil, err
 	}
 	ln, err := listenUnix(path)

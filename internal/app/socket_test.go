@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/app"
 )
 
@@ -16,7 +17,7 @@ import (
 // socket is never removed. The socket is 0600.
 func TestListenSocketStale(t *testing.T) {
 	dir := t.TempDir()
-	path := hooks.SocketPath(dir)
+	path := hookwire.SocketPath(dir)
 	old, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestListenSocketStale(t *testing.T) {
 	}
 
 	other := t.TempDir()
-	plain := filepath.Join(other, hooks.SocketFile)
+	plain := filepath.Join(other, hookwire.SocketFile)
 	os.WriteFile(plain, []byte("not a socket"), 0o600)
 	if _, _, err := app.ListenSocket(other); err == nil {
 		t.Error("a regular file at the socket path was replaced")

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
@@ -24,7 +27,7 @@ func newWorker(t *testing.T) *testutil.Server {
 	t.Helper()
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	srv := testutil.NewServer(t)
-	if want := hooks.FallbackSpoolDir(srv.DataDir); srv.Fallback.Dir != want {
+	if want := hookwire.FallbackSpoolDir(srv.DataDir); srv.Fallback.Dir != want {
 		t.Fatalf("worker's fallback spool %s, the hook's %s", srv.Fallback.Dir, want)
 	}
 	return srv
@@ -41,7 +44,7 @@ func promptBody(text string) []byte {
 }
 
 // appendPrompts spools prompts named prefix-000… as the hook does.
-func appendPrompts(t *testing.T, sp hooks.Spool, prefix string, n int) []string {
+func appendPrompts(t *testing.T, sp hookwire.Spool, prefix string, n int) []string {
 	t.Helper()
 	var texts []string
 	for i := range n {
@@ -58,9 +61,7 @@ func appendPrompts(t *testing.T, sp hooks.Spool, prefix string, n int) []string 
 func storedPrompts(t *testing.T, srv *testutil.Server) []string {
 	t.Helper()
 	var texts []string
-	if err := srv.Store.DB.Raw(`SELECT text FROM prompts ORDER BY id`).Scan(&texts).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Scan(t, srv.Store, &texts, `SELECT text FROM prompts ORDER BY id`)
 	return texts
 }
 
@@ -117,7 +118,7 @@ func TestReplayFallbackWaitsForHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := hooks.LockFile(lock, true); err != nil {
+	if err := hookwire.LockFile(lock, true); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := srv.ReplaySpool(context.Background()); n != 0 || err != nil {
@@ -126,7 +127,7 @@ func TestReplayFallbackWaitsForHook(t *testing.T) {
 	if got := storedPrompts(t, srv); len(got) != 0 {
 		t.Fatalf("stored while the older spool was busy: %v", got)
 	}
-	hooks.UnlockFile(lock)
+	hookwire.UnlockFile(lock)
 	if n, err := srv.ReplaySpool(context.Background()); n != 6 || err != nil {
 		t.Fatalf("replay: %d sent, %v; want 6", n, err)
 	}
@@ -219,7 +220,7 @@ func TestFallbackSpoolNotPrivate(t *testing.T) {
 }
 
 // TestFallbackSpoolPlanted: the worker uses the hook's own check
-// (hooks.CheckPrivateDir) before it replays the fallback spool: a directory
+// (hookwire.CheckPrivateDir) before it replays the fallback spool: a directory
 // of another user, a symbolic link to a directory elsewhere, and a
 // group-writable one are not read, and their events not stored.
 func TestFallbackSpoolPlanted(t *testing.T) {
@@ -238,7 +239,7 @@ func TestFallbackSpoolPlanted(t *testing.T) {
 				}
 			case "symlink":
 				landed = t.TempDir()
-				appendPrompts(t, hooks.Spool{Dir: landed}, "planted", 2)
+				appendPrompts(t, hookwire.Spool{Dir: landed}, "planted", 2)
 				if err := os.Symlink(landed, srv.Fallback.Dir); err != nil {
 					t.Fatal(err)
 				}
@@ -247,14 +248,14 @@ func TestFallbackSpoolPlanted(t *testing.T) {
 				os.Chmod(landed, 0o770)
 			}
 			n, err := srv.ReplaySpool(context.Background())
-			if !errors.Is(err, hooks.ErrNotPrivate) || n != 0 {
+			if !errors.Is(err, hookwire.ErrNotPrivate) || n != 0 {
 				t.Fatalf("replay of a planted fallback: %d sent, %v; want a refusal", n, err)
 			}
 			t.Logf("refused: %v", err)
 			if got := storedPrompts(t, srv); len(got) != 0 {
 				t.Fatalf("stored from a planted fallback: %v", got)
 			}
-			if !(hooks.Spool{Dir: landed}).Pending() {
+			if !(hookwire.Spool{Dir: landed}).Pending() {
 				t.Error("the planted events were taken out of their directory")
 			}
 		})
@@ -274,9 +275,7 @@ func TestReplayQuarantinesRefusedEvent(t *testing.T) {
 	}
 	// The session's counter left behind its prompts: its next prompt's
 	// number is taken.
-	if err := srv.Store.DB.Exec(`UPDATE sessions SET prompt_counter = 1 WHERE claude_session_id = 'spool-session'`).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, srv.Store, `UPDATE sessions SET prompt_counter = 1 WHERE claude_session_id = 'spool-session'`)
 	if err := srv.Spool.Append("user-prompt-submit", promptBody("poison")); err != nil {
 		t.Fatal(err)
 	}

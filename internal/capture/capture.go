@@ -16,7 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
@@ -54,7 +55,7 @@ type Service struct {
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
-	projects *hooks.Projects // the projects of the cwds seen lately
+	projects *hookwire.Projects // the projects of the cwds seen lately
 	now      func() time.Time
 	log      *slog.Logger // the worker's redacting logger
 }
@@ -83,7 +84,7 @@ func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
-		log: d.Log, projects: hooks.NewProjects(hooks.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
+		log: d.Log, projects: hookwire.NewProjects(hookwire.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -115,17 +116,17 @@ func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (
 	p = s.Policy().CleanPayload(p)
 	p.CapturedBy = PersonFrom(ctx)
 	switch event {
-	case hooks.SessionStart:
+	case hookwire.SessionStart:
 		return s.sessionStart(ctx, p)
-	case hooks.UserPromptSubmit:
+	case hookwire.UserPromptSubmit:
 		return s.userPrompt(ctx, p)
-	case hooks.PostToolUse, hooks.PostToolUseFailure:
+	case hookwire.PostToolUse, hookwire.PostToolUseFailure:
 		return ingest.Continue(), s.toolUse(ctx, p)
-	case hooks.PreToolUse:
+	case hookwire.PreToolUse:
 		return s.preToolUse(ctx, p), nil
-	case hooks.Stop:
+	case hookwire.Stop:
 		return ingest.Continue(), s.stop(ctx, p)
-	case hooks.SessionEnd:
+	case hookwire.SessionEnd:
 		return ingest.Continue(), s.sessionEnd(ctx, p)
 	}
 	return ingest.Output{}, errors.New("unknown event " + event)
@@ -193,7 +194,7 @@ func owned(ref models.SessionRef, p *ingest.Payload) error {
 // open them: only for events of the worker's owner (its socket or its
 // secret, which may already run programs as this user). A person's events
 // come from their own machine; the worker opens none of their paths, and
-// their hook sends what it read there itself (hooks.AddRemoteFacts).
+// their hook sends what it read there itself (hookwire.AddRemoteFacts).
 func onThisMachine(p *ingest.Payload) bool { return p.CapturedBy == "" }
 
 // personKey is the context key of the person an event comes from.
@@ -260,19 +261,19 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 // the project is what their hook found for cwd on their machine
 // (mneme_project, else cwd's base name) and the branch is theirs
 // (mneme_branch).
-func (s *Service) project(p *ingest.Payload) hooks.Project {
+func (s *Service) project(p *ingest.Payload) hookwire.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
-	var proj hooks.Project
+	var proj hookwire.Project
 	switch {
 	case onThisMachine(p):
 		proj = s.projects.Resolve(cwd)
 	case p.MnemeProject != "":
-		proj = hooks.Project{Name: p.MnemeProject, Branch: p.MnemeBranch}
+		proj = hookwire.Project{Name: p.MnemeProject, Branch: p.MnemeBranch}
 	case cwd != "":
-		proj = hooks.Project{Name: filepath.Base(cwd), Branch: p.MnemeBranch}
+		proj = hookwire.Project{Name: filepath.Base(cwd), Branch: p.MnemeBranch}
 	default:
-		proj = hooks.Project{Name: "unknown", Branch: p.MnemeBranch}
+		proj = hookwire.Project{Name: "unknown", Branch: p.MnemeBranch}
 	}
 	switch {
 	case p.Project != "":

@@ -4,7 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -42,7 +43,7 @@ func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.O
 		s.log.Warn("build session context", "project", ref.Project, "err", err)
 		return ingest.Continue(), nil
 	}
-	return ingest.WithContext(hooks.SessionStart, text), nil
+	return ingest.WithContext(hookwire.SessionStart, text), nil
 }
 
 func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
@@ -81,7 +82,7 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 		s.log.Warn("related memory", "project", ref.Project, "err", err)
 		return ingest.Continue(), nil
 	}
-	return ingest.WithContext(hooks.UserPromptSubmit, hint), nil
+	return ingest.WithContext(hookwire.UserPromptSubmit, hint), nil
 }
 
 func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/models"
@@ -58,7 +59,7 @@ func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Outp
 		s.log.Warn("file gate", "project", req.Project, "err", err)
 		return ingest.Continue()
 	}
-	return ingest.WithContext(hooks.PreToolUse, text)
+	return ingest.WithContext(hookwire.PreToolUse, text)
 }
 
 func firstNonEmpty(a, b string) string {

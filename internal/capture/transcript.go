@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/filestate"
 )
 
@@ -36,13 +37,13 @@ func LastAssistantMessage(path string) string {
 	default:
 		return "" // earlier reads are still stuck
 	}
-	return hooks.Within(transcriptTimeout, func() string {
+	return hookwire.Within(transcriptTimeout, func() string {
 		defer func() { <-transcriptReads }()
-		return hooks.LastAssistantText(readTail(path))
+		return hookwire.LastAssistantText(readTail(path))
 	})
 }
 
-// readTail is the last hooks.TranscriptTail bytes of the regular file at path,
+// readTail is the last hookwire.TranscriptTail bytes of the regular file at path,
 // or nil.
 func readTail(path string) []byte {
 	f, fi, err := filestate.OpenRegular(path)
@@ -50,7 +51,7 @@ func readTail(path string) []byte {
 		return nil
 	}
 	defer f.Close()
-	start := max(fi.Size()-hooks.TranscriptTail, 0)
+	start := max(fi.Size()-hookwire.TranscriptTail, 0)
 	buf, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
 	if err != nil {
 		return nil

@@ -1,14 +1,13 @@
 package capture
 
 import (
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	testfifo "github.com/mneme-dev/mneme/internal/testutil/fifo"
 
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mneme-dev/mneme/hooks"
 )
 
 const assistantLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done: the tests pass."}]}}` + "\n"
@@ -102,7 +101,7 @@ func TestLastAssistantMessageAbandonsStuckReads(t *testing.T) {
 func TestLastAssistantMessageTail(t *testing.T) {
 	// The message is found only in the last 2 MiB.
 	p := filepath.Join(t.TempDir(), "t.jsonl")
-	body := assistantLine + strings.Repeat(`{"type":"user","message":{"content":"x"}}`+"\n", (hooks.TranscriptTail/40)+10)
+	body := assistantLine + strings.Repeat(`{"type":"user","message":{"content":"x"}}`+"\n", (hookwire.TranscriptTail/40)+10)
 	os.WriteFile(p, []byte(body), 0o600)
 	if got := LastAssistantMessage(p); got != "" {
 		t.Errorf("found %q beyond the tail", got)

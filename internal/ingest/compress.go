@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
 // Compression limits for stored tool input and output.
@@ -65,7 +65,7 @@ func Compress(s string, capBytes int) string {
 	if half < 0 {
 		half = 0
 	}
-	head := s[:hooks.RuneStart(s, half)]
+	head := s[:privacy.RuneStart(s, half)]
 	j := len(s) - half
 	for j < len(s) && !utf8.RuneStart(s[j]) {
 		j++

@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -53,11 +54,11 @@ func IsReadTool(name string) bool { return readTools[name] }
 
 var testCommand = regexp.MustCompile(`(?i)(^|[\s;&|(])(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|(npm|pnpm|yarn|bun)( run)? test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|make (test|check)|mvn( -\S+)* test|gradle(w)? test|\./gradlew test|rspec|phpunit|ctest|tox|deno test|mix test|dotnet test|swift test)\b`)
 
-// Describe reads a hooks.PostToolUse or hooks.PostToolUseFailure payload.
+// Describe reads a hookwire.PostToolUse or hookwire.PostToolUseFailure payload.
 func Describe(p *Payload) Described {
 	in := object(p.ToolInput)
 	resp := object(p.ToolResponse)
-	d := Described{Success: p.HookEventName != hooks.PostToolUseFailure, Kind: models.KindToolUse, Importance: ImportanceOther}
+	d := Described{Success: p.HookEventName != hookwire.PostToolUseFailure, Kind: models.KindToolUse, Importance: ImportanceOther}
 	rel := func(path string) string { return relPath(p.Cwd, path) }
 
 	switch name := p.ToolName; {

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -14,7 +15,7 @@ func TestDescribe(t *testing.T) {
 	const cwd = "/home/dev/app"
 	tests := []struct {
 		name       string
-		event      string // default hooks.PostToolUse
+		event      string // default hookwire.PostToolUse
 		tool       string
 		input      string
 		response   string
@@ -45,7 +46,7 @@ func TestDescribe(t *testing.T) {
 			kind:     models.KindBash, title: "Ran `sleep 100`: interrupted", importance: ImportanceOther, success: true,
 		},
 		{
-			name: "bash failure with exit code", event: hooks.PostToolUseFailure, tool: "Bash",
+			name: "bash failure with exit code", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"echo hello-from-fake && ls /nonexistent-dir"}`,
 			errText: "Exit code 2\nhello-from-fake\nls: cannot access '/nonexistent-dir': No such file or directory",
 			kind:    models.KindFailure, title: "`echo hello-from-fake && ls /nonexistent-dir` failed: exit 2", importance: ImportanceFailure, output: "No such file",
@@ -57,7 +58,7 @@ func TestDescribe(t *testing.T) {
 			kind:     models.KindTest, title: "Ran `go test ./...`: 2 packages ok", importance: ImportanceTest, success: true,
 		},
 		{
-			name: "go test fail", event: hooks.PostToolUseFailure, tool: "Bash",
+			name: "go test fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"go test ./..."}`,
 			errText: "Exit code 1\n--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL\ngithub.com/x/a\nFAIL",
 			kind:    models.KindFailure, title: "`go test ./...` failed: exit 1 — 2 tests failed", importance: ImportanceFailure,
@@ -69,7 +70,7 @@ func TestDescribe(t *testing.T) {
 			kind:     models.KindTest, title: "Ran `cd api && pytest -q`: 4 passed", importance: ImportanceTest, success: true,
 		},
 		{
-			name: "pytest fail", event: hooks.PostToolUseFailure, tool: "Bash",
+			name: "pytest fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"python -m pytest tests/"}`,
 			errText: "Exit code 1\nFAILED tests/test_x.py::test_y\n1 failed, 3 passed in 0.20s",
 			kind:    models.KindFailure, title: "`python -m pytest tests/` failed: exit 1 — 1 failed, 3 passed", importance: ImportanceFailure,
@@ -81,7 +82,7 @@ func TestDescribe(t *testing.T) {
 			kind:     models.KindTest, title: "Ran `npm test`: 12 passed", importance: ImportanceTest, success: true,
 		},
 		{
-			name: "npm test fail", event: hooks.PostToolUseFailure, tool: "Bash",
+			name: "npm test fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"npm run test"}`,
 			errText: "Exit code 1\nTests:       2 failed, 10 passed, 12 total",
 			kind:    models.KindFailure, title: "`npm run test` failed: exit 1 — 2 failed, 10 passed", importance: ImportanceFailure,
@@ -171,7 +172,7 @@ func TestDescribe(t *testing.T) {
 			kind:     models.KindToolUse, title: "FancyNewTool: widget", importance: ImportanceOther, files: []string{}, success: true, output: `{"ok":true}`,
 		},
 		{
-			name: "write failure", event: hooks.PostToolUseFailure, tool: "Write",
+			name: "write failure", event: hookwire.PostToolUseFailure, tool: "Write",
 			input:   `{"file_path":"/home/dev/app/ro.txt","content":"x"}`,
 			errText: "EACCES: permission denied",
 			kind:    models.KindFailure, title: "Write ro.txt failed: EACCES: permission denied", importance: ImportanceFailure, files: []string{"/home/dev/app/ro.txt"},
@@ -181,7 +182,7 @@ func TestDescribe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			event := tt.event
 			if event == "" {
-				event = hooks.PostToolUse
+				event = hookwire.PostToolUse
 			}
 			p := &Payload{SessionID: "s", Cwd: cwd, HookEventName: event, ToolName: tt.tool, ToolInput: json.RawMessage(tt.input), Error: tt.errText}
 			if tt.response != "" {
@@ -211,7 +212,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestDescribeTitleIsOneBoundedLine(t *testing.T) {
-	p := &Payload{HookEventName: hooks.PostToolUse, ToolName: "Bash",
+	p := &Payload{HookEventName: hookwire.PostToolUse, ToolName: "Bash",
 		ToolInput:    json.RawMessage(`{"command":"echo ` + strings.Repeat("a", 500) + `\nsecond line"}`),
 		ToolResponse: json.RawMessage(`{"stdout":"x"}`)}
 	d := Describe(p)
@@ -231,13 +232,13 @@ func TestDescribeCommandFields(t *testing.T) {
 		interrupt                             bool
 		kind, outcome                         string
 	}{
-		{"shell", hooks.PostToolUse, `{"command":"ls"}`, `{"stdout":"a"}`, "", false, models.CommandShell, ""},
-		{"go test ok", hooks.PostToolUse, `{"command":"go test ./..."}`, `{"stdout":"ok  \tx/a\t0.1s\nok  \tx/b\t0.2s"}`, "", false, models.CommandTest, "2 packages ok"},
-		{"pytest counts", hooks.PostToolUse, `{"command":"pytest -q"}`, `{"stdout":"12 passed, 1 skipped in 0.3s"}`, "", false, models.CommandTest, "12 passed, 1 skipped"},
-		{"test interrupted", hooks.PostToolUse, `{"command":"npm test"}`, `{"stdout":"","interrupted":true}`, "", false, models.CommandTest, "interrupted"},
-		{"go test failed", hooks.PostToolUseFailure, `{"command":"go test ./..."}`, "", "Exit code 1\n--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL", false, models.CommandTest, "2 tests failed"},
-		{"failed test stopped", hooks.PostToolUseFailure, `{"command":"cargo test"}`, "", "interrupted", true, models.CommandTest, "interrupted"},
-		{"not bash", hooks.PostToolUse, `{"file_path":"/a"}`, `{}`, "", false, "", ""},
+		{"shell", hookwire.PostToolUse, `{"command":"ls"}`, `{"stdout":"a"}`, "", false, models.CommandShell, ""},
+		{"go test ok", hookwire.PostToolUse, `{"command":"go test ./..."}`, `{"stdout":"ok  \tx/a\t0.1s\nok  \tx/b\t0.2s"}`, "", false, models.CommandTest, "2 packages ok"},
+		{"pytest counts", hookwire.PostToolUse, `{"command":"pytest -q"}`, `{"stdout":"12 passed, 1 skipped in 0.3s"}`, "", false, models.CommandTest, "12 passed, 1 skipped"},
+		{"test interrupted", hookwire.PostToolUse, `{"command":"npm test"}`, `{"stdout":"","interrupted":true}`, "", false, models.CommandTest, "interrupted"},
+		{"go test failed", hookwire.PostToolUseFailure, `{"command":"go test ./..."}`, "", "Exit code 1\n--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL", false, models.CommandTest, "2 tests failed"},
+		{"failed test stopped", hookwire.PostToolUseFailure, `{"command":"cargo test"}`, "", "interrupted", true, models.CommandTest, "interrupted"},
+		{"not bash", hookwire.PostToolUse, `{"file_path":"/a"}`, `{}`, "", false, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tool := "Bash"

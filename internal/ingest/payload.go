@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // Payload is the union of the fields Claude Code sends to any hook. Fields
@@ -27,11 +27,11 @@ type Payload struct {
 	PermissionMode string `json:"permission_mode,omitempty"`
 	PromptID       string `json:"prompt_id,omitempty"`
 
-	// hooks.SessionStart
+	// hookwire.SessionStart
 	Source string `json:"source,omitempty"`
-	// hooks.UserPromptSubmit
+	// hookwire.UserPromptSubmit
 	Prompt string `json:"prompt,omitempty"`
-	// hooks.PostToolUse, hooks.PostToolUseFailure
+	// hookwire.PostToolUse, hookwire.PostToolUseFailure
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
@@ -39,10 +39,10 @@ type Payload struct {
 	DurationMS   int64           `json:"duration_ms,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	IsInterrupt  bool            `json:"is_interrupt,omitempty"`
-	// hooks.Stop
+	// hookwire.Stop
 	StopHookActive       bool   `json:"stop_hook_active,omitempty"`
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
-	// hooks.SessionEnd
+	// hookwire.SessionEnd
 	Reason string `json:"reason,omitempty"`
 
 	// Project names the project explicitly. Claude Code never sends it; the
@@ -50,7 +50,7 @@ type Payload struct {
 	Project string `json:"project,omitempty"`
 	// MnemeProject and MnemeBranch are the project and git branch that
 	// a person's hook found for cwd on their own machine (a team worker
-	// opens no path a person's event names: hooks.AddRemoteFacts). The
+	// opens no path a person's event names: hookwire.AddRemoteFacts). The
 	// worker uses them only for persons' events; for its owner's it looks
 	// for itself.
 	MnemeProject string `json:"mneme_project,omitempty"`
@@ -102,7 +102,7 @@ func Decode(event string, body []byte) (*Payload, error) {
 	if len(p.SessionID) > 256 {
 		return nil, &DecodeError{Msg: "session_id is too long"}
 	}
-	if (event == hooks.PostToolUse || event == hooks.PostToolUseFailure) && p.ToolName == "" {
+	if (event == hookwire.PostToolUse || event == hookwire.PostToolUseFailure) && p.ToolName == "" {
 		return nil, &DecodeError{Msg: "missing tool_name"}
 	}
 	if p.HookEventName == "" {
@@ -128,8 +128,8 @@ type Output struct {
 	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
-// HookSpecificOutput carries additional context for hooks.SessionStart and
-// hooks.UserPromptSubmit.
+// HookSpecificOutput carries additional context for hookwire.SessionStart and
+// hookwire.UserPromptSubmit.
 type HookSpecificOutput struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext"`

@@ -5,7 +5,8 @@ import (
 	"github.com/mneme-dev/mneme/internal/testutil/fixtures"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -13,7 +14,7 @@ import (
 // panic, and whatever it accepts must satisfy the event's requirements.
 func FuzzDecode(f *testing.F) {
 	for _, line := range fixtures.Lines(f) {
-		for _, slug := range hooks.Slugs() {
+		for _, slug := range hookwire.Slugs() {
 			f.Add(slug, line)
 		}
 	}
@@ -21,9 +22,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add("stop", []byte(`{"session_id":"s","mneme_time":"0001-01-01T00:00:00Z"}`))
 	f.Add("session-start", []byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`))
 	f.Fuzz(func(t *testing.T, slug string, body []byte) {
-		event, ok := hooks.EventName(slug)
+		event, ok := hookwire.EventName(slug)
 		if !ok {
-			event = hooks.PostToolUse
+			event = hookwire.PostToolUse
 		}
 		p, err := Decode(event, body)
 		if err != nil {
@@ -35,7 +36,7 @@ func FuzzDecode(f *testing.F) {
 		if p.SessionID == "" || len(p.SessionID) > 256 {
 			t.Fatalf("accepted session_id %q", p.SessionID)
 		}
-		if (event == hooks.PostToolUse || event == hooks.PostToolUseFailure) && p.ToolName == "" {
+		if (event == hookwire.PostToolUse || event == hookwire.PostToolUseFailure) && p.ToolName == "" {
 			t.Fatal("accepted a tool event without tool_name")
 		}
 		if _, err := json.Marshal(p); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -15,7 +16,7 @@ import (
 // consults on every event. Build it once per settings change.
 type Policy struct {
 	Settings models.Settings
-	Redactor *Redactor
+	Redactor *privacy.Redactor
 	skip     map[string]bool
 	excluded map[string]bool
 	globs    []excludeGlob
@@ -25,7 +26,7 @@ type Policy struct {
 func NewPolicy(s models.Settings) *Policy {
 	p := &Policy{
 		Settings: s,
-		Redactor: NewRedactor(s.Privacy.RedactionRules),
+		Redactor: privacy.New(s.Privacy.RedactionRules),
 		skip:     map[string]bool{},
 		excluded: map[string]bool{},
 	}

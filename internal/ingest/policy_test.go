@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -51,7 +52,7 @@ func TestExcludedBy(t *testing.T) {
 }
 
 func toolPayload(tool, input, response string) *Payload {
-	return &Payload{SessionID: "s", Cwd: "/home/dev/app", HookEventName: hooks.PostToolUse, ToolName: tool,
+	return &Payload{SessionID: "s", Cwd: "/home/dev/app", HookEventName: hookwire.PostToolUse, ToolName: tool,
 		ToolInput: json.RawMessage(input), ToolResponse: json.RawMessage(response), ToolUseID: "toolu_x", DurationMS: 12}
 }
 

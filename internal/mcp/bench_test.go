@@ -9,9 +9,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mneme-dev/mneme/internal/benchdb"
 	"github.com/mneme-dev/mneme/internal/mcp"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models/benchdb"
 )
 
 // BenchmarkMCPSearch measures the search tool end to end, as Claude Code

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/pgtest"
@@ -279,7 +281,7 @@ func BenchmarkRelatedMemory100k(b *testing.B) {
 	// One prompt in seven quotes a recent title of the project: a lookup
 	// that finds something, so formatting is measured too.
 	var title string
-	srv.Store.DB.Raw(`SELECT title FROM observations WHERE project = 'proj2' ORDER BY id DESC LIMIT 1 OFFSET 300`).Row().Scan(&title)
+	modelstest.Row(b, srv.Store, []any{&title}, `SELECT title FROM observations WHERE project = 'proj2' ORDER BY id DESC LIMIT 1 OFFSET 300`)
 	prompts := append(append([]string{}, benchPrompts...), "what happened when we "+strings.Trim(title, "Ran `"))
 	lat := make([]time.Duration, 0, b.N)
 	hits := 0

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -300,7 +301,7 @@ func TestContextUsesCurrentRedaction(t *testing.T) {
 	sid := f.session("app", "s1", "deployed with token zz-SECRET-1234")
 	f.prompt(sid, "app", 1, "deploy it")
 	cur := f.session("app", "s2", "")
-	f.st.Privacy.RedactionRules = append(f.st.Privacy.RedactionRules, models.RedactionRule{Name: "zz", Pattern: `zz-SECRET-\d+`, Enabled: true})
+	f.st.Privacy.RedactionRules = append(f.st.Privacy.RedactionRules, privacy.Rule{Name: "zz", Pattern: `zz-SECRET-\d+`, Enabled: true})
 	out, err := f.builder().SessionContext(context.Background(), capture.ContextRequest{Project: "app", SessionID: cur, Source: "startup"})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // BenchmarkFileGateHook100k is the Read gate (PreToolUse) end to end over
@@ -23,24 +25,20 @@ func BenchmarkFileGateHook100k(b *testing.B) {
 	srv := benchServer(b)
 	// The seeded observations predate file states: record one for each
 	// file an Edit touched, as ingest would have.
-	if err := srv.Store.DB.Exec(`INSERT OR IGNORE INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
+	modelstest.Exec(b, srv.Store, `INSERT OR IGNORE INTO file_states (session_id, tool_use_id, path, kind, sha256, size, mtime_ns)
 		SELECT o.session_id, o.tool_use_id, f.value, 'sha256', 'x', 13, 1 FROM observations o, json_each(o.files) f
-		WHERE o.tool_use_id IS NOT NULL`).Error; err != nil {
-		b.Fatal(err)
-	}
+		WHERE o.tool_use_id IS NOT NULL`)
 	var paths []string
-	if err := srv.Store.DB.Raw(`SELECT path FROM file_states WHERE path LIKE '/home/dev/proj1/%' GROUP BY path ORDER BY count(*) DESC LIMIT 200`).
-		Scan(&paths).Error; err != nil || len(paths) == 0 {
-		b.Fatalf("no seeded paths: %v", err)
+	modelstest.Scan(b, srv.Store, &paths, `SELECT path FROM file_states WHERE path LIKE '/home/dev/proj1/%' GROUP BY path ORDER BY count(*) DESC LIMIT 200`)
+	if len(paths) == 0 {
+		b.Fatal("no seeded paths")
 	}
 	// Every other file exists now, in a temp dir, with its rows pointed there.
 	dir := b.TempDir()
 	for i := 0; i < len(paths); i += 2 {
 		p := filepath.Join(dir, fmt.Sprintf("f%d.go", i))
 		os.WriteFile(p, []byte("package main\n"), 0o600) // 13 bytes, as recorded
-		if err := srv.Store.DB.Exec(`UPDATE file_states SET path = ? WHERE path = ?`, p, paths[i]).Error; err != nil {
-			b.Fatal(err)
-		}
+		modelstest.Exec(b, srv.Store, `UPDATE file_states SET path = ? WHERE path = ?`, p, paths[i])
 		paths[i] = p
 	}
 	gate := func(session, path string) (time.Duration, string) {

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -30,7 +31,7 @@ func fileEv(session, dir, event string, extra map[string]any) map[string]any {
 // ever context: no permission decision, no blocking.
 func gate(t *testing.T, srv *testutil.Server, session, dir, tool, path string) string {
 	t.Helper()
-	body := srv.Hook(t, "pre-tool-use", fileEv(session, dir, hooks.PreToolUse, map[string]any{
+	body := srv.Hook(t, "pre-tool-use", fileEv(session, dir, hookwire.PreToolUse, map[string]any{
 		"tool_name": tool, "tool_input": map[string]any{"file_path": path}, "tool_use_id": "pre-" + session}))
 	var raw map[string]any
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -43,7 +44,7 @@ func gate(t *testing.T, srv *testutil.Server, session, dir, tool, path string) s
 	if ctx != "" {
 		var out hookOut
 		json.Unmarshal(body, &out)
-		if out.HookSpecificOutput.HookEventName != hooks.PreToolUse {
+		if out.HookSpecificOutput.HookEventName != hookwire.PreToolUse {
 			t.Errorf("hookEventName %q", out.HookSpecificOutput.HookEventName)
 		}
 	}

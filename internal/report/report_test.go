@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -281,9 +283,7 @@ func TestReportIgnoresTitleWording(t *testing.T) {
 	if !strings.Contains(mdBefore, "2 packages ok") || !strings.Contains(mdBefore, "1 test failed") || !strings.Contains(mdBefore, "created, then edited") {
 		t.Fatalf("the sections lack the outcomes or the created file:\n%s", mdBefore)
 	}
-	if err := srv.Store.DB.Exec(`UPDATE observations SET title = 'Reworded: call ' || id`).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, srv.Store, `UPDATE observations SET title = 'Reworded: call ' || id`)
 	mdAfter, jsAfter := tests()
 	if mdAfter != mdBefore || jsAfter != jsBefore {
 		t.Errorf("rewording titles changed the tests:\n%s\n%s\nvs\n%s\n%s", mdBefore, jsBefore, mdAfter, jsAfter)

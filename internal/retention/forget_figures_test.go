@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/benchdb"
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/benchdb"
 )
 
 // TestForgetFigures measures forgetting, backup and the full export on a
@@ -57,7 +59,7 @@ func TestForgetFigures(t *testing.T) {
 	t.Logf("database: %d observations + a 10,000-call session, %.1f MB", db.Observations, float64(size())/1e6)
 
 	var one int64
-	s.DB.Raw(`SELECT MIN(id) FROM observations`).Row().Scan(&one)
+	modelstest.Row(t, s, []any{&one}, `SELECT MIN(id) FROM observations`)
 	start := time.Now()
 	out, err := retention.Forget(ctx, s, models.ForgetObservation, one, "")
 	if err != nil {

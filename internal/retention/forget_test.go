@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/retention"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -139,7 +139,7 @@ func TestReapplyLeavesNoTrace(t *testing.T) {
 	if !s.Postgres() && len(testutil.FilesHolding(t, dir, mark)) == 0 {
 		t.Fatal("the text is not on disk: the test proves nothing")
 	}
-	r := ingest.NewRedactor([]models.RedactionRule{{Name: "old", Pattern: `Reapply\d+OldText`, Enabled: true}})
+	r := privacy.New([]privacy.Rule{{Name: "old", Pattern: `Reapply\d+OldText`, Enabled: true}})
 	res, err := retention.Reapply(ctx, s, r)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package retention
 import (
 	"context"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -47,7 +47,7 @@ func (r RedactResult) Total() int64 {
 // stays behind in no freed space, old index segment or -wal frame. The
 // scrub runs to its end even when ctx is cancelled once rows were
 // rewritten.
-func Reapply(ctx context.Context, store *models.Store, r *ingest.Redactor) (RedactResult, error) {
+func Reapply(ctx context.Context, store *models.Store, r *privacy.Redactor) (RedactResult, error) {
 	res := RedactResult{Changed: map[string]int64{}}
 	tables, err := store.TextTables(ctx)
 	if err != nil {

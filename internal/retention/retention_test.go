@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/gorm"
+	"github.com/mneme-dev/mneme/models/modelstest"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -62,9 +62,7 @@ func seed(t *testing.T, s *models.Store, now time.Time, perAge map[int]int) {
 		t.Fatal(err)
 	}
 	// Events are stamped now; backdate them like their rows.
-	if err := s.DB.Exec(`UPDATE events SET created_at = (SELECT created_at FROM observations WHERE id = events.ref_id) WHERE kind = ?`, models.EventObservation).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, s, `UPDATE events SET created_at = (SELECT created_at FROM observations WHERE id = events.ref_id) WHERE kind = ?`, models.EventObservation)
 }
 
 func TestApplyDeletesInBatches(t *testing.T) {
@@ -94,13 +92,13 @@ func TestApplyDeletesInBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		var left, fts, events int64
-		s.DB.Raw(`SELECT COUNT(*) FROM observations`).Row().Scan(&left)
+		modelstest.Row(t, s, []any{&left}, `SELECT COUNT(*) FROM observations`)
 		indexed := `SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'item'`
 		if s.Postgres() {
 			indexed = `SELECT COUNT(*) FROM observations WHERE fts @@ to_tsquery('english', 'item')`
 		}
-		s.DB.Raw(indexed).Row().Scan(&fts)
-		s.DB.Raw(`SELECT COUNT(*) FROM events WHERE kind = 'observation'`).Row().Scan(&events)
+		modelstest.Row(t, s, []any{&fts}, indexed)
+		modelstest.Row(t, s, []any{&events}, `SELECT COUNT(*) FROM events WHERE kind = 'observation'`)
 		if left != tt.remaining || fts != tt.remaining || events != tt.remaining {
 			t.Fatalf("after %d days: %d rows, %d indexed, %d events; want %d", tt.days, left, fts, events, tt.remaining)
 		}
@@ -118,7 +116,7 @@ func TestJobRunsOnKick(t *testing.T) {
 	j.Kick()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		var n int64
-		s.DB.Raw(`SELECT COUNT(*) FROM observations`).Row().Scan(&n)
+		modelstest.Row(t, s, []any{&n}, `SELECT COUNT(*) FROM observations`)
 		if n == 3 {
 			break
 		}
@@ -131,7 +129,7 @@ func TestJobRunsOnKick(t *testing.T) {
 func TestReapplyKeepsJSONValid(t *testing.T) {
 	s := openStore(t)
 	seed(t, s, time.Now().UTC(), map[int]int{1: 3})
-	r := ingest.NewRedactor([]models.RedactionRule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
+	r := privacy.New([]privacy.Rule{{Name: "k", Pattern: `KEY-\d+`, Enabled: true}})
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)
@@ -169,36 +167,28 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 	defer s.Close()
 	const key = "npm_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZoL8g" // a kind an older mneme did not know
 	now := time.Now().UTC()
-	err = s.DB.Transaction(func(tx *gorm.DB) error {
-		stmts := []string{
-			`INSERT INTO sessions (id, claude_session_id, project, cwd, git_branch, source, status, started_at, end_reason, transcript_path, last_assistant_message)
-				VALUES (1, 'sess-` + key + `', 'proj-` + key + `', '/home/` + key + `', 'br-` + key + `', 'src-` + key + `', 'active', ?, 'r ` + key + `', '/t/` + key + `.jsonl', 'm ` + key + `')`,
-			`INSERT INTO prompts (session_id, project, number, text, prompt_id, created_at) VALUES (1, 'p', 1, 'use ` + key + ` now', 'pid-` + key + `', ?)`,
-			`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (1, 2, 'pp-` + key + `')`,
-			`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, input, output, files, created_at, excluded_by)
-				VALUES (1, 'p', 'tu-` + key + `', 'mcp__x__y ` + key + `', 'mcp', 'title ` + key + `', '{"token":"` + key + `"}', 'out ` + key + `', '["/f/` + key + `"]', ?, '')`,
-			`INSERT INTO summaries (session_id, project, kind, request, investigated, learned, completed, next_steps, last_user_message, last_assistant_message, note, created_at)
-				VALUES (1, 'p', 'turn', 'rq ` + key + `', 'iv ` + key + `', 'ln ` + key + `', 'cp ` + key + `', 'ns ` + key + `', 'lu ` + key + `', 'la ` + key + `', 'note ` + key + `', ?)`,
-			`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES ('prompt', 'p', 1, 1, '{"claudeSessionId":"sess-` + key + `","text":"` + key + `"}', ?)`,
-			`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, next_attempt_at, last_error, created_at, updated_at, assistant_message)
-				VALUES (1, 'turn', 1, 'failed', ?, 'err ` + key + `', ?, ?, 'am ` + key + `')`,
-			`INSERT INTO token_ledger (session_id, day, generator, model, created_at) VALUES (1, '2025-01-01', 'claude-cli', 'model-` + key + `', ?)`,
-		}
-		for _, q := range stmts {
-			args := make([]any, strings.Count(q, "?"))
-			for i := range args {
-				args[i] = now
-			}
-			if err := tx.Exec(q, args...).Error; err != nil {
-				return fmt.Errorf("%s: %w", q[:40], err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	stmts := []string{
+		`INSERT INTO sessions (id, claude_session_id, project, cwd, git_branch, source, status, started_at, end_reason, transcript_path, last_assistant_message)
+			VALUES (1, 'sess-` + key + `', 'proj-` + key + `', '/home/` + key + `', 'br-` + key + `', 'src-` + key + `', 'active', ?, 'r ` + key + `', '/t/` + key + `.jsonl', 'm ` + key + `')`,
+		`INSERT INTO prompts (session_id, project, number, text, prompt_id, created_at) VALUES (1, 'p', 1, 'use ` + key + ` now', 'pid-` + key + `', ?)`,
+		`INSERT INTO private_prompts (session_id, number, prompt_id) VALUES (1, 2, 'pp-` + key + `')`,
+		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, input, output, files, created_at, excluded_by)
+			VALUES (1, 'p', 'tu-` + key + `', 'mcp__x__y ` + key + `', 'mcp', 'title ` + key + `', '{"token":"` + key + `"}', 'out ` + key + `', '["/f/` + key + `"]', ?, '')`,
+		`INSERT INTO summaries (session_id, project, kind, request, investigated, learned, completed, next_steps, last_user_message, last_assistant_message, note, created_at)
+			VALUES (1, 'p', 'turn', 'rq ` + key + `', 'iv ` + key + `', 'ln ` + key + `', 'cp ` + key + `', 'ns ` + key + `', 'lu ` + key + `', 'la ` + key + `', 'note ` + key + `', ?)`,
+		`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES ('prompt', 'p', 1, 1, '{"claudeSessionId":"sess-` + key + `","text":"` + key + `"}', ?)`,
+		`INSERT INTO summary_jobs (session_id, kind, prompt_number, status, next_attempt_at, last_error, created_at, updated_at, assistant_message)
+			VALUES (1, 'turn', 1, 'failed', ?, 'err ` + key + `', ?, ?, 'am ` + key + `')`,
+		`INSERT INTO token_ledger (session_id, day, generator, model, created_at) VALUES (1, '2025-01-01', 'claude-cli', 'model-` + key + `', ?)`,
 	}
-	r := ingest.NewRedactor(models.BuiltinRedactionRules())
+	for _, q := range stmts {
+		args := make([]any, strings.Count(q, "?"))
+		for i := range args {
+			args[i] = now
+		}
+		modelstest.Exec(t, s, q, args...)
+	}
+	r := privacy.New(models.BuiltinRedactionRules())
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)
@@ -215,19 +205,19 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 	for _, tt := range tables {
 		for _, col := range tt.Cols {
 			var n int64
-			s.DB.Raw(fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE instr(%s, ?) > 0`, tt.Name, col), "iK2ZWeqhFWCEPy").Scan(&n)
+			modelstest.Scan(t, s, &n, fmt.Sprintf(`SELECT COUNT(*) FROM %s WHERE instr(%s, ?) > 0`, tt.Name, col), "iK2ZWeqhFWCEPy")
 			if n != 0 {
 				t.Errorf("%s.%s still holds the secret", tt.Name, col)
 			}
 		}
 	}
 	var sid string
-	s.DB.Raw(`SELECT claude_session_id FROM sessions`).Scan(&sid)
+	modelstest.Scan(t, s, &sid, `SELECT claude_session_id FROM sessions`)
 	if want := r.CleanID("sess-" + key); sid != want {
 		t.Errorf("session id %q, want %q as ingest makes it", sid, want)
 	}
 	var files string
-	s.DB.Raw(`SELECT files FROM observations`).Scan(&files)
+	modelstest.Scan(t, s, &files, `SELECT files FROM observations`)
 	if !json.Valid([]byte(files)) {
 		t.Errorf("files is no longer JSON: %s", files)
 	}
@@ -239,9 +229,7 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 	if res, _ := Reapply(context.Background(), s, r); res.Total() != 0 {
 		t.Errorf("a second pass changed %+v", res.Changed)
 	}
-	if err := s.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
-		t.Fatal(err)
-	}
+	modelstest.Exec(t, s, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	b, _ := os.ReadFile(path)
 	for _, part := range []string{"iK2ZWeqhFWCEPy", strings.ToLower("iK2ZWeqhFWCEPy")} {
 		if i := bytes.Index(b, []byte(part)); i >= 0 {

@@ -12,20 +12,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
-
-// EnvSummarizer is set in the environment of the `claude -p` run by the
-// claude-cli summarizer. `mneme hook` answers Continue without recording
-// anything when it sees it, so a summary never captures itself. The name is
-// defined once, in package hooks, which the hook binary is built on.
-const EnvSummarizer = hooks.EnvSummarizer
 
 // ClaudeCLI summarizes with the user's own Claude Code in print mode. It
 // runs exactly one child process at a time, in its own process group, with
 // a bounded lifetime and a bounded output, and always reaps it: on timeout
 // the whole group is killed. Claude Code's hooks are disabled for the run
-// (--settings {"disableAllHooks":true}) and EnvSummarizer is set as a second
+// (--settings {"disableAllHooks":true}) and hookwire.EnvSummarizer is set as a second
 // guard.
 type ClaudeCLI struct {
 	// Path is the claude executable; "" finds it (findClaude).
@@ -177,7 +171,7 @@ func (c *ClaudeCLI) run(ctx context.Context, bin string, args []string, stdin st
 	stdout.onOver = func() { _ = killGroup(cmd) } // a flood ends the run at once
 	stderr := &capped{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = append(append(os.Environ(), EnvSummarizer+"=1"), c.Env...)
+	cmd.Env = append(append(os.Environ(), hookwire.EnvSummarizer+"=1"), c.Env...)
 	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	// If a grandchild holds the pipes open after the kill, stop waiting

@@ -23,8 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/models"
@@ -40,7 +43,7 @@ type Server struct {
 	// Secret is the worker's secret (<data>/secret): Do sends it as the
 	// bearer token, as a remote client with MNEME_TOKEN does.
 	Secret string
-	// Socket is the unix socket's path (hooks.SocketPath(DataDir)).
+	// Socket is the unix socket's path (hookwire.SocketPath(DataDir)).
 	Socket string
 }
 
@@ -75,7 +78,7 @@ func NewServerIn(t testing.TB, dataDir string, opts ...Option) *Server {
 func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Server {
 	t.Helper()
 	port := ln.Addr().(*net.TCPAddr).Port
-	secret, err := hooks.Secret(dataDir)
+	secret, err := hookwire.Secret(dataDir)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -366,9 +369,9 @@ func RepoRoot(t testing.TB) string {
 func StoredBytes(t testing.TB, store *models.Store) []byte {
 	t.Helper()
 	if store.Postgres() {
-		return pgRows(t, store)
+		return modelstest.RowsText(t, store)
 	}
-	if err := store.DB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`).Error; err != nil {
+	if err := store.CheckpointTruncate(); err != nil {
 		t.Fatal(err)
 	}
 	var all []byte
@@ -381,24 +384,6 @@ func StoredBytes(t testing.TB, store *models.Store) []byte {
 	}
 	if len(all) == 0 {
 		t.Fatal("no database bytes read")
-	}
-	return all
-}
-
-func pgRows(t testing.TB, store *models.Store) []byte {
-	t.Helper()
-	var tables []string
-	if err := store.DB.Raw(`SELECT table_name FROM information_schema.tables
-		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`).Scan(&tables).Error; err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
-	for _, tb := range tables {
-		var text string
-		if err := store.DB.Raw(`SELECT COALESCE(string_agg(r::text, E'\n'), '') FROM "` + tb + `" r`).Scan(&text).Error; err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, text...)
 	}
 	return all
 }

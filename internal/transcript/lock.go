@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // ErrRunning is Lock's answer while another import runs.
@@ -22,15 +22,15 @@ func Lock(dataDir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := hooks.LockFile(f, false); err != nil {
+	if err := hookwire.LockFile(f, false); err != nil {
 		f.Close()
-		if errors.Is(err, hooks.ErrLocked) {
+		if errors.Is(err, hookwire.ErrLocked) {
 			return nil, ErrRunning
 		}
 		return nil, err
 	}
 	return func() {
-		hooks.UnlockFile(f)
+		hookwire.UnlockFile(f)
 		f.Close()
 	}, nil
 }

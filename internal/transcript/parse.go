@@ -20,7 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
@@ -30,7 +31,7 @@ const DefaultMaxLine = 16 << 20
 
 // Event is one hook event rebuilt from a transcript.
 type Event struct {
-	Name    string // hooks.SessionStart, …
+	Name    string // hookwire.SessionStart, …
 	Payload ingest.Payload
 }
 
@@ -315,10 +316,10 @@ func (fp *fileParser) session(l *line) *session {
 // session's source; a later resume, clear or compact is an event of its own.
 func (fp *fileParser) attachment(s *session, l *line, at time.Time) error {
 	a := l.Attachment
-	if a == nil || a.HookEvent != hooks.SessionStart || a.Type != "hook_success" && a.Type != "hook_additional_context" {
+	if a == nil || a.HookEvent != hookwire.SessionStart || a.Type != "hook_success" && a.Type != "hook_additional_context" {
 		return nil
 	}
-	src, ok := strings.CutPrefix(a.HookName, hooks.SessionStart+":")
+	src, ok := strings.CutPrefix(a.HookName, hookwire.SessionStart+":")
 	if !ok || src == "" {
 		return nil
 	}
@@ -332,7 +333,7 @@ func (fp *fileParser) attachment(s *session, l *line, at time.Time) error {
 		return nil
 	}
 	s.source = src
-	return fp.send(s, hooks.SessionStart, at, func(p *ingest.Payload) { p.Source = src })
+	return fp.send(s, hookwire.SessionStart, at, func(p *ingest.Payload) { p.Source = src })
 }
 
 func (fp *fileParser) assistant(s *session, l *line, at time.Time) error {
@@ -422,7 +423,7 @@ func (fp *fileParser) user(s *session, l *line, at time.Time) error {
 		id = "line-" + l.UUID
 	}
 	s.promptID, s.lastText = id, ""
-	err := fp.send(s, hooks.UserPromptSubmit, at, func(p *ingest.Payload) { p.Prompt = text })
+	err := fp.send(s, hookwire.UserPromptSubmit, at, func(p *ingest.Payload) { p.Prompt = text })
 	s.inTurn = true
 	return err
 }
@@ -459,9 +460,9 @@ func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.R
 			s.promptID = promptID
 		}
 	}
-	name := hooks.PostToolUse
+	name := hookwire.PostToolUse
 	if b.IsError {
-		name = hooks.PostToolUseFailure
+		name = hookwire.PostToolUseFailure
 	}
 	input := use.input
 	if len(input) == 0 || !json.Valid(input) {
@@ -517,7 +518,7 @@ func (fp *fileParser) stop(s *session, at time.Time) error {
 	}
 	s.inTurn = false
 	msg := s.lastText
-	return fp.send(s, hooks.Stop, at, func(p *ingest.Payload) { p.LastAssistantMessage = msg })
+	return fp.send(s, hookwire.Stop, at, func(p *ingest.Payload) { p.LastAssistantMessage = msg })
 }
 
 // endTurn stops a turn that had no Stop line (an interrupted turn, or a
@@ -552,7 +553,7 @@ func (fp *fileParser) finish(modTime time.Time) error {
 		if !s.started || !s.main {
 			continue
 		}
-		if err := fp.send(s, hooks.SessionEnd, s.seen, func(p *ingest.Payload) { p.Reason = EndReason }); err != nil {
+		if err := fp.send(s, hookwire.SessionEnd, s.seen, func(p *ingest.Payload) { p.Reason = EndReason }); err != nil {
 			return err
 		}
 	}
@@ -575,7 +576,7 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 	}
 	// A subagent's transcript starts no session: its session started
 	// in the main transcript.
-	if !s.started && name != hooks.SessionStart && s.main {
+	if !s.started && name != hookwire.SessionStart && s.main {
 		s.started = true
 		src := s.source
 		if src == "" {
@@ -587,7 +588,7 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 		if from.Before(fp.opts.Since) || from.After(at) {
 			from = at
 		}
-		if err := fp.send(s, hooks.SessionStart, from, func(p *ingest.Payload) { p.Source = src }); err != nil {
+		if err := fp.send(s, hookwire.SessionStart, from, func(p *ingest.Payload) { p.Source = src }); err != nil {
 			return err
 		}
 	}
@@ -597,13 +598,13 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 		SessionID: s.id, TranscriptPath: s.path, Cwd: s.cwd, HookEventName: name,
 		MnemeTime: &t, MnemeImport: true,
 	}}
-	if name != hooks.SessionStart {
+	if name != hookwire.SessionStart {
 		ev.Payload.PromptID = s.promptID
 	}
-	if name != hooks.SessionStart && name != hooks.SessionEnd {
+	if name != hookwire.SessionStart && name != hookwire.SessionEnd {
 		ev.Payload.PermissionMode = s.mode
 	}
-	if name == hooks.Stop {
+	if name == hookwire.Stop {
 		// Without a message the worker would read the transcript's
 		// tail, which is another turn's.
 		ev.Payload.TranscriptPath = ""

@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
+
 	"github.com/mneme-dev/mneme/internal/filestate"
 )
 
@@ -43,18 +44,13 @@ type RefusedError struct{ Reasons []string }
 
 func (e *RefusedError) Error() string { return strings.Join(e.Reasons, "; ") }
 
-// PermanentError is a Sink's answer for an event the worker refused for
-// good: it is counted as an error and the import goes on. Any other Sink
-// error stops the import.
-type PermanentError = hooks.PermanentError
-
 // Options configure an import.
 type Options struct {
 	// Since drops events older than it (the zero time keeps all).
 	Since time.Time
 	// Project keeps only sessions of this project (ProjectOf of their cwd).
 	Project string
-	// ProjectOf names the project of a cwd; nil uses hooks.ResolveProject,
+	// ProjectOf names the project of a cwd; nil uses hookwire.ResolveProject,
 	// as the worker does without aliases.
 	ProjectOf func(cwd string) string
 	// MaxLine caps a line's length (DefaultMaxLine when 0).
@@ -84,7 +80,7 @@ func (o *Options) projectOf(cwd string) string {
 	if o.ProjectOf != nil {
 		return o.ProjectOf(cwd)
 	}
-	return hooks.ResolveProject(cwd).Name
+	return hookwire.ResolveProject(cwd).Name
 }
 
 // Counts is what an import found (or, dry, would send).
@@ -99,18 +95,18 @@ type Counts struct {
 
 func (c *Counts) add(ev *Event) {
 	switch ev.Name {
-	case hooks.SessionStart:
+	case hookwire.SessionStart:
 		// Counted per session id, in Run.
-	case hooks.UserPromptSubmit:
+	case hookwire.UserPromptSubmit:
 		c.Prompts++
-	case hooks.PostToolUse:
+	case hookwire.PostToolUse:
 		c.Observations++
-	case hooks.PostToolUseFailure:
+	case hookwire.PostToolUseFailure:
 		c.Observations++
 		c.Failures++
-	case hooks.Stop:
+	case hookwire.Stop:
 		c.Turns++
-	case hooks.SessionEnd:
+	case hookwire.SessionEnd:
 		c.Ended++
 	}
 }
@@ -423,7 +419,7 @@ func (r *runner) file(ctx context.Context, f file) error {
 // passes any other error on (it stops the import).
 func (r *runner) refused(path string, line int, err error) error {
 	var reasons []string
-	var perm *PermanentError
+	var perm *hookwire.PermanentError
 	var ref *RefusedError
 	switch {
 	case err == nil:

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	testfifo "github.com/mneme-dev/mneme/internal/testutil/fifo"
 
 	"bufio"
@@ -18,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/hooks"
 	"github.com/mneme-dev/mneme/internal/ingest"
 )
 
@@ -128,7 +128,7 @@ func TestFixtureGivesTheHookEvents(t *testing.T) {
 			}
 		}
 	}
-	if ev := evs[len(evs)-1]; ev.Name != hooks.SessionEnd || ev.Payload.Reason != EndReason {
+	if ev := evs[len(evs)-1]; ev.Name != hookwire.SessionEnd || ev.Payload.Reason != EndReason {
 		t.Errorf("last event %s %q", ev.Name, ev.Payload.Reason)
 	}
 	if st.Sessions != 1 || st.Prompts != 1 || st.Observations != 4 || st.Turns != 1 || st.Ended != 1 || st.Skipped != 0 {
@@ -174,7 +174,7 @@ func TestFailureAndTurns(t *testing.T) {
 	}
 	// The second turn is still running (the file is fresh): its Stop, like
 	// the session's end, is left to the hooks.
-	want := []string{hooks.SessionStart, hooks.UserPromptSubmit, hooks.PostToolUseFailure, hooks.Stop, hooks.UserPromptSubmit}
+	want := []string{hookwire.SessionStart, hookwire.UserPromptSubmit, hookwire.PostToolUseFailure, hookwire.Stop, hookwire.UserPromptSubmit}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("events %v, want %v", names, want)
 	}
@@ -189,7 +189,7 @@ func TestFailureAndTurns(t *testing.T) {
 	past := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(path, past, past)
 	_, evs = run(t, []string{path}, Options{ActiveWithin: time.Hour})
-	if n := len(evs); n != 7 || evs[5].Name != hooks.Stop || evs[5].Payload.LastAssistantMessage != "done" || evs[6].Name != hooks.SessionEnd {
+	if n := len(evs); n != 7 || evs[5].Name != hookwire.Stop || evs[5].Payload.LastAssistantMessage != "done" || evs[6].Name != hookwire.SessionEnd {
 		t.Errorf("%d events; the last turn's Stop %+v", n, evs[5].Payload)
 	}
 	if evs[4].Payload.Prompt != "second" || evs[4].Payload.PromptID != "p2" {

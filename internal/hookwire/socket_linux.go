@@ -1,4 +1,4 @@
-package hooks
+package hookwire
 
 // sunPathLen is the size of sun_path in Linux's sockaddr_un.
 const sunPathLen = 108

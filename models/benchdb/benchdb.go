@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
 
 // Rows is how many observations the synthetic benchmark database
@@ -166,7 +167,7 @@ func buildBenchDB(rows int) (*DB, error) {
 		return nil, err
 	}
 	defer store.Close()
-	sqlDB, err := store.DB.DB()
+	sqlDB, err := storedb.Of(store).DB()
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package hooks
+package hookwire
 
 import (
 	"os"

@@ -1,19 +1,15 @@
-// Package hooks is what runs inside Claude Code's hooks: everything the
-// short-lived hook process needs, and nothing it does not. It holds the
-// event names and their slugs, the neutral answer, the privacy pipeline at
-// the edge (tags and redaction, by the rules the worker hands over in
-// <data>/redaction.json, before anything is sent or spooled), the spool,
-// the per-user secret and socket paths, and the thin client with its time
-// budgets and worker auto-start. hooks.json beside it is the plugin's hook
-// configuration.
+// Package hookwire is what the hook client (hooks) and the worker share,
+// so that neither imports the other: the event names and their slugs, the
+// neutral answer, the environment variables, the data directory's layout
+// (the per-user secret and socket paths, private directories, file
+// locks), the spool both sides read and write, and project identity (the
+// client adds it to events bound for a team's worker; the worker resolves
+// it for local ones), with the transcript tail both read.
 //
-// It imports only the standard library and internal/privacy, which does
-// too. The mneme-hook binary is built on it alone, so Claude Code's
-// per-event process does not load the database, the web server or the
-// templates (their package init and page faults cost about 5 ms a call).
-// The worker's side of the contract (payload decoding, policy, description
-// and compression) is internal/ingest.
-package hooks
+// Like hooks, it imports only the standard library and internal/privacy,
+// so the per-event hook process stays small (see cmd/mneme-hook's
+// TestDependenciesStaySmall).
+package hookwire
 
 import (
 	"os"

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
 
 // PostgresDB is the synthetic database copied into a PostgreSQL database
@@ -73,7 +74,7 @@ func CopyToPostgres(path, url string) error {
 		return err
 	}
 	defer src.Close()
-	sdb, err := src.DB.DB()
+	sdb, err := storedb.Of(src).DB()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package hooks
+package hookwire
 
 import (
 	"os"
@@ -27,26 +27,6 @@ func TestSocketPathLongHomeDir(t *testing.T) {
 	}
 	if got != privateSocketPath(dataDir) || socketPathWithin("/Users/ann/.mneme", 103) != "/Users/ann/.mneme"+sock {
 		t.Errorf("macOS limit: %s, short home %s", got, socketPathWithin("/Users/ann/.mneme", 103))
-	}
-}
-
-// TestExecutableName: mneme-hook.exe on Windows, as is elsewhere; the
-// extensions Windows runs.
-func TestExecutableName(t *testing.T) {
-	for _, tc := range []struct{ goos, name, want string }{
-		{"windows", "mneme-hook", "mneme-hook.exe"},
-		{"windows", "claude.cmd", "claude.cmd"},
-		{"darwin", "mneme-hook", "mneme-hook"},
-		{"linux", "mneme", "mneme"},
-	} {
-		if got := executableName(tc.goos, tc.name); got != tc.want {
-			t.Errorf("%s %s: %s, want %s", tc.goos, tc.name, got, tc.want)
-		}
-	}
-	for name, want := range map[string]bool{`C:\go\bin\mneme.exe`: true, "x.CMD": true, "mneme": false, "a.txt": false} {
-		if windowsExecutable(name) != want {
-			t.Errorf("windowsExecutable(%q) = %v", name, !want)
-		}
 	}
 }
 

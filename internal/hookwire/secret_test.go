@@ -1,4 +1,4 @@
-package hooks_test
+package hookwire_test
 
 import (
 	"os"
@@ -7,14 +7,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mneme-dev/mneme/hooks"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // TestPrepareDataDirTightens: a new data directory is 0700, and an existing
 // one of ours that is open to others is closed.
 func TestPrepareDataDirTightens(t *testing.T) {
 	fresh := filepath.Join(t.TempDir(), "a", "data")
-	if err := hooks.PrepareDataDir(fresh); err != nil {
+	if err := hookwire.PrepareDataDir(fresh); err != nil {
 		t.Fatal(err)
 	}
 	loose := filepath.Join(t.TempDir(), "loose")
@@ -24,7 +24,7 @@ func TestPrepareDataDirTightens(t *testing.T) {
 	if err := os.Chmod(loose, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := hooks.PrepareDataDir(loose); err != nil {
+	if err := hookwire.PrepareDataDir(loose); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{fresh, loose} {
@@ -41,7 +41,7 @@ func TestPrepareDataDirTightens(t *testing.T) {
 // TestSecretFileConcurrentStarts: workers starting at once agree on one
 // secret, written 0600.
 func TestSecretFileConcurrentStarts(t *testing.T) {
-	t.Setenv(hooks.EnvToken, "")
+	t.Setenv(hookwire.EnvToken, "")
 	dir := t.TempDir()
 	const n = 8
 	got := make([]string, n)
@@ -51,7 +51,7 @@ func TestSecretFileConcurrentStarts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], errs[i] = hooks.Secret(dir)
+			got[i], errs[i] = hookwire.Secret(dir)
 		}()
 	}
 	wg.Wait()
@@ -66,7 +66,7 @@ func TestSecretFileConcurrentStarts(t *testing.T) {
 	if len(got[0]) != 43 {
 		t.Errorf("secret %q: want 43 base64url characters (32 bytes)", got[0])
 	}
-	info, err := os.Stat(filepath.Join(dir, hooks.SecretFile))
+	info, err := os.Stat(filepath.Join(dir, hookwire.SecretFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,34 +82,34 @@ func TestSecretFileConcurrentStarts(t *testing.T) {
 // TestSecretFileRefused: a secret file open to others or a symbolic link is
 // refused, not used.
 func TestSecretFileRefused(t *testing.T) {
-	t.Setenv(hooks.EnvToken, "")
+	t.Setenv(hookwire.EnvToken, "")
 	open := t.TempDir()
-	path := filepath.Join(open, hooks.SecretFile)
+	path := filepath.Join(open, hookwire.SecretFile)
 	if err := os.WriteFile(path, []byte("0123456789abcdefghijklmnopqrstuvwxyz\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(path, 0o644)
-	if _, err := hooks.Secret(open); err == nil || !strings.Contains(err.Error(), "open to others") {
+	if _, err := hookwire.Secret(open); err == nil || !strings.Contains(err.Error(), "open to others") {
 		t.Errorf("secret file mode 0644: err %v, want a refusal", err)
 	}
 	link := t.TempDir()
-	if err := os.Symlink(path, filepath.Join(link, hooks.SecretFile)); err != nil {
+	if err := os.Symlink(path, filepath.Join(link, hookwire.SecretFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hooks.Secret(link); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := hookwire.Secret(link); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("secret file a symlink: err %v, want a refusal", err)
 	}
 }
 
 // TestSecretFromEnv: MNEME_TOKEN is the secret when set, and no file is made.
 func TestSecretFromEnv(t *testing.T) {
-	t.Setenv(hooks.EnvToken, "remote-token-0123456789")
+	t.Setenv(hookwire.EnvToken, "remote-token-0123456789")
 	dir := t.TempDir()
-	s, err := hooks.Secret(dir)
+	s, err := hookwire.Secret(dir)
 	if err != nil || s != "remote-token-0123456789" {
 		t.Fatalf("Secret = %q, %v", s, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, hooks.SecretFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, hookwire.SecretFile)); !os.IsNotExist(err) {
 		t.Errorf("a secret file was made although MNEME_TOKEN is set: %v", err)
 	}
 }
@@ -118,18 +118,18 @@ func TestSecretFromEnv(t *testing.T) {
 // deterministic socket in a per-user temp directory; a short one its own.
 func TestSocketPathFallback(t *testing.T) {
 	short := t.TempDir()
-	if got := hooks.SocketPath(short); got != filepath.Join(short, hooks.SocketFile) {
+	if got := hookwire.SocketPath(short); got != filepath.Join(short, hookwire.SocketFile) {
 		t.Errorf("SocketPath(%s) = %s", short, got)
 	}
 	long := filepath.Join(short, strings.Repeat("d", 120))
-	got := hooks.SocketPath(long)
+	got := hookwire.SocketPath(long)
 	if len(got) > 107 || !strings.HasPrefix(got, filepath.Join(os.TempDir(), "mneme-")) {
 		t.Fatalf("SocketPath(long) = %s", got)
 	}
-	if again := hooks.SocketPath(long); again != got {
+	if again := hookwire.SocketPath(long); again != got {
 		t.Errorf("SocketPath not deterministic: %s then %s", got, again)
 	}
-	if other := hooks.SocketPath(long + "x"); other == got {
+	if other := hookwire.SocketPath(long + "x"); other == got {
 		t.Errorf("two data directories share socket %s", got)
 	}
 }

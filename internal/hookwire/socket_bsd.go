@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package hooks
+package hookwire
 
 // sunPathLen is the size of sun_path in sockaddr_un on macOS and the BSDs:
 // 104 bytes, so a home directory that Linux takes can be too long here.

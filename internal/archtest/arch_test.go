@@ -1,0 +1,227 @@
+// Package archtest holds the architecture rules of mneme's import graph as
+// tests, in the spirit of cmd/mneme-hook's TestDependenciesStaySmall: the
+// rules in /work/shared/STYLE.md and the README are kept by this test, not
+// by review. It reads the graph with `go list -json ./...` and the source
+// with go/parser, so it needs nothing beyond the Go toolchain.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const module = "github.com/mneme-dev/mneme"
+
+// pkg is the part of `go list -json` the rules read.
+type pkg struct {
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// rel is p's path inside the module ("" for the module root).
+func (p pkg) rel() string { return strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/") }
+
+var (
+	listOnce sync.Once
+	listed   []pkg
+	listErr  error
+)
+
+// packages lists every package of the module, once per test binary.
+func packages(t *testing.T) []pkg {
+	t.Helper()
+	listOnce.Do(func() {
+		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goCmd); err != nil {
+			goCmd = "go"
+		}
+		cmd := exec.Command(goCmd, "list", "-json", module+"/...")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			listErr = errors.New(err.Error() + "\n" + stderr.String())
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for {
+			var p pkg
+			if err := dec.Decode(&p); err == io.EOF {
+				break
+			} else if err != nil {
+				listErr = err
+				return
+			}
+			listed = append(listed, p)
+		}
+	})
+	if listErr != nil {
+		t.Fatalf("go list: %v", listErr)
+	}
+	if len(listed) < 20 {
+		t.Fatalf("go list listed only %d packages", len(listed))
+	}
+	return listed
+}
+
+// under reports whether the module-relative path rel is dir or inside it.
+func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+
+// storage is what speaks to a database: GORM, database/sql, the drivers.
+var storage = []string{"gorm.io/", "database/sql", "github.com/glebarez/", "modernc.org/", "github.com/jackc/"}
+
+func isStorage(imp string) bool {
+	for _, s := range storage {
+		if imp == s || strings.HasPrefix(imp, s) || strings.HasPrefix(imp, strings.TrimSuffix(s, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// GORM, database/sql and the SQLite and PostgreSQL drivers are imported
+// only by models and the packages under it: nothing else in mneme speaks
+// to the database, in its code or in its tests (which reach raw SQL
+// through models/modelstest).
+func TestStorageOnlyInModels(t *testing.T) {
+	// The two exceptions, and why: internal/pgtest administers a
+	// throwaway PostgreSQL server for tests (CREATE DATABASE on a cluster,
+	// not mneme's schema); soak's tests read the database of a worker
+	// running as another process, through the driver, as any other
+	// process could.
+	testsMay := map[string]bool{"internal/pgtest": true, "soak": true}
+	for _, p := range packages(t) {
+		if under(p.rel(), "models") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if isStorage(imp) && p.rel() != "internal/pgtest" {
+				t.Errorf("%s imports %s: only models speaks to the database", p.rel(), imp)
+			}
+		}
+		for _, imp := range append(slices.Clone(p.TestImports), p.XTestImports...) {
+			if isStorage(imp) && !testsMay[p.rel()] {
+				t.Errorf("the tests of %s import %s: use a Store method or models/modelstest", p.rel(), imp)
+			}
+		}
+	}
+}
+
+// sqlText is the start of an SQL statement in a string literal.
+var sqlText = regexp.MustCompile(`(?is)^\s*(SELECT\s.*\sFROM\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|VIRTUAL|TRIGGER)\s|ALTER\s+TABLE\s|DROP\s+(TABLE|INDEX|TRIGGER)\s|PRAGMA\s)`)
+
+// No code outside models holds an SQL statement: a query anywhere else
+// is a query the store's backends (SQLite and PostgreSQL) are not tested
+// with. Test files are left out: their raw SQL goes through
+// models/modelstest, which fails the test on an error.
+func TestSQLOnlyInModels(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range packages(t) {
+		if under(p.rel(), "models") || p.rel() == "internal/pgtest" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				if s, err := strconv.Unquote(lit.Value); err == nil && sqlText.MatchString(s) {
+					t.Errorf("%s: SQL outside models: %.60q", fset.Position(lit.Pos()), s)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// importers lists the packages whose own (non-test) code imports target.
+func importers(t *testing.T, target string) []string {
+	var out []string
+	for _, p := range packages(t) {
+		if slices.Contains(p.Imports, module+"/"+target) {
+			out = append(out, p.rel())
+		}
+	}
+	return out
+}
+
+// onlyImportedBy fails for each package that imports target in its own
+// code and is not allowed to.
+func onlyImportedBy(t *testing.T, target, why string, allowed ...string) {
+	t.Helper()
+	for _, p := range importers(t, target) {
+		if !slices.Contains(allowed, p) {
+			t.Errorf("%s imports %s: %s", p, target, why)
+		}
+	}
+}
+
+// internal/app is the composition root: only the command that runs the
+// worker builds it (and internal/testutil, which builds it for tests), so
+// nothing below it can reach back up.
+func TestCompositionRootOnTop(t *testing.T) {
+	onlyImportedBy(t, "internal/app", "only cmd/mneme builds the app", "cmd/mneme", "internal/testutil")
+}
+
+// hooks is the hook client. No worker package imports it: what both
+// sides share is internal/hookwire. hooks and hookwire themselves import
+// only the standard library, internal/privacy and (hooks) hookwire.
+func TestHookClientStaysApart(t *testing.T) {
+	onlyImportedBy(t, "hooks", "the worker shares internal/hookwire with the hook client, not hooks itself", "cmd/mneme", "cmd/mneme-hook")
+	allowed := map[string][]string{
+		"hooks":             {"internal/privacy", "internal/hookwire"},
+		"internal/hookwire": {"internal/privacy"},
+		"internal/privacy":  nil,
+	}
+	for _, p := range packages(t) {
+		may, ok := allowed[p.rel()]
+		if !ok {
+			continue
+		}
+		for _, imp := range p.Imports {
+			first, _, _ := strings.Cut(imp, "/")
+			if strings.HasPrefix(imp, module+"/") {
+				if !slices.Contains(may, strings.TrimPrefix(imp, module+"/")) {
+					t.Errorf("%s imports %s", p.rel(), imp)
+				}
+			} else if strings.Contains(first, ".") {
+				t.Errorf("%s imports the third-party %s: the hook process stays on the standard library", p.rel(), imp)
+			}
+		}
+	}
+}
+
+// The test helpers are for tests: models/modelstest (raw SQL), the
+// benchmark databases and internal/testutil are imported by test files
+// only (and modelstest by testutil).
+func TestTestHelpersOnlyInTests(t *testing.T) {
+	onlyImportedBy(t, "models/modelstest", "raw SQL is for tests", "internal/testutil")
+	onlyImportedBy(t, "models/benchdb", "benchmark databases are for benchmarks")
+	onlyImportedBy(t, "internal/testutil", "test helpers are for tests")
+	onlyImportedBy(t, "internal/pgtest", "a throwaway PostgreSQL is for tests", "internal/testutil", "models/benchdb")
+}
