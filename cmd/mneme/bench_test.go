@@ -141,7 +141,15 @@ func benchPostToolUseUp(b *testing.B, full bool) {
 // with env to srv, and checks they were all stored.
 func hookPostToolUse(b *testing.B, srv *testutil.Server, bin string, env []string, floor time.Duration, tag string, args []string) {
 	session := fmt.Sprintf("%s-%d", tag, time.Now().UnixNano())
-	srv.Hook(b, "user-prompt-submit", promptEvent(session))
+	// The turn is opened by the same command and credentials as the tool
+	// calls: a person's events go to the person's own session (a team
+	// worker refuses them in the owner's).
+	promptArgs := append(append([]string{}, args[:len(args)-1]...), "user-prompt-submit")
+	open := exec.Command(bin, promptArgs...)
+	open.Env, open.Stdin = env, bytes.NewReader(promptEvent(session))
+	if out, err := open.CombinedOutput(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", bin, promptArgs, err, out)
+	}
 	b.ResetTimer()
 	times := spawnTimes(b, bin, env, func(i int) []byte { return toolEvent(session, i) }, args...)
 	report(b, times, floor)
