@@ -107,7 +107,7 @@ func TestForgetCommandCountsMemories(t *testing.T) {
 		t.Fatalf("forget --memory: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = mneme("forget", "--session", s.ClaudeSessionID, "--yes")
-	if code != 0 || !strings.Contains(out, "summaries, 2 memories, for good.") || !strings.Contains(out, "Forgotten: 1 session,") ||
+	if code != 0 || !strings.Contains(out, ", 2 memories, for good.") || !strings.Contains(out, "Forgotten: 1 session,") ||
 		strings.Count(out, ", 2 memories,") != 2 {
 		t.Fatalf("forget --session: exit %d\n%s%s", code, out, errOut)
 	}

@@ -87,7 +87,8 @@ func seedHistory(t *testing.T, srv *testutil.Server, claudeID string, observatio
 	end := at.Add(time.Hour)
 	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
 		s := &models.Session{ClaudeSessionID: claudeID, Project: "history", Cwd: "/home/dev/history", GitBranch: "main", Source: "startup",
-			Status: models.StatusCompleted, PromptCounter: 3, StartedAt: at, EndedAt: &end, EndReason: "exit", LastAssistantMessage: "done"}
+			Status: models.StatusCompleted, PromptCounter: 3, StartedAt: at, EndedAt: &end, EndReason: "exit", LastAssistantMessage: "done",
+			Title: "all"} // what capture would name it: the final summary's request (the rows go in raw here)
 		if err := tx.Insert(s); err != nil {
 			return err
 		}
