@@ -155,7 +155,7 @@ func TestProjects(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("projects = %+v", got)
 	}
-	if got[0].Project != "beta" || got[0].Sessions != 1 || got[0].Observations != 2 || got[0].LastActive == nil ||
+	if got[0].Project != "beta" || got[0].Sessions != 1 || got[0].Observations != 3 || got[0].LastActive == nil ||
 		!got[0].LastActive.Equal(time.Date(2026, 11, 12, 9, 30, 0, 0, time.UTC)) {
 		t.Errorf("first project %+v", got[0])
 	}
