@@ -288,10 +288,14 @@ func TestRetentionCountedBeforeSaving(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var fts int64
-	modelstest.Row(t, srv.Store, []any{&fts}, `SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'old'`)
-	if fts != 0 {
-		t.Fatalf("search index still finds %d deleted observations", fts)
+	// SQLite's FTS5 index is a table of its own that must forget them too;
+	// PostgreSQL's is a column of the rows themselves, gone with them.
+	if !srv.Store.Postgres() {
+		var fts int64
+		modelstest.Row(t, srv.Store, []any{&fts}, `SELECT COUNT(*) FROM observations_fts WHERE observations_fts MATCH 'old'`)
+		if fts != 0 {
+			t.Fatalf("search index still finds %d deleted observations", fts)
+		}
 	}
 }
 

@@ -13,8 +13,11 @@ import (
 
 // notData are the tables that hold no captured data: the settings (the
 // rules themselves), the schema version and the API tokens (hashes and
-// names an admin gave, which a rule must not rewrite).
-var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true}
+// names an admin gave, which a rule must not rewrite); and embeddings, an
+// index of the other tables like the full-text ones: vectors with their
+// row's kind, model and filter columns, deleted by triggers when that
+// row's text is rewritten (it has no id column to page by on PostgreSQL).
+var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true, "embeddings": true}
 
 // TextTable is a table holding captured data, with its TEXT columns.
 type TextTable struct {
