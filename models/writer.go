@@ -28,12 +28,14 @@ const maxLinger = 2 * time.Millisecond
 // neighbours down (see commit).
 // Do returns only after the transaction holding the operation has committed.
 type Writer struct {
-	db       *gorm.DB
-	ops      chan *writeOp
-	quit     chan struct{}
-	done     chan struct{}
-	closed   sync.Once
-	onCommit func(Event)
+	db     *gorm.DB
+	ops    chan *writeOp
+	quit   chan struct{}
+	done   chan struct{}
+	closed sync.Once
+	// onCommit is set once the stream exists, after the writer's loop
+	// started, hence atomic.
+	onCommit atomic.Pointer[func(Event)]
 	// listener publishes the committed events instead of the writer, on
 	// PostgreSQL (nil on SQLite): see pgnotify.go.
 	listener *eventListener
@@ -80,7 +82,8 @@ func (w *Writer) Expect(ctx context.Context) (context.Context, func()) {
 // OnCommit sets where the events appended by committed transactions go (the
 // live-stream broker). The writer calls it from its own goroutine after each
 // commit, in id order, so subscribers see events in the order they were
-// committed. Set it before the first write; fn must not block.
+// committed. Events committed before it is set (a migration's follow-up,
+// say) reach no one, as no one listens yet; fn must not block.
 //
 // On PostgreSQL fn gets every replica's events, from the store's event
 // listener (pgnotify.go), which starts with this call; the writer itself
@@ -90,7 +93,7 @@ func (w *Writer) OnCommit(fn func(Event)) {
 		w.listener.start(fn)
 		return
 	}
-	w.onCommit = fn
+	w.onCommit.Store(&fn)
 }
 
 // txState is what a writer transaction carries in its context: the events
@@ -123,11 +126,12 @@ func (w *Writer) begin() (*gorm.DB, *txState) {
 
 // publish hands a committed transaction's events to OnCommit.
 func (w *Writer) publish(c *txState) {
-	if w.onCommit == nil {
+	fn := w.onCommit.Load()
+	if fn == nil {
 		return
 	}
 	for _, ev := range c.events {
-		w.onCommit(ev)
+		(*fn)(ev)
 	}
 }
 
