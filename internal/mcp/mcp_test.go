@@ -81,18 +81,8 @@ func newWorld(t *testing.T) *world {
 		t.Fatalf("api-server sessions: %+v", sessions)
 	}
 	w := &world{srv: srv, session: sessions.Items[0].ID}
-	// The summaries are written in the background: wait for the final one.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var sums struct {
-			Items []struct{ Kind string } `json:"items"`
-		}
-		srv.GetJSON(t, fmt.Sprintf("/api/summaries?session=%d", w.session), &sums)
-		if len(sums.Items) > 0 && sums.Items[0].Kind == "final" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The summaries are written in the background: wait for them.
+	testutil.WaitJobs(t, srv.Store, time.Minute)
 	return w
 }
 

@@ -45,22 +45,6 @@ func turn(t *testing.T, srv *testutil.Server, cwd, session, prompt, answer strin
 	srv.Hook(t, "session-end", ev("SessionEnd", map[string]any{"reason": "exit"}))
 }
 
-// waitJobs waits until the summary queue is empty.
-func waitJobs(t *testing.T, store *models.Store) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		p, _ := store.CountJobs(context.Background(), models.JobPending)
-		r, _ := store.CountJobs(context.Background(), models.JobRunning)
-		if p+r == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("summary jobs still queued: %d pending, %d running", p, r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func byText(t *testing.T, ms []models.Memory, part string) models.Memory {
 	t.Helper()
@@ -100,7 +84,7 @@ func TestTurnsBecomeMemoriesInForce(t *testing.T) {
 	turn(t, srv, cwd, "mem-s3", "Port 8086 clashes with InfluxDB here; also add the rate limiting.",
 		"Done.\n\nKey decisions:\n- Switched the API port from 8086 to 9090 instead, since 8086 clashes with InfluxDB.\n\n"+
 			"Added rate limiting to the webhook client in `ratelimit.go` (a token bucket).")
-	waitJobs(t, srv.Store)
+	testutil.WaitJobs(t, srv.Store, time.Minute)
 
 	all, err := srv.Store.Memories(ctx, models.MemoryFilter{Project: project})
 	if err != nil {

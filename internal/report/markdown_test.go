@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -52,7 +53,7 @@ func TestMarkdownExportHostile(t *testing.T) {
 	} {
 		srv.Hook(t, s.slug, s.body)
 	}
-	waitJobs(t, srv.Store)
+	testutil.WaitJobs(t, srv.Store, time.Minute)
 
 	resp, md := fetch(t, srv, "/api/sessions/"+url.PathEscape(sid)+"/export?format=md")
 	if resp.StatusCode != 200 {

@@ -1,7 +1,6 @@
 package report_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -63,24 +62,9 @@ func recordSession(t *testing.T, srv *testutil.Server, sid string) {
 	for _, s := range steps {
 		srv.Hook(t, s.slug, s.body)
 	}
-	waitJobs(t, srv.Store)
+	testutil.WaitJobs(t, srv.Store, time.Minute)
 }
 
-func waitJobs(t *testing.T, store *models.Store) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, _ := store.CountJobs(context.Background(), models.JobPending)
-		r, _ := store.CountJobs(context.Background(), models.JobRunning)
-		if p+r == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("summary jobs still queued")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 func TestExportFormats(t *testing.T) {
 	srv := testutil.NewServer(t)
