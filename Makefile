@@ -150,6 +150,10 @@ fuzz-short: ## A few thousand fuzz executions per target (run by make test)
 	@# coordinator report "context deadline exceeded" as a failure.
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
+.PHONY: test-large
+test-large: test-deps ## The import/export and migrate round trips at full size (10,000 observations; make test runs them at 1,000-2,000)
+	MNEME_TEST_LARGE=1 CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m -run '^(TestImportExportLarge|TestMigrateRate)$$' -v ./cmd/mneme/
+
 .PHONY: soak
 soak: build ## Long durability/fault runs: 10,000-event kill -9 burst, 3 min of 8 parallel sessions, 4 min of 8 real Claude Code sessions (MNEME_SOAK_DURATION)
 	@bash e2e/install-claude.sh >/dev/null

@@ -83,6 +83,12 @@ func normalExport(t *testing.T, file string) any {
 // tool_use_ids (one with text that needs sanitising), summaries.
 func seedHistory(t *testing.T, srv *testutil.Server, claudeID string, observations int) {
 	t.Helper()
+	seedHistoryOut(t, srv, claudeID, observations, strings.Repeat("ok ", 20))
+}
+
+// seedHistoryOut is seedHistory with output as every observation's output.
+func seedHistoryOut(t *testing.T, srv *testutil.Server, claudeID string, observations int, output string) {
+	t.Helper()
 	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	end := at.Add(time.Hour)
 	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
@@ -102,7 +108,7 @@ func seedHistory(t *testing.T, srv *testutil.Server, claudeID string, observatio
 		obs := make([]models.Observation, observations)
 		for i := range obs {
 			obs[i] = models.Observation{SessionID: s.ID, Project: "history", PromptNumber: 1 + i%3, ToolName: "Bash", Kind: models.KindBash,
-				Title: fmt.Sprintf("Ran step %d", i), Input: fmt.Sprintf(`{"command":"make step%d"}`, i), Output: strings.Repeat("ok ", 20),
+				Title: fmt.Sprintf("Ran step %d", i), Input: fmt.Sprintf(`{"command":"make step%d"}`, i), Output: output,
 				Files: []string{}, Success: i%7 != 0, Importance: 0.5, CreatedAt: at.Add(time.Duration(i) * time.Millisecond)}
 			if i%2 == 1 {
 				id := fmt.Sprintf("toolu_%d", i)
@@ -305,32 +311,43 @@ func TestImportExportHostile(t *testing.T) {
 	}
 }
 
-// TestImportExportLarge: 10,000 observations round trip; the rate is
-// logged, not asserted.
+// TestImportExportLarge: a session over 1 MiB round trips (it is sent in
+// parts, counted once); the rate is logged, not asserted. make test sends
+// 1,000 observations of 1 KB; make test-large (MNEME_TEST_LARGE=1) 10,000.
 func TestImportExportLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large")
+	n, output := 1_000, strings.Repeat("ok ", 340)
+	if large() {
+		n, output = 10_000, strings.Repeat("ok ", 20)
 	}
 	src := testutil.NewServer(t)
-	seedHistory(t, src, "history-big", 10_000)
+	seedHistoryOut(t, src, "history-big", n, output)
 	start := time.Now()
 	file := exportAll(t, src)
 	exported := time.Since(start)
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= 1<<20 {
+		t.Fatalf("the export is %d bytes: not over the 1 MiB a batch holds", fi.Size())
+	}
 	dst := testutil.NewServer(t)
 	start = time.Now()
 	out := importOK(t, dst, file)
 	imported := time.Since(start)
 	// The session went in parts (it is over 1 MiB), counted once.
-	if got := allCounts(t, dst); got != trailer(t, file) || !strings.Contains(out, "new: 1 session, 2 prompts, 10000 observations") {
+	if got := allCounts(t, dst); got != trailer(t, file) || !strings.Contains(out, fmt.Sprintf("new: 1 session, 2 prompts, %d observations", n)) {
 		t.Fatalf("imported %+v:\n%s", got, out)
 	}
-	fi, _ := os.Stat(file)
-	t.Logf("10,000 observations (%d KB): export %s, import %s (%.0f rows/s)", fi.Size()>>10, exported.Round(time.Millisecond),
-		imported.Round(time.Millisecond), 10_000/imported.Seconds())
+	t.Logf("%d observations (%d KB): export %s, import %s (%.0f rows/s)", n, fi.Size()>>10, exported.Round(time.Millisecond),
+		imported.Round(time.Millisecond), float64(n)/imported.Seconds())
 	if a, b := normalExport(t, file), normalExport(t, exportAll(t, dst)); !reflect.DeepEqual(a, b) {
 		t.Error("the large round trip changed the export")
 	}
 }
+
+// large reports whether the tests run at full size (make test-large).
+func large() bool { return os.Getenv("MNEME_TEST_LARGE") == "1" }
 
 // TestImportExportRefusesCraftedSession: `mneme import` of an `export
 // --all` whose session carries promptCounter 9223372036854775807 refuses

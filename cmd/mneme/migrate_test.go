@@ -395,19 +395,22 @@ func TestMigrateErrors(t *testing.T) {
 	}
 }
 
-// TestMigrateRate copies a source of 10,000 observations (one session of
-// 2,500, written in parts) and logs the rate (it fails on nothing slow);
-// then it copies it again into a fresh database, interrupted after a
-// moment, and runs again: the second run completes it.
+// TestMigrateRate copies a source of small sessions and one big one
+// (written in parts) and logs the rate (it fails on nothing slow); then it
+// copies it again into a fresh database, interrupted after a moment, and
+// runs again: the second run completes it. make test copies 7 sessions and
+// 2,000 observations; make test-large (MNEME_TEST_LARGE=1) 16 and 10,000.
 func TestMigrateRate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10,000 observations")
+	small, each, big := 6, 200, 800
+	if large() {
+		small, each, big = 15, 500, 2500
 	}
+	total := small*each + big
 	srv := testutil.NewServer(t)
-	for i := range 15 {
-		seedHistory(t, srv, fmt.Sprintf("bulk-%02d", i), 500)
+	for i := range small {
+		seedHistory(t, srv, fmt.Sprintf("bulk-%02d", i), each)
 	}
-	seedHistory(t, srv, "bulk-big", 2500)
+	seedHistory(t, srv, "bulk-big", big)
 	settle(t, srv)
 	srv.Shutdown(5 * time.Second)
 	from := filepath.Join(srv.DataDir, "mneme.db")
@@ -419,9 +422,9 @@ func TestMigrateRate(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	took := time.Since(start)
-	t.Logf("10,000 observations: %s\n%s", took, out.String())
-	t.Logf("MIGRATE RATE: %.0f observations/s (16 sessions, %s)", 10000/took.Seconds(), took.Round(time.Millisecond))
-	if !strings.Contains(out.String(), "new: 16 sessions, 32 prompts, 10000 observations, 32 summaries") {
+	t.Logf("%d observations: %s\n%s", total, took, out.String())
+	t.Logf("MIGRATE RATE: %.0f observations/s (%d sessions, %s)", float64(total)/took.Seconds(), small+1, took.Round(time.Millisecond))
+	if want := fmt.Sprintf("new: %d sessions, %d prompts, %d observations, %d summaries", small+1, 2*(small+1), total, 2*(small+1)); !strings.Contains(out.String(), want) {
 		t.Errorf("first run:\n%s", out.String())
 	}
 
