@@ -45,7 +45,6 @@ func turn(t *testing.T, srv *testutil.Server, cwd, session, prompt, answer strin
 	srv.Hook(t, "session-end", ev("SessionEnd", map[string]any{"reason": "exit"}))
 }
 
-
 func byText(t *testing.T, ms []models.Memory, part string) models.Memory {
 	t.Helper()
 	for _, m := range ms {

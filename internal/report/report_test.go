@@ -65,7 +65,6 @@ func recordSession(t *testing.T, srv *testutil.Server, sid string) {
 	testutil.WaitJobs(t, srv.Store, time.Minute)
 }
 
-
 func TestExportFormats(t *testing.T) {
 	srv := testutil.NewServer(t)
 	recordSession(t, srv, "report-1111-2222")
