@@ -58,7 +58,7 @@ test: test-deps ## Run every test (race detector on), the real Claude Code e2e s
 # with MNEME_TEST_BACKEND=postgres their stores and test workers get a
 # database of a throwaway cluster (internal/pgtest) instead of a SQLite
 # file, and a missing PostgreSQL fails them instead of skipping.
-PG_PACKAGES := ./models ./models/pgmigrate ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/summarize ./internal/mcp
+PG_PACKAGES := ./models ./models/pgmigrate ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/forget ./internal/summarize ./internal/mcp
 
 .PHONY: test-postgres
 test-postgres: test-deps-postgres ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
