@@ -15,6 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/pgmigrate"
 )
@@ -86,7 +87,7 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("read %s: %w", from, err)
 	}
-	fmt.Fprintf(stdout, "Copying %s (%s) into %s\n", from, countsText(total), models.RedactURL(to))
+	fmt.Fprintf(stdout, "Copying %s (%s) into %s\n", from, fullexport.CountsText(total), models.RedactURL(to))
 	start := time.Now()
 	var progress func(pgmigrate.Result)
 	var bar *progressbar.ProgressBar
@@ -126,9 +127,9 @@ func printMigrate(w io.Writer, r pgmigrate.Result, took time.Duration) {
 	rate := float64(allRows) / max(took.Seconds(), 1e-3)
 	fmt.Fprintf(w, "migrated %s in %s (%.0f rows/s)\n", plural(r.Sessions, "session"), took.Round(time.Millisecond), rate)
 	fmt.Fprintf(w, "  new: %s, %s, %s, %s\n",
-		countsText(n.Rows.New), plural(n.FileStates[0], "file state"), plural(n.Private[0], "private prompt"), plural(n.Ledger[0], "ledger entry"))
+		fullexport.CountsText(n.Rows.New), plural(n.FileStates[0], "file state"), plural(n.Private[0], "private prompt"), plural(n.Ledger[0], "ledger entry"))
 	fmt.Fprintf(w, "  already there: %s, %s, %s, %s\n",
-		countsText(n.Rows.Existing), plural(n.FileStates[1], "file state"), plural(n.Private[1], "private prompt"), plural(n.Ledger[1], "ledger entry"))
+		fullexport.CountsText(n.Rows.Existing), plural(n.FileStates[1], "file state"), plural(n.Private[1], "private prompt"), plural(n.Ledger[1], "ledger entry"))
 	settings := fmt.Sprintf("  settings: %d copied, %d already the same", r.SettingsNew, r.SettingsSame)
 	if len(r.KeptSettings) > 0 {
 		settings += fmt.Sprintf("; skipped %s: the target has its own (edit them on its settings page)", strings.Join(r.KeptSettings, ", "))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/forget"
-	"github.com/mneme-dev/mneme/internal/report"
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/benchdb"
@@ -113,7 +113,7 @@ func TestForgetFigures(t *testing.T) {
 	t.Logf("backup (VACUUM INTO + integrity_check): %s, %.1f MB (database %.1f MB)", time.Since(start).Round(time.Millisecond), float64(fc.Bytes)/1e6, float64(size())/1e6)
 
 	start = time.Now()
-	n, err := report.ExportAll(ctx, s, io.Discard, now)
+	n, err := fullexport.Write(ctx, s, io.Discard, now)
 	if err != nil {
 		t.Fatal(err)
 	}
