@@ -147,4 +147,3 @@ type ImportResult struct {
 	Stored  int      `json:"stored"`
 	Refused []string `json:"refused,omitempty"`
 }
-
