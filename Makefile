@@ -131,9 +131,9 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.
-FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
+FUZZ_TARGETS := internal/shape:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
+	internal/shape:FuzzCompress internal/shape:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
 	internal/transcript:FuzzParse internal/memory/extract:FuzzExtract
 FUZZTIME ?= 30s
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Cleaner puts restored rows through this machine's privacy settings
-// (ingest.Policy): the export was redacted by the rules of the machine
+// (shape.Policy): the export was redacted by the rules of the machine
 // that wrote it, which may be fewer.
 type Cleaner interface {
 	// CleanRestored cleans r, and reports false when its session's

@@ -1,4 +1,4 @@
-// Package ingest is the worker's side of the Claude Code hook contract:
+// Package shape is the worker's side of the Claude Code hook contract:
 // the payload of each lifecycle event, the JSON a hook must print, the
 // privacy policy (tag stripping, exclusion, redaction), and the
 // deterministic description and compression of tool calls.
@@ -6,7 +6,7 @@
 // What the short-lived hook process itself runs (event names, redaction
 // at the edge, the spool and the thin client) is the leaf package hooks,
 // which imports no database code; event names are used from there.
-package ingest
+package shape
 
 import (
 	"encoding/json"
