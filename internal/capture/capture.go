@@ -1,7 +1,8 @@
-// Package capture turns Claude Code hook events into stored sessions,
-// prompts and observations. It applies the privacy pipeline, commits through
-// the store's group-commit writer, and announces what it stored to the live
-// stream only after the commit.
+// Package capture is the service that turns one Claude Code hook event
+// into stored rows: sessions, prompts and observations. It shapes the
+// payload through internal/shape (privacy policy, description,
+// compression), commits through the store's group-commit writer, and
+// announces what it stored to the live stream only after the commit.
 package capture
 
 import (
