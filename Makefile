@@ -65,7 +65,7 @@ test: test-deps ## Run every test (race detector on), the real Claude Code e2e s
 # with MNEME_TEST_BACKEND=postgres their stores and test workers get a
 # database of a throwaway cluster (internal/pgtest) instead of a SQLite
 # file, and a missing PostgreSQL fails them instead of skipping.
-PG_PACKAGES := ./models ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/summarize ./internal/mcp
+PG_PACKAGES := ./models ./models/pgmigrate ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/forget ./internal/summarize ./internal/mcp
 
 .PHONY: test-postgres
 test-postgres: test-deps-postgres ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
@@ -138,9 +138,9 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 
 # Fuzz targets as package:Name. Crashers land in <package>/testdata/fuzz/,
 # where they stay as regression seeds that plain `go test` runs.
-FUZZ_TARGETS := internal/ingest:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
+FUZZ_TARGETS := internal/shape:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	internal/ingest:FuzzCompress internal/ingest:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
+	internal/shape:FuzzCompress internal/shape:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
 	internal/transcript:FuzzParse internal/memory/extract:FuzzExtract
 FUZZTIME ?= 30s
 

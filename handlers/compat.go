@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 )
 
 // compatBody is the union of the bodies that claude-mem's and jikime-mem's
@@ -40,12 +40,12 @@ type compatBody struct {
 }
 
 // payload maps a compat body onto Claude Code's hook payload.
-func (b *compatBody) payload(event, pathID string) (*ingest.Payload, error) {
+func (b *compatBody) payload(event, pathID string) (*shape.Payload, error) {
 	id := first(pathID, b.ClaudeSessionID, b.ContentSessionID, b.SessionID, b.SessionIDSnake)
 	if id == "" {
 		return nil, badRequest("missing session id (claudeSessionId, contentSessionId or sessionId)")
 	}
-	p := &ingest.Payload{
+	p := &shape.Payload{
 		SessionID:            id,
 		HookEventName:        event,
 		Cwd:                  first(b.Cwd, b.ProjectPath),

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -92,12 +93,12 @@ func (h *Handler) streamDownload(c *fiber.Ctx, filename string, write func(conte
 
 // ExportAll serves GET /api/export/all: every session with its prompts,
 // observations and summaries, as one JSON document streamed while it is
-// read (report.ExportAll documents the format). `mneme export --all`.
+// read (internal/fullexport owns the format). `mneme export --all`.
 func (h *Handler) ExportAll(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "application/json; charset=utf-8")
 	name := "mneme-export-" + time.Now().UTC().Format("2006-01-02") + ".json"
 	return h.streamDownload(c, name, func(ctx context.Context, w *bufio.Writer) error {
-		_, err := report.ExportAll(ctx, h.Store, w, time.Now())
+		_, err := fullexport.Write(ctx, h.Store, w, time.Now())
 		return err
 	})
 }

@@ -9,13 +9,13 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/forget"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
 )
 
 // The right to forget: DELETE on the API, and a confirmation page with a
-// CSRF-protected form in the viewer. Both end in retention.Forget, which
+// CSRF-protected form in the viewer. Both end in forget.Do, which
 // deletes the rows, announces a forgotten event on /stream and scrubs
 // the files.
 
@@ -67,14 +67,14 @@ func notFoundMsg(target, key string, err error) error {
 
 // ForgetJSON serves DELETE /api/observations/:id, /api/prompts/:id,
 // /api/sessions/:id and /api/projects/:id: the rows are deleted for good
-// (retention.Forget) and the answer counts them, per table.
+// (forget.Do) and the answer counts them, per table.
 func (h *Handler) ForgetJSON(target string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, project, err := h.forgetTarget(c, target)
 		if err != nil {
 			return err
 		}
-		out, err := retention.Forget(c.UserContext(), h.Store, target, id, project)
+		out, err := forget.Do(c.UserContext(), h.Store, target, id, project)
 		if err != nil {
 			return notFoundMsg(target, c.Params("id"), err)
 		}
@@ -135,7 +135,7 @@ func (h *Handler) ForgetForm(c *fiber.Ctx) error {
 			back = "/memory?project=" + url.QueryEscape(p.Project)
 		}
 	}
-	out, err := retention.Forget(c.UserContext(), h.Store, target, id, project)
+	out, err := forget.Do(c.UserContext(), h.Store, target, id, project)
 	if err != nil {
 		return notFoundMsg(target, c.Params("id"), err)
 	}

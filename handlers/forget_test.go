@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/forget"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -74,13 +74,13 @@ func noMark(t *testing.T, what string, b []byte) {
 	}
 }
 
-func deleteJSON(t *testing.T, srv *testutil.Server, path string) retention.ForgetOutcome {
+func deleteJSON(t *testing.T, srv *testutil.Server, path string) forget.Outcome {
 	t.Helper()
 	status, body := srv.Do(t, http.MethodDelete, path, nil, nil)
 	if status != http.StatusOK {
 		t.Fatalf("DELETE %s: %d %s", path, status, body)
 	}
-	var out retention.ForgetOutcome
+	var out forget.Outcome
 	if err := json.Unmarshal(body, &out); err != nil {
 		t.Fatal(err)
 	}

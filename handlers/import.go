@@ -13,7 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/views"
 )
@@ -60,7 +60,7 @@ func (h *Handler) ImportEvents(c *fiber.Ctx) error {
 			res.Refused = append(res.Refused, fmt.Sprintf("event %d: unknown event %q", n, ev.Event))
 			return nil
 		}
-		p, err := ingest.Decode(name, ev.Payload)
+		p, err := shape.Decode(name, ev.Payload)
 		if err != nil {
 			res.Refused = append(res.Refused, fmt.Sprintf("event %d (%s): %v", n, name, err))
 			return nil

@@ -4,7 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 )
 
 // IngestHook takes Claude Code's own hook JSON for one event and answers with
@@ -23,7 +23,7 @@ func (h *Handler) IngestHook(c *fiber.Ctx) error {
 // gate answers the file gate (PreToolUse): read-only, so it neither
 // announces itself to the group commit nor waits for it.
 func (h *Handler) gate(c *fiber.Ctx, body []byte) error {
-	p, err := ingest.Decode(hookwire.PreToolUse, body)
+	p, err := shape.Decode(hookwire.PreToolUse, body)
 	if err != nil {
 		return badRequest(err.Error())
 	}
@@ -39,7 +39,7 @@ func (h *Handler) gate(c *fiber.Ctx, body []byte) error {
 func (h *Handler) ingest(c *fiber.Ctx, event string, body []byte) error {
 	ctx, done := h.Capture.Expect(c.UserContext())
 	defer done()
-	p, err := ingest.Decode(event, body)
+	p, err := shape.Decode(event, body)
 	if err != nil {
 		return badRequest(err.Error())
 	}

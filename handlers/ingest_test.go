@@ -18,8 +18,8 @@ import (
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -95,7 +95,7 @@ func TestIngestFixtureSession(t *testing.T) {
 	for i, raw := range events {
 		m := fixtureEvent(t, raw)
 		out := srv.Hook(t, slugOf(m), raw)
-		var o ingest.Output
+		var o shape.Output
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatalf("event %d: answer is not hook JSON: %s", i, out)
 		}
@@ -130,10 +130,10 @@ func TestIngestFixtureSession(t *testing.T) {
 		importance        float64
 		output            string
 	}{
-		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: exit 0", ingest.ImportanceOther, "hello-from-fake"},
-		{"Write", models.KindFileChange, "Created notes.md (2 lines)", ingest.ImportanceFileChange, "# Notes\nsecret  done"},
-		{"Read", models.KindRead, "Read notes.md (3 lines)", ingest.ImportanceRead, ""}, // readTools=metadata: no content
-		{"Edit", models.KindFileChange, "Edited notes.md (+1 −1)", ingest.ImportanceFileChange, "+secret  finished"},
+		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: exit 0", shape.ImportanceOther, "hello-from-fake"},
+		{"Write", models.KindFileChange, "Created notes.md (2 lines)", shape.ImportanceFileChange, "# Notes\nsecret  done"},
+		{"Read", models.KindRead, "Read notes.md (3 lines)", shape.ImportanceRead, ""}, // readTools=metadata: no content
+		{"Edit", models.KindFileChange, "Edited notes.md (+1 −1)", shape.ImportanceFileChange, "+secret  finished"},
 	}
 	if len(obs) != len(want) {
 		t.Fatalf("%d observations, want %d: %+v", len(obs), len(want), obs)

@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
@@ -42,7 +42,7 @@ func sessionStory(d *api.SessionDetail, p *views.SessionPage) views.Story {
 		p.Final = kept
 	}
 	if st.Request == "" && len(d.Prompts) > 0 {
-		st.Request = ingest.Truncate(strings.TrimSpace(d.Prompts[0].Text), 600)
+		st.Request = shape.Truncate(strings.TrimSpace(d.Prompts[0].Text), 600)
 	}
 	for _, m := range p.Memories {
 		switch {

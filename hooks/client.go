@@ -14,7 +14,7 @@
 // per-event process does not load the database, the web server or the
 // templates (their package init and page faults cost about 5 ms a call).
 // The worker's side of the contract (payload decoding, policy, description
-// and compression) is internal/ingest.
+// and compression) is internal/shape.
 package hooks
 
 import (

@@ -168,7 +168,7 @@ func queryRows(tx *gorm.DB, query string, args []any, scan func(*sql.Rows) error
 
 // textSafe is s without NUL bytes and with invalid UTF-8 replaced: what
 // every text column holds. The capture pipeline already drops NULs and
-// replaces invalid UTF-8 (ingest.Policy); this keeps a caller that did not
+// replaces invalid UTF-8 (shape.Policy); this keeps a caller that did not
 // from storing text that FTS5 and the JSON of the live stream would cut or
 // mangle, and keeps o equal to what was stored.
 func textSafe(s string) string {

@@ -65,7 +65,7 @@ const (
 	CommandTest  = "test"  // a test suite (go test, pytest, npm test, …)
 	CommandShell = "shell" // anything else
 	// CommandUnclassified marks a Bash call stored before the field
-	// existed; the worker classifies those at start (ingest.ClassifyStored).
+	// existed; the worker classifies those at start (shape.ClassifyStored).
 	CommandUnclassified = "?"
 )
 

@@ -39,7 +39,7 @@ type RestoreCounts struct {
 	New      Counts `json:"new"`
 	Existing Counts `json:"existing"`
 	// Refused says, for each session not restored, why: "session <id>:
-	// <field> <value> <what it must be>" (RestoreRows.Check).
+	// <field> <value> <what it must be>" (fullexport.Check).
 	Refused []string `json:"refused,omitempty"`
 }
 

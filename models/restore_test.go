@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -78,5 +79,40 @@ func TestRestoreMerges(t *testing.T) {
 	obs, _ := s.ObservationsOfSession(ctx, sess.ID)
 	if len(obs) != 4 || obs[3].Title != "c" {
 		t.Errorf("observations: %+v", obs)
+	}
+}
+
+// TestRestoreCounterCoversPrompts: a session restored with a prompt
+// counter behind its prompts gets the counter moved up, so its next
+// prompt takes a new number instead of colliding (which failed every
+// prompt of the session after it).
+func TestRestoreCounterCoversPrompts(t *testing.T) {
+	s := openTestStore(t)
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	rows := &RestoreRows{
+		Session: Session{ClaudeSessionID: "behind", StartedAt: at},
+		Prompts: []Prompt{{Number: 3, Text: "third", CreatedAt: at}},
+	}
+	var numbers []int
+	err := s.Writer.Do(t.Context(), func(tx *Tx) error {
+		if _, err := tx.Restore(rows); err != nil {
+			return err
+		}
+		sid, err := tx.SessionIDOf("behind")
+		if err != nil {
+			return err
+		}
+		numbers = numbers[:0]
+		for i := range 3 {
+			res, err := tx.RecordPrompt(sid, "", fmt.Sprint("next", i), "next", false, at)
+			if err != nil {
+				return err
+			}
+			numbers = append(numbers, res.Number)
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(numbers) != "[4 5 6]" {
+		t.Fatalf("the prompts after the restored one: %v, %v; want numbers 4, 5, 6", numbers, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/mneme-dev/mneme/handlers"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -82,7 +82,7 @@ type apiError struct {
 func classify(err error) (status int, msg string, fields []models.FieldError) {
 	status, msg = fiber.StatusInternalServerError, "internal error"
 	var fe *fiber.Error
-	var de *ingest.DecodeError
+	var de *shape.DecodeError
 	var ve *models.ValidationError
 	switch {
 	case errors.As(err, &fe):

@@ -107,7 +107,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	api.post("/settings/reapply-redaction", h.ReapplyRedactionJSON)
 
 	// Forgetting: rows deleted for good, with their events, index entries
-	// and freed bytes (retention.Forget); the answer counts them.
+	// and freed bytes (forget.Do); the answer counts them.
 	api.delete("/observations/:id", h.ForgetJSON(models.ForgetObservation))
 	api.delete("/prompts/:id", h.ForgetJSON(models.ForgetPrompt))
 	api.delete("/sessions/:id", h.ForgetJSON(models.ForgetSession))

@@ -49,8 +49,8 @@ func TestDependenciesStaySmall(t *testing.T) {
 		t.Fatalf("go list -deps listed only %q", deps)
 	}
 	for _, dep := range deps {
-		if dep == "github.com/mneme-dev/mneme/internal/ingest" {
-			t.Errorf("mneme-hook imports internal/ingest, which imports models: use hooks")
+		if dep == "github.com/mneme-dev/mneme/internal/shape" {
+			t.Errorf("mneme-hook imports internal/shape, which imports models: use hooks")
 		}
 		for _, f := range forbidden {
 			// internal/privacy and internal/hookwire are the internal packages mneme-hook may

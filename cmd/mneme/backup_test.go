@@ -15,7 +15,7 @@ import (
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
-	reports "github.com/mneme-dev/mneme/internal/report"
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -185,7 +185,7 @@ func TestBackupWhileIngestingAndRestore(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("export --all is not JSON: %v", err)
 	}
-	if doc.Format != reports.AllFormat || doc.Version != reports.AllVersion || doc.Counts != fc.Counts {
+	if doc.Format != fullexport.Format || doc.Version != fullexport.Version || doc.Counts != fc.Counts {
 		t.Fatalf("export of the restored worker: %s %d %+v; the backup holds %+v", doc.Format, doc.Version, doc.Counts, fc.Counts)
 	}
 }

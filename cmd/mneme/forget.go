@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/forget"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -112,7 +112,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		*code = 1
 		return err
 	}
-	var res retention.ForgetOutcome
+	var res forget.Outcome
 	if err := json.Unmarshal(body, &res); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -58,7 +58,7 @@ func TestHookWorkerUp(t *testing.T) {
 	dir := srv.DataDir
 	for _, raw := range testutil.FixtureEvents(t) {
 		out := runHook(t, srv.Port, dir, fixtureSlug(t, raw), raw)
-		var o ingest.Output
+		var o shape.Output
 		if err := json.Unmarshal(out, &o); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestHookWorkerUp(t *testing.T) {
 	// With history, a new session of the project gets the context, exactly
 	// as the worker answered it.
 	out := runHook(t, srv.Port, dir, "session-start", []byte(`{"session_id":"second","cwd":"/home/dev/projects/notes-app","hook_event_name":"SessionStart","source":"startup"}`))
-	var o ingest.Output
+	var o shape.Output
 	json.Unmarshal(out, &o)
 	if o.HookSpecificOutput == nil || o.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(o.HookSpecificOutput.AdditionalContext, "<mneme-context>") {
 		t.Errorf("session-start answer: %s", out)

@@ -10,12 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/api"
-	fullexport "github.com/mneme-dev/mneme/internal/report"
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -26,17 +24,6 @@ import (
 // session sent to the worker (POST /api/import/export-rows), which
 // restores its rows as they were stored and merges them with what it
 // holds: a second import stores nothing twice.
-
-// exportHead is how a full export begins (report.ExportAll writes it so).
-var exportHead = regexp.MustCompile(`^\s*\{\s*"format"\s*:\s*"` + fullexport.AllFormat + `"`)
-
-// peekExport tells whether r begins as a full export, without consuming
-// what it reads.
-func peekExport(r *bufio.Reader) bool {
-	head, _ := r.Peek(256)
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	return exportHead.Match(head)
-}
 
 // splitExports sorts the paths given to `mneme import`: full exports, and
 // the rest (transcripts, directories of them). A .json file that is not an
@@ -52,156 +39,18 @@ func splitExports(paths []string) (exports, rest []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		ok := peekExport(bufio.NewReader(f))
+		ok := fullexport.Peek(bufio.NewReader(f))
 		f.Close()
 		switch {
 		case ok:
 			exports = append(exports, p)
 		case strings.EqualFold(filepath.Ext(p), ".json"):
-			return nil, nil, fmt.Errorf("%s is not a mneme export (it does not begin {\"format\":%q), nor a transcript (*.jsonl)", p, fullexport.AllFormat)
+			return nil, nil, fmt.Errorf("%s is not a mneme export (it does not begin {\"format\":%q), nor a transcript (*.jsonl)", p, fullexport.Format)
 		default:
 			rest = append(rest, p)
 		}
 	}
 	return exports, rest, nil
-}
-
-// errTruncated tells an export that ends before its counts trailer, or
-// whose counts differ from what it holds.
-var errTruncated = errors.New("truncated")
-
-// exportRead is what reading one export found.
-type exportRead struct {
-	Read    models.Counts  // rows read, in complete sessions
-	Trailer *models.Counts // the file's own counts; nil when it has none
-	// Refused says why each session holding a value mneme never stores
-	// (models.RestoreRows.Check) was not sent.
-	Refused []string
-}
-
-// readExport reads a full export from r token by token and hands each
-// complete session to fn, in order, and its memories stated outside any
-// session to mems. A session cut short is never handed on. It fails on
-// an unknown format or version; a file cut short or whose trailer
-// disagrees fails with errTruncated, after fn has had every complete
-// session before the cut.
-func readExport(r io.Reader, fn func(*api.ExportSession) error, mems func([]models.ExportMemory) error) (exportRead, error) {
-	var out exportRead
-	dec := json.NewDecoder(r)
-	broken := func(err error) error {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w: the file ends after %s, with no counts at its end", errTruncated, plural(out.Read.Sessions, "complete session"))
-		}
-		return fmt.Errorf("%w: unreadable after %s (byte %d): %v", errTruncated, plural(out.Read.Sessions, "complete session"), dec.InputOffset(), err)
-	}
-	if err := delim(dec, '{'); err != nil {
-		return out, fmt.Errorf("not a mneme export: %w", err)
-	}
-	version := 0
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return out, broken(err)
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "format":
-			var f string
-			if err := dec.Decode(&f); err != nil || f != fullexport.AllFormat {
-				return out, fmt.Errorf("not a mneme export: format %q", f)
-			}
-		case "version":
-			if err := dec.Decode(&version); err != nil {
-				return out, errors.New("the export's version is not a number")
-			}
-			if version != fullexport.AllVersion {
-				return out, fmt.Errorf("this is version %d of the export format; this mneme reads version %d only (upgrade mneme to import it)", version, fullexport.AllVersion)
-			}
-		case "sessions":
-			if version == 0 {
-				return out, errors.New("the export gives no version before its sessions")
-			}
-			if err := delim(dec, '['); err != nil {
-				return out, broken(err)
-			}
-			for dec.More() {
-				var s api.ExportSession
-				if err := dec.Decode(&s); err != nil {
-					return out, broken(err)
-				}
-				if s.Session.ClaudeSessionID == "" {
-					return out, fmt.Errorf("session %d of the export has no claudeSessionId", out.Read.Sessions+1)
-				}
-				if err := fn(&s); err != nil {
-					return out, err
-				}
-				out.Read.Sessions++
-				out.Read.Prompts += int64(len(s.Prompts))
-				out.Read.Observations += int64(len(s.Observations))
-				out.Read.Summaries += int64(len(s.Summaries))
-				out.Read.Memories += int64(len(s.Memories))
-			}
-			if err := delim(dec, ']'); err != nil {
-				return out, broken(err)
-			}
-		case "memories":
-			var ms []models.ExportMemory
-			if err := dec.Decode(&ms); err != nil {
-				return out, broken(err)
-			}
-			if err := mems(ms); err != nil {
-				return out, err
-			}
-			out.Read.Memories += int64(len(ms))
-		case "counts":
-			var c models.Counts
-			if err := dec.Decode(&c); err != nil {
-				return out, broken(err)
-			}
-			out.Trailer = &c
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return out, broken(err)
-			}
-		}
-	}
-	if err := delim(dec, '}'); err != nil {
-		return out, broken(err)
-	}
-	if version == 0 {
-		return out, errors.New("not a mneme export: no version")
-	}
-	if out.Trailer == nil {
-		return out, fmt.Errorf("%w: the file has no counts at its end", errTruncated)
-	}
-	if *out.Trailer != out.Read {
-		t := out.Trailer
-		return out, fmt.Errorf("%w: its counts say %s, but it holds %s", errTruncated, countsText(*t), countsText(out.Read))
-	}
-	return out, nil
-}
-
-// delim reads the next token, which must be d.
-func delim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != d {
-		return fmt.Errorf("expected %v at byte %d, found %v", d, dec.InputOffset(), tok)
-	}
-	return nil
-}
-
-// countsText is c in words; memories are named when there are some (an
-// export made before memories has none).
-func countsText(c models.Counts) string {
-	s := fmt.Sprintf("%s, %s, %s, %s", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"))
-	if c.Memories != 0 {
-		s += ", " + plural(c.Memories, "memory")
-	}
-	return s
 }
 
 // runImportExports imports the full exports files (see above) through
@@ -221,10 +70,10 @@ func runImportExports(ctx context.Context, sink *socketSink, files []string, std
 		read, err := importExportFile(ctx, file, rs)
 		took := time.Since(start).Round(time.Millisecond)
 		if dry {
-			fmt.Fprintf(stdout, "%s: would import %s (read in %s)\n", file, countsText(read.Read), took)
+			fmt.Fprintf(stdout, "%s: would import %s (read in %s)\n", file, fullexport.CountsText(read.Read), took)
 		} else {
 			fmt.Fprintf(stdout, "%s: read %s in %s\n  new: %s\n  already there: %s\n",
-				file, countsText(read.Read), took, countsText(rs.got.New), countsText(rs.got.Existing))
+				file, fullexport.CountsText(read.Read), took, fullexport.CountsText(rs.got.New), fullexport.CountsText(rs.got.Existing))
 			read.Refused = append(read.Refused, rs.got.Refused...)
 		}
 		if n := len(read.Refused); n > 0 {
@@ -233,7 +82,7 @@ func runImportExports(ctx context.Context, sink *socketSink, files []string, std
 				fmt.Fprintf(stdout, "    %s\n", why)
 			}
 		}
-		if errors.Is(err, errTruncated) {
+		if errors.Is(err, fullexport.ErrTruncated) {
 			kept := "were stored"
 			if dry {
 				kept = "would be stored"
@@ -250,26 +99,26 @@ func runImportExports(ctx context.Context, sink *socketSink, files []string, std
 
 // importExportFile reads one export and sends its sessions with rs (or
 // only reads it when rs is nil).
-func importExportFile(ctx context.Context, file string, rs *restoreSender) (exportRead, error) {
+func importExportFile(ctx context.Context, file string, rs *restoreSender) (fullexport.ReadResult, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return exportRead{}, err
+		return fullexport.ReadResult{}, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
-	if !peekExport(br) {
-		return exportRead{}, fmt.Errorf("not a mneme export (it does not begin {\"format\":%q)", fullexport.AllFormat)
+	if !fullexport.Peek(br) {
+		return fullexport.ReadResult{}, fmt.Errorf("not a mneme export (it does not begin {\"format\":%q)", fullexport.Format)
 	}
 	var refused models.RestoreCounts
 	now := time.Now()
-	read, err := readExport(br, func(s *api.ExportSession) error {
+	read, err := fullexport.Read(br, func(s *fullexport.Session) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		// Checked whole here, before it is cut into parts: a session
 		// is refused whole (the worker checks each part again).
-		rows := models.RestoreRows{Session: s.Session, Prompts: s.Prompts, Summaries: s.Summaries, Observations: s.Observations, Memories: s.Memories}
-		if err := rows.Check(now); err != nil {
+		rows := s.Rows()
+		if err := fullexport.Check(&rows, now); err != nil {
 			refused.Refuse(s.Session.ClaudeSessionID, err)
 			return nil
 		}
@@ -278,7 +127,7 @@ func importExportFile(ctx context.Context, file string, rs *restoreSender) (expo
 		}
 		return rs.add(ctx, s)
 	}, func(ms []models.ExportMemory) error {
-		if err := models.CheckMemories(ms, now); err != nil {
+		if err := fullexport.CheckMemories(ms, now); err != nil {
 			refused.Refused = append(refused.Refused, "memories outside sessions: "+strings.TrimPrefix(err.Error(), models.ErrInvalid.Error()+": "))
 			return nil
 		}
@@ -297,7 +146,7 @@ func importExportFile(ctx context.Context, file string, rs *restoreSender) (expo
 		if ferr == nil {
 			ferr = rs.flushLoose(ctx)
 		}
-		if ferr != nil && (err == nil || errors.Is(err, errTruncated)) {
+		if ferr != nil && (err == nil || errors.Is(err, fullexport.ErrTruncated)) {
 			err = ferr
 		}
 	}
@@ -348,7 +197,7 @@ func (rs *restoreSender) flushLoose(ctx context.Context) error {
 	return send()
 }
 
-func (rs *restoreSender) add(ctx context.Context, s *api.ExportSession) error {
+func (rs *restoreSender) add(ctx context.Context, s *fullexport.Session) error {
 	lines, err := sessionLines(s, batchBytes)
 	if err != nil {
 		return err
@@ -382,7 +231,7 @@ func (rs *restoreSender) flush(ctx context.Context) error {
 // a session too large for one is cut into parts by its observations, the
 // first part holding the prompts and summaries, the others marked
 // Continued.
-func sessionLines(s *api.ExportSession, max int) ([][]byte, error) {
+func sessionLines(s *fullexport.Session, max int) ([][]byte, error) {
 	line, err := json.Marshal(s)
 	if err != nil || len(line) <= max || len(s.Observations) <= 1 {
 		return [][]byte{line}, err
@@ -390,7 +239,7 @@ func sessionLines(s *api.ExportSession, max int) ([][]byte, error) {
 	half := len(s.Observations) / 2
 	first := *s
 	first.Observations = s.Observations[:half]
-	rest := api.ExportSession{Session: s.Session, Observations: s.Observations[half:], Continued: true}
+	rest := fullexport.Session{Session: s.Session, Observations: s.Observations[half:], Continued: true}
 	a, err := sessionLines(&first, max)
 	if err != nil {
 		return nil, err

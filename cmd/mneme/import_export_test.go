@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/fullexport"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -187,8 +188,8 @@ func TestImportExportRoundTrip(t *testing.T) {
 	// What the file holds (the source's summarizer may add a summary of
 	// the fixture session after the export).
 	want := trailer(t, fileA)
-	if !strings.Contains(out, "new: "+countsText(want)) {
-		t.Errorf("first import says:\n%s\nwant new: %s", out, countsText(want))
+	if !strings.Contains(out, "new: "+fullexport.CountsText(want)) {
+		t.Errorf("first import says:\n%s\nwant new: %s", out, fullexport.CountsText(want))
 	}
 	if got := allCounts(t, dst); got != want {
 		t.Errorf("imported %+v, source holds %+v", got, want)
@@ -201,11 +202,11 @@ func TestImportExportRoundTrip(t *testing.T) {
 	}
 
 	// Again, and into the source itself: nothing new.
-	zero := "new: " + countsText(models.Counts{})
+	zero := "new: " + fullexport.CountsText(models.Counts{})
 	for _, srv := range []*testutil.Server{dst, src} {
 		before := allCounts(t, srv)
 		out := importOK(t, srv, fileA)
-		if !strings.Contains(out, zero) || !strings.Contains(out, "already there: "+countsText(want)) || !sameRows(allCounts(t, srv), before) {
+		if !strings.Contains(out, zero) || !strings.Contains(out, "already there: "+fullexport.CountsText(want)) || !sameRows(allCounts(t, srv), before) {
 			t.Errorf("second import:\n%s", out)
 		}
 	}

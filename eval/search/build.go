@@ -9,7 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/hookwire"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -45,25 +45,25 @@ func buildSession(ctx context.Context, store *models.Store, svc *capture.Service
 	at := Base.AddDate(0, 0, s.day)
 	cwd := "/src/" + s.project
 	claudeID := "eval-" + s.key
-	handle := func(event string, p ingest.Payload) error {
+	handle := func(event string, p shape.Payload) error {
 		at = at.Add(time.Minute)
 		t := at
 		p.SessionID, p.Cwd, p.HookEventName, p.MnemeTime = claudeID, cwd, event, &t
 		_, err := svc.Handle(ctx, event, &p)
 		return err
 	}
-	if err := handle(hookwire.SessionStart, ingest.Payload{Source: "startup"}); err != nil {
+	if err := handle(hookwire.SessionStart, shape.Payload{Source: "startup"}); err != nil {
 		return err
 	}
 	toolUse := map[string]string{} // tool_use_id → key
 	var sums []*summary
 	var sumTurn []int
 	for n, tr := range s.turns {
-		if err := handle(hookwire.UserPromptSubmit, ingest.Payload{Prompt: tr.prompt, PromptID: tr.key}); err != nil {
+		if err := handle(hookwire.UserPromptSubmit, shape.Payload{Prompt: tr.prompt, PromptID: tr.key}); err != nil {
 			return err
 		}
 		for _, st := range tr.steps {
-			p := ingest.Payload{PromptID: tr.key, ToolName: st.tool, ToolUseID: "toolu_" + st.key, DurationMS: 800}
+			p := shape.Payload{PromptID: tr.key, ToolName: st.tool, ToolUseID: "toolu_" + st.key, DurationMS: 800}
 			p.ToolInput, _ = json.Marshal(st.input)
 			event := hookwire.PostToolUse
 			if st.err != "" {
@@ -76,7 +76,7 @@ func buildSession(ctx context.Context, store *models.Store, svc *capture.Service
 				return err
 			}
 		}
-		if err := handle(hookwire.Stop, ingest.Payload{PromptID: tr.key, LastAssistantMessage: "Done."}); err != nil {
+		if err := handle(hookwire.Stop, shape.Payload{PromptID: tr.key, LastAssistantMessage: "Done."}); err != nil {
 			return err
 		}
 		if tr.sum != nil {

@@ -147,17 +147,3 @@ type ImportResult struct {
 	Stored  int      `json:"stored"`
 	Refused []string `json:"refused,omitempty"`
 }
-
-// ExportSession is one session of the full export (`mneme export --all`),
-// and one line of POST /api/import/export-rows, what `mneme import
-// FILE.json` sends. A session too large for one request is sent in parts:
-// each carries the session, and Continued marks the parts after the
-// first (they do not count the session again).
-type ExportSession struct {
-	Session      models.Session        `json:"session"`
-	Prompts      []models.Prompt       `json:"prompts"`
-	Summaries    []models.Summary      `json:"summaries"`
-	Observations []models.Observation  `json:"observations"`
-	Memories     []models.ExportMemory `json:"memories,omitempty"`
-	Continued    bool                  `json:"continued,omitempty"`
-}

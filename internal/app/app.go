@@ -20,10 +20,10 @@ import (
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/internal/transcript"
 	"github.com/mneme-dev/mneme/models"
@@ -134,8 +134,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// ones), it shares the key of cleaned identifiers with the hook, and
 	// hands the hook its rules.
 	var svc *capture.Service
-	builtin := ingest.NewPolicy(models.DefaultSettings())
-	policy := func() *ingest.Policy {
+	builtin := shape.NewPolicy(models.DefaultSettings())
+	policy := func() *shape.Policy {
 		if svc == nil {
 			return builtin
 		}
@@ -267,7 +267,7 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 		if !ok {
 			return &hookwire.PermanentError{Msg: "unknown event " + slug}
 		}
-		p, err := ingest.Decode(event, body)
+		p, err := shape.Decode(event, body)
 		if err != nil {
 			return &hookwire.PermanentError{Msg: err.Error()}
 		}
@@ -350,7 +350,7 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 }
 
 // classifyStored gives the Bash observations an older mneme stored their
-// command kind and test outcome (ingest.ClassifyStored), once, at the
+// command kind and test outcome (shape.ClassifyStored), once, at the
 // first start on such a database: reports and summaries read those fields
 // and never parse titles.
 func classifyStored(ctx context.Context, store *models.Store, log *slog.Logger) error {
@@ -365,7 +365,7 @@ func classifyStored(ctx context.Context, store *models.Store, log *slog.Logger) 
 		}
 		err = store.Writer.Do(ctx, func(tx *models.Tx) error {
 			for _, o := range rows {
-				kind, outcome := ingest.ClassifyStored(o)
+				kind, outcome := shape.ClassifyStored(o)
 				if err := tx.SetCommandFields(o.ID, kind, outcome); err != nil {
 					return err
 				}

@@ -17,7 +17,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
 	"github.com/mneme-dev/mneme/internal/app"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 )
 
 // syncBuffer is a bytes.Buffer the worker's goroutines may write while the
@@ -54,7 +54,7 @@ func TestCaptureLogsThroughWorkerLogger(t *testing.T) {
 	}
 	defer w.Shutdown(time.Second)
 	const secret = "AKIAZ7QWERTYUIOP1234"
-	p, err := ingest.Decode(hookwire.PreToolUse, []byte(`{"session_id":"s-gate","hook_event_name":"PreToolUse","cwd":"/tmp/`+secret+`",
+	p, err := shape.Decode(hookwire.PreToolUse, []byte(`{"session_id":"s-gate","hook_event_name":"PreToolUse","cwd":"/tmp/`+secret+`",
 		"tool_name":"Read","tool_input":{"file_path":"/tmp/`+secret+`/main.go"}}`))
 	if err != nil {
 		t.Fatal(err)

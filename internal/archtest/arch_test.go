@@ -191,6 +191,19 @@ func TestCompositionRootOnTop(t *testing.T) {
 	onlyImportedBy(t, "internal/app", "only cmd/mneme builds the app", "cmd/mneme", "internal/testutil")
 }
 
+// The SQLite → PostgreSQL migrator lives beside the store
+// (models/pgmigrate); the `mneme migrate` command is its one user.
+func TestMigratorBesideTheStore(t *testing.T) {
+	onlyImportedBy(t, "models/pgmigrate", "the migrator is `mneme migrate`'s", "cmd/mneme")
+}
+
+// One package owns the full export's format (internal/fullexport): the
+// commands that export and import it and the handlers that serve and
+// restore it call it; nothing else writes or reads the format.
+func TestFullExportOwnsItsFormat(t *testing.T) {
+	onlyImportedBy(t, "internal/fullexport", "the full export is written, read and restored through cmd/mneme and handlers", "cmd/mneme", "handlers")
+}
+
 // hooks is the hook client. No worker package imports it: what both
 // sides share is internal/hookwire. hooks and hookwire themselves import
 // only the standard library, internal/privacy and (hooks) hookwire.

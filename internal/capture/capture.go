@@ -1,7 +1,8 @@
-// Package capture turns Claude Code hook events into stored sessions,
-// prompts and observations. It applies the privacy pipeline, commits through
-// the store's group-commit writer, and announces what it stored to the live
-// stream only after the commit.
+// Package capture is the service that turns one Claude Code hook event
+// into stored rows: sessions, prompts and observations. It shapes the
+// payload through internal/shape (privacy policy, description,
+// compression), commits through the store's group-commit writer, and
+// announces what it stored to the live stream only after the commit.
 package capture
 
 import (
@@ -19,7 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -50,7 +51,7 @@ type Service struct {
 	// Files answers the file gate (PreToolUse); nil answers nothing.
 	Files FileRecaller
 
-	policy   atomic.Pointer[ingest.Policy]
+	policy   atomic.Pointer[shape.Policy]
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
@@ -91,7 +92,7 @@ func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
 
 // SetSettings swaps in new runtime settings; they apply to the next event.
 func (s *Service) SetSettings(st models.Settings) {
-	p := ingest.NewPolicy(st)
+	p := shape.NewPolicy(st)
 	if key := s.idKey; key != nil {
 		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
 	}
@@ -107,12 +108,12 @@ func (s *Service) SetIDKey(key []byte) {
 }
 
 // Policy is the compiled settings in force.
-func (s *Service) Policy() *ingest.Policy { return s.policy.Load() }
+func (s *Service) Policy() *shape.Policy { return s.policy.Load() }
 
 // Handle ingests one event and returns what the hook must print. Every
-// string of the event is cleaned first (ingest.Policy.CleanPayload), so
+// string of the event is cleaned first (shape.Policy.CleanPayload), so
 // nothing below stores a raw value.
-func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (ingest.Output, error) {
+func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (shape.Output, error) {
 	p = s.Policy().CleanPayload(p)
 	p.CapturedBy = PersonFrom(ctx)
 	switch event {
@@ -121,21 +122,21 @@ func (s *Service) Handle(ctx context.Context, event string, p *ingest.Payload) (
 	case hookwire.UserPromptSubmit:
 		return s.userPrompt(ctx, p)
 	case hookwire.PostToolUse, hookwire.PostToolUseFailure:
-		return ingest.Continue(), s.toolUse(ctx, p)
+		return shape.Continue(), s.toolUse(ctx, p)
 	case hookwire.PreToolUse:
 		return s.preToolUse(ctx, p), nil
 	case hookwire.Stop:
-		return ingest.Continue(), s.stop(ctx, p)
+		return shape.Continue(), s.stop(ctx, p)
 	case hookwire.SessionEnd:
-		return ingest.Continue(), s.sessionEnd(ctx, p)
+		return shape.Continue(), s.sessionEnd(ctx, p)
 	}
-	return ingest.Output{}, errors.New("unknown event " + event)
+	return shape.Output{}, errors.New("unknown event " + event)
 }
 
 // session returns the session of p, creating it inside tx when needed.
 // The session may come from the cache: a write on it that finds it gone
 // fails with models.ErrSessionGone, and writeSession runs it again.
-func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, error) {
+func (s *Service) session(tx *models.Tx, p *shape.Payload) (models.SessionRef, error) {
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
@@ -147,7 +148,7 @@ func (s *Service) session(tx *models.Tx, p *ingest.Payload) (models.SessionRef, 
 // ensureSession returns the session of p as stored, creating it inside tx
 // when it is not: a session forgotten while it ran is recorded again, as
 // a new row, from its next event.
-func (s *Service) ensureSession(tx *models.Tx, p *ingest.Payload) (models.SessionRef, error) {
+func (s *Service) ensureSession(tx *models.Tx, p *shape.Payload) (models.SessionRef, error) {
 	proj := s.project(p)
 	ref, err := tx.EnsureSession(&models.Session{
 		ClaudeSessionID: p.SessionID,
@@ -182,7 +183,7 @@ func (s *Service) ensureSession(tx *models.Tx, p *ingest.Payload) (models.Sessio
 // Code's session ids are random UUIDs, so two people never share one by
 // chance: such an event was replayed or made up. The answer is a 403, which
 // the hook drops as permanent (it is neither retried nor spooled).
-func owned(ref models.SessionRef, p *ingest.Payload) error {
+func owned(ref models.SessionRef, p *shape.Payload) error {
 	if ref.CapturedBy == p.CapturedBy {
 		return nil
 	}
@@ -195,7 +196,7 @@ func owned(ref models.SessionRef, p *ingest.Payload) error {
 // secret, which may already run programs as this user). A person's events
 // come from their own machine; the worker opens none of their paths, and
 // their hook sends what it read there itself (hookwire.AddRemoteFacts).
-func onThisMachine(p *ingest.Payload) bool { return p.CapturedBy == "" }
+func onThisMachine(p *shape.Payload) bool { return p.CapturedBy == "" }
 
 // personKey is the context key of the person an event comes from.
 type personKey struct{}
@@ -261,7 +262,7 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 // the project is what their hook found for cwd on their machine
 // (mneme_project, else cwd's base name) and the branch is theirs
 // (mneme_branch).
-func (s *Service) project(p *ingest.Payload) hookwire.Project {
+func (s *Service) project(p *shape.Payload) hookwire.Project {
 	pol := s.Policy()
 	cwd := p.Cwd
 	var proj hookwire.Project
@@ -369,7 +370,7 @@ func (s *Service) Committed(ev models.Event) {
 
 // eventTime is when the event happened: the spooled time of a replayed
 // event, else now.
-func eventTime(p *ingest.Payload, now func() time.Time) time.Time {
+func eventTime(p *shape.Payload, now func() time.Time) time.Time {
 	if p.MnemeTime != nil && !p.MnemeTime.IsZero() {
 		return p.MnemeTime.UTC()
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
-func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
+func (s *Service) sessionStart(ctx context.Context, p *shape.Payload) (shape.Output, error) {
 	var ref models.SessionRef
 	// A session starts (or resumes) rarely: it is looked up in the
 	// database, never the cache, so a session forgotten meanwhile starts
@@ -31,24 +31,24 @@ func (s *Service) sessionStart(ctx context.Context, p *ingest.Payload) (ingest.O
 		return tx.ReopenSession(ref.ID, p.Source, eventTime(p, s.now))
 	})
 	if err != nil {
-		return ingest.Output{}, err
+		return shape.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
 	if s.Context == nil || p.MnemeImport || s.Policy().ProjectExcluded(ref.Project) {
-		return ingest.Continue(), nil
+		return shape.Continue(), nil
 	}
 	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
 	if err != nil {
 		// Context is a courtesy: the session must start regardless.
 		s.log.Warn("build session context", "project", ref.Project, "err", err)
-		return ingest.Continue(), nil
+		return shape.Continue(), nil
 	}
-	return ingest.WithContext(hookwire.SessionStart, text), nil
+	return shape.WithContext(hookwire.SessionStart, text), nil
 }
 
-func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Output, error) {
+func (s *Service) userPrompt(ctx context.Context, p *shape.Payload) (shape.Output, error) {
 	pol := s.Policy()
-	text := ingest.Window(p.Prompt) // cleaned whole by Handle, then cut
+	text := shape.Window(p.Prompt) // cleaned whole by Handle, then cut
 	private := text == "" && p.Raw().Prompt != ""
 	var ref models.SessionRef
 	var res models.PromptResult
@@ -66,26 +66,26 @@ func (s *Service) userPrompt(ctx context.Context, p *ingest.Payload) (ingest.Out
 		}
 		_, err = tx.AppendEventAt(eventTime(p, s.now), models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
-			"text": ingest.Truncate(text, 2000),
+			"text": shape.Truncate(text, 2000),
 		})
 		return err
 	})
 	if err != nil {
-		return ingest.Output{}, err
+		return shape.Output{}, err
 	}
 	s.remember(p.SessionID, ref)
 	if private || res.PromptID == 0 || s.Context == nil || p.MnemeImport {
-		return ingest.Continue(), nil
+		return shape.Continue(), nil
 	}
 	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)
 	if err != nil {
 		s.log.Warn("related memory", "project", ref.Project, "err", err)
-		return ingest.Continue(), nil
+		return shape.Continue(), nil
 	}
-	return ingest.WithContext(hookwire.UserPromptSubmit, hint), nil
+	return shape.WithContext(hookwire.UserPromptSubmit, hint), nil
 }
 
-func (s *Service) toolUse(ctx context.Context, p *ingest.Payload) error {
+func (s *Service) toolUse(ctx context.Context, p *shape.Payload) error {
 	pol := s.Policy()
 	obs := pol.BuildObservation(p)
 	states := s.fileStates(p, obs)
@@ -148,9 +148,9 @@ type observationEventData struct {
 	ToolName     string    `json:"toolName"`
 }
 
-func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
+func (s *Service) stop(ctx context.Context, p *shape.Payload) error {
 	pol := s.Policy()
-	msg := ingest.Window(p.LastAssistantMessage) // cleaned whole by Handle
+	msg := shape.Window(p.LastAssistantMessage) // cleaned whole by Handle
 	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" && onThisMachine(p) {
 		// The transcript is read at the path as received; the stored path
 		// is the cleaned one. (A path the hook redacted cannot be read.)
@@ -158,7 +158,7 @@ func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 		// its last message instead.
 		msg = pol.CleanLong(LastAssistantMessage(raw.TranscriptPath))
 	}
-	msg = ingest.Compress(msg, pol.Settings.Capture.OutputCapBytes)
+	msg = shape.Compress(msg, pol.Settings.Capture.OutputCapBytes)
 	var ref models.SessionRef
 	var number int
 	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
@@ -187,11 +187,11 @@ func (s *Service) stop(ctx context.Context, p *ingest.Payload) error {
 	return nil
 }
 
-func (s *Service) sessionEnd(ctx context.Context, p *ingest.Payload) error {
+func (s *Service) sessionEnd(ctx context.Context, p *shape.Payload) error {
 	// The reason is free text like every other stored field, cleaned by
 	// Handle (a secret in it reached the database, the stream and the
 	// pages before), then cut.
-	reason := ingest.Truncate(p.Reason, 100)
+	reason := shape.Truncate(p.Reason, 100)
 	var ref models.SessionRef
 	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
 		var err error

@@ -2,7 +2,7 @@ package capture
 
 import (
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -17,7 +17,7 @@ var stateTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "Mul
 // privacy rule covers the file's hash too) or one without a tool_use_id
 // (its states would have no key), nor for a person's event: the path names
 // a file of their machine, never one of this machine to stat or hash.
-func (s *Service) fileStates(p *ingest.Payload, obs *models.Observation) []models.FileState {
+func (s *Service) fileStates(p *shape.Payload, obs *models.Observation) []models.FileState {
 	if !onThisMachine(p) {
 		return nil // a person's files are on their machine
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -29,22 +29,22 @@ type FileRequest struct {
 // preToolUse answers the file gate. It writes nothing: no session is
 // created, nothing waits for the writer. Any problem gives the neutral
 // answer, as the tool must never wait on mneme.
-func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Output {
+func (s *Service) preToolUse(ctx context.Context, p *shape.Payload) shape.Output {
 	if s.Files == nil || !onThisMachine(p) {
 		// A person's file is on their machine: the gate, which compares
 		// memories with the file as it is now, has nothing to compare.
-		return ingest.Continue()
+		return shape.Continue()
 	}
 	var in struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
 	}
 	if len(p.ToolInput) > 0 && json.Unmarshal(p.ToolInput, &in) != nil {
-		return ingest.Continue()
+		return shape.Continue()
 	}
 	path := filestate.Abs(firstNonEmpty(in.FilePath, in.NotebookPath), p.Cwd)
 	if path == "" {
-		return ingest.Continue()
+		return shape.Continue()
 	}
 	req := FileRequest{ClaudeSessionID: p.SessionID, Cwd: p.Cwd, Path: path}
 	if ref, ok := s.sessions.Load(p.SessionID); ok {
@@ -57,9 +57,9 @@ func (s *Service) preToolUse(ctx context.Context, p *ingest.Payload) ingest.Outp
 	text, err := s.Files.FileContext(ctx, req)
 	if err != nil {
 		s.log.Warn("file gate", "project", req.Project, "err", err)
-		return ingest.Continue()
+		return shape.Continue()
 	}
-	return ingest.WithContext(hookwire.PreToolUse, text)
+	return shape.WithContext(hookwire.PreToolUse, text)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/filestate"
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -300,7 +300,7 @@ func failureKeys(o models.Observation) []string {
 	var keys []string
 	if o.ToolName == "Bash" && strings.TrimSpace(o.Input) != "" {
 		keys = append(keys, "cmd:"+strings.Join(strings.Fields(o.Input), " "))
-		if f := ingest.CommandFamily(o.Input); f != "" {
+		if f := shape.CommandFamily(o.Input); f != "" {
 			keys = append(keys, "family:"+f)
 		}
 	}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
 func TestDecisionsOf(t *testing.T) {
-	c := cleaner{ingest.NewPolicy(models.DefaultSettings())}
+	c := cleaner{shape.NewPolicy(models.DefaultSettings())}
 	for _, tc := range []struct {
 		name, answer, shown, want string
 	}{

@@ -3,7 +3,7 @@ package recall
 import (
 	"regexp"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -18,7 +18,7 @@ var digits = regexp.MustCompile(`[0-9]+`)
 // routine reports whether o is a successful call of no more than ordinary
 // importance: neither a failure, nor a test run, nor a file change.
 func routine(o models.Observation) bool {
-	return o.Success && o.Importance < ingest.ImportanceFileChange
+	return o.Success && o.Importance < shape.ImportanceFileChange
 }
 
 // foldRoutine keeps, from obs (newest first), the first n observations

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -36,8 +36,8 @@ func newFixture(t testing.TB) *fixture {
 }
 
 func (f *fixture) builder() *Builder {
-	pol := ingest.NewPolicy(f.st)
-	return &Builder{Store: f.store, Policy: func() *ingest.Policy { return pol }}
+	pol := shape.NewPolicy(f.st)
+	return &Builder{Store: f.store, Policy: func() *shape.Policy { return pol }}
 }
 
 // tick advances the fixture's clock by a minute and returns it.

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/privacy"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -29,7 +29,7 @@ const (
 type Builder struct {
 	Store *models.Store
 	// Policy is the compiled settings in force (capture.Service.Policy).
-	Policy func() *ingest.Policy
+	Policy func() *shape.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
@@ -54,13 +54,13 @@ func BudgetBytes(maxTokens int) int {
 	return min(maxTokens*BytesPerToken, models.MaxInjectBytes)
 }
 
-func (b *Builder) policy() *ingest.Policy {
+func (b *Builder) policy() *shape.Policy {
 	if b.Policy != nil {
 		if p := b.Policy(); p != nil {
 			return p
 		}
 	}
-	return ingest.NewPolicy(models.DefaultSettings())
+	return shape.NewPolicy(models.DefaultSettings())
 }
 
 func (b *Builder) now() time.Time {
@@ -74,7 +74,7 @@ func (b *Builder) now() time.Time {
 // collapsed, our own tag name defused, and cut to n runes. Secrets are
 // redacted later, line by line, only for the lines that make it into the
 // budget (see render).
-type cleaner struct{ p *ingest.Policy }
+type cleaner struct{ p *shape.Policy }
 
 func (c cleaner) text(s string, n int) string {
 	if s == "" {

@@ -5,7 +5,8 @@
 // One function, Export, serves the HTTP download and the CLI. It reads only
 // stored data, which the privacy pipeline redacted before storage, and
 // streams observations in batches so a session with 10,000 tool calls is
-// never held in memory at once.
+// never held in memory at once. The full export of everything, read back
+// by `mneme import`, is internal/fullexport's.
 package report
 
 import (

@@ -28,7 +28,7 @@ func TestRetentionLeavesNoTrace(t *testing.T) {
 	ctx := context.Background()
 	const secret = "ghp_Zq8vKx3RetentionOldSecret0123456789"
 	now := time.Now().UTC()
-	recordSession(t, s, "s", []models.Observation{
+	testutil.RecordSession(t, s, "s", []models.Observation{
 		{Title: "old call " + secret, Output: "token " + secret, CreatedAt: now.Add(-40 * 24 * time.Hour)},
 		{Title: "recent call", CreatedAt: now},
 	})
@@ -62,39 +62,6 @@ func TestRetentionLeavesNoTrace(t *testing.T) {
 	if len(events) != 2 || events[0].Kind != models.EventObservation || events[1].Kind != models.EventForgotten {
 		t.Fatalf("event log after retention: %+v", events)
 	}
-}
-
-// recordSession stores a session (its Claude id and project are name)
-// with obs, each a Bash call of its own prompt number unless it has one,
-// and their events, as capture does; it returns the session's id.
-func recordSession(t *testing.T, s *models.Store, name string, obs []models.Observation) int64 {
-	t.Helper()
-	var id int64
-	err := s.Writer.Do(context.Background(), func(tx *models.Tx) error {
-		sess := models.Session{ClaudeSessionID: name, Project: name, StartedAt: time.Now().UTC(), Status: models.StatusActive}
-		if err := tx.Insert(&sess); err != nil {
-			return err
-		}
-		id = sess.ID
-		for i := range obs {
-			o := &obs[i]
-			o.SessionID, o.Project, o.ToolName, o.Kind = sess.ID, name, "Bash", "bash"
-			if o.PromptNumber == 0 {
-				o.PromptNumber = i + 1
-			}
-			if _, err := tx.InsertObservation(o); err != nil {
-				return err
-			}
-			if _, err := tx.AppendEvent(models.EventObservation, name, sess.ID, o.ID, map[string]any{"title": o.Title}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
 }
 
 // Re-applying the redaction rules leaves no trace of the text they

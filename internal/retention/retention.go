@@ -1,6 +1,7 @@
 // Package retention maintains stored data after the fact: the background
 // job that deletes observations older than the retention setting, and the
 // re-application of the current redaction rules to what is already stored.
+// Forgetting, the user's own deletions, is internal/forget's.
 // Every write goes through the store's writer, in batches, so ingest keeps
 // flowing while either runs; the FTS5 triggers keep the search index in
 // step.

@@ -3,7 +3,7 @@ package summarize
 import (
 	"strings"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -17,7 +17,7 @@ type Failure struct {
 	Changes []string // files changed between the failure and the fix (at most 5)
 
 	key, file  string
-	family     string // ingest.CommandFamily of a Bash call
+	family     string // shape.CommandFamily of a Bash call
 	test       bool
 	changesSet map[string]bool
 }
@@ -40,17 +40,17 @@ func failureKey(o *models.Observation) (key, file string) {
 		file = o.Files[0]
 	}
 	if o.ToolName == "Bash" {
-		return "bash:" + ingest.FirstLine(strings.TrimSpace(o.Input)), file
+		return "bash:" + shape.FirstLine(strings.TrimSpace(o.Input)), file
 	}
 	return o.ToolName + ":" + file, file
 }
 
-// bashFamily is a Bash call's ingest.CommandFamily, "" for other tools.
+// bashFamily is a Bash call's shape.CommandFamily, "" for other tools.
 func bashFamily(o *models.Observation) string {
 	if o.ToolName != "Bash" {
 		return ""
 	}
-	return ingest.CommandFamily(o.Input)
+	return shape.CommandFamily(o.Input)
 }
 
 // Add folds one observation in: a failure is recorded; a success fixes

@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
 	"github.com/mneme-dev/mneme/internal/memory/extract"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -75,7 +75,7 @@ func (Heuristic) Build(in *Input) Result {
 			}
 			tests[cmd] = &testRun{cmd: cmd, ok: true, result: TestOutcome(o)}
 		case o.Kind == models.KindBash:
-			commands.add("`" + clip(ingest.FirstLine(command(o)), 80) + "`")
+			commands.add("`" + clip(shape.FirstLine(command(o)), 80) + "`")
 		case o.Kind == models.KindRead:
 			for _, f := range o.Files {
 				reads.add(in.rel(f))
@@ -266,7 +266,7 @@ func TestOutcome(o models.Observation) string { return o.TestOutcome }
 // failureLabel names a failed call: its command, or tool and file.
 func failureLabel(in *Input, o models.Observation) string {
 	if o.ToolName == "Bash" {
-		return "`" + clip(ingest.FirstLine(command(o)), 80) + "`"
+		return "`" + clip(shape.FirstLine(command(o)), 80) + "`"
 	}
 	if len(o.Files) > 0 {
 		return o.ToolName + " of " + in.rel(o.Files[0])

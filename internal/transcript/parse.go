@@ -22,7 +22,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 )
 
 // DefaultMaxLine is the longest transcript line read; a longer one is
@@ -32,7 +32,7 @@ const DefaultMaxLine = 16 << 20
 // Event is one hook event rebuilt from a transcript.
 type Event struct {
 	Name    string // hookwire.SessionStart, …
-	Payload ingest.Payload
+	Payload shape.Payload
 }
 
 // Time is when the event happened.
@@ -250,7 +250,7 @@ func (fp *fileParser) line(raw []byte) error {
 	}
 	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
 	if err != nil {
-		fp.problem(Problem{fp.path, fp.lineNo, fmt.Sprintf("no valid timestamp (%q): skipped", ingest.Truncate(l.Timestamp, 40))})
+		fp.problem(Problem{fp.path, fp.lineNo, fmt.Sprintf("no valid timestamp (%q): skipped", shape.Truncate(l.Timestamp, 40))})
 		return nil
 	}
 	s := fp.session(&l)
@@ -333,7 +333,7 @@ func (fp *fileParser) attachment(s *session, l *line, at time.Time) error {
 		return nil
 	}
 	s.source = src
-	return fp.send(s, hookwire.SessionStart, at, func(p *ingest.Payload) { p.Source = src })
+	return fp.send(s, hookwire.SessionStart, at, func(p *shape.Payload) { p.Source = src })
 }
 
 func (fp *fileParser) assistant(s *session, l *line, at time.Time) error {
@@ -423,7 +423,7 @@ func (fp *fileParser) user(s *session, l *line, at time.Time) error {
 		id = "line-" + l.UUID
 	}
 	s.promptID, s.lastText = id, ""
-	err := fp.send(s, hookwire.UserPromptSubmit, at, func(p *ingest.Payload) { p.Prompt = text })
+	err := fp.send(s, hookwire.UserPromptSubmit, at, func(p *shape.Payload) { p.Prompt = text })
 	s.inTurn = true
 	return err
 }
@@ -447,7 +447,7 @@ func noise(text string) bool {
 func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.RawMessage, at time.Time) error {
 	use, ok := s.pending[b.ToolUseID]
 	if !ok {
-		fp.problem(Problem{fp.path, fp.lineNo, fmt.Sprintf("tool result %s without its tool call: skipped", ingest.Truncate(b.ToolUseID, 60))})
+		fp.problem(Problem{fp.path, fp.lineNo, fmt.Sprintf("tool result %s without its tool call: skipped", shape.Truncate(b.ToolUseID, 60))})
 		return nil
 	}
 	delete(s.pending, b.ToolUseID)
@@ -472,7 +472,7 @@ func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.R
 	if dur < 0 {
 		dur = 0
 	}
-	return fp.send(s, name, at, func(p *ingest.Payload) {
+	return fp.send(s, name, at, func(p *shape.Payload) {
 		p.ToolName, p.ToolInput, p.ToolUseID, p.DurationMS, p.PromptID = use.name, input, b.ToolUseID, dur, promptID
 		if b.IsError {
 			p.Error = resultText(b.Content)
@@ -518,7 +518,7 @@ func (fp *fileParser) stop(s *session, at time.Time) error {
 	}
 	s.inTurn = false
 	msg := s.lastText
-	return fp.send(s, hookwire.Stop, at, func(p *ingest.Payload) { p.LastAssistantMessage = msg })
+	return fp.send(s, hookwire.Stop, at, func(p *shape.Payload) { p.LastAssistantMessage = msg })
 }
 
 // endTurn stops a turn that had no Stop line (an interrupted turn, or a
@@ -544,7 +544,7 @@ func (fp *fileParser) finish(modTime time.Time) error {
 			continue
 		}
 		for id, use := range s.pending {
-			fp.problem(Problem{fp.path, 0, fmt.Sprintf("tool call %s (%s) has no result: skipped", ingest.Truncate(id, 60), use.name)})
+			fp.problem(Problem{fp.path, 0, fmt.Sprintf("tool call %s (%s) has no result: skipped", shape.Truncate(id, 60), use.name)})
 		}
 		if err := fp.endTurn(s); err != nil {
 			return err
@@ -553,7 +553,7 @@ func (fp *fileParser) finish(modTime time.Time) error {
 		if !s.started || !s.main {
 			continue
 		}
-		if err := fp.send(s, hookwire.SessionEnd, s.seen, func(p *ingest.Payload) { p.Reason = EndReason }); err != nil {
+		if err := fp.send(s, hookwire.SessionEnd, s.seen, func(p *shape.Payload) { p.Reason = EndReason }); err != nil {
 			return err
 		}
 	}
@@ -566,7 +566,7 @@ const EndReason = "imported"
 
 // send emits one event of s (after its SessionStart, the first time),
 // unless s is filtered out or the event is older than Options.Since.
-func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ingest.Payload)) error {
+func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*shape.Payload)) error {
 	if !s.resolved {
 		s.resolved = true
 		s.skip = fp.opts.Project != "" && fp.opts.projectOf(s.cwd) != fp.opts.Project
@@ -588,13 +588,13 @@ func (fp *fileParser) send(s *session, name string, at time.Time, fill func(*ing
 		if from.Before(fp.opts.Since) || from.After(at) {
 			from = at
 		}
-		if err := fp.send(s, hookwire.SessionStart, from, func(p *ingest.Payload) { p.Source = src }); err != nil {
+		if err := fp.send(s, hookwire.SessionStart, from, func(p *shape.Payload) { p.Source = src }); err != nil {
 			return err
 		}
 	}
 	s.started = true
 	t := at.UTC()
-	ev := &Event{Name: name, Payload: ingest.Payload{
+	ev := &Event{Name: name, Payload: shape.Payload{
 		SessionID: s.id, TranscriptPath: s.path, Cwd: s.cwd, HookEventName: name,
 		MnemeTime: &t, MnemeImport: true,
 	}}

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/internal/ingest"
+	"github.com/mneme-dev/mneme/internal/shape"
 )
 
 // collect is a Sink that keeps what it is sent.
@@ -89,9 +89,9 @@ func TestFixtureGivesTheHookEvents(t *testing.T) {
 	path := old(t, t.TempDir(), "f0373ac4-95a4-4996-a7f7-2576f5e8c9ca.jsonl", data)
 	st, evs := run(t, []string{path}, Options{})
 
-	var want []ingest.Payload
+	var want []shape.Payload
 	for _, raw := range hookEvents(t) {
-		var p ingest.Payload
+		var p shape.Payload
 		if err := json.Unmarshal(raw, &p); err != nil {
 			t.Fatal(err)
 		}

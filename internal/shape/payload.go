@@ -1,12 +1,16 @@
-// Package ingest is the worker's side of the Claude Code hook contract:
-// the payload of each lifecycle event, the JSON a hook must print, the
-// privacy policy (tag stripping, exclusion, redaction), and the
-// deterministic description and compression of tool calls.
+// Package shape is the pure shaping of one hook payload: the payload of
+// each Claude Code lifecycle event as the worker decodes it, the JSON a
+// hook must print, the privacy policy (tag stripping, exclusion,
+// redaction), and the deterministic description, classification and
+// compression of a tool call into the fields of its row. It stores
+// nothing: internal/capture is the service that turns a hook event into
+// rows (through shape) and commits them.
 //
 // What the short-lived hook process itself runs (event names, redaction
 // at the edge, the spool and the thin client) is the leaf package hooks,
-// which imports no database code; event names are used from there.
-package ingest
+// which imports no database code; event names are used from
+// internal/hookwire.
+package shape
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package ingest
+package shape
 
 import (
 	"github.com/mneme-dev/mneme/internal/testutil/fixtures"

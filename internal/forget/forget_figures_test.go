@@ -1,4 +1,4 @@
-package retention_test
+package forget_test
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mneme-dev/mneme/models/modelstest"
-
-	"github.com/mneme-dev/mneme/internal/report"
-	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/forget"
+	"github.com/mneme-dev/mneme/internal/fullexport"
+	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/benchdb"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // TestForgetFigures measures forgetting, backup and the full export on a
@@ -52,7 +52,7 @@ func TestForgetFigures(t *testing.T) {
 		calls[i] = models.Observation{PromptNumber: 1 + i/100, Title: fmt.Sprintf("Ran `go test ./pkg%d`: ok", i),
 			Output: fmt.Sprintf("ok pkg%d 0.%03ds\n", i, i%1000), Success: true, CreatedAt: now}
 	}
-	big := recordSession(t, s, "big", calls)
+	big := testutil.RecordSession(t, s, "big", calls)
 	s.FlushSearchIndex(ctx)
 	s.CheckpointTruncate()
 	size := func() int64 { fi, _ := os.Stat(path); return fi.Size() }
@@ -61,7 +61,7 @@ func TestForgetFigures(t *testing.T) {
 	var one int64
 	modelstest.Row(t, s, []any{&one}, `SELECT MIN(id) FROM observations`)
 	start := time.Now()
-	out, err := retention.Forget(ctx, s, models.ForgetObservation, one, "")
+	out, err := forget.Do(ctx, s, models.ForgetObservation, one, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestForgetFigures(t *testing.T) {
 		}
 	}()
 	start = time.Now()
-	out, err = retention.Forget(ctx, s, models.ForgetSession, big, "")
+	out, err = forget.Do(ctx, s, models.ForgetSession, big, "")
 	close(stop)
 	<-done
 	if err != nil {
@@ -113,7 +113,7 @@ func TestForgetFigures(t *testing.T) {
 	t.Logf("backup (VACUUM INTO + integrity_check): %s, %.1f MB (database %.1f MB)", time.Since(start).Round(time.Millisecond), float64(fc.Bytes)/1e6, float64(size())/1e6)
 
 	start = time.Now()
-	n, err := report.ExportAll(ctx, s, io.Discard, now)
+	n, err := fullexport.Write(ctx, s, io.Discard, now)
 	if err != nil {
 		t.Fatal(err)
 	}

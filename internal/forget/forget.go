@@ -1,4 +1,9 @@
-package retention
+// Package forget is forgetting: the user's deletions (the viewer, the
+// API, `mneme forget`) of an observation, a prompt with its turn, a
+// session, a project or a memory, and the scrub of what the database
+// files keep of them. Retention, the scheduled deletion of old rows, is
+// internal/retention's; both give the same guarantee.
+package forget
 
 import (
 	"context"
@@ -8,26 +13,25 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// Forgetting: the user's deletions (the viewer, the API, `mneme forget`)
-// and retention's give the same guarantee. The rows go in one writer
+// The guarantee: the rows go in one writer
 // transaction, with their events, their search-index entries and the
 // queue of rows waiting to be indexed, so search, the API, exports and
 // the stream's replay stop showing them at its commit; a forgotten event
 // tells open viewers to drop them. Then Scrub clears what the files keep
 // of them (old index segments, freed pages, the -wal).
 
-// ForgetOutcome is what Forget deleted and how the scrub went.
-type ForgetOutcome struct {
+// Outcome is what Do deleted and how the scrub went.
+type Outcome struct {
 	models.ForgetResult
 	Scrub models.ScrubResult `json:"scrub"`
 }
 
-// Forget deletes target: an observation, a prompt with its turn, or a
+// Do deletes target: an observation, a prompt with its turn, or a
 // session, by id, or a project, by name (models.Forget*); then it scrubs
 // the files. An unknown id or project is models.ErrNotFound. The scrub
 // runs to its end even when ctx is cancelled once the rows are gone.
-func Forget(ctx context.Context, store *models.Store, target string, id int64, project string) (ForgetOutcome, error) {
-	var out ForgetOutcome
+func Do(ctx context.Context, store *models.Store, target string, id int64, project string) (Outcome, error) {
+	var out Outcome
 	err := store.Writer.Do(ctx, func(tx *models.Tx) error {
 		var err error
 		switch target {

@@ -1,4 +1,4 @@
-package ingest
+package shape
 
 import (
 	"encoding/json"

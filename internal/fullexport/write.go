@@ -1,4 +1,4 @@
-package report
+package fullexport
 
 import (
 	"bufio"
@@ -10,41 +10,12 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// The full export (`mneme export --all`, GET /api/export/all): every
-// session with its prompts, observations, summaries and memories, as one JSON
-// document written while it is read, a session at a time and the
-// observations in batches, so memory stays flat whatever the database
-// holds. `mneme import` reads it back. The format (README, "Full
-// export"):
-//
-//	{"format":"mneme-export","version":1,"schemaVersion":9,
-//	 "exportedAt":"2026-11-25T08:00:00Z",
-//	 "sessions":[
-//	  {"session":{…models.Session…},
-//	   "prompts":[{…models.Prompt…},…],
-//	   "summaries":[{…models.Summary…},…],
-//	   "memories":[{…models.ExportMemory: the memory, supersededByRef, supersedes…},…],
-//	   "observations":[{…models.Observation, input and output whole…},…]},
-//	  …],
-//	 "memories":[{…models.ExportMemory: a memory stated outside any session…},…],
-//	 "counts":{"sessions":…,"prompts":…,"observations":…,"summaries":…,"memories":…}}
-//
-// Rows are as the API gives them (the models' JSON), so ids, timestamps
-// (RFC 3339, UTC) and every stored field are kept. counts comes last: a
-// reader can tell a complete file (it has counts, and they match) from a
-// truncated one.
-
-// AllFormat and AllVersion identify the full export's format.
-const (
-	AllFormat  = "mneme-export"
-	AllVersion = 1
-)
-
 // allBatch is how many sessions, or observations, are read per query.
 const allBatch = 200
 
-// ExportAll writes the full export to w and returns what it counted.
-func ExportAll(ctx context.Context, store *models.Store, w io.Writer, now time.Time) (models.Counts, error) {
+// Write writes the full export of store to w, dated now, a session at a
+// time, and returns what it counted.
+func Write(ctx context.Context, store *models.Store, w io.Writer, now time.Time) (models.Counts, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n models.Counts
 	// value writes v without the newline Encode adds.
@@ -55,8 +26,8 @@ func ExportAll(ctx context.Context, store *models.Store, w io.Writer, now time.T
 		}
 		return err
 	}
-	bw.WriteString(`{"format":"` + AllFormat + `","version":`)
-	value(AllVersion)
+	bw.WriteString(`{"format":"` + Format + `","version":`)
+	value(Version)
 	bw.WriteString(`,"schemaVersion":`)
 	value(models.SchemaVersion())
 	bw.WriteString(`,"exportedAt":`)
@@ -140,4 +111,12 @@ func exportSession(ctx context.Context, store *models.Store, bw *bufio.Writer, v
 	})
 	bw.WriteString("]}")
 	return err
+}
+
+// nonNil is s, or an empty slice for nil: the format writes [] for none.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
