@@ -9,25 +9,16 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/api"
-	"github.com/mneme-dev/mneme/internal/app"
-	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
-// fastEmbed makes the worker's indexer poll and back off in milliseconds,
-// give up on a request after 1 s and on a query's vector after 300 ms.
-func fastEmbed(o *app.Options) {
-	o.Embed = embed.Tuning{Timeout: time.Second, Budget: 300 * time.Millisecond, Batch: 4,
-		Idle: 20 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}
-}
-
 // semanticSeed is a worker with a few prompts and tool calls of project
 // gw, ingested through the hooks.
 func semanticSeed(t *testing.T) *testutil.Server {
 	t.Helper()
-	srv := testutil.NewServer(t, fastEmbed)
+	srv := testutil.NewServer(t, testutil.FastEmbed)
 	srv.Hook(t, "session-start", apiHook("SessionStart", "sem-1", "gw", map[string]any{"source": "startup"}))
 	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "sem-1", "gw", map[string]any{
 		"prompt": "users are logged out right after login", "prompt_id": "p1"}))
@@ -39,29 +30,6 @@ func semanticSeed(t *testing.T) *testutil.Server {
 		}))
 	}
 	return srv
-}
-
-func health(t *testing.T, srv *testutil.Server) api.EmbeddingsHealth {
-	t.Helper()
-	var h api.Health
-	srv.GetJSON(t, "/api/health", &h)
-	return h.Embeddings
-}
-
-// waitHealth polls /api/health until cond holds (60 s at most).
-func waitHealth(t *testing.T, srv *testutil.Server, what string, cond func(api.EmbeddingsHealth) bool) api.EmbeddingsHealth {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		h := health(t, srv)
-		if cond(h) {
-			return h
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %+v", what, h)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func putEmbeddings(t *testing.T, srv *testutil.Server, body string) {
@@ -96,7 +64,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
-	if h := health(t, srv); h.State != "off" {
+	if h := srv.EmbeddingsHealth(t); h.State != "off" {
 		t.Fatalf("health before: %+v", h)
 	}
 	const question = "why was the user logged out after the cookie change"
@@ -113,7 +81,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 	}
 
 	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
-	h := waitHealth(t, srv, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total > 0 && h.Embedded == h.Total })
+	h := srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total > 0 && h.Embedded == h.Total })
 	if h.Total != 4 || h.Model != "m" {
 		t.Errorf("health after the backfill: %+v (want 1 prompt + 3 tool calls)", h)
 	}
@@ -134,7 +102,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 
 	// A new row is embedded without anyone asking.
 	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "sem-1", "gw", map[string]any{"prompt": "rotate the signing keys", "prompt_id": "p2"}))
-	waitHealth(t, srv, "the new prompt embedded", func(h api.EmbeddingsHealth) bool { return h.Total == 5 && h.Embedded == 5 })
+	srv.WaitEmbeddings(t, "the new prompt embedded", func(h api.EmbeddingsHealth) bool { return h.Total == 5 && h.Embedded == 5 })
 
 	// Slow endpoint: hybrid answers with text, semantic fails clearly.
 	fake.SetMode(embedtest.Slow)
@@ -170,7 +138,7 @@ func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
 		fake.SetMode(tc.mode)
 		// Each case a new model: every row pending again.
 		putEmbeddings(t, srv, fmt.Sprintf(`{"url":%q,"model":"m%d","dimensions":32}`, tc.url, i))
-		h := waitHealth(t, srv, tc.want, func(h api.EmbeddingsHealth) bool { return h.State == "error" && h.Model == fmt.Sprintf("m%d", i) })
+		h := srv.WaitEmbeddings(t, tc.want, func(h api.EmbeddingsHealth) bool { return h.State == "error" && h.Model == fmt.Sprintf("m%d", i) })
 		if !strings.Contains(h.LastError, tc.want) || h.Embedded != 0 || h.Total != 4 {
 			t.Errorf("case %d: health %+v, want an error saying %q and nothing embedded", i, h, tc.want)
 		}
@@ -180,7 +148,7 @@ func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
 	}
 	fake.SetMode(embedtest.OK)
 	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m-ok","dimensions":32}`)
-	waitHealth(t, srv, "recovery", func(h api.EmbeddingsHealth) bool {
+	srv.WaitEmbeddings(t, "recovery", func(h api.EmbeddingsHealth) bool {
 		return h.State == "ok" && h.LastError == "" && h.Embedded == 4 && h.Model == "m-ok"
 	})
 	// The settings page shows the state.
@@ -197,7 +165,7 @@ func TestForgetDeletesVectors(t *testing.T) {
 	defer fake.Close()
 	srv := semanticSeed(t)
 	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":16}`)
-	waitHealth(t, srv, "the backfill", func(h api.EmbeddingsHealth) bool { return h.Total == 4 && h.Embedded == 4 })
+	srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.Total == 4 && h.Embedded == 4 })
 	var id int64
 	modelstest.Scan(t, srv.Store, &id, `SELECT min(id) FROM observations`)
 	vectors := func() (n int64) {
@@ -213,5 +181,5 @@ func TestForgetDeletesVectors(t *testing.T) {
 	if n := vectors(); n != 0 {
 		t.Errorf("%d vectors left of the forgotten observation", n)
 	}
-	waitHealth(t, srv, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
+	srv.WaitEmbeddings(t, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
 }
