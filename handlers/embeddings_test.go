@@ -3,12 +3,15 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models/modelstest"
@@ -182,4 +185,78 @@ func TestForgetDeletesVectors(t *testing.T) {
 		t.Errorf("%d vectors left of the forgotten observation", n)
 	}
 	srv.WaitEmbeddings(t, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
+}
+
+// syncBuffer is a log sink safe for the worker's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRelatedHintSemanticWithinBudget: with semantic recall on, the
+// UserPromptSubmit hint asks the endpoint (hybrid hints); with the
+// endpoint slow it does not wait for it: the hook answers with the text
+// hints before the endpoint does (the fake never finished the request)
+// and the log says it fell back.
+func TestRelatedHintSemanticWithinBudget(t *testing.T) {
+	fake := embedtest.New(64)
+	fake.Delay = time.Minute
+	defer fake.Close()
+	logs := &syncBuffer{}
+	srv := testutil.NewServer(t, testutil.FastEmbed, func(o *app.Options) {
+		o.Log = slog.New(slog.NewTextHandler(logs, nil))
+		o.Embed.HintBudget = 200 * time.Millisecond
+	})
+	srv.Hook(t, "session-start", apiHook("SessionStart", "old", "gw", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "old", "gw", map[string]any{"prompt": "debug the login", "prompt_id": "p1"}))
+	srv.Hook(t, "post-tool-use", apiHook("PostToolUse", "old", "gw", map[string]any{
+		"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "toolu_old1",
+		"tool_input":    map[string]any{"command": "curl -i localhost/session"},
+		"tool_response": map[string]any{"stdout": "POST /session returned 401 after the cookie change", "stderr": "", "interrupted": false},
+	}))
+	if status, b := srv.Do(t, "PUT", "/api/settings", `{"injection":{"relatedThreshold":0.1}}`, nil); status != 200 {
+		t.Fatalf("threshold: %d %s", status, b)
+	}
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	srv.Hook(t, "session-start", apiHook("SessionStart", "new", "gw", map[string]any{"source": "startup"}))
+
+	asked := fake.Requests.Load()
+	out := srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "new", "gw", map[string]any{
+		"prompt": "the session cookie change returns 401 on POST", "prompt_id": "n1"}))
+	if !strings.Contains(string(out), "related memory") || !strings.Contains(string(out), "curl -i localhost/session") {
+		t.Fatalf("no hint with the endpoint up: %s", out)
+	}
+	if fake.Requests.Load() == asked {
+		t.Error("the hint did not ask the embeddings endpoint")
+	}
+
+	fake.SetMode(embedtest.Slow)
+	asked, answered := fake.Requests.Load(), fake.Texts.Load()
+	out = srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "new", "gw", map[string]any{
+		"prompt": "the session cookie change returns 401 on POST again", "prompt_id": "n2"}))
+	if !strings.Contains(string(out), "related memory") || !strings.Contains(string(out), "curl -i localhost/session") {
+		t.Errorf("no text hint with the endpoint slow: %s\n%s", out, logs.String())
+	}
+	if fake.Requests.Load() == asked || fake.Texts.Load() != answered {
+		t.Errorf("the hook waited for the slow endpoint (asked %d→%d, answered %d→%d)", asked, fake.Requests.Load(), answered, fake.Texts.Load())
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), "hinting from text alone") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fallback is not logged:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

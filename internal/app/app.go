@@ -159,7 +159,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// The context builder, the summary queue and the capture service
 	// read the settings in force (the capture service's: settings_changed
 	// swaps them) through policy.
-	rb := &recall.Builder{Store: store, Policy: policy}
+	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed}
+	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
 	if err != nil {
@@ -226,7 +227,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
-	w.Semantic = &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed}
+	w.Semantic = semantic
 	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,

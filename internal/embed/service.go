@@ -39,6 +39,9 @@ type Tuning struct {
 	Timeout time.Duration
 	// Budget bounds embedding a search's query (see Searcher.Budget).
 	Budget time.Duration
+	// HintBudget bounds the related-memory hint's semantic lookup
+	// (recall.Builder.SemanticBudget).
+	HintBudget time.Duration
 	// Batch, Idle, MinBackoff, MaxBackoff tune the indexer (see Indexer).
 	Batch                        int
 	Idle, MinBackoff, MaxBackoff time.Duration
