@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -258,5 +259,45 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 			t.Fatalf("the fallback is not logged:\n%s", logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSearchPageModeToggle: the viewer's search offers the mode toggle
+// only while semantic recall is on; with it, a plain-language question
+// finds what words alone do not, "Words only" keeps to text, and a slow
+// endpoint shows word matches with a notice.
+func TestSearchPageModeToggle(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	c := srv.LoggedIn(t)
+	get := func(q url.Values) string {
+		t.Helper()
+		resp, err := c.Get(srv.URL + "/search?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET /search?%s: %d %s", q.Encode(), resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	const question = "why was the user logged out after the cookie change"
+	if page := get(url.Values{"q": {question}}); strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, "No matches.") {
+		t.Error("while off: a mode toggle, or text found the question")
+	}
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	page := get(url.Values{"q": {question}})
+	if !strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, `id="results"`) || !strings.Contains(page, "cookie change") {
+		t.Error("hybrid page: no toggle or no results")
+	}
+	if page := get(url.Values{"q": {question}, "mode": {"text"}}); !strings.Contains(page, "No matches.") || !strings.Contains(page, `<option value="text" selected`) {
+		t.Error("mode=text found the question, or the toggle does not show it")
+	}
+	fake.SetMode(embedtest.Slow)
+	if page := get(url.Values{"q": {"cookie"}}); !strings.Contains(page, `id="search-fellback"`) || !strings.Contains(page, `id="results"`) {
+		t.Error("slow endpoint: no notice or no word matches")
 	}
 }
