@@ -242,7 +242,14 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 		// lookup per row through the (model, project) index.
 		where[0] = "+model = ?"
 	}
-	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, vec FROM embeddings WHERE "+strings.Join(where, " AND "), args...).Rows()
+	// On SQLite the scan reads the rowid alone besides the vector (each
+	// column costs the driver a call per row); the few best are resolved
+	// to their rows after.
+	cols, byRowid := "item_type, item_id, vec", !s.Postgres()
+	if byRowid {
+		cols = "rowid, vec"
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT "+cols+" FROM embeddings WHERE "+strings.Join(where, " AND "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +258,12 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 	var b sql.RawBytes // the driver's bytes, not a copy per row
 	for rows.Next() {
 		var c scored
-		if err := rows.Scan(&c.typ, &c.id, &b); err != nil {
+		if byRowid {
+			err = rows.Scan(&c.id, &b)
+		} else {
+			err = rows.Scan(&c.typ, &c.id, &b)
+		}
+		if err != nil {
 			return nil, err
 		}
 		sim, ok := dotEncoded(vec, b)
@@ -270,6 +282,18 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 		return nil, err
 	}
 	best := []scored(*h)
+	if byRowid {
+		if err := s.resolveRowids(ctx, best); err != nil {
+			return nil, err
+		}
+		kept := best[:0]
+		for _, c := range best {
+			if c.typ != "" { // not deleted since the scan
+				kept = append(kept, c)
+			}
+		}
+		best = kept
+	}
 	sort.Slice(best, func(i, j int) bool {
 		if best[i].sim != best[j].sim {
 			return best[i].sim > best[j].sim
@@ -280,6 +304,34 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 		return []SearchHit{}, nil
 	}
 	return s.semanticHits(ctx, best[q.Offset:])
+}
+
+// resolveRowids replaces the embeddings rowids in cands' ids by their
+// rows' type and id (SQLite).
+func (s *Store) resolveRowids(ctx context.Context, cands []scored) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(cands))
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		at[c.id], ids[i] = i, c.id
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT rowid, item_type, item_id FROM embeddings WHERE rowid IN ?", ids).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rowid, id int64
+		var typ string
+		if err := rows.Scan(&rowid, &typ, &id); err != nil {
+			return err
+		}
+		i := at[rowid]
+		cands[i].typ, cands[i].id = typ, id
+	}
+	return rows.Err()
 }
 
 // timeArg is a time as the backend compares created_at.
