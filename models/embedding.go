@@ -189,6 +189,7 @@ type scored struct {
 	typ string
 	id  int64
 	sim float64
+	at  int // the entry of an in-memory snapshot
 }
 
 // minHeap keeps the best k by similarity (the worst on top).
@@ -213,6 +214,18 @@ func (h *minHeap) Pop() any {
 // (no match to mark). The page is q.Offset…q.Offset+q.Limit plus one more
 // hit when there is one, as Search.
 func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
+	if err := q.checkPage(); err != nil {
+		return nil, err
+	}
+	if len(vec) == 0 {
+		return []SearchHit{}, nil
+	}
+	return s.semanticSearchIndexed(ctx, q, model, vec)
+}
+
+// semanticScanSQL is SemanticSearch by a scan of the embeddings table, as
+// before the in-memory index (the reference its tests compare with).
+func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
 	if err := q.checkPage(); err != nil {
 		return nil, err
 	}
@@ -294,16 +307,21 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 		}
 		best = kept
 	}
+	sortScored(best)
+	if q.Offset >= len(best) {
+		return []SearchHit{}, nil
+	}
+	return s.semanticHits(ctx, best[q.Offset:])
+}
+
+// sortScored orders candidates best first (ties: the newer id first).
+func sortScored(best []scored) {
 	sort.Slice(best, func(i, j int) bool {
 		if best[i].sim != best[j].sim {
 			return best[i].sim > best[j].sim
 		}
 		return best[i].id > best[j].id
 	})
-	if q.Offset >= len(best) {
-		return []SearchHit{}, nil
-	}
-	return s.semanticHits(ctx, best[q.Offset:])
 }
 
 // resolveRowids replaces the embeddings rowids in cands' ids by their
@@ -352,6 +370,16 @@ var semanticDetail = map[string]string{
 
 // semanticHits loads the details of the candidates, keeping their order.
 func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, error) {
+	out, err := s.semanticRows(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	return loadedHits(out), nil
+}
+
+// semanticRows is semanticHits with a zero hit (Type "") in place of
+// each candidate whose row is gone.
+func (s *Store) semanticRows(ctx context.Context, cands []scored) ([]SearchHit, error) {
 	out := make([]SearchHit, len(cands))
 	byType := map[string]map[int64]int{}
 	for i, c := range cands {
@@ -391,7 +419,7 @@ func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, 
 			return nil, err
 		}
 	}
-	return loadedHits(out), nil
+	return out, nil
 }
 
 // RRFK is reciprocal rank fusion's constant: a hit at rank r (from 1) of

@@ -69,6 +69,7 @@ func (ix *Indexer) Once(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	ix.Store.VectorsChanged()
 	return len(items), nil
 }
 
