@@ -17,6 +17,9 @@ import (
 // in one slice: 36 bytes + one per dimension, 42 MB per 100k rows at 384
 // dimensions — scanned in memory within the filters; the best few are then
 // resolved to their rows through the store, which drops rows deleted since.
+// Loading reads the whole table once (3 s for 100k rows on SQLite on a
+// loaded 2-core machine), which is why reloads are rate-limited and run
+// in the background.
 //
 // Staleness, and why it is safe: the snapshot is reloaded in the
 // background (the search that notices answers with the snapshot it has)
@@ -31,9 +34,9 @@ import (
 // gone there is dropped, marked dead in the snapshot and the scan is run
 // again, so the page stays full.
 const (
-	vecRefreshMin      = time.Second
-	vecMaxAgePostgres  = 5 * time.Second
-	vecMaxAgeSQLite    = time.Minute
+	vecRefreshMin      = 5 * time.Second
+	vecMaxAgePostgres  = 30 * time.Second
+	vecMaxAgeSQLite    = 5 * time.Minute
 	vecRowOverhead     = 36 // bytes per row besides its dimensions
 	vecResolveAttempts = 4
 )
