@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -64,8 +67,11 @@ func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 }
 
 // SearchJSON serves GET /api/search: q in FTS5 syntax, with project, type,
-// tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100).
-// A query FTS5 refuses is a 400 with the reason.
+// tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100),
+// and mode (hybrid, text or semantic; hybrid by default when semantic
+// recall is on, text when it is off). A query FTS5 refuses is a 400 with
+// the reason; semantic while semantic recall is off is a 400, and an
+// endpoint that fails a semantic search a 503.
 func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	q, err := searchParams(c)
 	if err != nil {
@@ -74,11 +80,11 @@ func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	if strings.TrimSpace(q.Q) == "" {
 		return badRequest("q is required: words to search for, in FTS5 syntax")
 	}
-	hits, err := h.Store.Search(c.UserContext(), q)
+	hits, mode, err := h.search(c.UserContext(), q, c.Query("mode"))
 	if err != nil {
 		return err
 	}
-	res := api.SearchResults{Query: q.Q, Ranked: true}
+	res := api.SearchResults{Query: q.Q, Ranked: true, Mode: mode}
 	page := newPage(hits, q.Limit)
 	if err := h.markStaleHits(c.UserContext(), page.Items); err != nil {
 		return err
@@ -209,4 +215,22 @@ func (h *Handler) StatsJSON(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(st)
+}
+
+// search runs q in mode through semantic recall (text only without it)
+// and returns the hits and the mode it ran in.
+func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
+	if h.Semantic == nil {
+		if mode != "" && mode != embed.ModeText {
+			_, err := (&embed.Service{}).Mode(mode)
+			return nil, "", err
+		}
+		hits, err := h.Store.Search(ctx, q)
+		return hits, embed.ModeText, err
+	}
+	hits, used, err := h.Semantic.Search(ctx, q, mode)
+	if errors.Is(err, embed.ErrEndpoint) {
+		return nil, used, fiber.NewError(fiber.StatusServiceUnavailable, h.clean(err.Error()))
+	}
+	return hits, used, err
 }

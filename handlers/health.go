@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"runtime"
@@ -72,6 +73,7 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		is.LastError = h.clean(is.LastError)
 		out.Indexer = &is
 	}
+	out.Embeddings = h.embeddingsHealth(c.UserContext())
 	if h.Status != nil {
 		if p := h.Status(); p != "" {
 			out.Status, out.Problem = "degraded", p
@@ -101,4 +103,14 @@ func (h *Handler) clean(s string) string {
 		return s
 	}
 	return h.Capture.Policy().Clean(s)
+}
+
+// embeddingsHealth is semantic recall's state, its error redacted.
+func (h *Handler) embeddingsHealth(ctx context.Context) api.EmbeddingsHealth {
+	st, err := h.Semantic.Status(ctx)
+	out := api.EmbeddingsHealth{State: st.State, Model: st.Model, Embedded: st.Embedded, Total: st.Total, LastError: h.clean(st.LastError)}
+	if err != nil && out.LastError == "" {
+		out.LastError = h.clean(err.Error())
+	}
+	return out
 }

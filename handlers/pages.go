@@ -295,7 +295,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	p := views.SearchPage{
 		Meta: h.PageMeta(c, "Search", "search"),
 		Q:    c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"),
-		From: c.Query("from"), To: c.Query("to"),
+		From: c.Query("from"), To: c.Query("to"), Semantic: h.Semantic.Enabled(), Mode: c.Query("mode"),
 	}
 	facets, err := h.Store.FeedFacets(c.UserContext())
 	if err != nil {
@@ -308,7 +308,9 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	if err == nil && strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		var hits []models.SearchHit
-		hits, err = h.Store.Search(c.UserContext(), q)
+		var used string
+		hits, used, err = h.search(c.UserContext(), q, p.Mode)
+		p.FellBack = err == nil && used == "text" && p.Mode != "text" && p.Semantic
 		page := newPage(hits, searchPageSize)
 		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
 		var titles map[int64]string

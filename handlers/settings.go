@@ -18,6 +18,13 @@ import (
 type settingsJSON struct {
 	models.Settings
 	Summarizer summarizerJSON `json:"summarizer"`
+	Embeddings embeddingsJSON `json:"embeddings"`
+}
+
+type embeddingsJSON struct {
+	models.EmbeddingsSettings
+	// APIKey shadows the key: "set" or "not set".
+	APIKey string `json:"apiKey"`
 }
 
 type summarizerJSON struct {
@@ -33,6 +40,12 @@ func publicSettings(st models.Settings) settingsJSON {
 	}
 	out.Settings.Summarizer.APIKey = ""
 	out.Summarizer.SummarizerSettings.APIKey = ""
+	out.Embeddings = embeddingsJSON{EmbeddingsSettings: st.Embeddings, APIKey: models.APIKeyNotSet}
+	if st.Embeddings.APIKey != "" {
+		out.Embeddings.APIKey = models.APIKeySet
+	}
+	out.Settings.Embeddings.APIKey = ""
+	out.Embeddings.EmbeddingsSettings.APIKey = ""
 	return out
 }
 
@@ -51,6 +64,9 @@ func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
 		return badRequest(err.Error())
 	}
 	next, _ := models.UpdateSettings(cur, proposed, clearKey)
+	if models.PatchEmbeddingsClear(c.Body()) {
+		next.Embeddings.APIKey = ""
+	}
 	if d := dangerousChanges(cur, next); len(d) > 0 && !h.mayChangeDangerous(c, "") {
 		return fiber.NewError(fiber.StatusForbidden, dangerousRefusal(d))
 	}

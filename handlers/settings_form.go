@@ -20,7 +20,7 @@ import (
 // for ?project= (default: the most recently active project).
 func (h *Handler) ShowSettings(c *fiber.Ctx) error {
 	st := h.Capture.Policy().Settings
-	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != ""}
+	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != ""}
 	switch {
 	case c.Query("keydropped") != "":
 		p.Notice = "Settings saved and applied. The API key was removed because the base URL changed: enter the key for the new endpoint."
@@ -54,6 +54,8 @@ func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int)
 	if p.RetentionCount, err = retention.CountOlder(ctx, h.Store, p.S.Retention.ObservationDays, time.Now()); err != nil {
 		return err
 	}
+	eh := h.embeddingsHealth(ctx)
+	p.Embeddings = &views.EmbeddingsState{State: eh.State, Model: eh.Model, Done: eh.Embedded, Total: eh.Total, Error: eh.LastError}
 	c.Status(status)
 	return render(c, views.Settings(p))
 }
@@ -66,8 +68,11 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	cur := h.Capture.Policy().Settings
 	proposed, clearKey, errs := settingsFromForm(c, cur)
 	next, keyDropped := models.UpdateSettings(cur, proposed, clearKey)
-	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != ""}
-	page.S.Summarizer.APIKey = ""
+	if c.FormValue("embeddings.clearApiKey") == "on" {
+		next.Embeddings.APIKey = ""
+	}
+	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != "", EmbeddingsKeySet: next.Embeddings.APIKey != ""}
+	page.S.Summarizer.APIKey, page.S.Embeddings.APIKey = "", ""
 	// Validate the rest too, so every problem shows at once; a field that
 	// was not even a number keeps that message.
 	var ve *models.ValidationError
@@ -115,9 +120,9 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 func (h *Handler) ReapplyRedactionForm(c *fiber.Ctx) error {
 	if c.FormValue("confirm") != "yes" {
 		st := h.Capture.Policy().Settings
-		page := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "",
+		page := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != "",
 			Errors: map[string]string{"confirm": "tick the box to confirm: this rewrites stored data"}}
-		page.S.Summarizer.APIKey = ""
+		page.S.Summarizer.APIKey, page.S.Embeddings.APIKey = "", ""
 		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
 	}
 	res, err := retention.Reapply(c.UserContext(), h.Store, h.Capture.Policy().Redactor)
@@ -196,6 +201,15 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 		} else {
 			st.Summarizer.DailyTokenBudget = n
 		}
+	}
+
+	st.Embeddings.URL = strings.TrimSpace(f("embeddings.url"))
+	st.Embeddings.Model = strings.TrimSpace(f("embeddings.model"))
+	st.Embeddings.APIKey = strings.TrimSpace(f("embeddings.apiKey"))
+	if v := strings.TrimSpace(f("embeddings.dimensions")); v == "" {
+		st.Embeddings.Dimensions = 0
+	} else {
+		num("embeddings.dimensions", &st.Embeddings.Dimensions)
 	}
 	return st, on("summarizer.clearApiKey"), errs
 }

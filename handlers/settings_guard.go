@@ -11,7 +11,8 @@ import (
 
 // dangerousChanges names the summarizer settings cur → next changes that
 // decide what program the worker runs (kind, claudePath) or where it sends
-// the sessions (baseUrl). They need the worker's secret: a login cookie,
+// the sessions (baseUrl), and the embeddings URL (where stored text is
+// sent to be embedded). They need the worker's secret: a login cookie,
 // which a page of the viewer holds, is not enough.
 func dangerousChanges(cur, next models.Settings) []string {
 	var out []string
@@ -23,6 +24,9 @@ func dangerousChanges(cur, next models.Settings) []string {
 	}
 	if cur.Summarizer.BaseURL != next.Summarizer.BaseURL {
 		out = append(out, "summarizer.baseUrl")
+	}
+	if cur.Embeddings.URL != next.Embeddings.URL {
+		out = append(out, "embeddings.url")
 	}
 	return out
 }

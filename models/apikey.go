@@ -20,9 +20,31 @@ const APIKeyFile = "apikey"
 // APIKeyPath is where the store keeps the API key.
 func (s *Store) APIKeyPath() string { return filepath.Join(filepath.Dir(s.path), APIKeyFile) }
 
+// EmbeddingsKeyFile is the file, beside APIKeyFile, that holds the
+// embeddings endpoint's key, kept the same way.
+const EmbeddingsKeyFile = "embeddings-key"
+
 // LoadAPIKey reads the API key; a missing file is no key.
-func (s *Store) LoadAPIKey() (string, error) {
-	b, err := os.ReadFile(s.APIKeyPath())
+func (s *Store) LoadAPIKey() (string, error) { return loadKeyFile(s.APIKeyPath()) }
+
+// SaveAPIKey replaces the API key, or removes the file for an empty key.
+func (s *Store) SaveAPIKey(key string) error { return saveKeyFile(s.APIKeyPath(), key) }
+
+// LoadEmbeddingsKey reads the embeddings endpoint's key; a missing file
+// is no key.
+func (s *Store) LoadEmbeddingsKey() (string, error) { return loadKeyFile(s.embeddingsKeyPath()) }
+
+// SaveEmbeddingsKey replaces the embeddings endpoint's key, or removes
+// its file for an empty key.
+func (s *Store) SaveEmbeddingsKey(key string) error { return saveKeyFile(s.embeddingsKeyPath(), key) }
+
+func (s *Store) embeddingsKeyPath() string {
+	return filepath.Join(filepath.Dir(s.path), EmbeddingsKeyFile)
+}
+
+// loadKeyFile reads a key file; a missing file is no key.
+func loadKeyFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
@@ -32,18 +54,17 @@ func (s *Store) LoadAPIKey() (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// SaveAPIKey replaces the API key, or removes the file for an empty key.
-// The file is written to a private temporary name, synced and renamed, so
-// a crash leaves the old key or the new one, never a part.
-func (s *Store) SaveAPIKey(key string) error {
-	path := s.APIKeyPath()
+// saveKeyFile replaces a key file, or removes it for an empty key. The
+// file is written to a private temporary name, synced and renamed, so a
+// crash leaves the old key or the new one, never a part.
+func saveKeyFile(path, key string) error {
 	if key == "" {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove the API key: %w", err)
 		}
 		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".apikey-*")
+	f, err := os.CreateTemp(filepath.Dir(path), ".key-*")
 	if err != nil {
 		return fmt.Errorf("store the API key: %w", err)
 	}

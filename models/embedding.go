@@ -3,6 +3,7 @@ package models
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -128,8 +129,31 @@ func (tx *Tx) SaveEmbeddings(model string, items []EmbedItem, vecs [][]float32) 
 	return nil
 }
 
-// EncodeVector is v as stored: little-endian float32s.
+// EncodeVector is v as stored: quantised to one signed byte per value,
+// after the scale (a little-endian float32, the largest magnitude / 127)
+// that maps them back. A 384-dim vector takes 388 bytes instead of 1,536,
+// which is what a scan reads; recall of the top hits holds (see
+// TestQuantisedRecall).
 func EncodeVector(v []float32) []byte {
+	var m float32
+	for _, x := range v {
+		m = max(m, x, -x)
+	}
+	b := make([]byte, 4+len(v))
+	scale := m / 127
+	binary.LittleEndian.PutUint32(b, math.Float32bits(scale))
+	if scale == 0 {
+		return b
+	}
+	for i, x := range v {
+		b[4+i] = byte(int8(math.Round(float64(x / scale))))
+	}
+	return b
+}
+
+// EncodeVectorFloat32 is v as little-endian float32s, the encoding of the
+// first vectors stored (still read: dotEncoded tells them by length).
+func EncodeVectorFloat32(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
@@ -137,17 +161,27 @@ func EncodeVector(v []float32) []byte {
 	return b
 }
 
-// dotEncoded is the dot product of q and a stored vector, or ok false when
-// their lengths differ (a vector of another model's size).
+// dotEncoded is the dot product of q and a stored vector (quantised, or
+// float32 as first stored), or ok false when their lengths differ (a
+// vector of another model's size).
 func dotEncoded(q []float32, b []byte) (float64, bool) {
-	if len(b) != 4*len(q) {
-		return 0, false
+	switch len(b) {
+	case 4 + len(q):
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(b))
+		b = b[4:]
+		var d float32
+		for i, x := range q {
+			d += x * float32(int8(b[i]))
+		}
+		return float64(d * scale), true
+	case 4 * len(q):
+		var d float32
+		for i, x := range q {
+			d += x * math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return float64(d), true
 	}
-	var d float32
-	for i, x := range q {
-		d += x * math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return float64(d), true
+	return 0, false
 }
 
 // scored is a semantic candidate.
@@ -155,6 +189,7 @@ type scored struct {
 	typ string
 	id  int64
 	sim float64
+	at  int // the entry of an in-memory snapshot
 }
 
 // minHeap keeps the best k by similarity (the worst on top).
@@ -182,6 +217,18 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 	if err := q.checkPage(); err != nil {
 		return nil, err
 	}
+	if len(vec) == 0 {
+		return []SearchHit{}, nil
+	}
+	return s.semanticSearchIndexed(ctx, q, model, vec)
+}
+
+// semanticScanSQL is SemanticSearch by a scan of the embeddings table, as
+// before the in-memory index (the reference its tests compare with).
+func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
+	if err := q.checkPage(); err != nil {
+		return nil, err
+	}
 	want := q.Offset + q.Limit + 1
 	where, args := []string{"model = ?"}, []any{model}
 	if q.Project != "" {
@@ -203,16 +250,33 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 	if q.ExcludeSessionID != 0 {
 		where, args = append(where, "session_id != ?"), append(args, q.ExcludeSessionID)
 	}
-	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, vec FROM embeddings WHERE "+strings.Join(where, " AND "), args...).Rows()
+	if !s.Postgres() && len(where) == 1 {
+		// Every vector of the model: one pass over the table beats a
+		// lookup per row through the (model, project) index.
+		where[0] = "+model = ?"
+	}
+	// On SQLite the scan reads the rowid alone besides the vector (each
+	// column costs the driver a call per row); the few best are resolved
+	// to their rows after.
+	cols, byRowid := "item_type, item_id, vec", !s.Postgres()
+	if byRowid {
+		cols = "rowid, vec"
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT "+cols+" FROM embeddings WHERE "+strings.Join(where, " AND "), args...).Rows()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	h := &minHeap{}
-	var b []byte
+	var b sql.RawBytes // the driver's bytes, not a copy per row
 	for rows.Next() {
 		var c scored
-		if err := rows.Scan(&c.typ, &c.id, &b); err != nil {
+		if byRowid {
+			err = rows.Scan(&c.id, &b)
+		} else {
+			err = rows.Scan(&c.typ, &c.id, &b)
+		}
+		if err != nil {
 			return nil, err
 		}
 		sim, ok := dotEncoded(vec, b)
@@ -231,16 +295,61 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 		return nil, err
 	}
 	best := []scored(*h)
+	if byRowid {
+		if err := s.resolveRowids(ctx, best); err != nil {
+			return nil, err
+		}
+		kept := best[:0]
+		for _, c := range best {
+			if c.typ != "" { // not deleted since the scan
+				kept = append(kept, c)
+			}
+		}
+		best = kept
+	}
+	sortScored(best)
+	if q.Offset >= len(best) {
+		return []SearchHit{}, nil
+	}
+	return s.semanticHits(ctx, best[q.Offset:])
+}
+
+// sortScored orders candidates best first (ties: the newer id first).
+func sortScored(best []scored) {
 	sort.Slice(best, func(i, j int) bool {
 		if best[i].sim != best[j].sim {
 			return best[i].sim > best[j].sim
 		}
 		return best[i].id > best[j].id
 	})
-	if q.Offset >= len(best) {
-		return []SearchHit{}, nil
+}
+
+// resolveRowids replaces the embeddings rowids in cands' ids by their
+// rows' type and id (SQLite).
+func (s *Store) resolveRowids(ctx context.Context, cands []scored) error {
+	if len(cands) == 0 {
+		return nil
 	}
-	return s.semanticHits(ctx, best[q.Offset:])
+	at := make(map[int64]int, len(cands))
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		at[c.id], ids[i] = i, c.id
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT rowid, item_type, item_id FROM embeddings WHERE rowid IN ?", ids).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rowid, id int64
+		var typ string
+		if err := rows.Scan(&rowid, &typ, &id); err != nil {
+			return err
+		}
+		i := at[rowid]
+		cands[i].typ, cands[i].id = typ, id
+	}
+	return rows.Err()
 }
 
 // timeArg is a time as the backend compares created_at.
@@ -261,6 +370,16 @@ var semanticDetail = map[string]string{
 
 // semanticHits loads the details of the candidates, keeping their order.
 func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, error) {
+	out, err := s.semanticRows(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	return loadedHits(out), nil
+}
+
+// semanticRows is semanticHits with a zero hit (Type "") in place of
+// each candidate whose row is gone.
+func (s *Store) semanticRows(ctx context.Context, cands []scored) ([]SearchHit, error) {
 	out := make([]SearchHit, len(cands))
 	byType := map[string]map[int64]int{}
 	for i, c := range cands {
@@ -300,7 +419,7 @@ func (s *Store) semanticHits(ctx context.Context, cands []scored) ([]SearchHit, 
 			return nil, err
 		}
 	}
-	return loadedHits(out), nil
+	return out, nil
 }
 
 // RRFK is reciprocal rank fusion's constant: a hit at rank r (from 1) of

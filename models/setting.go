@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -78,6 +79,26 @@ type SummarizerSettings struct {
 	DailyTokenBudget int64  `json:"dailyTokenBudget"`
 }
 
+// EmbeddingsSettings point semantic recall at an OpenAI-compatible
+// embeddings endpoint (POST {url}/v1/embeddings). An empty URL or model
+// leaves semantic recall off: search is full-text only.
+type EmbeddingsSettings struct {
+	// URL is the endpoint's root, e.g. http://localhost:11434 (Ollama).
+	URL   string `json:"url"`
+	Model string `json:"model"`
+	// Dimensions is the vectors' length (0: whatever the model answers).
+	Dimensions int    `json:"dimensions"`
+	APIKey     string `json:"apiKey,omitempty"` // write-only: never returned
+}
+
+// Enabled reports whether semantic recall is on.
+func (e EmbeddingsSettings) Enabled() bool {
+	return strings.TrimSpace(e.URL) != "" && strings.TrimSpace(e.Model) != ""
+}
+
+// MaxEmbeddingDims bounds the dimensions setting.
+const MaxEmbeddingDims = 8192
+
 // MemorySettings control memories (see Memory): which kinds are
 // extracted from turns, and the share of the SessionStart budget they may
 // take before the other sections.
@@ -114,6 +135,7 @@ type Settings struct {
 	Retention  RetentionSettings  `json:"retention"`
 	Summarizer SummarizerSettings `json:"summarizer"`
 	Memory     MemorySettings     `json:"memory"`
+	Embeddings EmbeddingsSettings `json:"embeddings"`
 }
 
 // BuiltinRedactionRules are the redaction rules every install starts with.
@@ -269,6 +291,17 @@ func (s *Settings) Validate() error {
 	if s.Summarizer.DailyTokenBudget < 0 {
 		add("summarizer.dailyTokenBudget", "must not be negative")
 	}
+	if u := strings.TrimSpace(s.Embeddings.URL); u != "" {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			add("embeddings.url", "must be an http:// or https:// URL, e.g. http://localhost:11434")
+		}
+		if strings.TrimSpace(s.Embeddings.Model) == "" {
+			add("embeddings.model", "needs a model name when the URL is set, e.g. nomic-embed-text")
+		}
+	}
+	if s.Embeddings.Dimensions < 0 || s.Embeddings.Dimensions > MaxEmbeddingDims {
+		add("embeddings.dimensions", "must be between 0 (whatever the model answers) and %d", MaxEmbeddingDims)
+	}
 	if len(errs) > 0 {
 		return &ValidationError{Fields: errs}
 	}
@@ -322,6 +355,9 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 		return out, err
 	}
 	out.Summarizer.APIKey = key
+	if out.Embeddings.APIKey, err = s.LoadEmbeddingsKey(); err != nil {
+		return out, err
+	}
 	return out, nil
 }
 
@@ -332,6 +368,7 @@ func (tx *Tx) WriteSettings(st Settings) error {
 		return err
 	}
 	st.Summarizer.APIKey = ""
+	st.Embeddings.APIKey = ""
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err

@@ -32,7 +32,9 @@ var ErrMalformedSettings = errors.New("malformed JSON")
 //     as it was read, keeps the stored one; clearKey removes it.
 //   - A key belongs to the endpoint it was entered for: when baseUrl
 //     changes and the key is not entered again, the stored key is dropped
-//     rather than sent to the new address (keyDropped).
+//     rather than sent to the new address (keyDropped). The embeddings
+//     endpoint's key follows the same rules (UpdateEmbeddingsKey); clearing
+//     it is the caller's, after this.
 func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
 	next = proposed
 	switch k := next.Summarizer.APIKey; {
@@ -45,8 +47,29 @@ func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDr
 			keyDropped = true
 		}
 	}
+	if UpdateEmbeddingsKey(cur, &next, false) {
+		keyDropped = true
+	}
 	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
 	return next, keyDropped
+}
+
+// UpdateEmbeddingsKey applies the write-only key rules of UpdateSettings
+// to the embeddings endpoint's key in next (cur: the settings in force):
+// an empty key or a status word keeps the stored one, clearKey removes
+// it, and a URL change without a new key drops it (keyDropped).
+func UpdateEmbeddingsKey(cur Settings, next *Settings, clearKey bool) (keyDropped bool) {
+	switch k := next.Embeddings.APIKey; {
+	case clearKey:
+		next.Embeddings.APIKey = ""
+	case k == "" || k == APIKeySet || k == APIKeyNotSet:
+		next.Embeddings.APIKey = cur.Embeddings.APIKey
+		if cur.Embeddings.APIKey != "" && !sameEndpoint(next.Embeddings.URL, cur.Embeddings.URL) {
+			next.Embeddings.APIKey = ""
+			keyDropped = true
+		}
+	}
+	return keyDropped
 }
 
 // sameEndpoint compares two base URLs as the client would use them.
@@ -98,6 +121,10 @@ type settingsPatch struct {
 		SummarizerSettings
 		ClearAPIKey bool `json:"clearApiKey"`
 	} `json:"summarizer"`
+	Embeddings struct {
+		EmbeddingsSettings
+		ClearAPIKey bool `json:"clearApiKey"`
+	} `json:"embeddings"`
 }
 
 // PatchSettings decodes a JSON settings document over cur: fields left out
@@ -116,7 +143,7 @@ func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool,
 	}
 	var probe map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
-		return base, false, errors.Join(ErrMalformedSettings, errors.New("settings are an object of sections (privacy, capture, injection, retention, summarizer): "+err.Error()))
+		return base, false, errors.Join(ErrMalformedSettings, errors.New("settings are an object of sections (privacy, capture, injection, retention, summarizer, memory, embeddings): "+err.Error()))
 	}
 	sent := func(section, field string) bool { _, ok := probe[section][field]; return ok }
 	if sent("privacy", "excludeGlobs") {
@@ -140,12 +167,27 @@ func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool,
 	in := settingsPatch{Settings: base}
 	in.Summarizer.SummarizerSettings = base.Summarizer
 	in.Summarizer.APIKey = ""
+	in.Embeddings.EmbeddingsSettings = base.Embeddings
+	in.Embeddings.APIKey = ""
 	if err := json.Unmarshal(body, &in); err != nil {
 		return base, false, errors.Join(ErrMalformedSettings, err)
 	}
 	proposed = in.Settings
 	proposed.Summarizer = in.Summarizer.SummarizerSettings
+	proposed.Embeddings = in.Embeddings.EmbeddingsSettings
 	return proposed, in.Summarizer.ClearAPIKey, nil
+}
+
+// PatchEmbeddingsClear reports whether a settings document asks to clear
+// the embeddings endpoint's key ({"embeddings": {"clearApiKey": true}}).
+func PatchEmbeddingsClear(body []byte) bool {
+	var in struct {
+		Embeddings struct {
+			ClearAPIKey bool `json:"clearApiKey"`
+		} `json:"embeddings"`
+	}
+	_ = json.Unmarshal(body, &in)
+	return in.Embeddings.ClearAPIKey
 }
 
 // SaveSettings validates next and stores it: the API key in its file
@@ -163,6 +205,15 @@ func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
 			return err
 		}
 	}
+	embKeyChanged := next.Embeddings.APIKey != cur.Embeddings.APIKey
+	if embKeyChanged {
+		if err := s.SaveEmbeddingsKey(next.Embeddings.APIKey); err != nil {
+			if keyChanged {
+				_ = s.SaveAPIKey(cur.Summarizer.APIKey)
+			}
+			return err
+		}
+	}
 	err := s.Writer.Do(ctx, func(tx *Tx) error {
 		if err := tx.WriteSettings(next); err != nil {
 			return err
@@ -174,6 +225,9 @@ func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
 	})
 	if err != nil && keyChanged {
 		_ = s.SaveAPIKey(cur.Summarizer.APIKey)
+	}
+	if err != nil && embKeyChanged {
+		_ = s.SaveEmbeddingsKey(cur.Embeddings.APIKey)
 	}
 	return err
 }
@@ -187,6 +241,7 @@ func changedSections(a, b Settings) []string {
 	}{
 		{"privacy", a.Privacy, b.Privacy}, {"capture", a.Capture, b.Capture}, {"injection", a.Injection, b.Injection},
 		{"retention", a.Retention, b.Retention}, {"summarizer", a.Summarizer, b.Summarizer}, {"memory", a.Memory, b.Memory},
+		{"embeddings", a.Embeddings, b.Embeddings},
 	}
 	for _, p := range pairs {
 		x, _ := json.Marshal(p.x)

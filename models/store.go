@@ -66,6 +66,7 @@ type Store struct {
 	idxDone            chan struct{}
 	ckptOnce           sync.Once
 	idxErrs            errorCount // the background indexer's
+	vecs               vecIndex   // the in-memory vectors (vecindex.go)
 
 	// Ranking weighs ranked search hits (nil: DefaultRanking). Set it
 	// before the store is used.
@@ -255,6 +256,7 @@ func (s *Store) Path() string { return s.path }
 // Close stops the writer (after it has committed what it holds) and closes
 // the database.
 func (s *Store) Close() error {
+	s.waitVectorLoads()
 	if s.ckptStop != nil {
 		s.ckptOnce.Do(func() { close(s.ckptStop) })
 		<-s.ckptDone

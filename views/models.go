@@ -440,7 +440,7 @@ func sessionMarkID(m SessionMarkView) string {
 // searchPageURL is the search with the same form at another offset.
 func searchPageURL(p SearchPage, offset int) string {
 	v := url.Values{}
-	for k, s := range map[string]string{"q": p.Q, "project": p.Project, "type": p.Type, "tool": p.Tool, "from": p.From, "to": p.To} {
+	for k, s := range map[string]string{"q": p.Q, "project": p.Project, "type": p.Type, "tool": p.Tool, "from": p.From, "to": p.To, "mode": p.Mode} {
 		if s != "" {
 			v.Set(k, s)
 		}

@@ -17,6 +17,10 @@ type SettingsPage struct {
 	// APIKeySet tells whether a summarizer API key is stored; the key itself
 	// never reaches the page.
 	APIKeySet bool
+	// EmbeddingsKeySet tells the same of the embeddings endpoint's key.
+	EmbeddingsKeySet bool
+	// Embeddings is the state of semantic recall (nil: not known here).
+	Embeddings *EmbeddingsState
 	// Errors maps a field path (as models.FieldError.Field) to its message.
 	Errors map[string]string
 	// Notice is a success message; Warning asks for a confirmation.
@@ -32,6 +36,16 @@ type SettingsPage struct {
 	Preview  ContextPreview
 }
 
+// EmbeddingsState is semantic recall's state as health reports it.
+type EmbeddingsState struct {
+	// State is "off", "ok", "pending" (nothing tried yet) or "error".
+	State       string
+	Model       string
+	Done, Total int64
+	// Error is the endpoint's last failure, "" when it answers.
+	Error string
+}
+
 // ContextPreview is what a new session of Project would be given now.
 type ContextPreview struct {
 	Project   string
@@ -45,7 +59,7 @@ type ContextPreview struct {
 // its index: the ids of their fieldsets and sections.
 var settingsSections = []struct{ ID, Label string }{
 	{"privacy", "Privacy"}, {"capture", "Capture"}, {"injection", "Context injection"}, {"memory", "Memory"},
-	{"retention", "Retention"}, {"summarizer", "Summarizer"}, {"preview", "Preview"}, {"maintenance", "Re-apply redaction"},
+	{"retention", "Retention"}, {"summarizer", "Summarizer"}, {"embeddings", "Semantic search"}, {"preview", "Preview"}, {"maintenance", "Re-apply redaction"},
 }
 
 func (p SettingsPage) fieldErr(field string) string { return p.Errors[field] }

@@ -20,19 +20,27 @@ import (
 )
 
 func searchCmd(g *globals, code *int) *cobra.Command {
-	var project, typ, tool string
+	var project, typ, tool, mode string
 	var limit int
-	var asJSON bool
+	var asJSON, semantic bool
 	cmd := &cobra.Command{
 		Use:   "search <words…>",
 		Short: "Search everything mneme stored (FTS5 syntax: AND, OR, NOT, prefix*, \"phrases\")",
 		Example: `  mneme search migrate AND test
   mneme search '"connection refused"' --project api-server
-  mneme search auth* --type observation --limit 5`,
+  mneme search auth* --type observation --limit 5
+  mneme search --semantic why did login break`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := url.Values{"q": {strings.Join(args, " ")}, "limit": {strconv.Itoa(limit)}}
-			for k, v := range map[string]string{"project": project, "type": typ, "tool": tool} {
+			if semantic {
+				if mode != "" && mode != "semantic" {
+					*code = 2
+					return fmt.Errorf("--semantic and --mode %s disagree: give one", mode)
+				}
+				mode = "semantic"
+			}
+			for k, v := range map[string]string{"project": project, "type": typ, "tool": tool, "mode": mode} {
 				if v != "" {
 					q.Set(k, v)
 				}
@@ -56,6 +64,9 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 				*code = 1
 				return nil
 			}
+			if mode == "hybrid" && res.Mode == "text" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "mneme: the embeddings endpoint did not answer in time: these are text matches only")
+			}
 			color := isTTY(out)
 			for _, hit := range res.Items {
 				printHit(out, hit, color)
@@ -72,6 +83,8 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 	cmd.Flags().StringVar(&tool, "tool", "", "only observations of this tool (Bash, Edit, …)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results (1-100)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	cmd.Flags().StringVar(&mode, "mode", "", "hybrid, text or semantic (default: hybrid when an embeddings endpoint is set, else text)")
+	cmd.Flags().BoolVar(&semantic, "semantic", false, "search by meaning only (--mode semantic)")
 	return cmd
 }
 

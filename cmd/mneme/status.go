@@ -79,6 +79,7 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			if ix := h.Indexer; ix != nil && ix.Errors > 0 {
 				fmt.Fprintf(out, "search index:   %s\n", strings.TrimPrefix(errorsLine(ix.BackgroundErrors), ", "))
 			}
+			fmt.Fprintf(out, "semantic:       %s\n", embeddingsLine(h.Embeddings))
 			if r.token == "" {
 				fmt.Fprintf(out, "viewer:         %s (run `mneme open` to log in)\n", g.viewerURL())
 			} else {
@@ -96,4 +97,17 @@ func errorsLine(e models.BackgroundErrors) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d errors, the last at %s: %s", e.Errors, e.LastErrorAt.Local().Format(time.DateTime), e.LastError)
+}
+
+// embeddingsLine says semantic recall's state: off, or the model, the
+// backfill's progress and the endpoint's last error.
+func embeddingsLine(e api.EmbeddingsHealth) string {
+	if e.State == "" || e.State == "off" {
+		return "off (set an embeddings endpoint in the settings to search by meaning)"
+	}
+	s := fmt.Sprintf("%s, model %s, %d of %d rows embedded", e.State, e.Model, e.Embedded, e.Total)
+	if e.LastError != "" {
+		s += ", endpoint error: " + e.LastError
+	}
+	return s
 }

@@ -49,6 +49,8 @@ type Health struct {
 	// Quarantined counts the spooled events the worker refused for good,
 	// set aside in the spools' rejected/ directories.
 	Quarantined Quarantine `json:"quarantined"`
+	// Embeddings is semantic recall's state (off unless configured).
+	Embeddings EmbeddingsHealth `json:"embeddings"`
 }
 
 // Quarantine is what the spools set aside: events the worker refused for
@@ -98,6 +100,22 @@ type SearchResults struct {
 	Page[SearchResult]
 	Query  string `json:"query"`
 	Ranked bool   `json:"ranked"`
+	// Mode is how the search ran: text, semantic or hybrid ("text" for a
+	// hybrid search whose endpoint did not answer in time).
+	Mode string `json:"mode"`
+}
+
+// EmbeddingsHealth is semantic recall's state on /api/health.
+type EmbeddingsHealth struct {
+	// State is off, pending (not tried yet), ok or error.
+	State string `json:"state"`
+	Model string `json:"model,omitempty"`
+	// Embedded of Total searchable rows have a vector of Model.
+	Embedded int64 `json:"embedded"`
+	Total    int64 `json:"total"`
+	// LastError is the endpoint's last failure (slow, down, wrong
+	// dimensions, garbage), "" once it answers again.
+	LastError string `json:"lastError,omitempty"`
 }
 
 // LoginLink is POST /api/login-links: a one-time login for the viewer.

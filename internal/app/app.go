@@ -20,6 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/handlers"
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/recall"
 	"github.com/mneme-dev/mneme/internal/retention"
@@ -61,6 +62,9 @@ type Options struct {
 	// ImportDir is what the viewer's import reads: Claude Code's
 	// transcripts (transcript.DefaultDir) when empty.
 	ImportDir string
+	// Embed tunes semantic recall (timeouts, the query's budget, the
+	// indexer's batches and backoff); zero fields take the defaults.
+	Embed embed.Tuning
 }
 
 // Worker is an assembled worker. Close it to stop its background parts.
@@ -82,6 +86,9 @@ type Worker struct {
 	Retention *retention.Job
 	// Import runs the viewer's imports of Claude Code's transcripts.
 	Import *transcript.Job
+	// Semantic is semantic recall: the background indexer of the
+	// embeddings settings, and search in any mode.
+	Semantic *embed.Service
 
 	dataDir  string
 	log      *slog.Logger // opts.Log behind the privacy pipeline: see Log
@@ -152,7 +159,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// The context builder, the summary queue and the capture service
 	// read the settings in force (the capture service's: settings_changed
 	// swaps them) through policy.
-	rb := &recall.Builder{Store: store, Policy: policy}
+	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed}
+	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
 	if err != nil {
@@ -219,17 +227,20 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
+	w.Semantic = semantic
+	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick() },
-		StreamOptions: opts.Stream, Import: w.Import,
+		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) },
+		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
 	}
 	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
 	if err != nil {
 		w.Summaries.Stop()
 		w.Retention.Stop()
+		w.Semantic.Stop()
 		broker.Close()
 		store.Close()
 		return nil, err
@@ -330,6 +341,7 @@ func (w *Worker) Shutdown(timeout time.Duration) error {
 	w.Import.Stop()    // an import in progress stops; run again, it goes on
 	w.Summaries.Stop() // a job in progress stays queued for the next start
 	w.Retention.Stop()
+	w.Semantic.Stop() // what is not embedded yet is embedded after the next start
 	// Once the writer has committed what it holds, move every commit from
 	// the -wal file into the database file and empty the -wal: closing the
 	// connections usually does that too, but not always (in about one

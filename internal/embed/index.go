@@ -27,6 +27,15 @@ type Indexer struct {
 
 	mu      sync.Mutex
 	lastErr error
+	ran     bool // a batch was tried (or nothing was pending)
+}
+
+// tried reports whether Run has tried the endpoint (or found nothing to
+// embed) since it started.
+func (ix *Indexer) tried() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.ran
 }
 
 // Status is what the indexer reports to health and settings.
@@ -60,6 +69,7 @@ func (ix *Indexer) Once(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	ix.Store.VectorsChanged()
 	return len(items), nil
 }
 
@@ -70,8 +80,11 @@ func (ix *Indexer) Run(ctx context.Context) {
 	backoff := lo
 	for {
 		n, err := ix.Once(ctx)
+		if ctx.Err() != nil {
+			return
+		}
 		ix.mu.Lock()
-		ix.lastErr = err
+		ix.lastErr, ix.ran = err, true
 		ix.mu.Unlock()
 		wait := time.Duration(0)
 		switch {

@@ -1,4 +1,4 @@
-package embed
+package embed_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -71,12 +72,12 @@ func TestIndexerBackfillsRetriesAndReembeds(t *testing.T) {
 	s := seed(t)
 	fake := embedtest.New(32)
 	defer fake.Close()
-	client := &Client{BaseURL: fake.URL, Model: "m1", Dims: 32, HTTP: &http.Client{Timeout: 500 * time.Millisecond}}
-	ix := &Indexer{Store: s, Client: client, Log: quiet(), Batch: 2, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+	client := &embed.Client{BaseURL: fake.URL, Model: "m1", Dims: 32, HTTP: &http.Client{Timeout: 500 * time.Millisecond}}
+	ix := &embed.Indexer{Store: s, Client: client, Log: quiet(), Batch: 2, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 	for _, tc := range []struct {
 		mode embedtest.Mode
 		want error
-	}{{embedtest.Failing, ErrStatus}, {embedtest.WrongDims, ErrDims}, {embedtest.Garbage, ErrGarbage}} {
+	}{{embedtest.Failing, embed.ErrStatus}, {embedtest.WrongDims, embed.ErrDims}, {embedtest.Garbage, embed.ErrGarbage}} {
 		fake.SetMode(tc.mode)
 		n, err := ix.Once(ctx)
 		if !errors.Is(err, tc.want) || n != 0 {
@@ -103,7 +104,7 @@ func TestIndexerBackfillsRetriesAndReembeds(t *testing.T) {
 	// Another model: everything again.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	ix2 := &Indexer{Store: s, Client: &Client{BaseURL: fake.URL, Model: "m2", Dims: 32}, Log: quiet(), Idle: 10 * time.Millisecond}
+	ix2 := &embed.Indexer{Store: s, Client: &embed.Client{BaseURL: fake.URL, Model: "m2", Dims: 32}, Log: quiet(), Idle: 10 * time.Millisecond}
 	go ix2.Run(ctx2)
 	waitFor(t, "the new model's vectors", func() bool {
 		st, err := ix2.Status(ctx2)
@@ -120,25 +121,25 @@ func TestSearcherModes(t *testing.T) {
 	s := seed(t)
 	fake := embedtest.New(64)
 	defer fake.Close()
-	client := &Client{BaseURL: fake.URL, Model: "m", Dims: 64}
-	ix := &Indexer{Store: s, Client: client, Log: quiet(), Batch: 100}
+	client := &embed.Client{BaseURL: fake.URL, Model: "m", Dims: 64}
+	ix := &embed.Indexer{Store: s, Client: client, Log: quiet(), Batch: 100}
 	if n, err := ix.Once(ctx); err != nil || n != 6 {
 		t.Fatalf("embedded %d: %v", n, err)
 	}
-	sr := &Searcher{Store: s, Client: client, Log: quiet(), Budget: 300 * time.Millisecond}
+	sr := &embed.Searcher{Store: s, Client: client, Log: quiet(), Budget: 300 * time.Millisecond}
 	q := models.SearchQuery{Q: "why was the user logged out after the cookie change", Limit: 3}
-	text, fell, err := sr.Search(ctx, q, ModeText)
+	text, fell, err := sr.Search(ctx, q, embed.ModeText)
 	if err != nil || len(text) != 0 || fell {
 		t.Fatalf("text: %v %v %v (every word must match: nothing)", text, fell, err)
 	}
-	hyb, fell, err := sr.Search(ctx, q, ModeHybrid)
+	hyb, fell, err := sr.Search(ctx, q, embed.ModeHybrid)
 	if err != nil || fell || len(hyb) == 0 {
 		t.Fatalf("hybrid: %v %v %v", hyb, fell, err)
 	}
 	if !strings.Contains(hyb[0].Title+hyb[0].Snippet, "logged out") && !strings.Contains(hyb[0].Title, "cookie") {
 		t.Errorf("hybrid's first hit: %+v", hyb[0])
 	}
-	sem, _, err := sr.Search(ctx, q, ModeSemantic)
+	sem, _, err := sr.Search(ctx, q, embed.ModeSemantic)
 	if err != nil || len(sem) == 0 {
 		t.Fatalf("semantic: %v %v", sem, err)
 	}
@@ -147,16 +148,16 @@ func TestSearcherModes(t *testing.T) {
 	want, _ := s.Search(ctx, q)
 	for _, mode := range []embedtest.Mode{embedtest.Slow, embedtest.Failing} {
 		fake.SetMode(mode)
-		got, fell, err := sr.Search(ctx, q, ModeHybrid)
+		got, fell, err := sr.Search(ctx, q, embed.ModeHybrid)
 		if err != nil || !fell || len(got) != len(want) || got[0].ID != want[0].ID {
 			t.Errorf("mode %d: hybrid = %v, fell back %v, %v; want the text hits %v", mode, got, fell, err, want)
 		}
-		if _, _, err := sr.Search(ctx, q, ModeSemantic); err == nil {
+		if _, _, err := sr.Search(ctx, q, embed.ModeSemantic); err == nil {
 			t.Errorf("mode %d: semantic answered without the endpoint", mode)
 		}
 	}
-	sr.Client = &Client{BaseURL: embedtest.DownURL(), Model: "m", Dims: 64}
-	if got, fell, err := sr.Search(ctx, q, ModeHybrid); err != nil || !fell || len(got) == 0 {
+	sr.Client = &embed.Client{BaseURL: embedtest.DownURL(), Model: "m", Dims: 64}
+	if got, fell, err := sr.Search(ctx, q, embed.ModeHybrid); err != nil || !fell || len(got) == 0 {
 		t.Errorf("down: %v %v %v", got, fell, err)
 	}
 }

@@ -21,6 +21,7 @@ Answers one compact row per hit, best first, within maxTokens (≈4 bytes per to
   #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
   session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
 and says how many more matched and how to get them (offset).
+mode=hybrid (the default when mneme has an embeddings endpoint) also finds rows by meaning, so a plain-language question works; mode=semantic by meaning alone; mode=text FTS5 only.
 Next: timeline with anchor=<id> (or session=<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
 
 // SearchInput is the search tool's arguments.
@@ -35,6 +36,7 @@ type SearchInput struct {
 	Limit     int    `json:"limit,omitempty" jsonschema:"rows to fetch, 1 to 100 (default 20); maxTokens may show fewer"`
 	Offset    int    `json:"offset,omitempty" jsonschema:"skip this many hits (paging: the answer says which offset comes next)"`
 	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
+	Mode      string `json:"mode,omitempty" jsonschema:"hybrid (words and meaning, the default when semantic search is set up), text (FTS5 only, the default otherwise) or semantic (meaning only: plain-language questions)"`
 }
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
@@ -70,6 +72,9 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if in.Offset > 0 {
 		q.Set("offset", strconv.Itoa(in.Offset))
 	}
+	if m := strings.ToLower(strings.TrimSpace(in.Mode)); m != "" {
+		q.Set("mode", m)
+	}
 	var res api.SearchResults
 	if err := s.get(ctx, "/api/search?"+q.Encode(), &res); err != nil {
 		return "", err
@@ -84,6 +89,12 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	order := "best first"
 	if !res.Ranked {
 		order = "newest first: too many matches to rank, narrow the query"
+	}
+	switch {
+	case res.Mode == "text" && strings.EqualFold(strings.TrimSpace(in.Mode), "hybrid"):
+		order += "; text only: the embeddings endpoint did not answer in time"
+	case res.Mode == "hybrid" || res.Mode == "semantic":
+		order += ", " + res.Mode
 	}
 	w.must(fmt.Sprintf("mneme search %s%s (%s):", oneLine(in.Query, 200), filters(in), order))
 	footer := func(shown int) string {

@@ -8,10 +8,12 @@
 package recall
 
 import (
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
@@ -32,6 +34,13 @@ type Builder struct {
 	Policy func() *shape.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Semantic, when on, adds the prompt's nearest observations by
+	// meaning to the related-memory hints, within SemanticBudget (default
+	// DefaultSemanticBudget): an endpoint slower than that is not waited
+	// for, the hints come from text alone and Log says so.
+	Semantic       *embed.Service
+	SemanticBudget time.Duration
+	Log            *slog.Logger
 
 	given givenFiles // what the file gate answered, per session
 }

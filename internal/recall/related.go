@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // MaxKeywords bounds the terms of a related-memory query: more terms cost
@@ -67,29 +70,112 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 // Related searches the project's observations (outside session sessionID)
 // for the prompt's keywords and returns up to limit hints with relevance of
 // at least threshold, best first.
+//
+// With semantic recall on, the prompt's nearest observations by meaning
+// join them (a hint's relevance is then the larger of its text relevance
+// and its cosine similarity), looked up at the same time as the text
+// within the semantic budget; past it the hints are text's alone.
 func (b *Builder) Related(ctx context.Context, project string, sessionID int64, prompt string, limit int, threshold float64) ([]Hint, error) {
+	sem := b.semanticRelated(ctx, project, sessionID, prompt)
 	kws, err := b.telling(ctx, Keywords(prompt, MaxKeywords))
-	if err != nil || len(kws) == 0 {
-		return nil, err
-	}
-	// Only the project's newest recentMatches matches are scored, so a
-	// common term costs the same as a rare one.
-	rows, err := b.Store.RelatedObservations(ctx, FTSQuery(kws), project, sessionID, recentMatches, candidates)
 	if err != nil {
 		return nil, err
 	}
 	var out []Hint
-	for _, r := range rows {
-		rel := Relevance(r.Score, coverage(kws, r.Title+" "+r.Files+" "+r.Input))
-		if rel >= threshold {
+	if len(kws) > 0 {
+		// Only the project's newest recentMatches matches are scored, so
+		// a common term costs the same as a rare one.
+		rows, err := b.Store.RelatedObservations(ctx, FTSQuery(kws), project, sessionID, recentMatches, candidates)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			rel := Relevance(r.Score, coverage(kws, r.Title+" "+r.Files+" "+r.Input))
 			out = append(out, Hint{ID: r.ID, Title: r.Title, Relevance: rel, CreatedAt: r.CreatedAt})
 		}
 	}
+	if sem != nil {
+		out = b.joinSemantic(out, sem)
+	}
+	kept := out[:0]
+	for _, h := range out {
+		if h.Relevance >= threshold {
+			kept = append(kept, h)
+		}
+	}
+	out = kept
 	sortHints(out)
 	if len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// DefaultSemanticBudget is how long a related-memory lookup waits for
+// the embeddings endpoint and the vector scan together.
+const DefaultSemanticBudget = 250 * time.Millisecond
+
+// semanticLookup is a semantic lookup under way.
+type semanticLookup struct {
+	done     chan struct{}
+	hits     []models.SearchHit
+	err      error
+	deadline <-chan struct{}
+	cancel   context.CancelFunc
+	budget   time.Duration
+}
+
+// semanticRelated starts looking up the prompt's nearest observations by
+// meaning (nil when semantic recall is off).
+func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string) *semanticLookup {
+	if !b.Semantic.Enabled() || strings.TrimSpace(prompt) == "" {
+		return nil
+	}
+	budget := b.SemanticBudget
+	if budget <= 0 {
+		budget = DefaultSemanticBudget
+	}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	l := &semanticLookup{done: make(chan struct{}), deadline: sctx.Done(), cancel: cancel, budget: budget}
+	q := models.SearchQuery{Q: prompt, Project: project, Type: models.SearchObservation, ExcludeSessionID: sessionID, Limit: candidates}
+	go func() {
+		defer close(l.done)
+		l.hits, _, l.err = b.Semantic.SearchWithin(sctx, q, embed.ModeSemantic, budget)
+	}()
+	return l
+}
+
+// joinSemantic waits for the lookup until its budget ends and adds its
+// hits to the text's; past the budget, or on an error, it logs and keeps
+// the text's.
+func (b *Builder) joinSemantic(text []Hint, l *semanticLookup) []Hint {
+	defer l.cancel()
+	var err error
+	select {
+	case <-l.done:
+		err = l.err
+	case <-l.deadline:
+		err = context.DeadlineExceeded
+	}
+	if err != nil {
+		if b.Log != nil {
+			b.Log.Warn("related memory: semantic lookup not answered within its budget; hinting from text alone", "budget", l.budget, "err", err)
+		}
+		return text
+	}
+	at := map[int64]int{}
+	for i, h := range text {
+		at[h.ID] = i
+	}
+	for _, h := range l.hits {
+		if i, ok := at[h.ID]; ok {
+			text[i].Relevance = max(text[i].Relevance, h.Score)
+			continue
+		}
+		at[h.ID] = len(text)
+		text = append(text, Hint{ID: h.ID, Title: h.Title, Relevance: h.Score, CreatedAt: h.CreatedAt})
+	}
+	return text
 }
 
 // maxDocFreq is the document frequency past which a keyword is too common

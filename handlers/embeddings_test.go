@@ -1,0 +1,303 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/app"
+	"github.com/mneme-dev/mneme/internal/embed/embedtest"
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models/modelstest"
+)
+
+// semanticSeed is a worker with a few prompts and tool calls of project
+// gw, ingested through the hooks.
+func semanticSeed(t *testing.T) *testutil.Server {
+	t.Helper()
+	srv := testutil.NewServer(t, testutil.FastEmbed)
+	srv.Hook(t, "session-start", apiHook("SessionStart", "sem-1", "gw", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "sem-1", "gw", map[string]any{
+		"prompt": "users are logged out right after login", "prompt_id": "p1"}))
+	for i, out := range []string{"POST /session returned 401 after the cookie change", "token bucket limiter per IP", "template for shortcode youtube not found"} {
+		srv.Hook(t, "post-tool-use", apiHook("PostToolUse", "sem-1", "gw", map[string]any{
+			"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_s%d", i),
+			"tool_input":    map[string]any{"command": fmt.Sprintf("./check.sh %d", i)},
+			"tool_response": map[string]any{"stdout": out, "stderr": "", "interrupted": false},
+		}))
+	}
+	return srv
+}
+
+func putEmbeddings(t *testing.T, srv *testutil.Server, body string) {
+	t.Helper()
+	if status, b := srv.Do(t, "PUT", "/api/settings", `{"embeddings":`+body+`}`, nil); status != 200 {
+		t.Fatalf("PUT embeddings %s: %d %s", body, status, b)
+	}
+}
+
+func searchAPI(t *testing.T, srv *testutil.Server, q, mode string) (int, api.SearchResults, string) {
+	t.Helper()
+	v := url.Values{"q": {q}, "limit": {"5"}}
+	if mode != "" {
+		v.Set("mode", mode)
+	}
+	status, b := srv.Do(t, "GET", "/api/search?"+v.Encode(), nil, nil)
+	var res api.SearchResults
+	if status == 200 {
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return status, res, string(b)
+}
+
+// TestSemanticSearchThroughTheAPI: off by default (text, and a clear 400
+// for semantic or hybrid); once the endpoint is set the worker's indexer
+// backfills every row (health counts it) and hybrid, the default, finds
+// a question in plain words that full text cannot; a slow endpoint makes
+// hybrid answer with text (mode "text") and semantic a 503.
+func TestSemanticSearchThroughTheAPI(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	if h := srv.EmbeddingsHealth(t); h.State != "off" {
+		t.Fatalf("health before: %+v", h)
+	}
+	const question = "why was the user logged out after the cookie change"
+	if status, res, b := searchAPI(t, srv, "cookie", ""); status != 200 || res.Mode != "text" || len(res.Items) == 0 {
+		t.Fatalf("default search while off: %d %s", status, b)
+	}
+	for _, mode := range []string{"semantic", "hybrid"} {
+		if status, _, b := searchAPI(t, srv, "cookie", mode); status != 400 || !strings.Contains(b, "semantic search is off") {
+			t.Errorf("mode %s while off: %d %s", mode, status, b)
+		}
+	}
+	if status, _, b := searchAPI(t, srv, "cookie", "fuzzy"); status != 400 || !strings.Contains(b, "hybrid, text or semantic") {
+		t.Errorf("a bad mode: %d %s", status, b)
+	}
+
+	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
+	h := srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total > 0 && h.Embedded == h.Total })
+	if h.Total != 4 || h.Model != "m" {
+		t.Errorf("health after the backfill: %+v (want 1 prompt + 3 tool calls)", h)
+	}
+	if _, res, _ := searchAPI(t, srv, question, "text"); len(res.Items) != 0 {
+		t.Errorf("text found %d hits for the question (every word must match)", len(res.Items))
+	}
+	status, res, b := searchAPI(t, srv, question, "")
+	if status != 200 || res.Mode != "hybrid" || len(res.Items) == 0 {
+		t.Fatalf("hybrid by default: %d %s", status, b)
+	}
+	top := res.Items[0].Title + res.Items[0].Snippet
+	if !strings.Contains(top, "logged out") && !strings.Contains(top, "cookie") {
+		t.Errorf("hybrid's first hit: %+v", res.Items[0])
+	}
+	if status, res, b := searchAPI(t, srv, question, "semantic"); status != 200 || res.Mode != "semantic" || len(res.Items) == 0 {
+		t.Errorf("semantic: %d %s", status, b)
+	}
+
+	// A new row is embedded without anyone asking.
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "sem-1", "gw", map[string]any{"prompt": "rotate the signing keys", "prompt_id": "p2"}))
+	srv.WaitEmbeddings(t, "the new prompt embedded", func(h api.EmbeddingsHealth) bool { return h.Total == 5 && h.Embedded == 5 })
+
+	// Slow endpoint: hybrid answers with text, semantic fails clearly.
+	fake.SetMode(embedtest.Slow)
+	if status, res, b := searchAPI(t, srv, "cookie", "hybrid"); status != 200 || res.Mode != "text" || len(res.Items) == 0 {
+		t.Errorf("hybrid with a slow endpoint: %d %s", status, b)
+	}
+	if status, _, b := searchAPI(t, srv, "cookie", "semantic"); status != 503 || !strings.Contains(b, "embeddings endpoint") {
+		t.Errorf("semantic with a slow endpoint: %d %s", status, b)
+	}
+}
+
+// TestEmbeddingsHealthNamesEndpointErrors: an endpoint that is down,
+// slow, answers the wrong dimensions or garbage shows in health as an
+// error saying which (nothing is embedded, search still answers); once it
+// answers, the backlog is embedded and the error goes.
+func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
+	fake := embedtest.New(32)
+	fake.Delay = 3 * time.Second
+	defer fake.Close()
+	srv := semanticSeed(t)
+	cases := []struct {
+		mode embedtest.Mode
+		url  string
+		want string
+	}{
+		{embedtest.WrongDims, fake.URL, "wrong length"},
+		{embedtest.Garbage, fake.URL, "not embeddings"},
+		{embedtest.Failing, fake.URL, "503"},
+		{embedtest.Slow, fake.URL, "did not answer"},
+		{embedtest.OK, embedtest.DownURL(), "did not answer"},
+	}
+	for i, tc := range cases {
+		fake.SetMode(tc.mode)
+		// Each case a new model: every row pending again.
+		putEmbeddings(t, srv, fmt.Sprintf(`{"url":%q,"model":"m%d","dimensions":32}`, tc.url, i))
+		h := srv.WaitEmbeddings(t, tc.want, func(h api.EmbeddingsHealth) bool { return h.State == "error" && h.Model == fmt.Sprintf("m%d", i) })
+		if !strings.Contains(h.LastError, tc.want) || h.Embedded != 0 || h.Total != 4 {
+			t.Errorf("case %d: health %+v, want an error saying %q and nothing embedded", i, h, tc.want)
+		}
+		if status, res, b := searchAPI(t, srv, "cookie", "hybrid"); status != 200 || len(res.Items) == 0 {
+			t.Errorf("case %d: hybrid search: %d %s", i, status, b)
+		}
+	}
+	fake.SetMode(embedtest.OK)
+	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m-ok","dimensions":32}`)
+	srv.WaitEmbeddings(t, "recovery", func(h api.EmbeddingsHealth) bool {
+		return h.State == "ok" && h.LastError == "" && h.Embedded == 4 && h.Model == "m-ok"
+	})
+	// The settings page shows the state.
+	_, page := srv.Get(t, "/settings")
+	if !strings.Contains(string(page), `id="embeddings-state"`) || !strings.Contains(string(page), "4 of 4 rows embedded with m-ok") {
+		t.Error("the settings page does not show the embeddings state")
+	}
+}
+
+// TestForgetDeletesVectors: forgetting an observation through the API
+// leaves no vector of it (and health counts one row fewer).
+func TestForgetDeletesVectors(t *testing.T) {
+	fake := embedtest.New(16)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":16}`)
+	srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.Total == 4 && h.Embedded == 4 })
+	var id int64
+	modelstest.Scan(t, srv.Store, &id, `SELECT min(id) FROM observations`)
+	vectors := func() (n int64) {
+		modelstest.Scan(t, srv.Store, &n, `SELECT count(*) FROM embeddings WHERE item_type = 'observation' AND item_id = ?`, id)
+		return n
+	}
+	if vectors() != 1 {
+		t.Fatalf("observation %d has %d vectors before forget", id, vectors())
+	}
+	if status, b := srv.Do(t, "DELETE", fmt.Sprintf("/api/observations/%d", id), nil, nil); status != 200 {
+		t.Fatalf("forget: %d %s", status, b)
+	}
+	if n := vectors(); n != 0 {
+		t.Errorf("%d vectors left of the forgotten observation", n)
+	}
+	srv.WaitEmbeddings(t, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
+}
+
+// syncBuffer is a log sink safe for the worker's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRelatedHintSemanticWithinBudget: with semantic recall on, the
+// UserPromptSubmit hint asks the endpoint (hybrid hints); with the
+// endpoint slow it does not wait for it: the hook answers with the text
+// hints before the endpoint does (the fake never finished the request)
+// and the log says it fell back.
+func TestRelatedHintSemanticWithinBudget(t *testing.T) {
+	fake := embedtest.New(64)
+	fake.Delay = time.Minute
+	defer fake.Close()
+	logs := &syncBuffer{}
+	srv := testutil.NewServer(t, testutil.FastEmbed, func(o *app.Options) {
+		o.Log = slog.New(slog.NewTextHandler(logs, nil))
+		o.Embed.HintBudget = 200 * time.Millisecond
+	})
+	srv.Hook(t, "session-start", apiHook("SessionStart", "old", "gw", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "old", "gw", map[string]any{"prompt": "debug the login", "prompt_id": "p1"}))
+	srv.Hook(t, "post-tool-use", apiHook("PostToolUse", "old", "gw", map[string]any{
+		"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "toolu_old1",
+		"tool_input":    map[string]any{"command": "curl -i localhost/session"},
+		"tool_response": map[string]any{"stdout": "POST /session returned 401 after the cookie change", "stderr": "", "interrupted": false},
+	}))
+	if status, b := srv.Do(t, "PUT", "/api/settings", `{"injection":{"relatedThreshold":0.1}}`, nil); status != 200 {
+		t.Fatalf("threshold: %d %s", status, b)
+	}
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	srv.Hook(t, "session-start", apiHook("SessionStart", "new", "gw", map[string]any{"source": "startup"}))
+
+	asked := fake.Requests.Load()
+	out := srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "new", "gw", map[string]any{
+		"prompt": "the session cookie change returns 401 on POST", "prompt_id": "n1"}))
+	if !strings.Contains(string(out), "related memory") || !strings.Contains(string(out), "curl -i localhost/session") {
+		t.Fatalf("no hint with the endpoint up: %s", out)
+	}
+	if fake.Requests.Load() == asked {
+		t.Error("the hint did not ask the embeddings endpoint")
+	}
+
+	fake.SetMode(embedtest.Slow)
+	asked, answered := fake.Requests.Load(), fake.Texts.Load()
+	out = srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "new", "gw", map[string]any{
+		"prompt": "the session cookie change returns 401 on POST again", "prompt_id": "n2"}))
+	if !strings.Contains(string(out), "related memory") || !strings.Contains(string(out), "curl -i localhost/session") {
+		t.Errorf("no text hint with the endpoint slow: %s\n%s", out, logs.String())
+	}
+	if fake.Requests.Load() == asked || fake.Texts.Load() != answered {
+		t.Errorf("the hook waited for the slow endpoint (asked %d→%d, answered %d→%d)", asked, fake.Requests.Load(), answered, fake.Texts.Load())
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), "hinting from text alone") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fallback is not logged:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSearchPageModeToggle: the viewer's search offers the mode toggle
+// only while semantic recall is on; with it, a plain-language question
+// finds what words alone do not, "Words only" keeps to text, and a slow
+// endpoint shows word matches with a notice.
+func TestSearchPageModeToggle(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	c := srv.LoggedIn(t)
+	get := func(q url.Values) string {
+		t.Helper()
+		resp, err := c.Get(srv.URL + "/search?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET /search?%s: %d %s", q.Encode(), resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	const question = "why was the user logged out after the cookie change"
+	if page := get(url.Values{"q": {question}}); strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, "No matches.") {
+		t.Error("while off: a mode toggle, or text found the question")
+	}
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	page := get(url.Values{"q": {question}})
+	if !strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, `id="results"`) || !strings.Contains(page, "cookie change") {
+		t.Error("hybrid page: no toggle or no results")
+	}
+	if page := get(url.Values{"q": {question}, "mode": {"text"}}); !strings.Contains(page, "No matches.") || !strings.Contains(page, `<option value="text" selected`) {
+		t.Error("mode=text found the question, or the toggle does not show it")
+	}
+	fake.SetMode(embedtest.Slow)
+	if page := get(url.Values{"q": {"cookie"}}); !strings.Contains(page, `id="search-fellback"`) || !strings.Contains(page, `id="results"`) {
+		t.Error("slow endpoint: no notice or no word matches")
+	}
+}

@@ -1,0 +1,220 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mneme-dev/mneme/models"
+)
+
+// ErrOff is the error of a semantic search while semantic recall is off.
+var ErrOff = fmt.Errorf("%w: semantic search is off: set an embeddings endpoint in the settings (embeddings.url, embeddings.model)", models.ErrInvalid)
+
+// Service is semantic recall in the worker: it follows the embeddings
+// settings (Apply), runs one Indexer off the write path while they are
+// set, and answers searches in any mode. The zero value with Store set is
+// off until Apply is given settings with a URL and a model.
+type Service struct {
+	Store *models.Store
+	Log   *slog.Logger
+	Tuning
+
+	mu     sync.Mutex
+	ctx    context.Context // the worker's, set by Start
+	cfg    models.EmbeddingsSettings
+	client *Client
+	ix     *Indexer
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Tuning tunes semantic recall; zero fields take the defaults.
+type Tuning struct {
+	// Timeout bounds one request of the indexer (default 30 s).
+	Timeout time.Duration
+	// Budget bounds embedding a search's query (see Searcher.Budget).
+	Budget time.Duration
+	// HintBudget bounds the related-memory hint's semantic lookup
+	// (recall.Builder.SemanticBudget).
+	HintBudget time.Duration
+	// Batch, Idle, MinBackoff, MaxBackoff tune the indexer (see Indexer).
+	Batch                        int
+	Idle, MinBackoff, MaxBackoff time.Duration
+}
+
+// Start remembers the worker's context (the indexer stops with it) and
+// applies cfg.
+func (s *Service) Start(ctx context.Context, cfg models.EmbeddingsSettings) {
+	s.mu.Lock()
+	s.ctx = ctx
+	s.mu.Unlock()
+	s.Apply(cfg)
+}
+
+// Apply follows new settings: when the URL, model, dimensions or key
+// changed, the running indexer stops and, if semantic recall is on, a new
+// one starts (a new model backfills every row). Unchanged settings leave
+// it running.
+func (s *Service) Apply(cfg models.EmbeddingsSettings) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cfg == s.cfg && (s.client != nil) == cfg.Enabled() {
+		return
+	}
+	s.stopLocked()
+	s.cfg = cfg
+	if !cfg.Enabled() {
+		s.client = nil
+		return
+	}
+	s.client = &Client{BaseURL: cfg.URL, Model: cfg.Model, Dims: cfg.Dimensions, Key: cfg.APIKey}
+	if s.Timeout > 0 {
+		s.client.HTTP = &http.Client{Timeout: s.Timeout}
+	}
+	s.ix = &Indexer{Store: s.Store, Client: s.client, Log: s.log(), Batch: s.Batch, Idle: s.Idle, MinBackoff: s.MinBackoff, MaxBackoff: s.MaxBackoff}
+	if s.ctx == nil || s.Store.ReadOnly() {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	done := make(chan struct{})
+	s.cancel, s.done = cancel, done
+	go func(ix *Indexer) {
+		defer close(done)
+		ix.Run(ctx)
+	}(s.ix)
+	s.log().Info("semantic search on: embedding stored rows in the background", "model", cfg.Model)
+}
+
+// Stop stops the indexer and waits for it.
+func (s *Service) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopLocked()
+}
+
+func (s *Service) stopLocked() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+		s.cancel, s.done = nil, nil
+	}
+	s.ix = nil
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// Enabled reports whether semantic recall is on.
+func (s *Service) Enabled() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client != nil
+}
+
+// Mode is the mode a search asked for in mode runs in: "" is hybrid when
+// semantic recall is on and text when it is off; semantic or hybrid while
+// it is off is ErrOff; anything else is invalid.
+func (s *Service) Mode(mode string) (string, error) {
+	on := s.Enabled()
+	switch mode {
+	case "":
+		if on {
+			return ModeHybrid, nil
+		}
+		return ModeText, nil
+	case ModeText:
+		return ModeText, nil
+	case ModeHybrid, ModeSemantic:
+		if !on {
+			return "", ErrOff
+		}
+		return mode, nil
+	}
+	return "", fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
+}
+
+// Search runs q in mode (see Mode) and returns the page as
+// models.Store.Search does, and the mode it ran in: "text" for a hybrid
+// search that fell back because the endpoint did not answer in Budget.
+func (s *Service) Search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
+	return s.SearchWithin(ctx, q, mode, s.Budget)
+}
+
+// SearchWithin is Search with its own budget for embedding the query.
+func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode string, budget time.Duration) ([]models.SearchHit, string, error) {
+	if s == nil {
+		return nil, "", errors.New("no search service")
+	}
+	m, err := s.Mode(mode)
+	if err != nil {
+		return nil, "", err
+	}
+	s.mu.Lock()
+	client := s.client
+	s.mu.Unlock()
+	if m == ModeText {
+		hits, err := s.Store.Search(ctx, q)
+		return hits, ModeText, err
+	}
+	sr := &Searcher{Store: s.Store, Client: client, Log: s.log(), Budget: budget}
+	hits, fellBack, err := sr.Search(ctx, q, m)
+	if err != nil && m == ModeSemantic {
+		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrStatus) || errors.Is(err, ErrGarbage) || errors.Is(err, ErrDims) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, m, fmt.Errorf("%w: %v", ErrEndpoint, err)
+		}
+	}
+	if fellBack {
+		m = ModeText
+	}
+	return hits, m, err
+}
+
+// ErrEndpoint wraps an endpoint's failure during a semantic search.
+var ErrEndpoint = errors.New("semantic search: the embeddings endpoint failed")
+
+// State is semantic recall's state for health and the settings page.
+type State struct {
+	// State is "off", "pending" (the indexer has not tried yet), "ok" or
+	// "error" (LastError says what the endpoint did).
+	State     string `json:"state"`
+	Model     string `json:"model,omitempty"`
+	Embedded  int64  `json:"embedded"`
+	Total     int64  `json:"total"`
+	LastError string `json:"lastError,omitempty"`
+}
+
+// Status reports the state, with the backfill's progress.
+func (s *Service) Status(ctx context.Context) (State, error) {
+	if s == nil {
+		return State{State: "off"}, nil
+	}
+	s.mu.Lock()
+	ix := s.ix
+	s.mu.Unlock()
+	if ix == nil {
+		return State{State: "off"}, nil
+	}
+	st, err := ix.Status(ctx)
+	out := State{Model: st.Model, Embedded: st.Done, Total: st.Total, LastError: st.LastError}
+	switch {
+	case st.LastError != "":
+		out.State = "error"
+	case !ix.tried():
+		out.State = "pending"
+	default:
+		out.State = "ok"
+	}
+	return out, err
+}

@@ -1,0 +1,52 @@
+package mcp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mneme-dev/mneme/internal/embed/embedtest"
+	"github.com/mneme-dev/mneme/internal/mcp"
+	"github.com/mneme-dev/mneme/internal/testutil"
+)
+
+// TestMCPSearchModes: with semantic recall off, search is text and
+// mode=semantic is a tool error saying it is off; once an endpoint is set
+// (the embedtest fake) search is hybrid by default and finds a
+// plain-language question that text alone does not; with the endpoint
+// slow, hybrid answers with text and says so.
+func TestMCPSearchModes(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := testutil.NewServer(t, testutil.FastEmbed)
+	srv.SeedFixture(t)
+	w := &world{srv: srv}
+	cs := connect(t, w.api(), mcp.Options{})
+	const question = "which notes file did we create"
+
+	if text, isErr := call(t, cs, mcp.ToolSearch, map[string]any{"query": "notes", "mode": "semantic"}); !isErr || !strings.Contains(text, "semantic search is off") {
+		t.Errorf("semantic while off: %v %s", isErr, text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": question}); !strings.HasPrefix(text, "No matches") {
+		t.Fatalf("text search of the question found something: %s", text)
+	}
+
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": question})
+	if !strings.Contains(text, "best first, hybrid") || !strings.Contains(text, "notes.md") {
+		t.Errorf("hybrid by default:\n%s", text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": question, "mode": "semantic"}); !strings.Contains(text, "semantic") || len(rowIDs(text))+strings.Count(text, "session ") == 0 {
+		t.Errorf("semantic:\n%s", text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": question, "mode": "text"}); !strings.HasPrefix(text, "No matches") {
+		t.Errorf("mode=text found the question:\n%s", text)
+	}
+	if text, isErr := call(t, cs, mcp.ToolSearch, map[string]any{"query": "notes", "mode": "fuzzy"}); !isErr || !strings.Contains(text, "hybrid, text or semantic") {
+		t.Errorf("a bad mode: %v %s", isErr, text)
+	}
+
+	fake.SetMode(embedtest.Slow)
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "notes", "mode": "hybrid"}); !strings.Contains(text, "text only: the embeddings endpoint did not answer in time") || !strings.Contains(text, "notes.md") {
+		t.Errorf("hybrid with a slow endpoint:\n%s", text)
+	}
+}

@@ -1,0 +1,110 @@
+package models
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestVectorIndex: the in-memory index answers as the SQL scan does within
+// every filter; a row forgotten after the index was loaded is never
+// returned and the page stays full; vectors stored after it was loaded
+// are found once the indexer says so (VectorsChanged); its memory is 36
+// bytes plus one per dimension per row.
+func TestVectorIndex(t *testing.T) {
+	forEachBackend(t, testVectorIndex)
+}
+
+func testVectorIndex(t *testing.T, f *searchFixture) {
+	ctx := context.Background()
+	s := f.s
+	rows := embedAll(t, s, "m1")
+	keys := func(hits []SearchHit, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.keys(hits)
+	}
+	for _, c := range []struct {
+		q    SearchQuery
+		text string
+	}{
+		{SearchQuery{Limit: 20}, "flaky websocket reconnect timeout"},
+		{SearchQuery{Limit: 3, Offset: 2}, "schema migrations"},
+		{SearchQuery{Limit: 5, Project: "alpha"}, "websocket reconnect"},
+		{SearchQuery{Limit: 5, Project: "nowhere"}, "websocket reconnect"},
+		{SearchQuery{Limit: 5, Type: SearchPrompt}, "schema"},
+		{SearchQuery{Limit: 5, Tool: "Grep"}, "schema"},
+		{SearchQuery{Limit: 5, ExcludeSessionID: f.sessB}, "websocket"},
+		{SearchQuery{Limit: 9, From: f.baseTime.AddDate(0, 0, 1), To: f.baseTime.AddDate(0, 0, 4)}, "test"},
+	} {
+		vec := unitVector(c.text)
+		want := keys(s.semanticScanSQL(ctx, c.q, "m1", vec))
+		got := keys(s.SemanticSearch(ctx, c.q, "m1", vec))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v %q: index %v, SQL scan %v", c.q, c.text, got, want)
+		}
+	}
+	if n, want := s.VectorIndexBytes("m1"), rows*(vecRowOverhead+64); n != want {
+		t.Errorf("index memory %d bytes, want %d", n, want)
+	}
+
+	// Forgotten after the index was loaded: never returned, the page
+	// still full of the rows that remain.
+	q := SearchQuery{Limit: 3}
+	before := keys(s.SemanticSearch(ctx, q, "m1", unitVector("flaky websocket reconnect timeout")))
+	top := before[0]
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		if top == "p:beta" {
+			_, err := tx.ForgetPrompt(f.prompts["beta"], nil)
+			return err
+		}
+		_, err := tx.ForgetObservation(f.obs["ws"], nil)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the second time, the entry is known dead
+		after := keys(s.SemanticSearch(ctx, q, "m1", unitVector("flaky websocket reconnect timeout")))
+		// A page of 3 and one more, as Search.
+		if len(after) != 4 || !reflect.DeepEqual(after[:3], before[1:]) || after[3] == top {
+			t.Errorf("after forgetting %s: %v, want %v first and one more", top, after, before[1:])
+		}
+	}
+
+	// A row embedded after the index was loaded is found once the
+	// background reload has run.
+	var id int64
+	err = s.Writer.Do(ctx, func(tx *Tx) error {
+		o := &Observation{SessionID: f.sessA, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: "kubernetes pod eviction storm",
+			Input: `{}`, Output: "evicted", Files: []string{}, Success: true, Importance: 0.5, CreatedAt: f.baseTime.AddDate(0, 0, 6)}
+		if _, err := tx.InsertObservation(o); err != nil {
+			return err
+		}
+		id = o.ID
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedAll(t, s, "m1")
+	s.VectorsChanged()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 1}, "m1", unitVector("kubernetes pod eviction storm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) > 0 && hits[0].Type == SearchObservation && hits[0].ID == id {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new row is not found after the reload: %+v", hits)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.waitVectorLoads()
+}
