@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -188,24 +187,6 @@ func TestForgetDeletesVectors(t *testing.T) {
 	srv.WaitEmbeddings(t, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
 }
 
-// syncBuffer is a log sink safe for the worker's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRelatedHintSemanticWithinBudget: with semantic recall on, the
 // UserPromptSubmit hint asks the endpoint (hybrid hints); with the
 // endpoint slow it does not wait for it: the hook answers with the text
@@ -215,7 +196,7 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 	fake := embedtest.New(64)
 	fake.Delay = time.Minute
 	defer fake.Close()
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	srv := testutil.NewServer(t, testutil.FastEmbed, func(o *app.Options) {
 		o.Log = slog.New(slog.NewTextHandler(logs, nil))
 		o.Embed.HintBudget = 200 * time.Millisecond

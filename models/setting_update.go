@@ -37,16 +37,7 @@ var ErrMalformedSettings = errors.New("malformed JSON")
 //     it is the caller's, after this.
 func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
 	next = proposed
-	switch k := next.Summarizer.APIKey; {
-	case clearKey:
-		next.Summarizer.APIKey = ""
-	case k == "" || k == APIKeySet || k == APIKeyNotSet:
-		next.Summarizer.APIKey = cur.Summarizer.APIKey
-		if cur.Summarizer.APIKey != "" && !sameEndpoint(next.Summarizer.BaseURL, cur.Summarizer.BaseURL) {
-			next.Summarizer.APIKey = ""
-			keyDropped = true
-		}
-	}
+	keyDropped = updateKey(&next.Summarizer.APIKey, cur.Summarizer.APIKey, next.Summarizer.BaseURL, cur.Summarizer.BaseURL, clearKey)
 	if UpdateEmbeddingsKey(cur, &next, false) {
 		keyDropped = true
 	}
@@ -59,13 +50,20 @@ func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDr
 // an empty key or a status word keeps the stored one, clearKey removes
 // it, and a URL change without a new key drops it (keyDropped).
 func UpdateEmbeddingsKey(cur Settings, next *Settings, clearKey bool) (keyDropped bool) {
-	switch k := next.Embeddings.APIKey; {
+	return updateKey(&next.Embeddings.APIKey, cur.Embeddings.APIKey, next.Embeddings.URL, cur.Embeddings.URL, clearKey)
+}
+
+// updateKey applies the write-only key rules to one endpoint's key: key
+// is the one proposed, curKey the one stored for curURL, and nextURL the
+// endpoint the key will be sent to.
+func updateKey(key *string, curKey, nextURL, curURL string, clearKey bool) (keyDropped bool) {
+	switch k := *key; {
 	case clearKey:
-		next.Embeddings.APIKey = ""
+		*key = ""
 	case k == "" || k == APIKeySet || k == APIKeyNotSet:
-		next.Embeddings.APIKey = cur.Embeddings.APIKey
-		if cur.Embeddings.APIKey != "" && !sameEndpoint(next.Embeddings.URL, cur.Embeddings.URL) {
-			next.Embeddings.APIKey = ""
+		*key = curKey
+		if curKey != "" && !sameEndpoint(nextURL, curURL) {
+			*key = ""
 			keyDropped = true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,31 +13,13 @@ import (
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
-// syncBuffer is a bytes.Buffer safe for the tail goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // runTail runs `mneme tail args…` in-process; it returns a channel closed
 // when the command returns, and its stdout and stderr.
-func runTail(t *testing.T, args ...string) (<-chan int, *syncBuffer, *syncBuffer) {
+func runTail(t *testing.T, args ...string) (<-chan int, *testutil.SyncBuffer, *testutil.SyncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	signals := func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	var stdout, stderr syncBuffer
+	var stdout, stderr testutil.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runWith(&globals{signals: signals}, append([]string{"tail"}, args...), strings.NewReader(""), &stdout, &stderr)
@@ -55,7 +36,7 @@ func runTail(t *testing.T, args ...string) (<-chan int, *syncBuffer, *syncBuffer
 	return done, &stdout, &stderr
 }
 
-func waitTail(t *testing.T, done <-chan int, stdout, stderr *syncBuffer) {
+func waitTail(t *testing.T, done <-chan int, stdout, stderr *testutil.SyncBuffer) {
 	t.Helper()
 	select {
 	case code := <-done:

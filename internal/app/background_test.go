@@ -20,7 +20,7 @@ import (
 // the search indexer fails while its table is away; on PostgreSQL the
 // event listener's connection is terminated.
 func TestBackgroundErrorsSeen(t *testing.T) {
-	buf := newSyncBuffer()
+	buf := &testutil.SyncBuffer{}
 	srv := testutil.NewServer(t, func(o *app.Options) { o.Log = slog.New(slog.NewTextHandler(buf, nil)) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

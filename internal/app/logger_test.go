@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"go/ast"
 	"go/parser"
@@ -18,35 +17,15 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/shape"
+	"github.com/mneme-dev/mneme/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer the worker's goroutines may write while the
-// test reads it.
-type syncBuffer struct {
-	mu  chan struct{}
-	buf bytes.Buffer
-}
-
-func newSyncBuffer() *syncBuffer { return &syncBuffer{mu: make(chan struct{}, 1)} }
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu <- struct{}{}
-	defer func() { <-b.mu }()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu <- struct{}{}
-	defer func() { <-b.mu }()
-	return b.buf.String()
-}
 
 // The capture service logs what it could not do for an event through the
 // worker's logger, which redacts: a secret in the event (here in its cwd,
 // hence in the project the failure names) is not in the log. The failure
 // is real: the file gate's lookup meets a request that has gone away.
 func TestCaptureLogsThroughWorkerLogger(t *testing.T) {
-	buf := newSyncBuffer()
+	buf := &testutil.SyncBuffer{}
 	w, err := app.New(context.Background(), app.Options{DataDir: t.TempDir(), Secret: "test-secret-for-the-log-test",
 		Log: slog.New(slog.NewTextHandler(buf, nil))})
 	if err != nil {
