@@ -1708,7 +1708,7 @@ func embeddingsSection(p SettingsPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = textField(p, "embeddings.url", "Endpoint URL", "text", p.S.Embeddings.URL, "Empty: semantic search off. /v1/embeddings is appended.").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField(p, "embeddings.url", "Endpoint URL", "text", p.S.Embeddings.URL, "Empty: semantic search off. The server (/v1/embeddings is appended) or the whole endpoint URL.").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

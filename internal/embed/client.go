@@ -21,7 +21,7 @@ import (
 type Client struct {
 	// BaseURL is the endpoint's root, e.g. http://127.0.0.1:11434 for
 	// Ollama; "/v1/embeddings" is appended (a BaseURL already ending in
-	// /v1 gets "/embeddings").
+	// /v1 gets "/embeddings", one ending in /embeddings is used as it is).
 	BaseURL string
 	Model   string
 	// Dims is the length every vector must have (0: whatever the first
@@ -132,6 +132,9 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 // endpoint is the URL posted to.
 func (c *Client) endpoint() string {
 	base := strings.TrimRight(strings.TrimSpace(c.BaseURL), "/")
+	if strings.HasSuffix(base, "/embeddings") { // the whole URL, as providers' docs print it
+		return base
+	}
 	if strings.HasSuffix(base, "/v1") {
 		return base + "/embeddings"
 	}

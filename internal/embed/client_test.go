@@ -3,8 +3,10 @@ package embed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +99,31 @@ func TestUnitRefusesGarbageValues(t *testing.T) {
 		if _, err := unit(v); err == nil {
 			t.Errorf("%v: want an error", v)
 		}
+	}
+}
+
+// TestEndpointForms: the base URL, the base with /v1, and the whole
+// endpoint URL as providers' docs print it all post to the one endpoint.
+func TestEndpointForms(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data":[{"index":0,"embedding":[0.6,0.8]}]}`)
+	}))
+	defer srv.Close()
+	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/v1", srv.URL + "/v1/embeddings", srv.URL + "/v1/embeddings/"} {
+		c := &Client{BaseURL: base, Model: "m", Dims: 2, HTTP: srv.Client()}
+		if _, err := c.Embed(context.Background(), []string{"x"}); err != nil {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	for i, p := range paths {
+		if p != "/v1/embeddings" {
+			t.Errorf("request %d went to %s, want /v1/embeddings", i, p)
+		}
+	}
+	if len(paths) != 5 {
+		t.Errorf("%d requests, want 5", len(paths))
 	}
 }
