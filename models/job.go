@@ -83,10 +83,13 @@ func (s *Store) JobsOfSession(ctx context.Context, sessionID int64) ([]SummaryJo
 	return out, err
 }
 
-// CountJobs counts jobs by status.
-func (s *Store) CountJobs(ctx context.Context, status string) (int64, error) {
+// CountJobs counts the jobs in any of the statuses given, in one query:
+// the count of pending and running jobs together is one snapshot, so a job
+// moving from running back to pending (a retry) is never missed between
+// two counts.
+func (s *Store) CountJobs(ctx context.Context, status ...string) (int64, error) {
 	var n int64
-	err := s.db.WithContext(ctx).Model(&SummaryJob{}).Where("status = ?", status).Count(&n).Error
+	err := s.db.WithContext(ctx).Model(&SummaryJob{}).Where("status IN ?", status).Count(&n).Error
 	return n, err
 }
 

@@ -152,7 +152,8 @@ func TestQueueAPIRetriesThenFallsBack(t *testing.T) {
 	id := sessionID(t, srv.Store, "api-fallback")
 	sums, _ := srv.Store.SummariesOfSession(context.Background(), id)
 	if len(sums) != 1 {
-		t.Fatalf("%d summaries", len(sums))
+		jobs, _ := srv.Store.JobsOfSession(context.Background(), id)
+		t.Fatalf("%d summaries; jobs %+v", len(sums), jobs)
 	}
 	if sums[0].Generator != "heuristic" || !strings.Contains(sums[0].Note, "anthropic-api failed after 3 attempts") {
 		t.Errorf("generator %q note %q", sums[0].Generator, sums[0].Note)
