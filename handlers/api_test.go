@@ -66,7 +66,7 @@ func apiSeed(t *testing.T) *apiWorld {
 	}))
 	w := &apiWorld{srv: srv}
 	// The turn summary is written by the background queue: wait for it.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var page api.Page[models.Summary]
 		srv.GetJSON(t, "/api/summaries", &page)

@@ -80,7 +80,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 // and arrives on /stream as settings_changed, naming the changed sections.
 func TestSettingsAppliedAndAnnounced(t *testing.T) {
 	srv := testutil.NewServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/stream", nil)
 	resp, err := srv.Client().Do(req)
@@ -103,7 +103,7 @@ func TestSettingsAppliedAndAnnounced(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(200 * time.Millisecond) // subscribed
+	waitClients(t, srv, 1) // subscribed before the change is announced
 	if status, out := putSettings(t, srv, `{"capture":{"skipTools":["Bash"]}}`); status != 200 {
 		t.Fatalf("PUT: %d %s", status, out)
 	}
@@ -276,7 +276,7 @@ func TestRetentionCountedBeforeSaving(t *testing.T) {
 	if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != "/settings?saved=1" {
 		t.Fatalf("confirmed save: %d %s %s", status, loc, body)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var n int64
 		modelstest.Row(t, srv.Store, []any{&n}, `SELECT COUNT(*) FROM observations`)
@@ -343,7 +343,7 @@ func TestReapplyRedaction(t *testing.T) {
 
 	// Let the turn's summary be written first (the summarizer runs in the
 	// background), so it is among what gets rewritten.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, _ := srv.Store.Counts(context.Background()); c.Summaries > 0 {
 			break
 		}

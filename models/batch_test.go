@@ -246,7 +246,7 @@ func TestBackgroundCheckpoint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		fi, err := os.Stat(s.Path())
 		if err != nil {

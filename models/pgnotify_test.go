@@ -303,7 +303,7 @@ func TestNotifyCloseStops(t *testing.T) {
 	}
 	// A backend leaves pg_stat_activity a moment after its client hung up.
 	n := listening()
-	for deadline := time.Now().Add(15 * time.Second); n > 0 && time.Now().Before(deadline); n = listening() {
+	for deadline := time.Now().Add(60 * time.Second); n > 0 && time.Now().Before(deadline); n = listening() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n != 0 {
@@ -322,7 +322,7 @@ func TestNotifyCloseStops(t *testing.T) {
 // run waits only as long as they take).
 func settled(limit int) int {
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(10 * time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+	for deadline := time.Now().Add(60 * time.Second); n > limit && time.Now().Before(deadline); n = runtime.NumGoroutine() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return n

@@ -165,7 +165,7 @@ fetch(%[1]q + "/api/hooks/user-prompt-submit", {method: "POST", mode: "no-cors",
 	b.do(t, chromedp.Navigate(evil.URL+"/"))
 	// The page navigates itself: poll from Go, riding out the navigation.
 	var body string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
 		if err == nil && strings.HasPrefix(v, srv.URL+"/settings") && (strings.Contains(v, "403") || strings.Contains(v, "401")) {
 			body = v

@@ -29,7 +29,7 @@ func runTail(t *testing.T, args ...string) (<-chan int, *testutil.SyncBuffer, *t
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Error("mneme tail did not stop when cancelled")
 		}
 	})
@@ -50,7 +50,7 @@ func waitTail(t *testing.T, done <-chan int, stdout, stderr *testutil.SyncBuffer
 
 func waitSubscribed(t *testing.T, srv *testutil.Server, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); srv.Broker.Clients() != n; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); srv.Broker.Clients() != n; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d stream clients, want %d", srv.Broker.Clients(), n)
 		}
@@ -111,7 +111,7 @@ func TestTailReconnectsAcrossRestart(t *testing.T) {
 		tailHook(t, s, "user-prompt-submit", "tr", "alpha", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": text, "prompt_id": id})
 	}
 	prompt(srv, "r1", "before the restart")
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "before the restart"); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stdout.String(), "before the restart"); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("first prompt not printed: %s", stdout)
 		}

@@ -114,7 +114,7 @@ func TestJobRunsOnKick(t *testing.T) {
 	j := Start(s, func() models.Settings { return st }, nil)
 	defer j.Stop()
 	j.Kick()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		var n int64
 		modelstest.Row(t, s, []any{&n}, `SELECT COUNT(*) FROM observations`)
 		if n == 3 {

@@ -171,7 +171,7 @@ func TestClaudeCLI(t *testing.T) {
 				if pid == 0 {
 					continue
 				}
-				deadline := time.Now().Add(2 * time.Second)
+				deadline := time.Now().Add(60 * time.Second)
 				for {
 					live, state := alive(pid)
 					if !live && (pid != r.PID || state == "gone") {
@@ -219,7 +219,7 @@ func TestClaudeCLINoOrphans(t *testing.T) {
 		}
 		cancel()
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		left := fakeProcesses(t, bin)
 		if len(left) == 0 {

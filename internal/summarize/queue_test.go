@@ -27,7 +27,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 		replay(t, srv, jwtSession(ids[i])[:12])
 	}
 	// Wait for the first summary, then stop mid-queue.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, _ := srv.Store.Counts(context.Background())
 		if c.Summaries > 0 {

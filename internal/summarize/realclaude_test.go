@@ -75,7 +75,7 @@ func TestClaudeCLIRealBinary(t *testing.T) {
 	} else {
 		t.Logf("control run (hooks enabled) fired %d hook(s)", len(ran))
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for len(e2e.TaggedProcesses(tag)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes of the run remain: %v", e2e.TaggedProcesses(tag))

@@ -17,8 +17,8 @@ func recv(t *testing.T, s *Subscriber) (Message, bool) {
 	select {
 	case m, ok := <-s.C:
 		return m, ok
-	case <-time.After(5 * time.Second):
-		t.Fatal("no event within 5s")
+	case <-time.After(60 * time.Second):
+		t.Fatal("no event within 60s")
 		return Message{}, false
 	}
 }
@@ -26,7 +26,7 @@ func recv(t *testing.T, s *Subscriber) (Message, bool) {
 // waitClients polls Clients.
 func waitClients(t *testing.T, b *Broker, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); b.Clients() != n; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); b.Clients() != n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("clients = %d, want %d", b.Clients(), n)
 		}
