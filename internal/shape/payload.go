@@ -66,26 +66,6 @@ type Payload struct {
 	// import`: it is stored like any other, but no context is built for
 	// it (nobody reads the answer).
 	MnemeImport bool `json:"mneme_import,omitempty"`
-	// CapturedBy is the person whose API token the event came with (team
-	// mode), set by the worker (capture.WithPerson), never read from the
-	// body: a client cannot claim to be someone else.
-	CapturedBy string `json:"-"`
-
-	// raw is the payload as received, when this one was made from it by
-	// Policy.CleanPayload.
-	raw *Payload
-}
-
-// Raw is the payload as it was received, before Policy.CleanPayload
-// cleaned it (p itself when it was not cleaned). Its values are only for
-// reading local files the event names (the transcript, the git
-// directory of cwd) and for telling what cleaning removed: never store
-// them.
-func (p *Payload) Raw() *Payload {
-	if p.raw != nil {
-		return p.raw
-	}
-	return p
 }
 
 // DecodeError is returned by Decode for input that is not a valid payload.
