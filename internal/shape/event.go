@@ -174,7 +174,7 @@ func baseName(cwd string) string {
 // base name, a transcript has no message.
 type nowhere struct{}
 
-func (nowhere) Project(cwd string) hookwire.Project       { return hookwire.Project{Name: baseName(cwd)} }
+func (nowhere) Project(cwd string) hookwire.Project           { return hookwire.Project{Name: baseName(cwd)} }
 func (nowhere) LastAssistantMessage(transcript string) string { return "" }
 
 // aliasFor returns the project name the user gave the longest path prefix

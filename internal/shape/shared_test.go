@@ -21,4 +21,6 @@ func TestContinueJSONIsContinue(t *testing.T) {
 func clean(p *Payload) *Event { return NewPolicy(models.DefaultSettings()).CleanEvent(p, "", nil) }
 
 // observe is the observation pol shapes from p.
-func observe(pol *Policy, p *Payload) *models.Observation { return pol.CleanEvent(p, "", nil).Observation() }
+func observe(pol *Policy, p *Payload) *models.Observation {
+	return pol.CleanEvent(p, "", nil).Observation()
+}
