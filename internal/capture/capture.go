@@ -1,8 +1,19 @@
 // Package capture is the service that turns one Claude Code hook event
-// into stored rows: sessions, prompts and observations. It shapes the
-// payload through internal/shape (privacy policy, description,
-// compression), commits through the store's group-commit writer, and
-// announces what it stored to the live stream only after the commit.
+// into stored rows: sessions, prompts and observations. Service.Handle
+// reads top to bottom and never comes back to a step it has left:
+//
+//  1. the door: the decoded payload is cleaned whole, every field, by one
+//     call (shape.Policy.CleanEvent) into a shape.Event, the only type the
+//     rest accepts, so no code below can be handed a raw value; what the
+//     event names on this machine (the git project of its cwd, its
+//     transcript) is read through the Event and cleaned by it too;
+//  2. the event's shaper (sessionStart, userPrompt, toolUse, stop,
+//     sessionEnd, preToolUse) shapes its rows through internal/shape;
+//  3. the rows are written in one transaction by the store's group-commit
+//     writer, and what it stored reaches the live stream after the commit.
+//
+// internal/archtest keeps this so: capture calls no cleaning of its own,
+// and none of its functions but Handle takes a shape.Payload.
 package capture
 
 import (

@@ -6,6 +6,12 @@
 // nothing: internal/capture is the service that turns a hook event into
 // rows (through shape) and commits them.
 //
+// A payload is cleaned once, at the door: Policy.CleanEvent turns the
+// decoded Payload into an Event, every string of it through the privacy
+// pipeline, and every shaper (Describe, Event.Observation, Event.Project,
+// Event.LastAssistantMessage) takes the Event, whose fields nothing
+// outside this package can set. internal/archtest keeps it so.
+//
 // What the short-lived hook process itself runs (event names, redaction
 // at the edge, the spool and the thin client) is the leaf package hooks,
 // which imports no database code; event names are used from
