@@ -18,7 +18,8 @@ import (
 // transcript) is read through the Event too, and cleaned by the same
 // policy before it is returned.
 //
-// The zero Event is not usable; an Event is read by one request at a time.
+// An Event does not change once made, so its write may read it on the
+// writer's goroutine. The zero Event holds nothing and is not usable.
 type Event struct {
 	p       Payload // cleaned, every string of it
 	pol     *Policy // the settings it was cleaned with, and is shaped with
@@ -70,7 +71,8 @@ func (p *Policy) CleanEvent(raw *Payload, person string, outside Outside) *Event
 	}
 }
 
-// Payload is a copy of the cleaned payload: changing it changes nothing.
+// Payload is a copy of the cleaned payload (its JSON fields share their
+// bytes with e: read them, never write to them).
 func (e *Event) Payload() Payload { return e.p }
 
 // Policy is the policy e was cleaned with; shape e's rows with it.
