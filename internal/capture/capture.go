@@ -263,7 +263,7 @@ type disk struct{ projects *hookwire.Projects }
 func (d disk) Project(cwd string) hookwire.Project { return d.projects.Resolve(cwd) }
 
 // LastAssistantMessage reads a transcript's last assistant message.
-func (disk) LastAssistantMessage(path string) string { return LastAssistantMessage(path) }
+func (disk) LastAssistantMessage(path string) string { return readLastAssistantMessage(path) }
 
 // Expect announces an event about to be handled (its request is still
 // being decoded), so a group commit starting meanwhile waits for it rather
