@@ -1,8 +1,19 @@
 // Package capture is the service that turns one Claude Code hook event
-// into stored rows: sessions, prompts and observations. It shapes the
-// payload through internal/shape (privacy policy, description,
-// compression), commits through the store's group-commit writer, and
-// announces what it stored to the live stream only after the commit.
+// into stored rows: sessions, prompts and observations. Service.Handle
+// reads top to bottom and never comes back to a step it has left:
+//
+//  1. the door: the decoded payload is cleaned whole, every field, by one
+//     call (shape.Policy.CleanEvent) into a shape.Event, the only type the
+//     rest accepts, so no code below can be handed a raw value; what the
+//     event names on this machine (the git project of its cwd, its
+//     transcript) is read through the Event and cleaned by it too;
+//  2. the event's shaper (sessionStart, userPrompt, toolUse, stop,
+//     sessionEnd, preToolUse) shapes its rows through internal/shape;
+//  3. the rows are written in one transaction by the store's group-commit
+//     writer, and what it stored reaches the live stream after the commit.
+//
+// internal/archtest keeps this so: capture calls no cleaning of its own,
+// and none of its functions but Handle takes a shape.Payload.
 package capture
 
 import (
@@ -11,8 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +65,7 @@ type Service struct {
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
-	projects *hookwire.Projects // the projects of the cwds seen lately
+	disk     disk // reads what the owner's events name on this machine
 	now      func() time.Time
 	log      *slog.Logger // the worker's redacting logger
 }
@@ -85,7 +94,7 @@ func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
-		log: d.Log, projects: hookwire.NewProjects(hookwire.DefaultProjects), now: func() time.Time { return time.Now().UTC() }}
+		log: d.Log, disk: disk{projects: hookwire.NewProjects(hookwire.DefaultProjects)}, now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
 }
@@ -110,66 +119,68 @@ func (s *Service) SetIDKey(key []byte) {
 // Policy is the compiled settings in force.
 func (s *Service) Policy() *shape.Policy { return s.policy.Load() }
 
-// Handle ingests one event and returns what the hook must print. Every
-// string of the event is cleaned first (shape.Policy.CleanPayload), so
-// nothing below stores a raw value.
+// Handle ingests one event and returns what the hook must print. It reads
+// top to bottom: the payload is cleaned whole at the door (one call,
+// shape.Policy.CleanEvent), so every function below it is handed a
+// *shape.Event, never the raw payload; the event's shaper then shapes its
+// rows and writes them in one group-committed transaction, whose events
+// reach the live stream after the commit.
 func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (shape.Output, error) {
-	p = s.Policy().CleanPayload(p)
-	p.CapturedBy = PersonFrom(ctx)
+	ev := s.Policy().CleanEvent(p, PersonFrom(ctx), s.disk)
 	switch event {
 	case hookwire.SessionStart:
-		return s.sessionStart(ctx, p)
+		return s.sessionStart(ctx, ev)
 	case hookwire.UserPromptSubmit:
-		return s.userPrompt(ctx, p)
+		return s.userPrompt(ctx, ev)
 	case hookwire.PostToolUse, hookwire.PostToolUseFailure:
-		return shape.Continue(), s.toolUse(ctx, p)
+		return shape.Continue(), s.toolUse(ctx, ev)
 	case hookwire.PreToolUse:
-		return s.preToolUse(ctx, p), nil
+		return s.preToolUse(ctx, ev), nil
 	case hookwire.Stop:
-		return shape.Continue(), s.stop(ctx, p)
+		return shape.Continue(), s.stop(ctx, ev)
 	case hookwire.SessionEnd:
-		return shape.Continue(), s.sessionEnd(ctx, p)
+		return shape.Continue(), s.sessionEnd(ctx, ev)
 	}
 	return shape.Output{}, errors.New("unknown event " + event)
 }
 
-// session returns the session of p, creating it inside tx when needed.
+// session returns the session of ev, creating it inside tx when needed.
 // The session may come from the cache: a write on it that finds it gone
 // fails with models.ErrSessionGone, and writeSession runs it again.
-func (s *Service) session(tx *models.Tx, p *shape.Payload) (models.SessionRef, error) {
-	if ref, ok := s.sessions.Load(p.SessionID); ok {
+func (s *Service) session(tx *models.Tx, ev *shape.Event) (models.SessionRef, error) {
+	if ref, ok := s.sessions.Load(ev.SessionID()); ok {
 		r := ref.(models.SessionRef)
 		r.Created = false
-		return r, owned(r, p)
+		return r, owned(r, ev)
 	}
-	return s.ensureSession(tx, p)
+	return s.ensureSession(tx, ev)
 }
 
-// ensureSession returns the session of p as stored, creating it inside tx
+// ensureSession returns the session of ev as stored, creating it inside tx
 // when it is not: a session forgotten while it ran is recorded again, as
 // a new row, from its next event.
-func (s *Service) ensureSession(tx *models.Tx, p *shape.Payload) (models.SessionRef, error) {
-	proj := s.project(p)
+func (s *Service) ensureSession(tx *models.Tx, ev *shape.Event) (models.SessionRef, error) {
+	proj := ev.Project()
 	ref, err := tx.EnsureSession(&models.Session{
-		ClaudeSessionID: p.SessionID,
+		ClaudeSessionID: ev.SessionID(),
 		Project:         proj.Name,
-		Cwd:             p.Cwd,
+		Cwd:             ev.Cwd(),
 		GitBranch:       proj.Branch,
-		Source:          p.Source,
-		StartedAt:       eventTime(p, s.now),
-		TranscriptPath:  p.TranscriptPath,
-		CapturedBy:      p.CapturedBy,
+		Source:          ev.Source(),
+		StartedAt:       ev.When(s.now),
+		TranscriptPath:  ev.TranscriptPath(),
+		CapturedBy:      ev.Person(),
 	})
 	if err != nil {
 		return ref, err
 	}
-	if err := owned(ref, p); err != nil {
+	if err := owned(ref, ev); err != nil {
 		return ref, err
 	}
 	if ref.Created {
-		if _, err := tx.AppendEventAt(eventTime(p, s.now), models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
-			"sessionId": ref.ID, "claudeSessionId": p.SessionID, "project": ref.Project,
-			"branch": proj.Branch, "source": p.Source, "cwd": p.Cwd,
+		if _, err := tx.AppendEventAt(ev.When(s.now), models.EventSessionStarted, ref.Project, ref.ID, ref.ID, map[string]any{
+			"sessionId": ref.ID, "claudeSessionId": ev.SessionID(), "project": ref.Project,
+			"branch": proj.Branch, "source": ev.Source(), "cwd": ev.Cwd(),
 		}); err != nil {
 			return ref, err
 		}
@@ -183,20 +194,12 @@ func (s *Service) ensureSession(tx *models.Tx, p *shape.Payload) (models.Session
 // Code's session ids are random UUIDs, so two people never share one by
 // chance: such an event was replayed or made up. The answer is a 403, which
 // the hook drops as permanent (it is neither retried nor spooled).
-func owned(ref models.SessionRef, p *shape.Payload) error {
-	if ref.CapturedBy == p.CapturedBy {
+func owned(ref models.SessionRef, ev *shape.Event) error {
+	if ref.CapturedBy == ev.Person() {
 		return nil
 	}
-	return fmt.Errorf("%w: session %s belongs to someone else: an event may only add to a session its sender captured", models.ErrForbidden, p.SessionID)
+	return fmt.Errorf("%w: session %s belongs to someone else: an event may only add to a session its sender captured", models.ErrForbidden, ev.SessionID())
 }
-
-// onThisMachine reports whether the paths p names (its transcript, its
-// cwd, the files of its tools) are this machine's, and the worker may
-// open them: only for events of the worker's owner (its socket or its
-// secret, which may already run programs as this user). A person's events
-// come from their own machine; the worker opens none of their paths, and
-// their hook sends what it read there itself (hookwire.AddRemoteFacts).
-func onThisMachine(p *shape.Payload) bool { return p.CapturedBy == "" }
 
 // personKey is the context key of the person an event comes from.
 type personKey struct{}
@@ -252,58 +255,15 @@ func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
 	}
 }
 
-// project is the project and branch of p's session, found from the cleaned
-// cwd (the directory on disk when cleaning left it as it was; a path with
-// a secret in it gives the base name of its cleaned form, never a part of
-// the secret that a '/' cut off), and cleaned like every stored string: a
-// repository or branch name may hold a secret.
-//
-// For a person's event (onThisMachine false) nothing is looked up on disk:
-// the project is what their hook found for cwd on their machine
-// (mneme_project, else cwd's base name) and the branch is theirs
-// (mneme_branch).
-func (s *Service) project(p *shape.Payload) hookwire.Project {
-	pol := s.Policy()
-	cwd := p.Cwd
-	var proj hookwire.Project
-	switch {
-	case onThisMachine(p):
-		proj = s.projects.Resolve(cwd)
-	case p.MnemeProject != "":
-		proj = hookwire.Project{Name: p.MnemeProject, Branch: p.MnemeBranch}
-	case cwd != "":
-		proj = hookwire.Project{Name: filepath.Base(cwd), Branch: p.MnemeBranch}
-	default:
-		proj = hookwire.Project{Name: "unknown", Branch: p.MnemeBranch}
-	}
-	switch {
-	case p.Project != "":
-		proj.Name = p.Project
-	default:
-		if name := aliasFor(pol.Settings.Capture.ProjectAliases, cwd); name != "" {
-			proj.Name = name
-		}
-	}
-	proj.Name, proj.Branch, proj.Root = pol.Clean(proj.Name), pol.Clean(proj.Branch), ""
-	return proj
-}
+// disk is the shape.Outside of the worker's owner's events: what they
+// name on this machine, read here and cleaned by the event.
+type disk struct{ projects *hookwire.Projects }
 
-// aliasFor returns the project name the user gave the longest path prefix
-// of cwd, matched at a directory boundary ("/src/a" covers "/src/a/b" but
-// not "/src/ab"), or "" when none covers it.
-func aliasFor(aliases map[string]string, cwd string) string {
-	best, name := -1, ""
-	for prefix, n := range aliases {
-		prefix = strings.TrimRight(prefix, "/")
-		if prefix == "" || n == "" || len(prefix) <= best {
-			continue
-		}
-		if cwd == prefix || strings.HasPrefix(cwd, prefix+"/") {
-			best, name = len(prefix), n
-		}
-	}
-	return name
-}
+// Project resolves cwd's git project, remembering the latest directories.
+func (d disk) Project(cwd string) hookwire.Project { return d.projects.Resolve(cwd) }
+
+// LastAssistantMessage reads a transcript's last assistant message.
+func (disk) LastAssistantMessage(path string) string { return readLastAssistantMessage(path) }
 
 // Expect announces an event about to be handled (its request is still
 // being decoded), so a group commit starting meanwhile waits for it rather
@@ -366,15 +326,6 @@ func (s *Service) Committed(ev models.Event) {
 		}
 		return true
 	})
-}
-
-// eventTime is when the event happened: the spooled time of a replayed
-// event, else now.
-func eventTime(p *shape.Payload, now func() time.Time) time.Time {
-	if p.MnemeTime != nil && !p.MnemeTime.IsZero() {
-		return p.MnemeTime.UTC()
-	}
-	return now()
 }
 
 // PreviewContext is the context a new session of project would receive now.

@@ -10,14 +10,14 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-func (s *Service) sessionStart(ctx context.Context, p *shape.Payload) (shape.Output, error) {
+func (s *Service) sessionStart(ctx context.Context, ev *shape.Event) (shape.Output, error) {
 	var ref models.SessionRef
 	// A session starts (or resumes) rarely: it is looked up in the
 	// database, never the cache, so a session forgotten meanwhile starts
 	// anew with its context.
-	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		var err error
-		ref, err = s.ensureSession(tx, p)
+		ref, err = s.ensureSession(tx, ev)
 		if err != nil || ref.Created {
 			return err
 		}
@@ -25,19 +25,19 @@ func (s *Service) sessionStart(ctx context.Context, p *shape.Payload) (shape.Out
 		// and mark it active again. A second "startup" is a duplicate (a
 		// replayed spool), and an event older than the session's end is a
 		// late replay: neither reopens a completed session.
-		if p.Source == "startup" {
+		if ev.Source() == "startup" {
 			return nil
 		}
-		return tx.ReopenSession(ref.ID, p.Source, eventTime(p, s.now))
+		return tx.ReopenSession(ref.ID, ev.Source(), ev.When(s.now))
 	})
 	if err != nil {
 		return shape.Output{}, err
 	}
-	s.remember(p.SessionID, ref)
-	if s.Context == nil || p.MnemeImport || s.Policy().ProjectExcluded(ref.Project) {
+	s.remember(ev.SessionID(), ref)
+	if s.Context == nil || ev.Imported() || ev.Policy().ProjectExcluded(ref.Project) {
 		return shape.Continue(), nil
 	}
-	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: p.Source, Created: ref.Created})
+	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: ev.Source(), Created: ref.Created})
 	if err != nil {
 		// Context is a courtesy: the session must start regardless.
 		s.log.Warn("build session context", "project", ref.Project, "err", err)
@@ -46,25 +46,25 @@ func (s *Service) sessionStart(ctx context.Context, p *shape.Payload) (shape.Out
 	return shape.WithContext(hookwire.SessionStart, text), nil
 }
 
-func (s *Service) userPrompt(ctx context.Context, p *shape.Payload) (shape.Output, error) {
-	pol := s.Policy()
-	text := shape.Window(p.Prompt) // cleaned whole by Handle, then cut
-	private := text == "" && p.Raw().Prompt != ""
+func (s *Service) userPrompt(ctx context.Context, ev *shape.Event) (shape.Output, error) {
+	pol := ev.Policy()
+	text := shape.Window(ev.Prompt()) // cleaned whole at the door, then cut
+	private := ev.PromptPrivate()
 	var ref models.SessionRef
 	var res models.PromptResult
-	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		var err error
-		if ref, err = s.session(tx, p); err != nil {
+		if ref, err = s.session(tx, ev); err != nil {
 			return err
 		}
 		if pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
-		res, err = tx.RecordPrompt(ref.ID, ref.Project, p.PromptID, text, private, eventTime(p, s.now))
+		res, err = tx.RecordPrompt(ref.ID, ref.Project, ev.PromptID(), text, private, ev.When(s.now))
 		if err != nil || res.PromptID == 0 {
 			return err
 		}
-		_, err = tx.AppendEventAt(eventTime(p, s.now), models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
+		_, err = tx.AppendEventAt(ev.When(s.now), models.EventPrompt, ref.Project, ref.ID, res.PromptID, map[string]any{
 			"id": res.PromptID, "sessionId": ref.ID, "project": ref.Project, "number": res.Number,
 			"text": shape.Truncate(text, 2000),
 		})
@@ -73,8 +73,8 @@ func (s *Service) userPrompt(ctx context.Context, p *shape.Payload) (shape.Outpu
 	if err != nil {
 		return shape.Output{}, err
 	}
-	s.remember(p.SessionID, ref)
-	if private || res.PromptID == 0 || s.Context == nil || p.MnemeImport {
+	s.remember(ev.SessionID(), ref)
+	if private || res.PromptID == 0 || s.Context == nil || ev.Imported() {
 		return shape.Continue(), nil
 	}
 	hint, err := s.Context.RelatedMemory(ctx, ref.Project, ref.ID, text)
@@ -85,26 +85,26 @@ func (s *Service) userPrompt(ctx context.Context, p *shape.Payload) (shape.Outpu
 	return shape.WithContext(hookwire.UserPromptSubmit, hint), nil
 }
 
-func (s *Service) toolUse(ctx context.Context, p *shape.Payload) error {
-	pol := s.Policy()
-	obs := pol.BuildObservation(p)
-	states := s.fileStates(p, obs)
+func (s *Service) toolUse(ctx context.Context, ev *shape.Event) error {
+	pol := ev.Policy()
+	obs := ev.Observation()
+	states := s.fileStates(ev, obs)
 	var ref models.SessionRef
 	var turn promptTurn
-	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		var err error
-		if ref, err = s.session(tx, p); err != nil {
+		if ref, err = s.session(tx, ev); err != nil {
 			return err
 		}
 		if obs == nil || pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
-		if turn, err = s.promptTurn(tx, ref.ID, p.PromptID); err != nil || turn.private {
+		if turn, err = s.promptTurn(tx, ref.ID, ev.PromptID()); err != nil || turn.private {
 			return err // the turn of a fully private prompt is not recorded
 		}
 		number := turn.number
 		o := *obs
-		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, eventTime(p, s.now)
+		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, ev.When(s.now)
 		if err := tx.QueueObservation(&o, observationEvent); err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (s *Service) toolUse(ctx context.Context, p *shape.Payload) error {
 		return tx.RecordFileStates(ref.ID, *o.ToolUseID, states)
 	})
 	if err == nil {
-		s.remember(p.SessionID, ref)
+		s.remember(ev.SessionID(), ref)
 		s.rememberTurn(ref.ID, turn)
 	}
 	return err
@@ -148,29 +148,24 @@ type observationEventData struct {
 	ToolName     string    `json:"toolName"`
 }
 
-func (s *Service) stop(ctx context.Context, p *shape.Payload) error {
-	pol := s.Policy()
-	msg := shape.Window(p.LastAssistantMessage) // cleaned whole by Handle
-	if raw := p.Raw(); raw.LastAssistantMessage == "" && raw.TranscriptPath != "" && onThisMachine(p) {
-		// The transcript is read at the path as received; the stored path
-		// is the cleaned one. (A path the hook redacted cannot be read.)
-		// A person's transcript is on their machine: their hook sends
-		// its last message instead.
-		msg = pol.CleanLong(LastAssistantMessage(raw.TranscriptPath))
-	}
-	msg = shape.Compress(msg, pol.Settings.Capture.OutputCapBytes)
+func (s *Service) stop(ctx context.Context, ev *shape.Event) error {
+	pol := ev.Policy()
+	// The payload's, or the transcript's read on this machine; cleaned
+	// either way. A person's transcript is on their machine: their hook
+	// sends its last message instead.
+	msg := ev.LastAssistantMessage()
 	var ref models.SessionRef
 	var number int
-	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		var err error
-		if ref, err = s.session(tx, p); err != nil {
+		if ref, err = s.session(tx, ev); err != nil {
 			return err
 		}
 		if pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
 		var private bool
-		if number, private, err = tx.PromptNumber(ref.ID, p.PromptID); err != nil || private {
+		if number, private, err = tx.PromptNumber(ref.ID, ev.PromptID()); err != nil || private {
 			return err
 		}
 		return tx.SetLastAssistantMessage(ref.ID, msg)
@@ -178,27 +173,27 @@ func (s *Service) stop(ctx context.Context, p *shape.Payload) error {
 	if err != nil {
 		return err
 	}
-	s.remember(p.SessionID, ref)
+	s.remember(ev.SessionID(), ref)
 	if s.Summaries != nil && !pol.ProjectExcluded(ref.Project) {
-		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number, eventTime(p, s.now)); err != nil {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryTurn, number, ev.When(s.now)); err != nil {
 			s.log.Warn("queue turn summary", "session", ref.ID, "err", err)
 		}
 	}
 	return nil
 }
 
-func (s *Service) sessionEnd(ctx context.Context, p *shape.Payload) error {
-	// The reason is free text like every other stored field, cleaned by
-	// Handle (a secret in it reached the database, the stream and the
+func (s *Service) sessionEnd(ctx context.Context, ev *shape.Event) error {
+	// The reason is free text like every other stored field, cleaned at
+	// the door (a secret in it reached the database, the stream and the
 	// pages before), then cut.
-	reason := shape.Truncate(p.Reason, 100)
+	reason := shape.Truncate(ev.Reason(), 100)
 	var ref models.SessionRef
-	err := s.writeSession(ctx, p.SessionID, func(tx *models.Tx) error {
+	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		var err error
-		if ref, err = s.session(tx, p); err != nil {
+		if ref, err = s.session(tx, ev); err != nil {
 			return err
 		}
-		now := eventTime(p, s.now)
+		now := ev.When(s.now)
 		if done, err := tx.CompleteSession(ref.ID, now, reason); err != nil || !done {
 			return err // !done: already completed, a replay
 		}
@@ -210,9 +205,9 @@ func (s *Service) sessionEnd(ctx context.Context, p *shape.Payload) error {
 	if err != nil {
 		return err
 	}
-	s.remember(p.SessionID, ref)
-	if s.Summaries != nil && !s.Policy().ProjectExcluded(ref.Project) {
-		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0, eventTime(p, s.now)); err != nil {
+	s.remember(ev.SessionID(), ref)
+	if s.Summaries != nil && !ev.Policy().ProjectExcluded(ref.Project) {
+		if err := s.Summaries.Enqueue(ctx, ref.ID, models.SummaryFinal, 0, ev.When(s.now)); err != nil {
 			s.log.Warn("queue final summary", "session", ref.ID, "err", err)
 		}
 	}

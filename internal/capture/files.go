@@ -17,8 +17,8 @@ var stateTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "Mul
 // privacy rule covers the file's hash too) or one without a tool_use_id
 // (its states would have no key), nor for a person's event: the path names
 // a file of their machine, never one of this machine to stat or hash.
-func (s *Service) fileStates(p *shape.Payload, obs *models.Observation) []models.FileState {
-	if !onThisMachine(p) {
+func (s *Service) fileStates(ev *shape.Event, obs *models.Observation) []models.FileState {
+	if !ev.OnThisMachine() {
 		return nil // a person's files are on their machine
 	}
 	if obs == nil || obs.ToolUseID == nil || obs.ExcludedBy != "" || len(obs.Files) == 0 || !stateTools[obs.ToolName] {
@@ -29,7 +29,7 @@ func (s *Service) fileStates(p *shape.Payload, obs *models.Observation) []models
 		// A relative path is the session's cwd joined with it, and stored
 		// so, as the file gate looks files up by absolute path.
 		st := filestate.State{Path: f, Kind: filestate.Unknown}
-		if abs := filestate.Abs(f, p.Cwd); abs != "" {
+		if abs := filestate.Abs(f, ev.Cwd()); abs != "" {
 			st = s.hashes.Read(abs)
 		}
 		out = append(out, models.FileState{Path: st.Path, Kind: st.Kind, SHA256: st.SHA256, Size: st.Size, MtimeNS: st.MtimeNS})

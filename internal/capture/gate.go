@@ -29,8 +29,8 @@ type FileRequest struct {
 // preToolUse answers the file gate. It writes nothing: no session is
 // created, nothing waits for the writer. Any problem gives the neutral
 // answer, as the tool must never wait on mneme.
-func (s *Service) preToolUse(ctx context.Context, p *shape.Payload) shape.Output {
-	if s.Files == nil || !onThisMachine(p) {
+func (s *Service) preToolUse(ctx context.Context, ev *shape.Event) shape.Output {
+	if s.Files == nil || !ev.OnThisMachine() {
 		// A person's file is on their machine: the gate, which compares
 		// memories with the file as it is now, has nothing to compare.
 		return shape.Continue()
@@ -39,20 +39,20 @@ func (s *Service) preToolUse(ctx context.Context, p *shape.Payload) shape.Output
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
 	}
-	if len(p.ToolInput) > 0 && json.Unmarshal(p.ToolInput, &in) != nil {
+	if input := ev.ToolInput(); len(input) > 0 && json.Unmarshal(input, &in) != nil {
 		return shape.Continue()
 	}
-	path := filestate.Abs(firstNonEmpty(in.FilePath, in.NotebookPath), p.Cwd)
+	path := filestate.Abs(firstNonEmpty(in.FilePath, in.NotebookPath), ev.Cwd())
 	if path == "" {
 		return shape.Continue()
 	}
-	req := FileRequest{ClaudeSessionID: p.SessionID, Cwd: p.Cwd, Path: path}
-	if ref, ok := s.sessions.Load(p.SessionID); ok {
+	req := FileRequest{ClaudeSessionID: ev.SessionID(), Cwd: ev.Cwd(), Path: path}
+	if ref, ok := s.sessions.Load(ev.SessionID()); ok {
 		req.SessionID, req.Project = ref.(models.SessionRef).ID, ref.(models.SessionRef).Project
-	} else if sess, err := s.Store.SessionByClaudeID(ctx, p.SessionID); err == nil {
+	} else if sess, err := s.Store.SessionByClaudeID(ctx, ev.SessionID()); err == nil {
 		req.SessionID, req.Project = sess.ID, sess.Project
 	} else {
-		req.Project = s.project(p).Name
+		req.Project = ev.Project().Name
 	}
 	text, err := s.Files.FileContext(ctx, req)
 	if err != nil {

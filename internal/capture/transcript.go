@@ -19,8 +19,10 @@ const transcriptTimeout = 2 * time.Second
 // Stops skip the transcript instead of piling up goroutines behind it.
 var transcriptReads = make(chan struct{}, 2)
 
-// LastAssistantMessage reads a Claude Code transcript (JSONL) and returns the
-// text of its last assistant message, with <system-reminder> blocks removed.
+// readLastAssistantMessage reads a Claude Code transcript (JSONL) and
+// returns the text of its last assistant message, with <system-reminder>
+// blocks removed. The text is raw: it reaches a row only through
+// shape.Event.LastAssistantMessage, which cleans it (disk is how).
 //
 // The path comes from an event, so it is treated as hostile: it must be
 // absolute and name a .jsonl file; the file is opened non-blocking (a FIFO
@@ -28,7 +30,7 @@ var transcriptReads = make(chan struct{}, 2)
 // regular file (no devices, FIFOs, sockets or directories, also through a
 // symlink); at most its last 2 MiB are read (a sparse 10 GB file costs the
 // same as a small one), within transcriptTimeout.
-func LastAssistantMessage(path string) string {
+func readLastAssistantMessage(path string) string {
 	if !filepath.IsAbs(path) || filepath.Ext(path) != ".jsonl" {
 		return ""
 	}

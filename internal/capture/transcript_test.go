@@ -72,8 +72,8 @@ func TestLastAssistantMessageHostilePaths(t *testing.T) {
 		{"not a transcript", "/etc/passwd", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := LastAssistantMessage(c.path); got != c.want {
-				t.Errorf("LastAssistantMessage(%s) = %q, want %q", c.path, got, c.want)
+			if got := readLastAssistantMessage(c.path); got != c.want {
+				t.Errorf("readLastAssistantMessage(%s) = %q, want %q", c.path, got, c.want)
 			}
 		})
 	}
@@ -93,7 +93,7 @@ func TestLastAssistantMessageAbandonsStuckReads(t *testing.T) {
 	}()
 	p := filepath.Join(t.TempDir(), "t.jsonl")
 	os.WriteFile(p, []byte(assistantLine), 0o600)
-	if got := LastAssistantMessage(p); got != "" {
+	if got := readLastAssistantMessage(p); got != "" {
 		t.Errorf("read %q with every slot held by a stuck read", got)
 	}
 }
@@ -103,7 +103,7 @@ func TestLastAssistantMessageTail(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "t.jsonl")
 	body := assistantLine + strings.Repeat(`{"type":"user","message":{"content":"x"}}`+"\n", (hookwire.TranscriptTail/40)+10)
 	os.WriteFile(p, []byte(body), 0o600)
-	if got := LastAssistantMessage(p); got != "" {
+	if got := readLastAssistantMessage(p); got != "" {
 		t.Errorf("found %q beyond the tail", got)
 	}
 }

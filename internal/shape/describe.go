@@ -54,8 +54,10 @@ func IsReadTool(name string) bool { return readTools[name] }
 
 var testCommand = regexp.MustCompile(`(?i)(^|[\s;&|(])(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|(npm|pnpm|yarn|bun)( run)? test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|make (test|check)|mvn( -\S+)* test|gradle(w)? test|\./gradlew test|rspec|phpunit|ctest|tox|deno test|mix test|dotnet test|swift test)\b`)
 
-// Describe reads a hookwire.PostToolUse or hookwire.PostToolUseFailure payload.
-func Describe(p *Payload) Described {
+// Describe reads a hookwire.PostToolUse or hookwire.PostToolUseFailure
+// event.
+func Describe(e *Event) Described {
+	p := &e.p
 	in := object(p.ToolInput)
 	resp := object(p.ToolResponse)
 	d := Described{Success: p.HookEventName != hookwire.PostToolUseFailure, Kind: models.KindToolUse, Importance: ImportanceOther}
@@ -82,7 +84,7 @@ func Describe(p *Payload) Described {
 				d.TestOutcome = testResult(out)
 			}
 		}
-		d.Title = bashTitle(cmd, out, d.IsTest, p, resp)
+		d.Title = bashTitle(cmd, out, d.IsTest, resp)
 	case name == "Write":
 		path := str(in, "file_path")
 		content := str(in, "content")
@@ -192,7 +194,7 @@ func Describe(p *Payload) Described {
 	if !d.Success {
 		d.Kind, d.Importance = models.KindFailure, ImportanceFailure
 		d.Output = p.Error
-		d.Title = failureTitle(p, in, d)
+		d.Title = failureTitle(e, in, d)
 		if d.IsTest {
 			d.TestOutcome = testResult(p.Error)
 			if p.IsInterrupt {
@@ -205,7 +207,7 @@ func Describe(p *Payload) Described {
 	return d
 }
 
-func bashTitle(cmd, out string, isTest bool, p *Payload, resp map[string]any) string {
+func bashTitle(cmd, out string, isTest bool, resp map[string]any) string {
 	short := "`" + Truncate(FirstLine(cmd), 100) + "`"
 	if interrupted, _ := resp["interrupted"].(bool); interrupted {
 		return "Ran " + short + ": interrupted"
@@ -259,7 +261,8 @@ func testResult(out string) string {
 	return strings.Join(parts, ", ")
 }
 
-func failureTitle(p *Payload, in map[string]any, d Described) string {
+func failureTitle(e *Event, in map[string]any, d Described) string {
+	p := &e.p
 	if p.IsInterrupt {
 		return p.ToolName + " interrupted"
 	}

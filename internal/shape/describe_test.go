@@ -188,7 +188,7 @@ func TestDescribe(t *testing.T) {
 			if tt.response != "" {
 				p.ToolResponse = json.RawMessage(tt.response)
 			}
-			d := Describe(p)
+			d := Describe(clean(p))
 			if d.Kind != tt.kind {
 				t.Errorf("kind %q, want %q", d.Kind, tt.kind)
 			}
@@ -215,7 +215,7 @@ func TestDescribeTitleIsOneBoundedLine(t *testing.T) {
 	p := &Payload{HookEventName: hookwire.PostToolUse, ToolName: "Bash",
 		ToolInput:    json.RawMessage(`{"command":"echo ` + strings.Repeat("a", 500) + `\nsecond line"}`),
 		ToolResponse: json.RawMessage(`{"stdout":"x"}`)}
-	d := Describe(p)
+	d := Describe(clean(p))
 	if strings.Contains(d.Title, "\n") || len([]rune(d.Title)) > 200 {
 		t.Errorf("title must be one line of at most 200 runes: %d runes %q", len([]rune(d.Title)), d.Title)
 	}
@@ -249,7 +249,7 @@ func TestDescribeCommandFields(t *testing.T) {
 			if c.response != "" {
 				p.ToolResponse = json.RawMessage(c.response)
 			}
-			d := Describe(p)
+			d := Describe(clean(p))
 			if d.CommandKind != c.kind || d.TestOutcome != c.outcome {
 				t.Errorf("command kind %q outcome %q, want %q %q", d.CommandKind, d.TestOutcome, c.kind, c.outcome)
 			}

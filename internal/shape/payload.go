@@ -6,6 +6,12 @@
 // nothing: internal/capture is the service that turns a hook event into
 // rows (through shape) and commits them.
 //
+// A payload is cleaned once, at the door: Policy.CleanEvent turns the
+// decoded Payload into an Event, every string of it through the privacy
+// pipeline, and every shaper (Describe, Event.Observation, Event.Project,
+// Event.LastAssistantMessage) takes the Event, whose fields nothing
+// outside this package can set. internal/archtest keeps it so.
+//
 // What the short-lived hook process itself runs (event names, redaction
 // at the edge, the spool and the thin client) is the leaf package hooks,
 // which imports no database code; event names are used from
@@ -66,26 +72,6 @@ type Payload struct {
 	// import`: it is stored like any other, but no context is built for
 	// it (nobody reads the answer).
 	MnemeImport bool `json:"mneme_import,omitempty"`
-	// CapturedBy is the person whose API token the event came with (team
-	// mode), set by the worker (capture.WithPerson), never read from the
-	// body: a client cannot claim to be someone else.
-	CapturedBy string `json:"-"`
-
-	// raw is the payload as received, when this one was made from it by
-	// Policy.CleanPayload.
-	raw *Payload
-}
-
-// Raw is the payload as it was received, before Policy.CleanPayload
-// cleaned it (p itself when it was not cleaned). Its values are only for
-// reading local files the event names (the transcript, the git
-// directory of cwd) and for telling what cleaning removed: never store
-// them.
-func (p *Payload) Raw() *Payload {
-	if p.raw != nil {
-		return p.raw
-	}
-	return p
 }
 
 // DecodeError is returned by Decode for input that is not a valid payload.

@@ -43,6 +43,6 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("an accepted payload does not marshal back: %v", err)
 		}
 		// What the worker does next with it must not panic either.
-		NewPolicy(models.DefaultSettings()).BuildObservation(p)
+		NewPolicy(models.DefaultSettings()).CleanEvent(p, "", nil).Observation()
 	})
 }

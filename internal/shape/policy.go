@@ -70,31 +70,6 @@ func (p *Policy) CleanLong(s string) string { return Window(p.Clean(s)) }
 // the same for every event (see privacy.Redactor.CleanID).
 func (p *Policy) CleanID(s string) string { return p.Redactor.CleanID(s) }
 
-// CleanPayload returns a copy of ev with every string field cleaned:
-// identifiers by CleanID, tool input and response value by value
-// (privacy.Redactor.CleanJSON), and the rest, text and names alike (cwd,
-// transcript path, source, tool name, project…), by Clean. It is the first
-// thing the worker does with an event, so that every stored string, the
-// session's cwd and project as much as an observation's output, has been
-// through the pipeline, and nothing is cut before it was redacted.
-func (p *Policy) CleanPayload(ev *Payload) *Payload {
-	if ev.raw != nil {
-		return ev // cleaned already
-	}
-	c := *ev
-	c.SessionID = p.CleanID(ev.SessionID)
-	c.PromptID = p.CleanID(ev.PromptID)
-	c.ToolUseID = p.CleanID(ev.ToolUseID)
-	for _, f := range []*string{&c.TranscriptPath, &c.Cwd, &c.HookEventName, &c.PermissionMode, &c.Source, &c.Prompt,
-		&c.ToolName, &c.Error, &c.LastAssistantMessage, &c.Reason, &c.Project, &c.MnemeProject, &c.MnemeBranch} {
-		*f = p.Clean(*f)
-	}
-	c.ToolInput = p.Redactor.CleanJSON(ev.ToolInput)
-	c.ToolResponse = p.Redactor.CleanJSON(ev.ToolResponse)
-	c.raw = ev
-	return &c
-}
-
 // ExcludedBy returns the exclude glob that matches one of the files, or a
 // path-like token of a Bash command, or "" when none does.
 func (p *Policy) ExcludedBy(cwd, command string, files []string) string {
@@ -171,20 +146,19 @@ func (g excludeGlob) matchOne(pattern, name string) bool {
 	return ok
 }
 
-// BuildObservation turns a tool payload into the observation to store,
-// applying the whole privacy pipeline: read-tool mode, exclude globs (which
-// leave only a stub naming the rule), tag stripping, redaction, and
-// compression. It returns nil when the tool is not recorded at all.
-func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
+// Observation shapes a tool event (PostToolUse, PostToolUseFailure) into
+// the observation to store, by e's policy: read-tool mode, exclude globs
+// (which leave only a stub naming the rule), description, and
+// compression. Its text comes from e's cleaned values, so a title may be
+// cut safely; what joins several of them (a diff of many lines, compact
+// JSON) is cleaned once more as joined, as a secret may span them. It
+// returns nil when the tool is not recorded at all.
+func (e *Event) Observation() *models.Observation {
+	p, ev := e.pol, &e.p
 	if p.Skips(ev.ToolName) {
 		return nil
 	}
-	// Clean every field first, the JSON ones value by value: in the
-	// compact JSON stored as input a quote is \", and an escaped
-	// \u003cprivate\u003e or \u0041KIA… would escape the text rules; and
-	// Describe cuts titles, which must not cut a secret in two.
-	ev = p.CleanPayload(ev)
-	d := Describe(ev)
+	d := Describe(e)
 	o := &models.Observation{
 		ToolName:    ev.ToolName,
 		Kind:        d.Kind,
@@ -214,9 +188,6 @@ func (p *Policy) BuildObservation(ev *Payload) *models.Observation {
 	if d.IsRead && p.Settings.Capture.ReadTools == models.ReadsMetadata {
 		d.Output = ""
 	}
-	// d's text comes from cleaned values and may be cut safely; it is
-	// cleaned once more as it is joined (a diff, compact JSON) before it
-	// is compressed.
 	o.Title = p.Clean(d.Title)
 	o.Input = Compress(p.Clean(Window(d.Input)), outputCap)
 	o.Output = Compress(p.Clean(Window(d.Output)), outputCap)

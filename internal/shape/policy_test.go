@@ -56,7 +56,7 @@ func toolPayload(tool, input, response string) *Payload {
 		ToolInput: json.RawMessage(input), ToolResponse: json.RawMessage(response), ToolUseID: "toolu_x", DurationMS: 12}
 }
 
-func TestBuildObservationExcludedIsStub(t *testing.T) {
+func TestObservationExcludedIsStub(t *testing.T) {
 	p := NewPolicy(models.DefaultSettings())
 	tests := []struct {
 		name string
@@ -69,7 +69,7 @@ func TestBuildObservationExcludedIsStub(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := p.BuildObservation(tt.ev)
+			o := observe(p, tt.ev)
 			if o == nil {
 				t.Fatal("an excluded call still leaves a stub")
 			}
@@ -90,7 +90,7 @@ func TestBuildObservationExcludedIsStub(t *testing.T) {
 	}
 }
 
-func TestBuildObservationReadTools(t *testing.T) {
+func TestObservationReadTools(t *testing.T) {
 	read := toolPayload("Read", `{"file_path":"/home/dev/app/main.go"}`, `{"file":{"content":"package main\nfunc main() {}\n","numLines":2}}`)
 	tests := []struct {
 		mode       string
@@ -105,7 +105,7 @@ func TestBuildObservationReadTools(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			st := models.DefaultSettings()
 			st.Capture.ReadTools = tt.mode
-			o := NewPolicy(st).BuildObservation(read)
+			o := observe(NewPolicy(st), read)
 			if (o != nil) != tt.recorded {
 				t.Fatalf("recorded = %v, want %v", o != nil, tt.recorded)
 			}
@@ -123,35 +123,35 @@ func TestBuildObservationReadTools(t *testing.T) {
 	// The mode applies to read tools only: Bash output stays.
 	st := models.DefaultSettings()
 	st.Capture.ReadTools = models.ReadsOff
-	if o := NewPolicy(st).BuildObservation(toolPayload("Bash", `{"command":"cat main.go"}`, `{"stdout":"package main"}`)); o == nil || o.Output != "package main" {
+	if o := observe(NewPolicy(st), toolPayload("Bash", `{"command":"cat main.go"}`, `{"stdout":"package main"}`)); o == nil || o.Output != "package main" {
 		t.Errorf("Bash is not a read tool: %+v", o)
 	}
 }
 
-func TestBuildObservationSkipList(t *testing.T) {
+func TestObservationSkipList(t *testing.T) {
 	p := NewPolicy(models.DefaultSettings())
 	for _, tool := range []string{"ListMcpResourcesTool", "SlashCommand", "Skill", "TodoWrite", "AskUserQuestion"} {
-		if o := p.BuildObservation(toolPayload(tool, `{}`, `{}`)); o != nil {
+		if o := observe(p, toolPayload(tool, `{}`, `{}`)); o != nil {
 			t.Errorf("%s is on the default skip list but was recorded", tool)
 		}
 	}
 	st := models.DefaultSettings()
 	st.Capture.SkipTools = []string{"Bash"}
 	p = NewPolicy(st)
-	if p.BuildObservation(toolPayload("Bash", `{"command":"ls"}`, `{}`)) != nil {
+	if observe(p, toolPayload("Bash", `{"command":"ls"}`, `{}`)) != nil {
 		t.Error("a tool added to the skip list must be skipped")
 	}
-	if p.BuildObservation(toolPayload("TodoWrite", `{"todos":[]}`, `{}`)) == nil {
+	if observe(p, toolPayload("TodoWrite", `{"todos":[]}`, `{}`)) == nil {
 		t.Error("a tool removed from the skip list must be recorded")
 	}
 }
 
-func TestBuildObservationCleansEveryField(t *testing.T) {
+func TestObservationCleansEveryField(t *testing.T) {
 	p := NewPolicy(models.DefaultSettings())
 	ev := toolPayload("Bash",
 		`{"command":"curl -H 'Authorization: Bearer abcdefgh12345678' https://x <private>hunter2</private>"}`,
 		`{"stdout":"ghp_16C7e42F292c6912E7710c838347Ae178B4a\n<system-reminder>internal</system-reminder>done"}`)
-	o := p.BuildObservation(ev)
+	o := observe(p, ev)
 	b, _ := json.Marshal(o)
 	for _, bad := range []string{"hunter2", "abcdefgh12345678", "ghp_16C7", "internal", "<private>"} {
 		if strings.Contains(string(b), bad) {
@@ -164,7 +164,7 @@ func TestBuildObservationCleansEveryField(t *testing.T) {
 		}
 	}
 	big := toolPayload("Bash", `{"command":"seq 100000"}`, `{"stdout":"`+strings.Repeat("0123456789\\n", 20000)+`"}`)
-	if o := p.BuildObservation(big); len(o.Output) > models.DefaultSettings().Capture.OutputCapBytes {
+	if o := observe(p, big); len(o.Output) > models.DefaultSettings().Capture.OutputCapBytes {
 		t.Errorf("output of %d bytes exceeds the cap", len(o.Output))
 	}
 }
@@ -172,21 +172,21 @@ func TestBuildObservationCleansEveryField(t *testing.T) {
 // Nothing is cut before it is redacted: not a title (Describe shortens a
 // command to 100 characters), not a long output (Window keeps its ends),
 // not compact JSON input (whose quotes are \").
-func TestBuildObservationCutsAfterRedaction(t *testing.T) {
+func TestObservationCutsAfterRedaction(t *testing.T) {
 	p := NewPolicy(models.DefaultSettings())
 	key := "AKIAZ7QWERTYUIOP1234"
 	cmd := strings.Repeat("a", 92) + " " + key
 	out := strings.Repeat("x", windowBytes-10) + " " + key + " " + strings.Repeat("y\n", windowBytes)
 	in, _ := json.Marshal(map[string]string{"command": cmd})
 	resp, _ := json.Marshal(map[string]string{"stdout": out})
-	o := p.BuildObservation(toolPayload("Bash", string(in), string(resp)))
+	o := observe(p, toolPayload("Bash", string(in), string(resp)))
 	b, _ := json.Marshal(o)
 	for _, part := range []string{"AKIAZ7", "QWERTYUIOP"} {
 		if strings.Contains(string(b), part) {
 			t.Errorf("part of a cut secret survived (%q): title %q", part, o.Title)
 		}
 	}
-	task := p.BuildObservation(toolPayload("Task", `{"prompt":"use password: \"Hunter2Hunter2\" now","description":"d"}`, `"ok"`))
+	task := observe(p, toolPayload("Task", `{"prompt":"use password: \"Hunter2Hunter2\" now","description":"d"}`, `"ok"`))
 	if strings.Contains(task.Input, "Hunter2") || strings.Contains(task.Title, "Hunter2") {
 		t.Errorf("a quoted value in compact JSON survived: %q", task.Input)
 	}

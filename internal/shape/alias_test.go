@@ -1,4 +1,4 @@
-package capture
+package shape
 
 import "testing"
 
