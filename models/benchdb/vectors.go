@@ -178,6 +178,13 @@ func addVectorsPostgres(url string, n int) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	var have int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM embeddings WHERE model = $1`, VectorModel).Scan(&have); err != nil {
+		return err
+	}
+	if have == n {
+		return nil // a database kept by MNEME_BENCH_POSTGRES
+	}
 	const per = 10_000
 	for base := 1; base <= n; base += per {
 		var ids []int64
