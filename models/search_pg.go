@@ -16,12 +16,13 @@ import (
 // Search on PostgreSQL: each content table has a stored tsvector column
 // fts with a GIN index (migrations_postgres.go), always current, so there
 // is no index to flush. A query is translated once per table
-// (search_tsquery.go), then answered in three round trips whatever the
+// (search_tsquery.go), then answered in two round trips whatever the
 // number of tables (on a busy server a round trip costs more than a GIN
-// lookup): the probe (to_tsquery and a match count up to RankLimit per
-// table), the ranking (each table's best Offset+Limit+1, by ts_rank or
-// newest first as on SQLite, in one UNION ALL) and the page's details
-// and ts_headline snippets (one UNION ALL).
+// lookup): the probe and the ranking in one statement (probeRankPG: each
+// table's matches read once, counted up to RankLimit, and its best
+// Offset+Limit+1 by ts_rank or newest first as on SQLite, with what the
+// reranking weighs), and the page's details and ts_headline snippets (one
+// UNION ALL).
 //
 // Rank and Score: a hit's Rank is -ts_rank (lower is better, like bm25)
 // and its Score ts_rank. ts_rank has no IDF and lies in 0..1: a word
