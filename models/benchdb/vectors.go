@@ -53,13 +53,7 @@ var vecDBs sync.Map // rows → *benchDBOnce
 func WithVectors(tb testing.TB, rows int) *DB {
 	tb.Helper()
 	src := Build(tb, rows)
-	v, _ := vecDBs.LoadOrStore(rows, &benchDBOnce{})
-	o := v.(*benchDBOnce)
-	o.once.Do(func() { o.db, o.err = buildVectorDB(src) })
-	if o.err != nil {
-		tb.Fatal(o.err)
-	}
-	return o.db
+	return onceDB(tb, &vecDBs, rows, func() (*DB, error) { return buildVectorDB(src) })
 }
 
 func buildVectorDB(src *DB) (*DB, error) {
