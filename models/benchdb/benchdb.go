@@ -155,15 +155,11 @@ func buildBenchDB(rows int) (*DB, error) {
 	}
 	os.RemoveAll(dir)
 	start := time.Now()
-	store, err := models.Open(filepath.Join(dir, "mneme.db"))
+	store, sqlDB, err := openRaw(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	sqlDB, err := storedb.Of(store).DB()
-	if err != nil {
-		return nil, err
-	}
 	// Index after loading: the insert triggers are set aside while the rows
 	// go in, the FTS5 tables are rebuilt in one pass, and the triggers are
 	// put back exactly as the migrations wrote them.
@@ -212,6 +208,21 @@ func buildBenchDB(rows int) (*DB, error) {
 	}
 	db.Built = time.Since(start)
 	return db, os.WriteFile(done, []byte(db.Built.String()), 0o600)
+}
+
+// openRaw opens the store in dir and its database/sql handle, for the
+// raw statements that build a benchmark database.
+func openRaw(dir string) (*models.Store, *sql.DB, error) {
+	store, err := models.Open(filepath.Join(dir, "mneme.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sqlDB, err := storedb.Of(store).DB()
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, sqlDB, nil
 }
 
 // fillBenchDB writes the synthetic rows.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mneme-dev/mneme/models"
-	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
 
 // The synthetic embeddings of the hybrid-search benchmarks: one random
@@ -78,15 +77,11 @@ func buildVectorDB(src *DB) (*DB, error) {
 	if err := copyFile(filepath.Join(src.Dir, "mneme.db"), filepath.Join(db.Dir, "mneme.db")); err != nil {
 		return nil, err
 	}
-	store, err := models.Open(filepath.Join(db.Dir, "mneme.db"))
+	store, sqlDB, err := openRaw(db.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	sqlDB, err := storedb.Of(store).DB()
-	if err != nil {
-		return nil, err
-	}
 	if err := addVectorsSQLite(sqlDB, db.Observations); err != nil {
 		return nil, err
 	}
