@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,7 +109,7 @@ func searchCases(db *benchdb.DB) []struct {
 func BenchmarkSearch(b *testing.B) {
 	s, db := openBenchStore(b)
 	baseline := rareWordBaseline(b, s, `SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? LIMIT 20`)
-	benchSearch(b, s, db, baseline)
+	benchSearch(b, s, db, baseline, nil)
 }
 
 // BenchmarkSearchRanking is BenchmarkSearch with NeutralRanking (bm25
@@ -123,7 +124,7 @@ func BenchmarkSearchRanking(b *testing.B) {
 	}{{"neutral", models.NeutralRanking}, {"default", models.DefaultRanking}} {
 		b.Run("ranking="+rk.name, func(b *testing.B) {
 			s.Ranking = &rk.r
-			benchSearch(b, s, db, baseline)
+			benchSearch(b, s, db, baseline, nil)
 		})
 	}
 }
@@ -154,11 +155,12 @@ func rareWordBaseline(b *testing.B, s *models.Store, query string) func(int) tim
 	}
 }
 
-// benchSearch runs the query shapes of searchCases on s.
-func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(int) time.Duration) {
-	ctx := context.Background()
-	cases := searchCases(db)
-	// The mix interleaves the shapes, so any b.N samples all of them.
+// searchMix interleaves the shapes of cases, so any b.N samples all of
+// them.
+func searchMix(cases []struct {
+	name string
+	qs   []models.SearchQuery
+}) []models.SearchQuery {
 	var mix []models.SearchQuery
 	for i := 0; i < 50; i++ {
 		for _, c := range cases {
@@ -167,6 +169,17 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 			}
 		}
 	}
+	return mix
+}
+
+// benchSearch runs the query shapes of searchCases on s. server, when
+// not nil, reads the CPU time of the database server (PostgreSQL), whose
+// work is outside this process: its share of each search is reported as
+// server-cpu-ms/op, less distorted than wall time on a shared machine.
+func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(int) time.Duration, server func() time.Duration) {
+	ctx := context.Background()
+	cases := searchCases(db)
+	mix := searchMix(cases)
 	cases = append(cases, struct {
 		name string
 		qs   []models.SearchQuery
@@ -177,6 +190,7 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 			baseLat := make(latencies, 0, b.N)
 			var baseCPU time.Duration
 			hits, timeouts := 0, 0
+			var serverCPU time.Duration
 			cpu0 := testutil.CPUTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -186,9 +200,20 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 				baseCPU += testutil.CPUTime() - bc
 				b.StartTimer()
 				q := c.qs[i%len(c.qs)]
+				var sc time.Duration
+				if server != nil {
+					b.StopTimer()
+					sc = server()
+					b.StartTimer()
+				}
 				t0 := time.Now()
 				res, err := s.Search(ctx, q)
 				lat = append(lat, time.Since(t0))
+				if server != nil {
+					b.StopTimer()
+					serverCPU += server() - sc
+					b.StartTimer()
+				}
 				var qe *models.QueryError
 				if errors.As(err, &qe) && strings.Contains(qe.Msg, "took longer") {
 					timeouts++ // counted: the search was cut at SearchTimeout
@@ -206,6 +231,101 @@ func benchSearch(b *testing.B, s *models.Store, db *benchdb.DB, baseline func(in
 			// CPU time per search: less distorted than wall time when the
 			// machine is shared.
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			if server != nil {
+				b.ReportMetric(float64(serverCPU.Microseconds())/1000/float64(b.N), "server-cpu-ms/op")
+			}
+		})
+	}
+}
+
+// BenchmarkSearchHybrid measures hybrid search — Store.Search and
+// SemanticSearch of the same page, fused by FuseRRF, what embed.Searcher
+// does once it has the query's vector — against the full-text search
+// alone in the same run, over the mixed query shapes of BenchmarkSearch,
+// at 100k and 1M observations (only benchdb.Rows under -short or
+// MNEME_BENCH_ROWS), each observation with a 384-dim vector
+// (benchdb.WithVectors). Embedding the query is the endpoint's and is not
+// timed, nor is the first load of the in-memory index (load-ms), whose
+// memory is reported as index-MB.
+func BenchmarkSearchHybrid(b *testing.B) {
+	for _, rows := range hybridSizes(b) {
+		db := benchdb.WithVectors(b, rows)
+		if db.Built > 0 {
+			b.Logf("added %d vectors in %s", db.Observations, db.Built.Round(time.Second))
+		}
+		s, err := models.Open(filepath.Join(db.Dir, "mneme.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchHybrid(b, s, db)
+		s.Close()
+	}
+}
+
+// BenchmarkSearchHybridPostgres is BenchmarkSearchHybrid on PostgreSQL,
+// over BenchmarkSearchPostgres's copy of the same rows with the same
+// vectors (benchdb.AddVectorsPostgres): without pgvector, the same
+// in-memory scan as on SQLite.
+func BenchmarkSearchHybridPostgres(b *testing.B) {
+	for _, rows := range hybridSizes(b) {
+		pg := benchdb.BuildPostgres(b, rows)
+		benchdb.AddVectorsPostgres(b, pg)
+		s, err := models.OpenURL(pg.URL, b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchHybrid(b, s, pg.DB)
+		s.Close()
+	}
+}
+
+// hybridSizes are the database sizes of the hybrid benchmarks.
+func hybridSizes(b *testing.B) []int {
+	if testing.Short() || os.Getenv("MNEME_BENCH_ROWS") != "" {
+		return []int{benchdb.Rows(b)}
+	}
+	return []int{100_000, 1_000_000}
+}
+
+// benchHybrid runs the text and hybrid legs over s.
+func benchHybrid(b *testing.B, s *models.Store, db *benchdb.DB) {
+	ctx := context.Background()
+	mix := searchMix(searchCases(db))
+	t0 := time.Now()
+	if _, err := s.SemanticSearch(ctx, models.SearchQuery{Limit: 20}, benchdb.VectorModel, benchdb.Vector(-1)); err != nil {
+		b.Fatal(err)
+	}
+	load := time.Since(t0)
+	indexMB := float64(s.VectorIndexBytes(benchdb.VectorModel)) / 1e6
+	for _, mode := range []string{"text", "hybrid"} {
+		b.Run(fmt.Sprintf("%s/rows=%d", mode, db.Observations), func(b *testing.B) {
+			lat := make(latencies, 0, b.N)
+			hits := 0
+			for i := 0; i < b.N; i++ {
+				// The page embed.Searcher asks both lists for.
+				q := mix[i%len(mix)]
+				q.Limit++
+				t0 := time.Now()
+				res, err := s.Search(ctx, q)
+				if err != nil {
+					b.Fatalf("%+v: %v", q, err)
+				}
+				if mode == "hybrid" {
+					sem, err := s.SemanticSearch(ctx, q, benchdb.VectorModel, benchdb.Vector(-int64(i%20)-2))
+					if err != nil {
+						b.Fatal(err)
+					}
+					res = models.FuseRRF(res, sem)
+				}
+				lat = append(lat, time.Since(t0))
+				hits += len(res)
+			}
+			lat.report(b, "ms")
+			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+			if mode == "hybrid" {
+				b.ReportMetric(float64(load.Milliseconds()), "load-ms")
+				b.ReportMetric(indexMB, "index-MB")
+			}
 		})
 	}
 }

@@ -117,11 +117,19 @@ func (s *Store) rerank(ctx context.Context, all []ranked) error {
 }
 
 // boostFeatures loads the features of the candidates, one query per
-// table, by primary key: only small columns before the text ones.
+// table, by primary key: only small columns before the text ones. Those
+// the ranking query read (feat) need no query.
 func (s *Store) boostFeatures(ctx context.Context, all []ranked, recency bool) ([]boostFeatures, error) {
 	out := make([]boostFeatures, len(all))
 	pos := map[*searchTable]map[int64][]int{}
 	for i, r := range all {
+		if r.feat != nil {
+			out[i] = *r.feat
+			if !recency {
+				out[i].at = time.Time{}
+			}
+			continue
+		}
 		if pos[r.table] == nil {
 			pos[r.table] = map[int64][]int{}
 		}

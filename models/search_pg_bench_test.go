@@ -4,8 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/benchdb"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // openPGBenchStore opens the synthetic database of BenchmarkSearch
@@ -32,5 +34,21 @@ func openPGBenchStore(b *testing.B) (*models.Store, *benchdb.DB) {
 func BenchmarkSearchPostgres(b *testing.B) {
 	s, db := openPGBenchStore(b)
 	baseline := rareWordBaseline(b, s, `SELECT id FROM observations WHERE fts @@ to_tsquery('english', $1) LIMIT 20`)
-	benchSearch(b, s, db, baseline)
+	benchSearch(b, s, db, baseline, pgServerCPU(b, s))
+}
+
+// pgServerCPU returns what reads the CPU time of s's PostgreSQL server
+// (its postmaster and every backend: testutil.ProcessTreeCPU), or nil
+// when the server's processes cannot be read (not on this machine, not
+// Linux).
+func pgServerCPU(b *testing.B, s *models.Store) func() time.Duration {
+	var backend int
+	if err := modelstest.SQLDB(b, s).QueryRow(`SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		b.Fatal(err)
+	}
+	postmaster := testutil.ParentPID(backend)
+	if postmaster <= 0 || testutil.ProcessTreeCPU(postmaster) == 0 {
+		return nil
+	}
+	return func() time.Duration { return testutil.ProcessTreeCPU(postmaster) }
 }

@@ -55,6 +55,9 @@ type ranked struct {
 	rank   float64
 	ranked bool
 	at     int64 // created_at in Unix ns, for the newest-first merge
+	// feat is what rerank weighs, when the ranking query read it
+	// (PostgreSQL); nil has rerank load it.
+	feat *boostFeatures
 }
 
 // probed is a table to search and whether it has too many matches, or

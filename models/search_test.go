@@ -467,3 +467,39 @@ func testRelatedSearch(t *testing.T, f *searchFixture) {
 		t.Error("AnyTermsQuery of stopwords should be empty")
 	}
 }
+
+// TestSearchTooManyToRankLaterTable: a table past RankLimit after one
+// under it (prompts after observations) still makes every table's hits
+// newest first, and under the limit the same search is ranked.
+func TestSearchTooManyToRankLaterTable(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		q := SearchQuery{Q: "please OR fix OR timeout"} // prompts migrate and beta, observation ws
+		f.s.SearchLimits.RankLimit = 1
+		hits, err := f.s.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.keys(hits), []string{"o:ws", "p:beta", "p:migrate"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("newest first = %v, want %v", got, want)
+		}
+		for _, h := range hits {
+			if h.Ranked {
+				t.Errorf("hit %+v: want unranked", h)
+			}
+		}
+		f.s.SearchLimits.RankLimit = 2
+		hits, err = f.s.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 3 {
+			t.Fatalf("under the limit: %v", f.keys(hits))
+		}
+		for _, h := range hits {
+			if !h.Ranked {
+				t.Errorf("under the limit, hit %+v: want ranked", h)
+			}
+		}
+	})
+}

@@ -84,6 +84,15 @@ var spec = []Row{
 	{Figure: "FTS search at {rows}, p95", Bench: "BenchmarkSearch/*/rows=*", Metric: "p95-ms", Unit: "ms", Worst: true,
 		Base: []Baseline{{Metric: "base-p95-ms", Label: "(baseline, p95)"}}, Target: le(30)},
 
+	// Hybrid search (full text and the in-memory vector scan, fused) over
+	// the mixed shapes, 384-dim vectors, against full text alone in the
+	// same run (models/search_bench_test.go).
+	{Figure: "hybrid search at 100k, 384 dims, mixed shapes, p95", Bench: "BenchmarkSearchHybrid/hybrid/rows=100000", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybrid/text/rows=100000"}}},
+	{Figure: "hybrid search at 1M, 384 dims, mixed shapes, p95", Bench: "BenchmarkSearchHybrid/hybrid/rows=1000000", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybrid/text/rows=1000000"}}},
+	{Figure: "in-memory vector index at 1M, 384 dims", Bench: "BenchmarkSearchHybrid/hybrid/rows=1000000", Metric: "index-MB", Unit: "MB"},
+
 	// Recall at 100k observations, over HTTP to the real worker
 	// (internal/recall/bench_test.go).
 	{Figure: "SessionStart hook at 100k (context build), p50", Bench: "BenchmarkSessionStartHook100k", Metric: "p50-ms", Unit: "ms",
@@ -112,6 +121,15 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "p95-ms", Label: "(SQLite, same rows and queries)", Bench: "BenchmarkSearch/mix/rows=*"}}, Target: le(30)},
 	{Figure: "team: FTS search at {rows} on PostgreSQL, p95", Bench: "BenchmarkSearchPostgres/*/rows=*", Metric: "p95-ms", Unit: "ms", Worst: true,
 		Base: []Baseline{{Metric: "base-p95-ms", Label: "(baseline: one GIN lookup, p95)"}}},
+	// The server's CPU per search (the backends' /proc times), against
+	// SQLite's, all in mneme's process: less distorted by a shared machine
+	// than wall time.
+	{Figure: "team: server CPU per FTS search at {rows}, mixed shapes", Bench: "BenchmarkSearchPostgres/mix/rows=*", Metric: "server-cpu-ms/op", Unit: "ms",
+		Base: []Baseline{{Metric: "cpu-ms/op", Label: "(SQLite, CPU per search, same rows and queries)", Bench: "BenchmarkSearch/mix/rows=*"}}},
+	{Figure: "team: hybrid search at 100k on PostgreSQL, p95", Bench: "BenchmarkSearchHybridPostgres/hybrid/rows=100000", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybridPostgres/text/rows=100000"}}},
+	{Figure: "team: hybrid search at 1M on PostgreSQL, p95", Bench: "BenchmarkSearchHybridPostgres/hybrid/rows=1000000", Metric: "p95-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybridPostgres/text/rows=1000000"}}},
 	{Figure: "team: SessionStart hook at 100k on PostgreSQL, p99", Bench: "BenchmarkSessionStartHook100kPostgres", Metric: "p99-ms", Unit: "ms",
 		Base: []Baseline{{Metric: "p99-ms", Label: "(SQLite, same rows)", Bench: "BenchmarkSessionStartHook100k"}}, Target: le(25)},
 

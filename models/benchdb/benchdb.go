@@ -7,7 +7,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -107,9 +106,15 @@ type benchDBOnce struct {
 // 'rebuild' per table (the same index the triggers would have written).
 func Build(tb testing.TB, rows int) *DB {
 	tb.Helper()
-	v, _ := benchDBs.LoadOrStore(rows, &benchDBOnce{})
+	return onceDB(tb, &benchDBs, rows, func() (*DB, error) { return buildBenchDB(rows) })
+}
+
+// onceDB is the database of rows in m, made by build once per process.
+func onceDB(tb testing.TB, m *sync.Map, rows int, build func() (*DB, error)) *DB {
+	tb.Helper()
+	v, _ := m.LoadOrStore(rows, &benchDBOnce{})
 	o := v.(*benchDBOnce)
-	o.once.Do(func() { o.db, o.err = buildBenchDB(rows) })
+	o.once.Do(func() { o.db, o.err = build() })
 	if o.err != nil {
 		tb.Fatal(o.err)
 	}
@@ -122,19 +127,7 @@ func Build(tb testing.TB, rows int) *DB {
 func (db *DB) WorkerCopy(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	in, err := os.Open(filepath.Join(db.Dir, "mneme.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(filepath.Join(dir, "mneme.db"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		tb.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := copyFile(filepath.Join(db.Dir, "mneme.db"), filepath.Join(dir, "mneme.db")); err != nil {
 		tb.Fatal(err)
 	}
 	return dir
@@ -162,15 +155,11 @@ func buildBenchDB(rows int) (*DB, error) {
 	}
 	os.RemoveAll(dir)
 	start := time.Now()
-	store, err := models.Open(filepath.Join(dir, "mneme.db"))
+	store, sqlDB, err := openRaw(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	sqlDB, err := storedb.Of(store).DB()
-	if err != nil {
-		return nil, err
-	}
 	// Index after loading: the insert triggers are set aside while the rows
 	// go in, the FTS5 tables are rebuilt in one pass, and the triggers are
 	// put back exactly as the migrations wrote them.
@@ -219,6 +208,21 @@ func buildBenchDB(rows int) (*DB, error) {
 	}
 	db.Built = time.Since(start)
 	return db, os.WriteFile(done, []byte(db.Built.String()), 0o600)
+}
+
+// openRaw opens the store in dir and its database/sql handle, for the
+// raw statements that build a benchmark database.
+func openRaw(dir string) (*models.Store, *sql.DB, error) {
+	store, err := models.Open(filepath.Join(dir, "mneme.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sqlDB, err := storedb.Of(store).DB()
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, sqlDB, nil
 }
 
 // fillBenchDB writes the synthetic rows.

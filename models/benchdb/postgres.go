@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	neturl "net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,13 +37,22 @@ type pgOnce struct {
 // BuildPostgres is Build, then the same rows copied into a fresh
 // PostgreSQL database with COPY (ids kept), sequences moved past them and
 // the tables analysed: both backends then hold byte-identical data, so
-// their figures compare. The copy is made once per test process.
+// their figures compare. The copy is made once per test process, on the
+// test cluster (internal/pgtest) — or, when MNEME_BENCH_POSTGRES names a
+// server (postgres://user@host:port/db, a role that may create
+// databases), kept there as database mneme_bench_<rows> and reused by
+// later runs, as MNEME_BENCH_CACHE keeps the SQLite file: at 1M rows the
+// copy takes 5 to 15 minutes.
 func BuildPostgres(tb testing.TB, rows int) *PostgresDB {
 	tb.Helper()
 	src := Build(tb, rows)
 	v, _ := pgDBs.LoadOrStore(rows, &pgOnce{})
 	o := v.(*pgOnce)
 	o.once.Do(func() {
+		if server := os.Getenv("MNEME_BENCH_POSTGRES"); server != "" {
+			o.db, o.err = cachedPostgres(server, src)
+			return
+		}
 		url, _, err := pgtest.NewDatabase()
 		if err != nil {
 			o.err = err
@@ -59,6 +70,43 @@ func BuildPostgres(tb testing.TB, rows int) *PostgresDB {
 		tb.Skipf("PostgreSQL: %v", o.err)
 	}
 	return o.db
+}
+
+// cachedPostgres is BuildPostgres's copy kept on server: database
+// mneme_bench_<rows>, reused when it holds every row of src (a copy cut
+// short is made again).
+func cachedPostgres(server string, src *DB) (*PostgresDB, error) {
+	u, err := neturl.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("mneme_bench_%d", src.Observations)
+	u.Path = "/" + name
+	ctx := context.Background()
+	if conn, err := pgx.Connect(ctx, u.String()); err == nil {
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM observations`).Scan(&n)
+		conn.Close(ctx)
+		if err == nil && n == src.Observations {
+			return &PostgresDB{DB: src, URL: u.String()}, nil
+		}
+	}
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close(ctx)
+	for _, stmt := range []string{`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`,
+		`CREATE DATABASE ` + name + ` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	if err := CopyToPostgres(filepath.Join(src.Dir, "mneme.db"), u.String()); err != nil {
+		return nil, err
+	}
+	return &PostgresDB{DB: src, URL: u.String(), Copied: time.Since(start)}, nil
 }
 
 // CopyToPostgres copies the data tables of the SQLite database at path
