@@ -14,6 +14,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
@@ -280,5 +281,66 @@ func TestSearchPageModeToggle(t *testing.T) {
 	fake.SetMode(embedtest.Slow)
 	if page := get(url.Values{"q": {"cookie"}}); !strings.Contains(page, `id="search-fellback"`) || !strings.Contains(page, `id="results"`) {
 		t.Error("slow endpoint: no notice or no word matches")
+	}
+}
+
+// TestMemorySearchSemantic: memories are embedded with the other rows,
+// and GET /api/memories?q= (which MCP's search type=memory asks) finds
+// one by meaning in hybrid (the default once on) and semantic modes,
+// within its kind filter; semantic while off is a 400.
+func TestMemorySearchSemantic(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	remember := func(kind, text string) {
+		t.Helper()
+		if status, b := srv.Do(t, "POST", "/api/memories", fmt.Sprintf(`{"project":"gw","kind":%q,"text":%q}`, kind, text), nil); status != 200 {
+			t.Fatalf("remember: %d %s", status, b)
+		}
+	}
+	remember("decision", "sessions are kept in a signed cookie, not in redis")
+	remember("constraint", "never vendor the youtube shortcode templates")
+	memories := func(q, mode, kind string) (int, api.Page[models.Memory], string) {
+		t.Helper()
+		v := url.Values{"q": {q}, "project": {"gw"}}
+		for k, x := range map[string]string{"mode": mode, "kind": kind} {
+			if x != "" {
+				v.Set(k, x)
+			}
+		}
+		status, b := srv.Do(t, "GET", "/api/memories?"+v.Encode(), nil, nil)
+		var res api.Page[models.Memory]
+		if status == 200 {
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return status, res, string(b)
+	}
+	const question = "where do we keep the signed session cookie"
+	if status, _, b := memories(question, "semantic", ""); status != 400 || !strings.Contains(b, "semantic search is off") {
+		t.Errorf("semantic while off: %d %s", status, b)
+	}
+	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
+	srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total == 6 && h.Embedded == 6 })
+	if _, res, _ := memories(question, "text", ""); len(res.Items) != 0 {
+		t.Errorf("text found %d memories for the question (every word must match)", len(res.Items))
+	}
+	for _, mode := range []string{"", "hybrid", "semantic"} {
+		status, res, b := memories(question, mode, "")
+		if status != 200 || len(res.Items) == 0 || !strings.Contains(res.Items[0].Text, "signed cookie") {
+			t.Errorf("mode %q: %d %s, want the cookie decision first", mode, status, b)
+		}
+	}
+	if _, res, b := memories(question, "semantic", "constraint"); len(res.Items) != 1 || res.Items[0].Kind != "constraint" {
+		t.Errorf("semantic, constraints only: %s", b)
+	}
+	// A slow endpoint: hybrid answers with text, semantic is a 503.
+	fake.SetMode(embedtest.Slow)
+	if status, res, b := memories("cookie", "hybrid", ""); status != 200 || len(res.Items) != 1 {
+		t.Errorf("hybrid with a slow endpoint: %d %s", status, b)
+	}
+	if status, _, b := memories("cookie", "semantic", ""); status != 503 {
+		t.Errorf("semantic with a slow endpoint: %d %s", status, b)
 	}
 }

@@ -281,6 +281,12 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 			return nil
 		}
 	}
+	// Memories are searched on their own (a memory search), never
+	// among the rows of all types.
+	skip := int8(-1)
+	if typ < 0 {
+		skip = vecTypeIndex(SearchMemory)
+	}
 	from, to := int64(math.MinInt64), int64(math.MaxInt64)
 	if !sq.From.IsZero() {
 		from = sq.From.UnixNano()
@@ -291,7 +297,7 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 	h := &minHeap{}
 	dims := v.dims
 	for i := range v.id {
-		if (project >= 0 && v.project[i] != project) || (tool >= 0 && v.tool[i] != tool) || (typ >= 0 && v.typ[i] != typ) ||
+		if (project >= 0 && v.project[i] != project) || (tool >= 0 && v.tool[i] != tool) || (typ >= 0 && v.typ[i] != typ) || v.typ[i] == skip ||
 			v.created[i] < from || v.created[i] >= to || (sq.ExcludeSessionID != 0 && v.session[i] == sq.ExcludeSessionID) {
 			continue
 		}
