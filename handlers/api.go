@@ -244,7 +244,7 @@ func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semant
 		return out, embed.ModeText, err
 	}
 	out, used, err := semantic()
-	if errors.Is(err, embed.ErrEndpoint) {
+	if errors.Is(err, embed.ErrEndpoint) || errors.Is(err, models.ErrVectorsLoading) {
 		return nil, used, fiber.NewError(fiber.StatusServiceUnavailable, h.clean(err.Error()))
 	}
 	return out, used, err

@@ -17,12 +17,16 @@ import (
 // tagged with the model that made it; a search is an exact cosine scan of
 // the vectors within the filters, on both backends.
 
-// EmbedItem is a row to embed: what it is, and its stored (redacted) text
-// as it is embedded.
+// EmbedItem is a row to embed: what it is, its stored (redacted) text as
+// it is embedded, and what a search filters it by.
 type EmbedItem struct {
-	Type string
-	ID   int64
-	Text string
+	Type      string
+	ID        int64
+	Text      string
+	SessionID int64
+	Project   string
+	Tool      string
+	CreatedAt time.Time
 }
 
 // Limits of the text embedded per row: a title and the head of a tool
@@ -66,7 +70,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		if len(out) >= limit {
 			break
 		}
-		rows, err := db.Raw("SELECT c.id, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
+		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+src.tool+", c.created_at, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
 			src.typ, model, limit-len(out)).Rows()
 		if err != nil {
 			return nil, err
@@ -74,11 +78,12 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		for rows.Next() {
 			it := EmbedItem{Type: src.typ}
 			var a, b, c string
-			if err := rows.Scan(&it.ID, &a, &b, &c); err != nil {
+			var created any
+			if err := rows.Scan(&it.ID, &it.SessionID, &it.Project, &it.Tool, &created, &a, &b, &c); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			it.Text = joinText(a, b, c)
+			it.Text, it.CreatedAt = joinText(a, b, c), parseStoredTime(created)
 			out = append(out, it)
 		}
 		err = rows.Err()

@@ -56,6 +56,10 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 	// that pass.
 	sq := models.SearchQuery{Project: q.Project, Type: models.SearchMemory, Limit: min(4*window, models.MaxSearchWindow)}
 	hits, err := s.Store.SemanticSearch(ctx, sq, client.Model, vec)
+	if errors.Is(err, models.ErrVectorsLoading) && m == ModeHybrid {
+		s.log().Warn("memory search: the vector index is still loading; answering with text alone")
+		return pageOf(text, q.Offset, q.Limit), ModeText, nil
+	}
 	if err != nil {
 		return nil, m, err
 	}

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -64,6 +65,15 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 		return pageOf(text, q.Offset, q.Limit), true, nil
 	}
 	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
+	if errors.Is(err, models.ErrVectorsLoading) {
+		if s.Log != nil {
+			s.Log.Warn("semantic search: the vector index is still loading; answering with text alone")
+		}
+		if terr != nil {
+			return nil, true, terr
+		}
+		return pageOf(text, q.Offset, q.Limit), true, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
