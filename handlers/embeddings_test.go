@@ -13,6 +13,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/modelstest"
@@ -342,5 +343,36 @@ func TestMemorySearchSemantic(t *testing.T) {
 	}
 	if status, _, b := memories("cookie", "semantic", ""); status != 503 {
 		t.Errorf("semantic with a slow endpoint: %d %s", status, b)
+	}
+}
+
+// TestEmbeddingsSettingsReachReplicas: two workers on one PostgreSQL
+// database; the embeddings endpoint set through A is in force on B
+// without a restart (health, semantic search), and so is a change of
+// model and switching it off.
+func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
+	fake := embedtest.New(32)
+	defer fake.Close()
+	url := pgtest.URL(t)
+	a := testutil.NewServer(t, testutil.FastEmbed, onDatabase(url))
+	b := testutil.NewServer(t, testutil.FastEmbed, onDatabase(url))
+	b.Hook(t, "session-start", apiHook("SessionStart", "rep-1", "gw", map[string]any{"source": "startup"}))
+	b.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "rep-1", "gw", map[string]any{"prompt": "users are logged out after the cookie change", "prompt_id": "p1"}))
+	if h := b.EmbeddingsHealth(t); h.State != "off" {
+		t.Fatalf("B before: %+v", h)
+	}
+	putEmbeddings(t, a, `{"url":"`+fake.URL+`","model":"m1","dimensions":32}`)
+	b.WaitEmbeddings(t, "B to follow A's endpoint", func(h api.EmbeddingsHealth) bool {
+		return h.Model == "m1" && h.State == "ok" && h.Embedded == h.Total && h.Total > 0
+	})
+	if status, res, body := searchAPI(t, b, "why was I logged out", "semantic"); status != 200 || res.Mode != "semantic" || len(res.Items) == 0 {
+		t.Errorf("semantic search on B: %d %s", status, body)
+	}
+	putEmbeddings(t, a, `{"model":"m2"}`)
+	b.WaitEmbeddings(t, "B to follow the model change", func(h api.EmbeddingsHealth) bool { return h.Model == "m2" })
+	putEmbeddings(t, a, `{"url":""}`)
+	b.WaitEmbeddings(t, "B to switch it off", func(h api.EmbeddingsHealth) bool { return h.State == "off" })
+	if status, _, body := searchAPI(t, b, "cookie", "semantic"); status != 400 {
+		t.Errorf("semantic search on B once off: %d %s", status, body)
 	}
 }

@@ -169,9 +169,15 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
-	// before the stream does.
+	// before the stream does. On PostgreSQL another replica's settings
+	// change is applied here too (settingsChanged).
+	var afterSettings atomic.Pointer[func(models.Settings)]
+	var reloadMu sync.Mutex
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
+		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
+			go settingsChanged(ctx, store, svc, &reloadMu, afterSettings.Load(), opts.Log)
+		}
 		broker.Publish(ev)
 	})
 	w := &Worker{
@@ -229,11 +235,13 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	w.Semantic = semantic
 	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
+	after := func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) }
+	afterSettings.Store(&after)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) },
+		AfterSettings: after,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
 	}
 	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
@@ -246,6 +254,29 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// settingsChanged applies the settings stored now, on a settings_changed
+// event of any replica of a PostgreSQL store (this one's own too: the
+// settings read are the latest, so applying them again changes nothing):
+// another replica's change of the embeddings endpoint, the privacy rules
+// or retention takes effect here without a restart. The embeddings key
+// is each replica's own (a file in its data directory). after is nil
+// until the worker is built.
+func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after *func(models.Settings), log *slog.Logger) {
+	mu.Lock()
+	defer mu.Unlock()
+	st, err := store.LoadSettings(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("another replica changed the settings; reading them failed", "err", err)
+		}
+		return
+	}
+	svc.SetSettings(st)
+	if after != nil {
+		(*after)(st)
+	}
 }
 
 // Log is the worker's logger: what it was given, behind the privacy
