@@ -268,8 +268,8 @@ func TestSearchPageModeToggle(t *testing.T) {
 		return string(b)
 	}
 	const question = "why was the user logged out after the cookie change"
-	if page := get(url.Values{"q": {question}}); strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, "No matches.") {
-		t.Error("while off: a mode toggle, or text found the question")
+	if page := get(url.Values{"q": {question}}); !strings.Contains(page, `id="search-mode" disabled`) || !strings.Contains(page, `id="search-mode-off"`) || !strings.Contains(page, "No matches.") {
+		t.Error("while off: the mode toggle is not shown disabled with why, or text found the question")
 	}
 	srv.EnableEmbeddings(t, fake.URL, "m", 64)
 	page := get(url.Values{"q": {question}})
