@@ -159,7 +159,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// The context builder, the summary queue and the capture service
 	// read the settings in force (the capture service's: settings_changed
 	// swaps them) through policy.
-	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed}
+	var w *Worker // built below; the read-only state is the worker's
+	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: func() bool { return w != nil && w.ReadOnly() }}
 	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
@@ -180,7 +181,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		}
 		broker.Publish(ev)
 	})
-	w := &Worker{
+	w = &Worker{
 		Store: store, Broker: broker, Capture: svc, Summaries: queue,
 		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
 		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},

@@ -22,6 +22,9 @@ var ErrOff = fmt.Errorf("%w: semantic search is off: set an embeddings endpoint 
 type Service struct {
 	Store *models.Store
 	Log   *slog.Logger
+	// ReadOnly tells that the worker serves its database read-only (nil:
+	// the store's own ReadOnly): Status then says so.
+	ReadOnly func() bool
 	Tuning
 
 	mu     sync.Mutex
@@ -198,6 +201,10 @@ func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode s
 	return hits, m, err
 }
 
+// ErrReadOnly is semantic recall's state while the worker serves its
+// database read-only.
+var ErrReadOnly = errors.New("the database is open read-only, so no row can be embedded: rows stay pending until mneme can write it again (see the problem in health); search by meaning uses the vectors already stored")
+
 // ErrEndpoint wraps an endpoint's failure during a semantic search.
 var ErrEndpoint = errors.New("semantic search: the embeddings endpoint failed")
 
@@ -218,7 +225,7 @@ func (s *Service) Status(ctx context.Context) (State, error) {
 		return State{State: "off"}, nil
 	}
 	s.mu.Lock()
-	ix := s.ix
+	ix, started := s.ix, s.ctx != nil
 	s.mu.Unlock()
 	if ix == nil {
 		return State{State: "off"}, nil
@@ -228,6 +235,10 @@ func (s *Service) Status(ctx context.Context) (State, error) {
 	switch {
 	case st.LastError != "":
 		out.State = "error"
+	case started && (s.Store.ReadOnly() || s.ReadOnly != nil && s.ReadOnly()):
+		// Nothing can be embedded into a database that cannot be
+		// written: say so rather than "pending" forever.
+		out.State, out.LastError = "error", ErrReadOnly.Error()
 	case !ix.tried():
 		out.State = "pending"
 	default:
