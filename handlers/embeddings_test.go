@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -365,8 +367,21 @@ func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
 	b.WaitEmbeddings(t, "B to follow A's endpoint", func(h api.EmbeddingsHealth) bool {
 		return h.Model == "m1" && h.State == "ok" && h.Embedded == h.Total && h.Total > 0
 	})
-	if status, res, body := searchAPI(t, b, "why was I logged out", "semantic"); status != 200 || res.Mode != "semantic" || len(res.Items) == 0 {
-		t.Errorf("semantic search on B: %d %s", status, body)
+	// Vectors A's indexer stored join B's index with its next reload.
+	waitUntil(t, "a semantic search on B to find the prompt", func() bool {
+		status, res, _ := searchAPI(t, b, "why was I logged out", "semantic")
+		return status == 200 && res.Mode == "semantic" && len(res.Items) > 0
+	})
+	// B's own key (a file in its data directory) is dropped when A moves
+	// the endpoint, not sent to the new address.
+	putEmbeddings(t, b, `{"apiKey":"sk-replica-b-0123456789"}`)
+	if !embeddingsKeySet(t, b) {
+		t.Fatal("B's key is not set")
+	}
+	putEmbeddings(t, a, `{"url":"`+fake.URL+`/v1"}`)
+	waitUntil(t, "B to drop its key for the old address", func() bool { return !embeddingsKeySet(t, b) })
+	if _, err := os.Stat(filepath.Join(b.DataDir, models.EmbeddingsKeyFile)); !os.IsNotExist(err) {
+		t.Errorf("B's key file is still there: %v", err)
 	}
 	putEmbeddings(t, a, `{"model":"m2"}`)
 	b.WaitEmbeddings(t, "B to follow the model change", func(h api.EmbeddingsHealth) bool { return h.Model == "m2" })
@@ -374,5 +389,30 @@ func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
 	b.WaitEmbeddings(t, "B to switch it off", func(h api.EmbeddingsHealth) bool { return h.State == "off" })
 	if status, _, body := searchAPI(t, b, "cookie", "semantic"); status != 400 {
 		t.Errorf("semantic search on B once off: %d %s", status, body)
+	}
+}
+
+// embeddingsKeySet tells whether srv's settings in force hold an
+// embeddings key (GET /api/settings says set or not, never the key).
+func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
+	t.Helper()
+	var st struct {
+		Embeddings struct {
+			APIKey string `json:"apiKey"`
+		} `json:"embeddings"`
+	}
+	srv.GetJSON(t, "/api/settings", &st)
+	return st.Embeddings.APIKey == models.APIKeySet
+}
+
+// waitUntil polls cond until it holds or a generous deadline passes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

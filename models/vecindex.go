@@ -37,7 +37,8 @@ import (
 //     per vecRefreshMin;
 //   - on PostgreSQL, where another replica may write vectors, when older
 //     than vecMaxAgePostgres (a staleness timer, not commit events);
-//   - on SQLite, when older than vecMaxAgeSQLite (a backstop).
+//   - on SQLite, when older than vecMaxAgeSQLite (a backstop);
+//   - when it is empty, at most once per vecRefreshMin.
 //
 // A row forgotten or deleted by retention is never returned, whatever the
 // snapshot holds: hits are resolved against the rows' own tables, a row
@@ -304,6 +305,12 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 		maxAge := vecMaxAgeSQLite
 		if s.Postgres() {
 			maxAge = vecMaxAgePostgres
+		}
+		if len(v.id) == 0 {
+			// Empty when loaded (warmed before anything was embedded; on
+			// PostgreSQL another replica may embed since): cheap to load
+			// again, and likely stale.
+			maxAge = vecRefreshMin
 		}
 		age := time.Since(v.loadedAt)
 		if age >= vecRefreshMin && (v.gen != gen || age >= maxAge) && ix.startLoadLocked(k) {

@@ -173,11 +173,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// before the stream does. On PostgreSQL another replica's settings
 	// change is applied here too (settingsChanged).
 	var afterSettings atomic.Pointer[func(models.Settings)]
-	var reloadMu sync.Mutex
+	settingsMu := &sync.Mutex{} // saving settings here, applying another replica's
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
 		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
-			go settingsChanged(ctx, store, svc, &reloadMu, afterSettings.Load(), opts.Log)
+			go settingsChanged(ctx, store, svc, settingsMu, afterSettings.Load(), opts.Log)
 		}
 		broker.Publish(ev)
 	})
@@ -242,7 +242,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		AfterSettings: after,
+		AfterSettings: after, SettingsLock: settingsMu,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
 	}
 	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
@@ -258,12 +258,14 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 }
 
 // settingsChanged applies the settings stored now, on a settings_changed
-// event of any replica of a PostgreSQL store (this one's own too: the
-// settings read are the latest, so applying them again changes nothing):
-// another replica's change of the embeddings endpoint, the privacy rules
-// or retention takes effect here without a restart. The embeddings key
-// is each replica's own (a file in its data directory). after is nil
-// until the worker is built.
+// event of any replica of a PostgreSQL store (this one's own too: under
+// mu, which saving settings here holds, the settings read are those just
+// applied, so nothing changes): another replica's change of the
+// embeddings endpoint, the privacy rules or retention takes effect here
+// without a restart. The keys are each replica's own (files in its data
+// directory); as when one saves settings, a key is dropped rather than
+// sent to an endpoint whose address changed. after is nil until the
+// worker is built.
 func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after *func(models.Settings), log *slog.Logger) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -273,6 +275,19 @@ func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Serv
 			log.Warn("another replica changed the settings; reading them failed", "err", err)
 		}
 		return
+	}
+	cur := svc.Policy().Settings
+	if st.Embeddings.URL != cur.Embeddings.URL && st.Embeddings.APIKey != "" {
+		st.Embeddings.APIKey = ""
+		if err := store.SaveEmbeddingsKey(""); err != nil {
+			log.Warn("another replica moved the embeddings endpoint; dropping this replica's key failed", "err", err)
+		}
+	}
+	if st.Summarizer.BaseURL != cur.Summarizer.BaseURL && st.Summarizer.APIKey != "" {
+		st.Summarizer.APIKey = ""
+		if err := store.SaveAPIKey(""); err != nil {
+			log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
+		}
 	}
 	svc.SetSettings(st)
 	if after != nil {
