@@ -368,7 +368,7 @@ func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
 		return h.Model == "m1" && h.State == "ok" && h.Embedded == h.Total && h.Total > 0
 	})
 	// Vectors A's indexer stored join B's index with its next reload.
-	waitUntil(t, "a semantic search on B to find the prompt", func() bool {
+	waitFor(t, "a semantic search on B to find the prompt", func() bool {
 		status, res, _ := searchAPI(t, b, "why was I logged out", "semantic")
 		return status == 200 && res.Mode == "semantic" && len(res.Items) > 0
 	})
@@ -379,7 +379,7 @@ func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
 		t.Fatal("B's key is not set")
 	}
 	putEmbeddings(t, a, `{"url":"`+fake.URL+`/v1"}`)
-	waitUntil(t, "B to drop its key for the old address", func() bool { return !embeddingsKeySet(t, b) })
+	waitFor(t, "B to drop its key for the old address", func() bool { return !embeddingsKeySet(t, b) })
 	if _, err := os.Stat(filepath.Join(b.DataDir, models.EmbeddingsKeyFile)); !os.IsNotExist(err) {
 		t.Errorf("B's key file is still there: %v", err)
 	}
@@ -403,16 +403,4 @@ func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
 	}
 	srv.GetJSON(t, "/api/settings", &st)
 	return st.Embeddings.APIKey == models.APIKeySet
-}
-
-// waitUntil polls cond until it holds or a generous deadline passes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
