@@ -220,17 +220,32 @@ func (h *Handler) StatsJSON(c *fiber.Ctx) error {
 // search runs q in mode through semantic recall (text only without it)
 // and returns the hits and the mode it ran in.
 func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
+	return semanticOr(h, mode, func() ([]models.SearchHit, error) { return h.Store.Search(ctx, q) },
+		func() ([]models.SearchHit, string, error) { return h.Semantic.Search(ctx, q, mode) })
+}
+
+// searchMemories runs a memory search in mode, as search.
+func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, error) {
+	out, _, err := semanticOr(h, mode, func() ([]models.Memory, error) { return h.Store.SearchMemories(ctx, q) },
+		func() ([]models.Memory, string, error) { return h.Semantic.SearchMemories(ctx, q, mode) })
+	return out, err
+}
+
+// semanticOr runs a search in mode: through semantic recall when the
+// worker has it, else text (and semantic or hybrid asked for is
+// embed.ErrOff); an endpoint that fails a semantic search is a 503.
+func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, string, error)) ([]T, string, error) {
 	if h.Semantic == nil {
 		if mode != "" && mode != embed.ModeText {
 			_, err := (&embed.Service{}).Mode(mode)
 			return nil, "", err
 		}
-		hits, err := h.Store.Search(ctx, q)
-		return hits, embed.ModeText, err
+		out, err := text()
+		return out, embed.ModeText, err
 	}
-	hits, used, err := h.Semantic.Search(ctx, q, mode)
-	if errors.Is(err, embed.ErrEndpoint) {
+	out, used, err := semantic()
+	if errors.Is(err, embed.ErrEndpoint) || errors.Is(err, models.ErrVectorsLoading) {
 		return nil, used, fiber.NewError(fiber.StatusServiceUnavailable, h.clean(err.Error()))
 	}
-	return hits, used, err
+	return out, used, err
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,9 @@ import (
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
@@ -266,8 +270,8 @@ func TestSearchPageModeToggle(t *testing.T) {
 		return string(b)
 	}
 	const question = "why was the user logged out after the cookie change"
-	if page := get(url.Values{"q": {question}}); strings.Contains(page, `id="search-mode"`) || !strings.Contains(page, "No matches.") {
-		t.Error("while off: a mode toggle, or text found the question")
+	if page := get(url.Values{"q": {question}}); !strings.Contains(page, `id="search-mode" disabled`) || !strings.Contains(page, `id="search-mode-off"`) || !strings.Contains(page, "No matches.") {
+		t.Error("while off: the mode toggle is not shown disabled with why, or text found the question")
 	}
 	srv.EnableEmbeddings(t, fake.URL, "m", 64)
 	page := get(url.Values{"q": {question}})
@@ -281,4 +285,122 @@ func TestSearchPageModeToggle(t *testing.T) {
 	if page := get(url.Values{"q": {"cookie"}}); !strings.Contains(page, `id="search-fellback"`) || !strings.Contains(page, `id="results"`) {
 		t.Error("slow endpoint: no notice or no word matches")
 	}
+}
+
+// TestMemorySearchSemantic: memories are embedded with the other rows,
+// and GET /api/memories?q= (which MCP's search type=memory asks) finds
+// one by meaning in hybrid (the default once on) and semantic modes,
+// within its kind filter; semantic while off is a 400.
+func TestMemorySearchSemantic(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	remember := func(kind, text string) {
+		t.Helper()
+		if status, b := srv.Do(t, "POST", "/api/memories", fmt.Sprintf(`{"project":"gw","kind":%q,"text":%q}`, kind, text), nil); status != 200 {
+			t.Fatalf("remember: %d %s", status, b)
+		}
+	}
+	remember("decision", "sessions are kept in a signed cookie, not in redis")
+	remember("constraint", "never vendor the youtube shortcode templates")
+	memories := func(q, mode, kind string) (int, api.Page[models.Memory], string) {
+		t.Helper()
+		v := url.Values{"q": {q}, "project": {"gw"}}
+		for k, x := range map[string]string{"mode": mode, "kind": kind} {
+			if x != "" {
+				v.Set(k, x)
+			}
+		}
+		status, b := srv.Do(t, "GET", "/api/memories?"+v.Encode(), nil, nil)
+		var res api.Page[models.Memory]
+		if status == 200 {
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return status, res, string(b)
+	}
+	const question = "where do we keep the signed session cookie"
+	if status, _, b := memories(question, "semantic", ""); status != 400 || !strings.Contains(b, "semantic search is off") {
+		t.Errorf("semantic while off: %d %s", status, b)
+	}
+	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
+	srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total == 6 && h.Embedded == 6 })
+	if _, res, _ := memories(question, "text", ""); len(res.Items) != 0 {
+		t.Errorf("text found %d memories for the question (every word must match)", len(res.Items))
+	}
+	for _, mode := range []string{"", "hybrid", "semantic"} {
+		status, res, b := memories(question, mode, "")
+		if status != 200 || len(res.Items) == 0 || !strings.Contains(res.Items[0].Text, "signed cookie") {
+			t.Errorf("mode %q: %d %s, want the cookie decision first", mode, status, b)
+		}
+	}
+	if _, res, b := memories(question, "semantic", "constraint"); len(res.Items) != 1 || res.Items[0].Kind != "constraint" {
+		t.Errorf("semantic, constraints only: %s", b)
+	}
+	// A slow endpoint: hybrid answers with text, semantic is a 503.
+	fake.SetMode(embedtest.Slow)
+	if status, res, b := memories("cookie", "hybrid", ""); status != 200 || len(res.Items) != 1 {
+		t.Errorf("hybrid with a slow endpoint: %d %s", status, b)
+	}
+	if status, _, b := memories("cookie", "semantic", ""); status != 503 {
+		t.Errorf("semantic with a slow endpoint: %d %s", status, b)
+	}
+}
+
+// TestEmbeddingsSettingsReachReplicas: two workers on one PostgreSQL
+// database; the embeddings endpoint set through A is in force on B
+// without a restart (health, semantic search), and so is a change of
+// model and switching it off.
+func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
+	fake := embedtest.New(32)
+	defer fake.Close()
+	url := pgtest.URL(t)
+	a := testutil.NewServer(t, testutil.FastEmbed, onDatabase(url))
+	b := testutil.NewServer(t, testutil.FastEmbed, onDatabase(url))
+	b.Hook(t, "session-start", apiHook("SessionStart", "rep-1", "gw", map[string]any{"source": "startup"}))
+	b.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "rep-1", "gw", map[string]any{"prompt": "users are logged out after the cookie change", "prompt_id": "p1"}))
+	if h := b.EmbeddingsHealth(t); h.State != "off" {
+		t.Fatalf("B before: %+v", h)
+	}
+	putEmbeddings(t, a, `{"url":"`+fake.URL+`","model":"m1","dimensions":32}`)
+	b.WaitEmbeddings(t, "B to follow A's endpoint", func(h api.EmbeddingsHealth) bool {
+		return h.Model == "m1" && h.State == "ok" && h.Embedded == h.Total && h.Total > 0
+	})
+	// Vectors A's indexer stored join B's index with its next reload.
+	waitFor(t, "a semantic search on B to find the prompt", func() bool {
+		status, res, _ := searchAPI(t, b, "why was I logged out", "semantic")
+		return status == 200 && res.Mode == "semantic" && len(res.Items) > 0
+	})
+	// B's own key (a file in its data directory) is dropped when A moves
+	// the endpoint, not sent to the new address.
+	putEmbeddings(t, b, `{"apiKey":"sk-replica-b-0123456789"}`)
+	if !embeddingsKeySet(t, b) {
+		t.Fatal("B's key is not set")
+	}
+	putEmbeddings(t, a, `{"url":"`+fake.URL+`/v1"}`)
+	waitFor(t, "B to drop its key for the old address", func() bool { return !embeddingsKeySet(t, b) })
+	if _, err := os.Stat(filepath.Join(b.DataDir, models.EmbeddingsKeyFile)); !os.IsNotExist(err) {
+		t.Errorf("B's key file is still there: %v", err)
+	}
+	putEmbeddings(t, a, `{"model":"m2"}`)
+	b.WaitEmbeddings(t, "B to follow the model change", func(h api.EmbeddingsHealth) bool { return h.Model == "m2" })
+	putEmbeddings(t, a, `{"url":""}`)
+	b.WaitEmbeddings(t, "B to switch it off", func(h api.EmbeddingsHealth) bool { return h.State == "off" })
+	if status, _, body := searchAPI(t, b, "cookie", "semantic"); status != 400 {
+		t.Errorf("semantic search on B once off: %d %s", status, body)
+	}
+}
+
+// embeddingsKeySet tells whether srv's settings in force hold an
+// embeddings key (GET /api/settings says set or not, never the key).
+func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
+	t.Helper()
+	var st struct {
+		Embeddings struct {
+			APIKey string `json:"apiKey"`
+		} `json:"embeddings"`
+	}
+	srv.GetJSON(t, "/api/settings", &st)
+	return st.Embeddings.APIKey == models.APIKeySet
 }

@@ -34,6 +34,9 @@ type Handler struct {
 	// AfterSettings, if set, is told of settings just saved (after they
 	// were applied to capture), e.g. to run retention at once.
 	AfterSettings func(models.Settings)
+	// SettingsLock, if set, is held while settings are saved and applied:
+	// the worker applies another replica's change under it too.
+	SettingsLock sync.Locker
 	// Auth holds the worker's secret, the login cookie and the one-time
 	// login links.
 	Auth *auth.Keeper

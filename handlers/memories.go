@@ -57,7 +57,9 @@ func listOf(c *fiber.Ctx, name string, valid func(string) bool) ([]string, error
 
 // ListMemories serves GET /api/memories: the memories of project (and
 // session), by kind and state, pinned first then newest; with q, those
-// matching it (FTS5 syntax), best first. The answer is {items, hasMore}.
+// matching it, best first, in mode (hybrid, text or semantic, as
+// /api/search: hybrid by default when semantic recall is on, else FTS5
+// syntax alone). The answer is {items, hasMore}.
 func (h *Handler) ListMemories(c *fiber.Ctx) error {
 	f, err := memoryFilterParams(c)
 	if err != nil {
@@ -66,7 +68,7 @@ func (h *Handler) ListMemories(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	var items []models.Memory
 	if q := strings.Clone(c.Query("q")); strings.TrimSpace(q) != "" {
-		items, err = h.Store.SearchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit})
+		items, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
 	} else {
 		f.Limit++
 		items, err = h.Store.Memories(ctx, f)

@@ -311,6 +311,9 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		var used string
 		hits, used, err = h.search(c.UserContext(), q, p.Mode)
 		p.FellBack = err == nil && used == "text" && p.Mode != "text" && p.Semantic
+		if err == nil {
+			p.Used = used
+		}
 		page := newPage(hits, searchPageSize)
 		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
 		var titles map[int64]string

@@ -79,6 +79,10 @@ func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
 // saveSettings stores settings (models.Store.SaveSettings: validated,
 // with their settings_changed event) and applies them.
 func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) error {
+	if h.SettingsLock != nil {
+		h.SettingsLock.Lock()
+		defer h.SettingsLock.Unlock()
+	}
 	if err := h.Store.SaveSettings(ctx, cur, next); err != nil {
 		return err
 	}

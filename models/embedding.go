@@ -13,16 +13,20 @@ import (
 )
 
 // Semantic recall's storage: one vector per searchable row (observations,
-// prompts, summaries) in the embeddings table, as little-endian float32,
+// prompts, summaries, memories) in the embeddings table, as little-endian float32,
 // tagged with the model that made it; a search is an exact cosine scan of
 // the vectors within the filters, on both backends.
 
-// EmbedItem is a row to embed: what it is, and its stored (redacted) text
-// as it is embedded.
+// EmbedItem is a row to embed: what it is, its stored (redacted) text as
+// it is embedded, and what a search filters it by.
 type EmbedItem struct {
-	Type string
-	ID   int64
-	Text string
+	Type      string
+	ID        int64
+	Text      string
+	SessionID int64
+	Project   string
+	Tool      string
+	CreatedAt time.Time
 }
 
 // Limits of the text embedded per row: a title and the head of a tool
@@ -34,6 +38,8 @@ const (
 )
 
 // embedSources are the tables embedded, and how their text is read.
+// Memories are embedded whatever their state (a memory search filters
+// by state); a memory stated outside a session has session 0.
 var embedSources = []struct {
 	typ, table, cols string
 	tool             string // the tool_name column copied, or ''
@@ -41,6 +47,17 @@ var embedSources = []struct {
 	{SearchObservation, "observations", fmt.Sprintf("c.title, substr(c.input, 1, %d), substr(c.output, 1, %d)", embedInputChars, embedOutputChars), "c.tool_name"},
 	{SearchPrompt, "prompts", fmt.Sprintf("substr(c.text, 1, %d), '', ''", embedTextChars), "''"},
 	{SearchSummary, "summaries", "c.request, c.investigated || ' ' || c.learned, c.completed || ' ' || c.next_steps", "''"},
+	{SearchMemory, "memories", "c.text, '', ''", "''"},
+}
+
+// embedTable is the table of the rows of an embedded type ("" for none).
+func embedTable(typ string) string {
+	for _, e := range embedSources {
+		if e.typ == typ {
+			return e.table
+		}
+	}
+	return ""
 }
 
 // PendingEmbeddings lists up to limit rows that have no vector of model
@@ -53,7 +70,7 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		if len(out) >= limit {
 			break
 		}
-		rows, err := db.Raw("SELECT c.id, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
+		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+src.tool+", c.created_at, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
 			src.typ, model, limit-len(out)).Rows()
 		if err != nil {
 			return nil, err
@@ -61,11 +78,12 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		for rows.Next() {
 			it := EmbedItem{Type: src.typ}
 			var a, b, c string
-			if err := rows.Scan(&it.ID, &a, &b, &c); err != nil {
+			var created any
+			if err := rows.Scan(&it.ID, &it.SessionID, &it.Project, &it.Tool, &created, &a, &b, &c); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			it.Text = joinText(a, b, c)
+			it.Text, it.CreatedAt = joinText(a, b, c), parseStoredTime(created)
 			out = append(out, it)
 		}
 		err = rows.Err()
@@ -103,6 +121,28 @@ func (s *Store) EmbeddingProgress(ctx context.Context, model string) (done, tota
 	return done, total, err
 }
 
+// VectorCount counts the stored vectors (of any model) of the rows of
+// type typ among ids, or of every row of typ when ids is nil: what forget
+// and retention must leave at zero.
+func (s *Store) VectorCount(ctx context.Context, typ string, ids []int64) (int64, error) {
+	db := s.searchDB(ctx)
+	var n int64
+	if ids == nil {
+		err := db.Raw("SELECT count(*) FROM embeddings WHERE item_type = ?", typ).Row().Scan(&n)
+		return n, err
+	}
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var k int64
+		if err := db.Raw("SELECT count(*) FROM embeddings WHERE item_type = ? AND item_id IN ?", typ, chunk).Row().Scan(&k); err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
 // SaveEmbeddings stores the vectors of items (vecs[i] is items[i]'s) for
 // model, replacing any older one; a row deleted meanwhile gets none.
 func (tx *Tx) SaveEmbeddings(model string, items []EmbedItem, vecs [][]float32) error {
@@ -120,7 +160,7 @@ func (tx *Tx) SaveEmbeddings(model string, items []EmbedItem, vecs [][]float32) 
 			return fmt.Errorf("%w: cannot embed a %q", ErrInvalid, it.Type)
 		}
 		e := embedSources[src]
-		err := tx.db.Exec("INSERT INTO embeddings (item_type, item_id, session_id, project, tool_name, created_at, model, vec) SELECT ?, c.id, c.session_id, c.project, "+e.tool+", c.created_at, ?, ? FROM "+e.table+" c WHERE c.id = ? "+
+		err := tx.db.Exec("INSERT INTO embeddings (item_type, item_id, session_id, project, tool_name, created_at, model, vec) SELECT ?, c.id, COALESCE(c.session_id, 0), c.project, "+e.tool+", c.created_at, ?, ? FROM "+e.table+" c WHERE c.id = ? "+
 			"ON CONFLICT (item_type, item_id) DO UPDATE SET model = excluded.model, vec = excluded.vec", e.typ, model, EncodeVector(vecs[i]), it.ID).Error
 		if err != nil {
 			return err
@@ -209,12 +249,13 @@ func (h *minHeap) Pop() any {
 // SemanticSearch returns the rows whose vectors of model lie closest to
 // vec (a unit vector, as embed.Client returns), by exact cosine
 // similarity, within q's filters (project, type, tool, dates, excluded
-// session); q.Q is not read. Hits carry the similarity as Score (and
+// session); q.Q is not read. Memories are found only with q.Type
+// SearchMemory (as Search, the rows of all types are the others). Hits carry the similarity as Score (and
 // -Score as Rank), Ranked true, and the head of their text as Snippet
 // (no match to mark). The page is q.Offset…q.Offset+q.Limit plus one more
 // hit when there is one, as Search.
 func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
-	if err := q.checkPage(); err != nil {
+	if err := q.checkSemanticPage(); err != nil {
 		return nil, err
 	}
 	if len(vec) == 0 {
@@ -223,10 +264,22 @@ func (s *Store) SemanticSearch(ctx context.Context, q SearchQuery, model string,
 	return s.semanticSearchIndexed(ctx, q, model, vec)
 }
 
+// checkSemanticPage is checkPage, with memories a type too.
+func (q *SearchQuery) checkSemanticPage() error {
+	if q.Type != SearchMemory {
+		return q.checkPage()
+	}
+	p := *q
+	p.Type = ""
+	err := p.checkPage()
+	q.Limit = p.Limit
+	return err
+}
+
 // semanticScanSQL is SemanticSearch by a scan of the embeddings table, as
 // before the in-memory index (the reference its tests compare with).
 func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
-	if err := q.checkPage(); err != nil {
+	if err := q.checkSemanticPage(); err != nil {
 		return nil, err
 	}
 	want := q.Offset + q.Limit + 1
@@ -240,6 +293,8 @@ func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string
 	}
 	if q.Type != "" {
 		where, args = append(where, "item_type = ?"), append(args, q.Type)
+	} else {
+		where, args = append(where, "item_type != ?"), append(args, SearchMemory)
 	}
 	if !q.From.IsZero() {
 		where, args = append(where, "created_at >= ?"), append(args, s.timeArg(q.From))
@@ -366,6 +421,7 @@ var semanticDetail = map[string]string{
 	SearchObservation: "c.title, c.tool_name, c.kind, c.success, c.prompt_number, c.created_at, substr(c.output, 1, 200)",
 	SearchPrompt:      "'Prompt #' || c.number, '', '', c.id > 0, c.number, c.created_at, substr(c.text, 1, 200)",
 	SearchSummary:     "CASE WHEN c.request != '' THEN c.request ELSE c.kind || ' summary' END, '', c.kind, c.id > 0, c.prompt_number, c.created_at, substr(c.learned, 1, 200)",
+	SearchMemory:      "substr(c.text, 1, 160), '', c.kind, c.id > 0, c.prompt_number, c.created_at, substr(c.text, 1, 200)",
 }
 
 // semanticHits loads the details of the candidates, keeping their order.
@@ -390,14 +446,13 @@ func (s *Store) semanticRows(ctx context.Context, cands []scored) ([]SearchHit, 
 	}
 	db := s.searchDB(ctx)
 	for typ, pos := range byType {
-		t := searchTableOf(typ)
 		ids := make([]int64, 0, len(pos))
 		for id := range pos {
 			ids = append(ids, id)
 		}
 		// c.id > 0 is a success that is always true, as a boolean on
 		// both backends.
-		rows, err := db.Raw("SELECT c.id, c.session_id, c.project, "+semanticDetail[typ]+" FROM "+t.content+" c WHERE c.id IN ?", ids).Rows()
+		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+semanticDetail[typ]+" FROM "+embedTable(typ)+" c WHERE c.id IN ?", ids).Rows()
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -177,4 +178,64 @@ func dbBytes(b *testing.B, s *Store) int64 {
 		}
 	}
 	return n
+}
+
+// BenchmarkFirstSemanticSearch times the first semantic search after the
+// worker starts over MNEME_SEMANTIC_ROWS (default 100,000) vectors of 384
+// dims: cold (it loads the index itself, as before the warm-up), warmed
+// (the worker's background WarmVectors ran first), and while the warm-up
+// is still loading (it does not wait: ErrVectorsLoading, hybrid answers
+// with text). Each reports first-ms, the mean of b.N first searches.
+func BenchmarkFirstSemanticSearch(b *testing.B) {
+	s, rows, _, vec := semanticBenchStore(b)
+	ctx := context.Background()
+	q := vec()
+	drop := func() {
+		s.vecs.mu.Lock()
+		s.vecs.snaps = nil
+		s.vecs.mu.Unlock()
+	}
+	for _, c := range []string{"cold", "warmed", "while-warming"} {
+		b.Run(fmt.Sprintf("%s/rows=%d/dims=%d", c, rows, semanticBenchDims), func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				drop()
+				var warm chan struct{}
+				switch c {
+				case "warmed":
+					if _, err := s.WarmVectors(ctx, "bench", 0); err != nil {
+						b.Fatal(err)
+					}
+				case "while-warming":
+					warm = make(chan struct{})
+					go func() { defer close(warm); s.WarmVectors(ctx, "bench", 0) }()
+					for {
+						s.vecs.mu.Lock()
+						loading := len(s.vecs.loading) > 0
+						s.vecs.mu.Unlock()
+						if loading {
+							break
+						}
+						select {
+						case <-warm:
+							b.Fatal("the warm-up ended before the search could start")
+						case <-time.After(time.Millisecond):
+						}
+					}
+				}
+				t0 := time.Now()
+				hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 20}, "bench", q)
+				total += time.Since(t0)
+				if c == "while-warming" {
+					if !errors.Is(err, ErrVectorsLoading) {
+						b.Fatalf("while warming: %v", err)
+					}
+					<-warm
+				} else if err != nil || len(hits) != 21 {
+					b.Fatalf("%d hits, %v", len(hits), err)
+				}
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/1e6, "first-ms")
+		})
+	}
 }

@@ -279,6 +279,21 @@ func (s *Store) MemoryByID(ctx context.Context, id int64) (*Memory, error) {
 	return &m, notFound(err)
 }
 
+// MemoriesByIDs loads the memories of ids that exist, in no set order.
+func (s *Store) MemoriesByIDs(ctx context.Context, ids []int64) ([]Memory, error) {
+	var out []Memory
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var part []Memory
+		if err := s.db.WithContext(ctx).Model(&Memory{}).Select(memoryColumns).Where("id IN ?", chunk).Find(&part).Error; err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+	}
+	return out, nil
+}
+
 // MemoryFilter narrows a memory listing.
 type MemoryFilter struct {
 	Project   string

@@ -440,6 +440,15 @@ var migrations = []string{
 	// imported turn of last month under today's work), see FeedEvents;
 	// events and summaries stored before took the time they were written.
 	eventTimesMigration,
+	// 18: memories are embedded too (issue #26): forgetting a memory
+	// deletes its vector, and editing its text does too, so it is
+	// embedded again from the text as it now is.
+	`CREATE TRIGGER memories_embeddings_ad AFTER DELETE ON memories BEGIN
+		DELETE FROM embeddings WHERE item_type = 'memory' AND item_id = old.id;
+	END;
+	CREATE TRIGGER memories_embeddings_au AFTER UPDATE OF text ON memories BEGIN
+		DELETE FROM embeddings WHERE item_type = 'memory' AND item_id = old.id;
+	END;`,
 }
 
 // migrationFollowUps run in Go, in the same transaction as the migration

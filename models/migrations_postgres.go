@@ -299,6 +299,16 @@ var pgMigrations = []string{
 	ALTER TABLE sessions ADD COLUMN title_edited BOOLEAN NOT NULL DEFAULT FALSE;`,
 	// 7: SQLite's migration 17, the event log by time.
 	eventTimesMigration,
+	// 8: SQLite's migration 18, memories' vectors go with them.
+	`CREATE FUNCTION mneme_memories_embeddings_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		DELETE FROM embeddings WHERE item_type = 'memory' AND item_id = OLD.id;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER memories_embeddings_ad AFTER DELETE ON memories
+		FOR EACH ROW EXECUTE FUNCTION mneme_memories_embeddings_drop();
+	CREATE TRIGGER memories_embeddings_au AFTER UPDATE OF text ON memories
+		FOR EACH ROW EXECUTE FUNCTION mneme_memories_embeddings_drop();`,
 }
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.

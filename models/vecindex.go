@@ -3,7 +3,9 @@ package models
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -21,13 +23,22 @@ import (
 // loaded 2-core machine), which is why reloads are rate-limited and run
 // in the background.
 //
-// Staleness, and why it is safe: the snapshot is reloaded in the
+// The worker warms the index in the background when semantic recall
+// starts and after a model change (WarmVectors), so the first search does
+// not pay the load; a search that arrives while it loads does not wait
+// (ErrVectorsLoading: hybrid search and the hint answer with text).
+//
+// Staleness, and why it is safe: vectors this process stores are added
+// to the loaded snapshot as they commit (VectorsAdded, called by the
+// indexer), so a search sees them at once; the older entry of a row
+// embedded again is marked dead. The snapshot is also reloaded in the
 // background (the search that notices answers with the snapshot it has)
-//   - after this process stored vectors (VectorsChanged, called by the
-//     indexer once its batch committed), at most once per vecRefreshMin;
+//   - after VectorsChanged (vectors changed some other way), at most once
+//     per vecRefreshMin;
 //   - on PostgreSQL, where another replica may write vectors, when older
 //     than vecMaxAgePostgres (a staleness timer, not commit events);
-//   - on SQLite, when older than vecMaxAgeSQLite (a backstop).
+//   - on SQLite, when older than vecMaxAgeSQLite (a backstop);
+//   - when it is empty, at most once per vecRefreshMin.
 //
 // A row forgotten or deleted by retention is never returned, whatever the
 // snapshot holds: hits are resolved against the rows' own tables, a row
@@ -69,7 +80,14 @@ type vecSnapshot struct {
 	strIndex map[string]int32
 	loadedAt time.Time
 	gen      uint64
-	dead     map[int]bool // entries resolved to no row, under vecIndex.mu
+	// dead are the entries resolved to no row, or replaced by a newer
+	// vector of their row; made with the snapshot, read and written
+	// under vecIndex.mu, shared with the snapshots grown from it.
+	dead map[int]bool
+}
+
+func newSnapshot(dims int, gen uint64) *vecSnapshot {
+	return &vecSnapshot{dims: dims, strIndex: map[string]int32{}, loadedAt: time.Now(), gen: gen, dead: map[int]bool{}}
 }
 
 func (v *vecSnapshot) intern(s string) int32 {
@@ -82,6 +100,50 @@ func (v *vecSnapshot) intern(s string) int32 {
 	return i
 }
 
+// add appends one entry.
+func (v *vecSnapshot) add(typ int8, id, session int64, project, tool string, created int64, scale float32, vals []int8) {
+	v.typ = append(v.typ, typ)
+	v.id = append(v.id, id)
+	v.session = append(v.session, session)
+	v.project = append(v.project, v.intern(project))
+	v.tool = append(v.tool, v.intern(tool))
+	v.created = append(v.created, created)
+	v.scale = append(v.scale, scale)
+	v.vals = append(v.vals, vals...)
+}
+
+// grown is v with the vectors of items (vecs[i] is items[i]'s) added, as
+// a new snapshot: v's readers go on reading v's entries (appends write
+// past them), the strings' index is copied; under vecIndex.mu. An older
+// entry of the same row is marked dead.
+func (v *vecSnapshot) grown(items []EmbedItem, vecs [][]float32) *vecSnapshot {
+	nv := *v
+	nv.strIndex = make(map[string]int32, len(v.strIndex))
+	for k, i := range v.strIndex {
+		nv.strIndex[k] = i
+	}
+	type key struct {
+		typ int8
+		id  int64
+	}
+	again := map[key]bool{}
+	for i, it := range items {
+		t := vecTypeIndex(it.Type)
+		if t < 0 || len(vecs[i]) != v.dims {
+			continue
+		}
+		again[key{t, it.ID}] = true
+		scale, vals := decodeQuantised(EncodeVector(vecs[i]), v.dims)
+		nv.add(t, it.ID, it.SessionID, it.Project, it.Tool, it.CreatedAt.UnixNano(), scale, vals)
+	}
+	for i := range v.id { // one pass: a map lookup per entry
+		if again[key{v.typ[i], v.id[i]}] {
+			v.dead[i] = true
+		}
+	}
+	return &nv
+}
+
 // bytes is the snapshot's memory, as stated in the README.
 func (v *vecSnapshot) bytes() int {
 	return len(v.id) * (vecRowOverhead + v.dims)
@@ -89,11 +151,117 @@ func (v *vecSnapshot) bytes() int {
 
 // vecIndex holds the snapshots of a store, by model and dimensions.
 type vecIndex struct {
-	mu         sync.Mutex
-	gen        uint64 // bumped by VectorsChanged
-	snaps      map[vecKey]*vecSnapshot
-	loading    map[vecKey]bool
+	mu      sync.Mutex
+	gen     uint64 // bumped by VectorsChanged
+	snaps   map[vecKey]*vecSnapshot
+	loading map[vecKey]bool
+	// added holds, per model, the vectors added while a snapshot of it
+	// loads: the load may have read the table before they committed.
+	added      map[string][]addedBatch
 	background sync.WaitGroup
+}
+
+// addedBatch is one VectorsAdded call.
+type addedBatch struct {
+	items []EmbedItem
+	vecs  [][]float32
+}
+
+// ErrVectorsLoading is the error of a semantic search that arrives while
+// the vector index of its model is still loading: it does not wait (a
+// hybrid search answers with text).
+var ErrVectorsLoading = errors.New("semantic search: the vector index is still loading")
+
+// VectorsAdded adds vectors this process just committed (the indexer's
+// batch) to the loaded snapshots of model, so the next search sees them.
+func (s *Store) VectorsAdded(model string, items []EmbedItem, vecs [][]float32) {
+	if len(items) != len(vecs) {
+		return
+	}
+	ix := &s.vecs
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for k, v := range ix.snaps {
+		if k.model == model {
+			ix.snaps[k] = v.grown(items, vecs)
+		}
+	}
+	for k := range ix.loading {
+		if k.model == model {
+			if ix.added == nil {
+				ix.added = map[string][]addedBatch{}
+			}
+			ix.added[model] = append(ix.added[model], addedBatch{items, vecs})
+			break
+		}
+	}
+}
+
+// installLocked makes nv the snapshot of k (under mu), with what was
+// added while it loaded; the batches are dropped once no load of the
+// model runs.
+func (ix *vecIndex) installLocked(k vecKey, nv *vecSnapshot) *vecSnapshot {
+	for _, b := range ix.added[k.model] {
+		nv = nv.grown(b.items, b.vecs)
+	}
+	if ix.snaps == nil {
+		ix.snaps = map[vecKey]*vecSnapshot{}
+	}
+	ix.snaps[k] = nv
+	delete(ix.loading, k)
+	still := false
+	for l := range ix.loading {
+		still = still || l.model == k.model
+	}
+	if !still {
+		delete(ix.added, k.model)
+	}
+	return nv
+}
+
+// startLoadLocked marks k loading (under mu); false when it already is.
+func (ix *vecIndex) startLoadLocked(k vecKey) bool {
+	if ix.loading[k] {
+		return false
+	}
+	if ix.loading == nil {
+		ix.loading = map[vecKey]bool{}
+	}
+	ix.loading[k] = true
+	return true
+}
+
+// WarmVectors loads the snapshot of model's vectors (of dims values; 0:
+// the size of those stored) unless it is loaded or loading, so the first
+// search does not pay it. It returns how many vectors it loaded.
+func (s *Store) WarmVectors(ctx context.Context, model string, dims int) (int, error) {
+	if dims <= 0 {
+		var b []byte
+		err := s.searchDB(ctx).Raw("SELECT vec FROM embeddings WHERE model = ? LIMIT 1", model).Row().Scan(&b)
+		if errors.Is(err, sql.ErrNoRows) || len(b) <= 4 {
+			return 0, nil // nothing stored yet: the first search loads an empty table
+		}
+		if err != nil {
+			return 0, err
+		}
+		dims = len(b) - 4
+	}
+	ix, k := &s.vecs, vecKey{model, dims}
+	ix.mu.Lock()
+	if ix.snaps[k] != nil || !ix.startLoadLocked(k) {
+		ix.mu.Unlock()
+		return 0, nil
+	}
+	gen := ix.gen
+	ix.mu.Unlock()
+	nv, err := s.loadVectors(ctx, model, dims, gen)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err != nil {
+		delete(ix.loading, k)
+		return 0, err
+	}
+	return len(ix.installLocked(k, nv).id), nil
 }
 
 type vecKey struct {
@@ -138,51 +306,51 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 		if s.Postgres() {
 			maxAge = vecMaxAgePostgres
 		}
+		if len(v.id) == 0 {
+			// Empty when loaded (warmed before anything was embedded; on
+			// PostgreSQL another replica may embed since): cheap to load
+			// again, and likely stale.
+			maxAge = vecRefreshMin
+		}
 		age := time.Since(v.loadedAt)
-		if !ix.loading[k] && age >= vecRefreshMin && (v.gen != gen || age >= maxAge) {
-			if ix.loading == nil {
-				ix.loading = map[vecKey]bool{}
-			}
-			ix.loading[k] = true
+		if age >= vecRefreshMin && (v.gen != gen || age >= maxAge) && ix.startLoadLocked(k) {
 			ix.background.Add(1)
 			go func() {
 				defer ix.background.Done()
 				nv, err := s.loadVectors(context.WithoutCancel(ctx), model, dims, gen)
 				ix.mu.Lock()
 				defer ix.mu.Unlock()
-				delete(ix.loading, k)
-				if err == nil {
-					ix.snaps[k] = nv
+				if err != nil {
+					delete(ix.loading, k)
+					return
 				}
+				ix.installLocked(k, nv)
 			}()
 		}
 		ix.mu.Unlock()
 		return v, nil
 	}
+	// Not loaded: this search loads it, unless another load (the warm-up)
+	// is under way, which it does not wait for.
+	if !ix.startLoadLocked(k) {
+		ix.mu.Unlock()
+		return nil, ErrVectorsLoading
+	}
 	ix.mu.Unlock()
 	nv, err := s.loadVectors(ctx, model, dims, gen)
-	if err != nil {
-		return nil, err
-	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.snaps == nil {
-		ix.snaps = map[vecKey]*vecSnapshot{}
+	if err != nil {
+		delete(ix.loading, k)
+		return nil, err
 	}
-	if cur := ix.snaps[k]; cur != nil && cur.loadedAt.After(nv.loadedAt) {
-		return cur, nil
-	}
-	ix.snaps[k] = nv
-	return nv, nil
+	return ix.installLocked(k, nv), nil
 }
 
 // markDead records that entry i of v was resolved to no row.
 func (s *Store) markDead(v *vecSnapshot, i int) {
 	s.vecs.mu.Lock()
 	defer s.vecs.mu.Unlock()
-	if v.dead == nil {
-		v.dead = map[int]bool{}
-	}
 	v.dead[i] = true
 }
 
@@ -196,7 +364,7 @@ func (s *Store) isDead(v *vecSnapshot, i int) bool {
 // loadVectors reads every vector of model of dims values into a snapshot
 // (vectors of another size are left out).
 func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (*vecSnapshot, error) {
-	v := &vecSnapshot{dims: dims, strIndex: map[string]int32{}, loadedAt: time.Now(), gen: gen}
+	v := newSnapshot(dims, gen)
 	// On SQLite one pass over the table beats a lookup per row through
 	// the (model, project) index.
 	where := "model = ?"
@@ -224,14 +392,7 @@ func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uin
 		if vals == nil {
 			continue
 		}
-		v.typ = append(v.typ, t)
-		v.id = append(v.id, id)
-		v.session = append(v.session, session)
-		v.project = append(v.project, v.intern(project))
-		v.tool = append(v.tool, v.intern(tool))
-		v.created = append(v.created, parseStoredTime(created).UnixNano())
-		v.scale = append(v.scale, scale)
-		v.vals = append(v.vals, vals...)
+		v.add(t, id, session, project, tool, parseStoredTime(created).UnixNano(), scale, vals)
 	}
 	return v, rows.Err()
 }
@@ -281,6 +442,12 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 			return nil
 		}
 	}
+	// Memories are searched on their own (a memory search), never
+	// among the rows of all types.
+	skip := int8(-1)
+	if typ < 0 {
+		skip = vecTypeIndex(SearchMemory)
+	}
 	from, to := int64(math.MinInt64), int64(math.MaxInt64)
 	if !sq.From.IsZero() {
 		from = sq.From.UnixNano()
@@ -291,7 +458,7 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 	h := &minHeap{}
 	dims := v.dims
 	for i := range v.id {
-		if (project >= 0 && v.project[i] != project) || (tool >= 0 && v.tool[i] != tool) || (typ >= 0 && v.typ[i] != typ) ||
+		if (project >= 0 && v.project[i] != project) || (tool >= 0 && v.tool[i] != tool) || (typ >= 0 && v.typ[i] != typ) || v.typ[i] == skip ||
 			v.created[i] < from || v.created[i] >= to || (sq.ExcludeSessionID != 0 && v.session[i] == sq.ExcludeSessionID) {
 			continue
 		}
@@ -299,7 +466,7 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 		if h.Len() >= want && sim <= (*h)[0].sim {
 			continue
 		}
-		if v.dead != nil && s.isDead(v, i) {
+		if s.isDead(v, i) {
 			continue
 		}
 		c := scored{typ: vecTypes[v.typ[i]], id: v.id[i], sim: sim, at: i}
@@ -344,6 +511,7 @@ func (s *Store) semanticSearchIndexed(ctx context.Context, q SearchQuery, model 
 	for attempt := 0; ; attempt++ {
 		best := s.scanSnapshot(v, q, vec, want)
 		sortScored(best)
+		best = uniqueScored(best)
 		hits, err := s.semanticRows(ctx, best)
 		if err != nil {
 			return nil, err
@@ -363,4 +531,22 @@ func (s *Store) semanticSearchIndexed(ctx context.Context, q SearchQuery, model 
 			return hits[q.Offset:], nil
 		}
 	}
+}
+
+// uniqueScored drops the later of two candidates of one row (its vector
+// read by a load and added as it committed), keeping the order.
+func uniqueScored(best []scored) []scored {
+	type key struct {
+		typ string
+		id  int64
+	}
+	seen := make(map[key]bool, len(best))
+	kept := best[:0]
+	for _, c := range best {
+		if k := (key{c.typ, c.id}); !seen[k] {
+			seen[k] = true
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }

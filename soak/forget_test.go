@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // forgetEvents is a session of project through the hook: a prompt and
@@ -45,6 +47,7 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 	const mark, mark2 = "Wombat5521PrivateNote", "Platypus0917OtherNote"
 	dir := t.TempDir()
 	p := startWorker(t, dir)
+	fake := semanticOn(t, p) // forget must take the vectors too
 	p.Stop()
 	for _, ev := range forgetEvents("soak-forget-1", "soakforget", mark) {
 		hook(t, p.Port, dir, ev[0], []byte(ev[1]), "MNEME_NO_AUTOSTART=1")
@@ -92,6 +95,19 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 			t.Fatalf("%s is not on disk before the forget: the test proves nothing", m)
 		}
 	}
+	// Every row is embedded, the forgotten ones included.
+	waitEmbedded(t, p)
+	gone := rowsOf(t, p, "soak-forget-1", "soak-forget-2", "soak-other-1")
+	if len(gone[models.SearchMemory]) == 0 || len(gone[models.SearchObservation]) == 0 || len(gone[models.SearchPrompt]) == 0 || len(gone[models.SearchSummary]) == 0 {
+		t.Fatalf("rows to forget: %v; want some of each type", gone)
+	}
+	// A semantic search finds them now (what is checked after the forget
+	// is not vacuous).
+	var found struct{ Items []json.RawMessage }
+	getJSON(t, p, "/api/search?mode=semantic&q="+mark, &found)
+	if len(found.Items) == 0 {
+		t.Fatal("a semantic search finds nothing before the forget")
+	}
 	logBefore := len(p.Log())
 
 	mneme := func(args ...string) string {
@@ -115,17 +131,33 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		if strings.Contains(p.Log()[logBefore:], m) {
 			t.Errorf("the worker printed %s after the forget", m)
 		}
-		for _, path := range []string{"/api/search?q=" + m, "/api/export/all", "/api/memories?limit=500", "/memory"} {
+		// Words alone find nothing (semantic recall being on, the default
+		// search is hybrid: checked below, by the rows it names).
+		textSearch := "/api/search?mode=text&q=" + m
+		for _, path := range []string{textSearch, "/api/search?q=" + m, "/api/export/all", "/api/memories?limit=500", "/memory",
+			"/api/search?mode=semantic&q=" + m, "/api/search?mode=hybrid&q=remember+" + m + "+please", "/api/memories?mode=semantic&q=" + m} {
 			resp, err := p.Get(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if path != "/api/search?q="+m && strings.Contains(string(b), m) || path == "/api/search?q="+m && strings.Contains(string(b), `"items":[{`) {
+			semantic := strings.HasPrefix(path, "/api/search") && path != textSearch || strings.Contains(path, "mode=")
+			if !semantic && path != textSearch && strings.Contains(string(b), m) || path == textSearch && strings.Contains(string(b), `"items":[{`) {
 				t.Errorf("GET %s still finds %s: %.300s", path, m, b)
 			}
+			if resp.StatusCode != 200 {
+				t.Errorf("GET %s: %d %.300s", path, resp.StatusCode, b)
+			}
+			if semantic {
+				// The answer names the query; its hits must be none of
+				// the forgotten rows, nor hold their text.
+				hitsNone(t, path, b, gone, m)
+			}
 		}
+	}
+	if fake.Texts.Load() == 0 {
+		t.Error("the fake embeddings endpoint embedded nothing: the semantic checks prove nothing")
 	}
 	// The replay of the whole event log.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -150,6 +182,96 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 	resp.Body.Close()
 	if _, err := os.Stat(filepath.Join(dir, "logs")); err != nil {
 		t.Errorf("no logs directory to search: %v", err)
+	}
+	// No vector is left of a forgotten row (the worker stopped; the store
+	// read as it is on disk).
+	p.Stop()
+	st, err := models.OpenReadOnly(filepath.Join(dir, "mneme.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for typ, ids := range gone {
+		if n, err := st.VectorCount(context.Background(), typ, ids); err != nil || n != 0 {
+			t.Errorf("%d vectors of the %d forgotten %s rows are left (%v)", n, len(ids), typ, err)
+		}
+	}
+	if n, err := st.VectorCount(context.Background(), models.SearchObservation, nil); err != nil || n == 0 {
+		t.Errorf("no observation vector at all is left (%d, %v): the kept session's should be", n, err)
+	}
+}
+
+// rowsOf lists the ids of the rows of the sessions (Claude's ids), by
+// search type, memories included.
+func rowsOf(t *testing.T, p *Proc, sessions ...string) map[string][]int64 {
+	t.Helper()
+	out := map[string][]int64{}
+	for _, sid := range sessions {
+		var d api.SessionDetail
+		getJSON(t, p, "/api/sessions/"+sid, &d)
+		for _, x := range d.Prompts {
+			out[models.SearchPrompt] = append(out[models.SearchPrompt], x.ID)
+		}
+		for _, x := range d.Observations {
+			out[models.SearchObservation] = append(out[models.SearchObservation], x.ID)
+		}
+		for _, x := range d.Summaries {
+			out[models.SearchSummary] = append(out[models.SearchSummary], x.ID)
+		}
+		var mems api.Page[models.Memory]
+		getJSON(t, p, fmt.Sprintf("/api/memories?limit=500&session=%d", d.Session.ID), &mems)
+		for _, x := range mems.Items {
+			out[models.SearchMemory] = append(out[models.SearchMemory], x.ID)
+		}
+	}
+	return out
+}
+
+// getJSON decodes the worker's answer to GET path into v.
+func getJSON(t *testing.T, p *Proc, path string, v any) {
+	t.Helper()
+	resp, err := p.Get(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: %d %.300s", path, resp.StatusCode, b)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// hitsNone fails when a search's answer (hits, or memories) names one of
+// the gone rows or holds mark.
+func hitsNone(t *testing.T, path string, b []byte, gone map[string][]int64, mark string) {
+	t.Helper()
+	var res struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Errorf("GET %s: %v", path, err)
+		return
+	}
+	for _, raw := range res.Items {
+		var h struct {
+			Type string `json:"type"`
+			ID   int64  `json:"id"`
+		}
+		json.Unmarshal(raw, &h)
+		if h.Type == "" { // a memory listing
+			h.Type = models.SearchMemory
+		}
+		for _, id := range gone[h.Type] {
+			if id == h.ID {
+				t.Errorf("GET %s finds the forgotten %s %d", path, h.Type, id)
+			}
+		}
+		if strings.Contains(string(raw), mark) {
+			t.Errorf("GET %s: a hit holds %s: %.300s", path, mark, raw)
+		}
 	}
 }
 

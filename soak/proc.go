@@ -199,6 +199,12 @@ type Health struct {
 		Prompts      int64 `json:"prompts"`
 		Observations int64 `json:"observations"`
 	} `json:"counts"`
+	Embeddings struct {
+		State     string `json:"state"`
+		Embedded  int64  `json:"embedded"`
+		Total     int64  `json:"total"`
+		LastError string `json:"lastError"`
+	} `json:"embeddings"`
 }
 
 // Health fetches /api/health.

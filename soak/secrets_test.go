@@ -373,6 +373,9 @@ func TestSecretsNeverStored(t *testing.T) {
 		resp.Body.Close()
 	}
 	put("/api/settings", corpRule) // written to redaction.json for the hook
+	// Semantic recall on: every stored row is sent to the embeddings
+	// endpoint, which must see no secret either.
+	embeddings := semanticOn(t, p)
 	p.Stop()
 
 	var hookOut, hookErr bytes.Buffer
@@ -665,6 +668,16 @@ func TestSecretsNeverStored(t *testing.T) {
 		return n == 0
 	})
 
+	// What the embeddings endpoint was sent, once the indexer drained.
+	drain := time.Now()
+	waitEmbedded(t, p)
+	inputs := embeddings.Inputs()
+	t.Logf("the embeddings endpoint was sent %d texts; the indexer drained %s after the last write", len(inputs), time.Since(drain).Round(time.Millisecond))
+	places["embeddings endpoint inputs"] = []byte(strings.Join(inputs, "\n"))
+	if redacted := bytes.Count(places["embeddings endpoint inputs"], []byte("[REDACTED:")); len(inputs) == 0 || redacted == 0 {
+		t.Errorf("the embeddings endpoint was sent %d texts, %d redaction markers: the check proves nothing", len(inputs), redacted)
+	}
+
 	// Every read surface: pages, the read API, the exports.
 	get := func(path string) []byte {
 		resp, err := p.Get(path)
@@ -691,7 +704,8 @@ func TestSecretsNeverStored(t *testing.T) {
 	rows.Close()
 	paths := []string{"/", "/sessions", "/search?q=deploy", "/search?q=Bash", "/stats", "/api/sessions?limit=500", "/api/observations?limit=500",
 		"/api/prompts?limit=500", "/api/summaries?limit=500", "/api/search?q=deploy", "/api/search?q=REDACTED", "/api/projects", "/api/context/inject?project=app",
-		"/api/search?q=Soak*", "/search?q=Soak*"}
+		"/api/search?q=Soak*", "/search?q=Soak*", "/api/search?q=deploy+secret+token&mode=semantic", "/api/search?q=Soak&mode=hybrid",
+		"/api/memories?q=deploy+secret+token&mode=semantic", "/search?q=deploy+secret+token&mode=semantic"}
 	for _, id := range sessions {
 		paths = append(paths, fmt.Sprintf("/sessions/%d", id), fmt.Sprintf("/api/sessions/%d", id))
 		for _, f := range []string{"md", "json", "html"} {

@@ -555,5 +555,12 @@
       var form = document.getElementById(id);
       if (form) form.addEventListener("change", function () { form.submit(); });
     });
+    // The search mode applies at once to the query searched.
+    var mode = document.getElementById("search-mode");
+    if (mode && !mode.disabled) {
+      mode.addEventListener("change", function () {
+        if (mode.form && mode.form.elements.q && mode.form.elements.q.value.trim() !== "") mode.form.submit();
+      });
+    }
   });
 })();

@@ -159,7 +159,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// The context builder, the summary queue and the capture service
 	// read the settings in force (the capture service's: settings_changed
 	// swaps them) through policy.
-	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed}
+	var w *Worker // built below; the read-only state is the worker's
+	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: func() bool { return w != nil && w.ReadOnly() }}
 	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
@@ -169,12 +170,18 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
-	// before the stream does.
+	// before the stream does. On PostgreSQL another replica's settings
+	// change is applied here too (settingsChanged).
+	var afterSettings atomic.Pointer[func(models.Settings)]
+	settingsMu := &sync.Mutex{} // saving settings here, applying another replica's
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
+		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
+			go settingsChanged(ctx, store, svc, settingsMu, afterSettings.Load(), opts.Log)
+		}
 		broker.Publish(ev)
 	})
-	w := &Worker{
+	w = &Worker{
 		Store: store, Broker: broker, Capture: svc, Summaries: queue,
 		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
 		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},
@@ -229,11 +236,13 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	w.Semantic = semantic
 	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
+	after := func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) }
+	afterSettings.Store(&after)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		AfterSettings: func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) },
+		AfterSettings: after, SettingsLock: settingsMu,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
 	}
 	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
@@ -246,6 +255,44 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// settingsChanged applies the settings stored now, on a settings_changed
+// event of any replica of a PostgreSQL store (this one's own too: under
+// mu, which saving settings here holds, the settings read are those just
+// applied, so nothing changes): another replica's change of the
+// embeddings endpoint, the privacy rules or retention takes effect here
+// without a restart. The keys are each replica's own (files in its data
+// directory); as when one saves settings, a key is dropped rather than
+// sent to an endpoint whose address changed. after is nil until the
+// worker is built.
+func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after *func(models.Settings), log *slog.Logger) {
+	mu.Lock()
+	defer mu.Unlock()
+	st, err := store.LoadSettings(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("another replica changed the settings; reading them failed", "err", err)
+		}
+		return
+	}
+	cur := svc.Policy().Settings
+	if st.Embeddings.URL != cur.Embeddings.URL && st.Embeddings.APIKey != "" {
+		st.Embeddings.APIKey = ""
+		if err := store.SaveEmbeddingsKey(""); err != nil {
+			log.Warn("another replica moved the embeddings endpoint; dropping this replica's key failed", "err", err)
+		}
+	}
+	if st.Summarizer.BaseURL != cur.Summarizer.BaseURL && st.Summarizer.APIKey != "" {
+		st.Summarizer.APIKey = ""
+		if err := store.SaveAPIKey(""); err != nil {
+			log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
+		}
+	}
+	svc.SetSettings(st)
+	if after != nil {
+		(*after)(st)
+	}
 }
 
 // Log is the worker's logger: what it was given, behind the privacy

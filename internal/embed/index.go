@@ -69,7 +69,7 @@ func (ix *Indexer) Once(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ix.Store.VectorsChanged()
+	ix.Store.VectorsAdded(ix.Client.Model, items, vecs)
 	return len(items), nil
 }
 

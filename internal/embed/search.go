@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -39,18 +40,12 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 	if mode != ModeSemantic && mode != ModeHybrid {
 		return nil, false, fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
 	}
-	budget := s.Budget
-	if budget <= 0 {
-		budget = 2 * time.Second
-	}
-	ectx, cancel := context.WithTimeout(ctx, budget)
-	vecs, eerr := s.Client.Embed(ectx, []string{q.Q})
-	cancel()
+	vec, eerr := s.embedQuery(ctx, q.Q)
 	if mode == ModeSemantic {
 		if eerr != nil {
 			return nil, false, eerr
 		}
-		hits, err = s.Store.SemanticSearch(ctx, q, s.Client.Model, vecs[0])
+		hits, err = s.Store.SemanticSearch(ctx, q, s.Client.Model, vec)
 		return hits, false, err
 	}
 	// Hybrid: both lists of the whole window, fused, then paged.
@@ -62,14 +57,23 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 	text, terr := s.Store.Search(ctx, page)
 	if eerr != nil {
 		if s.Log != nil {
-			s.Log.Warn("semantic search: the embeddings endpoint did not answer in time; answering with text alone", "budget", budget, "err", eerr)
+			s.Log.Warn("semantic search: the embeddings endpoint did not answer in time; answering with text alone", "budget", s.budget(), "err", eerr)
 		}
 		if terr != nil {
 			return nil, true, terr
 		}
-		return pageOf(text, q), true, nil
+		return pageOf(text, q.Offset, q.Limit), true, nil
 	}
-	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vecs[0])
+	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
+	if errors.Is(err, models.ErrVectorsLoading) {
+		if s.Log != nil {
+			s.Log.Warn("semantic search: the vector index is still loading; answering with text alone")
+		}
+		if terr != nil {
+			return nil, true, terr
+		}
+		return pageOf(text, q.Offset, q.Limit), true, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -78,20 +82,40 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 		// has its semantic hits.
 		text = nil
 	}
-	return pageOf(models.FuseRRF(text, sem), q), false, nil
+	return pageOf(models.FuseRRF(text, sem), q.Offset, q.Limit), false, nil
 }
 
-// pageOf cuts q's page out of a fused list, plus one hit when there is one.
-func pageOf(all []models.SearchHit, q models.SearchQuery) []models.SearchHit {
-	if q.Limit <= 0 {
-		q.Limit = 20
+// budget is Budget, or its default.
+func (s *Searcher) budget() time.Duration {
+	if s.Budget <= 0 {
+		return 2 * time.Second
 	}
-	if q.Offset >= len(all) {
-		return []models.SearchHit{}
+	return s.Budget
+}
+
+// embedQuery embeds a query within the budget.
+func (s *Searcher) embedQuery(ctx context.Context, q string) ([]float32, error) {
+	ectx, cancel := context.WithTimeout(ctx, s.budget())
+	defer cancel()
+	vecs, err := s.Client.Embed(ectx, []string{q})
+	if err != nil {
+		return nil, err
 	}
-	all = all[q.Offset:]
-	if len(all) > q.Limit+1 {
-		all = all[:q.Limit+1]
+	return vecs[0], nil
+}
+
+// pageOf cuts the page offset…offset+limit out of a fused list, plus one
+// more when there is one.
+func pageOf[T any](all []T, offset, limit int) []T {
+	if limit <= 0 {
+		limit = 20
+	}
+	if offset >= len(all) {
+		return []T{}
+	}
+	all = all[offset:]
+	if len(all) > limit+1 {
+		all = all[:limit+1]
 	}
 	return all
 }

@@ -22,6 +22,9 @@ var ErrOff = fmt.Errorf("%w: semantic search is off: set an embeddings endpoint 
 type Service struct {
 	Store *models.Store
 	Log   *slog.Logger
+	// ReadOnly tells that the worker serves its database read-only (nil:
+	// the store's own ReadOnly): Status then says so.
+	ReadOnly func() bool
 	Tuning
 
 	mu     sync.Mutex
@@ -77,7 +80,11 @@ func (s *Service) Apply(cfg models.EmbeddingsSettings) {
 		s.client.HTTP = &http.Client{Timeout: s.Timeout}
 	}
 	s.ix = &Indexer{Store: s.Store, Client: s.client, Log: s.log(), Batch: s.Batch, Idle: s.Idle, MinBackoff: s.MinBackoff, MaxBackoff: s.MaxBackoff}
-	if s.ctx == nil || s.Store.ReadOnly() {
+	if s.ctx == nil {
+		return
+	}
+	go s.warm(s.ctx, cfg)
+	if s.Store.ReadOnly() {
 		return
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -88,6 +95,19 @@ func (s *Service) Apply(cfg models.EmbeddingsSettings) {
 		ix.Run(ctx)
 	}(s.ix)
 	s.log().Info("semantic search on: embedding stored rows in the background", "model", cfg.Model)
+}
+
+// warm loads the vector index of cfg's model in the background, so the
+// first search or hint does not pay the load (1.7 s at 100k rows).
+func (s *Service) warm(ctx context.Context, cfg models.EmbeddingsSettings) {
+	start := time.Now()
+	n, err := s.Store.WarmVectors(ctx, cfg.Model, cfg.Dimensions)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.log().Warn("semantic search: loading the vector index failed; the first search loads it", "model", cfg.Model, "err", err)
+	case n > 0:
+		s.log().Info("semantic search: vector index loaded", "model", cfg.Model, "vectors", n, "took", time.Since(start).Round(time.Millisecond))
+	}
 }
 
 // Stop stops the indexer and waits for it.
@@ -181,6 +201,10 @@ func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode s
 	return hits, m, err
 }
 
+// ErrReadOnly is semantic recall's state while the worker serves its
+// database read-only.
+var ErrReadOnly = errors.New("the database is open read-only, so no row can be embedded: rows stay pending until mneme can write it again (see the problem in health); search by meaning uses the vectors already stored")
+
 // ErrEndpoint wraps an endpoint's failure during a semantic search.
 var ErrEndpoint = errors.New("semantic search: the embeddings endpoint failed")
 
@@ -201,7 +225,7 @@ func (s *Service) Status(ctx context.Context) (State, error) {
 		return State{State: "off"}, nil
 	}
 	s.mu.Lock()
-	ix := s.ix
+	ix, started := s.ix, s.ctx != nil
 	s.mu.Unlock()
 	if ix == nil {
 		return State{State: "off"}, nil
@@ -211,6 +235,10 @@ func (s *Service) Status(ctx context.Context) (State, error) {
 	switch {
 	case st.LastError != "":
 		out.State = "error"
+	case started && (s.Store.ReadOnly() || s.ReadOnly != nil && s.ReadOnly()):
+		// Nothing can be embedded into a database that cannot be
+		// written: say so rather than "pending" forever.
+		out.State, out.LastError = "error", ErrReadOnly.Error()
 	case !ix.tried():
 		out.State = "pending"
 	default:

@@ -203,6 +203,9 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	if k := strings.TrimSpace(in.Kind); k != "" {
 		q.Set("kind", k)
 	}
+	if m := strings.ToLower(strings.TrimSpace(in.Mode)); m != "" {
+		q.Set("mode", m)
+	}
 	if in.Offset > 0 {
 		q.Set("offset", strconv.Itoa(in.Offset))
 	}

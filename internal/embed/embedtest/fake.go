@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -36,6 +37,25 @@ type Server struct {
 	mode  atomic.Int32
 	// Requests counts the requests answered; Texts the texts embedded.
 	Requests, Texts atomic.Int64
+
+	mu        sync.Mutex
+	recording bool
+	inputs    []string
+}
+
+// Record makes the fake keep every text it is sent from now on (see
+// Inputs): a test of what reaches the endpoint.
+func (s *Server) Record() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recording = true
+}
+
+// Inputs are the texts sent since Record, in the order received.
+func (s *Server) Inputs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.inputs...)
 }
 
 // New starts a fake answering vectors of dims values on loopback.
@@ -62,6 +82,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Requests.Add(1)
+	s.mu.Lock()
+	if s.recording {
+		s.inputs = append(s.inputs, req.Input...)
+	}
+	s.mu.Unlock()
 	mode := Mode(s.mode.Load())
 	switch mode {
 	case Slow:

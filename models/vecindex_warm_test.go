@@ -1,0 +1,129 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestVectorIndexWarmsAndGrows: WarmVectors loads the index before any
+// search (the size read from the stored vectors); a search that arrives
+// while a load runs does not wait (ErrVectorsLoading); vectors committed
+// after the load are found by the very next search (VectorsAdded), once
+// each, also when they were added while a load ran; a row embedded again
+// is found once, by its new vector.
+func TestVectorIndexWarmsAndGrows(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		rows := embedAll(t, s, "m1")
+		if n, err := s.WarmVectors(ctx, "m1", 0); err != nil || n != rows {
+			t.Fatalf("warm: %d %v, want %d", n, err, rows)
+		}
+		if s.VectorIndexBytes("m1") == 0 {
+			t.Fatal("nothing loaded by the warm-up")
+		}
+		if n, err := s.WarmVectors(ctx, "m1", 64); err != nil || n != 0 {
+			t.Errorf("a second warm-up: %d %v, want nothing loaded again", n, err)
+		}
+
+		// add stores an observation, embeds it and tells the index.
+		add := func(title string) EmbedItem {
+			t.Helper()
+			o := &Observation{SessionID: f.sessA, Project: "alpha", ToolName: "Bash", Kind: KindBash, Title: title,
+				Input: `{}`, Output: "x", Files: []string{}, Success: true, Importance: 0.5, CreatedAt: f.baseTime.AddDate(0, 0, 6)}
+			if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.InsertObservation(o); return err }); err != nil {
+				t.Fatal(err)
+			}
+			return embedNew(t, s, "m1")[0]
+		}
+		first := func(text string) SearchHit {
+			t.Helper()
+			hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 5}, "m1", unitVector(text))
+			if err != nil || len(hits) == 0 {
+				t.Fatalf("search %q: %v %v", text, hits, err)
+			}
+			seen := map[int64]bool{}
+			for _, h := range hits {
+				if h.Type == SearchObservation && seen[h.ID] {
+					t.Errorf("search %q: observation %d twice", text, h.ID)
+				}
+				seen[h.ID] = h.Type == SearchObservation
+			}
+			return hits[0]
+		}
+		it := add("kubernetes pod eviction storm")
+		if h := first("kubernetes pod eviction storm"); h.ID != it.ID {
+			t.Errorf("the row embedded after the load is not found at once: %+v", h)
+		}
+
+		// Embedded again (its text rewritten): found once, by the new text.
+		if err := s.Writer.Do(ctx, func(tx *Tx) error {
+			return tx.db.Exec("UPDATE observations SET title = ? WHERE id = ?", "terraform state lock timeout", it.ID).Error
+		}); err != nil {
+			t.Fatal(err)
+		}
+		embedNew(t, s, "m1")
+		if h := first("terraform state lock timeout"); h.ID != it.ID || h.Title != "terraform state lock timeout" {
+			t.Errorf("the row embedded again: %+v", h)
+		}
+		live := 0
+		s.vecs.mu.Lock()
+		v := s.vecs.snaps[vecKey{"m1", 64}]
+		for i, id := range v.id {
+			if id == it.ID && vecTypes[v.typ[i]] == SearchObservation && !v.dead[i] {
+				live++
+			}
+		}
+		s.vecs.mu.Unlock()
+		if live != 1 {
+			t.Errorf("the row embedded again has %d live entries in the index, want 1 (the old one dead)", live)
+		}
+
+		// A load under way: a search does not wait for it; what is added
+		// meanwhile is in the snapshot it installs, once.
+		k := vecKey{"m1", 64}
+		s.vecs.mu.Lock()
+		delete(s.vecs.snaps, k)
+		s.vecs.startLoadLocked(k)
+		gen := s.vecs.gen
+		s.vecs.mu.Unlock()
+		start := time.Now()
+		if _, err := s.SemanticSearch(ctx, SearchQuery{Limit: 5}, "m1", unitVector("x")); !errors.Is(err, ErrVectorsLoading) {
+			t.Errorf("search while loading: %v, want ErrVectorsLoading", err)
+		}
+		t.Logf("a search while loading answered in %s", time.Since(start))
+		late := add("grafana dashboard panel missing")
+		nv, err := s.loadVectors(ctx, "m1", 64, gen) // reads the late row too
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.vecs.mu.Lock()
+		s.vecs.installLocked(k, nv)
+		s.vecs.mu.Unlock()
+		if h := first("grafana dashboard panel missing"); h.ID != late.ID {
+			t.Errorf("the row added while loading: %+v", h)
+		}
+	})
+}
+
+// embedNew embeds the pending rows of s for model as the indexer does:
+// stored, then added to the index.
+func embedNew(t *testing.T, s *Store, model string) []EmbedItem {
+	t.Helper()
+	ctx := context.Background()
+	items, err := s.PendingEmbeddings(ctx, model, 100)
+	if err != nil || len(items) == 0 {
+		t.Fatalf("pending: %v %v", items, err)
+	}
+	vecs := make([][]float32, len(items))
+	for i, it := range items {
+		vecs[i] = unitVector(it.Text)
+	}
+	if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.SaveEmbeddings(model, items, vecs) }); err != nil {
+		t.Fatal(err)
+	}
+	s.VectorsAdded(model, items, vecs)
+	return items
+}
