@@ -254,14 +254,26 @@ func (s *Store) WarmVectors(ctx context.Context, model string, dims int) (int, e
 	}
 	gen := ix.gen
 	ix.mu.Unlock()
-	nv, err := s.loadVectors(ctx, model, dims, gen)
+	v, err := s.loadInstall(ctx, k, gen)
+	if err != nil {
+		return 0, err
+	}
+	return len(v.id), nil
+}
+
+// loadInstall loads k's vectors as of gen and installs them, or, when the
+// load fails, ends the load marked by startLoadLocked so the next search
+// starts another. The caller marked the load and does not hold ix.mu.
+func (s *Store) loadInstall(ctx context.Context, k vecKey, gen uint64) (*vecSnapshot, error) {
+	nv, err := s.loadVectors(ctx, k.model, k.dims, gen)
+	ix := &s.vecs
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if err != nil {
 		delete(ix.loading, k)
-		return 0, err
+		return nil, err
 	}
-	return len(ix.installLocked(k, nv).id), nil
+	return ix.installLocked(k, nv), nil
 }
 
 type vecKey struct {
@@ -317,14 +329,7 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 			ix.background.Add(1)
 			go func() {
 				defer ix.background.Done()
-				nv, err := s.loadVectors(context.WithoutCancel(ctx), model, dims, gen)
-				ix.mu.Lock()
-				defer ix.mu.Unlock()
-				if err != nil {
-					delete(ix.loading, k)
-					return
-				}
-				ix.installLocked(k, nv)
+				s.loadInstall(context.WithoutCancel(ctx), k, gen) // a failed refresh keeps the old snapshot
 			}()
 		}
 		ix.mu.Unlock()
@@ -337,14 +342,7 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 		return nil, ErrVectorsLoading
 	}
 	ix.mu.Unlock()
-	nv, err := s.loadVectors(ctx, model, dims, gen)
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if err != nil {
-		delete(ix.loading, k)
-		return nil, err
-	}
-	return ix.installLocked(k, nv), nil
+	return s.loadInstall(ctx, k, gen)
 }
 
 // markDead records that entry i of v was resolved to no row.
