@@ -13,8 +13,15 @@
   // n is "1 session", "2 sessions".
   function n(k, noun) { return (k || 0) + " " + noun + (k === 1 ? "" : "s"); }
 
+  // seq is the newest state shown: a state is only ever replaced by a
+  // newer one, whichever way it came (the snapshot fetched on connect
+  // can be answered after the import's last event).
+  var seq = 0;
+
   function show(st) {
     if (!st || (!st.running && !st.stats)) return;
+    if (st.seq && st.seq < seq) return;
+    seq = st.seq || seq;
     var p = st.progress || {};
     box.hidden = false;
     if (p.bytes > 0) {

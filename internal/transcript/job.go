@@ -29,6 +29,7 @@ type Job struct {
 
 	mu    sync.Mutex
 	state State
+	seq   int64 // the last State.Seq given out
 	// scan is the last dry run, reused for scanFor (reading a gigabyte
 	// of transcripts takes seconds); an import finishing drops it.
 	scan      *Stats
@@ -52,6 +53,11 @@ type State struct {
 	New   *Counts `json:"new,omitempty"`
 	Known int     `json:"known,omitempty"` // sessions read that were in memory already
 	Error string  `json:"error,omitempty"`
+	// Seq orders states: each change has a larger one (across restarts
+	// too, as it starts from the clock), so a page that holds a newer
+	// state drops an older one that arrives late (a snapshot fetched
+	// before the import finished, answered after its last event).
+	Seq int64 `json:"seq"`
 }
 
 // Preview is a dry run of the Job's directory: what an import would read,
@@ -136,11 +142,13 @@ func (j *Job) Start() error {
 		return err
 	}
 	j.state = State{Running: true, Started: time.Now().UTC()}
+	j.stamp()
 	j.publish(j.state)
 	opts := j.options()
 	opts.Progress = func(p Progress) {
 		j.mu.Lock()
 		j.state.Progress = p
+		j.stamp()
 		st := j.state
 		j.mu.Unlock()
 		if !p.Done {
@@ -172,11 +180,18 @@ func (j *Job) Start() error {
 		if err != nil {
 			j.state.Error = err.Error()
 		}
+		j.stamp()
 		final := j.state
 		j.mu.Unlock()
 		j.publish(final)
 	}()
 	return nil
+}
+
+// stamp gives j.state the next Seq; j.mu is held.
+func (j *Job) stamp() {
+	j.seq = max(j.seq+1, time.Now().UnixNano())
+	j.state.Seq = j.seq
 }
 
 // stored is j.Stored's counts, zero when there is none.
