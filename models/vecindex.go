@@ -303,6 +303,14 @@ func (s *Store) VectorIndexBytes(model string) int {
 	return n
 }
 
+// VectorIndexLoading reports whether a load of the vector index is under
+// way (the worker's warm-up, a search's own load or a background reload).
+func (s *Store) VectorIndexLoading() bool {
+	s.vecs.mu.Lock()
+	defer s.vecs.mu.Unlock()
+	return len(s.vecs.loading) > 0
+}
+
 // waitVectorLoads waits for the background reloads started so far.
 func (s *Store) waitVectorLoads() { s.vecs.background.Wait() }
 

@@ -34,6 +34,12 @@ type Service struct {
 	ix     *Indexer
 	cancel context.CancelFunc
 	done   chan struct{}
+	// warmCancel and warmDone are the vector index's warm-up under way
+	// (see warm): Stop cancels it and waits, so it never reads a store
+	// closed after Stop.
+	warmCancel context.CancelFunc
+	warmDone   chan struct{}
+	stopped    bool // Stop ran: nothing starts again
 }
 
 // Tuning tunes semantic recall; zero fields take the defaults.
@@ -80,10 +86,16 @@ func (s *Service) Apply(cfg models.EmbeddingsSettings) {
 		s.client.HTTP = &http.Client{Timeout: s.Timeout}
 	}
 	s.ix = &Indexer{Store: s.Store, Client: s.client, Log: s.log(), Batch: s.Batch, Idle: s.Idle, MinBackoff: s.MinBackoff, MaxBackoff: s.MaxBackoff}
-	if s.ctx == nil {
+	if s.ctx == nil || s.stopped {
 		return
 	}
-	go s.warm(s.ctx, cfg)
+	wctx, wcancel := context.WithCancel(s.ctx)
+	wdone := make(chan struct{})
+	s.warmCancel, s.warmDone = wcancel, wdone
+	go func() {
+		defer close(wdone)
+		s.warm(wctx, cfg)
+	}()
 	if s.Store.ReadOnly() {
 		return
 	}
@@ -110,14 +122,24 @@ func (s *Service) warm(ctx context.Context, cfg models.EmbeddingsSettings) {
 	}
 }
 
-// Stop stops the indexer and waits for it.
+// Stop stops the indexer and the vector index's warm-up, and waits for
+// both: the store can be closed once it returns. It is final: settings
+// applied after it (another replica's, during shutdown) start nothing.
 func (s *Service) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopLocked()
+	s.stopped = true
 }
 
 func (s *Service) stopLocked() {
+	if s.warmCancel != nil {
+		// A warm-up cut short leaves the index unloaded: the first
+		// search loads it.
+		s.warmCancel()
+		<-s.warmDone
+		s.warmCancel, s.warmDone = nil, nil
+	}
 	if s.cancel != nil {
 		s.cancel()
 		<-s.done
