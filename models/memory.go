@@ -506,6 +506,95 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 	return out, nil
 }
 
+// RelatedMemory is a memory in force matching a prompt's keywords, with
+// its score (as RelatedCandidate's).
+type RelatedMemory struct {
+	Memory
+	Score float64
+}
+
+// RelatedMemories scores the project's memories in force of kinds
+// matching the FTS5 query match, outside session exclude (a memory stated
+// outside any session always counts), and returns the best limit, best
+// first. A memory's text is scored as an observation's title is by
+// RelatedObservations (BM25 weight 4; on PostgreSQL ts_rank on bm25's
+// scale), so one relevance threshold serves both. Only the newest recent
+// matches are scored, so a common term costs the same as a rare one.
+func (s *Store) RelatedMemories(ctx context.Context, match, project string, kinds []string, exclude int64, recent, limit int) ([]RelatedMemory, error) {
+	if len(kinds) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	var rows []struct {
+		ID    int64
+		Score float64
+	}
+	db := s.db.WithContext(ctx)
+	cond := `m.project = ? AND m.state = ? AND m.kind IN ? AND (m.session_id IS NULL OR m.session_id != ?)`
+	if s.Postgres() {
+		ts, err := pgTSQuery(match, SearchMemory)
+		if err != nil || ts == "" {
+			return nil, err
+		}
+		// Every lexeme of a memory's tsvector has weight D: weighted 1,
+		// as an observation's title (weight A) is.
+		err = db.Raw(`SELECT id, score FROM (
+				SELECT m.id, ts_rank('{1.0,1.0,1.0,1.0}', m.fts, q.q) * (numnode(q.q) + 1) / 2 * ? AS score
+				FROM (SELECT to_tsquery('english', ?) AS q) q, memories m
+				WHERE m.fts @@ q.q AND `+cond+` ORDER BY m.id DESC LIMIT ?) r
+			ORDER BY score DESC, id DESC LIMIT ?`, pgRelatedScale, ts, project, MemoryCurrent, kinds, exclude, recent, limit).Scan(&rows).Error
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		err := db.Raw(`SELECT id, -score AS score FROM (
+				SELECT m.id, bm25(memories_fts, 4.0) AS score
+				FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+				WHERE memories_fts MATCH ? AND `+cond+` ORDER BY memories_fts.rowid DESC LIMIT ?)
+			ORDER BY score DESC, id DESC LIMIT ?`, match, project, MemoryCurrent, kinds, exclude, recent, limit).Scan(&rows).Error
+		if err != nil {
+			return nil, ftsError(err, match)
+		}
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	ms, err := s.MemoriesByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	out := make([]RelatedMemory, 0, len(rows))
+	for _, r := range rows {
+		if m, ok := byID[r.ID]; ok { // forgotten meanwhile: gone
+			out = append(out, RelatedMemory{Memory: m, Score: r.Score})
+		}
+	}
+	return out, nil
+}
+
+// CountMemoryMatches counts the memories matching the FTS5 query match,
+// stopping at limit: a cheap document frequency, as
+// CountObservationMatches.
+func (s *Store) CountMemoryMatches(ctx context.Context, match string, limit int) (int, error) {
+	var n int
+	if s.Postgres() {
+		ts, err := pgTSQuery(match, SearchMemory)
+		if err != nil || ts == "" {
+			return 0, err
+		}
+		err = s.db.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ to_tsquery('english', ?) LIMIT ?) m`,
+			ts, limit).Row().Scan(&n)
+		return n, err
+	}
+	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)`,
+		match, limit).Row().Scan(&n)
+	return n, err
+}
+
 // MemoriesInForce lists the project's current memories for context: the
 // pinned ones (at most limit), then the newest, limit in all.
 func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) ([]Memory, error) {

@@ -223,6 +223,35 @@ func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode s
 	return hits, m, err
 }
 
+// NearestWithin embeds text once, waiting at most budget for the
+// endpoint, and returns for each query of qs the rows closest to it in
+// meaning (models.Store.SemanticSearch, in the model in force), in qs's
+// order: one request to the endpoint for several lookups. It is ErrOff
+// while semantic recall is off; an endpoint that fails or does not
+// answer in time is ErrEndpoint.
+func (s *Service) NearestWithin(ctx context.Context, text string, budget time.Duration, qs ...models.SearchQuery) ([][]models.SearchHit, error) {
+	if s == nil {
+		return nil, ErrOff
+	}
+	s.mu.Lock()
+	client := s.client
+	s.mu.Unlock()
+	if client == nil {
+		return nil, ErrOff
+	}
+	vec, err := (&Searcher{Client: client, Budget: budget}).embedQuery(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrEndpoint, err)
+	}
+	out := make([][]models.SearchHit, len(qs))
+	for i, q := range qs {
+		if out[i], err = s.Store.SemanticSearch(ctx, q, client.Model, vec); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // ErrReadOnly is semantic recall's state while the worker serves its
 // database read-only.
 var ErrReadOnly = errors.New("the database is open read-only, so no row can be embedded: rows stay pending until mneme can write it again (see the problem in health); search by meaning uses the vectors already stored")

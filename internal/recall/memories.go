@@ -79,9 +79,14 @@ func (b *Builder) memoriesSection(ctx context.Context, project string, share int
 	return sec, nil
 }
 
-// memoryLine is one memory on one line: its id, kind, text, date and, when
-// a file it names changed or is gone since it was made, a mark saying so.
+// memoryLine is one memory on one line: its id, then memoryBody.
 func memoryLine(m models.Memory, check *filestate.Checker, c cleaner, age string) string {
+	return "- " + MemoryRef(m.ID) + " " + memoryBody(m, check, c, age)
+}
+
+// memoryBody is a memory's kind, text, date (or age when set) and, when a
+// file it names changed or is gone since it was made, a mark saying so.
+func memoryBody(m models.Memory, check *filestate.Checker, c cleaner, age string) string {
 	when := m.CreatedAt.UTC().Format(time.DateOnly)
 	if age != "" {
 		when = age
@@ -94,7 +99,7 @@ func memoryLine(m models.Memory, check *filestate.Checker, c cleaner, age string
 	if mark := memoryFileMark(m, check); mark != "" {
 		notes = append(notes, mark)
 	}
-	return fmt.Sprintf("- %s %s: %s (%s)", MemoryRef(m.ID), m.Kind, c.text(m.Text, 300), strings.Join(notes, ", "))
+	return fmt.Sprintf("%s: %s (%s)", m.Kind, c.text(m.Text, 300), strings.Join(notes, ", "))
 }
 
 // memoryFileMark is "changed since" when a file the memory names changed

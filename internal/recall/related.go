@@ -3,11 +3,12 @@ package recall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -27,17 +28,22 @@ const recentMatches = 500
 // is around 5 to 15 on a 100k-row table.
 const bm25Half = 8.0
 
-// Hint is one related memory: an observation and how relevant it is (0..1).
+// Hint is one related memory: an observation, or a memory in force
+// (Memory set), and how relevant it is (0..1).
 type Hint struct {
+	// ID and Title are the observation's, or the memory's id and text.
 	ID        int64
 	Title     string
 	Relevance float64
 	CreatedAt time.Time
+	// Memory is the memory hinted; nil for an observation.
+	Memory *models.Memory
 }
 
 // RelatedMemory returns, for a prompt just submitted, at most relatedCount
-// one-line hints about earlier work of the same project whose relevance
-// clears the threshold, wrapped in <mneme-context>; or "" when nothing does.
+// one-line hints about earlier work of the same project (the memories in
+// force and the observations) whose relevance clears the threshold,
+// wrapped in <mneme-context>; or "" when nothing does.
 func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID int64, prompt string) (string, error) {
 	pol := b.policy()
 	inj := pol.Settings.Injection
@@ -48,18 +54,25 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 	if err != nil || len(hints) == 0 {
 		return "", err
 	}
-	ids := make([]int64, len(hints))
-	for i, h := range hints {
-		ids[i] = h.ID
+	var ids []int64
+	for _, h := range hints {
+		if h.Memory == nil {
+			ids = append(ids, h.ID)
+		}
 	}
 	status, err := b.fileStatus(ctx, ids)
 	if err != nil {
 		return "", err
 	}
 	c := cleaner{pol}
+	check := filestate.NewChecker()
 	var out strings.Builder
 	out.WriteString(OpenTag + "\nmneme: related memory from earlier sessions (run `mneme search <words>` for details):\n")
 	for _, h := range hints {
+		if h.Memory != nil {
+			fmt.Fprintf(&out, "- %s (relevance %.2f) %s\n", MemoryRef(h.ID), h.Relevance, c.redact(memoryBody(*h.Memory, check, c, "")))
+			continue
+		}
 		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)%s\n", h.ID, h.Relevance, c.redact(c.text(h.Title, 160)),
 			h.CreatedAt.UTC().Format(time.DateOnly), changedMark(status[h.ID]))
 	}
@@ -67,48 +80,100 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 	return out.String(), nil
 }
 
-// Related searches the project's observations (outside session sessionID)
-// for the prompt's keywords and returns up to limit hints with relevance of
-// at least threshold, best first.
+// Related searches the project's memories in force (of the kinds the
+// settings keep) and its observations (outside session sessionID) for the
+// prompt's keywords and returns up to limit hints with relevance of at
+// least threshold, best first; a memory before an observation as
+// relevant.
 //
-// With semantic recall on, the prompt's nearest observations by meaning
-// join them (a hint's relevance is then the larger of its text relevance
-// and its cosine similarity), looked up at the same time as the text
-// within the semantic budget; past it the hints are text's alone.
+// With semantic recall on, the prompt's nearest memories and observations
+// by meaning join them (a hint's relevance is then the larger of its text
+// relevance and its cosine similarity), looked up (one embedding of the
+// prompt, then both) at the same time as the text within the semantic
+// budget; past it the hints are text's alone.
 func (b *Builder) Related(ctx context.Context, project string, sessionID int64, prompt string, limit int, threshold float64) ([]Hint, error) {
-	sem := b.semanticRelated(ctx, project, sessionID, prompt)
-	kws, err := b.telling(ctx, Keywords(prompt, MaxKeywords))
+	kinds := enabledKinds(b.policy().Settings.Memory)
+	sem := b.semanticRelated(ctx, project, sessionID, prompt, kinds)
+	all := Keywords(prompt, MaxKeywords)
+	obs, err := b.relatedObservations(ctx, project, sessionID, all)
 	if err != nil {
 		return nil, err
 	}
-	var out []Hint
-	if len(kws) > 0 {
-		// Only the project's newest recentMatches matches are scored, so
-		// a common term costs the same as a rare one.
-		rows, err := b.Store.RelatedObservations(ctx, FTSQuery(kws), project, sessionID, recentMatches, candidates)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			rel := Relevance(r.Score, coverage(kws, r.Title+" "+r.Files+" "+r.Input))
-			out = append(out, Hint{ID: r.ID, Title: r.Title, Relevance: rel, CreatedAt: r.CreatedAt})
-		}
+	mems, err := b.relatedMemories(ctx, project, sessionID, all, kinds)
+	if err != nil {
+		return nil, err
 	}
 	if sem != nil {
-		out = b.joinSemantic(out, sem)
+		mems, obs = b.joinSemantic(mems, obs, sem)
 	}
-	kept := out[:0]
-	for _, h := range out {
+	var out []Hint
+	for _, h := range append(mems, obs...) {
 		if h.Relevance >= threshold {
-			kept = append(kept, h)
+			out = append(out, h)
 		}
 	}
-	out = kept
 	sortHints(out)
 	if len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// relatedObservations are the observations matching the telling ones of
+// kws, as hints.
+func (b *Builder) relatedObservations(ctx context.Context, project string, sessionID int64, kws []string) ([]Hint, error) {
+	kws, err := b.telling(ctx, kws, b.Store.CountObservationMatches)
+	if err != nil || len(kws) == 0 {
+		return nil, err
+	}
+	// Only the project's newest recentMatches matches are scored, so a
+	// common term costs the same as a rare one.
+	rows, err := b.Store.RelatedObservations(ctx, FTSQuery(kws), project, sessionID, recentMatches, candidates)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hint, 0, len(rows))
+	for _, r := range rows {
+		rel := Relevance(r.Score, coverage(kws, r.Title+" "+r.Files+" "+r.Input))
+		out = append(out, Hint{ID: r.ID, Title: r.Title, Relevance: rel, CreatedAt: r.CreatedAt})
+	}
+	return out, nil
+}
+
+// relatedMemories are the memories in force of kinds matching the
+// telling ones of kws (telling among memories), as hints.
+func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID int64, kws, kinds []string) ([]Hint, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	kws, err := b.telling(ctx, kws, b.Store.CountMemoryMatches)
+	if err != nil || len(kws) == 0 {
+		return nil, err
+	}
+	rows, err := b.Store.RelatedMemories(ctx, FTSQuery(kws), project, kinds, sessionID, recentMatches, candidates)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hint, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, memoryHint(r.Memory, Relevance(r.Score, coverage(kws, r.Text))))
+	}
+	return out, nil
+}
+
+func memoryHint(m models.Memory, rel float64) Hint {
+	return Hint{ID: m.ID, Title: m.Text, Relevance: rel, CreatedAt: m.CreatedAt, Memory: &m}
+}
+
+// enabledKinds are the memory kinds the settings keep.
+func enabledKinds(st models.MemorySettings) []string {
+	var out []string
+	for _, k := range models.MemoryKinds {
+		if st.KindEnabled(k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // DefaultSemanticBudget is how long a related-memory lookup waits for
@@ -118,16 +183,18 @@ const DefaultSemanticBudget = 250 * time.Millisecond
 // semanticLookup is a semantic lookup under way.
 type semanticLookup struct {
 	done     chan struct{}
-	hits     []models.SearchHit
+	obs      []models.SearchHit
+	mems     []Hint
 	err      error
 	deadline <-chan struct{}
 	cancel   context.CancelFunc
 	budget   time.Duration
 }
 
-// semanticRelated starts looking up the prompt's nearest observations by
-// meaning (nil when semantic recall is off).
-func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string) *semanticLookup {
+// semanticRelated starts looking up the prompt's nearest observations
+// and memories in force of kinds by meaning (nil when semantic recall is
+// off).
+func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string, kinds []string) *semanticLookup {
 	if !b.Semantic.Enabled() || strings.TrimSpace(prompt) == "" {
 		return nil
 	}
@@ -137,18 +204,56 @@ func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	l := &semanticLookup{done: make(chan struct{}), deadline: sctx.Done(), cancel: cancel, budget: budget}
-	q := models.SearchQuery{Q: prompt, Project: project, Type: models.SearchObservation, ExcludeSessionID: sessionID, Limit: candidates}
+	qs := []models.SearchQuery{{Project: project, Type: models.SearchObservation, ExcludeSessionID: sessionID, Limit: candidates}}
+	if len(kinds) > 0 {
+		// A memory's state and kind are not in the index: ask for more,
+		// keep those in force of kinds.
+		qs = append(qs, models.SearchQuery{Project: project, Type: models.SearchMemory, ExcludeSessionID: sessionID, Limit: 4 * candidates})
+	}
 	go func() {
 		defer close(l.done)
-		l.hits, _, l.err = b.Semantic.SearchWithin(sctx, q, embed.ModeSemantic, budget)
+		var found [][]models.SearchHit
+		if found, l.err = b.Semantic.NearestWithin(sctx, prompt, budget, qs...); l.err != nil {
+			return
+		}
+		l.obs = found[0]
+		if len(found) > 1 {
+			l.mems, l.err = b.memoriesInForce(sctx, found[1], kinds)
+		}
 	}()
 	return l
 }
 
+// memoriesInForce are the memories of hits still current and of kinds,
+// as hints (their similarity the relevance), in hits' order.
+func (b *Builder) memoriesInForce(ctx context.Context, hits []models.SearchHit, kinds []string) ([]Hint, error) {
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	ms, err := b.Store.MemoriesByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]models.Memory, len(ms))
+	for _, m := range ms {
+		if m.State == models.MemoryCurrent && slices.Contains(kinds, m.Kind) {
+			byID[m.ID] = m
+		}
+	}
+	var out []Hint
+	for _, h := range hits {
+		if m, ok := byID[h.ID]; ok {
+			out = append(out, memoryHint(m, h.Score))
+		}
+	}
+	return out, nil
+}
+
 // joinSemantic waits for the lookup until its budget ends and adds its
-// hits to the text's; past the budget, or on an error, it logs and keeps
-// the text's.
-func (b *Builder) joinSemantic(text []Hint, l *semanticLookup) []Hint {
+// memories and observations to the text's; past the budget, or on an
+// error, it logs and keeps the text's.
+func (b *Builder) joinSemantic(mems, obs []Hint, l *semanticLookup) ([]Hint, []Hint) {
 	defer l.cancel()
 	var err error
 	select {
@@ -161,19 +266,29 @@ func (b *Builder) joinSemantic(text []Hint, l *semanticLookup) []Hint {
 		if b.Log != nil {
 			b.Log.Warn("related memory: semantic lookup not answered within its budget; hinting from text alone", "budget", l.budget, "err", err)
 		}
-		return text
+		return mems, obs
 	}
+	sem := make([]Hint, len(l.obs))
+	for i, h := range l.obs {
+		sem[i] = Hint{ID: h.ID, Title: h.Title, Relevance: h.Score, CreatedAt: h.CreatedAt}
+	}
+	return joinHints(mems, l.mems), joinHints(obs, sem)
+}
+
+// joinHints adds to text (hints of one kind of row) the hints of sem not
+// in it, and raises a hint in both to the larger relevance.
+func joinHints(text, sem []Hint) []Hint {
 	at := map[int64]int{}
 	for i, h := range text {
 		at[h.ID] = i
 	}
-	for _, h := range l.hits {
+	for _, h := range sem {
 		if i, ok := at[h.ID]; ok {
-			text[i].Relevance = max(text[i].Relevance, h.Score)
+			text[i].Relevance = max(text[i].Relevance, h.Relevance)
 			continue
 		}
 		at[h.ID] = len(text)
-		text = append(text, Hint{ID: h.ID, Title: h.Title, Relevance: h.Score, CreatedAt: h.CreatedAt})
+		text = append(text, h)
 	}
 	return text
 }
@@ -185,12 +300,13 @@ func (b *Builder) joinSemantic(text []Hint, l *semanticLookup) []Hint {
 const maxDocFreq = 1000
 
 // telling keeps the keywords that occur in at least one and at most
-// maxDocFreq observations. Each count stops at maxDocFreq+1 rows, so this
-// costs the same for common terms as for rare ones.
-func (b *Builder) telling(ctx context.Context, kws []string) ([]string, error) {
+// maxDocFreq rows, as count (observations' or memories') counts them.
+// Each count stops at maxDocFreq+1 rows, so this costs the same for
+// common terms as for rare ones.
+func (b *Builder) telling(ctx context.Context, kws []string, count func(ctx context.Context, match string, limit int) (int, error)) ([]string, error) {
 	out := kws[:0:0]
 	for _, k := range kws {
-		n, err := b.Store.CountObservationMatches(ctx, FTSQuery([]string{k}), maxDocFreq+1)
+		n, err := count(ctx, FTSQuery([]string{k}), maxDocFreq+1)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,260 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/internal/embed/embedtest"
+	"github.com/mneme-dev/mneme/internal/privacy"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// memory stores m (project, kind and text set) from session sessionID (0:
+// stated outside a session) and returns its id.
+func (f *fixture) memory(sessionID int64, project, kind, text string) int64 {
+	f.t.Helper()
+	m := models.Memory{SessionID: sessionID, Project: project, Source: models.SourceUser, Kind: kind, Text: text, CreatedAt: f.tick()}
+	f.write(func(tx *models.Tx) error { _, err := tx.InsertMemory(&m); return err })
+	return m.ID
+}
+
+// hinted reports whether the hint names memory id.
+func hinted(out string, id int64) bool { return strings.Contains(out, "- "+MemoryRef(id)+" (relevance ") }
+
+// TestRelatedMemoryHintsMemories: the UserPromptSubmit hint names a
+// project's memories in force that match the prompt's words, as #mN
+// with their kind (before observations as relevant); never a superseded,
+// forgotten or retired one, one of a kind the settings switch off, of
+// another project or of the asking session; redacted by the rules in
+// force; within relatedCount and the threshold.
+func TestRelatedMemoryHintsMemories(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := f.session("app", "old", "")
+	f.obs(models.Observation{SessionID: old, Project: "app", Title: "Ran `go test ./internal/server/...`: ok", Success: true})
+	rule := f.memory(old, "app", models.MemoryConstraint, "Never run database migrations inside the request handler")
+	zstd := f.memory(old, "app", models.MemoryDecision, "Compress the snapshot archives with zstd")
+	lz4 := f.memory(0, "app", models.MemoryDecision, "Compress the snapshot archives with lz4 instead of zstd")
+	f.write(func(tx *models.Tx) error { _, err := tx.SupersedeMemory(zstd, lz4); return err })
+	todo := f.memory(old, "app", models.MemoryTodo, "Document the snapshot restore procedure")
+	gone := f.memory(old, "app", models.MemoryCause, "The flaky restore came from a shared temp dir")
+	f.write(func(tx *models.Tx) error { _, err := tx.ForgetMemory(gone); return err })
+	retired := f.memory(old, "app", models.MemoryCause, "The restore procedure timed out on the slow disk")
+	f.write(func(tx *models.Tx) error { _, err := tx.SetMemoryState(retired, models.MemoryRetired); return err })
+	secret := f.memory(old, "app", models.MemoryConstraint, "The staging deploy reads its token zz-SECRET-4321 from the vault")
+	elsewhere := f.session("other", "o", "")
+	foreign := f.memory(elsewhere, "other", models.MemoryConstraint, "Never run database migrations inside the request handler, ever")
+	cur := f.session("app", "cur", "")
+	mine := f.memory(cur, "app", models.MemoryDecision, "Database migrations run from the request handler of the admin page")
+	for i := 0; i < 20; i++ { // memories that match nothing
+		f.memory(old, "app", models.MemoryDecision, fmt.Sprintf("Keep the build cache number %d", i))
+	}
+
+	related := func(prompt string) string {
+		t.Helper()
+		out, err := f.builder().RelatedMemory(ctx, "app", cur, prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%q:\n%s", prompt, out)
+		return out
+	}
+	out := related("add the database migrations to the request handler")
+	if !hinted(out, rule) || !strings.Contains(out, "constraint: Never run database migrations inside the request handler") {
+		t.Errorf("the constraint matching the prompt's words is not hinted with its kind and text")
+	}
+	if hinted(out, foreign) || hinted(out, mine) {
+		t.Error("another project's memory, or the asking session's own, is hinted")
+	}
+	if !strings.HasPrefix(out, OpenTag) || !strings.HasSuffix(out, CloseTag) {
+		t.Errorf("not wrapped: %q", out)
+	}
+
+	out = related("compress the snapshot archives")
+	if !hinted(out, lz4) || hinted(out, zstd) {
+		t.Error("want the decision in force hinted, not the one it superseded")
+	}
+	if !strings.Contains(out, "decision: Compress the snapshot archives with lz4") {
+		t.Error("the decision's kind and text are not shown")
+	}
+
+	out = related("the snapshot restore procedure")
+	if !hinted(out, todo) || hinted(out, retired) || strings.Contains(out, "shared temp dir") {
+		t.Error("want the todo hinted, never a retired or forgotten memory")
+	}
+	f.st.Memory.Todos = false
+	if out := related("the snapshot restore procedure"); hinted(out, todo) {
+		t.Error("a todo is hinted while the settings switch todos off")
+	}
+	f.st.Memory.Todos = true
+
+	f.st.Privacy.RedactionRules = append(f.st.Privacy.RedactionRules, privacy.Rule{Name: "zz", Pattern: `zz-SECRET-\d+`, Enabled: true})
+	out = related("where does the staging deploy read its token")
+	if !hinted(out, secret) || strings.Contains(out, "zz-SECRET") || !strings.Contains(out, "[REDACTED:zz]") {
+		t.Error("the memory's line is not redacted by the rules in force")
+	}
+
+	// Ties go to the memory; relatedCount bounds memories and tool calls
+	// together; a threshold nothing clears answers nothing.
+	hints, err := f.builder().Related(ctx, "app", cur, "snapshot archives restore procedure database migrations request handler", 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hints) != 2 || hints[0].Memory == nil {
+		t.Errorf("want 2 hints, best first: %+v", hints)
+	}
+	f.st.Injection.RelatedThreshold = 1
+	if out := related("add the database migrations to the request handler"); out != "" {
+		t.Errorf("threshold 1 answered %q", out)
+	}
+}
+
+// semanticFixture is a fixture whose builder has semantic recall on,
+// through a loopback fake of the embeddings endpoint, once every stored
+// row has its vector.
+type semanticFixture struct {
+	*fixture
+	fake *embedtest.Server
+	svc  *embed.Service
+	logs *syncLog
+}
+
+// syncLog is a log buffer safe for the lookups' goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+const semDims = 256
+
+func newSemanticFixture(t *testing.T, f *fixture) *semanticFixture {
+	t.Helper()
+	fake := embedtest.New(semDims)
+	t.Cleanup(fake.Close)
+	logs := &syncLog{}
+	svc := &embed.Service{Store: f.store, Log: slog.New(slog.NewTextHandler(logs, nil)),
+		Tuning: embed.Tuning{Timeout: 2 * time.Second, Batch: 16, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}}
+	svc.Start(context.Background(), models.EmbeddingsSettings{URL: fake.URL, Model: "m", Dimensions: semDims})
+	t.Cleanup(svc.Stop) // before the store closes
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := svc.Status(context.Background())
+		if err == nil && st.State == "ok" && st.Total > 0 && st.Embedded == st.Total {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rows not embedded: %+v %v", st, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return &semanticFixture{fixture: f, fake: fake, svc: svc, logs: logs}
+}
+
+func (s *semanticFixture) builder(budget time.Duration) *Builder {
+	b := s.fixture.builder()
+	b.Semantic, b.SemanticBudget, b.Log = s.svc, budget, slog.New(slog.NewTextHandler(s.logs, nil))
+	return b
+}
+
+// similarity is the fake endpoint's cosine similarity of two texts.
+func similarity(a, b string) float64 {
+	x, y := embedtest.Vector("m\x00"+a, semDims), embedtest.Vector("m\x00"+b, semDims)
+	var d, nx, ny float64
+	for i := range x {
+		d, nx, ny = d+float64(x[i]*y[i]), nx+float64(x[i]*x[i]), ny+float64(y[i]*y[i])
+	}
+	return d / math.Sqrt(nx*ny)
+}
+
+// TestRelatedMemorySemantic: with semantic recall on, a memory in force
+// close in meaning to a prompt that shares no word with it is hinted
+// (the fake endpoint knows no synonyms: "postgresql" lies close to
+// "postgres" by their letters), which words alone do not find; a
+// superseded memory as close is not; with the endpoint slow the hook
+// does not wait for it: the hint answers from words (the fake never
+// finished the request) and the log says it fell back.
+func TestRelatedMemorySemantic(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := f.session("app", "old", "")
+	f.obs(models.Observation{SessionID: old, Project: "app", Title: "Ran `make lint`: ok", Success: true})
+	const (
+		near     = "The cache lives in postgres"
+		replaced = "The queue lives in postgres too"
+		far      = "Release builds are signed with the hardware key"
+		prompt   = "is postgresql right for this"
+	)
+	cache := f.memory(old, "app", models.MemoryDecision, near)
+	queue := f.memory(old, "app", models.MemoryDecision, replaced)
+	signing := f.memory(old, "app", models.MemoryConstraint, far)
+	f.write(func(tx *models.Tx) error { _, err := tx.SupersedeMemory(queue, signing); return err })
+	simNear, simFar := similarity(near, prompt), similarity(far, prompt)
+	t.Logf("similarity: %.3f near, %.3f far, %.3f superseded", simNear, simFar, similarity(replaced, prompt))
+	threshold := simNear - 0.05
+	if simFar >= threshold || similarity(replaced, prompt) < threshold {
+		t.Fatalf("the fixture's texts do not separate: near %.3f, far %.3f", simNear, simFar)
+	}
+	f.st.Injection.RelatedThreshold = threshold
+	cur := f.session("app", "cur", "")
+
+	if out, err := f.builder().RelatedMemory(ctx, "app", cur, prompt); err != nil || hinted(out, cache) {
+		t.Fatalf("words alone found the memory (%v): %s", err, out)
+	}
+	s := newSemanticFixture(t, f)
+	b := s.builder(10 * time.Second)
+	var out string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if out, err = b.RelatedMemory(ctx, "app", cur, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if hinted(out, cache) || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("\n%s", out)
+	if !hinted(out, cache) || !strings.Contains(out, "decision: "+near) {
+		t.Fatalf("the memory close in meaning is not hinted:\n%s\n%s", out, s.logs.String())
+	}
+	if hinted(out, queue) || hinted(out, signing) {
+		t.Error("a superseded memory, or one far in meaning, is hinted")
+	}
+
+	// Slow: the hint answers from words without waiting.
+	s.fake.Delay = time.Minute
+	s.fake.SetMode(embedtest.Slow)
+	b = s.builder(200 * time.Millisecond)
+	asked, answered := s.fake.Requests.Load(), s.fake.Texts.Load()
+	out, err := b.RelatedMemory(ctx, "app", cur, "where does the cache live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hinted(out, cache) {
+		t.Errorf("no hint from words with the endpoint slow:\n%s", out)
+	}
+	if s.fake.Requests.Load() == asked || s.fake.Texts.Load() != answered {
+		t.Errorf("the hint waited for the slow endpoint (asked %d→%d, answered %d→%d)", asked, s.fake.Requests.Load(), answered, s.fake.Texts.Load())
+	}
+	if !strings.Contains(s.logs.String(), "hinting from text alone") {
+		t.Errorf("the fallback is not logged:\n%s", s.logs.String())
+	}
+}
