@@ -26,7 +26,9 @@ func (f *fixture) memory(sessionID int64, project, kind, text string) int64 {
 }
 
 // hinted reports whether the hint names memory id.
-func hinted(out string, id int64) bool { return strings.Contains(out, "- "+MemoryRef(id)+" (relevance ") }
+func hinted(out string, id int64) bool {
+	return strings.Contains(out, "- "+MemoryRef(id)+" (relevance ")
+}
 
 // TestRelatedMemoryHintsMemories: the UserPromptSubmit hint names a
 // project's memories in force that match the prompt's words, as #mN
