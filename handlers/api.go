@@ -225,10 +225,9 @@ func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string)
 }
 
 // searchMemories runs a memory search in mode, as search.
-func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, error) {
-	out, _, err := semanticOr(h, mode, func() ([]models.Memory, error) { return h.Store.SearchMemories(ctx, q) },
+func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, string, error) {
+	return semanticOr(h, mode, func() ([]models.Memory, error) { return h.Store.SearchMemories(ctx, q) },
 		func() ([]models.Memory, string, error) { return h.Semantic.SearchMemories(ctx, q, mode) })
-	return out, err
 }
 
 // semanticOr runs a search in mode: through semantic recall when the

@@ -68,7 +68,7 @@ func (h *Handler) ListMemories(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	var items []models.Memory
 	if q := strings.Clone(c.Query("q")); strings.TrimSpace(q) != "" {
-		items, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
+		items, _, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
 	} else {
 		f.Limit++
 		items, err = h.Store.Memories(ctx, f)

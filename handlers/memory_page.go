@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/url"
 	"strconv"
@@ -73,9 +74,14 @@ func memoryOffsets(c *fiber.Ctx) (map[string]int, error) {
 }
 
 // memoryURL is the Memory page of project in state at the kinds' page
-// positions offsets.
-func memoryURL(project, state string, offsets map[string]int) string {
+// positions offsets, with search's parameters (q, mode, offset) when set.
+func memoryURL(project, state string, offsets map[string]int, search url.Values) string {
 	q := url.Values{"project": {project}, "state": {state}}
+	for k, v := range search {
+		if len(v) > 0 && v[0] != "" {
+			q.Set(k, v[0])
+		}
+	}
 	for kind, n := range offsets {
 		if n > 0 {
 			q.Set(memoryOffsetParam(kind), strconv.Itoa(n))
@@ -102,7 +108,7 @@ func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, 
 	at := func(n int) string {
 		o := maps.Clone(offsets)
 		o[kind] = n
-		return memoryURL(project, state, o)
+		return memoryURL(project, state, o, nil)
 	}
 	if g.Offset > 0 {
 		g.PrevURL = at(max(g.Offset-memoryPageLimit, 0))
@@ -153,7 +159,16 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last,
-		Here: memoryURL(project, state, offsets)}
+		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), "")}
+	p.Here = memoryURL(project, state, offsets, p.SearchParams(c.Query("offset")))
+	if strings.TrimSpace(p.Q) != "" {
+		if project != "" {
+			if err := h.searchMemoryPage(c, &p); err != nil {
+				return err
+			}
+		}
+		return render(c, views.Memory(p))
+	}
 	if project != "" {
 		totals, err := h.memoryTotals(ctx, project, state)
 		if err != nil {
@@ -168,6 +183,53 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		}
 	}
 	return render(c, views.Memory(p))
+}
+
+// memorySearchLimit is how many matches a page of the Memory page's
+// search shows.
+const memorySearchLimit = 50
+
+// searchMemoryPage runs the Memory page's search: the memories of
+// p.Project in p.State matching p.Q, best first, in p.Mode, from the
+// offset asked. A query or mode that cannot run is said on the page, the
+// form filled in: 400 (bad syntax, search by meaning while it is off),
+// 503 (the embeddings endpoint failed a search by meaning).
+func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage) error {
+	ctx := c.UserContext()
+	p.Searched = true
+	offset, err := intParam(c, "offset", 0, 0, models.MaxSearchWindow-memorySearchLimit-1)
+	var found []models.Memory
+	if err == nil {
+		var used string
+		found, used, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), Offset: offset, Limit: memorySearchLimit}, p.Mode)
+		p.SearchMode = h.searchMode(p.Mode, used)
+	}
+	var fe *fiber.Error
+	switch {
+	case err == nil:
+	case errors.Is(err, models.ErrInvalid):
+		p.Error = err.Error()
+		c.Status(fiber.StatusBadRequest)
+		return nil
+	case errors.As(err, &fe) && fe.Code == fiber.StatusServiceUnavailable:
+		p.Error = fe.Message
+		c.Status(fe.Code)
+		return nil
+	default:
+		return err
+	}
+	page := newPage(found, memorySearchLimit)
+	for _, m := range page.Items {
+		it, err := h.memoryItem(ctx, m)
+		if err != nil {
+			return err
+		}
+		p.Results = append(p.Results, it)
+	}
+	if page.HasMore {
+		p.MoreURL = memoryURL(p.Project, p.State, nil, p.SearchParams(strconv.Itoa(offset+memorySearchLimit)))
+	}
+	return nil
 }
 
 // ShowMemoryFragment serves GET /fragments/memory/:id: one memory's row,

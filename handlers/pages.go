@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/static"
 	"github.com/mneme-dev/mneme/views"
@@ -295,7 +296,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	p := views.SearchPage{
 		Meta: h.PageMeta(c, "Search", "search"),
 		Q:    c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"),
-		From: c.Query("from"), To: c.Query("to"), Semantic: h.Semantic.Enabled(), Mode: c.Query("mode"),
+		From: c.Query("from"), To: c.Query("to"), SearchMode: h.searchMode(c.Query("mode"), ""),
 	}
 	facets, err := h.Store.FeedFacets(c.UserContext())
 	if err != nil {
@@ -310,9 +311,8 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		var hits []models.SearchHit
 		var used string
 		hits, used, err = h.search(c.UserContext(), q, p.Mode)
-		p.FellBack = err == nil && used == "text" && p.Mode != "text" && p.Semantic
 		if err == nil {
-			p.Used = used
+			p.SearchMode = h.searchMode(p.Mode, used)
 		}
 		page := newPage(hits, searchPageSize)
 		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
@@ -332,6 +332,14 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		c.Status(fiber.StatusBadRequest)
 	}
 	return render(c, views.Search(p))
+}
+
+// searchMode is a page's view of a search asked for in mode that ran in
+// used ("" before one ran).
+func (h *Handler) searchMode(mode, used string) views.SearchMode {
+	m := views.SearchMode{Semantic: h.Semantic.Enabled(), Mode: mode, Used: used}
+	m.FellBack = used == embed.ModeText && mode != embed.ModeText && m.Semantic
+	return m
 }
 
 func searchResult(hit models.SearchHit, titles map[int64]string) views.SearchResult {

@@ -550,10 +550,14 @@
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape") closeMenus(null);
     });
-    // Filter selects apply at once.
+    // Filters apply at once (a search box waits for Enter or the button;
+    // the search mode has its own rule below).
     ["feed-filters", "memory-filters"].forEach(function (id) {
       var form = document.getElementById(id);
-      if (form) form.addEventListener("change", function () { form.submit(); });
+      if (form) form.addEventListener("change", function (e) {
+        if (e.target.type === "search" || e.target.id === "search-mode") return;
+        form.submit();
+      });
     });
     // The search mode applies at once to the query searched.
     var mode = document.getElementById("search-mode");

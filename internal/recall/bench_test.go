@@ -275,8 +275,9 @@ var benchPrompts = []string{
 
 // BenchmarkRelatedMemory100k is the related-memory lookup alone (keywords,
 // FTS5 BM25 over 100k observations, relevance) for varied prompts.
-func BenchmarkRelatedMemory100k(b *testing.B) {
-	srv := benchServer(b)
+func BenchmarkRelatedMemory100k(b *testing.B) { relatedMemory100k(b, benchServer(b)) }
+
+func relatedMemory100k(b *testing.B, srv *testutil.Server) {
 	builder := &recall.Builder{Store: srv.Store, Policy: srv.Capture.Policy}
 	// One prompt in seven quotes a recent title of the project: a lookup
 	// that finds something, so formatting is measured too.
@@ -378,6 +379,15 @@ func BenchmarkSessionContext100k(b *testing.B) {
 // BenchmarkSessionStartHook100k's in the same run.
 func BenchmarkSessionStartHook100kMemories(b *testing.B) {
 	pgtest.SkipOnPostgres(b, "a copy of the seeded SQLite file")
+	dir := seedBenchMemories(b, "proj1")
+	srv := testutil.NewServerIn(b, dir)
+	sessionStartHook100k(b, srv)
+}
+
+// seedBenchMemories is a copy of the seeded SQLite database (see
+// seedBench) with 10,000 memories of project: a quarter in force, pinned
+// a few, the rest superseded, done or retired, each naming a file.
+func seedBenchMemories(b *testing.B, project string) string {
 	src, _ := seedBench(b, false)
 	dir := b.TempDir()
 	raw, err := os.ReadFile(src + "/mneme.db")
@@ -391,11 +401,12 @@ func BenchmarkSessionStartHook100kMemories(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer store.Close()
 	states := []string{models.MemoryCurrent, models.MemorySuperseded, models.MemoryDone, models.MemoryRetired}
 	for batch := 0; batch < 20; batch++ {
 		err := store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 			for i := batch * 500; i < (batch+1)*500; i++ {
-				m := models.Memory{Project: "proj1", Source: models.SourceClaude, Kind: models.MemoryKinds[i%4],
+				m := models.Memory{Project: project, Source: models.SourceClaude, Kind: models.MemoryKinds[i%4],
 					Text:  fmt.Sprintf("memory %d: keep the %s %s in `%s.go`", i, vocab[i%len(vocab)], vocab[(i*7)%len(vocab)], vocab[(i*3)%len(vocab)]),
 					Files: []string{vocab[(i*3)%len(vocab)] + ".go"}, State: states[i%4], Pinned: i%1000 == 0}
 				if _, err := tx.InsertMemory(&m); err != nil {
@@ -408,7 +419,14 @@ func BenchmarkSessionStartHook100kMemories(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	store.Close()
-	srv := testutil.NewServerIn(b, dir)
-	sessionStartHook100k(b, srv)
+	return dir
+}
+
+// BenchmarkRelatedMemory100kMemories is BenchmarkRelatedMemory100k
+// (SQLite) with 10,000 memories of the project asking (see
+// seedBenchMemories), whose words are the benchmark prompts' own: compare
+// their p50-ms and p99-ms in the same run.
+func BenchmarkRelatedMemory100kMemories(b *testing.B) {
+	pgtest.SkipOnPostgres(b, "a copy of the seeded SQLite file")
+	relatedMemory100k(b, testutil.NewServerIn(b, seedBenchMemories(b, "proj2")))
 }

@@ -122,7 +122,7 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 // relatedObservations are the observations matching the telling ones of
 // kws, as hints.
 func (b *Builder) relatedObservations(ctx context.Context, project string, sessionID int64, kws []string) ([]Hint, error) {
-	kws, err := b.telling(ctx, kws, b.Store.CountObservationMatches)
+	kws, err := b.telling(ctx, kws, maxDocFreq, b.Store.CountObservationMatches)
 	if err != nil || len(kws) == 0 {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID
 	if len(kinds) == 0 {
 		return nil, nil
 	}
-	kws, err := b.telling(ctx, kws, b.Store.CountMemoryMatches)
+	kws, err := b.telling(ctx, kws, maxMemoryDocFreq, b.Store.CountMemoryMatches)
 	if err != nil || len(kws) == 0 {
 		return nil, err
 	}
@@ -299,18 +299,25 @@ func joinHints(text, sem []Hint) []Hint {
 // 5000; counting up to it took 80% of a lookup (p50 ≈ 20 ms at 100k).
 const maxDocFreq = 1000
 
+// maxMemoryDocFreq is maxDocFreq of memories: the same share (1%) of a
+// project with 10,000 memories. Every memory a keyword matches is read to
+// keep the project's memories in force (a memory's project and state are
+// not in the full-text index), so it bounds that work too: at most
+// MaxKeywords × maxMemoryDocFreq rows.
+const maxMemoryDocFreq = 100
+
 // telling keeps the keywords that occur in at least one and at most
-// maxDocFreq rows, as count (observations' or memories') counts them.
-// Each count stops at maxDocFreq+1 rows, so this costs the same for
-// common terms as for rare ones.
-func (b *Builder) telling(ctx context.Context, kws []string, count func(ctx context.Context, match string, limit int) (int, error)) ([]string, error) {
+// maxFreq rows, as count (observations' or memories') counts them. Each
+// count stops at maxFreq+1 rows, so this costs the same for common terms
+// as for rare ones.
+func (b *Builder) telling(ctx context.Context, kws []string, maxFreq int, count func(ctx context.Context, match string, limit int) (int, error)) ([]string, error) {
 	out := kws[:0:0]
 	for _, k := range kws {
-		n, err := count(ctx, FTSQuery([]string{k}), maxDocFreq+1)
+		n, err := count(ctx, FTSQuery([]string{k}), maxFreq+1)
 		if err != nil {
 			return nil, err
 		}
-		if n > 0 && n <= maxDocFreq {
+		if n > 0 && n <= maxFreq {
 			out = append(out, k)
 		}
 	}
