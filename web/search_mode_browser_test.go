@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -57,20 +56,8 @@ func TestBrowserSearchModeToggle(t *testing.T) {
 	toggle := func(mode string) {
 		t.Helper()
 		b.do(t, chromedp.Evaluate[chromedp.Void](`(function(){var s=document.getElementById("search-mode"); s.value=`+quote(mode)+`; s.dispatchEvent(new Event("change", {bubbles: true}));})()`))
-		// The page navigates: poll across it, an evaluation failing while
-		// the new document loads.
-		pred := used + ` === ` + quote(mode) + ` && location.search.includes("mode=` + mode + `") && document.readyState === "complete"`
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](pred))
-			if err == nil && ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the search by %s did not run: %v", mode, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		// The page navigates: poll across it.
+		waitAcross(t, b, "the search by "+mode, used+` === `+quote(mode)+` && location.search.includes("mode=`+mode+`") && document.readyState === "complete"`)
 	}
 	toggle("text")
 	if n := eval[int](t, b, results); n != 0 || !eval[bool](t, b, `document.body.textContent.includes("No matches.")`) {
