@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -265,14 +266,14 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 }
 
 // settingsChanged applies the settings stored now, on a settings_changed
-// event of any replica of a PostgreSQL store (this one's own too: under
-// mu, which saving settings here holds, the settings read are those just
-// applied, so nothing changes): another replica's change of the
-// embeddings endpoint, the privacy rules or retention takes effect here
-// without a restart. The keys are each replica's own (files in its data
-// directory); as when one saves settings, a key is dropped rather than
-// sent to an endpoint whose address changed. after is nil until the
-// worker is built.
+// event of any replica of a PostgreSQL store: another replica's change
+// of the embeddings endpoint, the privacy rules or retention takes effect
+// here without a restart, through after. This replica's own save is heard
+// too; under mu, which saving settings here holds, the settings read are
+// those its handler applied already, so nothing is applied twice. The
+// keys are each replica's own (files in its data directory); as when one
+// saves settings, a key is dropped rather than sent to an endpoint whose
+// address changed.
 func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after func(models.Settings), log *slog.Logger) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -295,6 +296,9 @@ func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Serv
 		if err := store.SaveAPIKey(""); err != nil {
 			log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
 		}
+	}
+	if reflect.DeepEqual(st, cur) {
+		return // this replica's own save, applied already by its handler
 	}
 	svc.SetSettings(st)
 	after(st)
