@@ -232,11 +232,25 @@ type scored struct {
 	at  int // the entry of an in-memory snapshot
 }
 
+// worse orders candidates totally: by similarity, ties by id, then type
+// (the newer row of a pair of equals is the better). With a total order
+// the best k of a set are one set, however it is scanned (in parts, in
+// parallel: scanSnapshot).
+func worse(a, b scored) bool {
+	if a.sim != b.sim {
+		return a.sim < b.sim
+	}
+	if a.id != b.id {
+		return a.id < b.id
+	}
+	return a.typ < b.typ
+}
+
 // minHeap keeps the best k by similarity (the worst on top).
 type minHeap []scored
 
 func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i].sim < h[j].sim }
+func (h minHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
 func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
 func (h *minHeap) Pop() any {
@@ -341,7 +355,7 @@ func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string
 		c.sim = sim
 		if h.Len() < want {
 			heap.Push(h, c)
-		} else if sim > (*h)[0].sim {
+		} else if worse((*h)[0], c) {
 			(*h)[0] = c
 			heap.Fix(h, 0)
 		}
@@ -371,12 +385,7 @@ func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string
 
 // sortScored orders candidates best first (ties: the newer id first).
 func sortScored(best []scored) {
-	sort.Slice(best, func(i, j int) bool {
-		if best[i].sim != best[j].sim {
-			return best[i].sim > best[j].sim
-		}
-		return best[i].id > best[j].id
-	})
+	sort.Slice(best, func(i, j int) bool { return worse(best[j], best[i]) })
 }
 
 // resolveRowids replaces the embeddings rowids in cands' ids by their

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -425,27 +427,67 @@ func decodeQuantised(b []byte, dims int) (float32, []int8) {
 	return math.Float32frombits(binary.LittleEndian.Uint32(b)), vals
 }
 
-// scan returns the best want entries of v by dot product with q within
-// q's filters, best last in no set order (a heap), skipping dead ones.
+// scanPart is the fewest entries a goroutine of scanSnapshot scans: below
+// it, starting one costs more than it saves.
+const scanPart = 1 << 15
+
+// scanSnapshot returns the best want entries of v by dot product with q
+// within q's filters (by worse: one set, however scanned), in no set
+// order, skipping dead ones. A large snapshot is scanned in parts, one a
+// core, each keeping its own best, merged after.
 func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want int) []scored {
+	f, ok := v.filterOf(sq)
+	if !ok {
+		return nil
+	}
+	n := len(v.id)
+	parts := min(runtime.GOMAXPROCS(0), n/scanPart)
+	if parts <= 1 {
+		return s.scanRange(v, f, q, want, 0, n)
+	}
+	best := make([][]scored, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { best[p] = s.scanRange(v, f, q, want, n*p/parts, n*(p+1)/parts) })
+	}
+	wg.Wait()
+	all := slices.Concat(best...)
+	if len(all) > want {
+		sortScored(all)
+		all = all[:want]
+	}
+	return all
+}
+
+// vecFilter is a SearchQuery's filters in a snapshot's terms (-1: any).
+type vecFilter struct {
+	project, tool int32
+	typ, skip     int8
+	from, to      int64
+	session       int64 // excluded; 0: none
+}
+
+// filterOf is sq's filters in v's terms; false when nothing can match
+// (a project or tool v has never seen, an unknown type).
+func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 	project, tool, typ := int32(-1), int32(-1), int8(-1)
 	if sq.Project != "" {
 		i, ok := v.strIndex[sq.Project]
 		if !ok {
-			return nil
+			return vecFilter{}, false
 		}
 		project = i
 	}
 	if sq.Tool != "" {
 		i, ok := v.strIndex[sq.Tool]
 		if !ok {
-			return nil
+			return vecFilter{}, false
 		}
 		tool, sq.Type = i, SearchObservation
 	}
 	if sq.Type != "" {
 		if typ = vecTypeIndex(sq.Type); typ < 0 {
-			return nil
+			return vecFilter{}, false
 		}
 	}
 	// Memories are searched on their own (a memory search), never
@@ -461,21 +503,30 @@ func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want i
 	if !sq.To.IsZero() {
 		to = sq.To.UnixNano()
 	}
+	return vecFilter{project: project, tool: tool, typ: typ, skip: skip, from: from, to: to, session: sq.ExcludeSessionID}, true
+}
+
+// scanRange is scanSnapshot over the entries lo…hi-1: their best want,
+// as a heap.
+func (s *Store) scanRange(v *vecSnapshot, f vecFilter, q []float32, want, lo, hi int) []scored {
 	h := &minHeap{}
 	dims := v.dims
-	for i := range v.id {
-		if (project >= 0 && v.project[i] != project) || (tool >= 0 && v.tool[i] != tool) || (typ >= 0 && v.typ[i] != typ) || v.typ[i] == skip ||
-			v.created[i] < from || v.created[i] >= to || (sq.ExcludeSessionID != 0 && v.session[i] == sq.ExcludeSessionID) {
+	for i := lo; i < hi; i++ {
+		if (f.project >= 0 && v.project[i] != f.project) || (f.tool >= 0 && v.tool[i] != f.tool) || (f.typ >= 0 && v.typ[i] != f.typ) || v.typ[i] == f.skip ||
+			v.created[i] < f.from || v.created[i] >= f.to || (f.session != 0 && v.session[i] == f.session) {
 			continue
 		}
 		sim := float64(dotInt8(q, v.vals[i*dims:(i+1)*dims]) * v.scale[i])
-		if h.Len() >= want && sim <= (*h)[0].sim {
+		if h.Len() >= want && sim < (*h)[0].sim {
+			continue // cheaper than building c: not even a tie
+		}
+		c := scored{typ: vecTypes[v.typ[i]], id: v.id[i], sim: sim, at: i}
+		if h.Len() >= want && !worse((*h)[0], c) {
 			continue
 		}
 		if s.isDead(v, i) {
 			continue
 		}
-		c := scored{typ: vecTypes[v.typ[i]], id: v.id[i], sim: sim, at: i}
 		if h.Len() < want {
 			heap.Push(h, c)
 		} else {

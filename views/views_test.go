@@ -86,3 +86,27 @@ func TestSnippetEscaped(t *testing.T) {
 		t.Errorf("snippet not rendered as escaped text with a mark")
 	}
 }
+
+// TestImportCardsAgreeInNumber: the import page's cards say "1 session",
+// not "1 sessions", and keep the plural for any other count.
+func TestImportCardsAgreeInNumber(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want []string
+	}{
+		{1, []string{">session</div>", ">prompt</div>", ">tool call</div>", ">session already in memory</div>"}},
+		{2, []string{">sessions</div>", ">prompts</div>", ">tool calls</div>", ">sessions already in memory</div>"}},
+		{0, []string{">sessions</div>", ">prompts</div>", ">tool calls</div>", ">sessions already in memory</div>"}},
+	} {
+		var buf bytes.Buffer
+		p := ImportPage{Dir: "/x", Files: 1, Known: c.n, Total: ImportRow{Sessions: c.n, Prompts: c.n, ToolCalls: c.n}}
+		if err := Import(p).Render(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%d of each: the page lacks %q", c.n, w)
+			}
+		}
+	}
+}

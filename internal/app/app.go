@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,7 @@ type Worker struct {
 	dataDir  string
 	log      *slog.Logger // opts.Log behind the privacy pipeline: see Log
 	problem  atomic.Value // string: the last CheckHealth's finding
-	readOnly atomic.Bool  // the database could not be written at start
+	readOnly *atomic.Bool // the database could not be written at start
 	// readOnlyErr is why, as SQLite said; readOnlyCause what diagnose
 	// found then ("" if nothing: a cause it does not know).
 	readOnlyErr   error
@@ -159,8 +160,8 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// The context builder, the summary queue and the capture service
 	// read the settings in force (the capture service's: settings_changed
 	// swaps them) through policy.
-	var w *Worker // built below; the read-only state is the worker's
-	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: func() bool { return w != nil && w.ReadOnly() }}
+	readOnly := new(atomic.Bool) // the worker's (see below); semantic recall's state says it
+	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: readOnly.Load}
 	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
@@ -169,23 +170,33 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		store.Close()
 		return nil, err
 	}
+	// Retention's first run is a minute away: starting it here, before
+	// anything is published, lets the settings follow-up below kick it.
+	retain := retention.Start(store, settings, opts.Log)
+	// What follows a settings change, here or (on PostgreSQL) another
+	// replica's: the hook's rules file, a retention run, and semantic
+	// recall following its endpoint.
+	after := func(st models.Settings) {
+		writeRules(opts.DataDir, opts.Log, st)
+		retain.Kick()
+		semantic.Apply(st.Embeddings)
+	}
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
 	// before the stream does. On PostgreSQL another replica's settings
 	// change is applied here too (settingsChanged).
-	var afterSettings atomic.Pointer[func(models.Settings)]
 	settingsMu := &sync.Mutex{} // saving settings here, applying another replica's
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
 		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
-			go settingsChanged(ctx, store, svc, settingsMu, afterSettings.Load(), opts.Log)
+			go settingsChanged(ctx, store, svc, settingsMu, after, opts.Log)
 		}
 		broker.Publish(ev)
 	})
-	w = &Worker{
-		Store: store, Broker: broker, Capture: svc, Summaries: queue,
+	w := &Worker{
+		Store: store, Broker: broker, Capture: svc, Summaries: queue, Retention: retain, Semantic: semantic,
 		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
 		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},
-		dataDir:  opts.DataDir, log: opts.Log, restart: make(chan struct{}),
+		dataDir:  opts.DataDir, log: opts.Log, readOnly: readOnly, restart: make(chan struct{}),
 	}
 	// Summary queue: jobs persist in the database and resume after a restart.
 	// Its start is the worker's first write: a database that cannot be
@@ -203,10 +214,11 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		w.readOnlyErr, w.readOnlyCause = openErr, w.diagnose()
 		opts.Log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
 	}
-	w.writeRules(svc.Policy().Settings)
+	writeRules(opts.DataDir, opts.Log, svc.Policy().Settings)
 	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
 		if !models.IsReadOnly(err) {
 			w.Summaries.Stop()
+			retain.Stop()
 			broker.Close()
 			store.Close()
 			return nil, err
@@ -224,7 +236,6 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	if opts.Status == nil {
 		opts.Status = w.Problem
 	}
-	w.Retention = retention.Start(store, settings, opts.Log)
 	w.Import = &transcript.Job{
 		DataDir: opts.DataDir, Dir: opts.ImportDir, Sink: captureSink{svc},
 		Known: store.KnownSessions,
@@ -234,10 +245,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
-	w.Semantic = semantic
 	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
-	after := func(st models.Settings) { w.writeRules(st); w.Retention.Kick(); w.Semantic.Apply(st.Embeddings) }
-	afterSettings.Store(&after)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
@@ -258,15 +266,15 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 }
 
 // settingsChanged applies the settings stored now, on a settings_changed
-// event of any replica of a PostgreSQL store (this one's own too: under
-// mu, which saving settings here holds, the settings read are those just
-// applied, so nothing changes): another replica's change of the
-// embeddings endpoint, the privacy rules or retention takes effect here
-// without a restart. The keys are each replica's own (files in its data
-// directory); as when one saves settings, a key is dropped rather than
-// sent to an endpoint whose address changed. after is nil until the
-// worker is built.
-func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after *func(models.Settings), log *slog.Logger) {
+// event of any replica of a PostgreSQL store: another replica's change
+// of the embeddings endpoint, the privacy rules or retention takes effect
+// here without a restart, through after. This replica's own save is heard
+// too; under mu, which saving settings here holds, the settings read are
+// those its handler applied already, so nothing is applied twice. The
+// keys are each replica's own (files in its data directory); as when one
+// saves settings, a key is dropped rather than sent to an endpoint whose
+// address changed.
+func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after func(models.Settings), log *slog.Logger) {
 	mu.Lock()
 	defer mu.Unlock()
 	st, err := store.LoadSettings(ctx)
@@ -289,10 +297,11 @@ func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Serv
 			log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
 		}
 	}
-	svc.SetSettings(st)
-	if after != nil {
-		(*after)(st)
+	if reflect.DeepEqual(st, cur) {
+		return // this replica's own save, applied already by its handler
 	}
+	svc.SetSettings(st)
+	after(st)
 }
 
 // Log is the worker's logger: what it was given, behind the privacy
@@ -304,10 +313,10 @@ func (w *Worker) Log() *slog.Logger { return w.log }
 // database, in <data>/redaction.json: the hook redacts with them before it
 // sends or spools an event. Without the file (a read-only data directory)
 // the hook still applies the built-in rules.
-func (w *Worker) writeRules(st models.Settings) {
-	path := filepath.Join(w.dataDir, privacy.RulesFile)
+func writeRules(dataDir string, log *slog.Logger, st models.Settings) {
+	path := filepath.Join(dataDir, privacy.RulesFile)
 	if err := privacy.WriteRules(path, st.Privacy.RedactionRules); err != nil {
-		w.log.Warn("the hook cannot be given the redaction rules: it applies the built-in ones only", "path", path, "err", err)
+		log.Warn("the hook cannot be given the redaction rules: it applies the built-in ones only", "path", path, "err", err)
 	}
 }
 

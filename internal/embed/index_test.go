@@ -161,3 +161,24 @@ func TestSearcherModes(t *testing.T) {
 		t.Errorf("down: %v %v %v", got, fell, err)
 	}
 }
+
+// TestServiceSettingsBeforeStart: settings applied before Start (on
+// PostgreSQL another replica's change can arrive while the worker is being
+// built) do not keep Start, given the same settings, from starting the
+// indexer: the rows are embedded.
+func TestServiceSettingsBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := seed(t)
+	fake := embedtest.New(32)
+	defer fake.Close()
+	svc := &embed.Service{Store: s, Log: quiet(), Tuning: embed.Tuning{Idle: 10 * time.Millisecond}}
+	defer svc.Stop()
+	cfg := models.EmbeddingsSettings{URL: fake.URL, Model: "m1", Dimensions: 32}
+	svc.Apply(cfg)
+	svc.Start(ctx, cfg)
+	waitFor(t, "the rows embedded", func() bool {
+		st, err := svc.Status(ctx)
+		return err == nil && st.State == "ok" && st.Embedded == 6
+	})
+}

@@ -61,6 +61,10 @@ type Tuning struct {
 func (s *Service) Start(ctx context.Context, cfg models.EmbeddingsSettings) {
 	s.mu.Lock()
 	s.ctx = ctx
+	// Settings applied before Start (another replica's change, heard
+	// while the worker was being built) started nothing: forget them, so
+	// that Apply starts the indexer even for the same settings.
+	s.cfg, s.client = models.EmbeddingsSettings{}, nil
 	s.mu.Unlock()
 	s.Apply(cfg)
 }
