@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,7 +48,9 @@ func memoryWith(ms []apiMemory, part string) (apiMemory, bool) {
 // states decisions in a colon-label list ("Key decisions:" and bullets)
 // and the user's prompt gives a correction; two sessions later one
 // decision is replaced. The fourth session's first model request carries
-// the decisions and the correction in force, and not the replaced one.
+// the decisions and the correction in force, and not the replaced one;
+// its prompt's related-memory hint names the decision in force it asks
+// about.
 func TestClaudeCodeMemoriesCarryDecisions(t *testing.T) {
 	ClaudeBin(t)
 	m := NewMneme(t)
@@ -101,5 +104,15 @@ func TestClaudeCodeMemoriesCarryDecisions(t *testing.T) {
 	}
 	if strings.Contains(cs.Block, "port 8086.") {
 		t.Error("the next session's model request carries the replaced decision")
+	}
+	// The prompt asks about the port: its UserPromptSubmit hint names the
+	// decision in force about it, never the one it replaced.
+	related := relatedContext(cs.Text)
+	t.Logf("related memory:\n%s", related)
+	if !strings.Contains(related, fmt.Sprintf("#m%d (relevance ", repl.ID)) || !strings.Contains(related, "decision: Switched the API port from 8086 to 9090") {
+		t.Errorf("the prompt's related-memory hint does not name the decision in force #m%d", repl.ID)
+	}
+	if strings.Contains(related, fmt.Sprintf("#m%d ", old.ID)) {
+		t.Errorf("the prompt's related-memory hint names the replaced decision #m%d", old.ID)
 	}
 }
