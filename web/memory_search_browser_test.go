@@ -55,7 +55,7 @@ func TestBrowserMemorySearch(t *testing.T) {
 		t.Fatalf("Tab from the state filter focused %q, want the search box", id)
 	}
 	b.do(t, chromedp.KeyEvent("migrations\n"))
-	waitAcross(t, b, "the matches", `!!document.getElementById("memory-search-list") && document.readyState === "complete"`)
+	b.waitAcross(t, "the matches", `!!document.getElementById("memory-search-list") && document.readyState === "complete"`, 20*time.Second)
 	if !eval[bool](t, b, present(ms[0].ID)+" && "+present(ms[1].ID)) {
 		t.Fatal("the memories in force matching the words are not listed")
 	}
@@ -87,25 +87,8 @@ func TestBrowserMemorySearch(t *testing.T) {
 	// None found, said; then back to the lists.
 	b.do(t, chromedp.Navigate(srv.URL+"/memory?project=memproj&q=kubernetes"), chromedp.WaitVisible("#memory-search-empty"))
 	b.do(t, chromedp.Focus("#memory-search-clear"), chromedp.KeyEvent("\n"))
-	waitAcross(t, b, "the kinds' lists", `!!document.getElementById("memories") && !document.getElementById("memory-search") && document.readyState === "complete"`)
+	b.waitAcross(t, "the kinds' lists", `!!document.getElementById("memories") && !document.getElementById("memory-search") && document.readyState === "complete"`, 20*time.Second)
 	if v := eval[string](t, b, `document.getElementById("memory-q").value`); v != "" {
 		t.Errorf("the cleared search box holds %q", v)
-	}
-}
-
-// waitAcross polls a predicate across a navigation the page started: an
-// evaluation fails while the new document loads.
-func waitAcross(t *testing.T, b *browser, what, pred string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](pred))
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -57,7 +58,7 @@ func TestBrowserSearchModeToggle(t *testing.T) {
 		t.Helper()
 		b.do(t, chromedp.Evaluate[chromedp.Void](`(function(){var s=document.getElementById("search-mode"); s.value=`+quote(mode)+`; s.dispatchEvent(new Event("change", {bubbles: true}));})()`))
 		// The page navigates: poll across it.
-		waitAcross(t, b, "the search by "+mode, used+` === `+quote(mode)+` && location.search.includes("mode=`+mode+`") && document.readyState === "complete"`)
+		b.waitAcross(t, "the search by "+mode, used+` === `+quote(mode)+` && location.search.includes("mode=`+mode+`") && document.readyState === "complete"`, 20*time.Second)
 	}
 	toggle("text")
 	if n := eval[int](t, b, results); n != 0 || !eval[bool](t, b, `document.body.textContent.includes("No matches.")`) {
