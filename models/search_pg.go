@@ -102,6 +102,10 @@ type pgQuery struct {
 	t     *pgTable
 	q     string
 	large bool
+	// phrases are the phrases every match contains (tsNode.phrases),
+	// looked up first in the table's index of word pairs (mneme_pairs,
+	// PostgreSQL migration 9).
+	phrases []string
 }
 
 // searchPG is search on PostgreSQL.
@@ -127,7 +131,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 				continue
 			}
 		}
-		tables = append(tables, pgQuery{t: t, q: ts})
+		tables = append(tables, pgQuery{t: t, q: ts, phrases: tree.phrases()})
 	}
 	if len(tables) == 0 && qerr != nil {
 		return nil, queryErr(qerr, q.Q)
@@ -197,7 +201,7 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		return nil, nil, false, nil
 	}
 	rankLimit := s.limits().RankLimit
-	const tsq = "to_tsquery('english', ?)"
+	const tsq, pgPairs = "to_tsquery('english', ?)", "mneme_phrase_pairs(?::text[])"
 	var with, parts, gate []string
 	var args []any
 	for k, t := range tables {
@@ -208,9 +212,23 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		if t.t.typ == SearchObservation {
 			kind = "c.kind"
 		}
-		with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT c.id, c.created_at, %s AS kind, c.fts, c.project, %s AS tool_name, c.session_id FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
-			k, kind, tool, t.t.content, tsq, tsq, rankLimit+1))
-		args = append(args, t.q, t.q)
+		cols := fmt.Sprintf("c.id, c.created_at, %s AS kind, c.fts, c.project, %s AS tool_name, c.session_id", kind, tool)
+		if len(t.phrases) == 0 {
+			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT %s FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
+				k, cols, t.t.content, tsq, tsq, rankLimit+1))
+			args = append(args, t.q, t.q)
+		} else {
+			// The rows holding the phrases' pairs of words (the pair
+			// index), then the exact match on each: ts_match_vq is @@
+			// that the planner cannot take to the fts index, whose
+			// bitmap would bring back the recheck of every row holding
+			// the words, and with it mneme_pairs computed again for each.
+			// A phrase of stopwords has no pairs: the plain scan, which a
+			// one-time filter picks.
+			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s IS NOT NULL AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE %s IS NULL AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
+				k, cols, t.t.content, pgPairs, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, pgPairs, tsq, tsq, rankLimit+1))
+			args = append(args, t.phrases, t.phrases, t.q, t.q, t.phrases, t.q, t.q)
+		}
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
 	// Whether every table may be ranked; CASE counts a table's matches
