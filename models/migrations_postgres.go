@@ -334,12 +334,11 @@ var pgMigrations = []string{
 // to run again.
 const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvector) RETURNS tsvector
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+	WITH u AS (SELECT lexeme, unnest(positions) AS pos FROM unnest(v))
 	SELECT CASE WHEN count(*) = 0 THEN ''::tsvector
 		WHEN sum(octet_length(pair)) > 900000 THEN array_to_tsvector(ARRAY['~all'])
 		ELSE array_to_tsvector(array_agg(pair)) END
-	FROM (SELECT a.lexeme || ' ' || b.lexeme AS pair
-		FROM (SELECT lexeme, unnest(positions) AS pos FROM unnest(v)) a
-		JOIN (SELECT lexeme, unnest(positions) AS pos FROM unnest(v)) b ON b.pos = a.pos + 1
+	FROM (SELECT a.lexeme || ' ' || b.lexeme AS pair FROM u a JOIN u b ON b.pos = a.pos + 1
 		WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < 2046) p
 	$$;
 	CREATE OR REPLACE FUNCTION mneme_phrase_pairs(phrases text[]) RETURNS tsquery
