@@ -341,19 +341,36 @@ const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvecto
 	FROM (SELECT a.lexeme || ' ' || b.lexeme AS pair FROM u a JOIN u b ON b.pos = a.pos + 1
 		WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < 2046) p
 	$$;
-	CREATE OR REPLACE FUNCTION mneme_phrase_pairs(phrases text[]) RETURNS tsquery
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_list(phrases text[]) RETURNS TABLE (pair text, prefix boolean)
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
-	SELECT ('(' || string_agg(DISTINCT '''' || replace(replace(a.lexeme || ' ' || b.lexeme, '\', '\\'), '''', '''''') || '''' ||
-			CASE WHEN right(t.ph, 1) = '*' AND b.pos = t.last THEN ':*' ELSE '' END, ' & ') || ') | ''~all''')::tsquery
+	SELECT DISTINCT a.lexeme || ' ' || b.lexeme, right(t.ph, 1) = '*' AND b.pos = t.last
 	FROM (SELECT ph, tv, (SELECT max(p) FROM unnest(tv) u, unnest(u.positions) p) AS last
 		FROM (SELECT ph, to_tsvector('english', rtrim(ph, '*')) AS tv FROM unnest(phrases) ph) x) t
 	CROSS JOIN LATERAL (SELECT u.lexeme, p AS pos FROM unnest(t.tv) u, unnest(u.positions) p) a
 	JOIN LATERAL (SELECT u.lexeme, p AS pos FROM unnest(t.tv) u, unnest(u.positions) p) b ON b.pos = a.pos + 1
 	WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < 2046
 	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pairs(phrases text[]) RETURNS tsquery
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+	SELECT ('(' || string_agg('''' || replace(replace(pair, '\', '\\'), '''', '''''') || '''' ||
+		CASE WHEN prefix THEN ':*' ELSE '' END, ' & ') || ') | ''~all''')::tsquery
+	FROM mneme_phrase_pair_list(phrases)
+	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_rows(phrases text[], pairs_index text) RETURNS float8
+	LANGUAGE sql STABLE PARALLEL SAFE STRICT AS $$
+	SELECT min(COALESCE(s.f, 0)) * max(c.reltuples)
+	FROM mneme_phrase_pair_list(phrases) p
+	CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = pairs_index::regclass) c
+	LEFT JOIN (SELECT e, f FROM pg_stats, unnest(most_common_elems::text::text[], most_common_elem_freqs) AS x(e, f)
+		WHERE schemaname = current_schema() AND tablename = pairs_index) s ON s.e = p.pair
+	WHERE NOT p.prefix
+	$$;
 	CREATE INDEX IF NOT EXISTS observations_pairs ON observations USING GIN (mneme_pairs(fts));
 	CREATE INDEX IF NOT EXISTS prompts_pairs ON prompts USING GIN (mneme_pairs(fts));
-	CREATE INDEX IF NOT EXISTS summaries_pairs ON summaries USING GIN (mneme_pairs(fts));`
+	CREATE INDEX IF NOT EXISTS summaries_pairs ON summaries USING GIN (mneme_pairs(fts));
+	ANALYZE observations;
+	ANALYZE prompts;
+	ANALYZE summaries;`
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{

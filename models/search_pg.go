@@ -97,6 +97,14 @@ const pgHeadlineOptions = "StartSel=" + SnippetOpen + ", StopSel=" + SnippetClos
 // SQLite marks a phrase, rather than three words.
 var pgJoinMarks = regexp.MustCompile(SnippetClose + `([^\p{L}\p{N}\s` + SnippetOpen + SnippetClose + `]{1,3})` + SnippetOpen)
 
+// pgPairRows is how many rows, by the pair index's statistics, the
+// rarest pair of a phrase may be in for the pair index to be read: a
+// bitmap of 10,000 rows stays exact and costs about 10 ms to build; "go
+// command", in 39% of the bench's observations, took 220 ms (166k rows,
+// lossy pages whose every row recomputed mneme_pairs) where the plain scan
+// found its 2,001 matches in 23 ms.
+const pgPairRows = 10000
+
 // pgQuery is a table to search and its query, normalized by to_tsquery.
 type pgQuery struct {
 	t     *pgTable
@@ -223,11 +231,15 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 			// that the planner cannot take to the fts index, whose
 			// bitmap would bring back the recheck of every row holding
 			// the words, and with it mneme_pairs computed again for each.
-			// A phrase of stopwords has no pairs: the plain scan, which a
-			// one-time filter picks.
-			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s IS NOT NULL AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE %s IS NULL AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
-				k, cols, t.t.content, pgPairs, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, pgPairs, tsq, tsq, rankLimit+1))
-			args = append(args, t.phrases, t.phrases, t.q, t.q, t.phrases, t.q, t.q)
+			// The plain scan instead (a one-time filter picks) when no
+			// pair can be formed (stopwords) or when the index's
+			// statistics say the rarest pair is in pgPairRows rows or
+			// more: its bitmap would cost more than the plain scan,
+			// which finds 2,001 matches of so common a phrase soon.
+			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE(mneme_phrase_pair_rows(?::text[], '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
+			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
+				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
+			args = append(args, t.phrases, t.phrases, t.phrases, t.q, t.q, t.phrases, t.phrases, t.q, t.q)
 		}
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
