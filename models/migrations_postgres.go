@@ -332,12 +332,13 @@ var pgMigrations = []string{
 // (a pair always holds a space, a lexeme never), which every prefilter
 // accepts. array_to_tsvector drops the repeats of a pair.
 //
-// mneme_phrase_pair_rows is the planner's estimate of the rows holding
-// the rarest (non-prefix) pair of phrases, from the pair index's
-// statistics (0 for a pair not among its most common): searchPG reads the
-// index only for a phrase whose pairs are rare enough. It is PARALLEL
-// RESTRICTED so that, as a one-time filter, it stays above a Gather: a
-// false filter inside one still started the workers (200 ms). The tables
+// mneme_phrase_pair_rows is, per pair index, the planner's estimate of
+// the rows holding the rarest (non-prefix) pair of phrases, from the
+// index's statistics (0 for a pair not among its most common): searchPG
+// reads an index only for phrases whose pairs are rare enough there. One
+// call answers for every table (reading pg_stats costs about 2 ms). It is
+// PARALLEL RESTRICTED so that, in a one-time filter, it stays above a
+// Gather: a false filter inside one still started the workers (200 ms). The tables
 // are analyzed at the end, so the statistics exist from the start. The
 // migration is safe to run again.
 const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvector) RETURNS tsvector
@@ -364,14 +365,16 @@ const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvecto
 		CASE WHEN prefix THEN ':*' ELSE '' END, ' & ') || ') | ''~all''')::tsquery
 	FROM mneme_phrase_pair_list(phrases)
 	$$;
-	CREATE OR REPLACE FUNCTION mneme_phrase_pair_rows(phrases text[], pairs_index text) RETURNS float8
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_rows(phrases text[], pairs_indexes text[]) RETURNS TABLE (pairs_index text, pair_rows float8)
 	LANGUAGE sql STABLE PARALLEL RESTRICTED STRICT AS $$
-	SELECT min(COALESCE(s.f, 0)) * max(c.reltuples)
-	FROM mneme_phrase_pair_list(phrases) p
-	CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = pairs_index::regclass) c
-	LEFT JOIN (SELECT e, f FROM pg_stats, unnest(most_common_elems::text::text[], most_common_elem_freqs) AS x(e, f)
-		WHERE schemaname = current_schema() AND tablename = pairs_index) s ON s.e = p.pair
+	SELECT i.idx, min(COALESCE(s.f, 0)) * max(c.reltuples)
+	FROM unnest(pairs_indexes) i(idx)
+	JOIN pg_class c ON c.oid = i.idx::regclass
+	CROSS JOIN mneme_phrase_pair_list(phrases) p
+	LEFT JOIN (SELECT tablename, e, f FROM pg_stats, unnest(most_common_elems::text::text[], most_common_elem_freqs) AS x(e, f)
+		WHERE schemaname = current_schema() AND tablename = ANY (pairs_indexes)) s ON s.tablename = i.idx AND s.e = p.pair
 	WHERE NOT p.prefix
+	GROUP BY i.idx
 	$$;
 	CREATE INDEX IF NOT EXISTS observations_pairs ON observations USING GIN (mneme_pairs(fts));
 	CREATE INDEX IF NOT EXISTS prompts_pairs ON prompts USING GIN (mneme_pairs(fts));

@@ -212,6 +212,7 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 	const tsq, pgPairs = "to_tsquery('english', ?)", "mneme_phrase_pairs(?::text[])"
 	var with, parts, gate []string
 	var args []any
+	pairRows := false
 	for k, t := range tables {
 		tool, kind := "''", "''"
 		if t.t.hasTool {
@@ -236,10 +237,21 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 			// statistics say the rarest pair is in pgPairRows rows or
 			// more: its bitmap would cost more than the plain scan,
 			// which finds 2,001 matches of so common a phrase soon.
-			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE(mneme_phrase_pair_rows(?::text[], '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
+			if !pairRows {
+				// One look at the statistics for every table: the
+				// phrases are the same in each.
+				pairRows = true
+				var idx []string
+				for _, t := range tables {
+					idx = append(idx, t.t.content+"_pairs")
+				}
+				with = append(with, "pr AS MATERIALIZED (SELECT * FROM mneme_phrase_pair_rows(?::text[], ?::text[]))")
+				args = append(args, t.phrases, idx)
+			}
+			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE((SELECT pair_rows FROM pr WHERE pairs_index = '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
 			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
 				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
-			args = append(args, t.phrases, t.phrases, t.phrases, t.q, t.q, t.phrases, t.phrases, t.q, t.q)
+			args = append(args, t.phrases, t.phrases, t.q, t.q, t.phrases, t.q, t.q)
 		}
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
