@@ -196,7 +196,8 @@ func queryErr(err error, q string) error {
 // whose condition is false are not run (one-time filters on the counts).
 // A phrase or a column filter, which GIN cannot decide without reading
 // the row, is so checked once per row rather than once for the count and
-// again for the ranking.
+// again for the ranking; and a phrase of rare pairs of words reads only
+// the rows holding them, from the pair index (see pgPairRows).
 //
 // It returns the tables whose query still has a word (to_tsquery drops
 // stopwords; a query of stopwords only finds nothing), each with its
@@ -242,8 +243,8 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 				// phrases are the same in each.
 				pairRows = true
 				var idx []string
-				for _, t := range tables {
-					idx = append(idx, t.t.content+"_pairs")
+				for _, u := range tables {
+					idx = append(idx, u.t.content+"_pairs")
 				}
 				with = append(with, "pr AS MATERIALIZED (SELECT * FROM mneme_phrase_pair_rows(?::text[], ?::text[]))")
 				args = append(args, t.phrases, idx)
