@@ -309,7 +309,79 @@ var pgMigrations = []string{
 		FOR EACH ROW EXECUTE FUNCTION mneme_memories_embeddings_drop();
 	CREATE TRIGGER memories_embeddings_au AFTER UPDATE OF text ON memories
 		FOR EACH ROW EXECUTE FUNCTION mneme_memories_embeddings_drop();`,
+	// 9: a phrase prefilter for the searched tables (searchPG): GIN keeps no
+	// positions, so a phrase was checked against the stored tsvector of
+	// every row holding all its words (1,250 heap rows for 21 matches of
+	// "broker http" at 100k observations).
+	pgPhrasePairsMigration,
 }
+
+// pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the
+// distinct pairs of lexemes at adjacent positions of a tsvector ('a b'
+// for a at p and b at p+1), indexed over the fts of observations,
+// prompts and summaries; and
+// mneme_phrase_pairs, the tsquery those pairs must satisfy for a row to
+// match phrases (each its words, a trailing * for a prefix last word),
+// NULL when no pair can be formed (one word, stopwords).
+//
+// The index only narrows: a row the exact @@ matches always passes it.
+// Both functions read positions as to_tsvector wrote them (stopwords
+// leave the same gaps on both sides, as they do for <->); a pair too long
+// for a lexeme (2,046 bytes) is left out on both sides; and a text whose
+// pairs would not fit in a tsvector (1 MB) indexes the marker '~all'
+// (a pair always holds a space, a lexeme never), which every prefilter
+// accepts. array_to_tsvector drops the repeats of a pair.
+//
+// mneme_phrase_pair_rows is, per pair index, the planner's estimate of
+// the rows holding the rarest (non-prefix) pair of phrases, from the
+// index's statistics (0 for a pair not among its most common): searchPG
+// reads an index only for phrases whose pairs are rare enough there. One
+// call answers for every table (reading pg_stats costs about 2 ms). It is
+// PARALLEL RESTRICTED so that, in a one-time filter, it stays above a
+// Gather: a false filter inside one still started the workers (200 ms). The tables
+// are analyzed at the end, so the statistics exist from the start. The
+// migration is safe to run again.
+const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvector) RETURNS tsvector
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+	WITH u AS (SELECT lexeme, unnest(positions) AS pos FROM unnest(v))
+	SELECT CASE WHEN count(*) = 0 THEN ''::tsvector
+		WHEN sum(octet_length(pair)) > 900000 THEN array_to_tsvector(ARRAY['~all'])
+		ELSE array_to_tsvector(array_agg(pair)) END
+	FROM (SELECT a.lexeme || ' ' || b.lexeme AS pair FROM u a JOIN u b ON b.pos = a.pos + 1
+		WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < 2046) p
+	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_list(phrases text[]) RETURNS TABLE (pair text, prefix boolean)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+	SELECT DISTINCT a.lexeme || ' ' || b.lexeme, right(t.ph, 1) = '*' AND b.pos = t.last
+	FROM (SELECT ph, tv, (SELECT max(p) FROM unnest(tv) u, unnest(u.positions) p) AS last
+		FROM (SELECT ph, to_tsvector('english', rtrim(ph, '*')) AS tv FROM unnest(phrases) ph) x) t
+	CROSS JOIN LATERAL (SELECT u.lexeme, p AS pos FROM unnest(t.tv) u, unnest(u.positions) p) a
+	JOIN LATERAL (SELECT u.lexeme, p AS pos FROM unnest(t.tv) u, unnest(u.positions) p) b ON b.pos = a.pos + 1
+	WHERE octet_length(a.lexeme) + octet_length(b.lexeme) < 2046
+	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pairs(phrases text[]) RETURNS tsquery
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+	SELECT ('(' || string_agg('''' || replace(replace(pair, '\', '\\'), '''', '''''') || '''' ||
+		CASE WHEN prefix THEN ':*' ELSE '' END, ' & ') || ') | ''~all''')::tsquery
+	FROM mneme_phrase_pair_list(phrases)
+	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_rows(phrases text[], pairs_indexes text[]) RETURNS TABLE (pairs_index text, pair_rows float8)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED STRICT AS $$
+	SELECT i.idx, min(COALESCE(s.f, 0)) * max(c.reltuples)
+	FROM unnest(pairs_indexes) i(idx)
+	JOIN pg_class c ON c.oid = i.idx::regclass
+	CROSS JOIN mneme_phrase_pair_list(phrases) p
+	LEFT JOIN (SELECT tablename, e, f FROM pg_stats, unnest(most_common_elems::text::text[], most_common_elem_freqs) AS x(e, f)
+		WHERE schemaname = current_schema() AND tablename = ANY (pairs_indexes)) s ON s.tablename = i.idx AND s.e = p.pair
+	WHERE NOT p.prefix
+	GROUP BY i.idx
+	$$;
+	CREATE INDEX IF NOT EXISTS observations_pairs ON observations USING GIN (mneme_pairs(fts));
+	CREATE INDEX IF NOT EXISTS prompts_pairs ON prompts USING GIN (mneme_pairs(fts));
+	CREATE INDEX IF NOT EXISTS summaries_pairs ON summaries USING GIN (mneme_pairs(fts));
+	ANALYZE observations;
+	ANALYZE prompts;
+	ANALYZE summaries;`
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{

@@ -91,7 +91,10 @@ func OpenPostgres(databaseURL, dataDir string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", RedactURL(databaseURL), err)
 	}
 	s := &Store{db: db, path: filepath.Join(dataDir, "mneme.db"), dialect: DialectPostgres, url: databaseURL}
-	if err := s.migratePostgres(ctx, sqlDB); err != nil {
+	// No deadline for the migrations: one may build an index over every
+	// row (migration 9: minutes at a million observations), and a replica
+	// started meanwhile waits on the lock until it is done.
+	if err := s.migratePostgres(context.Background(), sqlDB); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}

@@ -97,11 +97,23 @@ const pgHeadlineOptions = "StartSel=" + SnippetOpen + ", StopSel=" + SnippetClos
 // SQLite marks a phrase, rather than three words.
 var pgJoinMarks = regexp.MustCompile(SnippetClose + `([^\p{L}\p{N}\s` + SnippetOpen + SnippetClose + `]{1,3})` + SnippetOpen)
 
+// pgPairRows is how many rows, by the pair index's statistics, the
+// rarest pair of a phrase may be in for the pair index to be read: a
+// bitmap of 10,000 rows stays exact and costs about 10 ms to build; "go
+// command", in 39% of the bench's observations, took 220 ms (166k rows,
+// lossy pages whose every row recomputed mneme_pairs) where the plain scan
+// found its 2,001 matches in 23 ms.
+const pgPairRows = 10000
+
 // pgQuery is a table to search and its query, normalized by to_tsquery.
 type pgQuery struct {
 	t     *pgTable
 	q     string
 	large bool
+	// phrases are the phrases every match contains (tsNode.phrases),
+	// looked up first in the table's index of word pairs (mneme_pairs,
+	// PostgreSQL migration 9).
+	phrases []string
 }
 
 // searchPG is search on PostgreSQL.
@@ -127,7 +139,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 				continue
 			}
 		}
-		tables = append(tables, pgQuery{t: t, q: ts})
+		tables = append(tables, pgQuery{t: t, q: ts, phrases: tree.phrases()})
 	}
 	if len(tables) == 0 && qerr != nil {
 		return nil, queryErr(qerr, q.Q)
@@ -184,7 +196,8 @@ func queryErr(err error, q string) error {
 // whose condition is false are not run (one-time filters on the counts).
 // A phrase or a column filter, which GIN cannot decide without reading
 // the row, is so checked once per row rather than once for the count and
-// again for the ranking.
+// again for the ranking; and a phrase of rare pairs of words reads only
+// the rows holding them, from the pair index (see pgPairRows).
 //
 // It returns the tables whose query still has a word (to_tsquery drops
 // stopwords; a query of stopwords only finds nothing), each with its
@@ -197,9 +210,10 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		return nil, nil, false, nil
 	}
 	rankLimit := s.limits().RankLimit
-	const tsq = "to_tsquery('english', ?)"
+	const tsq, pgPairs = "to_tsquery('english', ?)", "mneme_phrase_pairs(?::text[])"
 	var with, parts, gate []string
 	var args []any
+	pairRows := false
 	for k, t := range tables {
 		tool, kind := "''", "''"
 		if t.t.hasTool {
@@ -208,9 +222,38 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		if t.t.typ == SearchObservation {
 			kind = "c.kind"
 		}
-		with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT c.id, c.created_at, %s AS kind, c.fts, c.project, %s AS tool_name, c.session_id FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
-			k, kind, tool, t.t.content, tsq, tsq, rankLimit+1))
-		args = append(args, t.q, t.q)
+		cols := fmt.Sprintf("c.id, c.created_at, %s AS kind, c.fts, c.project, %s AS tool_name, c.session_id", kind, tool)
+		if len(t.phrases) == 0 {
+			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT %s FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
+				k, cols, t.t.content, tsq, tsq, rankLimit+1))
+			args = append(args, t.q, t.q)
+		} else {
+			// The rows holding the phrases' pairs of words (the pair
+			// index), then the exact match on each: ts_match_vq is @@
+			// that the planner cannot take to the fts index, whose
+			// bitmap would bring back the recheck of every row holding
+			// the words, and with it mneme_pairs computed again for each.
+			// The plain scan instead (a one-time filter picks) when no
+			// pair can be formed (stopwords) or when the index's
+			// statistics say the rarest pair is in pgPairRows rows or
+			// more: its bitmap would cost more than the plain scan,
+			// which finds 2,001 matches of so common a phrase soon.
+			if !pairRows {
+				// One look at the statistics for every table: the
+				// phrases are the same in each.
+				pairRows = true
+				var idx []string
+				for _, u := range tables {
+					idx = append(idx, u.t.content+"_pairs")
+				}
+				with = append(with, "pr AS MATERIALIZED (SELECT * FROM mneme_phrase_pair_rows(?::text[], ?::text[]))")
+				args = append(args, t.phrases, idx)
+			}
+			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE((SELECT pair_rows FROM pr WHERE pairs_index = '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
+			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
+				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
+			args = append(args, t.phrases, t.phrases, t.q, t.q, t.phrases, t.q, t.q)
+		}
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
 	// Whether every table may be ranked; CASE counts a table's matches

@@ -409,3 +409,26 @@ func (n *tsNode) write(b *strings.Builder, weights map[string]string) error {
 	}
 	return nil
 }
+
+// phrases are the phrases every match of n contains: those (of two words
+// or more) among n's terms joined by AND, or on the left of a NOT; none
+// under an OR, whose other side may match alone. Each is its words joined
+// by spaces, with a trailing * when its last word is a prefix: what
+// mneme_phrase_pairs (migrations_postgres.go) reads.
+func (n *tsNode) phrases() []string {
+	switch {
+	case n == nil || n.op == '|':
+		return nil
+	case n.op == '&':
+		return append(n.l.phrases(), n.r.phrases()...)
+	case n.op == '!':
+		return n.l.phrases()
+	case len(n.words) < 2:
+		return nil
+	}
+	p := strings.Join(n.words, " ")
+	if n.prefix {
+		p += "*"
+	}
+	return []string{p}
+}

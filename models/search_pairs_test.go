@@ -1,0 +1,156 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTSQueryPhrases: the phrases every match must hold, which the pair
+// index narrows by, come from AND and the left of NOT, never from an OR.
+func TestTSQueryPhrases(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{`"broker http"`, []string{"broker http"}},
+		{`"a b c" d`, []string{"a b c"}},
+		{`"a b" AND "c d"`, []string{"a b", "c d"}},
+		{`"a b" NOT "c d"`, []string{"a b"}},
+		{`"a b" OR "c d"`, nil},
+		{`("a b" OR c) "d e"`, []string{"d e"}},
+		{`"models.go"*`, []string{"models go*"}},
+		{`title:"Foo Bar"`, []string{"foo bar"}},
+		{`foo_test.go`, []string{"foo test go"}}, // one token, three words: a phrase
+		{`"single"`, nil},
+		{`word`, nil},
+	} {
+		tree, err := tsParse(tt.q)
+		if err != nil {
+			t.Fatalf("tsParse(%q): %v", tt.q, err)
+		}
+		if got := tree.phrases(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("phrases(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestPhrasePairsPG: the pair index never loses a phrase match. Over
+// random texts of a small vocabulary with stopwords (so pairs repeat,
+// words repeat, and stopwords leave gaps), every phrase query finds on
+// PostgreSQL exactly the rows to_tsquery's @@ matches, and every row @@
+// matches passes mneme_pairs' prefilter, which lets through far fewer
+// rows than hold the words. Also a text too big for its pairs (indexed
+// as '~all') is still found, and a pair too long for a lexeme (left out
+// on both sides) neither fails the insert nor the prefilter.
+func TestPhrasePairsPG(t *testing.T) {
+	s := openPGTestStore(t)
+	ctx := context.Background()
+	vocab := strings.Fields("broker http stream the of a running runs event go test models json is to timeout retry")
+	r := rand.New(rand.NewPCG(3, 4))
+	text := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[r.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	// 70,000 distinct words, each once: their pairs (1 MB) do not
+	// fit in a tsvector, the words (0.5 MB) do.
+	big := make([]string, 70000)
+	for i := range big {
+		big[i] = fmt.Sprintf("w%05dx", i)
+	}
+	r.Shuffle(len(big), func(i, j int) { big[i], big[j] = big[j], big[i] })
+	long1, long2 := "q"+strings.Repeat("ab", 550), "z"+strings.Repeat("cd", 550)
+	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		sess, err := tx.EnsureSession(&Session{ClaudeSessionID: "pairs", Project: "p", StartedAt: base})
+		if err != nil {
+			return err
+		}
+		for i := range 300 {
+			if _, err := tx.InsertObservation(&Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: KindBash,
+				Title: text(4), Input: text(5), Output: text(25), CreatedAt: base.Add(time.Duration(i) * time.Second)}); err != nil {
+				return err
+			}
+		}
+		for _, out := range []string{strings.Join(big, " "), "before " + long1 + " " + long2 + " after"} {
+			if _, err := tx.InsertObservation(&Observation{SessionID: sess.ID, Project: "p", ToolName: "Read", Kind: KindRead,
+				Title: "special", Output: out, CreatedAt: base.Add(time.Hour)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marker bool
+	if err := s.db.Raw(`SELECT bool_or(mneme_pairs(fts) = '''~all'''::tsvector) FROM observations`).Row().Scan(&marker); err != nil || !marker {
+		t.Fatalf("the big text's pairs: marker %v, %v; want '~all'", marker, err)
+	}
+	queries := []string{`"` + big[100] + " " + big[101] + `"`, `"` + long1 + " " + long2 + `"`, `"before ` + long1 + `"`}
+	for range 40 {
+		a, b, c := vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))], vocab[r.IntN(len(vocab))]
+		queries = append(queries, `"`+a+" "+b+`"`, `"`+a+" "+b+" "+c+`"`, `"`+a+" "+b[:min(3, len(b))]+`"*`)
+	}
+	queries = append(queries, `title:"broker http"`, `"broker http" stream`, `"broker http" NOT "event go"`,
+		`"the running"`, `"running the event"`, `"the of"`, `"go test" OR "json timeout"`)
+	narrowed := 0
+	for _, q := range queries {
+		tree, err := tsParse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		ts, err := tree.render(SearchObservation)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var want []int64
+		if err := s.db.Raw(`SELECT id FROM observations WHERE fts @@ to_tsquery('english', ?) ORDER BY id`, ts).Scan(&want).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			want = []int64{}
+		}
+		if len(q) <= maxQueryLen { // not the pair too long for a lexeme: only the SQL below
+			hits, err := s.Search(ctx, SearchQuery{Q: q, Type: SearchObservation, Limit: 1000})
+			if err != nil {
+				t.Fatalf("Search(%s): %v", q, err)
+			}
+			got := []int64{}
+			for _, h := range hits {
+				got = append(got, h.ID)
+			}
+			slices.Sort(got)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Search(%s) = %v, want the %d rows @@ matches: %v", q, got, len(want), want)
+			}
+		} else if len(want) != 1 {
+			t.Errorf("%.30s…: %d rows match, want the one", q, len(want))
+		}
+		if ph := tree.phrases(); len(ph) > 0 {
+			var lost, passed, words int
+			if err := s.db.Raw(`SELECT count(*) FILTER (WHERE fts @@ q AND NOT COALESCE(mneme_pairs(fts) @@ p, true)),
+					count(*) FILTER (WHERE mneme_pairs(fts) @@ p), count(*) FILTER (WHERE fts @@ replace(q::text, '<->', '&')::tsquery)
+				FROM observations, to_tsquery('english', ?) q, mneme_phrase_pairs(?::text[]) p`, ts, `{"`+strings.Join(ph, `","`)+`"}`).Row().Scan(&lost, &passed, &words); err != nil {
+				t.Fatal(err)
+			}
+			if lost > 0 {
+				t.Errorf("%s: %d rows match but fail the pair prefilter", q, lost)
+			}
+			if passed < words {
+				narrowed++
+			}
+		}
+	}
+	if narrowed < len(queries)/2 {
+		t.Errorf("the prefilter narrowed %d of %d queries below the rows holding their words; want most", narrowed, len(queries))
+	}
+}
