@@ -110,3 +110,13 @@ func TestImportCardsAgreeInNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryStateAdjective: before "memories" the state in force is
+// hyphenated ("In-force memories"); the others are the filter's labels.
+func TestMemoryStateAdjective(t *testing.T) {
+	for state, want := range map[string]string{"current": "In-force", "superseded": "Superseded", "done": "Done", "retired": "Retired", "all": "All"} {
+		if got := memoryStateAdjective(state); got != want {
+			t.Errorf("%s: %q, want %q", state, got, want)
+		}
+	}
+}
