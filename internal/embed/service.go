@@ -195,11 +195,6 @@ func (s *Service) Mode(mode string) (string, error) {
 // models.Store.Search does, and the mode it ran in: "text" for a hybrid
 // search that fell back because the endpoint did not answer in Budget.
 func (s *Service) Search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
-	return s.SearchWithin(ctx, q, mode, s.Budget)
-}
-
-// SearchWithin is Search with its own budget for embedding the query.
-func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode string, budget time.Duration) ([]models.SearchHit, string, error) {
 	if s == nil {
 		return nil, "", errors.New("no search service")
 	}
@@ -214,7 +209,7 @@ func (s *Service) SearchWithin(ctx context.Context, q models.SearchQuery, mode s
 		hits, err := s.Store.Search(ctx, q)
 		return hits, ModeText, err
 	}
-	sr := &Searcher{Store: s.Store, Client: client, Log: s.log(), Budget: budget}
+	sr := &Searcher{Store: s.Store, Client: client, Log: s.log(), Budget: s.Budget}
 	hits, fellBack, err := sr.Search(ctx, q, m)
 	if err != nil && m == ModeSemantic {
 		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrStatus) || errors.Is(err, ErrGarbage) || errors.Is(err, ErrDims) || errors.Is(err, context.DeadlineExceeded) {
