@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
 )
 
 // TestScreenshots saves PNGs of the viewer for people to look at:
@@ -28,6 +30,7 @@ func TestScreenshots(t *testing.T) {
 	}
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 24, "5c"))
 	seedDemo(t, srv)
+	seedMemories(t, srv)
 	shots := []struct{ name, path, ready string }{
 		{"feed", "/", "#feed > .row"},
 		{"session", "/sessions/1", "#timeline"},
@@ -37,6 +40,8 @@ func TestScreenshots(t *testing.T) {
 		{"stats-projects", "/stats#chart-projects", "#chart-projects table"},
 		{"settings", "/settings", "main form"},
 		{"import", "/import", "#import-projects"},
+		{"memory", "/memory?project=api-server", "#memories"},
+		{"memory-search", "/memory?project=api-server&q=migrations", "#memory-search-list"},
 	}
 	b := newBrowser(t, 1366, 800)
 	b.login(t, srv)
@@ -57,6 +62,34 @@ func TestScreenshots(t *testing.T) {
 		shoot(t, b, srv.URL+"/stats", "#chart-activity svg", filepath.Join(dir, "stats-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/stats#chart-files", "#chart-projects table", filepath.Join(dir, "stats-projects-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/settings", "main form", filepath.Join(dir, "settings-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/search?q=test*+OR+notes", "#results mark", filepath.Join(dir, "search-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/memory?project=api-server", "#memories", filepath.Join(dir, "memory-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/memory?project=api-server&q=migrations", "#memory-search-list", filepath.Join(dir, "memory-search-narrow-"+theme+".png"))
+	}
+}
+
+// seedMemories states a few memories of api-server, one superseded, for
+// the Memory page's pictures.
+func seedMemories(t *testing.T, srv *testutil.Server) {
+	t.Helper()
+	ms := []models.Memory{
+		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryConstraint, Text: "Never run database migrations inside the request handler"},
+		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryDecision, Text: "Migrate creates tables with IF NOT EXISTS, so running the migrations twice is safe"},
+		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryDecision, Text: "Run the migrations by hand before a release"},
+		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryCause, Text: "TestMigrateTwice failed because CREATE TABLE users ran on an existing table"},
+		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryTodo, Text: "Add a regression test for a migration that renames a column"},
+	}
+	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
+		for i := range ms {
+			if _, err := tx.InsertMemory(&ms[i]); err != nil {
+				return err
+			}
+		}
+		_, err := tx.SupersedeMemory(ms[2].ID, ms[1].ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
