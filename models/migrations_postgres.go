@@ -314,6 +314,9 @@ var pgMigrations = []string{
 	// every row holding all its words (1,250 heap rows for 21 matches of
 	// "broker http" at 100k observations).
 	pgPhrasePairsMigration,
+	// 10: the planner's statistics of the searched columns, kept where a
+	// search reads them in microseconds (pg_stats takes 2 ms a read).
+	pgCommonMigration,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the
@@ -382,6 +385,88 @@ const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvecto
 	ANALYZE observations;
 	ANALYZE prompts;
 	ANALYZE summaries;`
+
+// pgCommonMigration is PostgreSQL migration 10: mneme_common, how many
+// rows hold each of the most common lexemes of the searched tables' fts
+// and of their pair indexes' pairs, by the planner's statistics
+// (pg_stats' most_common_elems, from the last ANALYZE); and the functions
+// that read it. searchPG reads it twice:
+//
+//   - mneme_common_rows: how many rows, at least, hold one of the words
+//     a query's every match is implied by (tsNode.implied: a word, or the
+//     words of an OR, each word standing for its lexeme, and a prefix for
+//     the most common lexeme it begins). A table whose count is
+//     pgCommonFactor times the rank limit is not counted: counting
+//     20,000 matches of one word built a GIN bitmap of all of them (13
+//     ms at 1M observations), and a prefix of 100,000 took 75 ms, to learn
+//     what the statistics said;
+//   - mneme_phrase_pair_rows, as in migration 9, which read pg_stats.
+//
+// A lexeme or pair is kept as a 64-bit hash (mneme_common_key), not as
+// text: the table holds no captured text, so a forgotten word is not
+// copied into backups, and it is gone at the next refresh. A prefix is
+// kept as its text and a *, with the most rows among the lexemes it
+// begins. mneme_refresh_common copies the statistics again when one of
+// the tables was analyzed since the last copy (searchPG asks at most
+// every pgCommonEvery; a transaction-scoped advisory lock lets one
+// replica do it at a time); it returns whether it did.
+const pgCommonMigration = `CREATE TABLE IF NOT EXISTS mneme_common (
+		rel TEXT NOT NULL,
+		key BIGINT NOT NULL,
+		rows DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (rel, key)
+	);
+	CREATE OR REPLACE FUNCTION mneme_common_key(t text) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$ SELECT hashtextextended(t, 0) $$;
+	CREATE OR REPLACE FUNCTION mneme_refresh_common() RETURNS boolean
+	LANGUAGE plpgsql AS $$
+	DECLARE
+		rels CONSTANT text[] := ARRAY['observations', 'prompts', 'summaries'];
+		stamp float8;
+	BEGIN
+		SELECT COALESCE(max(extract(epoch FROM greatest(last_analyze, last_autoanalyze))), 0) INTO stamp
+			FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = ANY (rels);
+		IF stamp IS NOT DISTINCT FROM (SELECT rows FROM mneme_common WHERE rel = '' AND key = 0)
+			OR NOT pg_try_advisory_xact_lock(hashtext('mneme_common')) THEN
+			RETURN false;
+		END IF;
+		DELETE FROM mneme_common;
+		INSERT INTO mneme_common (rel, key, rows)
+		SELECT e.rel, mneme_common_key(e.k), max(e.rows)
+		FROM (SELECT s.tablename::text AS rel, x.e, x.f * c.reltuples AS rows
+			FROM pg_stats s
+			JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = current_schema()::regnamespace
+			CROSS JOIN unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) x(e, f)
+			WHERE s.schemaname = current_schema() AND x.e IS NOT NULL AND c.reltuples > 0
+				AND (s.tablename = ANY (rels) AND s.attname = 'fts'
+					OR s.tablename = ANY (ARRAY(SELECT r || '_pairs' FROM unnest(rels) r)))) m
+		CROSS JOIN LATERAL (SELECT m.rel, m.e AS k, m.rows
+			UNION ALL
+			SELECT m.rel, left(m.e, n) || '*', m.rows
+			FROM generate_series(1, length(m.e)) n WHERE m.rel NOT LIKE '%\_pairs') e
+		GROUP BY 1, 2;
+		INSERT INTO mneme_common (rel, key, rows) VALUES ('', 0, stamp);
+		RETURN true;
+	END $$;
+	CREATE OR REPLACE FUNCTION mneme_common_rows(words text[], prefix boolean[], rels text[]) RETURNS TABLE (rel text, common_rows float8)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED STRICT AS $$
+	SELECT r.rel, COALESCE(max((SELECT m.rows FROM mneme_common m WHERE m.rel = r.rel AND m.key = mneme_common_key(q.k))), 0)
+	FROM unnest(rels) r(rel)
+	LEFT JOIN (SELECT min(l.lexeme) || CASE WHEN w.p THEN '*' ELSE '' END AS k
+		FROM unnest(words, prefix) WITH ORDINALITY w(word, p, i)
+		CROSS JOIN unnest(to_tsvector('english', w.word)) l
+		GROUP BY w.i, w.p HAVING count(*) = 1) q ON true
+	GROUP BY r.rel
+	$$;
+	CREATE OR REPLACE FUNCTION mneme_phrase_pair_rows(phrases text[], pairs_indexes text[]) RETURNS TABLE (pairs_index text, pair_rows float8)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED STRICT AS $$
+	SELECT i.idx, min(COALESCE((SELECT m.rows FROM mneme_common m WHERE m.rel = i.idx AND m.key = mneme_common_key(p.pair)), 0))
+	FROM unnest(pairs_indexes) i(idx)
+	CROSS JOIN mneme_phrase_pair_list(phrases) p
+	WHERE NOT p.prefix
+	GROUP BY i.idx
+	$$;
+	SELECT mneme_refresh_common();`
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{

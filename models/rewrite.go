@@ -16,8 +16,9 @@ import (
 // names an admin gave, which a rule must not rewrite); and embeddings, an
 // index of the other tables like the full-text ones: vectors with their
 // row's kind, model and filter columns, deleted by triggers when that
-// row's text is rewritten (it has no id column to page by on PostgreSQL).
-var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true, "embeddings": true}
+// row's text is rewritten (it has no id column to page by on PostgreSQL);
+// and mneme_common (PostgreSQL), hashes of the planner's statistics.
+var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true, "embeddings": true, "mneme_common": true}
 
 // TextTable is a table holding captured data, with its TEXT columns.
 type TextTable struct {

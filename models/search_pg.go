@@ -114,7 +114,27 @@ type pgQuery struct {
 	// looked up first in the table's index of word pairs (mneme_pairs,
 	// PostgreSQL migration 9).
 	phrases []string
+	// implied are the words (and whether each is a prefix) a row holding
+	// one of matches (tsNode.implied): when the statistics say one is in
+	// pgCommonFactor times RankLimit rows, the matches are not counted.
+	implied       []string
+	impliedPrefix []bool
 }
+
+// pgCommonFactor is how many times RankLimit rows one of a query's
+// implied words must be in, by the statistics, for a table's matches to
+// be taken as too many to rank without counting them. Statistics come
+// from a sample of 30,000 rows: a lexeme they put in 10,000 of 1M rows
+// (1%, 300 of the sample) is not in 2,000 or fewer but by a mass delete
+// since the last ANALYZE (autovacuum's comes after 10% of a table
+// changed); the hits are then the newest matches rather than the best
+// ranked, the same matches.
+const pgCommonFactor = 5
+
+// pgCommonEvery is how often a search asks for mneme_common to be
+// refreshed (mneme_refresh_common: about 0.3 ms when no table was
+// analyzed since).
+const pgCommonEvery = 30 * time.Second
 
 // searchPG is search on PostgreSQL.
 func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]SearchHit, error) {
@@ -139,11 +159,13 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 				continue
 			}
 		}
-		tables = append(tables, pgQuery{t: t, q: ts, phrases: tree.phrases()})
+		words, prefix := tree.implied()
+		tables = append(tables, pgQuery{t: t, q: ts, phrases: tree.phrases(), implied: words, impliedPrefix: prefix})
 	}
 	if len(tables) == 0 && qerr != nil {
 		return nil, queryErr(qerr, q.Q)
 	}
+	s.refreshCommon(ctx)
 	want := q.Offset + q.Limit + 1
 	tables, all, rank, err := s.probeRankPG(ctx, tables, q, want, s.rerankDepth(want))
 	if err != nil {
@@ -173,6 +195,20 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 		all = all[:q.Limit+1]
 	}
 	return s.loadHitsPG(ctx, tables, all)
+}
+
+// refreshCommon has mneme_common copied from the statistics again if a
+// searched table was analyzed since (mneme_refresh_common), at most every
+// pgCommonEvery: one search in that time pays for it.
+func (s *Store) refreshCommon(ctx context.Context) {
+	last := s.commonAt.Load()
+	now := time.Now().UnixNano()
+	if now-last < int64(pgCommonEvery) || !s.commonAt.CompareAndSwap(last, now) {
+		return
+	}
+	// A failure (a read-only transaction, a search cancelled) costs only
+	// speed: matches are counted; it is tried again pgCommonEvery later.
+	_ = s.db.WithContext(ctx).Exec(`SELECT mneme_refresh_common()`).Error
 }
 
 // queryErr sets the user's query on a *QueryError.
@@ -214,6 +250,16 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 	var with, parts, gate []string
 	var args []any
 	pairRows := false
+	if t := tables[0]; len(t.implied) > 0 {
+		// The implied words are the same for every table.
+		var rels []string
+		for _, u := range tables {
+			rels = append(rels, u.t.content)
+			gate = append(gate, fmt.Sprintf("WHEN COALESCE((SELECT common_rows FROM cr WHERE rel = '%s'), 0) >= %d THEN false", u.t.content, pgCommonFactor*rankLimit))
+		}
+		with = append(with, "cr AS MATERIALIZED (SELECT * FROM mneme_common_rows(?::text[], ?::boolean[], ?::text[]))")
+		args = append(args, t.implied, t.impliedPrefix, rels)
+	}
 	for k, t := range tables {
 		tool, kind := "''", "''"
 		if t.t.hasTool {
@@ -222,11 +268,16 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		if t.t.typ == SearchObservation {
 			kind = "c.kind"
 		}
-		cols := fmt.Sprintf("c.id, c.created_at, %s AS kind, c.fts, c.project, %s AS tool_name, c.session_id", kind, tool)
+		// ts_rank is taken here, on the row just read, rather than from a
+		// materialized copy of its tsvector: copying 2,001 tsvectors of
+		// about 800 bytes into the CTE cost more (11 ms at 1M
+		// observations) than ranking them (1 ms), and when the table has
+		// too many matches to rank, that 1 ms is all it wastes.
+		cols := fmt.Sprintf("c.id, c.created_at, %s AS kind, ts_rank('%s', c.fts, %s) AS r, c.project, %s AS tool_name, c.session_id", kind, t.t.weights, tsq, tool)
 		if len(t.phrases) == 0 {
 			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT %s FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
 				k, cols, t.t.content, tsq, tsq, rankLimit+1))
-			args = append(args, t.q, t.q)
+			args = append(args, t.q, t.q, t.q)
 		} else {
 			// The rows holding the phrases' pairs of words (the pair
 			// index), then the exact match on each: ts_match_vq is @@
@@ -252,7 +303,7 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE((SELECT pair_rows FROM pr WHERE pairs_index = '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
 			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
 				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
-			args = append(args, t.phrases, t.phrases, t.q, t.q, t.phrases, t.q, t.q)
+			args = append(args, t.q, t.phrases, t.phrases, t.q, t.q, t.q, t.phrases, t.q, t.q)
 		}
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
@@ -265,9 +316,9 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		parts = append(parts, fmt.Sprintf("SELECT %d, NULL, NULL, NULL, NULL, %s::text, querytree(%s), NULL", k, tsq, tsq))
 		args = append(args, t.q, t.q)
 		fm, fa := pgSearchFilters("m", q, t.t.hasTool)
-		parts = append(parts, fmt.Sprintf("(SELECT %d, m.id, ts_rank('%s', m.fts, %s) AS r, m.created_at, m.kind, NULL, NULL, NULL FROM m%d m WHERE (SELECT small FROM g)%s ORDER BY r DESC, m.id DESC LIMIT %d)",
-			k, t.t.weights, tsq, k, fm, nRanked))
-		args = append(append(args, t.q), fa...)
+		parts = append(parts, fmt.Sprintf("(SELECT %d, m.id, m.r, m.created_at, m.kind, NULL, NULL, NULL FROM m%d m WHERE (SELECT small FROM g)%s ORDER BY m.r DESC, m.id DESC LIMIT %d)",
+			k, k, fm, nRanked))
+		args = append(args, fa...)
 		kind := "''"
 		if t.t.typ == SearchObservation {
 			kind = "c.kind"

@@ -410,6 +410,25 @@ func (n *tsNode) write(b *strings.Builder, weights map[string]string) error {
 	return nil
 }
 
+// implied are the words each of which implies a match of n: a row
+// holding one matches. They are n's word, or the implied words of both
+// sides of an OR; none for an AND, a NOT, a phrase or a column filter,
+// which a row holding one word may still fail. A prefix stands for every
+// word it begins. n then has at least as many matches as any of them
+// (mneme_common_rows).
+func (n *tsNode) implied() (words []string, prefix []bool) {
+	switch {
+	case n == nil:
+	case n.op == '|':
+		lw, lp := n.l.implied()
+		rw, rp := n.r.implied()
+		return append(lw, rw...), append(lp, rp...)
+	case n.op == 0 && len(n.words) == 1 && len(n.cols) == 0:
+		return n.words, []bool{n.prefix}
+	}
+	return nil, nil
+}
+
 // phrases are the phrases every match of n contains: those (of two words
 // or more) among n's terms joined by AND, or on the left of a NOT; none
 // under an OR, whose other side may match alone. Each is its words joined

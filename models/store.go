@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -65,8 +66,9 @@ type Store struct {
 	ckptStop, ckptDone chan struct{} // ckptStop stops the indexer too
 	idxDone            chan struct{}
 	ckptOnce           sync.Once
-	idxErrs            errorCount // the background indexer's
-	vecs               vecIndex   // the in-memory vectors (vecindex.go)
+	idxErrs            errorCount   // the background indexer's
+	vecs               vecIndex     // the in-memory vectors (vecindex.go)
+	commonAt           atomic.Int64 // PostgreSQL: when a search last asked for mneme_common's refresh (UnixNano)
 
 	// Ranking weighs ranked search hits (nil: DefaultRanking). Set it
 	// before the store is used.

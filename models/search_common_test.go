@@ -1,0 +1,206 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTSQueryImplied: the words a row holding one of matches the query
+// come from a lone word and both sides of an OR, never from an AND, a
+// NOT, a phrase or a column filter.
+func TestTSQueryImplied(t *testing.T) {
+	for _, tt := range []struct {
+		q      string
+		words  []string
+		prefix []bool
+	}{
+		{`word`, []string{"word"}, []bool{false}},
+		{`migr*`, []string{"migr"}, []bool{true}},
+		{`a OR b*`, []string{"a", "b"}, []bool{false, true}},
+		{`a OR (b c)`, []string{"a"}, []bool{false}},
+		{`a OR "b c"`, []string{"a"}, []bool{false}},
+		{`a b`, nil, nil},
+		{`a NOT b`, nil, nil},
+		{`"a b"`, nil, nil},
+		{`title:a`, nil, nil},
+		{`title:a OR b`, []string{"b"}, []bool{false}},
+	} {
+		tree, err := tsParse(tt.q)
+		if err != nil {
+			t.Fatalf("tsParse(%q): %v", tt.q, err)
+		}
+		words, prefix := tree.implied()
+		if !reflect.DeepEqual(words, tt.words) || !reflect.DeepEqual(prefix, tt.prefix) {
+			t.Errorf("implied(%q) = %q %v, want %q %v", tt.q, words, prefix, tt.words, tt.prefix)
+		}
+	}
+}
+
+// TestCommonRowsPG: mneme_common holds the statistics' counts of the
+// most common lexemes (hashed: no captured text), is copied again only
+// after an ANALYZE, and a search whose word the statistics put in
+// pgCommonFactor × RankLimit rows or more is not counted: its hits are
+// the same as when its matches are counted. With statistics made stale
+// by a mass delete, such a word is listed newest first (the trade this
+// makes: the same matches, unranked) until the next ANALYZE is copied.
+func TestCommonRowsPG(t *testing.T) {
+	s := openPGTestStore(t)
+	s.SearchLimits.RankLimit = 20 // common from 100 rows
+	ctx := context.Background()
+	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	// alpha in every row, beta in every 2nd, epsilon every 10th (more
+	// than RankLimit, fewer than common), gamma every 40th, delta in 3;
+	// "migration" and "migrated" (one lexeme, migrat) in every 3rd.
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		sess, err := tx.EnsureSession(&Session{ClaudeSessionID: "common", Project: "p", StartedAt: base})
+		if err != nil {
+			return err
+		}
+		for i := range 600 {
+			words := []string{"alpha", fmt.Sprintf("filler%d", i%37)}
+			if i%2 == 0 {
+				words = append(words, "beta")
+			}
+			if i%40 == 0 {
+				words = append(words, "gamma")
+			}
+			if i%10 == 0 {
+				words = append(words, "epsilon")
+			}
+			if i == 5 || i == 300 || i == 599 {
+				words = append(words, "delta")
+			}
+			if i%3 == 0 {
+				words = append(words, []string{"migration", "migrated"}[i%2])
+			}
+			// Titles vary in how often alpha is said, so ranking and
+			// newest first order the hits differently.
+			title := strings.Repeat("alpha ", 1+i%4) + "step"
+			if _, err := tx.InsertObservation(&Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: KindBash,
+				Title: title, Output: strings.Join(words, " "), CreatedAt: base.Add(time.Duration(i) * time.Second)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresh := func() bool {
+		t.Helper()
+		var did bool
+		if err := s.db.Raw(`SELECT mneme_refresh_common()`).Row().Scan(&did); err != nil {
+			t.Fatal(err)
+		}
+		return did
+	}
+	commonRows := func(word string, prefix bool) float64 {
+		t.Helper()
+		var n float64
+		if err := s.db.ConnPool.QueryRowContext(ctx, `SELECT common_rows FROM mneme_common_rows($1::text[], $2::boolean[], '{observations}')`,
+			[]string{word}, []bool{prefix}).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	queries := []string{"alpha", "beta", "gamma", "delta", "epsilon", "epsilon OR gamma", "alpha OR delta", "delta OR gamma", "migr*", "migrations",
+		"alpha beta", "alpha NOT beta", `"alpha step"`, "title:alpha", "nothing", "filler3 OR delta"}
+	search := func() map[string][]SearchHit {
+		t.Helper()
+		s.commonAt.Store(time.Now().UnixNano()) // no refresh from the search itself
+		out := map[string][]SearchHit{}
+		for _, q := range queries {
+			hits, err := s.Search(ctx, SearchQuery{Q: q, Type: SearchObservation, Limit: 30})
+			if err != nil {
+				t.Fatalf("Search(%q): %v", q, err)
+			}
+			out[q] = hits
+		}
+		return out
+	}
+
+	// Never analyzed: nothing is common, every table is counted.
+	if _, err := s.db.Raw(`DELETE FROM mneme_common`).Rows(); err != nil {
+		t.Fatal(err)
+	}
+	if got := commonRows("alpha", false); got != 0 {
+		t.Fatalf("before any statistics, alpha's common rows = %v, want 0", got)
+	}
+	counted := search()
+	for q, want := range map[string]bool{"alpha": false, "beta": false, "epsilon": false, "gamma": true, "delta": true, "migr*": false} {
+		if len(counted[q]) == 0 || counted[q][0].Ranked != want {
+			t.Fatalf("%q counted: %d hits, ranked %v; want ranked %v", q, len(counted[q]), len(counted[q]) > 0 && counted[q][0].Ranked, want)
+		}
+	}
+
+	if err := s.db.Exec(`ANALYZE observations`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !refresh() {
+		t.Fatal("mneme_refresh_common after an ANALYZE did nothing")
+	}
+	if refresh() {
+		t.Fatal("mneme_refresh_common copied again with no ANALYZE since")
+	}
+	// A table of 600 rows is sampled whole: the counts are exact.
+	for _, c := range []struct {
+		word   string
+		prefix bool
+		want   float64
+	}{{"alpha", false, 600}, {"beta", false, 300}, {"epsilon", false, 60}, {"gamma", false, 15}, {"migrations", false, 200}, {"migr", true, 200}, {"alph", true, 600}, {"the", false, 0}, {"zzz", true, 0}} {
+		if got := commonRows(c.word, c.prefix); math.Abs(got-c.want) > 0.5 {
+			t.Errorf("common rows of %q (prefix %v) = %v, want %v", c.word, c.prefix, got, c.want)
+		}
+	}
+	var texts int
+	if err := s.db.Raw(`SELECT count(*) FROM mneme_common WHERE rel NOT IN ('', 'observations', 'prompts', 'summaries', 'observations_pairs', 'prompts_pairs', 'summaries_pairs')`).Row().Scan(&texts); err != nil || texts != 0 {
+		t.Fatalf("mneme_common rows of another table: %d, %v", texts, err)
+	}
+
+	// The same hits, counted or not.
+	if got := search(); !reflect.DeepEqual(got, counted) {
+		for _, q := range queries {
+			if !reflect.DeepEqual(got[q], counted[q]) {
+				t.Errorf("%q: %d hits with the statistics, %d counted; first %+v vs %+v", q, len(got[q]), len(counted[q]), first(got[q]), first(counted[q]))
+			}
+		}
+	}
+
+	// Stale statistics: all but 15 alpha rows deleted (fewer than
+	// RankLimit), not analyzed yet.
+	if err := s.db.Exec(`DELETE FROM observations WHERE id NOT IN (SELECT id FROM observations ORDER BY id LIMIT 15)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	stale := search()["alpha"]
+	if len(stale) != 15 || stale[0].Ranked {
+		t.Fatalf("alpha with stale statistics: %d hits, ranked %v; want 15, newest first", len(stale), stale[0].Ranked)
+	}
+	for i, h := range stale {
+		if i > 0 && h.CreatedAt.After(stale[i-1].CreatedAt) {
+			t.Fatalf("alpha with stale statistics: hit %d is newer than the one before", i)
+		}
+	}
+	if err := s.db.Exec(`ANALYZE observations`).Error; err != nil {
+		t.Fatal(err)
+	}
+	s.commonAt.Store(0) // the next search asks for the copy
+	hits, err := s.Search(ctx, SearchQuery{Q: "alpha", Type: SearchObservation, Limit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 15 || !hits[0].Ranked {
+		t.Fatalf("alpha once analyzed again: %d hits, ranked %v; want 15, ranked", len(hits), len(hits) > 0 && hits[0].Ranked)
+	}
+}
+
+func first(h []SearchHit) any {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[0]
+}
