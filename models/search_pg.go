@@ -250,15 +250,19 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 	var with, parts, gate []string
 	var args []any
 	pairRows := false
+	// common: whether the statistics put one of the implied words (the
+	// same for every table) in pgCommonFactor × RankLimit rows of a
+	// table; then no table is counted.
+	common := "false"
 	if t := tables[0]; len(t.implied) > 0 {
-		// The implied words are the same for every table.
 		var rels []string
 		for _, u := range tables {
 			rels = append(rels, u.t.content)
-			gate = append(gate, fmt.Sprintf("WHEN COALESCE((SELECT common_rows FROM cr WHERE rel = '%s'), 0) >= %d THEN false", u.t.content, pgCommonFactor*rankLimit))
 		}
 		with = append(with, "cr AS MATERIALIZED (SELECT * FROM mneme_common_rows(?::text[], ?::boolean[], ?::text[]))")
 		args = append(args, t.implied, t.impliedPrefix, rels)
+		common = fmt.Sprintf("COALESCE((SELECT max(common_rows) FROM cr), 0) >= %d", pgCommonFactor*rankLimit)
+		gate = append(gate, "WHEN "+common+" THEN false")
 	}
 	for k, t := range tables {
 		tool, kind := "''", "''"
@@ -305,11 +309,15 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
 			args = append(args, t.q, t.phrases, t.phrases, t.q, t.q, t.q, t.phrases, t.q, t.q)
 		}
+	}
+	// Whether every table may be ranked. CASE counts a table's matches
+	// only while the tables before it were under the limit, smallest
+	// first: a word found in too many observations is counted in the
+	// summaries and prompts first, whose matches then give their newest
+	// hits (below) without reading them again.
+	for k := len(tables) - 1; k >= 0; k-- {
 		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
 	}
-	// Whether every table may be ranked; CASE counts a table's matches
-	// only while the tables before it were under the limit, so a word
-	// found in too many observations costs no count of the others.
 	with = append(with, "g AS (SELECT CASE "+strings.Join(gate, " ")+" ELSE true END AS small)")
 	parts = append(parts, "SELECT -1, NULL::bigint, NULL::real, NULL::timestamptz, NULL::text, NULL::text, NULL::text, small FROM g")
 	for k, t := range tables {
@@ -323,9 +331,17 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		if t.t.typ == SearchObservation {
 			kind = "c.kind"
 		}
+		// Newest first: from the table's counted matches when they are
+		// all of them (the pages of a few matches are read once, where
+		// going back through the table for its newest read a page for
+		// each row passed); else back through the table by id.
+		counted := fmt.Sprintf("CASE WHEN %s THEN false ELSE (SELECT count(*) FROM m%d) <= %d END", common, k, rankLimit)
+		parts = append(parts, fmt.Sprintf("(SELECT %d, m.id, 0::real, m.created_at, m.kind, NULL, NULL, NULL FROM m%d m WHERE NOT (SELECT small FROM g) AND %s%s ORDER BY m.id DESC LIMIT %d)",
+			k, k, counted, fm, nNewest))
+		args = append(args, fa...)
 		fc, fca := pgSearchFilters("c", q, t.t.hasTool)
-		parts = append(parts, fmt.Sprintf("(SELECT %d, c.id, 0::real, c.created_at, %s, NULL, NULL, NULL FROM %s c WHERE NOT (SELECT small FROM g) AND c.fts @@ %s AND querytree(%s) <> 'T'%s ORDER BY c.id DESC LIMIT %d)",
-			k, kind, t.t.content, tsq, tsq, fc, nNewest))
+		parts = append(parts, fmt.Sprintf("(SELECT %d, c.id, 0::real, c.created_at, %s, NULL, NULL, NULL FROM %s c WHERE NOT (SELECT small FROM g) AND NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T'%s ORDER BY c.id DESC LIMIT %d)",
+			k, kind, t.t.content, counted, tsq, tsq, fc, nNewest))
 		args = append(append(args, t.q, t.q), fca...)
 	}
 	stmt := "WITH " + strings.Join(with, ", ") + " " + strings.Join(parts, " UNION ALL ")
