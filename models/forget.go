@@ -431,11 +431,20 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 // leave the table files. PostgreSQL's own WAL, its archive and any
 // backup still hold them until they are recycled: that is the database
 // operator's to manage, and the README says so.
+//
+// Both ANALYZE too: the planner's statistics keep a table's most common
+// words, and mneme_common their hashes, which a forgotten project's
+// words would otherwise stay among until autovacuum's next ANALYZE. Then
+// mneme_common is copied again from the new statistics.
 func (s *Store) vacuumPostgres(ctx context.Context, rebuild bool) error {
+	cmd := "VACUUM ANALYZE"
 	if rebuild {
-		return s.vacuum(ctx, "VACUUM FULL")
+		cmd = "VACUUM (FULL, ANALYZE)"
 	}
-	return s.vacuum(ctx, "VACUUM")
+	if err := s.vacuum(ctx, cmd); err != nil {
+		return err
+	}
+	return s.db.WithContext(ctx).Exec(`SELECT mneme_refresh_common()`).Error
 }
 
 // Analyze refreshes the planner's statistics and the visibility map after a

@@ -50,7 +50,7 @@ func TestTSQueryImplied(t *testing.T) {
 // makes: the same matches, unranked) until the next ANALYZE is copied.
 func TestCommonRowsPG(t *testing.T) {
 	s := openPGTestStore(t)
-	s.SearchLimits.RankLimit = 20 // common from 100 rows
+	s.SearchLimits.RankLimit = 20 // common from 40 rows
 	ctx := context.Background()
 	// Only this test analyzes: an autovacuum's ANALYZE between two
 	// steps would change what they expect.
@@ -58,7 +58,7 @@ func TestCommonRowsPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	// alpha in every row, beta in every 2nd, epsilon every 10th (more
+	// alpha in every row, beta in every 2nd, epsilon every 20th (more
 	// than RankLimit, fewer than common), gamma every 40th, delta in 3;
 	// "migration" and "migrated" (one lexeme, migrat) in every 3rd.
 	err := s.Writer.Do(ctx, func(tx *Tx) error {
@@ -74,7 +74,7 @@ func TestCommonRowsPG(t *testing.T) {
 			if i%40 == 0 {
 				words = append(words, "gamma")
 			}
-			if i%10 == 0 {
+			if i%20 == 0 {
 				words = append(words, "epsilon")
 			}
 			if i == 5 || i == 300 || i == 599 {
@@ -157,7 +157,7 @@ func TestCommonRowsPG(t *testing.T) {
 		word   string
 		prefix bool
 		want   float64
-	}{{"alpha", false, 600}, {"beta", false, 300}, {"epsilon", false, 60}, {"gamma", false, 15}, {"migrations", false, 200}, {"migr", true, 200}, {"alph", true, 600}, {"the", false, 0}, {"zzz", true, 0}} {
+	}{{"alpha", false, 600}, {"beta", false, 300}, {"epsilon", false, 30}, {"gamma", false, 15}, {"migrations", false, 200}, {"migr", true, 200}, {"alph", true, 600}, {"the", false, 0}, {"zzz", true, 0}} {
 		if got := commonRows(c.word, c.prefix); math.Abs(got-c.want) > 0.5 {
 			t.Errorf("common rows of %q (prefix %v) = %v, want %v", c.word, c.prefix, got, c.want)
 		}
@@ -208,4 +208,70 @@ func first(h []SearchHit) any {
 		return nil
 	}
 	return h[0]
+}
+
+// TestScrubForgetsCommonWordsPG: the scrub after a forget analyzes the
+// tables and copies mneme_common again, so a forgotten session's common
+// word leaves both the planner's statistics and mneme_common then, not
+// at autovacuum's next ANALYZE.
+func TestScrubForgetsCommonWordsPG(t *testing.T) {
+	s := openPGTestStore(t)
+	ctx := context.Background()
+	if err := s.db.Exec(`ALTER TABLE observations SET (autovacuum_enabled = false)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	const word = "zqxcodename"
+	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	var forgotten int64
+	err := s.Writer.Do(ctx, func(tx *Tx) error {
+		for k, w := range []string{word, "alpha"} {
+			sess, err := tx.EnsureSession(&Session{ClaudeSessionID: fmt.Sprint("s", k), Project: "p", StartedAt: base})
+			if err != nil {
+				return err
+			}
+			if k == 0 {
+				forgotten = sess.ID
+			}
+			for i := range 200 {
+				if _, err := tx.InsertObservation(&Observation{SessionID: sess.ID, Project: "p", ToolName: "Bash", Kind: KindBash,
+					Title: "run " + w, Output: w + " done", CreatedAt: base.Add(time.Duration(k*1000+i) * time.Second)}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inStats := func() (common float64, stats int) {
+		t.Helper()
+		if err := s.db.ConnPool.QueryRowContext(ctx, `SELECT common_rows FROM mneme_common_rows($1::text[], '{f}', '{observations}')`,
+			[]string{word}).Scan(&common); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.Raw(`SELECT count(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'observations'
+			AND (SELECT lexeme FROM unnest(to_tsvector('english', ?))) = ANY (most_common_elems::text::text[])`, word).Row().Scan(&stats); err != nil {
+			t.Fatal(err)
+		}
+		return common, stats
+	}
+	if err := s.db.Exec(`ANALYZE observations`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Exec(`SELECT mneme_refresh_common()`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if common, stats := inStats(); common != 200 || stats != 1 {
+		t.Fatalf("before the forget: %v rows in mneme_common, in the statistics %d times; want 200 and 1", common, stats)
+	}
+	if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.ForgetSession(forgotten); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Scrub(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if common, stats := inStats(); common != 0 || stats != 0 {
+		t.Fatalf("after the forget and scrub: %v rows in mneme_common, in the statistics %d times; want none", common, stats)
+	}
 }

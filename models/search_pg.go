@@ -124,13 +124,15 @@ type pgQuery struct {
 
 // pgCommonFactor is how many times RankLimit rows one of a query's
 // implied words must be in, by the statistics, for a table's matches to
-// be taken as too many to rank without counting them. Statistics come
-// from a sample of 30,000 rows: a lexeme they put in 10,000 of 1M rows
-// (1%, 300 of the sample) is not in 2,000 or fewer but by a mass delete
-// since the last ANALYZE (autovacuum's comes after 10% of a table
-// changed); the hits are then the newest matches rather than the best
-// ranked, the same matches.
-const pgCommonFactor = 5
+// be taken as too many to rank without counting them. The statistics
+// come from a sample of 30,000 rows (a smaller table is read whole), and
+// their counts of common lexemes err low, never high (lossy counting): a
+// lexeme they put in 4,000 of 1M rows (120 of the sample) is in 2,000
+// or fewer only by a chance of 7 standard deviations, or by deletes since
+// the last ANALYZE (autovacuum's comes after 10% of a table changed, the
+// scrub after a forget runs one); the hits are then the newest matches
+// rather than the best ranked: the same matches.
+const pgCommonFactor = 2
 
 // pgCommonEvery is how often a search asks for mneme_common to be
 // refreshed (mneme_refresh_common: about 0.3 ms when no table was
