@@ -80,6 +80,16 @@ func TestBrowserMemorySearch(t *testing.T) {
 		if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 400 {
 			t.Errorf("%s at 400 px: the page is %d px wide", theme, w)
 		}
+		// The date keeps the first line's right end only: the text's
+		// first line ends before it, and the head keeps no column for
+		// it, so the lines below run on beneath it.
+		lines := eval[struct{ N, FirstRight, DateLeft, HeadRight float64 }](t, b, fmt.Sprintf(`(function(){var r=document.querySelector("#memory-search-list #mem-%d");
+			var t=r.querySelector(".memory-text").getClientRects(), d=r.querySelector(".row-time").getBoundingClientRect(), h=r.querySelector(".row-head");
+			return {N:t.length, FirstRight:t[0].right, DateLeft:d.left,
+				HeadRight:h.getBoundingClientRect().right-parseFloat(getComputedStyle(h).paddingRight)};})()`, ms[1].ID))
+		if lines.N < 2 || lines.FirstRight > lines.DateLeft+0.5 || lines.HeadRight <= lines.DateLeft {
+			t.Errorf("%s at 400 px, the memory's text around its date: %+v; want 2+ lines, the first ending before the date, the head's lines reaching past where it starts", theme, lines)
+		}
 		shot(t, b, "memory-search-narrow-"+theme+".png")
 	}
 	b.do(t, chromedp.EmulateViewport(1366, 900))
