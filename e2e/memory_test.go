@@ -49,8 +49,9 @@ func memoryWith(ms []apiMemory, part string) (apiMemory, bool) {
 // and the user's prompt gives a correction; two sessions later one
 // decision is replaced. The fourth session's first model request carries
 // the decisions and the correction in force, and not the replaced one;
-// its prompt's related-memory hint names the decision in force it asks
-// about.
+// its prompt's related-memory hint does not repeat the decision in force
+// it asks about, which the context holds. A fifth session, with no room
+// for memories in its context, is hinted that decision.
 func TestClaudeCodeMemoriesCarryDecisions(t *testing.T) {
 	ClaudeBin(t)
 	m := NewMneme(t)
@@ -105,10 +106,27 @@ func TestClaudeCodeMemoriesCarryDecisions(t *testing.T) {
 	if strings.Contains(cs.Block, "port 8086.") {
 		t.Error("the next session's model request carries the replaced decision")
 	}
-	// The prompt asks about the port: its UserPromptSubmit hint names the
-	// decision in force about it, never the one it replaced.
+	// The prompt asks about the port, and the context already holds the
+	// decision in force about it: the UserPromptSubmit hint does not
+	// repeat it, and never names the one it replaced.
 	related := relatedContext(cs.Text)
 	t.Logf("related memory:\n%s", related)
+	if strings.Contains(related, fmt.Sprintf("#m%d ", repl.ID)) {
+		t.Errorf("the prompt's related-memory hint repeats #m%d, which the session's context holds", repl.ID)
+	}
+	if strings.Contains(related, fmt.Sprintf("#m%d ", old.ID)) {
+		t.Errorf("the prompt's related-memory hint names the replaced decision #m%d", old.ID)
+	}
+	// With no room for memories in the context (memory.budgetShare 0),
+	// the hint names the decision in force, and still not the replaced one.
+	var st map[string]any
+	m.PutJSON(t, "/api/settings", map[string]any{"memory": map[string]any{"budgetShare": 0}}, &st)
+	cs = runContextSession(t, m, dir, "What port does the API use?")
+	if strings.Contains(cs.Block, fmt.Sprintf("#m%d ", repl.ID)) {
+		t.Fatalf("with memory.budgetShare 0 the context still holds #m%d:\n%s", repl.ID, cs.Block)
+	}
+	related = relatedContext(cs.Text)
+	t.Logf("related memory, no memories in the context:\n%s", related)
 	if !strings.Contains(related, fmt.Sprintf("#m%d (relevance ", repl.ID)) || !strings.Contains(related, "decision: Switched the API port from 8086 to 9090") {
 		t.Errorf("the prompt's related-memory hint does not name the decision in force #m%d", repl.ID)
 	}

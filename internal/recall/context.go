@@ -21,6 +21,10 @@ const Footer = "Details: run `mneme search <words>`, or `mneme show <id>` for an
 type section struct {
 	title string
 	items []string
+	// ids are the memories of the items, when they are memories; shown
+	// is how many of the items render put in.
+	ids   []int64
+	shown int
 }
 
 // SessionContext builds the <mneme-context> block for a starting session. It
@@ -39,7 +43,17 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 	if err != nil {
 		return "", err
 	}
-	return render(req.Project, secs, budget, cleaner{pol}.redact), nil
+	out := render(req.Project, secs, budget, cleaner{pol}.redact)
+	if req.SessionID != 0 {
+		// The memories Claude now has in its context are not hinted
+		// again on this session's prompts (Related).
+		for _, sec := range secs {
+			if len(sec.ids) > 0 {
+				b.injected.add(req.SessionID, sec.ids[:sec.shown])
+			}
+		}
+	}
+	return out, nil
 }
 
 // render fills the budget with whole lines, section by section in priority
@@ -47,14 +61,15 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 // priority is ever shown in place of something more important. A section's
 // title goes in only with its first item. The result is at most budget
 // bytes, or "" when no item fits. Each line is redacted just before it is
-// measured.
+// measured. Each section's shown is set to how many of its items went in.
 func render(project string, secs []section, budget int, redact func(string) string) string {
 	header := "# mneme: memory of project " + cut(strings.Join(strings.Fields(project), " "), 80)
 	fixed := len(OpenTag) + 1 + len(header) + 1 + len(Footer) + 1 + len(CloseTag)
 	left := budget - fixed
 	var lines []string
 fill:
-	for _, s := range secs {
+	for i := range secs {
+		s := &secs[i]
 		titled := false
 		for _, item := range s.items {
 			item = redact(item)
@@ -71,6 +86,7 @@ fill:
 			}
 			lines = append(lines, item)
 			left -= cost
+			s.shown++
 		}
 	}
 	if len(lines) == 0 {

@@ -225,6 +225,41 @@ func (g *givenFiles) release(session, path string) {
 	delete(g.m[session], path)
 }
 
+// givenMemories remembers which memories each session's context held
+// (SessionContext), so that the prompt hints do not repeat them. It is
+// this worker's: a session whose context another replica built (team
+// mode), or one from before a restart, may be hinted a memory again. It
+// is bounded like givenFiles.
+type givenMemories struct {
+	mu sync.Mutex
+	m  map[int64]map[int64]bool
+}
+
+func (g *givenMemories) add(session int64, ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil || len(g.m) >= maxGivenSessions {
+		g.m = map[int64]map[int64]bool{}
+	}
+	set := g.m[session]
+	if set == nil || len(set) >= maxGivenFiles {
+		set = map[int64]bool{}
+		g.m[session] = set
+	}
+	for _, id := range ids {
+		set[id] = true
+	}
+}
+
+func (g *givenMemories) has(session, id int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.m[session][id]
+}
+
 // fileStatus is filestate.Statuses over the builder's store.
 func (b *Builder) fileStatus(ctx context.Context, ids []int64) (map[int64]map[string]string, error) {
 	return filestate.Statuses(ctx, b.Store, ids)

@@ -75,6 +75,7 @@ func (b *Builder) memoriesSection(ctx context.Context, project string, share int
 		}
 		left -= len(line) + 1
 		sec.items = append(sec.items, line)
+		sec.ids = append(sec.ids, m.ID)
 	}
 	return sec, nil
 }

@@ -42,7 +42,8 @@ type Builder struct {
 	SemanticBudget time.Duration
 	Log            *slog.Logger
 
-	given givenFiles // what the file gate answered, per session
+	given    givenFiles    // what the file gate answered, per session
+	injected givenMemories // the memories each session's context held
 }
 
 // BytesPerToken is the estimate mneme budgets with: about four bytes of

@@ -81,7 +81,8 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 }
 
 // Related searches the project's memories in force (of the kinds the
-// settings keep) and its observations (outside session sessionID) for the
+// settings keep; not those the session's context already holds) and its
+// observations (outside session sessionID) for the
 // prompt's keywords and returns up to limit hints with relevance of at
 // least threshold, best first; a memory before an observation as
 // relevant.
@@ -108,7 +109,7 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 	}
 	var out []Hint
 	for _, h := range append(mems, obs...) {
-		if h.Relevance >= threshold {
+		if h.Relevance >= threshold && (h.Memory == nil || !b.injected.has(sessionID, h.ID)) {
 			out = append(out, h)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/privacy"
@@ -258,5 +259,50 @@ func TestRelatedMemorySemantic(t *testing.T) {
 	}
 	if !strings.Contains(s.logs.String(), "hinting from text alone") {
 		t.Errorf("the fallback is not logged:\n%s", s.logs.String())
+	}
+}
+
+// TestHintSkipsInjectedMemories: a memory the session's context already
+// held (SessionContext) is not hinted again on that session's prompts;
+// another session, or one whose context it did not fit in, is hinted it.
+func TestHintSkipsInjectedMemories(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := f.session("app", "old", "")
+	rule := f.memory(old, "app", models.MemoryConstraint, "Never run database migrations inside the request handler")
+	cur, other, small := f.session("app", "cur", ""), f.session("app", "other", ""), f.session("app", "small", "")
+	b := f.builder()
+	const prompt = "add the database migrations to the request handler"
+	hint := func(session int64) string {
+		t.Helper()
+		out, err := b.RelatedMemory(ctx, "app", session, prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if !hinted(hint(cur), rule) {
+		t.Fatal("before any context, the matching memory is not hinted")
+	}
+	out, err := b.SessionContext(ctx, capture.ContextRequest{Project: "app", SessionID: cur, Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, MemoryRef(rule)) {
+		t.Fatalf("the context does not hold the memory:\n%s", out)
+	}
+	if hinted(hint(cur), rule) {
+		t.Error("the memory the session's context holds is hinted again")
+	}
+	if !hinted(hint(other), rule) {
+		t.Error("another session is not hinted the memory")
+	}
+	f.st.Injection.MaxInjectTokens = 20 // nothing fits
+	b = f.builder()
+	if out, err := b.SessionContext(ctx, capture.ContextRequest{Project: "app", SessionID: small, Source: "startup"}); err != nil || out != "" {
+		t.Fatalf("a 20-token context: %q, %v", out, err)
+	}
+	if !hinted(hint(small), rule) {
+		t.Error("a memory that did not fit in the session's context is not hinted")
 	}
 }
