@@ -319,6 +319,12 @@ func (s *Store) semanticScanSQL(ctx context.Context, q SearchQuery, model string
 	if q.ExcludeSessionID != 0 {
 		where, args = append(where, "session_id != ?"), append(args, q.ExcludeSessionID)
 	}
+	if q.OnlyIDs != nil {
+		if len(q.OnlyIDs) == 0 {
+			return []SearchHit{}, nil
+		}
+		where, args = append(where, "item_id IN ?"), append(args, q.OnlyIDs)
+	}
 	if !s.Postgres() && len(where) == 1 {
 		// Every vector of the model: one pass over the table beats a
 		// lookup per row through the (model, project) index.

@@ -616,6 +616,19 @@ func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) 
 	return append(pinned, newest...), nil
 }
 
+// MemoryIDsInForce are the ids of project's memories in force of kinds,
+// for a search by meaning among them (SearchQuery.OnlyIDs): the vector
+// index knows a memory's project, not its state or kind.
+func (s *Store) MemoryIDsInForce(ctx context.Context, project string, kinds []string) ([]int64, error) {
+	ids := []int64{}
+	if len(kinds) == 0 {
+		return ids, nil
+	}
+	err := s.db.WithContext(ctx).Model(&Memory{}).Where("project = ? AND state = ? AND kind IN ?", project, MemoryCurrent, kinds).
+		Order("id").Pluck("id", &ids).Error
+	return ids, err
+}
+
 // SessionsWithMemories tells which of the sessions produced memories.
 func (s *Store) SessionsWithMemories(ctx context.Context, sessionIDs []int64) (map[int64]bool, error) {
 	out := map[int64]bool{}

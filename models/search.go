@@ -82,6 +82,11 @@ type SearchQuery struct {
 	// ExcludeSessionID drops hits from one session (0 keeps all); related
 	// memory uses it to leave out the session asking.
 	ExcludeSessionID int64
+	// OnlyIDs, when not nil, keeps only the rows of these ids (of Type):
+	// a search by meaning (SemanticSearch) among rows a caller chose, like
+	// the memories in force of the kinds kept, which the vector index
+	// does not know. Full-text search ignores it.
+	OnlyIDs []int64
 	// Offset and Limit page the merged, ranked hits. Limit defaults to 20.
 	Offset, Limit int
 }

@@ -464,7 +464,8 @@ type vecFilter struct {
 	project, tool int32
 	typ, skip     int8
 	from, to      int64
-	session       int64 // excluded; 0: none
+	session       int64              // excluded; 0: none
+	only          map[int64]struct{} // SearchQuery.OnlyIDs; nil: any
 }
 
 // filterOf is sq's filters in v's terms; false when nothing can match
@@ -503,7 +504,17 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 	if !sq.To.IsZero() {
 		to = sq.To.UnixNano()
 	}
-	return vecFilter{project: project, tool: tool, typ: typ, skip: skip, from: from, to: to, session: sq.ExcludeSessionID}, true
+	f := vecFilter{project: project, tool: tool, typ: typ, skip: skip, from: from, to: to, session: sq.ExcludeSessionID}
+	if sq.OnlyIDs != nil {
+		if len(sq.OnlyIDs) == 0 {
+			return vecFilter{}, false
+		}
+		f.only = make(map[int64]struct{}, len(sq.OnlyIDs))
+		for _, id := range sq.OnlyIDs {
+			f.only[id] = struct{}{}
+		}
+	}
+	return f, true
 }
 
 // scanRange is scanSnapshot over the entries lo…hi-1: their best want,
@@ -515,6 +526,11 @@ func (s *Store) scanRange(v *vecSnapshot, f vecFilter, q []float32, want, lo, hi
 		if (f.project >= 0 && v.project[i] != f.project) || (f.tool >= 0 && v.tool[i] != f.tool) || (f.typ >= 0 && v.typ[i] != f.typ) || v.typ[i] == f.skip ||
 			v.created[i] < f.from || v.created[i] >= f.to || (f.session != 0 && v.session[i] == f.session) {
 			continue
+		}
+		if f.only != nil {
+			if _, ok := f.only[v.id[i]]; !ok {
+				continue
+			}
 		}
 		sim := float64(dotInt8(q, v.vals[i*dims:(i+1)*dims]) * v.scale[i])
 		if h.Len() >= want && sim < (*h)[0].sim {

@@ -43,12 +43,17 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 		{SearchQuery{Limit: 5, Tool: "Grep"}, "schema"},
 		{SearchQuery{Limit: 5, ExcludeSessionID: f.sessB}, "websocket"},
 		{SearchQuery{Limit: 9, From: f.baseTime.AddDate(0, 0, 1), To: f.baseTime.AddDate(0, 0, 4)}, "test"},
+		{SearchQuery{Limit: 5, Type: SearchObservation, OnlyIDs: []int64{1, 3, 5, 7}}, "websocket"},
+		{SearchQuery{Limit: 5, Type: SearchObservation, OnlyIDs: []int64{}}, "websocket"},
 	} {
 		vec := unitVector(c.text)
 		want := keys(s.semanticScanSQL(ctx, c.q, "m1", vec))
 		got := keys(s.SemanticSearch(ctx, c.q, "m1", vec))
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v %q: index %v, SQL scan %v", c.q, c.text, got, want)
+		}
+		if c.q.OnlyIDs != nil && len(c.q.OnlyIDs) > 0 && (len(got) == 0 || len(got) > len(c.q.OnlyIDs)) {
+			t.Errorf("OnlyIDs %v: %v", c.q.OnlyIDs, got)
 		}
 	}
 	if n, want := s.VectorIndexBytes("m1"), rows*(vecRowOverhead+64); n != want {

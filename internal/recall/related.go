@@ -205,14 +205,21 @@ func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	l := &semanticLookup{done: make(chan struct{}), deadline: sctx.Done(), cancel: cancel, budget: budget}
-	qs := []models.SearchQuery{{Project: project, Type: models.SearchObservation, ExcludeSessionID: sessionID, Limit: candidates}}
-	if len(kinds) > 0 {
-		// A memory's state and kind are not in the index: ask for more,
-		// keep those in force of kinds.
-		qs = append(qs, models.SearchQuery{Project: project, Type: models.SearchMemory, ExcludeSessionID: sessionID, Limit: 4 * candidates})
-	}
 	go func() {
 		defer close(l.done)
+		qs := []models.SearchQuery{{Project: project, Type: models.SearchObservation, ExcludeSessionID: sessionID, Limit: candidates}}
+		if len(kinds) > 0 {
+			// A memory's state and kind are not in the vector index: the
+			// scan keeps the memories in force of kinds by their ids, so
+			// superseded ones never crowd them out.
+			var only []int64
+			if only, l.err = b.Store.MemoryIDsInForce(sctx, project, kinds); l.err != nil {
+				return
+			}
+			if len(only) > 0 {
+				qs = append(qs, models.SearchQuery{Project: project, Type: models.SearchMemory, ExcludeSessionID: sessionID, OnlyIDs: only, Limit: candidates})
+			}
+		}
 		var found [][]models.SearchHit
 		if found, l.err = b.Semantic.NearestWithin(sctx, prompt, budget, qs...); l.err != nil {
 			return

@@ -306,3 +306,46 @@ func TestHintSkipsInjectedMemories(t *testing.T) {
 		t.Error("a memory that did not fit in the session's context is not hinted")
 	}
 }
+
+// TestRelatedMemorySemanticNotCrowded: memories no longer in force that
+// are closer in meaning to the prompt than the one in force (100 retired
+// ones saying the prompt itself) do not crowd it out of the hint: the
+// lookup by meaning scans only the memories in force of the kinds kept.
+func TestRelatedMemorySemanticNotCrowded(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	old := f.session("app", "old", "")
+	const (
+		near   = "The cache lives in postgres"
+		prompt = "is postgresql right for this"
+	)
+	for i := range 100 {
+		text := fmt.Sprintf("%s %d", prompt, i)
+		if i == 0 && similarity(text, prompt) <= similarity(near, prompt) {
+			t.Fatalf("the fixture's texts do not crowd: retired %.3f, in force %.3f", similarity(text, prompt), similarity(near, prompt))
+		}
+		id := f.memory(old, "app", models.MemoryDecision, text)
+		f.write(func(tx *models.Tx) error { _, err := tx.SetMemoryState(id, models.MemoryRetired); return err })
+	}
+	cache := f.memory(old, "app", models.MemoryDecision, near)
+	f.st.Injection.RelatedThreshold = similarity(near, prompt) - 0.05
+	cur := f.session("app", "cur", "")
+	s := newSemanticFixture(t, f)
+	b := s.builder(10 * time.Second)
+	var out string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var err error
+		if out, err = b.RelatedMemory(ctx, "app", cur, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if hinted(out, cache) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !hinted(out, cache) {
+		t.Fatalf("the memory in force is not hinted past 100 retired ones closer in meaning:\n%s\n%s", out, s.logs.String())
+	}
+	if strings.Count(out, "- #m") != 1 {
+		t.Errorf("want the one memory in force hinted:\n%s", out)
+	}
+}
