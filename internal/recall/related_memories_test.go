@@ -188,6 +188,22 @@ func similarity(a, b string) float64 {
 	return d / math.Sqrt(nx*ny)
 }
 
+// hintOnceEmbedded asks b for the hint of prompt in session until it
+// names memory id (the indexer embeds in the background) or a minute
+// has passed, and returns the last.
+func hintOnceEmbedded(t *testing.T, b *Builder, project string, session int64, prompt string, id int64) string {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, err := b.RelatedMemory(context.Background(), project, session, prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hinted(out, id) || time.Now().After(deadline) {
+			return out
+		}
+	}
+}
+
 // TestRelatedMemorySemantic: with semantic recall on, a memory in force
 // close in meaning to a prompt that shares no word with it is hinted
 // (the fake endpoint knows no synonyms: "postgresql" lies close to
@@ -224,16 +240,7 @@ func TestRelatedMemorySemantic(t *testing.T) {
 	}
 	s := newSemanticFixture(t, f)
 	b := s.builder(10 * time.Second)
-	var out string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var err error
-		if out, err = b.RelatedMemory(ctx, "app", cur, prompt); err != nil {
-			t.Fatal(err)
-		}
-		if hinted(out, cache) || time.Now().After(deadline) {
-			break
-		}
-	}
+	out := hintOnceEmbedded(t, b, "app", cur, prompt, cache)
 	t.Logf("\n%s", out)
 	if !hinted(out, cache) || !strings.Contains(out, "decision: "+near) {
 		t.Fatalf("the memory close in meaning is not hinted:\n%s\n%s", out, s.logs.String())
@@ -313,7 +320,6 @@ func TestHintSkipsInjectedMemories(t *testing.T) {
 // lookup by meaning scans only the memories in force of the kinds kept.
 func TestRelatedMemorySemanticNotCrowded(t *testing.T) {
 	f := newFixture(t)
-	ctx := context.Background()
 	old := f.session("app", "old", "")
 	const (
 		near   = "The cache lives in postgres"
@@ -332,16 +338,7 @@ func TestRelatedMemorySemanticNotCrowded(t *testing.T) {
 	cur := f.session("app", "cur", "")
 	s := newSemanticFixture(t, f)
 	b := s.builder(10 * time.Second)
-	var out string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		var err error
-		if out, err = b.RelatedMemory(ctx, "app", cur, prompt); err != nil {
-			t.Fatal(err)
-		}
-		if hinted(out, cache) || time.Now().After(deadline) {
-			break
-		}
-	}
+	out := hintOnceEmbedded(t, b, "app", cur, prompt, cache)
 	if !hinted(out, cache) {
 		t.Fatalf("the memory in force is not hinted past 100 retired ones closer in meaning:\n%s\n%s", out, s.logs.String())
 	}
