@@ -322,6 +322,8 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		}
 		for _, hit := range page.Items {
 			p.Results = append(p.Results, searchResult(hit, titles))
+			// Hybrid hits are in fused order whatever the text leg's.
+			p.NewestFirst = p.NewestFirst || !hit.Ranked && used == embed.ModeText
 		}
 	}
 	if err != nil {

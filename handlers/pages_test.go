@@ -251,3 +251,23 @@ func TestStatusBanner(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchPageSaysNewestFirst: when the words match more rows than a
+// search ranks (SearchLimits.RankLimit), the page says its hits are the
+// newest matches and how to have them ranked; a search it ranks says
+// nothing of the kind.
+func TestSearchPageSaysNewestFirst(t *testing.T) {
+	srv := seeded(t)
+	_, ranked := getPage(t, srv, "/search?q=notes")
+	if !strings.Contains(ranked, `id="results"`) || strings.Contains(ranked, `id="search-newest"`) {
+		t.Fatalf("a ranked search: results %v, newest-first note %v", strings.Contains(ranked, `id="results"`), strings.Contains(ranked, `id="search-newest"`))
+	}
+	srv.Store.SearchLimits.RankLimit = 1
+	status, body := getPage(t, srv, "/search?q=notes")
+	if status != 200 || !strings.Contains(body, `id="search-newest"`) || !strings.Contains(body, "Newest first") {
+		t.Fatalf("status %d; the page does not say its hits are the newest matches: %.400s", status, body)
+	}
+	if status, body := getPage(t, srv, "/search?q=zzznothing"); status != 200 || strings.Contains(body, `id="search-newest"`) {
+		t.Errorf("no matches, yet the newest-first note (status %d)", status)
+	}
+}
