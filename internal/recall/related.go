@@ -31,7 +31,8 @@ const bm25Half = 8.0
 // Hint is one related memory: an observation, or a memory in force
 // (Memory set), and how relevant it is (0..1).
 type Hint struct {
-	// ID and Title are the observation's, or the memory's id and text.
+	// ID is the observation's or the memory's; Title the observation's
+	// ("" for a memory: its text is Memory's).
 	ID        int64
 	Title     string
 	Relevance float64
@@ -163,7 +164,7 @@ func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID
 }
 
 func memoryHint(m models.Memory, rel float64) Hint {
-	return Hint{ID: m.ID, Title: m.Text, Relevance: rel, CreatedAt: m.CreatedAt, Memory: &m}
+	return Hint{ID: m.ID, Relevance: rel, CreatedAt: m.CreatedAt, Memory: &m}
 }
 
 // enabledKinds are the memory kinds the settings keep.
