@@ -515,12 +515,13 @@ type RelatedMemory struct {
 
 // RelatedMemories scores the project's memories in force of kinds
 // matching the FTS5 query match, outside session exclude (a memory stated
-// outside any session always counts), and returns the best limit, best
+// outside any session always counts) and other than skip (those the
+// session's context already holds), and returns the best limit, best
 // first. A memory's text is scored as an observation's title is by
 // RelatedObservations (BM25 weight 4; on PostgreSQL ts_rank on bm25's
 // scale), so one relevance threshold serves both. Only the newest recent
 // matches are scored, so a common term costs the same as a rare one.
-func (s *Store) RelatedMemories(ctx context.Context, match, project string, kinds []string, exclude int64, recent, limit int) ([]RelatedMemory, error) {
+func (s *Store) RelatedMemories(ctx context.Context, match, project string, kinds []string, exclude int64, skip []int64, recent, limit int) ([]RelatedMemory, error) {
 	if len(kinds) == 0 || limit <= 0 {
 		return nil, nil
 	}
@@ -530,6 +531,11 @@ func (s *Store) RelatedMemories(ctx context.Context, match, project string, kind
 	}
 	db := s.db.WithContext(ctx)
 	cond := `m.project = ? AND m.state = ? AND m.kind IN ? AND (m.session_id IS NULL OR m.session_id != ?)`
+	condArgs := []any{project, MemoryCurrent, kinds, exclude}
+	if len(skip) > 0 {
+		cond += ` AND m.id NOT IN ?`
+		condArgs = append(condArgs, skip)
+	}
 	if s.Postgres() {
 		ts, err := pgTSQuery(match, SearchMemory)
 		if err != nil || ts == "" {
@@ -541,7 +547,7 @@ func (s *Store) RelatedMemories(ctx context.Context, match, project string, kind
 				SELECT m.id, ts_rank('{1.0,1.0,1.0,1.0}', m.fts, q.q) * (numnode(q.q) + 1) / 2 * ? AS score
 				FROM (SELECT to_tsquery('english', ?) AS q) q, memories m
 				WHERE m.fts @@ q.q AND `+cond+` ORDER BY m.id DESC LIMIT ?) r
-			ORDER BY score DESC, id DESC LIMIT ?`, pgRelatedScale, ts, project, MemoryCurrent, kinds, exclude, recent, limit).Scan(&rows).Error
+			ORDER BY score DESC, id DESC LIMIT ?`, append(append([]any{pgRelatedScale, ts}, condArgs...), recent, limit)...).Scan(&rows).Error
 		if err != nil {
 			return nil, err
 		}
@@ -550,7 +556,7 @@ func (s *Store) RelatedMemories(ctx context.Context, match, project string, kind
 				SELECT m.id, bm25(memories_fts, 4.0) AS score
 				FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
 				WHERE memories_fts MATCH ? AND `+cond+` ORDER BY memories_fts.rowid DESC LIMIT ?)
-			ORDER BY score DESC, id DESC LIMIT ?`, match, project, MemoryCurrent, kinds, exclude, recent, limit).Scan(&rows).Error
+			ORDER BY score DESC, id DESC LIMIT ?`, append(append([]any{match}, condArgs...), recent, limit)...).Scan(&rows).Error
 		if err != nil {
 			return nil, ftsError(err, match)
 		}

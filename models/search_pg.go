@@ -150,6 +150,10 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	}
 	var tables []pgQuery
 	var qerr error
+	// What every match must contain, and the words that imply a match:
+	// the same whatever the table.
+	phrases := tree.phrases()
+	words, prefix := tree.implied()
 	for i := range pgTables {
 		t := &pgTables[i]
 		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
@@ -162,8 +166,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 				continue
 			}
 		}
-		words, prefix := tree.implied()
-		tables = append(tables, pgQuery{t: t, q: ts, phrases: tree.phrases(), implied: words, impliedPrefix: prefix})
+		tables = append(tables, pgQuery{t: t, q: ts, phrases: phrases, implied: words, impliedPrefix: prefix})
 	}
 	if len(tables) == 0 && qerr != nil {
 		return nil, queryErr(qerr, q.Q)

@@ -183,81 +183,78 @@ func FTSPhrase(name string) string {
 	return `"` + strings.Join(words, " ") + `"`
 }
 
-// givenFiles remembers which files the gate has answered in each session,
-// so each is answered once. It is bounded: past maxGivenSessions sessions
-// it starts afresh (a file may then be answered a second time).
-type givenFiles struct {
+// given remembers, per session, what was given it: the files the gate
+// answered (so each is answered once), the memories its context held
+// (so the prompt hints do not repeat them). It is this worker's: after a
+// restart, or for a session another replica served (team mode),
+// something may be given a second time. It is bounded: past
+// maxGivenSessions sessions, or maxGivenItems items of one, it starts
+// afresh.
+type given[S, K comparable] struct {
 	mu sync.Mutex
-	m  map[string]map[string]bool
+	m  map[S]map[K]bool
 }
 
 const (
 	maxGivenSessions = 4096
-	maxGivenFiles    = 10000
+	maxGivenItems    = 10000
 )
 
-// reserve marks path as answered in session and reports whether it was
-// not already; release undoes it when nothing was given after all.
-func (g *givenFiles) reserve(session, path string) bool {
+// set is session's set, made (and the bounds kept) if need be; the
+// caller holds mu.
+func (g *given[S, K]) set(session S) map[K]bool {
+	if g.m == nil || len(g.m) >= maxGivenSessions {
+		g.m = map[S]map[K]bool{}
+	}
+	items := g.m[session]
+	if items == nil || len(items) >= maxGivenItems {
+		items = map[K]bool{}
+		g.m[session] = items
+	}
+	return items
+}
+
+// reserve marks k as given to session and reports whether it was not
+// already; release undoes it when nothing was given after all.
+func (g *given[S, K]) reserve(session S, k K) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.m == nil || len(g.m) >= maxGivenSessions {
-		g.m = map[string]map[string]bool{}
-	}
-	files := g.m[session]
-	if files == nil {
-		files = map[string]bool{}
-		g.m[session] = files
-	}
-	if files[path] {
+	items := g.set(session)
+	if items[k] {
 		return false
 	}
-	if len(files) >= maxGivenFiles {
-		clear(files)
-	}
-	files[path] = true
+	items[k] = true
 	return true
 }
 
-func (g *givenFiles) release(session, path string) {
+func (g *given[S, K]) release(session S, k K) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.m[session], path)
+	delete(g.m[session], k)
 }
 
-// givenMemories remembers which memories each session's context held
-// (SessionContext), so that the prompt hints do not repeat them. It is
-// this worker's: a session whose context another replica built (team
-// mode), or one from before a restart, may be hinted a memory again. It
-// is bounded like givenFiles.
-type givenMemories struct {
-	mu sync.Mutex
-	m  map[int64]map[int64]bool
-}
-
-func (g *givenMemories) add(session int64, ids []int64) {
-	if len(ids) == 0 {
+// add marks ks as given to session.
+func (g *given[S, K]) add(session S, ks []K) {
+	if len(ks) == 0 {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.m == nil || len(g.m) >= maxGivenSessions {
-		g.m = map[int64]map[int64]bool{}
-	}
-	set := g.m[session]
-	if set == nil || len(set) >= maxGivenFiles {
-		set = map[int64]bool{}
-		g.m[session] = set
-	}
-	for _, id := range ids {
-		set[id] = true
+	items := g.set(session)
+	for _, k := range ks {
+		items[k] = true
 	}
 }
 
-func (g *givenMemories) has(session, id int64) bool {
+// all is what session was given, in no order.
+func (g *given[S, K]) all(session S) []K {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.m[session][id]
+	var out []K
+	for k := range g.m[session] {
+		out = append(out, k)
+	}
+	return out
 }
 
 // fileStatus is filestate.Statuses over the builder's store.

@@ -42,8 +42,8 @@ type Builder struct {
 	SemanticBudget time.Duration
 	Log            *slog.Logger
 
-	given    givenFiles    // what the file gate answered, per session
-	injected givenMemories // the memories each session's context held
+	given    given[string, string] // the files the gate answered, per Claude session
+	injected given[int64, int64]   // the memories each session's context held
 }
 
 // BytesPerToken is the estimate mneme budgets with: about four bytes of

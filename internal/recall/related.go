@@ -95,13 +95,16 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 // budget; past it the hints are text's alone.
 func (b *Builder) Related(ctx context.Context, project string, sessionID int64, prompt string, limit int, threshold float64) ([]Hint, error) {
 	kinds := enabledKinds(b.policy().Settings.Memory)
-	sem := b.semanticRelated(ctx, project, sessionID, prompt, kinds)
+	// The memories the session's context already holds are not hinted:
+	// both lookups leave them out, so they take no candidate's place.
+	held := b.injected.all(sessionID)
+	sem := b.semanticRelated(ctx, project, sessionID, prompt, kinds, held)
 	all := Keywords(prompt, MaxKeywords)
 	obs, err := b.relatedObservations(ctx, project, sessionID, all)
 	if err != nil {
 		return nil, err
 	}
-	mems, err := b.relatedMemories(ctx, project, sessionID, all, kinds)
+	mems, err := b.relatedMemories(ctx, project, sessionID, all, kinds, held)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func (b *Builder) Related(ctx context.Context, project string, sessionID int64, 
 	}
 	var out []Hint
 	for _, h := range append(mems, obs...) {
-		if h.Relevance >= threshold && (h.Memory == nil || !b.injected.has(sessionID, h.ID)) {
+		if h.Relevance >= threshold {
 			out = append(out, h)
 		}
 	}
@@ -143,8 +146,8 @@ func (b *Builder) relatedObservations(ctx context.Context, project string, sessi
 }
 
 // relatedMemories are the memories in force of kinds matching the
-// telling ones of kws (telling among memories), as hints.
-func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID int64, kws, kinds []string) ([]Hint, error) {
+// telling ones of kws (telling among memories), but those held, as hints.
+func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID int64, kws, kinds []string, held []int64) ([]Hint, error) {
 	if len(kinds) == 0 {
 		return nil, nil
 	}
@@ -152,7 +155,7 @@ func (b *Builder) relatedMemories(ctx context.Context, project string, sessionID
 	if err != nil || len(kws) == 0 {
 		return nil, err
 	}
-	rows, err := b.Store.RelatedMemories(ctx, FTSQuery(kws), project, kinds, sessionID, recentMatches, candidates)
+	rows, err := b.Store.RelatedMemories(ctx, FTSQuery(kws), project, kinds, sessionID, held, recentMatches, candidates)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +199,7 @@ type semanticLookup struct {
 // semanticRelated starts looking up the prompt's nearest observations
 // and memories in force of kinds by meaning (nil when semantic recall is
 // off).
-func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string, kinds []string) *semanticLookup {
+func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string, kinds []string, held []int64) *semanticLookup {
 	if !b.Semantic.Enabled() || strings.TrimSpace(prompt) == "" {
 		return nil
 	}
@@ -217,6 +220,7 @@ func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID
 			if only, l.err = b.Store.MemoryIDsInForce(sctx, project, kinds); l.err != nil {
 				return
 			}
+			only = slices.DeleteFunc(only, func(id int64) bool { return slices.Contains(held, id) })
 			if len(only) > 0 {
 				qs = append(qs, models.SearchQuery{Project: project, Type: models.SearchMemory, ExcludeSessionID: sessionID, OnlyIDs: only, Limit: candidates})
 			}
