@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -28,18 +27,7 @@ func TestBrowserMemorySearch(t *testing.T) {
 		{Project: "memproj", Source: models.SourceUser, Kind: models.MemoryDecision, Text: "Run the database migrations by hand before a release"},
 		{Project: "memproj", Source: models.SourceUser, Kind: models.MemoryTodo, Text: "Add a benchmark for the cache warm-up"},
 	}
-	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
-		for i := range ms {
-			if _, err := tx.InsertMemory(&ms[i]); err != nil {
-				return err
-			}
-		}
-		_, err := tx.SupersedeMemory(ms[2].ID, ms[1].ID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	storeMemories(t, srv, ms, 2, 1)
 	present := func(id int64) string {
 		return fmt.Sprintf(`!!document.querySelector("#memory-search-list #mem-%d")`, id)
 	}

@@ -79,13 +79,20 @@ func seedMemories(t *testing.T, srv *testutil.Server) {
 		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryCause, Text: "TestMigrateTwice failed because CREATE TABLE users ran on an existing table"},
 		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryTodo, Text: "Add a regression test for a migration that renames a column"},
 	}
+	storeMemories(t, srv, ms, 2, 1)
+}
+
+// storeMemories inserts ms (their IDs set), then marks ms[old]
+// superseded by ms[by].
+func storeMemories(t *testing.T, srv *testutil.Server, ms []models.Memory, old, by int) {
+	t.Helper()
 	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		for i := range ms {
 			if _, err := tx.InsertMemory(&ms[i]); err != nil {
 				return err
 			}
 		}
-		_, err := tx.SupersedeMemory(ms[2].ID, ms[1].ID)
+		_, err := tx.SupersedeMemory(ms[old].ID, ms[by].ID)
 		return err
 	})
 	if err != nil {
