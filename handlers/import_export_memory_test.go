@@ -81,7 +81,7 @@ func TestExportAllMemoriesRoundTrip(t *testing.T) {
 		if _, err := tx.SupersedeMemory(old.ID, newer.ID); err != nil {
 			return err
 		}
-		if _, err := tx.CompleteMemory(todo.ID); err != nil {
+		if _, err := tx.CompleteMemory(todo.ID, models.SpeakerClaude); err != nil {
 			return err
 		}
 		if _, err := tx.PinMemory(rule.ID, true); err != nil {

@@ -27,7 +27,32 @@ const (
 	MemorySuperseded = "superseded" // replaced by SupersededBy
 	MemoryDone       = "done"       // a todo a later turn completed
 	MemoryRetired    = "retired"    // retired by the user
+	// MemoryNoted is text Claude quoted or reported (a file, a command's
+	// output, a page): searchable, with its source, never in force.
+	MemoryNoted = "noted"
+	// MemoryProposed is a teammate's memory awaiting the owner's
+	// acceptance (team mode): not in force until accepted.
+	MemoryProposed = "proposed"
 )
+
+// Speakers: who said a memory (Memory.Speaker). Only the project's own
+// voices make memories in force: the user, Claude's own conclusions, and
+// teammates the owner trusts or accepted.
+const (
+	SpeakerUser     = "user"     // the owner: a prompt, the Memory page, remember from the user
+	SpeakerClaude   = "claude"   // Claude's own conclusion in an answer, or remember through MCP
+	SpeakerQuoted   = "quoted"   // a document or command Claude quoted or reported (SpeakerRef: which)
+	SpeakerTeammate = "teammate" // another person of a team (SpeakerRef: the person)
+)
+
+// ValidSpeaker reports whether s is a speaker.
+func ValidSpeaker(s string) bool {
+	switch s {
+	case SpeakerUser, SpeakerClaude, SpeakerQuoted, SpeakerTeammate:
+		return true
+	}
+	return false
+}
 
 // Memory sources: where a memory came from.
 const (
@@ -38,8 +63,13 @@ const (
 	SourceUser    = "user"    // written by the user
 )
 
-// MaxMemoryText bounds a memory's text.
-const MaxMemoryText = 1000
+// MaxMemoryText bounds a memory's text, its evidence and its subject's
+// and speaker's names.
+const (
+	MaxMemoryText     = 1000
+	MaxMemorySubject  = 120
+	MaxMemorySpeakRef = 300
+)
 
 // Memory is one statement worth carrying forward: a decision, a
 // constraint, a root cause or a todo, with where it came from, the files
@@ -72,6 +102,62 @@ type Memory struct {
 	Pinned       bool        `json:"pinned"`
 	CreatedAt    time.Time   `json:"createdAt"`
 	UpdatedAt    time.Time   `json:"updatedAt"`
+
+	// Provenance. Speaker is who said it (SpeakerUser, …), SpeakerRef
+	// which document or command (quoted), which person (teammate), or the
+	// transcript file of an imported session's memory. Evidence is the
+	// span it was read from, as read (cleaned like every stored text);
+	// with SessionID and PromptNumber (the turn) it says where.
+	Speaker    string `json:"speaker"`
+	SpeakerRef string `json:"speakerRef,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
+	// Subject is what the memory is about ("cache", "config format"):
+	// a newer memory on the same subject replaces an older one.
+	Subject string `json:"subject,omitempty"`
+	// InForceAt is when the memory came into force (nil: never, as a
+	// noted quote or a proposal not yet accepted); EndedAt when it left
+	// force (superseded, done, retired) and EndedBy who ended it (a
+	// speaker, or "teammate:NAME"). Together they answer what held on a
+	// date (MemoryFilter.AsOf).
+	InForceAt *time.Time `json:"inForceAt,omitempty"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	EndedBy   string     `json:"endedBy,omitempty"`
+}
+
+// Voice is how a speaker is named where a memory is shown: "you",
+// "Claude", a teammate's name, or "quoted: README.md".
+func (m *Memory) Voice() string {
+	switch m.Speaker {
+	case SpeakerUser:
+		return "you"
+	case SpeakerClaude:
+		return "Claude"
+	case SpeakerTeammate:
+		if m.SpeakerRef != "" {
+			return m.SpeakerRef
+		}
+		return "a teammate"
+	case SpeakerQuoted:
+		if m.SpeakerRef != "" {
+			return "quoted: " + m.SpeakerRef
+		}
+		return "quoted"
+	}
+	return "unknown"
+}
+
+// SpeakerLabel is the speaker as EndedBy records it: the speaker, or
+// "teammate:NAME".
+func (m *Memory) SpeakerLabel() string {
+	if m.Speaker == SpeakerTeammate && m.SpeakerRef != "" {
+		return SpeakerTeammate + ":" + m.SpeakerRef
+	}
+	return m.Speaker
+}
+
+// InForceOn reports whether the memory was in force at t.
+func (m *Memory) InForceOn(t time.Time) bool {
+	return m.InForceAt != nil && !m.InForceAt.After(t) && (m.EndedAt == nil || m.EndedAt.After(t))
 }
 
 // memoryColumns are the columns a Memory is read from, session_id as 0
@@ -83,7 +169,7 @@ var memoryColumns = memoryColumnsOf("")
 func memoryColumnsOf(alias string) string {
 	cols := []string{"id", "COALESCE(" + alias + "session_id, 0) AS session_id", "project", "prompt_number", "source", "kind",
 		"text", "original_text", "files", "idents", "terms", "change", "file_states", "state", "superseded_by", "pinned",
-		"created_at", "updated_at"}
+		"created_at", "updated_at", "speaker", "speaker_ref", "evidence", "subject", "in_force_at", "ended_at", "ended_by"}
 	for i, c := range cols {
 		if i != 1 {
 			cols[i] = alias + c
@@ -105,7 +191,7 @@ func ValidMemoryKind(k string) bool {
 // ValidMemoryState reports whether s is a memory state.
 func ValidMemoryState(s string) bool {
 	switch s {
-	case MemoryCurrent, MemorySuperseded, MemoryDone, MemoryRetired:
+	case MemoryCurrent, MemorySuperseded, MemoryDone, MemoryRetired, MemoryNoted, MemoryProposed:
 		return true
 	}
 	return false
@@ -127,6 +213,21 @@ func (m *Memory) normalize() error {
 	if m.State == "" {
 		m.State = MemoryCurrent
 	}
+	if !ValidMemoryState(m.State) {
+		return fmt.Errorf("%w: memory state %q", ErrInvalid, m.State)
+	}
+	if m.Speaker == "" {
+		m.Speaker = speakerOfSource(m.Source)
+	}
+	if !ValidSpeaker(m.Speaker) {
+		return fmt.Errorf("%w: memory speaker %q", ErrInvalid, m.Speaker)
+	}
+	if m.Speaker == SpeakerQuoted && (m.State == MemoryCurrent || m.State == MemoryProposed) {
+		m.State = MemoryNoted // a quote is never in force
+	}
+	m.SpeakerRef = clipBytes(strings.TrimSpace(m.SpeakerRef), MaxMemorySpeakRef)
+	m.Subject = clipBytes(strings.TrimSpace(m.Subject), MaxMemorySubject)
+	m.Evidence = clipBytes(m.Evidence, MaxMemoryText)
 	for _, l := range []*[]string{&m.Files, &m.Idents, &m.Terms} {
 		if *l == nil {
 			*l = []string{}
@@ -140,7 +241,38 @@ func (m *Memory) normalize() error {
 	}
 	m.CreatedAt = m.CreatedAt.UTC().Truncate(time.Microsecond)
 	m.UpdatedAt = m.CreatedAt
+	if m.State == MemoryCurrent && m.InForceAt == nil {
+		at := m.CreatedAt
+		m.InForceAt = &at
+	}
+	if m.State == MemoryNoted || m.State == MemoryProposed {
+		m.InForceAt, m.EndedAt = nil, nil
+	}
 	return nil
+}
+
+// speakerOfSource is the speaker a memory of source has when nobody said
+// otherwise: the user for a prompt or the Memory page, else Claude.
+func speakerOfSource(source string) string {
+	if source == SourcePrompt || source == SourceUser {
+		return SpeakerUser
+	}
+	return SpeakerClaude
+}
+
+// memoryInsert is the INSERT of a memory's columns (but id) and its
+// values: InsertMemory's and the restore's.
+const memoryInsert = `INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
+		files, idents, terms, change, file_states, state, superseded_by, pinned, created_at, updated_at,
+		speaker, speaker_ref, evidence, subject, in_force_at, ended_at, ended_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`
+
+// insertValues are m's values for memoryInsert, in session sid.
+func (m *Memory) insertValues(sid int64) []any {
+	return []any{nullID(sid), m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
+		jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
+		m.State, m.SupersededBy, m.Pinned, m.CreatedAt, m.UpdatedAt,
+		m.Speaker, m.SpeakerRef, m.Evidence, m.Subject, m.InForceAt, m.EndedAt, m.EndedBy}
 }
 
 // clipBytes cuts s to at most n bytes on a rune boundary.
@@ -174,12 +306,7 @@ func (tx *Tx) InsertMemory(m *Memory) (inserted bool, err error) {
 	if err := m.normalize(); err != nil {
 		return false, err
 	}
-	err = tx.db.Raw(`INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
-			files, idents, terms, change, file_states, state, superseded_by, pinned, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-		nullID(m.SessionID), m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
-		jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
-		m.State, m.SupersededBy, m.Pinned, m.CreatedAt, m.UpdatedAt).Row().Scan(&m.ID)
+	err = tx.db.Raw(memoryInsert, m.insertValues(m.SessionID)...).Row().Scan(&m.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -210,7 +337,7 @@ func (tx *Tx) memoryByID(id int64) (*Memory, error) {
 // is no such memory; changed is false when cond did not hold.
 func (tx *Tx) updateMemory(id int64, cond, set string, args ...any) (m *Memory, changed bool, err error) {
 	q := `UPDATE memories SET ` + set + `, updated_at = ? WHERE id = ?`
-	args = append(args, time.Now().UTC().Truncate(time.Microsecond), id)
+	args = append(args, nowMicro(), id)
 	if cond != "" {
 		q += " AND " + cond
 	}
@@ -228,18 +355,26 @@ func (tx *Tx) updateMemory(id int64, cond, set string, args ...any) (m *Memory, 
 }
 
 // SupersedeMemory marks memory old superseded by memory newer, if old is
-// still current; changed tells whether it was.
+// still current; changed tells whether it was. Who ended it is newer's
+// speaker.
 func (tx *Tx) SupersedeMemory(old, newer int64) (changed bool, err error) {
 	if old == newer {
 		return false, nil
 	}
-	_, changed, err = tx.updateMemory(old, "state = 'current' AND NOT pinned", "state = ?, superseded_by = ?", MemorySuperseded, newer)
+	n, err := tx.memoryByID(newer)
+	if err != nil {
+		return false, err
+	}
+	now := nowMicro()
+	_, changed, err = tx.updateMemory(old, "state = 'current' AND NOT pinned", "state = ?, superseded_by = ?, ended_at = ?, ended_by = ?",
+		MemorySuperseded, newer, now, n.SpeakerLabel())
 	return changed, err
 }
 
-// CompleteMemory marks todo id done, if it is a current todo.
-func (tx *Tx) CompleteMemory(id int64) (changed bool, err error) {
-	_, changed, err = tx.updateMemory(id, "state = 'current' AND kind = 'todo'", "state = ?", MemoryDone)
+// CompleteMemory marks todo id done, if it is a current todo; by is who
+// said it is done (a speaker label).
+func (tx *Tx) CompleteMemory(id int64, by string) (changed bool, err error) {
+	_, changed, err = tx.updateMemory(id, "state = 'current' AND kind = 'todo'", "state = ?, ended_at = ?, ended_by = ?", MemoryDone, nowMicro(), by)
 	return changed, err
 }
 
@@ -262,15 +397,49 @@ func (tx *Tx) EditMemory(id int64, text string) (*Memory, error) {
 }
 
 // SetMemoryState sets memory id's state by the user's hand: retired (no
-// longer injected) or current again. Reinstating a superseded memory
-// clears its link.
+// longer injected), done, or current again. Reinstating a superseded
+// memory clears its link, and it is in force from now (what held before
+// its end keeps no second interval). A quote (noted) is never made
+// current: it is not the project's voice.
 func (tx *Tx) SetMemoryState(id int64, state string) (*Memory, error) {
-	if state != MemoryRetired && state != MemoryCurrent && state != MemoryDone {
-		return nil, fmt.Errorf("%w: memory state %q", ErrInvalid, state)
+	now := nowMicro()
+	switch state {
+	case MemoryRetired, MemoryDone:
+		m, _, err := tx.updateMemory(id, "state <> 'noted'", "state = ?, superseded_by = 0, ended_at = COALESCE(ended_at, ?), ended_by = CASE WHEN state IN ('current') THEN ? ELSE ended_by END",
+			state, now, SpeakerUser)
+		return m, err
+	case MemoryCurrent:
+		m, changed, err := tx.updateMemory(id, "state NOT IN ('current', 'noted')", "state = ?, superseded_by = 0, in_force_at = ?, ended_at = NULL, ended_by = ''", state, now)
+		if err == nil && !changed && m.State == MemoryNoted {
+			return nil, fmt.Errorf("%w: a quoted text (%s) is never a memory in force; state it as your own instead", ErrInvalid, m.Voice())
+		}
+		return m, err
 	}
-	m, _, err := tx.updateMemory(id, "", "state = ?, superseded_by = 0", state)
+	return nil, fmt.Errorf("%w: memory state %q", ErrInvalid, state)
+}
+
+// AcceptMemory puts a teammate's proposed memory in force (the owner's
+// review): it is in force from now. It is ErrInvalid for a memory that
+// is not proposed.
+func (tx *Tx) AcceptMemory(id int64) (*Memory, error) {
+	m, changed, err := tx.updateMemory(id, "state = 'proposed'", "state = ?, in_force_at = ?", MemoryCurrent, nowMicro())
+	if err == nil && !changed {
+		return nil, fmt.Errorf("%w: memory %d is %s, not proposed", ErrInvalid, id, m.State)
+	}
 	return m, err
 }
+
+// RejectMemory retires a teammate's proposed memory: it never comes
+// into force.
+func (tx *Tx) RejectMemory(id int64) (*Memory, error) {
+	m, changed, err := tx.updateMemory(id, "state = 'proposed'", "state = ?, ended_by = ?", MemoryRetired, SpeakerUser)
+	if err == nil && !changed {
+		return nil, fmt.Errorf("%w: memory %d is %s, not proposed", ErrInvalid, id, m.State)
+	}
+	return m, err
+}
+
+func nowMicro() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // MemoryByID loads one memory.
 func (s *Store) MemoryByID(ctx context.Context, id int64) (*Memory, error) {
@@ -302,9 +471,19 @@ type MemoryFilter struct {
 	States    []string // any of these states; all when empty
 	// File keeps the memories naming this path (exactly, or as a path
 	// relative to it when it is absolute).
-	File   string
-	Offset int
-	Limit  int // 0: no limit
+	File string
+	// AsOf keeps the memories that were in force at that time, whatever
+	// their state now (States is not applied then).
+	AsOf *time.Time
+	// Speakers keeps the memories of these speakers; all when empty.
+	Speakers []string
+	Offset   int
+	Limit    int // 0: no limit
+}
+
+// asOfCond is the condition "in force at t" on memories aliased alias.
+func asOfCond(alias string) string {
+	return alias + "in_force_at IS NOT NULL AND " + alias + "in_force_at <= ? AND (" + alias + "ended_at IS NULL OR " + alias + "ended_at > ?)"
 }
 
 // Memories lists memories: pinned first, then newest first.
@@ -319,8 +498,14 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) 
 	if len(f.Kinds) > 0 {
 		q = q.Where("kind IN ?", f.Kinds)
 	}
-	if len(f.States) > 0 {
+	if f.AsOf != nil {
+		at := f.AsOf.UTC()
+		q = q.Where(asOfCond(""), at, at)
+	} else if len(f.States) > 0 {
 		q = q.Where("state IN ?", f.States)
+	}
+	if len(f.Speakers) > 0 {
+		q = q.Where("speaker IN ?", f.Speakers)
 	}
 	if f.File != "" {
 		// A memory names a file as it was written ("internal/x.go"); the
@@ -446,10 +631,11 @@ const SearchMemory = "memory"
 
 // MemorySearch is one full-text search of memories.
 type MemorySearch struct {
-	Q       string   // FTS5 syntax, as SearchQuery.Q
-	Project string   // "" for all
-	Kinds   []string // any of these kinds; all when empty
-	States  []string // any of these states; all when empty
+	Q       string     // FTS5 syntax, as SearchQuery.Q
+	Project string     // "" for all
+	Kinds   []string   // any of these kinds; all when empty
+	States  []string   // any of these states; all when empty
+	AsOf    *time.Time // in force at that time (States is not applied then)
 	Offset  int
 	Limit   int // default 20
 }
@@ -478,7 +664,10 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 	if len(q.Kinds) > 0 {
 		where, args = append(where, "m.kind IN ?"), append(args, q.Kinds)
 	}
-	if len(q.States) > 0 {
+	if q.AsOf != nil {
+		at := q.AsOf.UTC()
+		where, args = append(where, asOfCond("m.")), append(args, at, at)
+	} else if len(q.States) > 0 {
 		where, args = append(where, "m.state IN ?"), append(args, q.States)
 	}
 	cond := ""

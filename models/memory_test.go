@@ -123,10 +123,10 @@ func TestMemoryLifecycle(t *testing.T) {
 		if ok, _ := tx.SupersedeMemory(con.ID, newer.ID); ok {
 			t.Error("a pinned memory was superseded")
 		}
-		if ok, err := tx.CompleteMemory(todo.ID); err != nil || !ok {
+		if ok, err := tx.CompleteMemory(todo.ID, SpeakerClaude); err != nil || !ok {
 			t.Errorf("complete: %v %v", ok, err)
 		}
-		if ok, _ := tx.CompleteMemory(claude.ID); ok {
+		if ok, _ := tx.CompleteMemory(claude.ID, SpeakerClaude); ok {
 			t.Error("a decision was marked done")
 		}
 		_, err := tx.SetMemoryState(claude.ID, MemoryRetired)

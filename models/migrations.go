@@ -449,7 +449,41 @@ var migrations = []string{
 	CREATE TRIGGER memories_embeddings_au AFTER UPDATE OF text ON memories BEGIN
 		DELETE FROM embeddings WHERE item_type = 'memory' AND item_id = old.id;
 	END;`,
+	// 19: a memory's provenance (issue #33): who said it, the span it was
+	// read from, what it is about, and when it was in force.
+	`ALTER TABLE memories ADD COLUMN speaker TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN speaker_ref TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN subject TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN in_force_at DATETIME;
+	ALTER TABLE memories ADD COLUMN ended_at DATETIME;
+	ALTER TABLE memories ADD COLUMN ended_by TEXT NOT NULL DEFAULT '';
+	` + memoryProvenanceBackfill,
 }
+
+// memoryProvenanceBackfill gives the memories stored before provenance
+// the best of it their rows allow, on both backends (UPDATE … FROM):
+//   - the speaker by the source (a prompt or the Memory page: the user;
+//     an answer, a summary or MCP: Claude), a teammate by the session's
+//     captured_by; nothing says whether an old answer memory was a quote;
+//   - in force from when it was made; a memory no longer current ended
+//     at its row's last change (the supersession, completion or retiring
+//     is what changes a row last), by the speaker of what replaced it,
+//     by Claude for a done todo, by the user for a retired one;
+//   - a teammate's memory in force becomes a proposal the owner reviews
+//     (the trust model's default): from now on it was never in force.
+const memoryProvenanceBackfill = `UPDATE memories SET speaker = CASE WHEN source IN ('prompt', 'user') THEN 'user' ELSE 'claude' END;
+	UPDATE memories SET speaker = 'teammate', speaker_ref = s.captured_by FROM sessions s
+		WHERE s.id = memories.session_id AND s.captured_by <> '';
+	UPDATE memories SET in_force_at = created_at;
+	UPDATE memories SET ended_at = updated_at WHERE state <> 'current';
+	UPDATE memories SET ended_by = CASE WHEN n.speaker = 'teammate' THEN 'teammate:' || n.speaker_ref ELSE n.speaker END
+		FROM memories n WHERE memories.state = 'superseded' AND n.id = memories.superseded_by;
+	UPDATE memories SET ended_by = 'claude' WHERE state = 'done';
+	UPDATE memories SET ended_by = 'user' WHERE state = 'retired';
+	UPDATE memories SET state = 'proposed', in_force_at = NULL
+		WHERE speaker = 'teammate' AND state = 'current';
+	CREATE INDEX memories_speaker ON memories(project, speaker, state);`
 
 // migrationFollowUps run in Go, in the same transaction as the migration
 // of their version (by number): what SQL alone cannot do well.

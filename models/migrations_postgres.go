@@ -317,6 +317,15 @@ var pgMigrations = []string{
 	// 10: the planner's statistics of the searched columns, kept where a
 	// search reads them in microseconds (pg_stats takes 2 ms a read).
 	pgCommonMigration,
+	// 11: SQLite's migration 19, a memory's provenance.
+	`ALTER TABLE memories ADD COLUMN speaker TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN speaker_ref TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN subject TEXT NOT NULL DEFAULT '';
+	ALTER TABLE memories ADD COLUMN in_force_at TIMESTAMPTZ;
+	ALTER TABLE memories ADD COLUMN ended_at TIMESTAMPTZ;
+	ALTER TABLE memories ADD COLUMN ended_by TEXT NOT NULL DEFAULT '';
+	` + memoryProvenanceBackfill,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the

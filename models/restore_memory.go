@@ -96,7 +96,8 @@ func (tx *Tx) RestoreMemories(ms []ExportMemory) (RestoreCounts, error) {
 func (tx *Tx) restoreMemory(sid int64, claudeID string, e *ExportMemory) (bool, error) {
 	m := e.Memory
 	m.ID, m.SessionID, m.SupersededBy = 0, sid, 0
-	for _, p := range []*string{&m.Project, &m.Source, &m.Kind, &m.Text, &m.OriginalText, &m.State} {
+	for _, p := range []*string{&m.Project, &m.Source, &m.Kind, &m.Text, &m.OriginalText, &m.State,
+		&m.Speaker, &m.SpeakerRef, &m.Evidence, &m.Subject, &m.EndedBy} {
 		*p = textSafe(*p)
 	}
 	for _, l := range [][]string{m.Files, m.Idents, m.Terms} {
@@ -122,12 +123,7 @@ func (tx *Tx) restoreMemory(sid int64, claudeID string, e *ExportMemory) (bool, 
 	if err == nil && id != 0 {
 		m.ID = id
 	} else if err == nil {
-		err = tx.db.Raw(`INSERT INTO memories (session_id, project, prompt_number, source, kind, text, original_text,
-			files, idents, terms, change, file_states, state, superseded_by, pinned, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-			nullID(sid), m.Project, m.PromptNumber, m.Source, m.Kind, m.Text, m.OriginalText,
-			jsonText(m.Files), jsonText(m.Idents), jsonText(m.Terms), m.Change, jsonText(m.FileStates),
-			m.State, m.Pinned, m.CreatedAt, m.UpdatedAt).Row().Scan(&m.ID)
+		err = tx.db.Raw(memoryInsert, m.insertValues(sid)...).Row().Scan(&m.ID)
 		inserted = err == nil
 	}
 	if err != nil {

@@ -110,6 +110,23 @@ type MemorySettings struct {
 	// BudgetShare is the percentage of maxInjectTokens the memories in
 	// force may fill (0 injects none).
 	BudgetShare int `json:"budgetShare"`
+	// Trust names the teammates whose memories are in force without the
+	// owner's review (team mode); "*" trusts everyone. Others' memories
+	// are proposed until accepted.
+	Trust []string `json:"trust"`
+}
+
+// TrustAll in MemorySettings.Trust trusts every teammate.
+const TrustAll = "*"
+
+// Trusts reports whether the owner trusts person's memories.
+func (m MemorySettings) Trusts(person string) bool {
+	for _, p := range m.Trust {
+		if p == TrustAll || p == person {
+			return true
+		}
+	}
+	return false
 }
 
 // KindEnabled reports whether memories of kind are extracted.
@@ -170,7 +187,7 @@ func DefaultSettings() Settings {
 			FileRecallTokens:  200,
 		},
 		Summarizer: SummarizerSettings{Kind: "heuristic", ClaudePath: "claude", Model: "claude-haiku-4-5"},
-		Memory:     MemorySettings{Decisions: true, Constraints: true, Causes: true, Todos: true, BudgetShare: 40},
+		Memory:     MemorySettings{Decisions: true, Constraints: true, Causes: true, Todos: true, BudgetShare: 40, Trust: []string{}},
 	}
 }
 
@@ -287,6 +304,12 @@ func (s *Settings) Validate() error {
 	}
 	if s.Memory.BudgetShare < 0 || s.Memory.BudgetShare > 100 {
 		add("memory.budgetShare", "must be between 0 and 100 (percent of maxInjectTokens)")
+	}
+	for _, p := range s.Memory.Trust {
+		if _, err := CleanPerson(p); err != nil || p != strings.TrimSpace(p) {
+			add("memory.trust", "each entry is a person's name (as their token names them) or * for everyone")
+			break
+		}
 	}
 	if s.Summarizer.DailyTokenBudget < 0 {
 		add("summarizer.dailyTokenBudget", "must not be negative")

@@ -175,3 +175,17 @@ func loadSummaryWork(db *gorm.DB, sessionID int64, turn, upTo, outputBytes, limi
 	sort.Slice(w.Observations, func(i, j int) bool { return w.Observations[i].ID < w.Observations[j].ID })
 	return w, nil
 }
+
+// PreviousAnswer is Claude's answer of the newest turn of session
+// sessionID before turn promptNumber, as its turn summary keeps it: ""
+// when there is none.
+func (s *Store) PreviousAnswer(ctx context.Context, sessionID int64, promptNumber int) (string, error) {
+	var out []string
+	err := s.db.WithContext(ctx).Model(&Summary{}).
+		Where("session_id = ? AND kind = ? AND prompt_number < ? AND prompt_number > 0", sessionID, SummaryTurn, promptNumber).
+		Order("prompt_number DESC, id DESC").Limit(1).Pluck("last_assistant_message", &out).Error
+	if err != nil || len(out) == 0 {
+		return "", err
+	}
+	return out[0], nil
+}

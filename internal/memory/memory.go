@@ -31,7 +31,20 @@ type Turn struct {
 	Cwd          string   // the session's directory, to read named files
 	Prompts      []string // the user's prompt(s) of the turn
 	Answer       string   // Claude's answer of the turn
-	At           time.Time
+	// PrevAnswer is Claude's answer of the turn before, in the same
+	// session: the options a prompt may choose among.
+	PrevAnswer string
+	// Person is who captured the session in team mode ("" is the owner);
+	// Trusted tells whether the owner trusts that person's memories.
+	Person  string
+	Trusted bool
+	// Imported is the transcript file of an imported session ("" for a
+	// live one): the memory says where it was read.
+	Imported string
+	// Tools are what the turn's tools returned and the files it read: an
+	// answer's statement copied from one of them is a quote of it.
+	Tools []ToolText
+	At    time.Time
 }
 
 // Statement is a memory as a source states it, before it is stored.
@@ -41,11 +54,16 @@ type Statement struct {
 }
 
 // Extract runs the heuristic extractor over the turn: the prompts (the
-// user's constraints and corrections) and the answer, keeping the kinds
-// st enables.
+// user's constraints and corrections, and a choice among the options
+// the answer before offered) and the answer, keeping the kinds st
+// enables.
 func Extract(t Turn, st models.MemorySettings) []Statement {
 	var out []Statement
 	for _, p := range t.Prompts {
+		if m, ok := extract.FromChoice(t.PrevAnswer, p); ok {
+			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
+			continue
+		}
 		for _, m := range extract.FromPrompt(p) {
 			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
 		}
@@ -53,7 +71,79 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 	for _, m := range extract.FromAnswer(t.Answer) {
 		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
 	}
-	return Enabled(out, st)
+	return Enabled(QuotedFromTools(out, t.Tools), st)
+}
+
+// QuotedFromTools marks the answer statements that copy what a tool of
+// the turn returned, or a file it read, as quotes of it: Claude repeating
+// a file's "Decision: …" line is the file speaking, not Claude.
+func QuotedFromTools(in []Statement, tools []ToolText) []Statement {
+	if len(tools) == 0 {
+		return in
+	}
+	texts := make([]string, len(tools))
+	for i, tt := range tools {
+		texts[i] = tt.Text
+	}
+	for i := range in {
+		s := &in[i]
+		if s.Quoted || s.Source == models.SourcePrompt {
+			continue
+		}
+		ev := s.Evidence
+		if ev == "" {
+			ev = s.Text
+		}
+		if j, ok := extract.QuotedIn(ev, texts); ok {
+			s.Quoted, s.QuotedFrom = true, tools[j].Ref
+		} else if j, ok := extract.QuotedIn(s.Text, texts); ok {
+			s.Quoted, s.QuotedFrom = true, tools[j].Ref
+		}
+	}
+	return in
+}
+
+// provenance gives m its speaker and state: a quote is noted, never in
+// force; a teammate's memory is proposed until the owner accepts it,
+// unless the owner trusts that person.
+func (t Turn) provenance(m *models.Memory, s Statement) {
+	m.State = models.MemoryCurrent
+	switch {
+	case s.Quoted:
+		m.Speaker, m.SpeakerRef, m.State = models.SpeakerQuoted, s.QuotedFrom, models.MemoryNoted
+	case t.Person != "":
+		m.Speaker, m.SpeakerRef = models.SpeakerTeammate, t.Person
+		if !t.Trusted {
+			m.State = models.MemoryProposed
+		}
+	case s.Source == models.SourcePrompt:
+		m.Speaker = models.SpeakerUser
+	default:
+		m.Speaker = models.SpeakerClaude
+	}
+	if t.Imported != "" && m.Speaker != models.SpeakerQuoted && m.Speaker != models.SpeakerTeammate {
+		m.SpeakerRef = t.Imported
+	}
+}
+
+// MayReplace reports whether newer, a memory in force, may replace older
+// by who said each: a user's constraint only by the user; the user's
+// other memories by the user or Claude of the owner's sessions; a
+// teammate's by anyone in force; Claude's by any voice in force.
+func MayReplace(newer, older models.Memory) bool {
+	if newer.State != models.MemoryCurrent {
+		return false
+	}
+	switch older.Speaker {
+	case models.SpeakerUser:
+		if older.Kind == models.MemoryConstraint {
+			return newer.Speaker == models.SpeakerUser
+		}
+		return newer.Speaker == models.SpeakerUser || newer.Speaker == models.SpeakerClaude
+	case models.SpeakerQuoted:
+		return false // never in force: nothing to replace
+	}
+	return true
 }
 
 // Enabled keeps the statements of the kinds st enables.
@@ -73,8 +163,10 @@ type Batch struct {
 	New []models.Memory
 	// supersedes[i] are the ids of memories in force that New[i] replaces.
 	supersedes [][]int64
-	// completes are the todos in force that the answer completes.
+	// completes are the todos in force that the answer completes, by
+	// the answer's speaker.
 	completes []int64
+	by        string
 }
 
 // Prepare builds the rows of statements for turn (clean is the privacy
@@ -93,6 +185,11 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 			SessionID: t.SessionID, Project: t.Project, PromptNumber: t.PromptNumber, Source: s.Source,
 			Kind: string(s.Kind), Text: clean(s.Text), Files: cleanAll(s.Files, clean), Idents: cleanAll(s.Idents, clean),
 			Terms: cleanAll(s.Terms, clean), Change: s.Change, CreatedAt: t.At,
+			Subject: clean(s.Subject), Evidence: clean(s.Evidence),
+		}
+		t.provenance(&m, s)
+		if m.SpeakerRef != "" {
+			m.SpeakerRef = clean(m.SpeakerRef)
 		}
 		for _, f := range m.Files {
 			if abs := filestate.Abs(f, t.Cwd); abs != "" {
@@ -116,7 +213,7 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 	for i, m := range b.New {
 		nm := ExtractForm(m)
 		for _, o := range older {
-			if same(o) {
+			if same(o) || !MayReplace(m, o) {
 				continue // the same answer does not contradict itself
 			}
 			if extract.Supersedes(nm, ExtractForm(o)) {
@@ -124,12 +221,19 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 			}
 		}
 	}
-	if t.Answer != "" {
+	// A todo is done when the turn's answer says so in the voice of the
+	// project (Claude, a trusted teammate's Claude), never in a quote.
+	if t.Answer != "" && (t.Person == "" || t.Trusted) {
+		answer := extract.Unquoted(t.Answer)
 		for _, o := range older {
-			if o.Kind == models.MemoryTodo && !same(o) && extract.Completes(t.Answer, ExtractForm(o)) {
+			if o.Kind == models.MemoryTodo && !same(o) && extract.Completes(answer, ExtractForm(o)) {
 				b.completes = append(b.completes, o.ID)
 			}
 		}
+	}
+	b.by = models.SpeakerClaude
+	if t.Person != "" {
+		b.by = models.SpeakerTeammate + ":" + t.Person
 	}
 	return b, nil
 }
@@ -206,7 +310,7 @@ func cleanAll(in []string, clean func(string) string) []string {
 
 // ExtractForm is a stored memory as the extractor compares it.
 func ExtractForm(m models.Memory) extract.Memory {
-	return extract.Memory{Kind: extract.Kind(m.Kind), Text: m.Text, Files: m.Files, Idents: m.Idents, Terms: m.Terms, Change: m.Change}
+	return extract.Memory{Kind: extract.Kind(m.Kind), Text: m.Text, Files: m.Files, Idents: m.Idents, Terms: m.Terms, Change: m.Change, Subject: m.Subject}
 }
 
 // Write stores the batch in tx: the new memories, then the supersessions
@@ -232,7 +336,7 @@ func (b *Batch) Write(tx *models.Tx) (int, error) {
 		}
 	}
 	for _, id := range b.completes {
-		if _, err := tx.CompleteMemory(id); err != nil {
+		if _, err := tx.CompleteMemory(id, b.by); err != nil {
 			return n, err
 		}
 	}

@@ -39,7 +39,7 @@ func TestReportMemories(t *testing.T) {
 				return err
 			}
 		}
-		_, err = tx.CompleteMemory(todo.ID)
+		_, err = tx.CompleteMemory(todo.ID, models.SpeakerClaude)
 		return err
 	})
 	if err != nil {

@@ -329,9 +329,18 @@ func (q *Queue) memories(ctx context.Context, job *models.SummaryJob, in *Input,
 	t := memory.Turn{
 		Project: in.Session.Project, SessionID: in.Session.ID, PromptNumber: in.PromptNumber, Cwd: in.Session.Cwd,
 		Answer: in.LastAssistantMessage, At: q.jobTime(job),
+		Person: in.Session.CapturedBy, Trusted: st.Trusts(in.Session.CapturedBy),
+		Tools: memory.ToolTexts(in.Observations, in.Session.Cwd),
 	}
 	for _, p := range in.Prompts {
 		t.Prompts = append(t.Prompts, p.Text)
+	}
+	if in.PromptNumber > 1 {
+		prev, err := q.Store.PreviousAnswer(ctx, in.Session.ID, in.PromptNumber)
+		if err != nil {
+			return nil, err
+		}
+		t.PrevAnswer = prev
 	}
 	statements := memory.Extract(t, st)
 	if res.Memories != nil {

@@ -11,6 +11,12 @@ import (
 // blue instead of brand" is a todo, not a decision.
 var (
 	causeRe = newCue(`(?i)\broot[- ]cause\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it")
+	// todoLeadRe: a statement that opens as a todo.
+	todoLeadRe = regexp.MustCompile(`(?i)^(?:todo|to-do|fixme)\b`)
+	// explainsChangeRe: a change of design, often told with its reason.
+	explainsChangeRe = regexp.MustCompile(`(?i)\binstead of\b|\bswitched\b|\b(?:moved|migrated) (?:[^.;]{0,40}?\b)?(?:from|to|again)\b|\bno longer\b|\breplaced\b|\b(?:is|are) (?:gone|dropped|removed)\b|\bnow (?:lives?|uses?|runs?|goes|is|are|stored)\b`)
+	// strongCauseRe: words that say a failure's cause whatever else.
+	strongCauseRe = regexp.MustCompile(`(?i)\broot[- ]cause\b|\bcaused by\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit) (?:was|is)\b|\bturned out\b`)
 	// becauseRe with failRe makes a cause of "X was executed twice because …"
 	// when the sentence does not start with what was done about it.
 	becauseRe = regexp.MustCompile(`(?i)\bbecause\b`)
@@ -35,7 +41,7 @@ var (
 	// such an item is a decision, a bare edit is not.
 	rationaleRe = newCue(`(?i)\bso that\b|\bso (?:it|the|we|they|clients|callers|users|tests|a|an|both|refunds|there|nobody|only|that|nothing|each|every|you)\b|\bso \S+ (?:is|are|can|can't|cannot|won't|doesn't|don't|isn't|aren't|stays?|gets?|works?|runs?|will|never|only|uses?|has|have|needs?)\b|\bbecause\b|\bsince\b|\bto avoid\b|\bto keep\b|\bfor compatibility\b|\bin order to\b`, "so ", "because", "since", "to avoid", "to keep", "for compatibility", "in order to")
 
-	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to)\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved) (?:\w+ ){0,4}?from\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b`, "instead", "no longer", "switch", "drop", "replace", "now use", "from", "anymore", "in favo")
+	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to|again)\b|\bswitched\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved|changed) (?:\w+ ){0,4}?(?:from|again)\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b|\b(?:is|are) (?:gone|dropped|removed|retired)\b|\bnow (?:lives?|is|are|runs?|goes|sits?|stored|kept|in)\b`, "instead", "no longer", "switch", "drop", "replace", "now ", "from", "again", "anymore", "in favo", "gone", "removed", "retired")
 
 	standingRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on)\b`)
 	// fillerRe is talk about the conversation, not the project.
@@ -110,6 +116,12 @@ func classifyAnswer(u unit) (Kind, bool) {
 // state a choice without saying who made it ("Return 422 instead of 500").
 func cue(t string, item bool) (Kind, bool) {
 	switch {
+	case todoLeadRe.MatchString(t):
+		return KindTodo, true // "TODO: …" whatever follows
+	case becauseRe.MatchString(t) && explainsChangeRe.MatchString(t) && !strongCauseRe.MatchString(t) && !failRe.MatchString(t):
+		// "The cache now lives in Redis instead of in memory, because the
+		// two replicas must share it": a change with its reason.
+		return KindDecision, true
 	case causeRe.MatchString(t):
 		return KindCause, true
 	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t):

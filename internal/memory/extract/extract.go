@@ -35,6 +35,7 @@ const (
 	MaxText      = 400      // runes of a memory's text
 	MaxPerAnswer = 8        // memories kept from one answer
 	MaxPerPrompt = 4        // memories kept from one prompt
+	MaxQuoted    = 4        // quoted statements kept from one answer, as notes
 )
 
 // Memory is one statement worth carrying forward.
@@ -45,16 +46,35 @@ type Memory struct {
 	Idents []string // identifiers/code terms it names (backticked, CamelCase, snake_case, pkg.Func)
 	Terms  []string // key subject terms (lowercased, stopwords removed) used for supersession
 	Change bool     // it states a change of an earlier choice ("instead", "no longer", "switched from", …)
+	// Subject is what the statement is about ("cache", "config format"),
+	// "" when it names none clearly.
+	Subject string
+	// Quoted: the statement is what a document or command says, quoted
+	// or reported by Claude (QuotedFrom names it), not Claude's own.
+	Quoted     bool
+	QuotedFrom string
+	// Evidence is the span the statement was read from, as written.
+	Evidence string
 }
 
 // FromAnswer extracts the memories of an assistant turn's final message
 // (Stop's last_assistant_message): at most MaxPerAnswer, in reading order.
 func FromAnswer(answer string) []Memory {
-	var out []Memory
+	var out, notes []Memory
 	seen := map[string]bool{}
 	us := units(bound(answer))
 	last := -2 // index in us of the unit behind out's last memory
 	for i, u := range us {
+		if u.quoted {
+			// What a source says: a note of it, never a memory of
+			// Claude's, and nothing to join a statement of Claude's to.
+			if len(notes) < MaxQuoted {
+				if m, ok := quotedMemory(u, seen); ok {
+					notes = append(notes, m)
+				}
+			}
+			continue
+		}
 		k, ok := classifyAnswer(u)
 		if !ok && i+1 < len(us) && nowThenRe.MatchString(u.text) && !u.item &&
 			us[i+1].para == u.para && previouslyRe.MatchString(us[i+1].text) {
@@ -69,12 +89,16 @@ func FromAnswer(answer string) []Memory {
 			out[n-1].Kind == k && anaphoraRe.MatchString(u.text) {
 			// "… That's worth revisiting": one statement told in two sentences.
 			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				m.Evidence = out[n-1].Evidence + " " + u.raw
+				m.Subject = subjectOf(m, u.label)
 				out[n-1] = m
 			}
 			last = i
 			continue
 		}
 		if m, ok := newMemory(k, u.text, seen); ok {
+			m.Evidence = u.raw
+			m.Subject = subjectOf(m, u.label)
 			out = append(out, m)
 			last = i
 			if len(out) == MaxPerAnswer {
@@ -82,7 +106,26 @@ func FromAnswer(answer string) []Memory {
 			}
 		}
 	}
-	return out
+	return append(out, notes...)
+}
+
+// quotedMemory is a note of what unit u quotes, when it reads as a
+// memory: its kind as the words say, flagged quoted with its source.
+func quotedMemory(u unit, seen map[string]bool) (Memory, bool) {
+	k, ok := classifyAnswer(u)
+	if !ok {
+		k, ok = cue(strings.TrimSpace(cleanInline(u.text)), true)
+	}
+	if !ok {
+		return Memory{}, false
+	}
+	m, ok := newMemory(k, u.text, seen)
+	if !ok {
+		return Memory{}, false
+	}
+	m.Quoted, m.QuotedFrom, m.Evidence = true, u.from, u.raw
+	m.Subject = subjectOf(m, "")
+	return m, true
 }
 
 var (
@@ -106,6 +149,8 @@ func FromPrompt(prompt string) []Memory {
 			}
 			if m, ok := newMemory(k, text, seen); ok {
 				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
+				m.Evidence = s
+				m.Subject = subjectOf(m, "")
 				out = append(out, m)
 				if len(out) == MaxPerPrompt {
 					return out
@@ -120,13 +165,15 @@ func FromPrompt(prompt string) []Memory {
 // the extractor (an LLM summarizer's structured output), cleaned and named
 // as extracted memories are; false when too short to be one.
 func Stated(k Kind, text string) (Memory, bool) {
-	return newMemory(k, text, map[string]bool{})
+	m, ok := newMemory(k, text, map[string]bool{})
+	m.Subject = subjectOf(m, "")
+	return m, ok
 }
 
 // newMemory cleans text into a Memory of kind k, unless it is empty or
 // already seen.
 func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
-	text = clip(cleanInline(text), MaxText)
+	text = capitalize(clip(cleanInline(text), MaxText))
 	key := strings.ToLower(text)
 	if utf8.RuneCountInString(text) < 8 || seen[key] {
 		return Memory{}, false
@@ -178,4 +225,27 @@ func clip(s string, max int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:—–-") + "…"
+}
+
+// capitalize upper-cases a statement's first letter ("we moved …" after
+// its "Decision:" label was cut), unless it starts with code or a name
+// that is lower-case on purpose (`pnpm`, go.mod, iOS).
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	w := s
+	if i := strings.IndexAny(s, " \t"); i > 0 {
+		w = s[:i]
+	}
+	w = strings.TrimRight(w, ",;:")
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r == '\'' || r == '-') {
+			return s // code or a name: `x`, go.mod, snake_case, v2
+		}
+	}
+	if _, tool := categories[w]; tool {
+		return s // a name lower-case on purpose: pnpm, npm
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -80,7 +80,7 @@ func TestFromAnswerStyles(t *testing.T) {
 			}
 			for i, w := range c.want {
 				k, sub, _ := strings.Cut(w, ": ")
-				if string(got[i].Kind) != k || !strings.Contains(got[i].Text, sub) {
+				if string(got[i].Kind) != k || !strings.Contains(strings.ToLower(got[i].Text), strings.ToLower(sub)) {
 					t.Errorf("memory %d = %s: %q, want %s containing %q", i, got[i].Kind, got[i].Text, k, sub)
 				}
 				if strings.Contains(got[i].Text, "**") || strings.HasPrefix(got[i].Text, "- ") {
@@ -97,13 +97,13 @@ func TestFromPrompt(t *testing.T) {
 		kind   Kind // "" for none
 		text   string
 	}{
-		{"no, use pnpm, not npm", KindConstraint, "use pnpm, not npm"},
-		{"don't touch vendor/", KindConstraint, "don't touch vendor/"},
+		{"no, use pnpm, not npm", KindConstraint, "Use pnpm, not npm"},
+		{"don't touch vendor/", KindConstraint, "Don't touch vendor/"},
 		{"Never run migrations against prod from a laptop.", KindConstraint, "Never run migrations against prod from a laptop."},
-		{"always add a changelog entry", KindConstraint, "always add a changelog entry"},
+		{"always add a changelog entry", KindConstraint, "Always add a changelog entry"},
 		{"From now on, write the commit messages in English.", KindConstraint, "From now on, write the commit messages in English."},
-		{"stop doing drive-by refactors", KindConstraint, "stop doing drive-by refactors"},
-		{"let's go with SQLite for the cache", KindDecision, "let's go with SQLite for the cache"},
+		{"stop doing drive-by refactors", KindConstraint, "Stop doing drive-by refactors"},
+		{"let's go with SQLite for the cache", KindDecision, "Let's go with SQLite for the cache"},
 		{"fix the login bug", "", ""},
 		{"why is the build slow?", "", ""},
 		{"can you never mind that and look at the logs", "", ""},
@@ -222,7 +222,9 @@ func TestFromAnswerPromisedRule(t *testing.T) {
 func TestFromAnswerTablesAndQuotes(t *testing.T) {
 	answer := "| Option | Why |\n|---|---|\n| Redis instead of Postgres | faster |\n\n> Root cause: the pool was\n> never closed on shutdown.\n"
 	got := FromAnswer(answer)
-	if len(got) != 1 || got[0].Kind != KindCause || got[0].Text != "the pool was never closed on shutdown." {
+	// A block quote is what some source says: a note of it, never a
+	// memory of Claude's.
+	if len(got) != 1 || got[0].Kind != KindCause || !got[0].Quoted || got[0].Text != "The pool was never closed on shutdown." {
 		t.Fatalf("got %q", kinds(got))
 	}
 }
@@ -231,7 +233,7 @@ func TestFromAnswerTablesAndQuotes(t *testing.T) {
 func TestFromPromptIgnoresPastedLogs(t *testing.T) {
 	prompt := "the seed script fails:\n\n2024-06-12 09:14:03 ERROR validation: field \"email\" must be a string\n\nerror: never reached the database\n\nand please never print the DSN in these logs"
 	got := FromPrompt(prompt)
-	if len(got) != 1 || got[0].Kind != KindConstraint || got[0].Text != "never print the DSN in these logs" {
+	if len(got) != 1 || got[0].Kind != KindConstraint || got[0].Text != "Never print the DSN in these logs" {
 		t.Fatalf("got %q", kinds(got))
 	}
 }

@@ -30,6 +30,12 @@ type unit struct {
 	para      int    // which block (paragraph or item) it came from
 	label     string // the heading or label line it sits under, if any
 	list      int    // which list an item belongs to (items of one list share it)
+	// quoted: the unit is what a document or command says (a block
+	// quote, what follows "The README says:", a reported sentence), from
+	// names it.
+	quoted bool
+	from   string
+	raw    string // the unit as written, for a memory's evidence
 }
 
 var (
@@ -92,6 +98,9 @@ func units(text string) []unit {
 		para     int
 		curItem  bool
 		curCheck bool
+		curQuote bool   // a line of the block is a block quote
+		lblQuote string // the waiting label introduces quoted text from this source
+		hdQuote  string // the heading introduces quoted text from this source
 	)
 	flush := func() {
 		if len(cur) == 0 {
@@ -99,6 +108,14 @@ func units(text string) []unit {
 		}
 		block := strings.Join(cur, " ")
 		cur = cur[:0]
+		quoted, from := curQuote, "a quoted text"
+		curQuote = false
+		switch {
+		case hasLabel && lblQuote != "":
+			quoted, from = true, lblQuote
+		case !hasLabel && hdQuote != "":
+			quoted, from = true, hdQuote
+		}
 		para++
 		sec, byDefault, label := headSec, false, headText
 		if hasLabel {
@@ -111,25 +128,43 @@ func units(text string) []unit {
 		if curItem {
 			byDefault = byDefault || sec != secNone
 		}
+		raw := block
 		if l, rest, ok := inlineLabel(block); ok {
 			if s, known := sectionOf(l); known {
 				block, sec, byDefault = rest, s, s != secNone
+			} else if src, ok := reportLabel(l); ok && !quoted {
+				quoted, from = true, src
 			}
 		}
 		if curItem {
-			out = append(out, unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para, label: label, list: list})
+			u := unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para, label: label, list: list, quoted: quoted, from: from, raw: headOf(raw)}
+			if !quoted {
+				u.from, u.quoted = reportedBy(u.text)
+			}
+			out = append(out, u)
 		} else {
+			rest := false // a report with a colon quotes the rest of its paragraph
 			for i, s := range sentences(block) {
 				// A label's default covers its paragraph's first sentence;
 				// the rest must carry their own cue.
-				out = append(out, unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para, label: label})
+				u := unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para, label: label, quoted: quoted || rest, from: from, raw: s}
+				if !u.quoted {
+					if src, ok := reportedBy(s); ok {
+						u.quoted, u.from = true, src
+						if strings.Contains(s, ":") || strings.HasSuffix(strings.TrimSpace(s), ":") {
+							rest, from = true, src
+						}
+					}
+				}
+				out = append(out, u)
 			}
 			if hasLabel && !inList {
 				hasLabel = false // a label's paragraph is one paragraph
 			}
 		}
 	}
-	for _, line := range proseLines(text) {
+	lines, quotes := proseLines(text)
+	for i, line := range lines {
 		if strings.HasPrefix(strings.TrimSpace(line), "|") {
 			// A table row: cells are not statements (an options table
 			// would read as decisions); it ends the block like a blank line.
@@ -143,6 +178,10 @@ func units(text string) []unit {
 		if m := headingRe.FindStringSubmatch(line); m != nil {
 			flush()
 			headSec, _ = sectionOf(m[1])
+			hdQuote = ""
+			if src, ok := reportLabel(m[1]); ok && headSec == secUnknown {
+				hdQuote = src
+			}
 			headText, lastItem = cleanInline(m[1]), false
 			hasLabel, inList = false, false
 			continue
@@ -154,13 +193,18 @@ func units(text string) []unit {
 			}
 			cur = append(cur, m[2])
 			curItem, curCheck = true, m[1] == "x" || m[1] == "X"
+			curQuote = quotes[i]
 			continue
 		}
 		if len(cur) == 0 {
-			if l, ok := labelLine(line); ok {
+			if l, ok := labelLine(line); ok && !quotes[i] {
 				labelSec, _ = sectionOf(l)
 				lblText, lastItem = cleanInline(l), false
 				hasLabel, inList = true, false
+				lblQuote = ""
+				if src, ok := reportLabel(l); ok && labelSec == secUnknown {
+					lblQuote = src
+				}
 				continue
 			}
 			if inList {
@@ -169,6 +213,10 @@ func units(text string) []unit {
 			}
 			curItem, curCheck = false, false
 		}
+		if quotes[i] != curQuote && len(cur) > 0 {
+			flush() // a block quote is a block of its own
+		}
+		curQuote = curQuote || quotes[i]
 		cur = append(cur, strings.TrimSpace(line))
 	}
 	flush()
@@ -177,9 +225,11 @@ func units(text string) []unit {
 
 // proseLines splits text into lines without their blockquote markers,
 // each line of fenced code (fences included) blanked: code is never a
-// statement, and it ends the paragraph around it.
-func proseLines(text string) []string {
-	lines := strings.Split(text, "\n")
+// statement, and it ends the paragraph around it. quoted tells which
+// lines were block quotes.
+func proseLines(text string) (lines []string, quoted []bool) {
+	lines = strings.Split(text, "\n")
+	quoted = make([]bool, len(lines))
 	inCode := false
 	for i, line := range lines {
 		line = strings.TrimRight(line, " \t\r")
@@ -191,9 +241,13 @@ func proseLines(text string) []string {
 			lines[i] = ""
 			continue
 		}
-		lines[i] = quoteRe.ReplaceAllString(line, "")
+		if loc := quoteRe.FindStringIndex(line); loc != nil {
+			quoted[i] = true
+			line = line[loc[1]:]
+		}
+		lines[i] = line
 	}
-	return lines
+	return lines, quoted
 }
 
 // labelLine reports whether line is a label on its own: a short phrase
@@ -239,7 +293,8 @@ func paragraphs(text string) []string {
 			cur = cur[:0]
 		}
 	}
-	for _, line := range proseLines(text) {
+	lines, _ := proseLines(text)
+	for _, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			flush()

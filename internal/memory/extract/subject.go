@@ -219,9 +219,11 @@ func family(k Kind) Kind {
 }
 
 // Supersedes reports whether newer replaces older: the same kind family,
-// the same subject (a shared file or identifier, or enough shared key
-// terms), and newer states a change ("instead", "no longer", "switched
-// from", …) or contradicts older (one forbids what the other does).
+// the same subject — the same Subject, however each words its choice, or
+// a shared file or identifier, or enough shared key terms — and newer
+// states a change ("instead", "no longer", "switched from", "moved …
+// again", "… is gone") or contradicts older (one forbids what the other
+// does). A further detail on the same subject replaces nothing.
 func Supersedes(newer, older Memory) bool {
 	if family(newer.Kind) != family(older.Kind) || newer.Kind == KindTodo || newer.Kind == KindCause {
 		return false
@@ -229,10 +231,14 @@ func Supersedes(newer, older Memory) bool {
 	if strings.EqualFold(strings.TrimSpace(newer.Text), strings.TrimSpace(older.Text)) {
 		return false
 	}
+	contradicts := newer.Change || negative(newer.Text) != negative(older.Text)
+	if sameTopic(newer.Subject, older.Subject) && contradicts {
+		return true
+	}
 	if !sameSubject(newer, older) {
 		return false
 	}
-	return newer.Change || negative(newer.Text) != negative(older.Text)
+	return contradicts
 }
 
 // sameSubject: a shared identifier; a shared file with a shared key term

@@ -1,0 +1,157 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What Claude quotes or reports is not Claude's own conclusion: a line a
+// README, a comment, an issue or a command's output holds becomes, read
+// as an answer's statement, a standing rule that whoever wrote the file
+// planted. These patterns find such text so that it is kept as a note
+// with its source, never as a memory in force.
+var (
+	// docNounRe: what a reported statement's speaker is when it is a
+	// document or a program, not a person of the project.
+	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
+	// reportVerbRe: the verbs that report what a source says.
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|reads?|writes?|wrote|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|tells? (?:us|you|me|readers)|told (?:us|you|me)|asks? (?:us|you|me|readers)|specifies|specified|documents|lists?|warns?|contains?|has this|puts? it)\b`)
+	// personRe: a sentence whose speaker is Claude or the user speaks
+	// for itself ("I noted", "we wrote", "you said").
+	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
+	// accordingRe: "According to X, …", "Per the issue: …", "Quoting X: …".
+	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
+	// reportLabelRe: a label line that introduces what a source says
+	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
+	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns))$`)
+	quoteMarksRe  = regexp.MustCompile(`^["“”'‘’«»]|["“”'‘’«»]$`)
+)
+
+// reportedBy reports whether sentence s tells what a document or command
+// says rather than what Claude concludes, and names that source as well
+// as s names it ("README.md", "the issue", "`make lint`").
+func reportedBy(s string) (string, bool) {
+	t := strings.TrimSpace(cleanInline(s))
+	if t == "" {
+		return "", false
+	}
+	if m := accordingRe.FindStringSubmatch(t); m != nil && docNounRe.MatchString(m[1]) || m != nil && looksLikeSource(m[1]) {
+		return sourceName(m[1]), true
+	}
+	loc := reportVerbRe.FindStringIndex(t)
+	if loc == nil || loc[0] > 90 {
+		return "", false
+	}
+	who := strings.TrimSpace(t[:loc[0]])
+	if who == "" || personRe.MatchString(who) || len(strings.Fields(who)) > 8 {
+		return "", false
+	}
+	if !docNounRe.MatchString(who) && !looksLikeSource(who) {
+		return "", false
+	}
+	return sourceName(who), true
+}
+
+// looksLikeSource: a file path, a backticked name or a URL.
+func looksLikeSource(s string) bool {
+	for _, tok := range strings.Fields(s) {
+		tok = strings.Trim(tok, "`'\",.:;()")
+		if isFile(tok) || strings.Contains(tok, "://") {
+			return true
+		}
+	}
+	return strings.Contains(s, "`")
+}
+
+// sourceName is how a memory names what it quotes: the file or command
+// the words name, else the words themselves, short.
+func sourceName(who string) string {
+	files, _ := names(who)
+	if len(files) > 0 {
+		return files[0]
+	}
+	if m := tickRe.FindStringSubmatch(who); m != nil {
+		return m[1]
+	}
+	w := strings.TrimSpace(strings.Trim(who, ",:;—– "))
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "The "), "the ")
+	return clip(w, 60)
+}
+
+// reportLabel reports whether a label line introduces quoted text, and
+// names its source.
+func reportLabel(label string) (string, bool) {
+	l := strings.TrimSpace(strings.Trim(label, "*_ "))
+	if !reportLabelRe.MatchString(l) || personRe.MatchString(l) {
+		return "", false
+	}
+	if src, ok := reportedBy(l + " it"); ok {
+		return src, true
+	}
+	if m := accordingRe.FindStringSubmatch(l + ","); m != nil {
+		return sourceName(m[1]), true
+	}
+	return sourceName(l), true
+}
+
+// Unquoted is text without what it quotes: block quotes, fenced code,
+// and what follows a report ("The README says: …"), as units joined by
+// blank lines. A later answer's "done" read from a quote completes
+// nothing.
+func Unquoted(text string) string {
+	var b strings.Builder
+	for _, u := range units(bound(text)) {
+		if u.quoted {
+			continue
+		}
+		if u.checked {
+			b.WriteString("[x] ")
+		}
+		b.WriteString(u.text)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// QuotedIn reports whether statement s is a copy of some text in texts
+// (what the turn's tools returned, the files it read): its words, markdown
+// and case aside, appear there in a run of at least minCopied bytes.
+// The index of the text is returned.
+func QuotedIn(s string, texts []string) (int, bool) {
+	core := foldText(cleanInline(s))
+	core = strings.TrimSpace(labelPrefixRe.ReplaceAllString(core, ""))
+	if len(core) < minCopied {
+		return -1, false
+	}
+	for i, t := range texts {
+		if t != "" && strings.Contains(foldText(t), core) {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// minCopied is the shortest statement a copy is recognised by: shorter
+// ones ("use pnpm") are said by anyone.
+const minCopied = 24
+
+// labelPrefixRe is a statement's leading label ("decision: ").
+var labelPrefixRe = regexp.MustCompile(`^(?:[a-z][a-z ]{1,30}:\s+)`)
+
+// foldText lowercases s and keeps its letters and digits, one space
+// between words, dropping markdown and punctuation.
+func foldText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := true
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 0x80 && r != '’' && r != '“' && r != '”' {
+			b.WriteRune(r)
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

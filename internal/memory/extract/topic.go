@@ -1,0 +1,365 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A memory's subject is the thing it is about, a short noun phrase:
+// "cache", "config format", "package manager". Two statements about one
+// subject are one chain: the newer decision replaces the older, whatever
+// words each uses for the choice itself.
+
+var (
+	// labelSubjectRe: "Config format: TOML", "**Cache**: Redis".
+	labelSubjectRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 /-]{1,40}?):\s+\S`)
+	// detRe: a noun phrase after a determiner, up to three words.
+	detRe = regexp.MustCompile(`(?i)\b(?:the|our|its|their|this project'?s|the project'?s)\s+((?:[A-Za-z][\w-]*\s+){0,2}[A-Za-z][\w-]*)`)
+)
+
+// phraseStop are the words a subject's noun phrase ends before: verbs,
+// adverbs and prepositions that follow a sentence's subject.
+var phraseStop = map[string]bool{}
+
+// genericHeads are nouns too general to be a subject on their own.
+var genericHeads = map[string]bool{}
+
+// categories name the subject of a statement that names only its choice:
+// "Always use pnpm" is about the package manager.
+var categories = map[string]string{}
+
+func init() {
+	for _, w := range strings.Fields(`lives live lived is are was were be goes go went stays stay stayed runs run ran uses use used
+	sits sit will would should must can could has have had now again still also only just then
+	stores store stored holds hold keeps keep handles handle comes come moved moves from in on to into at for with by of
+	instead rather because since so and or but not no never always lives gets get got becomes became needs need
+	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't`) {
+		phraseStop[w] = true
+	}
+	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
+	change changes fix fixes step steps one ones default defaults value values name names error errors page pages option options
+	version versions work part parts rest end start case cases time times problem problems reason reasons answer question
+	same other first second last new old user users readme docs doc output log logs result results`) {
+		genericHeads[w] = true
+	}
+	for cat, ws := range map[string]string{
+		"package manager": "npm pnpm yarn bun",
+		"config format":   "toml yaml yml json5 hcl ini",
+		"test runner":     "jest vitest mocha pytest",
+		"formatter":       "prettier gofmt black rustfmt",
+		"linter":          "eslint golangci-lint ruff flake8 pylint staticcheck",
+		"bundler":         "webpack vite esbuild rollup parcel",
+		"database":        "postgres postgresql mysql mariadb sqlite mongodb",
+		"orm":             "gorm prisma sqlalchemy typeorm sequelize",
+		"http framework":  "fiber gin echo chi express fastapi flask django",
+	} {
+		for _, w := range strings.Fields(ws) {
+			categories[w] = cat
+		}
+	}
+}
+
+// subjectOf is what statement m is about: a label it opens with, the
+// first noun phrase after a determiner that is not too general, the
+// category of a tool it names, else its first identifier; label is the
+// heading or label line it sat under.
+func subjectOf(m Memory, label string) string {
+	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
+	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
+		if s := nounPhrase(sm[1]); s != "" {
+			if _, known := sectionOf(s); !known {
+				return s
+			}
+		}
+	}
+	for _, sm := range detRe.FindAllStringSubmatch(text, 8) {
+		if s := nounPhrase(sm[1]); s != "" {
+			return s
+		}
+	}
+	for _, w := range words(strings.ToLower(text), 60) {
+		if c, ok := categories[w]; ok {
+			return c
+		}
+	}
+	if len(m.Idents) > 0 {
+		return strings.ToLower(m.Idents[0])
+	}
+	_ = label
+	return ""
+}
+
+// nounPhrase keeps the words of p up to the first that ends a noun
+// phrase, lowercased; "" when what is left is too general.
+func nounPhrase(p string) string {
+	var kept []string
+	for _, w := range strings.Fields(strings.ToLower(p)) {
+		w = strings.Trim(w, ",.;:!?'\"()")
+		if w == "" || phraseStop[w] {
+			break
+		}
+		kept = append(kept, w)
+	}
+	if len(kept) == 0 || len(kept) == 1 && (genericHeads[kept[0]] || stopwords[kept[0]]) {
+		return ""
+	}
+	return strings.Join(kept, " ")
+}
+
+// sameTopic reports whether two subjects are one: equal, or the same head
+// noun (the last word, stemmed), unless that noun is too general.
+func sameTopic(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	ha, hb := head(a), head(b)
+	return ha == hb && !genericHeads[ha]
+}
+
+func head(s string) string {
+	f := strings.Fields(s)
+	return stem(f[len(f)-1])
+}
+
+// Options offered, then one chosen in the next prompt.
+var (
+	// askChoiceRe: the answer's closing question asks the user to choose.
+	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one |option |approach |way |of these |do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?)`)
+	// waysRe: the label before the options names their subject.
+	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
+	// ordinalRe: "option 2", "the second one", "#2", "2".
+	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:option |approach |choice |number |#)?(1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
+	storeVerbRe = regexp.MustCompile(`(?i)^(?:to |for )?(?:store|storing|keep|keeping|handle|handling|do|doing|implement|implementing|structure|structuring|write|writing|run|running|manage|managing|organize|organizing|format|formatting|represent|representing|pick|choose|choosing|set up|setting up|deploy|deploying)\s+`)
+)
+
+// option is one of the choices an answer offers.
+type option struct {
+	name string // what the user would call it ("TOML")
+	text string
+}
+
+// FromChoice reads a prompt that picks one of the options Claude's
+// previous answer offered ("Two ways to store the config: 1. TOML … 2.
+// YAML … Which do you want?" — "TOML, comments matter to us") as one
+// decision of the user's: its subject, the choice, what was rejected and
+// the reason given ("Config: TOML, not YAML — comments matter to us").
+func FromChoice(prevAnswer, prompt string) (Memory, bool) {
+	p := strings.TrimSpace(cleanInline(bound(prompt)))
+	if prevAnswer == "" || p == "" || len(p) > 400 || isQuestion(p) {
+		return Memory{}, false
+	}
+	subject, opts := offered(bound(prevAnswer))
+	if len(opts) < 2 {
+		return Memory{}, false
+	}
+	pick, rest := chosen(p, opts)
+	if pick < 0 {
+		return Memory{}, false
+	}
+	var rejected []string
+	for i, o := range opts {
+		if i != pick {
+			rejected = append(rejected, o.name)
+		}
+	}
+	text := opts[pick].name + ", not " + strings.Join(rejected, " or ")
+	if subject != "" {
+		text = capitalize1(subject) + ": " + text
+	}
+	if reason := strings.TrimSpace(strings.Trim(rest, ",.;:—–- ")); len(reason) >= 3 {
+		text += " — " + reason
+	}
+	m, ok := newMemory(KindDecision, text, map[string]bool{})
+	if !ok {
+		return Memory{}, false
+	}
+	m.Subject = subject
+	if m.Subject == "" {
+		m.Subject = subjectOf(m, "")
+	}
+	m.Evidence = prompt
+	return m, true
+}
+
+func capitalize1(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// offered finds the options an answer ends by asking to choose among, and
+// their subject: list items (or "X or Y" in the question) before a
+// closing question that asks for a choice.
+func offered(answer string) (subject string, opts []option) {
+	us := units(answer)
+	if len(us) == 0 {
+		return "", nil
+	}
+	// The closing question: among the last two units.
+	q := -1
+	for i := len(us) - 1; i >= 0 && i >= len(us)-2; i-- {
+		t := strings.TrimSpace(cleanInline(us[i].text))
+		if isQuestion(t) && askChoiceRe.MatchString(t) {
+			q = i
+			break
+		}
+	}
+	if q < 0 {
+		return "", nil
+	}
+	// The last list before the question.
+	end := q - 1
+	for end >= 0 && !us[end].item {
+		end--
+	}
+	if end >= 0 {
+		list := us[end].list
+		start := end
+		for start > 0 && us[start-1].item && us[start-1].list == list {
+			start--
+		}
+		for _, u := range us[start : end+1] {
+			if n := optionName(u.text); n != "" {
+				opts = append(opts, option{name: n, text: u.text})
+			}
+		}
+		subject = waysSubject(us[start].label)
+	}
+	qt := strings.TrimSpace(cleanInline(us[q].text))
+	if len(opts) < 2 {
+		opts = orOptions(qt)
+	}
+	if subject == "" {
+		subject = questionSubject(qt)
+	}
+	if subject == "" && len(opts) > 0 {
+		if c, ok := categories[strings.ToLower(opts[0].name)]; ok {
+			subject = c
+		}
+	}
+	return subject, opts
+}
+
+// optionName is what an option is called: its bold or backticked lead,
+// else the words before its first dash, colon or parenthesis.
+func optionName(item string) string {
+	t := strings.TrimSpace(item)
+	if m := boldRe.FindStringSubmatch(t); m != nil && strings.Index(t, m[0]) <= 3 {
+		return strings.Trim(strings.TrimSpace(m[1]+m[2]), ":.`")
+	}
+	t = cleanInline(t)
+	if m := tickRe.FindStringSubmatch(t); m != nil && strings.Index(t, m[0]) == 0 {
+		return m[1]
+	}
+	cut := len(t)
+	for _, sep := range []string{" — ", " – ", " - ", ":", " (", ",", "."} {
+		if i := strings.Index(t, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	n := strings.TrimSpace(t[:cut])
+	if n == "" || len(strings.Fields(n)) > 5 {
+		return ""
+	}
+	return strings.Trim(n, "`*_")
+}
+
+// orOptionsRe: "per API key or per IP?", "Redis or Postgres?".
+var orOptionsRe = regexp.MustCompile(`(?i)\b((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?) or ((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?)\s*\??$`)
+
+func orOptions(q string) []option {
+	m := orOptionsRe.FindStringSubmatch(strings.TrimRight(q, "?) "))
+	if m == nil {
+		m = orOptionsRe.FindStringSubmatch(q)
+	}
+	if m == nil {
+		return nil
+	}
+	return []option{{name: strings.TrimSpace(m[1])}, {name: strings.TrimSpace(m[2])}}
+}
+
+// waysSubject is the subject a label before options names: "Two ways to
+// store the config" → "config".
+func waysSubject(label string) string {
+	m := waysRe.FindStringSubmatch(strings.TrimSpace(label))
+	if m == nil {
+		return ""
+	}
+	rest := storeVerbRe.ReplaceAllString(strings.TrimSpace(m[1]), "")
+	rest = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(rest, "the "), "our "), "a ")
+	return nounPhrase(rest)
+}
+
+// questionSubject is the subject a choosing question names: "should the
+// rate limiter be per API key or per IP?" → "rate limiter".
+func questionSubject(q string) string {
+	for _, sm := range detRe.FindAllStringSubmatch(q, 4) {
+		if s := nounPhrase(sm[1]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// chosen finds which option prompt p picks, and the rest of p (the
+// reason): an option named first in p, or an ordinal.
+func chosen(p string, opts []option) (int, string) {
+	lp := strings.ToLower(p)
+	best, at := -1, len(lp)+1
+	for i, o := range opts {
+		n := strings.ToLower(o.name)
+		if n == "" {
+			continue
+		}
+		if j := indexWord(lp, n); j >= 0 && j < at {
+			best, at = i, j
+		}
+	}
+	if best >= 0 {
+		// A choice opens the prompt (or follows "let's go with").
+		if at > 40 || negatedBefore(lp[:at]) {
+			return -1, ""
+		}
+		return best, p[at+len(opts[best].name):]
+	}
+	if m := ordinalRe.FindStringSubmatchIndex(p); m != nil {
+		n := map[string]int{"1": 0, "one": 0, "first": 0, "former": 0, "2": 1, "two": 1, "second": 1, "latter": len(opts) - 1,
+			"3": 2, "three": 2, "third": 2, "4": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
+		if n < len(opts) {
+			return n, p[m[1]:]
+		}
+	}
+	return -1, ""
+}
+
+// negatedBefore: "not TOML", "no YAML".
+func negatedBefore(s string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && (f[len(f)-1] == "not" || f[len(f)-1] == "no" || f[len(f)-1] == "never")
+}
+
+// indexWord is the index of word w in s on word boundaries, -1 if none.
+func indexWord(s, w string) int {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before := i == 0 || !isWordByte(s[i-1])
+		after := i+len(w) >= len(s) || !isWordByte(s[i+len(w)])
+		if before && after {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
