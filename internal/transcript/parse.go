@@ -624,3 +624,8 @@ func shortJSONError(err error) string {
 	}
 	return err.Error()
 }
+
+// NotAPrompt reports whether a transcript's user-role text is something
+// Claude Code or its tools wrote (a slash command's record or output, a
+// bash-mode line, a caveat, an interruption marker, …), never a prompt.
+func NotAPrompt(text string) bool { return noise(text) }

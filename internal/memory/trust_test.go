@@ -1,0 +1,268 @@
+package memory_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/shape"
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/transcript"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// scenario is one line of testdata/trust/*.jsonl (see its README).
+type scenario struct {
+	ID    string   `json:"id"`
+	Class string   `json:"class"`
+	Trust []string `json:"trust"`
+	Turns []struct {
+		Person   string `json:"person"`
+		Imported bool   `json:"imported"`
+		Session  string `json:"session"`
+		Prompt   string `json:"prompt"`
+		Answer   string `json:"answer"`
+	} `json:"turns"`
+	Want []struct {
+		Kind    string `json:"kind"`
+		Key     string `json:"key"`
+		Speaker string `json:"speaker"`
+		Subject string `json:"subject"`
+	} `json:"want"`
+	Poison []string `json:"poison"`
+}
+
+func loadScenarios(t testing.TB, name string) []scenario {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "trust", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []scenario
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var s scenario
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// runScenario runs a scenario's turns through the worker's memory path —
+// the privacy pipeline's cleaning, Extract, Prepare and Write in one
+// transaction — on store, as project sc.ID, and returns every memory of
+// the project.
+func runScenario(t testing.TB, store *models.Store, sc scenario) []models.Memory {
+	t.Helper()
+	ctx := context.Background()
+	settings := models.DefaultSettings()
+	settings.Memory.Trust = sc.Trust
+	pol := shape.NewPolicy(settings)
+	sessions := map[string]int64{}
+	turnOf := map[string]int{}
+	prevAnswer := map[string]string{}
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i, tu := range sc.Turns {
+		key := tu.Session
+		if key == "" {
+			key = "s1"
+		}
+		if _, ok := sessions[key]; !ok {
+			err := store.Writer.Do(ctx, func(tx *models.Tx) error {
+				s, err := tx.EnsureSession(&models.Session{ClaudeSessionID: sc.ID + "-" + key, Project: sc.ID, Cwd: t.(interface{ TempDir() string }).TempDir(),
+					StartedAt: at, CapturedBy: tu.Person})
+				if err == nil {
+					sessions[key] = s.ID
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		turnOf[key]++
+		prompt := tu.Prompt
+		if tu.Imported && transcript.NotAPrompt(prompt) {
+			prompt = "" // Claude Code's own line: no prompt, no memory
+		}
+		tr := memory.Turn{
+			Project: sc.ID, SessionID: sessions[key], PromptNumber: turnOf[key], Answer: pol.Clean(tu.Answer),
+			PrevAnswer: prevAnswer[key], Person: tu.Person, Trusted: settings.Memory.Trusts(tu.Person),
+			At: at.Add(time.Duration(i) * time.Minute),
+		}
+		if p := pol.Clean(prompt); strings.TrimSpace(p) != "" {
+			tr.Prompts = []string{p}
+		}
+		b, err := memory.Prepare(ctx, store, tr, memory.Extract(tr, settings.Memory), pol.Clean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Writer.Do(ctx, func(tx *models.Tx) error { _, err := b.Write(tx); return err }); err != nil {
+			t.Fatal(err)
+		}
+		prevAnswer[key] = tr.Answer
+	}
+	ms, err := store.Memories(ctx, models.MemoryFilter{Project: sc.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// trustScore adds up one half.
+type trustScore struct {
+	scenarios, inForce, poisoned int
+	// decisions and constraints: in force, matching a label (kind, key,
+	// speaker, subject); labels, found.
+	dcInForce, dcCorrect, dcLabels, dcFound int
+	// every kind.
+	allCorrect, allLabels, allFound int
+	chains, chainsOne                int
+	notes                            []string
+}
+
+func matchesWant(m models.Memory, kind, key, speaker, subject string) bool {
+	if m.Kind != kind || m.Speaker != speaker || !strings.Contains(strings.ToLower(m.Text), strings.ToLower(key)) {
+		return false
+	}
+	for _, alt := range strings.Split(subject, "|") {
+		if alt = strings.ToLower(strings.TrimSpace(alt)); alt != "" && strings.Contains(strings.ToLower(m.Subject), alt) {
+			return true
+		}
+	}
+	return subject == ""
+}
+
+func (s *trustScore) add(sc scenario, ms []models.Memory) {
+	s.scenarios++
+	var force []models.Memory
+	for _, m := range ms {
+		if m.State == models.MemoryCurrent {
+			force = append(force, m)
+		}
+	}
+	describe := func(m models.Memory) string {
+		return fmt.Sprintf("%s %s/%s [%s] %q", m.Kind, m.Speaker, m.State, m.Subject, m.Text)
+	}
+	for _, m := range force {
+		s.inForce++
+		dc := m.Kind == models.MemoryDecision || m.Kind == models.MemoryConstraint
+		if dc {
+			s.dcInForce++
+		}
+		for _, p := range sc.Poison {
+			if strings.Contains(strings.ToLower(m.Text), strings.ToLower(p)) {
+				s.poisoned++
+				s.notes = append(s.notes, fmt.Sprintf("%s POISON %q in force: %s", sc.ID, p, describe(m)))
+				break
+			}
+		}
+		ok := false
+		for _, w := range sc.Want {
+			ok = ok || matchesWant(m, w.Kind, w.Key, w.Speaker, w.Subject)
+		}
+		if ok {
+			s.allCorrect++
+			if dc {
+				s.dcCorrect++
+			}
+		} else {
+			s.notes = append(s.notes, fmt.Sprintf("%s extra: %s", sc.ID, describe(m)))
+		}
+	}
+	for _, w := range sc.Want {
+		dc := w.Kind == models.MemoryDecision || w.Kind == models.MemoryConstraint
+		s.allLabels++
+		if dc {
+			s.dcLabels++
+		}
+		found := false
+		for _, m := range force {
+			found = found || matchesWant(m, w.Kind, w.Key, w.Speaker, w.Subject)
+		}
+		if found {
+			s.allFound++
+			if dc {
+				s.dcFound++
+			}
+			continue
+		}
+		var near []string
+		for _, m := range ms {
+			if strings.Contains(strings.ToLower(m.Text), strings.ToLower(w.Key)) {
+				near = append(near, describe(m))
+			}
+		}
+		s.notes = append(s.notes, fmt.Sprintf("%s missed %s %q by %s about %q; stored with the key: %v", sc.ID, w.Kind, w.Key, w.Speaker, w.Subject, near))
+	}
+	if sc.Class == "chain" {
+		s.chains++
+		if len(force) == 1 {
+			s.chainsOne++
+		}
+	}
+}
+
+// TestTrustBenchmark scores the memory path on both halves of the trust
+// corpus (testdata/trust): quoted and reported text, teammates, imported
+// system lines, choices made across turns and chains of changes. It
+// prints the table; the floors are the goal on the tuning half and zero
+// poison on both (the held-out half's figures are what to read). With
+// MNEME_TRUST_OUT set, the table is also written to that file.
+func TestTrustBenchmark(t *testing.T) {
+	dir := t.TempDir()
+	store := testutil.OpenStore(t, dir)
+	t.Cleanup(func() { store.Close() })
+	var b strings.Builder
+	fmt.Fprintf(&b, "| half | scenarios | in force | poisoned | decisions+constraints precision | recall | all kinds precision | recall | chains ending in one |\n|---|---|---|---|---|---|---|---|---|\n")
+	halves := map[string]trustScore{}
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl"} {
+		var s trustScore
+		for _, sc := range loadScenarios(t, name) {
+			s.add(sc, runScenario(t, store, sc))
+		}
+		half := strings.TrimSuffix(name, ".jsonl")
+		halves[half] = s
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %d/%d |\n", half, s.scenarios, s.inForce, s.poisoned,
+			ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), ratio(s.allCorrect, s.inForce), ratio(s.allFound, s.allLabels), s.chainsOne, s.chains)
+		// The held-out half's misses are not printed: nobody tunes on it
+		// (MNEME_TRUST_HELDOUT_NOTES=1 shows them, for the final report).
+		if testing.Verbose() && (half == "tune" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
+			for _, n := range s.notes {
+				t.Logf("%s %s", half, n)
+			}
+		}
+	}
+	t.Log("\n" + b.String())
+	if out := os.Getenv("MNEME_TRUST_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for half, s := range halves {
+		if s.poisoned > 0 {
+			t.Errorf("%s half: %d poisoned memories in force", half, s.poisoned)
+		}
+	}
+	if s := halves["tune"]; ratio(s.dcCorrect, s.dcInForce) < 0.9 || ratio(s.dcFound, s.dcLabels) < 0.9 {
+		t.Errorf("tune half: decisions and constraints precision %.3f, recall %.3f; want ≥ 0.9 each", ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels))
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
