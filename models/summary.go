@@ -176,16 +176,19 @@ func loadSummaryWork(db *gorm.DB, sessionID int64, turn, upTo, outputBytes, limi
 	return w, nil
 }
 
-// PreviousAnswer is Claude's answer of the newest turn of session
-// sessionID before turn promptNumber, as its turn summary keeps it: ""
-// when there is none.
-func (s *Store) PreviousAnswer(ctx context.Context, sessionID int64, promptNumber int) (string, error) {
-	var out []string
-	err := s.db.WithContext(ctx).Model(&Summary{}).
+// PreviousTurn is the user's prompt and Claude's answer (as its turn
+// summary keeps it) of the newest turn of session sessionID before turn
+// promptNumber: "" for what there is none of.
+func (s *Store) PreviousTurn(ctx context.Context, sessionID int64, promptNumber int) (prompt, answer string, err error) {
+	var sums []Summary
+	err = s.db.WithContext(ctx).Model(&Summary{}).Select("prompt_number", "last_assistant_message").
 		Where("session_id = ? AND kind = ? AND prompt_number < ? AND prompt_number > 0", sessionID, SummaryTurn, promptNumber).
-		Order("prompt_number DESC, id DESC").Limit(1).Pluck("last_assistant_message", &out).Error
-	if err != nil || len(out) == 0 {
-		return "", err
+		Order("prompt_number DESC, id DESC").Limit(1).Find(&sums).Error
+	if err != nil || len(sums) == 0 {
+		return "", "", err
 	}
-	return out[0], nil
+	var texts []string
+	err = s.db.WithContext(ctx).Model(&Prompt{}).Where("session_id = ? AND number = ?", sessionID, sums[0].PromptNumber).
+		Order("id").Pluck("text", &texts).Error
+	return strings.Join(texts, "\n\n"), sums[0].LastAssistantMessage, err
 }

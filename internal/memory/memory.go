@@ -31,9 +31,10 @@ type Turn struct {
 	Cwd          string   // the session's directory, to read named files
 	Prompts      []string // the user's prompt(s) of the turn
 	Answer       string   // Claude's answer of the turn
-	// PrevAnswer is Claude's answer of the turn before, in the same
-	// session: the options a prompt may choose among.
-	PrevAnswer string
+	// PrevPrompt and PrevAnswer are the turn before in the same session:
+	// the question asked and the options Claude offered, which a prompt
+	// may choose among.
+	PrevPrompt, PrevAnswer string
 	// Person is who captured the session in team mode ("" is the owner);
 	// Trusted tells whether the owner trusts that person's memories.
 	Person  string
@@ -60,7 +61,7 @@ type Statement struct {
 func Extract(t Turn, st models.MemorySettings) []Statement {
 	var out []Statement
 	for _, p := range t.Prompts {
-		if m, ok := extract.FromChoice(t.PrevAnswer, p); ok {
+		if m, ok := extract.FromChoice(t.PrevPrompt, t.PrevAnswer, p); ok {
 			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
 			continue
 		}
@@ -210,14 +211,19 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 	same := sameAnswer(t, b.New, older)
 	b.New = dropRepeated(b.New, older, same)
 	b.supersedes = make([][]int64, len(b.New))
-	for i, m := range b.New {
-		nm := ExtractForm(m)
+	for i := range b.New {
+		m := &b.New[i]
+		nm := ExtractForm(*m)
 		for _, o := range older {
-			if same(o) || !MayReplace(m, o) {
+			if same(o) || !extract.Supersedes(nm, ExtractForm(o)) {
 				continue // the same answer does not contradict itself
 			}
-			if extract.Supersedes(nm, ExtractForm(o)) {
+			if MayReplace(*m, o) {
 				b.supersedes[i] = append(b.supersedes[i], o.ID)
+			} else if m.Speaker == models.SpeakerTeammate && m.State == models.MemoryCurrent {
+				// A trusted teammate going against the owner's rule: the
+				// owner decides (proposed), both are never in force.
+				m.State = models.MemoryProposed
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func runScenario(t testing.TB, store *models.Store, sc scenario) []models.Memory
 	pol := shape.NewPolicy(settings)
 	sessions := map[string]int64{}
 	turnOf := map[string]int{}
-	prevAnswer := map[string]string{}
+	prevAnswer, prevPrompt := map[string]string{}, map[string]string{}
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	for i, tu := range sc.Turns {
 		key := tu.Session
@@ -98,7 +98,7 @@ func runScenario(t testing.TB, store *models.Store, sc scenario) []models.Memory
 		}
 		tr := memory.Turn{
 			Project: sc.ID, SessionID: sessions[key], PromptNumber: turnOf[key], Answer: pol.Clean(tu.Answer),
-			PrevAnswer: prevAnswer[key], Person: tu.Person, Trusted: settings.Memory.Trusts(tu.Person),
+			PrevAnswer: prevAnswer[key], PrevPrompt: prevPrompt[key], Person: tu.Person, Trusted: settings.Memory.Trusts(tu.Person),
 			At: at.Add(time.Duration(i) * time.Minute),
 		}
 		if p := pol.Clean(prompt); strings.TrimSpace(p) != "" {
@@ -112,6 +112,7 @@ func runScenario(t testing.TB, store *models.Store, sc scenario) []models.Memory
 			t.Fatal(err)
 		}
 		prevAnswer[key] = tr.Answer
+		prevPrompt[key] = strings.Join(tr.Prompts, "\n\n")
 	}
 	ms, err := store.Memories(ctx, models.MemoryFilter{Project: sc.ID})
 	if err != nil {
@@ -128,8 +129,8 @@ type trustScore struct {
 	dcInForce, dcCorrect, dcLabels, dcFound int
 	// every kind.
 	allCorrect, allLabels, allFound int
-	chains, chainsOne                int
-	notes                            []string
+	chains, chainsOne               int
+	notes                           []string
 }
 
 func matchesWant(m models.Memory, kind, key, speaker, subject string) bool {

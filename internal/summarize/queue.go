@@ -336,11 +336,11 @@ func (q *Queue) memories(ctx context.Context, job *models.SummaryJob, in *Input,
 		t.Prompts = append(t.Prompts, p.Text)
 	}
 	if in.PromptNumber > 1 {
-		prev, err := q.Store.PreviousAnswer(ctx, in.Session.ID, in.PromptNumber)
+		prompt, answer, err := q.Store.PreviousTurn(ctx, in.Session.ID, in.PromptNumber)
 		if err != nil {
 			return nil, err
 		}
-		t.PrevAnswer = prev
+		t.PrevPrompt, t.PrevAnswer = prompt, answer
 	}
 	statements := memory.Extract(t, st)
 	if res.Memories != nil {

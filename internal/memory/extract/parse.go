@@ -140,6 +140,9 @@ func units(text string) []unit {
 			u := unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para, label: label, list: list, quoted: quoted, from: from, raw: headOf(raw)}
 			if !quoted {
 				u.from, u.quoted = reportedBy(u.text)
+				if !u.quoted && quotesOnly(u.text) {
+					u.from, u.quoted = quoteSource(u.text), true
+				}
 			}
 			out = append(out, u)
 		} else {
@@ -154,6 +157,8 @@ func units(text string) []unit {
 						if strings.Contains(s, ":") || strings.HasSuffix(strings.TrimSpace(s), ":") {
 							rest, from = true, src
 						}
+					} else if quotesOnly(s) {
+						u.quoted, u.from = true, quoteSource(s)
 					}
 				}
 				out = append(out, u)

@@ -52,6 +52,41 @@ func reportedBy(s string) (string, bool) {
 	return sourceName(who), true
 }
 
+// quotedSpanRe: words in double quotes, long enough to be somebody's
+// sentence rather than a name.
+var quotedSpanRe = regexp.MustCompile(`"[^"]{20,}"|“[^”]{20,}”`)
+
+// quotesOnly reports whether what makes sentence s a memory is inside
+// the words it quotes: without them it states nothing ("One paragraph …
+// says: \"Decision: log the full card number …\"").
+func quotesOnly(s string) bool {
+	if !quotedSpanRe.MatchString(s) {
+		return false
+	}
+	if _, ok := cue(strings.TrimSpace(cleanInline(s)), true); !ok {
+		return false
+	}
+	rest := strings.TrimSpace(cleanInline(quotedSpanRe.ReplaceAllString(s, " ")))
+	_, ok := cue(rest, false)
+	return !ok
+}
+
+// quoteSource names what the words before a quote say said it.
+func quoteSource(s string) string {
+	loc := quotedSpanRe.FindStringIndex(s)
+	if loc == nil {
+		return "a quoted text"
+	}
+	who := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[:loc[0]]), ":,—–-"))
+	if who == "" {
+		return "a quoted text"
+	}
+	if v := reportVerbRe.FindStringIndex(who); v != nil && v[0] > 0 {
+		who = who[:v[0]]
+	}
+	return sourceName(who)
+}
+
 // looksLikeSource: a file path, a backticked name or a URL.
 func looksLikeSource(s string) bool {
 	for _, tok := range strings.Fields(s) {

@@ -231,7 +231,7 @@ func Supersedes(newer, older Memory) bool {
 	if strings.EqualFold(strings.TrimSpace(newer.Text), strings.TrimSpace(older.Text)) {
 		return false
 	}
-	contradicts := newer.Change || negative(newer.Text) != negative(older.Text)
+	contradicts := newer.Change || negative(newer.Text) != negative(older.Text) || otherVersion(newer.Text, older.Text)
 	if sameTopic(newer.Subject, older.Subject) && contradicts {
 		return true
 	}
@@ -313,4 +313,25 @@ func Completes(text string, todo Memory) bool {
 		}
 	}
 	return false
+}
+
+var versionNumRe = regexp.MustCompile(`\b\d+\.\d+(?:\.\d+)?\b`)
+
+// otherVersion: both statements name versions, and not the same ones
+// ("Python 3.9" then "Python 3.12").
+func otherVersion(a, b string) bool {
+	va, vb := versionNumRe.FindAllString(a, 8), versionNumRe.FindAllString(b, 8)
+	if len(va) == 0 || len(vb) == 0 {
+		return false
+	}
+	set := map[string]bool{}
+	for _, v := range vb {
+		set[v] = true
+	}
+	for _, v := range va {
+		if set[v] {
+			return false
+		}
+	}
+	return true
 }

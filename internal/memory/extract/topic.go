@@ -72,6 +72,12 @@ func subjectOf(m Memory, label string) string {
 			}
 		}
 	}
+	if sm := versionRe.FindStringSubmatch(text); sm != nil {
+		return strings.ToLower(sm[1]) + " version"
+	}
+	if s := clauseSubject(text); s != "" {
+		return s
+	}
 	for _, sm := range detRe.FindAllStringSubmatch(text, 8) {
 		if s := nounPhrase(sm[1]); s != "" {
 			return s
@@ -89,10 +95,60 @@ func subjectOf(m Memory, label string) string {
 	return ""
 }
 
+var (
+	// versionRe: a statement about which version of a language or
+	// platform ("Python 3.9", "Go 1.22", "Node 20").
+	versionRe = regexp.MustCompile(`(?i)\b(python|go|golang|node|node\.js|ruby|java|rust|php|postgres|postgresql|react|typescript|django|rails|kotlin|swift|dotnet|\.net)\s+v?\d+(?:\.\d+)*\b`)
+	// leadWordsRe: what an instruction opens with before its verb.
+	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now)[\s,]+)+`)
+	// clauseVerbRe: the verb an instruction or a change of design opens
+	// with, its object following.
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need)\s+`)
+	// copulaRe: a statement whose subject opens it ("Resizing is back …",
+	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|runs?|sits?|belongs?|uses?|needs?|has|have|gets?)\b`)
+)
+
+// clauseSubject is the subject a clause names itself: what follows the
+// verb of an instruction or a change ("Don't add new runtime
+// dependencies …" → "new runtime dependencies"; "Moved resizing to a
+// Lambda" → "resizing"), the verb itself when nothing does ("Never deploy
+// on Fridays" → "deploy"), or what opens a statement about it.
+func clauseSubject(text string) string {
+	t := strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))
+	if loc := clauseVerbRe.FindStringIndex(t); loc != nil {
+		rest := strings.TrimSpace(t[loc[1]:])
+		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
+		if s := nounPhrase(rest); s != "" {
+			return s
+		}
+		if v := strings.ToLower(strings.TrimSpace(t[:loc[1]])); !genericVerbs[v] {
+			return v
+		}
+		return ""
+	}
+	if sm := copulaRe.FindStringSubmatch(t); sm != nil {
+		if s := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(sm[1], ""))); s != "" && !pronouns[strings.Fields(s)[0]] {
+			return s
+		}
+	}
+	return ""
+}
+
+// detLeadRe: a determiner opening a noun phrase.
+var detLeadRe = regexp.MustCompile(`(?i)^(?:the|a|an|our|its|their|this|that|these|those|every|each|all|any|some|your|my)\s+`)
+
+// genericVerbs say nothing of a subject alone.
+var genericVerbs = map[string]bool{"use": true, "make": true, "made": true, "set": true, "change": true, "need": true, "add": true, "used": true}
+
+// pronouns never name a subject.
+var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
+
 // nounPhrase keeps the words of p up to the first that ends a noun
 // phrase, lowercased; "" when what is left is too general.
 func nounPhrase(p string) string {
 	var kept []string
+	p = detLeadRe.ReplaceAllString(strings.TrimSpace(p), "")
 	for _, w := range strings.Fields(strings.ToLower(p)) {
 		w = strings.Trim(w, ",.;:!?'\"()")
 		if w == "" || phraseStop[w] {
@@ -146,7 +202,7 @@ type option struct {
 // YAML … Which do you want?" — "TOML, comments matter to us") as one
 // decision of the user's: its subject, the choice, what was rejected and
 // the reason given ("Config: TOML, not YAML — comments matter to us").
-func FromChoice(prevAnswer, prompt string) (Memory, bool) {
+func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	p := strings.TrimSpace(cleanInline(bound(prompt)))
 	if prevAnswer == "" || p == "" || len(p) > 400 || isQuestion(p) {
 		return Memory{}, false
@@ -154,6 +210,9 @@ func FromChoice(prevAnswer, prompt string) (Memory, bool) {
 	subject, opts := offered(bound(prevAnswer))
 	if len(opts) < 2 {
 		return Memory{}, false
+	}
+	if subject == "" {
+		subject = askedSubject(prevPrompt)
 	}
 	pick, rest := chosen(p, opts)
 	if pick < 0 {
@@ -169,7 +228,7 @@ func FromChoice(prevAnswer, prompt string) (Memory, bool) {
 	if subject != "" {
 		text = capitalize1(subject) + ": " + text
 	}
-	if reason := strings.TrimSpace(strings.Trim(rest, ",.;:—–- ")); len(reason) >= 3 {
+	if reason := strings.TrimSpace(strings.Trim(rest, ",.;:—–- ")); len(reason) >= 3 && !assentRe.MatchString(reason) {
 		text += " — " + reason
 	}
 	m, ok := newMemory(KindDecision, text, map[string]bool{})
@@ -182,6 +241,32 @@ func FromChoice(prevAnswer, prompt string) (Memory, bool) {
 	}
 	m.Evidence = prompt
 	return m, true
+}
+
+// assentRe: what follows a pick that gives no reason ("is fine", "please").
+var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|good|great|ok(?:ay)?|right|best)|works(?: for me)?|please|pls|thanks|ok(?:ay)?|go(?: ahead)?|do it|one|option|that one|then)[.!]*$`)
+
+// askedSubject is the subject of the user's question the options
+// answered: what it asks to add, choose or do ("We're about to add public
+// IDs to orders…" → "public ids"; "How do we version the orders API?").
+func askedSubject(prompt string) string {
+	for _, s := range sentences(strings.Join(strings.Fields(prompt), " ")) {
+		t := strings.TrimSpace(s)
+		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
+			if n := nounPhrase(t[i+5:]); n != "" {
+				return n
+			}
+		}
+		if sub := clauseSubject(t); sub != "" && !genericHeads[sub] {
+			return sub
+		}
+		for _, sm := range detRe.FindAllStringSubmatch(t, 4) {
+			if n := nounPhrase(sm[1]); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 func capitalize1(s string) string {
