@@ -41,11 +41,11 @@ var (
 	// such an item is a decision, a bare edit is not.
 	rationaleRe = newCue(`(?i)\bso that\b|\bso (?:it|the|we|they|clients|callers|users|tests|a|an|both|refunds|there|nobody|only|that|nothing|each|every|you)\b|\bso \S+ (?:is|are|can|can't|cannot|won't|doesn't|don't|isn't|aren't|stays?|gets?|works?|runs?|will|never|only|uses?|has|have|needs?)\b|\bbecause\b|\bsince\b|\bto avoid\b|\bto keep\b|\bfor compatibility\b|\bin order to\b`, "so ", "because", "since", "to avoid", "to keep", "for compatibility", "in order to")
 
-	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to|again)\b|\bswitched\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved|changed) (?:\w+ ){0,4}?(?:from|again)\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b|\b(?:is|are) (?:gone|dropped|removed|retired)\b|\bnow (?:lives?|is|are|runs?|goes|sits?|stored|kept|in)\b`, "instead", "no longer", "switch", "drop", "replace", "now ", "from", "again", "anymore", "in favo", "gone", "removed", "retired")
+	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to|again)\b|\bswitched\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|moved|changed) (?:\w+ ){0,4}?(?:from|again)\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b|\b(?:is|are) (?:gone|dropped|removed|retired)\b|\bnow (?:lives?|is|are|runs?|goes|sits?|stored|kept|in)\b|\b(?:is|are) back\b|\b(?:moving|moved|move) off\b`, "instead", "no longer", "switch", "drop", "replace", "now ", "from", "again", "anymore", "in favo", "gone", "removed", "retired", "back", "off")
 
 	standingRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on)\b`)
 	// fillerRe is talk about the conversation, not the project.
-	fillerRe   = regexp.MustCompile(`(?i)^(?:let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
+	fillerRe   = regexp.MustCompile(`(?i)^(?:i (?:haven'?t|have not|didn'?t|did not) (?:changed?|touched?|done|edited?) anything\b|let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
 	testOnlyRe = regexp.MustCompile(`(?i)^(?:added|add|new|updated|wrote|extended)\b[^.]*\btests?\b|^(?:tests?|specs?)\b|_test\.go\b|\.(?:test|spec)\.[jt]sx?\b|\btest_\w+\.py\b`)
 )
 
@@ -148,7 +148,7 @@ var (
 	promptLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
-	promptDecisionRe = regexp.MustCompile(`(?i)^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
+	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing)\b|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.

@@ -344,7 +344,12 @@ func sentences(p string) []string {
 			inTick = !inTick
 			continue
 		}
-		if inTick || (c != '.' && c != '!' && c != '?') || i+1 >= len(p) || p[i+1] != ' ' {
+		if inTick || (c != '.' && c != '!' && c != '?') || i+1 >= len(p) {
+			continue
+		}
+		if p[i+1] == '"' && i+2 < len(p) && p[i+2] == ' ' {
+			i++ // a quote's sentence ends after its closing mark: `says: "… declines." That's …`
+		} else if p[i+1] != ' ' {
 			continue
 		}
 		j := i + 1
@@ -354,7 +359,7 @@ func sentences(p string) []string {
 		if j >= len(p) || !startsSentence(p[j]) {
 			continue
 		}
-		if c == '.' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
+		if c == '.' && p[i] != '"' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
 			continue
 		}
 		if s := strings.TrimSpace(p[start : i+1]); s != "" {

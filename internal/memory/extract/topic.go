@@ -39,7 +39,7 @@ func init() {
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
 	change changes fix fixes step steps one ones default defaults value values name names error errors page pages option options
 	version versions work part parts rest end start case cases time times problem problems reason reasons answer question
-	same other first second last new old user users readme docs doc output log logs result results`) {
+	same other first second last new old user users readme docs doc output log logs result results cause root rule`) {
 		genericHeads[w] = true
 	}
 	for cat, ws := range map[string]string{
@@ -52,6 +52,7 @@ func init() {
 		"database":        "postgres postgresql mysql mariadb sqlite mongodb",
 		"orm":             "gorm prisma sqlalchemy typeorm sequelize",
 		"http framework":  "fiber gin echo chi express fastapi flask django",
+		"hosting":         "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
 	} {
 		for _, w := range strings.Fields(ws) {
 			categories[w] = cat
@@ -66,14 +67,18 @@ func init() {
 func subjectOf(m Memory, label string) string {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
 	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
-		if s := nounPhrase(sm[1]); s != "" {
+		if s := nounPhrase(sm[1]); s != "" && !labelWords[strings.Fields(s)[0]] {
 			if _, known := sectionOf(s); !known {
 				return s
 			}
 		}
+		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
 	}
 	if sm := versionRe.FindStringSubmatch(text); sm != nil {
 		return strings.ToLower(sm[1]) + " version"
+	}
+	if c := firstClauseCategory(text); c != "" {
+		return c
 	}
 	if s := clauseSubject(text); s != "" {
 		return s
@@ -98,7 +103,7 @@ func subjectOf(m Memory, label string) string {
 var (
 	// versionRe: a statement about which version of a language or
 	// platform ("Python 3.9", "Go 1.22", "Node 20").
-	versionRe = regexp.MustCompile(`(?i)\b(python|go|golang|node|node\.js|ruby|java|rust|php|postgres|postgresql|react|typescript|django|rails|kotlin|swift|dotnet|\.net)\s+v?\d+(?:\.\d+)*\b`)
+	versionRe = regexp.MustCompile(`(?i)\b(python|go|golang|node|node\.js|ruby|java|rust|php|postgres|postgresql|react|typescript|django|rails|kotlin|swift|dotnet|\.net)\s+(?:(?:version|is|to|at|of|>=|=)\s+)?v?\d+(?:\.\d+)*\b`)
 	// leadWordsRe: what an instruction opens with before its verb.
 	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
@@ -135,11 +140,31 @@ func clauseSubject(text string) string {
 	return ""
 }
 
+// firstClauseCategory is the category of a tool the statement's first
+// clause names ("We're moving off Heroku to Fly.io" → "hosting"); a tool
+// named in a reason that follows is not what it is about.
+func firstClauseCategory(text string) string {
+	first := text
+	if i := strings.IndexAny(text, ",;:—"); i > 0 {
+		first = text[:i]
+	}
+	for _, w := range words(strings.ToLower(first), 30) {
+		if c, ok := categories[strings.TrimRight(w, ".")]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
 // detLeadRe: a determiner opening a noun phrase.
 var detLeadRe = regexp.MustCompile(`(?i)^(?:the|a|an|our|its|their|this|that|these|those|every|each|all|any|some|your|my)\s+`)
 
 // genericVerbs say nothing of a subject alone.
 var genericVerbs = map[string]bool{"use": true, "make": true, "made": true, "set": true, "change": true, "need": true, "add": true, "used": true}
+
+// labelWords open labels that name no subject ("Rule for this repo:",
+// "Found it:", "Note:").
+var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "update": true, "fixed": true, "done": true, "heads": true, "important": true, "decision": true, "constraint": true}
 
 // pronouns never name a subject.
 var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
@@ -150,11 +175,18 @@ func nounPhrase(p string) string {
 	var kept []string
 	p = detLeadRe.ReplaceAllString(strings.TrimSpace(p), "")
 	for _, w := range strings.Fields(strings.ToLower(p)) {
+		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 {
+			break
+		}
+		end := strings.ContainsAny(w[len(w)-1:], ",.;:!?)")
 		w = strings.Trim(w, ",.;:!?'\"()")
-		if w == "" || phraseStop[w] {
+		if w == "" || phraseStop[w] || pronouns[w] {
 			break
 		}
 		kept = append(kept, w)
+		if end {
+			break
+		}
 	}
 	if len(kept) == 0 || len(kept) == 1 && (genericHeads[kept[0]] || stopwords[kept[0]]) {
 		return ""
@@ -332,7 +364,7 @@ func offered(answer string) (subject string, opts []option) {
 // optionName is what an option is called: its bold or backticked lead,
 // else the words before its first dash, colon or parenthesis.
 func optionName(item string) string {
-	t := strings.TrimSpace(item)
+	t := letterLeadRe.ReplaceAllString(strings.TrimSpace(item), "$1")
 	if m := boldRe.FindStringSubmatch(t); m != nil && strings.Index(t, m[0]) <= 3 {
 		return strings.Trim(strings.TrimSpace(m[1]+m[2]), ":.`")
 	}
@@ -352,6 +384,12 @@ func optionName(item string) string {
 	}
 	return strings.Trim(n, "`*_")
 }
+
+// letterLeadRe: an option lettered "A." or "**A. Name**".
+var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?[A-H][.)]\s+`)
+
+// letterPickRe: a prompt picking a lettered option ("A.", "option b").
+var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H])(?:[.),:!]|\s|$))`)
 
 // orOptionsRe: "per API key or per IP?", "Redis or Postgres?".
 var orOptionsRe = regexp.MustCompile(`(?i)\b((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?) or ((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?)\s*\??$`)
@@ -411,6 +449,17 @@ func chosen(p string, opts []option) (int, string) {
 		}
 		return best, p[at+len(opts[best].name):]
 	}
+	if lettered(opts) {
+		if m := letterPickRe.FindStringSubmatchIndex(p); m != nil {
+			l := p[m[2]:m[3]]
+			if m[2] < 0 {
+				l = p[m[4]:m[5]]
+			}
+			if n := int(strings.ToUpper(l)[0] - 'A'); n < len(opts) {
+				return n, p[m[1]:]
+			}
+		}
+	}
 	if m := ordinalRe.FindStringSubmatchIndex(p); m != nil {
 		n := map[string]int{"1": 0, "one": 0, "first": 0, "former": 0, "2": 1, "two": 1, "second": 1, "latter": len(opts) - 1,
 			"3": 2, "three": 2, "third": 2, "4": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
@@ -419,6 +468,16 @@ func chosen(p string, opts []option) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// lettered reports whether the options were offered as A., B., ….
+func lettered(opts []option) bool {
+	for _, o := range opts {
+		if !letterLeadRe.MatchString(strings.TrimSpace(o.text)) {
+			return false
+		}
+	}
+	return len(opts) > 0
 }
 
 // negatedBefore: "not TOML", "no YAML".
