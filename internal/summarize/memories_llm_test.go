@@ -35,7 +35,7 @@ func TestParseStrictMemories(t *testing.T) {
 	want := []struct{ kind, text string }{
 		{"decision", "Use HS256 JWTs over server-side sessions."},
 		{"constraint", "Never commit JWT_SECRET to the repository."},
-		{"cause", "go test failed because JWT_SECRET was unset in CI."},
+		{"cause", "Go test failed because JWT_SECRET was unset in CI."},
 		{"todo", "Rotate the signing key in internal/auth/jwt.go."},
 	}
 	if len(got.Memories) != len(want) {
@@ -106,7 +106,7 @@ func TestQueueStoresLLMStatedMemories(t *testing.T) {
 		d.PromptNumber != sums[0].PromptNumber || d.State != models.MemoryCurrent {
 		t.Errorf("decision: %+v (memories %+v)", d, ms)
 	}
-	if c.Text != "go test failed because JWT_SECRET was unset." || c.Source != models.SourceSummary {
+	if c.Text != "Go test failed because JWT_SECRET was unset." || c.Source != models.SourceSummary {
 		t.Errorf("cause: %+v", c)
 	}
 }
