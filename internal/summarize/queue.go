@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -352,7 +353,13 @@ func (q *Queue) memories(ctx context.Context, job *models.SummaryJob, in *Input,
 				kept = append(kept, s)
 			}
 		}
-		statements = append(kept, memory.Enabled(res.Memories, st)...)
+		// What the LLM states from the answer's quotes or the turn's tool
+		// output is the quoted source speaking, as for the extractor.
+		quotes := t.Tools
+		for _, qt := range extract.Quotes(t.Answer) {
+			quotes = append(quotes, memory.ToolText{Ref: qt.From, Text: qt.Text})
+		}
+		statements = append(kept, memory.QuotedFromTools(memory.Enabled(res.Memories, st), quotes)...)
 	}
 	return memory.Prepare(ctx, q.Store, t, statements, q.clean)
 }

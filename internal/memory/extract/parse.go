@@ -207,7 +207,7 @@ func units(text string) []unit {
 				lblText, lastItem = cleanInline(l), false
 				hasLabel, inList = true, false
 				lblQuote = ""
-				if src, ok := reportLabel(l); ok && labelSec == secUnknown {
+				if src, ok := reportLabel(l); ok && (labelSec == secUnknown || labelSec == secSkip) {
 					lblQuote = src
 				}
 				continue

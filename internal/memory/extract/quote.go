@@ -194,3 +194,21 @@ func foldText(s string) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// Quote is what an answer quotes or reports, and from what.
+type Quote struct {
+	From, Text string
+}
+
+// Quotes lists what answer quotes or reports: block quotes, what follows
+// a report, reported sentences. A statement stated by someone else than
+// the extractor (an LLM summarizer) that copies one is that quote.
+func Quotes(answer string) []Quote {
+	var out []Quote
+	for _, u := range units(bound(answer)) {
+		if u.quoted {
+			out = append(out, Quote{From: u.from, Text: u.raw})
+		}
+	}
+	return out
+}

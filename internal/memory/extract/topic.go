@@ -219,7 +219,7 @@ var (
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
-	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:option |approach |choice |number |#)?(1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
+	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?(?:option |approach |choice |number |#)?(1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
 	storeVerbRe = regexp.MustCompile(`(?i)^(?:to |for )?(?:store|storing|keep|keeping|handle|handling|do|doing|implement|implementing|structure|structuring|write|writing|run|running|manage|managing|organize|organizing|format|formatting|represent|representing|pick|choose|choosing|set up|setting up|deploy|deploying)\s+`)
 )
 
