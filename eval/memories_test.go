@@ -94,9 +94,8 @@ func runMemoryScenario(t *testing.T, sc *MemoryScenario) MemoryResult {
 		if i == len(sc.Sessions) {
 			break
 		}
-		d, _ := m.WaitSettled(t, res.JSON.SessionID)
-		waitSummary(t, m, s.Project, d.Session.ID, "final")
-		waitSummary(t, m, s.Project, d.Session.ID, "turn")
+		m.WaitSettled(t, res.JSON.SessionID)
+		waitSummaries(t, m, res.JSON.SessionID, 1)
 	}
 	return r
 }
