@@ -48,7 +48,7 @@ func TestEval(t *testing.T) {
 			results = append(results, runScenario(t, &sc))
 		})
 	}
-	table := Table(results)
+	table := Table(results) + "\n" + ContextSize(results)
 	misses := Misses(results)
 	fmt.Printf("\n%s\nMissed at SessionStart:\n%s", table, misses)
 	if out := os.Getenv(EnvOut); out != "" {

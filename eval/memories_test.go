@@ -175,6 +175,9 @@ func MemoryTable(results []MemoryResult) string {
 	}
 	tot.States = "—"
 	memoryRow(&b, "**total**", tot)
+	n := max(tot.Checks, 1)
+	fmt.Fprintf(&b, "\nSessionStart context: %d bytes (≈%d tokens) over %d checked contexts, mean %d bytes (≈%d tokens)\n",
+		tot.Score.ContextBytes, (tot.Score.ContextBytes+3)/4, tot.Checks, tot.Score.ContextBytes/n, (tot.Score.ContextBytes/n+3)/4)
 	return b.String()
 }
 
