@@ -420,6 +420,17 @@ type apiSessionDetail struct {
 	Session      apiSession       `json:"session"`
 	Prompts      []apiPrompt      `json:"prompts"`
 	Observations []apiObservation `json:"observations"`
+	SummaryJobs  []APISummaryJob  `json:"summaryJobs"`
+}
+
+// APISummaryJob is one summary queued for a session, as GET
+// /api/sessions/:id lists it.
+type APISummaryJob struct {
+	Kind         string `json:"kind"` // turn, intermediate, final
+	PromptNumber int    `json:"promptNumber"`
+	Status       string `json:"status"` // pending, running, done, failed
+	SummaryID    int64  `json:"summaryId"`
+	LastError    string `json:"lastError"`
 }
 
 // GetJSON GETs path from the worker, fails the test unless it answers 200,
@@ -530,6 +541,47 @@ func (m *Mneme) WaitSettled(t testing.TB, claudeID string) (apiSessionDetail, []
 				t.Errorf("events still spooled %s after the session", settleTimeout)
 			}
 			return d, raw
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// summarizeTimeout bounds WaitSummarized: a hang guard. The heuristic
+// summarizer takes milliseconds a job; a loaded machine may make that
+// seconds.
+const summarizeTimeout = 60 * time.Second
+
+// WaitSummarized polls until the session's summaries are settled: the
+// final summary's job is queued (SessionEnd queues it just after it marks
+// the session completed, so call this after WaitSettled) and every summary
+// job of the session is done or failed. A failed job fails the test. It
+// returns the session's jobs as they ended.
+//
+// It waits for the jobs, not for summaries: a job can be done with no
+// summary stored (a session of one turn keeps its turn summary and no
+// final one that would only restate it, models.Summary.Restates).
+func (m *Mneme) WaitSummarized(t testing.TB, claudeID string) []APISummaryJob {
+	t.Helper()
+	deadline := time.Now().Add(summarizeTimeout)
+	for {
+		d, _ := m.Session(t, claudeID)
+		final, open := false, 0
+		for _, j := range d.SummaryJobs {
+			final = final || j.Kind == "final"
+			if j.Status != "done" && j.Status != "failed" {
+				open++
+			}
+		}
+		if final && open == 0 {
+			for _, j := range d.SummaryJobs {
+				if j.Status == "failed" {
+					t.Errorf("session %s: the %s summary job of turn %d failed: %s", claudeID, j.Kind, j.PromptNumber, j.LastError)
+				}
+			}
+			return d.SummaryJobs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s: summaries not settled after %s (final job queued: %v, jobs: %+v)", claudeID, summarizeTimeout, final, d.SummaryJobs)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

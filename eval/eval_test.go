@@ -48,7 +48,7 @@ func TestEval(t *testing.T) {
 			results = append(results, runScenario(t, &sc))
 		})
 	}
-	table := Table(results)
+	table := Table(results) + "\n" + ContextSize(results)
 	misses := Misses(results)
 	fmt.Printf("\n%s\nMissed at SessionStart:\n%s", table, misses)
 	if out := os.Getenv(EnvOut); out != "" {
@@ -101,8 +101,8 @@ func runScenario(t *testing.T, sc *Scenario) Result {
 		if n := len(fake.ToolRequests()); n != len(s.Steps) {
 			t.Errorf("session %d made %d model requests, want %d", i+1, n, len(s.Steps))
 		}
-		d, _ := m.WaitSettled(t, res.JSON.SessionID)
-		waitSummary(t, m, s.Project, d.Session.ID, "final")
+		m.WaitSettled(t, res.JSON.SessionID)
+		waitSummaries(t, m, res.JSON.SessionID, 1)
 	}
 
 	// The baseline reads the database as it is before the next session.
@@ -160,29 +160,24 @@ func claude(t *testing.T, m *e2e.Mneme, dir, baseURL, prompt string, args, env [
 	return res
 }
 
-// waitSummary waits until a summary of kind (final, turn) of the session is
-// stored: the next session's context reads it, and a turn's memories are
-// written with its turn summary.
-func waitSummary(t *testing.T, m *e2e.Mneme, project string, sessionID int64, kind string) {
+// waitSummaries waits until the session's summaries are settled (its
+// summary jobs done: e2e.Mneme.WaitSummarized), which the next session's
+// context reads, and fails unless each of its prompts' turns stored a turn
+// summary: a turn's memories are written with it. A session's final
+// summary is not waited for: one that would only restate its single turn's
+// is not stored (models.Summary.Restates), and its job is done all the
+// same.
+func waitSummaries(t *testing.T, m *e2e.Mneme, claudeID string, prompts int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var page struct {
-			Items []struct {
-				SessionID int64  `json:"sessionId"`
-				Kind      string `json:"kind"`
-			} `json:"items"`
+	stored := map[int]bool{}
+	for _, j := range m.WaitSummarized(t, claudeID) {
+		if j.Kind == "turn" && j.Status == "done" && j.SummaryID != 0 {
+			stored[j.PromptNumber] = true
 		}
-		m.GetJSON(t, fmt.Sprintf("/api/summaries?limit=100&session=%d&project=%s", sessionID, url.QueryEscape(project)), &page)
-		for _, s := range page.Items {
-			if s.SessionID == sessionID && s.Kind == kind {
-				return
-			}
+	}
+	for n := 1; n <= prompts; n++ {
+		if !stored[n] {
+			t.Errorf("session %s: no turn summary of prompt %d", claudeID, n)
 		}
-		if time.Now().After(deadline) {
-			t.Errorf("no %s summary of session %d after 30 s", kind, sessionID)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -94,9 +94,8 @@ func runMemoryScenario(t *testing.T, sc *MemoryScenario) MemoryResult {
 		if i == len(sc.Sessions) {
 			break
 		}
-		d, _ := m.WaitSettled(t, res.JSON.SessionID)
-		waitSummary(t, m, s.Project, d.Session.ID, "final")
-		waitSummary(t, m, s.Project, d.Session.ID, "turn")
+		m.WaitSettled(t, res.JSON.SessionID)
+		waitSummaries(t, m, res.JSON.SessionID, 1)
 	}
 	return r
 }
@@ -176,6 +175,9 @@ func MemoryTable(results []MemoryResult) string {
 	}
 	tot.States = "—"
 	memoryRow(&b, "**total**", tot)
+	n := max(tot.Checks, 1)
+	fmt.Fprintf(&b, "\nSessionStart context: %d bytes (≈%d tokens) over %d checked contexts, mean %d bytes (≈%d tokens)\n",
+		tot.Score.ContextBytes, (tot.Score.ContextBytes+3)/4, tot.Checks, tot.Score.ContextBytes/n, (tot.Score.ContextBytes/n+3)/4)
 	return b.String()
 }
 

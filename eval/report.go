@@ -25,8 +25,8 @@ type Result struct {
 // Table renders the results and their total as one markdown table.
 func Table(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| scenario | facts | SessionStart recall | tokens | recall/1k tok | + MCP search recall | MCP calls | MCP tokens | baseline recall | baseline recall/1k tok | wrong claims start/MCP/base |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n")
+	b.WriteString("| scenario | facts | SessionStart recall | bytes | tokens | recall/1k tok | + MCP search recall | MCP calls | MCP tokens | baseline recall | baseline recall/1k tok | wrong claims start/MCP/base |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n")
 	var tot Result
 	tot.Scenario = "**total**"
 	for _, r := range results {
@@ -41,12 +41,25 @@ func Table(results []Result) string {
 }
 
 func row(b *strings.Builder, r Result) {
-	fmt.Fprintf(b, "| %s | %d | %s | %d | %.1f | %s | %d | %d | %s | %.1f | %d/%d/%d |\n",
+	fmt.Fprintf(b, "| %s | %d | %s | %d | %d | %.1f | %s | %d | %d | %s | %.1f | %d/%d/%d |\n",
 		r.Scenario, r.Start.Facts,
-		frac(r.Start), r.Start.Tokens(), r.Start.Per1k(),
+		frac(r.Start), r.Start.Bytes, r.Start.Tokens(), r.Start.Per1k(),
 		frac(r.MCP), r.Calls, r.MCP.Tokens()-r.Start.Tokens(),
 		frac(r.Base), r.Base.Per1k(),
 		r.Start.Wrong, r.MCP.Wrong, r.Base.Wrong)
+}
+
+// ContextSize says how large the SessionStart contexts were: the
+// <mneme-context> block each scenario's next session got, in total and on
+// average over the scenarios, in bytes and tokens (≈ bytes / 4).
+func ContextSize(results []Result) string {
+	total := 0
+	for _, r := range results {
+		total += r.Start.Bytes
+	}
+	n := max(len(results), 1)
+	return fmt.Sprintf("SessionStart context: %d bytes (≈%d tokens) over %d scenarios, mean %d bytes (≈%d tokens)\n",
+		total, (total+3)/4, len(results), total/n, (total/n+3)/4)
 }
 
 // frac is "found/facts (pct)", net of wrong claims.

@@ -134,13 +134,16 @@ func TestTable(t *testing.T) {
 	}
 	got := Table(r)
 	for _, want := range []string{
-		"| a | 4 | 2/4 (50%) | 100 | 20.0 | 4/4 (100%) | 2 | 100 | 1/4 (25%) | 10.0 | 0/0/0 |",
-		"| b | 2 | 0/2 (0%) | 100 | 0.0 | 1/2 (50%) | 0 | 0 | 0/2 (0%) | 0.0 | 1/1/0 |",
-		"| **total** | 6 | 2/6 (33%) | 200 | 10.0 | 5/6 (83%) | 2 | 100 | 1/6 (17%) | 9.1 | 1/1/0 |",
+		"| a | 4 | 2/4 (50%) | 400 | 100 | 20.0 | 4/4 (100%) | 2 | 100 | 1/4 (25%) | 10.0 | 0/0/0 |",
+		"| b | 2 | 0/2 (0%) | 400 | 100 | 0.0 | 1/2 (50%) | 0 | 0 | 0/2 (0%) | 0.0 | 1/1/0 |",
+		"| **total** | 6 | 2/6 (33%) | 800 | 200 | 10.0 | 5/6 (83%) | 2 | 100 | 1/6 (17%) | 9.1 | 1/1/0 |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks\n%s\ngot\n%s", want, got)
 		}
+	}
+	if got, want := ContextSize(r), "SessionStart context: 800 bytes (≈200 tokens) over 2 scenarios, mean 400 bytes (≈100 tokens)\n"; got != want {
+		t.Errorf("context size %q, want %q", got, want)
 	}
 	if m := Misses(r); !strings.Contains(m, "- b:\n  - f (MCP: found, baseline: missed)") {
 		t.Errorf("misses:\n%s", m)

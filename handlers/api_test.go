@@ -431,6 +431,11 @@ func TestAPISessions(t *testing.T) {
 		if d.Session == nil || d.Session.ID != alpha.ID || len(d.Prompts) != 1 || len(d.Observations) != 3 || len(d.Summaries) != 1 {
 			t.Errorf("/api/sessions/%s = %+v", id, d)
 		}
+		// The turn's summary job, settled with the summary it stored.
+		if len(d.SummaryJobs) != 1 || len(d.Summaries) != 1 || d.SummaryJobs[0] != (api.SummaryJob{
+			Kind: models.SummaryTurn, PromptNumber: 1, Status: models.JobDone, Attempts: 1, SummaryID: d.Summaries[0].ID}) {
+			t.Errorf("/api/sessions/%s summary jobs = %+v", id, d.SummaryJobs)
+		}
 	}
 	w.expectError(t, http.MethodGet, "/api/sessions/999999", nil, 404, "not found")
 	w.expectError(t, http.MethodGet, "/api/sessions?limit=0", nil, 400, "limit must be")

@@ -92,5 +92,15 @@ func (h *Handler) ShowSessionJSON(c *fiber.Ctx) error {
 	if err := h.markStale(c.UserContext(), pointers(d.Observations)); err != nil {
 		return err
 	}
+	jobs, err := h.Store.JobsOfSession(c.UserContext(), s.ID)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		d.SummaryJobs = append(d.SummaryJobs, api.SummaryJob{
+			Kind: j.Kind, PromptNumber: j.PromptNumber, Status: j.Status, Attempts: j.Attempts,
+			SummaryID: j.SummaryID, LastError: h.clean(j.LastError),
+		})
+	}
 	return c.JSON(d)
 }

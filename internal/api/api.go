@@ -142,6 +142,27 @@ type SessionDetail struct {
 	Prompts      []models.Prompt      `json:"prompts"`
 	Observations []models.Observation `json:"observations"`
 	Summaries    []models.Summary     `json:"summaries"`
+	// SummaryJobs are the summaries queued for the session, in order
+	// (GET /api/sessions/:id only, not the session page). A client tells
+	// from them when the session's summaries are settled: every job done
+	// or failed. A done job need not have stored a summary: a session's
+	// final summary that would only restate its one turn's is not stored
+	// (models.Summary.Restates), so waiting for that summary waits for
+	// nothing.
+	SummaryJobs []SummaryJob `json:"summaryJobs,omitempty"`
+}
+
+// SummaryJob is one summary queued for a session: its kind (turn,
+// intermediate, final), the turn it is for, where it stands (pending,
+// running, done, failed) and the summary it stored (0: none yet, or none
+// to store).
+type SummaryJob struct {
+	Kind         string `json:"kind"`
+	PromptNumber int    `json:"promptNumber"`
+	Status       string `json:"status"`
+	Attempts     int    `json:"attempts"`
+	SummaryID    int64  `json:"summaryId,omitempty"`
+	LastError    string `json:"lastError,omitempty"`
 }
 
 // ImportStatus is GET /api/import: the viewer's import, and the store's
