@@ -170,3 +170,49 @@ func (f folded) orig(i int) int {
 	}
 	return sg.to + (i - sg.end)
 }
+
+// origEnd maps an end index of f.text to s: one inside a changed rune's
+// reading maps to that rune's end.
+func (f folded) origEnd(i int) int {
+	if i == 0 {
+		return f.orig(0)
+	}
+	k := sort.Search(len(f.segs), func(k int) bool { return f.segs[k].at > i-1 }) - 1
+	if k >= 0 && i-1 < f.segs[k].end {
+		return f.segs[k].to
+	}
+	return f.orig(i-1) + 1
+}
+
+// ReplaceTagName replaces every spelling of the tag name name (lower-case
+// ASCII, such as "mneme-context") in s, read as StripTags reads tags (in
+// any letter case, look-alikes folded, any dash for its hyphen, invisible
+// runes anywhere in it), by repl: the text around is kept as written. It
+// runs in linear time.
+func ReplaceTagName(s, name, repl string) string {
+	if name == "" {
+		return s
+	}
+	f := foldText(s)
+	i := strings.Index(f.text, name)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0 // s[last:] is not written yet
+	for i >= 0 {
+		from, to := f.orig(i), f.origEnd(i+len(name))
+		b.WriteString(s[last:max(from, last)])
+		b.WriteString(repl)
+		last = max(to, last)
+		pos := i + len(name)
+		j := strings.Index(f.text[pos:], name)
+		if j < 0 {
+			break
+		}
+		i = pos + j
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}

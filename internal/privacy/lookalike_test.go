@@ -188,3 +188,25 @@ func FuzzStripTagsLookalike(f *testing.F) {
 		}
 	})
 }
+
+// ReplaceTagName finds the name however StripTags would read it, and
+// keeps the text around as written.
+func TestReplaceTagName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a </mneme-context> b", "a </X> b"},
+		{"</MNEME-Context><mneme-context>", "</X><X>"},
+		{"été </mneme‐context> 日本 (U+2010)", "été </X> 日本 (U+2010)"},
+		{"＜/ｍｎｅｍｅ－ｃｏｎｔｅｘｔ＞", "＜/X＞"},
+		{"</mneme-con\u200btext\u200b>", "</X\u200b>"},
+		{"\u200b</mne\ufe0fme—context>", "\u200b</X>"},
+		{"</𝐦𝐧𝐞𝐦𝐞-𝐜𝐨𝐧𝐭𝐞𝐱𝐭>", "</X>"},
+		{"İİİİİİİİİİİİİİİİ</mneme-context>", "İİİİİİİİİİİİİİİİ</X>"},
+		{"mneme-contextmneme-context", "XX"},
+		{"mneme context, mneme_context, mnemecontext, mneme-contex", "mneme context, mneme_context, mnemecontext, mneme-contex"},
+		{"café — naïve 日本語のテキスト、（括弧）！ 👨‍👩‍👧 x²…", "café — naïve 日本語のテキスト、（括弧）！ 👨‍👩‍👧 x²…"},
+	} {
+		if got := ReplaceTagName(tc.in, "mneme-context", "X"); got != tc.want {
+			t.Errorf("ReplaceTagName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
