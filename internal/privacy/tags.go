@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxTagsPerField bounds how many private-style tags are removed from one
@@ -20,27 +21,33 @@ var strippedTags = []string{"private", "mneme-context", "claude-mem-context", "s
 // nest. It runs in linear time (each byte is scanned a bounded number of
 // times) and is case-insensitive. An opening tag without its closing tag
 // hides everything after it: an unterminated <private> must not leak.
+//
+// Tags spelled with look-alike characters count: fullwidth or small forms
+// and other compatibility characters (by NFKC), any dash for the hyphen,
+// and invisible characters anywhere inside (see lookalike.go).
 func StripTags(s string) string {
-	if !strings.Contains(s, "<") {
+	if !mayHoldTag(s) {
 		return s
 	}
-	// Byte-for-byte ASCII lowering: strings.ToLower changes the length of
-	// invalid UTF-8 and of some runes (İ, K), and the indexes found in
-	// lower are used to cut s (a fuzzed "\xee<privAte " panicked).
-	lower := asciiLower(s)
+	// The tags are looked for in the folded text; its indexes are mapped
+	// back to cut s. (Lowering by strings.ToLower would not do: it
+	// changes the length of invalid UTF-8 and of some runes, İ, K; a
+	// fuzzed "\xee<privAte " panicked.)
+	f := foldText(s)
+	lower := f.text
 	if !hasAnyTag(lower) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	pos, tags := 0, 0
-	for pos < len(s) {
+	for pos < len(lower) {
 		start, name, openEnd := nextOpenTag(lower, pos)
 		if start < 0 {
-			b.WriteString(s[pos:])
+			b.WriteString(s[f.orig(pos):])
 			break
 		}
-		b.WriteString(s[pos:start])
+		b.WriteString(s[f.orig(pos):f.orig(start)])
 		tags++
 		if tags > MaxTagsPerField {
 			break
@@ -174,22 +181,51 @@ func StripTagsJSON(raw []byte) []byte {
 	if !containsTagJSON(raw) {
 		return raw
 	}
-	return MapStrings(raw, StripTags)
+	changed := false
+	out := MapStrings(raw, func(s string) string {
+		c := StripTags(s)
+		changed = changed || c != s
+		return c
+	})
+	if !changed {
+		return raw
+	}
+	return out
 }
 
-// containsTagJSON reports whether raw holds an opening tag of a stripped
-// kind, written "<name" or, as JSON encoders may, "\u003cname", in any
-// ASCII letter case. It scans raw in place: a 50 MB tool response used to
-// be copied three times here before anything was sent.
+// containsTagJSON reports whether raw may hold an opening tag of a
+// stripped kind: written "<name" or, as JSON encoders may, "\u003cname",
+// in any ASCII letter case; or spelled with look-alikes (see StripTags),
+// which takes a '<' or a look-alike of it, and a rune past ASCII or a
+// \u escape. It scans raw in place: a 50 MB tool response used to be
+// copied three times here before anything was sent.
 func containsTagJSON(raw []byte) bool {
+	lt, other := false, false
 	for i := 0; i < len(raw); i++ {
 		var rest []byte
 		switch c := raw[i]; {
 		case c == '<':
-			rest = raw[i+1:]
-		case c == '\\' && i+6 <= len(raw) && (raw[i+1] == 'u' || raw[i+1] == 'U') &&
-			raw[i+2] == '0' && raw[i+3] == '0' && raw[i+4] == '3' && (raw[i+5] == 'c' || raw[i+5] == 'C'):
-			rest = raw[i+6:]
+			lt, rest = true, raw[i+1:]
+		case c == '\\' && i+1 < len(raw) && raw[i+1] != 'u':
+			i++ // \\, \", \n…: the next byte starts no escape
+			continue
+		case c == '\\' && i+6 <= len(raw):
+			r, ok := hex4(raw[i+2 : i+6])
+			switch {
+			case ok && r == '<':
+				lt, rest = true, raw[i+6:]
+			case ok && isLTForm(r):
+				lt, other = true, true
+			default:
+				other = true
+			}
+			i += 5
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(raw[i:])
+			lt = lt || isLTForm(r)
+			other = true
+			i += size - 1
+			continue
 		default:
 			continue
 		}
@@ -199,7 +235,29 @@ func containsTagJSON(raw []byte) bool {
 			}
 		}
 	}
+	return lt && other
+}
+
+// isLTForm reports whether r, past ASCII, folds to '<'.
+func isLTForm(r rune) bool {
+	for _, lt := range ltForms {
+		if string(r) == lt {
+			return true
+		}
+	}
 	return false
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(h []byte) (rune, bool) {
+	var r rune
+	for _, c := range h {
+		if !isHex(c) {
+			return 0, false
+		}
+		r = r<<4 | rune(unhex(c))
+	}
+	return r, true
 }
 
 // hasPrefixFoldASCII reports whether b starts with the lower-case ASCII

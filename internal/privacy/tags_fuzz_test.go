@@ -20,6 +20,8 @@ func FuzzStripTags(f *testing.F) {
 	f.Add("x<private>outer ", "nested-secret", " tail</private>y")
 	f.Add("<private>a<private>b</private>", "after-inner", "</private>z")
 	f.Add(strings.Repeat("<private>", 120), "deep", strings.Repeat("</private>", 120))
+	f.Add("été ＜private＞a﹤/pri\u200bvate﹥", "between", "＜／ＰＲＩＶＡＴＥ＞ 日本")
+	f.Add("<mneme‐context>", "x\u00ad", "</mneme\u2212context>")
 	for _, line := range fixtures.Lines(f) {
 		f.Add(string(line), "hunter2", "")
 	}
@@ -54,6 +56,7 @@ func FuzzStripTagsJSON(f *testing.F) {
 	f.Add([]byte(`{"n":12345678901234567890123,"s":"\u003cprivate\u003ez\u003c/private\u003e"}`))
 	f.Add([]byte(`{"a":"<private>a<private>b</private>LEAK</private>ok"}`))
 	f.Add([]byte(`{"s":"<\u0070rivate>x</\u0070rivate>","t":["<PRIVATE>a<private>b</private>c</Private>"]}`))
+	f.Add([]byte(`{"s":"\uff1cprivate\uff1ex\uff1c/private\uff1e","t":"＜private＞y","u":"\\uff1c"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		out := StripTagsJSON(raw)
 		if json.Valid(raw) && !json.Valid(out) {

@@ -26,6 +26,7 @@ func TestStripTags(t *testing.T) {
 		{"whole text private", "<private>all of it</private>", ""},
 		{"blank runs collapse", "a\n\n<private>x</private>\n\n\nb", "a\n\nb"},
 		{"multibyte around", "été <private>ü</private> 日本", "été  日本"},
+		{"upper case, then text past ASCII", "A <PRIVATE>x</PRIVATE> B été", "A  B été"},
 		{"lone tag at end", "text <private", "text <private"},
 		{"nested", "x<private>a<private>b</private>c</private>y", "xy"},
 		{"nested three deep", "x<private>a<private>b<Private k=1>c</private>d</private>e</private>y", "xy"},
@@ -122,8 +123,16 @@ func BenchmarkStripTags(b *testing.B) {
 	}
 	// Worst case for an unbounded scanner: many opening tags, no closings.
 	opens := strings.Repeat("<private "+strings.Repeat("y", 95), 10000)
+	// Look-alike tags in text past ASCII: every rune is folded.
+	var wide strings.Builder
+	for wide.Len() < 1<<20 {
+		wide.WriteString(strings.Repeat("日本語のテキスト ", 4))
+		wide.WriteString("＜private＞secret＜/priv\u200bate＞")
+	}
 	for _, c := range []struct{ name, s string }{
 		{"10k-tags-1MB", tagged.String()},
+		{"lookalike-tags-1MB", wide.String()},
+		{"cjk-no-tags-1MB", strings.Repeat("日本語のテキストと<b>", 1<<20/40)},
 		{"10k-lookalikes-1MB", lookalike.String()},
 		{"10k-unclosed-1MB", opens},
 	} {

@@ -63,7 +63,7 @@ func (b *Builder) SessionContext(ctx context.Context, req capture.ContextRequest
 // bytes, or "" when no item fits. Each line is redacted just before it is
 // measured. Each section's shown is set to how many of its items went in.
 func render(project string, secs []section, budget int, redact func(string) string) string {
-	header := "# mneme: memory of project " + cut(strings.Join(strings.Fields(project), " "), 80)
+	header := "# mneme: memory of project " + cleaner{}.text(project, 80)
 	fixed := len(OpenTag) + 1 + len(header) + 1 + len(Footer) + 1 + len(CloseTag)
 	left := budget - fixed
 	var lines []string

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mneme-dev/mneme/internal/embed"
@@ -80,21 +81,20 @@ func (b *Builder) now() time.Time {
 	return time.Now().UTC()
 }
 
-// cleaner puts stored text on one line: tags stripped, whitespace
-// collapsed, our own tag name defused, and cut to n runes. Secrets are
-// redacted later, line by line, only for the lines that make it into the
-// budget (see render).
+// cleaner puts stored text on one line: format characters dropped
+// (dropFormat), tags stripped, whitespace collapsed, our own tag name
+// defused, and cut to n runes. Secrets are redacted later, line by line,
+// only for the lines that make it into the budget (see render).
 type cleaner struct{ p *shape.Policy }
 
 func (c cleaner) text(s string, n int) string {
 	if s == "" {
 		return ""
 	}
+	s = dropFormat(s)
 	s = privacy.StripTags(s)
 	s = strings.Join(strings.Fields(s), " ")
-	if strings.Contains(strings.ToLower(s), "mneme-context") {
-		s = defuseTag(s)
-	}
+	s = defuseTag(s)
 	return cut(s, n)
 }
 
@@ -105,21 +105,63 @@ func (c cleaner) redact(line string) string {
 	return c.p.Redactor.Redact(line)
 }
 
-// defuseTag rewrites any spelling of "mneme-context" so that stored text can
-// never close (or open) the injected block early.
-func defuseTag(s string) string {
-	lower := strings.ToLower(s)
-	var b strings.Builder
-	for {
-		i := strings.Index(lower, "mneme-context")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString("mneme context")
-		s, lower = s[i+len("mneme-context"):], lower[i+len("mneme-context"):]
+// dropFormat drops the format characters of s (Unicode category Cf:
+// zero-width spaces and joiners, BOM, bidirectional controls, soft
+// hyphens, tag characters), which can hide a tag's name or text from the
+// reader. A zero-width joiner or non-joiner between two runes past ASCII
+// (an emoji sequence, Persian, Indic scripts) is kept: it is part of the
+// text, and joins no letters of a tag.
+func dropFormat(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
 	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	kept := 0 // s[kept:j] is to be written as it is
+	for j := i; j < len(s); {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if r < utf8.RuneSelf || !unicode.Is(unicode.Cf, r) || (r == '\u200c' || r == '\u200d') && joinsPastASCII(s, j, size) {
+			j += size
+			continue
+		}
+		if b.Cap() == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[kept:j])
+		j += size
+		kept = j
+	}
+	if kept == 0 {
+		return s
+	}
+	b.WriteString(s[kept:])
+	return b.String()
+}
+
+// joinsPastASCII reports whether the rune at s[j:j+size] stands between
+// two runes past ASCII that are not format characters.
+func joinsPastASCII(s string, j, size int) bool {
+	before, _ := utf8.DecodeLastRuneInString(s[:j])
+	after, _ := utf8.DecodeRuneInString(s[j+size:])
+	for _, r := range []rune{before, after} {
+		if r < utf8.RuneSelf || r == utf8.RuneError || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// defuseTag rewrites every spelling of "mneme-context" as "mneme context",
+// so that stored text can never close (or open) the injected block early:
+// in any letter case, and spelled with look-alikes as privacy.StripTags
+// reads tags (compatibility forms by NFKC, such as fullwidth ＜/ｍｎｅｍｅ,
+// any dash for the hyphen, such as U+2010, invisible runes inside). The
+// rest of the text is kept as written.
+func defuseTag(s string) string {
+	return privacy.ReplaceTagName(s, "mneme-context", "mneme context")
 }
 
 // cut shortens s to at most n runes, marking the cut with an ellipsis.
