@@ -3,14 +3,18 @@ package handlers
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/models"
 )
 
 // memoryFilterParams reads a memory listing's filters: project, session,
-// kind and state (each a comma-separated list), offset and limit.
+// kind, state and speaker (each a comma-separated list; state "all" is
+// every state), as_of (what was in force then: a date, YYYY-MM-DD, as
+// that day ended in UTC, or an RFC 3339 time), offset and limit.
 func memoryFilterParams(c *fiber.Ctx) (models.MemoryFilter, error) {
 	f := models.MemoryFilter{Project: strings.Clone(c.Query("project"))}
 	var err error
@@ -20,14 +24,50 @@ func memoryFilterParams(c *fiber.Ctx) (models.MemoryFilter, error) {
 	if f.Kinds, err = listOf(c, "kind", models.ValidMemoryKind); err != nil {
 		return f, err
 	}
-	if f.States, err = listOf(c, "state", models.ValidMemoryState); err != nil {
+	if c.Query("state") != "all" {
+		if f.States, err = listOf(c, "state", models.ValidMemoryState); err != nil {
+			return f, err
+		}
+	}
+	if f.Speakers, err = listOf(c, "speaker", models.ValidSpeaker); err != nil {
 		return f, err
+	}
+	if f.AsOf, err = asOfParam(c); err != nil {
+		return f, err
+	}
+	if f.AsOf != nil && len(f.States) > 0 {
+		return f, invalidParam("as_of lists what was in force then, whatever its state now: leave state out (or state=all)")
 	}
 	if f.Offset, err = offsetParam(c); err != nil {
 		return f, err
 	}
 	f.Limit, err = intParam(c, "limit", 100, 1, 500)
 	return f, err
+}
+
+// asOfParam reads as_of: a date (YYYY-MM-DD), meaning as that day ended
+// (UTC), or an RFC 3339 time; nil when absent.
+func asOfParam(c *fiber.Ctx) (*time.Time, error) {
+	v := strings.TrimSpace(c.Query("as_of"))
+	if v == "" {
+		return nil, nil
+	}
+	at, err := parseAsOf(v)
+	if err != nil {
+		return nil, invalidParam("as_of must be a date (YYYY-MM-DD) or an RFC 3339 time, not %q", v)
+	}
+	return &at, nil
+}
+
+// parseAsOf reads an as-of time: a date (YYYY-MM-DD) is the last instant
+// of that day in UTC (what held as the day ended), an RFC 3339 time is
+// itself.
+func parseAsOf(v string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t.AddDate(0, 0, 1).Add(-time.Microsecond), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	return t.UTC(), err
 }
 
 // optionalID is the positive id in query parameter name, 0 when absent.
@@ -56,7 +96,8 @@ func listOf(c *fiber.Ctx, name string, valid func(string) bool) ([]string, error
 }
 
 // ListMemories serves GET /api/memories: the memories of project (and
-// session), by kind and state, pinned first then newest; with q, those
+// session), by kind, state and speaker, or those in force at as_of,
+// pinned first then newest; with q, those
 // matching it, best first, in mode (hybrid, text or semantic, as
 // /api/search: hybrid by default when semantic recall is on, else FTS5
 // syntax alone). The answer is {items, hasMore}.
@@ -68,7 +109,8 @@ func (h *Handler) ListMemories(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	var items []models.Memory
 	if q := strings.Clone(c.Query("q")); strings.TrimSpace(q) != "" {
-		items, _, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
+		items, _, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States,
+			AsOf: f.AsOf, Speakers: f.Speakers, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
 	} else {
 		f.Limit++
 		items, err = h.Store.Memories(ctx, f)
@@ -91,8 +133,11 @@ type RememberInput struct {
 }
 
 // Remember serves POST /api/memories: it stores the statement, cleaned by
-// the privacy pipeline in force, as a current memory of the project (it
-// supersedes nothing by itself), and answers the stored memory.
+// the privacy pipeline in force, as a memory of the project (it
+// supersedes nothing by itself), and answers the stored memory. Who said
+// it: the user (source user) or Claude (source claude) for the owner; a
+// person's token (team mode) makes it that teammate's, proposed until
+// the owner accepts it unless the settings trust them (memory.trust).
 func (h *Handler) Remember(c *fiber.Ctx) error {
 	var in RememberInput
 	if err := json.Unmarshal(c.Body(), &in); err != nil {
@@ -108,7 +153,17 @@ func (h *Handler) Remember(c *fiber.Ctx) error {
 		return badRequest("project is required")
 	}
 	pol := h.Capture.Policy()
-	m := models.Memory{Project: pol.Clean(in.Project), Kind: in.Kind, Text: pol.Clean(in.Text), Source: in.Source}
+	m := models.Memory{Project: pol.Clean(in.Project), Kind: in.Kind, Text: pol.Clean(in.Text), Source: in.Source, State: models.MemoryCurrent}
+	m.Speaker = models.SpeakerClaude
+	if in.Source == models.SourceUser {
+		m.Speaker = models.SpeakerUser
+	}
+	if person := capture.PersonFrom(c.UserContext()); person != "" {
+		m.Speaker, m.SpeakerRef = models.SpeakerTeammate, person
+		if !pol.Settings.Memory.Trusts(person) {
+			m.State = models.MemoryProposed
+		}
+	}
 	for _, f := range in.Files {
 		if f = pol.Clean(f); f != "" {
 			m.Files = append(m.Files, f)
@@ -126,12 +181,14 @@ func (h *Handler) Remember(c *fiber.Ctx) error {
 
 // MemoryChange is the body of POST /api/memories/:id: one change.
 type MemoryChange struct {
-	Action string `json:"action"` // pin, unpin, retire, reinstate, edit
+	Action string `json:"action"` // pin, unpin, retire, reinstate, edit, accept, reject
 	Text   string `json:"text"`   // the new text, for edit
 }
 
 // ChangeMemory serves POST /api/memories/:id: pin, unpin, retire,
-// reinstate or edit a memory; the answer is the memory as it is now.
+// reinstate or edit a memory, or accept or reject a teammate's proposed
+// one; the answer is the memory as it is now. The route is the owner's
+// only (a person's token is refused before this runs).
 func (h *Handler) ChangeMemory(c *fiber.Ctx) error {
 	id, err := pathID(c)
 	if err != nil {
@@ -163,8 +220,12 @@ func (h *Handler) changeMemory(c *fiber.Ctx, id int64, in MemoryChange) (*models
 			m, err = tx.SetMemoryState(id, models.MemoryCurrent)
 		case "edit":
 			m, err = tx.EditMemory(id, h.Capture.Policy().Clean(in.Text))
+		case "accept":
+			m, err = tx.AcceptMemory(id)
+		case "reject":
+			m, err = tx.RejectMemory(id)
 		default:
-			err = badRequest("action must be pin, unpin, retire, reinstate or edit")
+			err = badRequest("action must be pin, unpin, retire, reinstate, edit, accept or reject")
 		}
 		return err
 	})

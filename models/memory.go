@@ -1,11 +1,13 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -636,8 +638,25 @@ type MemorySearch struct {
 	Kinds   []string   // any of these kinds; all when empty
 	States  []string   // any of these states; all when empty
 	AsOf    *time.Time // in force at that time (States is not applied then)
-	Offset  int
-	Limit   int // default 20
+	// Speakers keeps the memories of these speakers; all when empty.
+	Speakers []string
+	Offset   int
+	Limit    int // default 20
+}
+
+// Keeps reports whether memory m passes q's filters but the query:
+// project, kinds, speakers, and in force at AsOf or else one of States.
+// A search by meaning, which the vectors cannot filter, keeps its hits by
+// it.
+func (q MemorySearch) Keeps(m Memory) bool {
+	if q.Project != "" && m.Project != q.Project || len(q.Kinds) > 0 && !slices.Contains(q.Kinds, m.Kind) ||
+		len(q.Speakers) > 0 && !slices.Contains(q.Speakers, m.Speaker) {
+		return false
+	}
+	if q.AsOf != nil {
+		return m.InForceOn(*q.AsOf)
+	}
+	return len(q.States) == 0 || slices.Contains(q.States, m.State)
 }
 
 // SearchMemories finds the memories matching q.Q, best first (bm25 on
@@ -669,6 +688,9 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 		where, args = append(where, asOfCond("m.")), append(args, at, at)
 	} else if len(q.States) > 0 {
 		where, args = append(where, "m.state IN ?"), append(args, q.States)
+	}
+	if len(q.Speakers) > 0 {
+		where, args = append(where, "m.speaker IN ?"), append(args, q.Speakers)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -791,13 +813,16 @@ func (s *Store) CountMemoryMatches(ctx context.Context, match string, limit int)
 }
 
 // MemoriesInForce lists the project's current memories for context: the
-// pinned ones (at most limit), then the newest, limit in all.
-func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) ([]Memory, error) {
+// pinned ones (at most limit), then the newest, limit in all. With person
+// (a teammate's session, team mode) that person's own proposed memories
+// count too: what they said reaches their own sessions before the owner
+// accepts it, and nobody else's.
+func (s *Store) MemoriesInForce(ctx context.Context, project, person string, limit int) ([]Memory, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	db := s.db.WithContext(ctx)
-	var pinned, newest []Memory
+	var pinned, newest, own []Memory
 	// pinned = ?, not a bare boolean: the index memories_in_force
 	// (project, state, pinned, id) answers both reads.
 	if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND pinned = ?", project, MemoryCurrent, true).
@@ -808,7 +833,29 @@ func (s *Store) MemoriesInForce(ctx context.Context, project string, limit int) 
 		Order("id DESC").Limit(limit - len(pinned)).Find(&newest).Error; err != nil {
 		return nil, err
 	}
-	return append(pinned, newest...), nil
+	if person != "" {
+		// A third read on the same index's (project, state) prefix, so
+		// the first two keep theirs.
+		if err := db.Model(&Memory{}).Select(memoryColumns).Where("project = ? AND state = ? AND speaker = ? AND speaker_ref = ?",
+			project, MemoryProposed, SpeakerTeammate, person).Order("pinned DESC, id DESC").Limit(limit).Find(&own).Error; err != nil {
+			return nil, err
+		}
+	}
+	if len(own) == 0 {
+		return append(pinned, newest...), nil
+	}
+	out := append(pinned, newest...)
+	out = append(out, own...)
+	slices.SortStableFunc(out, func(a, b Memory) int {
+		if a.Pinned != b.Pinned {
+			if a.Pinned {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out[:min(len(out), limit)], nil
 }
 
 // MemoryIDsInForce are the ids of project's memories in force of kinds,

@@ -139,7 +139,7 @@ func requireCredentials(h *handlers.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		switch l := auth.LevelOf(c); {
 		case l == auth.Person && c.Locals(personsKey) == nil:
-			return fiber.NewError(fiber.StatusForbidden, "a person's API token may send hook events and read memory, nothing else: this needs the worker's owner (its socket, its secret or the viewer's login)")
+			return fiber.NewError(fiber.StatusForbidden, "a person's API token may send hook events, read memory and propose memories, nothing else: this needs the worker's owner (its socket, its secret or the viewer's login)")
 		case l != auth.None:
 			return c.Next()
 		}

@@ -75,7 +75,10 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	teamAPI.get("/projects", h.ListProjects)
 	teamAPI.get("/stats", h.StatsJSON)
 	teamAPI.get("/memories", h.ListMemories)
-	api.post("/memories", h.Remember) // MCP's remember, and the owner's own
+	// MCP's remember, the owner's own, and a person's (a teammate's
+	// memory, proposed unless trusted); the changes, accept and reject
+	// included, are the owner's.
+	teamAPI.post("/memories", h.Remember)
 	api.post("/memories/:id", h.ChangeMemory)
 	api.get("/import", h.ShowImportJSON)
 	api.post("/import/events", h.ImportEvents)                  // `mneme import`: hook events from transcripts

@@ -45,6 +45,10 @@ type ContextRequest struct {
 	SessionID int64  // the database id of the session starting
 	Source    string // startup, resume, clear, compact
 	Created   bool   // the session did not exist before this event
+	// Person is who the session belongs to (sessions.captured_by): ""
+	// for the owner, else a teammate, whose own proposed memories their
+	// context holds.
+	Person string
 }
 
 // SummaryQueue receives requests for turn and session summaries.

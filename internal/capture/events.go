@@ -37,7 +37,7 @@ func (s *Service) sessionStart(ctx context.Context, ev *shape.Event) (shape.Outp
 	if s.Context == nil || ev.Imported() || ev.Policy().ProjectExcluded(ref.Project) {
 		return shape.Continue(), nil
 	}
-	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: ev.Source(), Created: ref.Created})
+	text, err := s.Context.SessionContext(ctx, ContextRequest{Project: ref.Project, SessionID: ref.ID, Source: ev.Source(), Created: ref.Created, Person: ref.CapturedBy})
 	if err != nil {
 		// Context is a courtesy: the session must start regardless.
 		s.log.Warn("build session context", "project", ref.Project, "err", err)

@@ -52,7 +52,7 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 		s.log().Warn("memory search: the embeddings endpoint did not answer in time; answering with text alone", "err", eerr)
 		return pageOf(text, q.Offset, q.Limit), ModeText, nil
 	}
-	// Kinds and states are not in the vectors: ask for more, keep those
+	// Kinds, states and speakers are not in the vectors: ask for more, keep those
 	// that pass.
 	sq := models.SearchQuery{Project: q.Project, Type: models.SearchMemory, Limit: min(4*window, models.MaxSearchWindow)}
 	hits, err := s.Store.SemanticSearch(ctx, sq, client.Model, vec)
@@ -80,7 +80,7 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 		byID[mem.ID] = mem
 	}
 	for _, id := range ids {
-		if mem, ok := byID[id]; ok && in(q.Kinds, mem.Kind) && in(q.States, mem.State) {
+		if mem, ok := byID[id]; ok && q.Keeps(mem) {
 			sem = append(sem, mem)
 		}
 	}
@@ -99,17 +99,4 @@ func memoryHits(ms []models.Memory) []models.SearchHit {
 		out[i] = models.SearchHit{Type: models.SearchMemory, ID: m.ID}
 	}
 	return out
-}
-
-// in reports whether v is one of set, or set is empty (no filter).
-func in(set []string, v string) bool {
-	if len(set) == 0 {
-		return true
-	}
-	for _, x := range set {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

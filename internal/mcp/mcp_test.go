@@ -471,7 +471,7 @@ func TestMCPRememberAndSearchMemories(t *testing.T) {
 		t.Errorf("remember a todo: %s", text)
 	}
 	text = mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory"})
-	if !strings.Contains(text, fmt.Sprintf("#m%d", mems[0].ID)) || !strings.Contains(text, "constraint  current  Use pnpm") {
+	if !strings.Contains(text, fmt.Sprintf("#m%d", mems[0].ID)) || !strings.Contains(text, "constraint  Claude  current  Use pnpm") {
 		t.Errorf("search type memory: %s", text)
 	}
 	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory", "kind": "decision"}); !strings.Contains(text, "No memories match") {

@@ -16,7 +16,7 @@ import (
 
 const searchDescription = `Step 1 of 3 — search mneme's memory of earlier Claude Code sessions: tool calls (observations), prompts and session summaries, across projects.
 Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", prefix*, column filters such as title:word; e.g. migrat* AND sqlite, "connection refused", auth NOT oauth.
-With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, #m<id>, date, kind, state (current, superseded by #m<id>, done, retired) and text.
+With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, #m<id>, date, kind, who said it (user, Claude, a teammate's name, or quoted: FILE), state (current, superseded by #m<id>, done, retired, proposed: a teammate's awaiting the owner, noted: a quote, never in force) and text; as_of=YYYY-MM-DD (or an RFC 3339 time) keeps those that were in force then.
 Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
   #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
   session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
@@ -37,6 +37,7 @@ type SearchInput struct {
 	Offset    int    `json:"offset,omitempty" jsonschema:"skip this many hits (paging: the answer says which offset comes next)"`
 	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 	Mode      string `json:"mode,omitempty" jsonschema:"hybrid (words and meaning, the default when semantic search is set up), text (FTS5 only, the default otherwise) or semantic (meaning only: plain-language questions)"`
+	AsOf      string `json:"as_of,omitempty" jsonschema:"with type memory: only the memories in force at that time (YYYY-MM-DD: as that UTC day ended; or an RFC 3339 time), whatever their state now"`
 }
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
@@ -62,6 +63,9 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	}
 	if strings.EqualFold(strings.TrimSpace(in.Type), models.SearchMemory) || in.Kind != "" {
 		return s.searchMemories(ctx, in, limit, maxTokens)
+	}
+	if strings.TrimSpace(in.AsOf) != "" {
+		return "", fmt.Errorf("as_of applies to memories: give type=memory with it")
 	}
 	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
 	for k, v := range map[string]string{"project": in.Project, "type": in.Type, "tool": in.Tool, "from": in.From, "to": in.To} {
@@ -194,7 +198,8 @@ func (s *Server) call(ctx context.Context, method, path string, body []byte, v a
 func day(t time.Time) string { return t.Local().Format(time.DateOnly) }
 
 // searchMemories is search limited to memories: one row per memory,
-// #m<id>, date, kind, state and text, best first.
+// #m<id>, date, kind, who said it, state and text, best first; with
+// as_of, those in force at that time.
 func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxTokens int) (string, error) {
 	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}
 	if p := strings.TrimSpace(in.Project); p != "" {
@@ -206,6 +211,10 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	if m := strings.ToLower(strings.TrimSpace(in.Mode)); m != "" {
 		q.Set("mode", m)
 	}
+	asOf := strings.TrimSpace(in.AsOf)
+	if asOf != "" {
+		q.Set("as_of", asOf)
+	}
 	if in.Offset > 0 {
 		q.Set("offset", strconv.Itoa(in.Offset))
 	}
@@ -213,12 +222,19 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	if err := s.get(ctx, "/api/memories?"+q.Encode(), &res); err != nil {
 		return "", err
 	}
+	when := ""
+	if asOf != "" {
+		when = " in force on " + oneLine(asOf, 40)
+	}
 	if len(res.Items) == 0 {
-		return fmt.Sprintf("No memories match %s. Try fewer words, OR, or prefix* forms.", in.Query), nil
+		return fmt.Sprintf("No memories%s match %s. Try fewer words, OR, or prefix* forms.", when, in.Query), nil
 	}
 	w := newBudget(maxTokens)
-	w.must(fmt.Sprintf("mneme memories matching %s (best first):", oneLine(in.Query, 200)))
-	footer := "Only current memories are in force; a superseded one names its replacement."
+	w.must(fmt.Sprintf("mneme memories%s matching %s (best first):", when, oneLine(in.Query, 200)))
+	footer := "Only current memories are in force; a superseded one names its replacement; proposed ones await the owner; noted ones are quotes."
+	if asOf != "" {
+		footer = "These were in force on " + oneLine(asOf, 40) + "; the state shown is today's."
+	}
 	if res.HasMore {
 		footer = fmt.Sprintf("… more matches: search again with offset=%d. ", in.Offset+len(res.Items)) + footer
 	}
@@ -232,15 +248,24 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 		if in.Project == "" {
 			proj = m.Project + "  "
 		}
-		return fmt.Sprintf("#m%d  %s  %s%s  %s  %s", m.ID, day(m.CreatedAt), proj, m.Kind, state, oneLine(m.Text, 300)), nil
+		return fmt.Sprintf("#m%d  %s  %s%s  %s  %s  %s", m.ID, day(m.CreatedAt), proj, m.Kind, oneLine(voice(m), 60), state, oneLine(m.Text, 300)), nil
 	})
 	w.must(footer)
 	return w.String(), nil
 }
 
+// voice is who said m as Claude reads it: "user" (not "you": the reader
+// is Claude), "Claude", a teammate's name, or "quoted: FILE".
+func voice(m models.Memory) string {
+	if m.Speaker == models.SpeakerUser {
+		return "user"
+	}
+	return m.Voice()
+}
+
 const rememberDescription = `Keep a decision or a constraint in mneme's memory explicitly, so the next sessions of the project are given it at start (and Claude sees it before touching a file it names).
 kind: decision (what was chosen, over what) or constraint (a rule the user or the project set, e.g. "never touch vendor/", "use pnpm, not npm"); text: one plain statement; files: the paths it is about, if any.
-It is redacted like everything mneme stores, and marked as stated by Claude. Answers the memory's #m<id>.`
+It is redacted like everything mneme stores, and marked as stated by Claude (with a teammate's token on a shared worker: as that teammate's, proposed until the owner accepts it). Answers the memory's #m<id>.`
 
 // RememberInput is the remember tool's arguments.
 type RememberInput struct {
@@ -271,6 +296,9 @@ func (s *Server) remember(ctx context.Context, in RememberInput) (string, error)
 	var m models.Memory
 	if err := s.call(ctx, http.MethodPost, "/api/memories", body, &m); err != nil {
 		return "", err
+	}
+	if m.State == models.MemoryProposed {
+		return fmt.Sprintf("Kept as #m%d (%s of project %s, proposed: in force once the owner accepts it): %s", m.ID, m.Kind, m.Project, oneLine(m.Text, 300)), nil
 	}
 	return fmt.Sprintf("Kept as #m%d (%s of project %s): %s", m.ID, m.Kind, m.Project, oneLine(m.Text, 300)), nil
 }

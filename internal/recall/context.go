@@ -138,7 +138,7 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, memS
 		}
 		secs = append(secs, own)
 	}
-	mems, err := b.memoriesSection(ctx, req.Project, memShare, c)
+	mems, err := b.memoriesSection(ctx, req.Project, req.Person, memShare, c)
 	if err != nil {
 		return nil, err
 	}

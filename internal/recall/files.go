@@ -92,7 +92,7 @@ func (b *Builder) fileContext(ctx context.Context, req capture.FileRequest, coun
 	// The decisions, constraints and causes in force that name the file.
 	for _, m := range memos {
 		if pol := b.policy(); pol.Settings.Memory.KindEnabled(m.Kind) {
-			lines = append(lines, memoryLine(m, check, c, Age(now, m.CreatedAt)))
+			lines = append(lines, memoryLine(m, check, c, memoryWho{person: capture.PersonFrom(ctx), now: now, age: Age(now, m.CreatedAt)}))
 		}
 	}
 	base := filepath.Base(req.Path)

@@ -15,9 +15,9 @@ import (
 // SessionStart: pinned first, then the newest.
 const memoriesConsidered = 200
 
-// minMemoryLine is the shortest a memory's line can be ("- #m1 todo: "
-// and a text of 8 characters, then its date): no more memories than the
-// share holds of these are read.
+// minMemoryLine is the shortest a memory's line can be ("- #m1 todo, "
+// a voice, ", 11-26: " and a text of 8 characters): no more memories
+// than the share holds of these are read.
 const minMemoryLine = 35
 
 // kindRank orders memory kinds in context: constraints and decisions
@@ -36,16 +36,17 @@ func kindRank(k string) int {
 // observation is "#12").
 func MemoryRef(id int64) string { return fmt.Sprintf("#m%d", id) }
 
-// memoriesSection is the memories in force of the project, as lines:
+// memoriesSection is the memories in force of the project (and, in a
+// teammate's session, that person's own proposed ones), as lines:
 // pinned first, constraints and decisions before causes and todos, newest
 // first; kinds the settings switch off are left out. It fills at most
 // share bytes (title included), whole lines only.
-func (b *Builder) memoriesSection(ctx context.Context, project string, share int, c cleaner) (section, error) {
+func (b *Builder) memoriesSection(ctx context.Context, project, person string, share int, c cleaner) (section, error) {
 	sec := section{title: "## Memories in force (decisions, constraints, causes, todos)"}
 	if share <= 0 {
 		return sec, nil
 	}
-	mems, err := b.Store.MemoriesInForce(ctx, project, min(memoriesConsidered, share/minMemoryLine+1))
+	mems, err := b.Store.MemoriesInForce(ctx, project, person, min(memoriesConsidered, share/minMemoryLine+1))
 	if err != nil {
 		return sec, err
 	}
@@ -68,8 +69,9 @@ func (b *Builder) memoriesSection(ctx context.Context, project string, share int
 	})
 	left := share - len(sec.title) - 2
 	check := filestate.NewChecker()
+	w := memoryWho{person: person, now: b.now()}
 	for _, m := range kept {
-		line := memoryLine(m, check, c, "")
+		line := memoryLine(m, check, c, w)
 		if len(line)+1 > left {
 			break
 		}
@@ -81,26 +83,73 @@ func (b *Builder) memoriesSection(ctx context.Context, project string, share int
 }
 
 // memoryLine is one memory on one line: its id, then memoryBody.
-func memoryLine(m models.Memory, check *filestate.Checker, c cleaner, age string) string {
-	return "- " + MemoryRef(m.ID) + " " + memoryBody(m, check, c, age)
+func memoryLine(m models.Memory, check *filestate.Checker, c cleaner, w memoryWho) string {
+	return "- " + MemoryRef(m.ID) + " " + memoryBody(m, check, c, w)
 }
 
-// memoryBody is a memory's kind, text, date (or age when set) and, when a
-// file it names changed or is gone since it was made, a mark saying so.
-func memoryBody(m models.Memory, check *filestate.Checker, c cleaner, age string) string {
-	when := m.CreatedAt.UTC().Format(time.DateOnly)
-	if age != "" {
-		when = age
+// memoryWho is what a memory's line is said relative to: who reads it
+// (the session's person, "" for the owner), today, and an age to show
+// instead of the date ("" for the date).
+type memoryWho struct {
+	person string
+	now    time.Time
+	age    string
+}
+
+// memoryBody is a memory's head, then its text: kind, who said it, when
+// (MM-DD this year, else the whole date; or the age when set), and what
+// else holds ("pinned", "proposed": a teammate's own not yet accepted, a
+// file it names changed or gone since), then the text, and its subject
+// when the text does not say it: "decision, user, 11-26: Use pnpm".
+func memoryBody(m models.Memory, check *filestate.Checker, c cleaner, w memoryWho) string {
+	notes := []string{m.Kind, contextVoice(m, w.person), shortDate(m.CreatedAt, w.now)}
+	if w.age != "" {
+		notes[2] = w.age
 	}
-	var notes []string
-	notes = append(notes, when)
 	if m.Pinned {
 		notes = append(notes, "pinned")
+	}
+	if m.State == models.MemoryProposed {
+		notes = append(notes, "proposed")
 	}
 	if mark := memoryFileMark(m, check); mark != "" {
 		notes = append(notes, mark)
 	}
-	return fmt.Sprintf("%s: %s (%s)", m.Kind, c.text(m.Text, 300), strings.Join(notes, ", "))
+	text := c.text(m.Text, 300)
+	if sub := c.text(m.Subject, 40); sub != "" && len(m.Subject) <= 40 && !strings.Contains(strings.ToLower(text), strings.ToLower(sub)) {
+		text += " [" + sub + "]"
+	}
+	return strings.Join(notes, ", ") + ": " + text
+}
+
+// contextVoice is who said m, as the session of person (its Claude) reads
+// it: "user" for the session's own user (the owner in the owner's
+// sessions; a teammate in their own), "owner" for the owner seen from a
+// teammate's session, "Claude", a teammate by name, or "quoted: FILE".
+// Not "you": the reader is Claude.
+func contextVoice(m models.Memory, person string) string {
+	switch m.Speaker {
+	case models.SpeakerUser:
+		if person != "" {
+			return "owner"
+		}
+		return "user"
+	case models.SpeakerTeammate:
+		if person != "" && m.SpeakerRef == person {
+			return "user"
+		}
+	}
+	return m.Voice()
+}
+
+// shortDate is t as a memory's line dates it: "11-26" in now's year,
+// "2025-11-26" before (UTC).
+func shortDate(t, now time.Time) string {
+	t = t.UTC()
+	if t.Year() == now.UTC().Year() {
+		return t.Format("01-02")
+	}
+	return t.Format(time.DateOnly)
 }
 
 // memoryFileMark is "changed since" when a file the memory names changed

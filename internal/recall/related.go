@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -67,11 +68,14 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 	}
 	c := cleaner{pol}
 	check := filestate.NewChecker()
+	// The session's person (team mode): a session only takes its own
+	// person's events, so the request's is the session's.
+	w := memoryWho{person: capture.PersonFrom(ctx), now: b.now()}
 	var out strings.Builder
 	out.WriteString(OpenTag + "\nmneme: related memory from earlier sessions (run `mneme search <words>` for details):\n")
 	for _, h := range hints {
 		if h.Memory != nil {
-			fmt.Fprintf(&out, "- %s (relevance %.2f) %s\n", MemoryRef(h.ID), h.Relevance, c.redact(memoryBody(*h.Memory, check, c, "")))
+			fmt.Fprintf(&out, "- %s (relevance %.2f) %s\n", MemoryRef(h.ID), h.Relevance, c.redact(memoryBody(*h.Memory, check, c, w)))
 			continue
 		}
 		fmt.Fprintf(&out, "- #%d (relevance %.2f) %s (%s)%s\n", h.ID, h.Relevance, c.redact(c.text(h.Title, 160)),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,12 @@ func (f *fixture) memory(sessionID int64, project, kind, text string) int64 {
 	m := models.Memory{SessionID: sessionID, Project: project, Source: models.SourceUser, Kind: kind, Text: text, CreatedAt: f.tick()}
 	f.write(func(tx *models.Tx) error { _, err := tx.InsertMemory(&m); return err })
 	return m.ID
+}
+
+// shown reports whether out holds a memory's line body: kind, voice, a
+// date (MM-DD, or the whole date another year) and notes, then text.
+func shown(out, kind, voice, text string) bool {
+	return regexp.MustCompile(regexp.QuoteMeta(kind+", "+voice+", ") + `[0-9-]+(, [a-z ]+)*: ` + regexp.QuoteMeta(text)).MatchString(out)
 }
 
 // hinted reports whether the hint names memory id.
@@ -70,7 +77,7 @@ func TestRelatedMemoryHintsMemories(t *testing.T) {
 		return out
 	}
 	out := related("add the database migrations to the request handler")
-	if !hinted(out, rule) || !strings.Contains(out, "constraint: Never run database migrations inside the request handler") {
+	if !hinted(out, rule) || !shown(out, "constraint", "user", "Never run database migrations inside the request handler") {
 		t.Errorf("the constraint matching the prompt's words is not hinted with its kind and text")
 	}
 	if hinted(out, foreign) || hinted(out, mine) {
@@ -84,7 +91,7 @@ func TestRelatedMemoryHintsMemories(t *testing.T) {
 	if !hinted(out, lz4) || hinted(out, zstd) {
 		t.Error("want the decision in force hinted, not the one it superseded")
 	}
-	if !strings.Contains(out, "decision: Compress the snapshot archives with lz4") {
+	if !shown(out, "decision", "user", "Compress the snapshot archives with lz4") {
 		t.Error("the decision's kind and text are not shown")
 	}
 
@@ -242,7 +249,7 @@ func TestRelatedMemorySemantic(t *testing.T) {
 	b := s.builder(10 * time.Second)
 	out := hintOnceEmbedded(t, b, "app", cur, prompt, cache)
 	t.Logf("\n%s", out)
-	if !hinted(out, cache) || !strings.Contains(out, "decision: "+near) {
+	if !hinted(out, cache) || !shown(out, "decision", "user", near) {
 		t.Fatalf("the memory close in meaning is not hinted:\n%s\n%s", out, s.logs.String())
 	}
 	if hinted(out, queue) || hinted(out, signing) {
