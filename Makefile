@@ -145,7 +145,7 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 FUZZ_TARGETS := internal/shape:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
 	internal/shape:FuzzCompress internal/shape:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models:FuzzQueryLexer \
-	internal/transcript:FuzzParse internal/memory/extract:FuzzExtract
+	internal/transcript:FuzzParse internal/transcript:FuzzPromptText internal/memory/extract:FuzzExtract
 FUZZTIME ?= 30s
 
 .PHONY: fuzz

@@ -399,10 +399,15 @@ func (fp *fileParser) user(s *session, l *line, at time.Time) error {
 			}
 			return nil
 		}
+		// Each text block on its own: a reminder or the IDE's context
+		// comes in a block of its own before the prompt's.
 		var parts []string
 		for _, b := range blocks {
-			if b.Type == "text" {
-				parts = append(parts, b.Text)
+			if b.Type != "text" {
+				continue
+			}
+			if p, ok := promptText(b.Text); ok {
+				parts = append(parts, p)
 			}
 		}
 		text = strings.Join(parts, "\n")
@@ -410,7 +415,11 @@ func (fp *fileParser) user(s *session, l *line, at time.Time) error {
 		fp.problem(Problem{fp.path, fp.lineNo, "user content is neither text nor blocks: skipped"})
 		return nil
 	}
-	if l.IsMeta || l.IsSidechain || l.IsCompactSummary || noise(text) {
+	if l.IsMeta || l.IsSidechain || l.IsCompactSummary {
+		return nil
+	}
+	text, ok := promptText(text)
+	if !ok {
 		return nil
 	}
 	if err := fp.endTurn(s); err != nil {
@@ -426,22 +435,6 @@ func (fp *fileParser) user(s *session, l *line, at time.Time) error {
 	err := fp.send(s, hookwire.UserPromptSubmit, at, func(p *shape.Payload) { p.Prompt = text })
 	s.inTurn = true
 	return err
-}
-
-// noise is user text that is not a prompt: slash-command records, their
-// output, an interruption marker, a caveat Claude Code adds.
-func noise(text string) bool {
-	t := strings.TrimSpace(text)
-	if t == "" {
-		return true
-	}
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
-		"<local-command-caveat>", "<bash-input>", "<bash-stdout>", "<bash-stderr>", "[Request interrupted by user", "Caveat: The messages below were generated"} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func (fp *fileParser) toolResult(s *session, l *line, b block, structured json.RawMessage, at time.Time) error {
