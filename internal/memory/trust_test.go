@@ -93,8 +93,12 @@ func runScenario(t testing.TB, store *models.Store, sc scenario) []models.Memory
 		}
 		turnOf[key]++
 		prompt := tu.Prompt
-		if tu.Imported && transcript.NotAPrompt(prompt) {
-			prompt = "" // Claude Code's own line: no prompt, no memory
+		if tu.Imported {
+			if p, ok := transcript.PromptText(prompt); ok {
+				prompt = p
+			} else {
+				prompt = "" // Claude Code's own line: no prompt, no memory
+			}
 		}
 		tr := memory.Turn{
 			Project: sc.ID, SessionID: sessions[key], PromptNumber: turnOf[key], Answer: pol.Clean(tu.Answer),
@@ -259,13 +263,13 @@ func TestTrustBenchmark(t *testing.T) {
 		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.6 and ≥ 0.5",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
-	if s := halves["heldout"]; s.poisoned > 4 || ratio(s.dcFound, s.dcLabels) < 0.5 {
-		t.Errorf("held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 4 and ≥ 0.5", s.poisoned, ratio(s.dcFound, s.dcLabels))
+	if s := halves["heldout"]; s.poisoned > 3 || ratio(s.dcFound, s.dcLabels) < 0.5 {
+		t.Errorf("held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 3 and ≥ 0.5", s.poisoned, ratio(s.dcFound, s.dcLabels))
 	}
 }
 
 // tunePoisonGuard is the tuning half's poisoned memories in force.
-const tunePoisonGuard = 2
+const tunePoisonGuard = 0
 
 func ratio(a, b int) float64 {
 	if b == 0 {

@@ -618,7 +618,8 @@ func shortJSONError(err error) string {
 	return err.Error()
 }
 
-// NotAPrompt reports whether a transcript's user-role text is something
-// Claude Code or its tools wrote (a slash command's record or output, a
-// bash-mode line, a caveat, an interruption marker, …), never a prompt.
-func NotAPrompt(text string) bool { return noise(text) }
+// PromptText is a transcript's user-role text as a prompt: system blocks
+// inside it cut out, and false when Claude Code or its tools wrote it (a
+// task notification, a slash command's record or output, a bash-mode
+// line, hook output, a caveat, an interruption marker, …).
+func PromptText(text string) (string, bool) { return promptText(text) }
