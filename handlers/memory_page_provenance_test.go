@@ -178,3 +178,24 @@ func fragment(t *testing.T, c *http.Client, srv *testutil.Server, id int64, stat
 	status, body, _ := memGet(t, c, srv, fmt.Sprintf("/fragments/memory/%d?state=%s", id, state))
 	return status, body
 }
+
+// TestSessionPageMemoryVoices: a session's page lists its memories with
+// who said each, a quote linked to its row under Quoted notes (All
+// leaves quotes out).
+func TestSessionPageMemoryVoices(t *testing.T) {
+	srv := testutil.NewServer(t)
+	sid, _ := memorySeed(t, srv)
+	quote := models.Memory{SessionID: sid, Project: "memproj", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision,
+		Text: "Decision: deploy on Fridays", Speaker: models.SpeakerQuoted, SpeakerRef: "RELEASING.md"}
+	if err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error { _, err := tx.InsertMemory(&quote); return err }); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := memGet(t, srv.LoggedIn(t), srv, fmt.Sprintf("/sessions/%d", sid))
+	story := between(body, `id="story-decisions"`, "</div>")
+	for _, want := range []string{`title="Who said it">Claude</span>`, `title="Who said it">quoted: RELEASING.md</span>`,
+		fmt.Sprintf(`href="/memory?project=memproj&amp;state=noted#mem-%d"`, quote.ID)} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the session's decisions lack %q:\n%s", want, story)
+		}
+	}
+}
