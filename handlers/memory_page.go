@@ -237,7 +237,9 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return render(c, views.Memory(p))
 	}
 	if project != "" {
-		if asOf == nil && state != models.MemoryProposed {
+		// The review list, but where the kinds list the proposals
+		// themselves (with the same Accept and Reject).
+		if asOf == nil && state != models.MemoryProposed && state != "all" {
 			if p.Proposed, p.ProposedTotal, err = h.memoryReview(ctx, project); err != nil {
 				return err
 			}

@@ -101,6 +101,9 @@ func TestMemoryPageProvenance(t *testing.T) {
 	if strings.Contains(body, row(s.quote.ID)) || strings.Contains(body, "deploy on Fridays") {
 		t.Error("state=all lists the quote")
 	}
+	if strings.Contains(body, `id="memory-review"`) || !strings.Contains(between(body, row(s.proposal.ID), "</article>"), `value="accept"`) {
+		t.Error("state=all lists the proposals twice, or without Accept")
+	}
 	// Quoted notes: the quote alone, with its source and no pin or retire.
 	_, body, _ = memGet(t, c, srv, "/memory?project=app&state=noted")
 	quoteRow := between(body, row(s.quote.ID), "</article>")
