@@ -212,7 +212,7 @@ type sessionData struct {
 	stats     models.SessionStats
 	ledger    models.LedgerTotal
 	loc       *time.Location
-	person    string // who the report is for ('' the owner)
+	person    string // who the report is for ("" for the owner)
 }
 
 func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location, person string) (*sessionData, error) {
@@ -302,7 +302,7 @@ func memoryKindLabel(kind string) string {
 	return strings.ToUpper(kind[:1]) + kind[1:]
 }
 
-// memoryVoice is who said m as the report's reader (person, '' the
+// memoryVoice is who said m as the report's reader (person, "" for the
 // owner) reads it: "you" for the reader's own, "the owner" for the
 // owner's in a teammate's report, else models.Memory.Voice ("Claude",
 // "bob", "quoted: README.md").
