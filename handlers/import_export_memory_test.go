@@ -149,6 +149,7 @@ func TestImportExportRowsRefusesCraftedMemory(t *testing.T) {
 		`"kind":"rumour"`:                            `memories[0].kind "rumour"`,
 		`"state":"zombie"`:                           `memories[0].state "zombie"`,
 		`"source":"oracle"`:                          `memories[0].source "oracle"`,
+		`"speaker":"the boss"`:                       `memories[0].speaker "the boss" must be user, claude, quoted or teammate`,
 		`"text":"` + strings.Repeat("x", 1001) + `"`: `memories[0].text 1001 bytes is over 1000`,
 		`"promptNumber":-3`:                          `memories[0].promptNumber -3 is out of range`,
 	}

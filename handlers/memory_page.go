@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -26,17 +27,37 @@ func memoryState(c *fiber.Ctx) (string, error) {
 		return models.MemoryCurrent, nil
 	}
 	if s != "all" && !models.ValidMemoryState(s) {
-		return "", badRequest("state must be current, superseded, done, retired or all")
+		return "", badRequest("state must be current, superseded, done, retired, proposed, noted or all")
 	}
 	return strings.Clone(s), nil
 }
 
+// allButNoted are the states "all" shows on the Memory page: every one
+// but noted. A quote is not the project's memory: it is listed under its
+// own filter only.
+var allButNoted = []string{models.MemoryCurrent, models.MemorySuperseded, models.MemoryDone, models.MemoryRetired, models.MemoryProposed}
+
 // statesOf is the store filter of a page state.
 func statesOf(state string) []string {
 	if state == "all" {
-		return nil
+		return allButNoted
 	}
 	return []string{state}
+}
+
+// pageShows reports whether a page of state lists a memory in state st.
+func pageShows(state, st string) bool {
+	return state == st || state == "all" && st != models.MemoryNoted
+}
+
+// memoryAsOf reads the Memory page's as_of: a date (what was in force as
+// that day ended, UTC) or an RFC 3339 time; nil and "" when absent.
+func memoryAsOf(c *fiber.Ctx) (*time.Time, string, error) {
+	at, err := asOfParam(c)
+	if err != nil || at == nil {
+		return nil, "", err
+	}
+	return at, strings.Clone(strings.TrimSpace(c.Query("as_of"))), nil
 }
 
 // memoryItem is a memory's row: with its supersession chain when it has
@@ -74,7 +95,8 @@ func memoryOffsets(c *fiber.Ctx) (map[string]int, error) {
 }
 
 // memoryURL is the Memory page of project in state at the kinds' page
-// positions offsets, with search's parameters (q, mode, offset) when set.
+// positions offsets, with search's parameters (q, mode, offset) or the
+// as-of date (as_of) when set.
 func memoryURL(project, state string, offsets map[string]int, search url.Values) string {
 	q := url.Values{"project": {project}, "state": {state}}
 	for k, v := range search {
@@ -91,10 +113,12 @@ func memoryURL(project, state string, offsets map[string]int, search url.Values)
 }
 
 // memoryGroup is one kind's page of the Memory page, with its links to
-// the pages before and after.
-func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, offsets map[string]int, total int64) (views.MemoryGroup, error) {
+// the pages before and after; with asOf, the kind's memories that were
+// in force then (whatever their state now) instead of those in state.
+func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, asOf *time.Time, extra url.Values, offsets map[string]int, total int64) (views.MemoryGroup, error) {
 	g := views.MemoryGroup{Kind: kind, Total: total, Offset: offsets[kind]}
-	ms, err := h.Store.Memories(ctx, models.MemoryFilter{Project: project, Kinds: []string{kind}, States: statesOf(state), Offset: g.Offset, Limit: memoryPageLimit})
+	f := models.MemoryFilter{Project: project, Kinds: []string{kind}, States: statesOf(state), AsOf: asOf, Offset: g.Offset, Limit: memoryPageLimit}
+	ms, err := h.Store.Memories(ctx, f)
 	if err != nil {
 		return g, err
 	}
@@ -108,7 +132,7 @@ func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, 
 	at := func(n int) string {
 		o := maps.Clone(offsets)
 		o[kind] = n
-		return memoryURL(project, state, o, nil)
+		return memoryURL(project, state, o, extra)
 	}
 	if g.Offset > 0 {
 		g.PrevURL = at(max(g.Offset-memoryPageLimit, 0))
@@ -119,13 +143,17 @@ func (h *Handler) memoryGroup(ctx context.Context, project, state, kind string, 
 	return g, nil
 }
 
-// memoryTotals counts the project's memories of each kind in state.
-func (h *Handler) memoryTotals(ctx context.Context, project, state string) (map[string]int64, error) {
+// memoryTotals counts the project's memories of each kind in state, or
+// in force at asOf when set.
+func (h *Handler) memoryTotals(ctx context.Context, project, state string, asOf *time.Time) (map[string]int64, error) {
+	if asOf != nil {
+		return h.Store.MemoryCountsAsOf(ctx, project, *asOf)
+	}
 	counts, err := h.Store.MemoryCounts(ctx, project)
 	out := map[string]int64{}
 	for kind, byState := range counts {
 		for st, n := range byState {
-			if state == "all" || st == state {
+			if pageShows(state, st) {
 				out[kind] += n
 			}
 		}
@@ -133,9 +161,40 @@ func (h *Handler) memoryTotals(ctx context.Context, project, state string) (map[
 	return out, err
 }
 
+// memoryReviewLimit bounds the proposed memories the review list shows.
+const memoryReviewLimit = 50
+
+// memoryReview is the project's proposed memories for the owner's
+// review, newest first, and how many there are.
+func (h *Handler) memoryReview(ctx context.Context, project string) ([]views.MemoryItem, int64, error) {
+	ms, err := h.Store.Memories(ctx, models.MemoryFilter{Project: project, States: []string{models.MemoryProposed}, Limit: memoryReviewLimit + 1})
+	if err != nil || len(ms) == 0 {
+		return nil, 0, err
+	}
+	total := int64(len(ms))
+	if len(ms) > memoryReviewLimit {
+		counts, err := h.Store.MemoryCounts(ctx, project)
+		if err != nil {
+			return nil, 0, err
+		}
+		total = 0
+		for _, byState := range counts {
+			total += byState[models.MemoryProposed]
+		}
+		ms = ms[:memoryReviewLimit]
+	}
+	out := make([]views.MemoryItem, len(ms))
+	for i, m := range ms {
+		out[i] = views.MemoryItem{Memory: m}
+	}
+	return out, total, nil
+}
+
 // ShowMemory serves GET /memory: a project's memories by kind, in one
-// state (in force by default), with their actions; each kind shows
-// memoryPageLimit rows at a time, with links to the rest.
+// state (in force by default; "all" is every state but quotes), or those
+// in force on an as-of date, with their actions; each kind shows
+// memoryPageLimit rows at a time, with links to the rest. Teammates'
+// proposed memories come first, for the owner to accept or reject.
 func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	state, err := memoryState(c)
@@ -143,6 +202,10 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	offsets, err := memoryOffsets(c)
+	if err != nil {
+		return err
+	}
+	asOf, asOfRaw, err := memoryAsOf(c)
 	if err != nil {
 		return err
 	}
@@ -159,23 +222,34 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last,
-		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), "")}
-	p.Here = memoryURL(project, state, offsets, p.SearchParams(c.Query("offset")))
+		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), ""), AsOf: asOfRaw}
+	extra := p.SearchParams(c.Query("offset"))
+	if asOfRaw != "" {
+		extra.Set("as_of", asOfRaw)
+	}
+	p.Here = memoryURL(project, state, offsets, extra)
 	if strings.TrimSpace(p.Q) != "" {
 		if project != "" {
-			if err := h.searchMemoryPage(c, &p); err != nil {
+			if err := h.searchMemoryPage(c, &p, asOf); err != nil {
 				return err
 			}
 		}
 		return render(c, views.Memory(p))
 	}
 	if project != "" {
-		totals, err := h.memoryTotals(ctx, project, state)
+		// The review list, but where the kinds list the proposals
+		// themselves (with the same Accept and Reject).
+		if asOf == nil && state != models.MemoryProposed && state != "all" {
+			if p.Proposed, p.ProposedTotal, err = h.memoryReview(ctx, project); err != nil {
+				return err
+			}
+		}
+		totals, err := h.memoryTotals(ctx, project, state, asOf)
 		if err != nil {
 			return err
 		}
 		for _, kind := range models.MemoryKinds {
-			g, err := h.memoryGroup(ctx, project, state, kind, offsets, totals[kind])
+			g, err := h.memoryGroup(ctx, project, state, kind, asOf, url.Values{"as_of": {asOfRaw}}, offsets, totals[kind])
 			if err != nil {
 				return err
 			}
@@ -190,18 +264,19 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 const memorySearchLimit = 50
 
 // searchMemoryPage runs the Memory page's search: the memories of
-// p.Project in p.State matching p.Q, best first, in p.Mode, from the
+// p.Project in p.State (or in force at asOf) matching p.Q, best first,
+// in p.Mode, from the
 // offset asked. A query or mode that cannot run is said on the page, the
 // form filled in: 400 (bad syntax, search by meaning while it is off),
 // 503 (the embeddings endpoint failed a search by meaning).
-func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage) error {
+func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage, asOf *time.Time) error {
 	ctx := c.UserContext()
 	p.Searched = true
 	offset, err := intParam(c, "offset", 0, 0, models.MaxSearchWindow-memorySearchLimit-1)
 	var found []models.Memory
 	if err == nil {
 		var used string
-		found, used, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), Offset: offset, Limit: memorySearchLimit}, p.Mode)
+		found, used, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), AsOf: asOf, Offset: offset, Limit: memorySearchLimit}, p.Mode)
 		p.SearchMode = h.searchMode(p.Mode, used)
 	}
 	var fe *fiber.Error
@@ -227,7 +302,11 @@ func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage) error {
 		p.Results = append(p.Results, it)
 	}
 	if page.HasMore {
-		p.MoreURL = memoryURL(p.Project, p.State, nil, p.SearchParams(strconv.Itoa(offset+memorySearchLimit)))
+		more := p.SearchParams(strconv.Itoa(offset + memorySearchLimit))
+		if p.AsOf != "" {
+			more.Set("as_of", p.AsOf)
+		}
+		p.MoreURL = memoryURL(p.Project, p.State, nil, more)
 	}
 	return nil
 }
@@ -249,7 +328,7 @@ func (h *Handler) ShowMemoryFragment(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if state != "all" && m.State != state {
+	if !pageShows(state, m.State) {
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 	it, err := h.memoryItem(c.UserContext(), *m)
@@ -260,7 +339,8 @@ func (h *Handler) ShowMemoryFragment(c *fiber.Ctx) error {
 }
 
 // MemoryForm serves POST /memory/:id, a row's forms on the Memory page:
-// action pin, unpin, retire, reinstate or edit (with text). It goes back
+// action pin, unpin, retire, reinstate or edit (with text), or accept or
+// reject a teammate's proposed memory (the review list's). It goes back
 // to the page the form was on (its next field: the same project, state
 // and pages), at the row; to the memory's project in force when next is
 // not a Memory page of this site.

@@ -576,6 +576,23 @@ func (s *Store) MemoryCounts(ctx context.Context, project string) (map[string]ma
 	return out, err
 }
 
+// MemoryCountsAsOf counts the project's memories that were in force at
+// at, by kind.
+func (s *Store) MemoryCountsAsOf(ctx context.Context, project string, at time.Time) (map[string]int64, error) {
+	var rows []struct {
+		Kind string
+		N    int64
+	}
+	at = at.UTC()
+	err := s.db.WithContext(ctx).Raw(`SELECT kind, COUNT(*) AS n FROM memories WHERE project = ? AND `+asOfCond("")+` GROUP BY kind`,
+		project, at, at).Scan(&rows).Error
+	out := map[string]int64{}
+	for _, r := range rows {
+		out[r.Kind] = r.N
+	}
+	return out, err
+}
+
 // MemoryProjects lists the projects that have memories.
 func (s *Store) MemoryProjects(ctx context.Context) ([]string, error) {
 	var out []string

@@ -100,7 +100,7 @@ func TestExportUnknownSessionSaysWhat(t *testing.T) {
 
 func TestReadCommandsSayTheWorkerIsDown(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"search", "x"}, {"show", "3"}, {"export", "--session", "1"}} {
+	for _, args := range [][]string{{"search", "x"}, {"show", "3"}, {"export", "--session", "1"}, {"memories"}, {"memories", "accept", "3"}} {
 		var out, errOut bytes.Buffer
 		code := run(append([]string{"--port", strconv.Itoa(freePort(t)), "--data-dir", dir}, args...), strings.NewReader(""), &out, &errOut)
 		msg := errOut.String()

@@ -18,6 +18,16 @@ type looseKey struct {
 	Session, Project, Kind, Text, Original, Source, State, SupersededBy string
 	Pinned                                                              bool
 	Created                                                             time.Time
+	// Provenance: who said it, about what, when in force, who ended it.
+	Speaker, SpeakerRef, Subject, Evidence, InForce, Ended, EndedBy string
+}
+
+// when is a time that may be unset, comparable.
+func when(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func memoryKeys(t *testing.T, srv *testutil.Server) map[string]looseKey {
@@ -40,7 +50,8 @@ func memoryKeys(t *testing.T, srv *testutil.Server) map[string]looseKey {
 			}
 			session = s.ClaudeSessionID
 		}
-		out[m.Text] = looseKey{session, m.Project, m.Kind, m.Text, m.OriginalText, m.Source, m.State, text[m.SupersededBy], m.Pinned, m.CreatedAt.UTC()}
+		out[m.Text] = looseKey{session, m.Project, m.Kind, m.Text, m.OriginalText, m.Source, m.State, text[m.SupersededBy], m.Pinned, m.CreatedAt.UTC(),
+			m.Speaker, m.SpeakerRef, m.Subject, m.Evidence, when(m.InForceAt), when(m.EndedAt), m.EndedBy}
 	}
 	return out
 }
@@ -48,8 +59,11 @@ func memoryKeys(t *testing.T, srv *testutil.Server) map[string]looseKey {
 // TestExportImportMemoriesOutsideSessions: memories stated outside any
 // session (MCP's remember without a session, one of them replacing a
 // session's decision) are in `mneme export --all` after the sessions and
-// counted, and `mneme import` brings them back with their states, pins
-// and links, into a fresh store, once: a second import stores nothing.
+// counted, and `mneme import` brings them back with their states, pins,
+// links and provenance (who said each, its ref, subject and evidence,
+// when in force, when ended and by whom; a teammate's proposal and a
+// quote among them), into a fresh store, once: a second import stores
+// nothing.
 func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 	src := testutil.NewServer(t)
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
@@ -73,9 +87,15 @@ func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 			return err
 		}
 		old := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision,
-			Text: "Use SQLite for the cache", CreatedAt: at}
-		if _, err := tx.InsertMemory(old); err != nil {
-			return err
+			Text: "Use SQLite for the cache", CreatedAt: at, Subject: "cache", Evidence: "We will use SQLite for the cache."}
+		proposal := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 2, Source: models.SourceAnswer, Kind: models.MemoryDecision,
+			Text: "Make the cache shared", CreatedAt: at, Speaker: models.SpeakerTeammate, SpeakerRef: "bob", State: models.MemoryProposed}
+		quote := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 2, Source: models.SourceAnswer, Kind: models.MemoryDecision,
+			Text: "Decision: deploy on Fridays", CreatedAt: at, Speaker: models.SpeakerQuoted, SpeakerRef: "README.md"}
+		for _, m := range []*models.Memory{old, proposal, quote} {
+			if _, err := tx.InsertMemory(m); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.SupersedeMemory(old.ID, newer); err != nil {
 			return err
@@ -90,8 +110,12 @@ func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := memoryKeys(t, src)
-	if len(want) != 4 || want["Use SQLite for the cache"].SupersededBy != "Switched the cache to bbolt instead of SQLite" {
+	if len(want) != 6 || want["Use SQLite for the cache"].SupersededBy != "Switched the cache to bbolt instead of SQLite" {
 		t.Fatalf("seeded: %+v", want)
+	}
+	if o := want["Use SQLite for the cache"]; o.Speaker != models.SpeakerClaude || o.Subject != "cache" || o.Evidence == "" || o.InForce == "" ||
+		o.Ended == "" || o.EndedBy != models.SpeakerClaude {
+		t.Fatalf("seeded without provenance: %+v", o)
 	}
 
 	file := exportAll(t, src)
@@ -109,7 +133,7 @@ func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Memories) != 3 || doc.Counts.Memories != 4 || len(doc.Sessions) != 1 || len(doc.Sessions[0].Memories) != 1 {
+	if len(doc.Memories) != 3 || doc.Counts.Memories != 6 || len(doc.Sessions) != 1 || len(doc.Sessions[0].Memories) != 3 {
 		t.Fatalf("export: %d memories outside sessions, counts %+v", len(doc.Memories), doc.Counts)
 	}
 	if r := doc.Sessions[0].Memories[0].SupersededByRef; r == nil || r.Session != "" || r.Project != "app" {
@@ -118,7 +142,7 @@ func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 
 	dst := testutil.NewServer(t)
 	out := importOK(t, dst, file)
-	if !strings.Contains(out, "4 memories") {
+	if !strings.Contains(out, "6 memories") {
 		t.Errorf("import says:\n%s", out)
 	}
 	got := memoryKeys(t, dst)
@@ -134,7 +158,7 @@ func TestExportImportMemoriesOutsideSessions(t *testing.T) {
 	if again := memoryKeys(t, dst); len(again) != len(want) {
 		t.Errorf("a second import: %d memories, want %d", len(again), len(want))
 	}
-	if n, err := dst.Store.Counts(t.Context()); err != nil || n.Memories != 4 {
+	if n, err := dst.Store.Counts(t.Context()); err != nil || n.Memories != 6 {
 		t.Errorf("counts after two imports: %+v %v", n, err)
 	}
 }

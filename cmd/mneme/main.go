@@ -84,6 +84,7 @@ func newRoot(g *globals, code *int) *cobra.Command {
 		openCmd(g, code),
 		tailCmd(g, code),
 		searchCmd(g, code),
+		memoriesCmd(g, code),
 		showCmd(g, code),
 		exportCmd(g, code),
 		importCmd(g, code),

@@ -111,7 +111,8 @@ func (c *rowChecker) memories(ms []models.ExportMemory) {
 		m := &ms[i]
 		f := fmt.Sprintf("memories[%d].", i)
 		c.ok(models.ValidMemoryKind(m.Kind), f+"kind", m.Kind, "must be decision, constraint, cause or todo")
-		c.ok(models.ValidMemoryState(m.State), f+"state", m.State, "must be current, superseded, done or retired")
+		c.ok(models.ValidMemoryState(m.State), f+"state", m.State, "must be current, superseded, done, retired, proposed or noted")
+		c.ok(m.Speaker == "" || models.ValidSpeaker(m.Speaker), f+"speaker", m.Speaker, "must be user, claude, quoted or teammate")
 		c.ok(memorySources[m.Source], f+"source", m.Source, "must be answer, prompt, summary, claude or user")
 		c.count(f+"promptNumber", int64(m.PromptNumber), 0, models.MaxPromptCounter)
 		c.ok(strings.TrimSpace(m.Text) != "", f+"text", "", "is empty")

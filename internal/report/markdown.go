@@ -75,7 +75,12 @@ func (r *mdRenderer) session(sd *sessionData) error {
 	}
 	for i := range sd.memories {
 		m := &sd.memories[i]
-		fmt.Fprintf(r.w, "- **%s** (%s): %s\n", mdText(memoryKindLabel(m.Kind)), mdText(memoryState(m)), mdText(oneLine(m.Text)))
+		about := ""
+		if m.Subject != "" {
+			about = " _(about " + mdText(oneLine(m.Subject)) + ")_"
+		}
+		fmt.Fprintf(r.w, "- **%s**, %s, %s (%s): %s%s\n", mdText(memoryKindLabel(m.Kind)), mdText(oneLine(memoryVoice(m, sd.person))),
+			sd.memoryDate(m), mdText(memoryState(m)), mdText(oneLine(m.Text)), about)
 	}
 	r.w.WriteString("\n")
 	fmt.Fprintf(r.w, "%s Timeline\n", r.h)

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,8 +17,10 @@ import (
 )
 
 // TestReportMemories: a session report lists the session's memories
-// (kind, text, state) under "Decisions and rules" in Markdown, JSON and
-// HTML; a memory's text that tries to be Markdown or HTML stays text.
+// (kind, who said it, date, state, text, subject) under "Decisions and
+// rules" in Markdown, JSON and HTML; a memory's text that tries to be
+// Markdown or HTML stays text. A teammate's report names the owner's
+// memories as the owner's and the teammate's own as "you".
 func TestReportMemories(t *testing.T) {
 	srv := testutil.NewServer(t)
 	const (
@@ -32,9 +35,11 @@ func TestReportMemories(t *testing.T) {
 		}
 		d := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision, Text: hostile, CreatedAt: at}
 		c := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourcePrompt, Kind: models.MemoryConstraint,
-			Text: "Never call the network in tests", Pinned: true, CreatedAt: at}
+			Text: "Never call the network in tests", Pinned: true, CreatedAt: at, Subject: "tests"}
+		bob := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 2, Source: models.SourceAnswer, Kind: models.MemoryDecision,
+			Text: "Make the cache shared", Speaker: models.SpeakerTeammate, SpeakerRef: "bob", State: models.MemoryProposed, CreatedAt: at.AddDate(1, 0, 0)}
 		todo := &models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 2, Source: models.SourceAnswer, Kind: models.MemoryTodo, Text: "Add a benchmark", CreatedAt: at}
-		for _, m := range []*models.Memory{d, c, todo} {
+		for _, m := range []*models.Memory{d, c, todo, bob} {
 			if _, err := tx.InsertMemory(m); err != nil {
 				return err
 			}
@@ -54,7 +59,8 @@ func TestReportMemories(t *testing.T) {
 	}
 	sec := md[strings.Index(md, "Decisions and rules"):]
 	sec = sec[:strings.Index(sec, "Timeline")]
-	for _, want := range []string{"- **Decision** (current): ", "- **Constraint** (current, pinned): Never call the network in tests", "- **Todo** (done): Add a benchmark"} {
+	for _, want := range []string{"- **Decision**, Claude, 11-20 (current): ", "- **Constraint**, you, 11-20 (current, pinned): Never call the network in tests _(about tests)_",
+		"- **Todo**, Claude, 11-20 (done): Add a benchmark", "- **Decision**, bob, 2027-11-20 (proposed): Make the cache shared"} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("the Markdown section lacks %q:\n%s", want, sec)
 		}
@@ -87,11 +93,23 @@ func TestReportMemories(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Sessions) != 1 || len(doc.Sessions[0].Memories) != 3 {
+	if len(doc.Sessions) != 1 || len(doc.Sessions[0].Memories) != 4 {
 		t.Fatalf("json memories: %+v", doc.Sessions)
 	}
-	if m := doc.Sessions[0].Memories[0]; m.Kind != models.MemoryDecision || m.Text != hostile || m.State != models.MemoryCurrent {
+	if m := doc.Sessions[0].Memories[0]; m.Kind != models.MemoryDecision || m.Text != hostile || m.State != models.MemoryCurrent ||
+		m.Speaker != models.SpeakerClaude || m.InForceAt == nil {
 		t.Errorf("json's first memory: %+v", m)
+	}
+	if m := doc.Sessions[0].Memories[1]; m.Speaker != models.SpeakerUser || m.Subject != "tests" {
+		t.Errorf("json's constraint: %+v", m)
+	}
+	if m := doc.Sessions[0].Memories[3]; m.Speaker != models.SpeakerTeammate || m.SpeakerRef != "bob" || m.State != models.MemoryProposed {
+		t.Errorf("json's teammate memory: %+v", m)
+	}
+	for _, field := range []string{`"speaker":"claude"`, `"speakerRef":"bob"`, `"subject":"tests"`, `"inForceAt":`, `"endedAt":`, `"endedBy":"claude"`} {
+		if !strings.Contains(js, field) {
+			t.Errorf("the JSON export lacks %s", field)
+		}
 	}
 
 	// HTML: escaped by templ.
@@ -100,7 +118,20 @@ func TestReportMemories(t *testing.T) {
 		t.Fatalf("html: %d", resp.StatusCode)
 	}
 	if !strings.Contains(page, "<h2>Decisions and rules</h2>") || !strings.Contains(page, "Add a benchmark") ||
+		!strings.Contains(page, `<b>Constraint</b>, <span class="voice">you</span>, 11-20`) || !strings.Contains(page, "(about tests)") ||
 		!strings.Contains(page, "memory-done") || strings.Contains(page, "<img src=x") || !strings.Contains(page, "&lt;img src=x") {
 		t.Errorf("the HTML section is wrong:\n%s", page)
+	}
+
+	// Bob's report: the owner's constraint is the owner's, bob's own "you".
+	status, body := srv.Post(t, "/api/tokens", map[string]string{"person": "bob"})
+	var tok struct{ Token string }
+	if status != 200 || json.Unmarshal(body, &tok) != nil || tok.Token == "" {
+		t.Fatalf("token: %d %s", status, body)
+	}
+	status, body = srv.Do(t, http.MethodGet, path+"md", nil, http.Header{"Authorization": {"Bearer " + tok.Token}})
+	if md := string(body); status != 200 || !strings.Contains(md, "- **Constraint**, the owner, 11-20 (current, pinned)") ||
+		!strings.Contains(md, "- **Decision**, you, 2027-11-20 (proposed): Make the cache shared") {
+		t.Errorf("bob's report: %d\n%s", status, md)
 	}
 }

@@ -212,6 +212,7 @@ type sessionData struct {
 	stats     models.SessionStats
 	ledger    models.LedgerTotal
 	loc       *time.Location
+	person    string // who the report is for ("" for the owner)
 }
 
 func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location, person string) (*sessionData, error) {
@@ -220,7 +221,7 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 		return nil, err
 	}
 	s.HideFrom(person)
-	sd := &sessionData{sess: s, loc: loc}
+	sd := &sessionData{sess: s, loc: loc, person: person}
 	if sd.prompts, err = store.PromptsOfSession(ctx, id); err != nil {
 		return nil, err
 	}
@@ -299,6 +300,37 @@ func memoryKindLabel(kind string) string {
 		return kind
 	}
 	return strings.ToUpper(kind[:1]) + kind[1:]
+}
+
+// memoryVoice is who said m as the report's reader (person, "" for the
+// owner) reads it: "you" for the reader's own, "the owner" for the
+// owner's in a teammate's report, else models.Memory.Voice ("Claude",
+// "bob", "quoted: README.md").
+func memoryVoice(m *models.Memory, person string) string {
+	switch {
+	case person == "":
+	case m.Speaker == models.SpeakerUser:
+		return "the owner"
+	case m.Speaker == models.SpeakerTeammate && m.SpeakerRef == person:
+		return "you"
+	}
+	return m.Voice()
+}
+
+// memoryDate is when m was made as a report dates it: "11-27" in the
+// year of the session, else the whole date.
+func (sd *sessionData) memoryDate(m *models.Memory) string {
+	t := m.CreatedAt.In(sd.loc)
+	if t.Year() == sd.sess.StartedAt.In(sd.loc).Year() {
+		return t.Format("01-02")
+	}
+	return t.Format(time.DateOnly)
+}
+
+// memoryHead is a memory's kind, who said it and when: "Decision,
+// Claude, 11-27".
+func (sd *sessionData) memoryHead(m *models.Memory) string {
+	return memoryKindLabel(m.Kind) + ", " + memoryVoice(m, sd.person) + ", " + sd.memoryDate(m)
 }
 
 // memoryState is a memory's state as a report shows it: "current",

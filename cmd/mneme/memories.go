@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// memoriesCmd is `mneme memories`: the memories kept (decisions,
+// constraints, causes, todos), through the worker's GET /api/memories,
+// with who said each; `accept` and `reject` settle a teammate's proposed
+// memory (POST /api/memories/:id, the owner's).
+func memoriesCmd(g *globals, code *int) *cobra.Command {
+	var project, kind, state, speaker, asOf string
+	var limit int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "memories",
+		Short: "List the memories kept (decisions, constraints, causes, todos), who said each, and what held on a date",
+		Long: `List the memories kept: pinned first, then newest first, each with its kind, who said it
+(you, Claude, a teammate, or quoted: FILE for a quote), its date and its state.
+By default the memories in force (state current); --state proposed lists teammates'
+memories awaiting your review, --state all every state. --as-of DATE lists what was
+in force on that day (as it ended, UTC), whatever its state now.`,
+		Example: `  mneme memories --project api-server
+  mneme memories --state proposed
+  mneme memories --kind constraint --as-of 2026-11-20
+  mneme memories accept 12
+  mneme memories reject '#m13'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q := url.Values{"limit": {strconv.Itoa(limit)}}
+			if asOf == "" && state == "" {
+				state = models.MemoryCurrent
+			}
+			for k, v := range map[string]string{"project": project, "kind": kind, "state": state, "speaker": speaker, "as_of": asOf} {
+				if v != "" {
+					q.Set(k, v)
+				}
+			}
+			body, err := apiGet(g, "/api/memories?"+q.Encode())
+			if err != nil {
+				*code = 2
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				_, err := out.Write(body)
+				return err
+			}
+			var page api.Page[models.Memory]
+			if err := json.Unmarshal(body, &page); err != nil {
+				return err
+			}
+			if len(page.Items) == 0 {
+				fmt.Fprintln(out, "No memories.")
+				*code = 1
+				return nil
+			}
+			if asOf != "" {
+				fmt.Fprintf(out, "In force on %s (the state shown is today's):\n", asOf)
+			}
+			for _, m := range page.Items {
+				printMemory(out, m, project == "")
+			}
+			if page.HasMore {
+				fmt.Fprintf(out, "… more memories: raise --limit (now %d) or narrow with --project, --kind\n", limit)
+			}
+			if state == models.MemoryProposed {
+				fmt.Fprintln(out, "Review: mneme memories accept <id> puts one in force; mneme memories reject <id> retires it.")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", "", "only this project")
+	cmd.Flags().StringVar(&kind, "kind", "", "decision, constraint, cause or todo (a comma-separated list)")
+	cmd.Flags().StringVar(&state, "state", "", "current (the default), proposed, superseded, done, retired, noted or all")
+	cmd.Flags().StringVar(&speaker, "speaker", "", "only those said by user, claude, teammate or quoted")
+	cmd.Flags().StringVar(&asOf, "as-of", "", "what was in force on this day (YYYY-MM-DD) or at this RFC 3339 time")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories (1-500)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	cmd.AddCommand(memoryReviewCmd(g, code, "accept", "Put a teammate's proposed memory in force"),
+		memoryReviewCmd(g, code, "reject", "Retire a teammate's proposed memory: it never comes into force"))
+	return cmd
+}
+
+// memoryReviewCmd is `mneme memories accept|reject ID`.
+func memoryReviewCmd(g *globals, code *int, action, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   action + " <id>",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseMemoryID(args[0])
+			if err != nil {
+				*code = 2
+				return err
+			}
+			body, _ := json.Marshal(map[string]string{"action": action})
+			var m models.Memory
+			if err := apiJSON(g, http.MethodPost, "/api/memories/"+strconv.FormatInt(id, 10), body, &m); err != nil {
+				*code = 1
+				return err
+			}
+			done := map[string]string{"accept": "Accepted", "reject": "Rejected"}[action]
+			fmt.Fprintf(cmd.OutOrStdout(), "%s #m%d (%s of %s, %s, now %s): %s\n", done, m.ID, m.Kind, m.Project, m.Voice(), m.State, oneLine(m.Text, 300))
+			return nil
+		},
+	}
+}
+
+// parseMemoryID reads a memory's id: 12, #m12 or m12.
+func parseMemoryID(a string) (int64, error) {
+	s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(a), "#"), "m")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("%q is not a memory's id: give 12 or #m12 (as `mneme memories` and the context show it)", a)
+	}
+	return id, nil
+}
+
+// printMemory prints one memory: its id, kind, who said it, date and
+// state, then its text; a second line says what it is about, where it
+// came from and what replaced it.
+func printMemory(w io.Writer, m models.Memory, withProject bool) {
+	state := m.State
+	if m.Pinned {
+		state += ", pinned"
+	}
+	fmt.Fprintf(w, "#m%-5d %-10s  %-12s  %s  %-10s  %s\n", m.ID, m.Kind, oneLine(m.Voice(), 60), m.CreatedAt.Local().Format(time.DateOnly), state, oneLine(m.Text, 1000))
+	var more []string
+	if withProject {
+		more = append(more, "project "+m.Project)
+	}
+	if m.Subject != "" {
+		more = append(more, "about "+oneLine(m.Subject, 120))
+	}
+	if m.SessionID != 0 {
+		more = append(more, "session "+strconv.FormatInt(m.SessionID, 10))
+	}
+	if m.SupersededBy != 0 {
+		more = append(more, "superseded by #m"+strconv.FormatInt(m.SupersededBy, 10))
+	}
+	if m.EndedBy != "" && m.State != models.MemoryCurrent {
+		more = append(more, "ended by "+endedBy(m.EndedBy))
+	}
+	if len(more) > 0 {
+		fmt.Fprintf(w, "        %s\n", strings.Join(more, " · "))
+	}
+}
+
+// endedBy names who ended a memory (a speaker, or "teammate:NAME").
+func endedBy(by string) string {
+	if name, ok := strings.CutPrefix(by, models.SpeakerTeammate+":"); ok {
+		return name
+	}
+	m := models.Memory{Speaker: by}
+	if v := m.Voice(); v != "unknown" {
+		return v
+	}
+	return by
+}
