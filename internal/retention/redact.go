@@ -122,8 +122,9 @@ func (r RedactResult) Total() int64 {
 //
 // What is derived from a row's text loses what the rules took out of it,
 // as if the rules had been in force when it was made: the derived
-// columns of the row (see roles), and the events announcing the row (the
-// events table is rewritten last).
+// columns of the row (see roles), the events announcing the row (the
+// events table is rewritten last), and the automatic title of a session
+// whose prompts or summaries changed (made anew from them).
 //
 // Rows are rewritten with SQLite's secure_delete on, and when any was,
 // the files are scrubbed afterwards as after a forget
@@ -191,6 +192,29 @@ func Reapply(ctx context.Context, store *models.Store, r *privacy.Redactor) (Red
 				}
 			}
 		}
+	}
+	// A session's automatic title is made from its prompts and summaries:
+	// made anew from what they now say.
+	var sessions []int64
+	for _, table := range []string{"prompts", "summaries"} {
+		sids, err := store.SessionsOfRows(ctx, table, changed[table])
+		if err != nil {
+			return res, err
+		}
+		sessions = append(sessions, sids...)
+	}
+	for len(sessions) > 0 {
+		chunk := sessions[:min(len(sessions), Batch)]
+		sessions = sessions[len(chunk):]
+		var retitled []int64
+		err := store.Writer.Do(ctx, func(tx *models.Tx) (err error) {
+			retitled, err = tx.RefreshTitles(chunk)
+			return err
+		})
+		if err != nil {
+			return res, err
+		}
+		changed["sessions"] = append(changed["sessions"], retitled...)
 	}
 	for table, ids := range changed {
 		slices.Sort(ids)
