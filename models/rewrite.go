@@ -155,6 +155,83 @@ func (tx *Tx) RewriteTexts(table string, ups []TextUpdate) error {
 	return nil
 }
 
+// EventRefs maps each of the events ids to the id of the row it
+// announces (its ref_id; 0 for an event of no row).
+func (s *Store) EventRefs(ctx context.Context, ids []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var rows []struct{ ID, RefID int64 }
+		if err := s.db.WithContext(ctx).Raw(`SELECT id, ref_id FROM events WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.ID] = r.RefID
+		}
+	}
+	return out, nil
+}
+
+// SessionsOfRows returns the sessions the rows ids of table (prompts or
+// summaries) belong to, each once.
+func (s *Store) SessionsOfRows(ctx context.Context, table string, ids []int64) ([]int64, error) {
+	switch table {
+	case "prompts", "summaries":
+	default:
+		return nil, fmt.Errorf("no session column known for %q", table)
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		var sids []int64
+		if err := s.db.WithContext(ctx).Raw(`SELECT DISTINCT session_id FROM `+table+` WHERE id IN ?`, chunk).Scan(&sids).Error; err != nil {
+			return nil, err
+		}
+		for _, id := range sids {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out, nil
+}
+
+// RefreshTitles makes the automatic title of each of these sessions anew
+// from what it holds now (an edited title stays), with SQLite's
+// secure_delete on, and returns the sessions whose title changed.
+func (tx *Tx) RefreshTitles(ids []int64) ([]int64, error) {
+	off, err := tx.secureDelete()
+	if err != nil {
+		return nil, err
+	}
+	defer off()
+	var changed []int64
+	for _, id := range ids {
+		var sid int64
+		var session, turn, prompt string
+		err := tx.db.Raw(titleSourcesSQL+` AND s.id = ?`, id).Row().Scan(&sid, &session, &turn, &prompt)
+		if err == sql.ErrNoRows {
+			continue // gone, or titled by the user
+		}
+		if err != nil {
+			return nil, err
+		}
+		title := autoTitle(session, turn, prompt)
+		res := tx.db.Exec(`UPDATE sessions SET title = ? WHERE id = ? AND NOT title_edited AND title <> ?`, title, id, title)
+		if res.Error != nil {
+			return nil, res.Error
+		}
+		if res.RowsAffected > 0 {
+			changed = append(changed, id)
+		}
+	}
+	return changed, nil
+}
+
 // OptimizeFTS merges the full-text index of table (prompts, observations
 // or summaries) into one segment, with secure_delete on: text rewritten
 // since does not linger in old segments. On PostgreSQL there is nothing
