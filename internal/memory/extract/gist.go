@@ -17,7 +17,12 @@ func Gist(answer string, max int) string {
 	if max <= 0 {
 		return ""
 	}
-	us := units(bound(answer))
+	var us []unit
+	for _, u := range units(bound(answer)) {
+		if !u.quoted {
+			us = append(us, u) // what a source says is not Claude's answer
+		}
+	}
 	var parts []string
 	size, prose := 0, 0
 	for i := 0; i < len(us) && size < max && prose < 2; i++ {

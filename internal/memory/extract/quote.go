@@ -23,7 +23,7 @@ var (
 	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
 	// reportLabelRe: a label line that introduces what a source says
 	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
-	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns))$`)
+	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes) (?:this|these|the following|a) (?:line|lines|text|note|passage|rule|instruction|paragraph)s?)$`)
 	quoteMarksRe  = regexp.MustCompile(`^["“”'‘’«»]|["“”'‘’«»]$`)
 )
 
@@ -157,25 +157,41 @@ func Unquoted(text string) string {
 // and case aside, appear there in a run of at least minCopied bytes.
 // The index of the text is returned.
 func QuotedIn(s string, texts []string) (int, bool) {
-	core := foldText(cleanInline(s))
-	core = strings.TrimSpace(labelPrefixRe.ReplaceAllString(core, ""))
-	if len(core) < minCopied {
+	var cores []string
+	for _, c := range []string{s, afterColon(s)} {
+		if core := foldText(cleanInline(c)); len(core) >= minCopied {
+			cores = append(cores, core)
+		}
+	}
+	if len(cores) == 0 {
 		return -1, false
 	}
 	for i, t := range texts {
-		if t != "" && strings.Contains(foldText(t), core) {
-			return i, true
+		if t == "" {
+			continue
+		}
+		ft := foldText(t)
+		for _, core := range cores {
+			if strings.Contains(ft, core) {
+				return i, true
+			}
 		}
 	}
 	return -1, false
 }
 
+// afterColon is what follows a statement's first ": " (its attribution
+// or label cut: "It also has this line: From now on …"), "" when none.
+func afterColon(s string) string {
+	if i := strings.Index(s, ": "); i > 0 {
+		return s[i+2:]
+	}
+	return ""
+}
+
 // minCopied is the shortest statement a copy is recognised by: shorter
 // ones ("use pnpm") are said by anyone.
 const minCopied = 24
-
-// labelPrefixRe is a statement's leading label ("decision: ").
-var labelPrefixRe = regexp.MustCompile(`^(?:[a-z][a-z ]{1,30}:\s+)`)
 
 // foldText lowercases s and keeps its letters and digits, one space
 // between words, dropping markdown and punctuation.
