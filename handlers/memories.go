@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"github.com/mneme-dev/mneme/internal/memory"
 	"strings"
 	"time"
 
@@ -209,6 +210,17 @@ func (h *Handler) ChangeMemory(c *fiber.Ctx) error {
 // by the privacy pipeline.
 func (h *Handler) changeMemory(c *fiber.Ctx, id int64, in MemoryChange) (*models.Memory, error) {
 	var m *models.Memory
+	var replaced []int64
+	if in.Action == "accept" {
+		// What the proposal replaces once in force, read off the writer.
+		p, err := h.Store.MemoryByID(c.UserContext(), id)
+		if err != nil {
+			return nil, err
+		}
+		if replaced, err = memory.Replaced(c.UserContext(), h.Store, *p); err != nil {
+			return nil, err
+		}
+	}
 	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
 		var err error
 		switch in.Action {
@@ -221,7 +233,13 @@ func (h *Handler) changeMemory(c *fiber.Ctx, id int64, in MemoryChange) (*models
 		case "edit":
 			m, err = tx.EditMemory(id, h.Capture.Policy().Clean(in.Text))
 		case "accept":
-			m, err = tx.AcceptMemory(id)
+			if m, err = tx.AcceptMemory(id); err == nil {
+				for _, old := range replaced {
+					if _, err = tx.SupersedeMemory(old, id); err != nil {
+						break
+					}
+				}
+			}
 		case "reject":
 			m, err = tx.RejectMemory(id)
 		default:

@@ -241,4 +241,23 @@ func TestPersonSessionHoldsOwnProposals(t *testing.T) {
 	if !strings.Contains(ctx, ref(rule.ID)+"constraint, user, ") || strings.Contains(ctx, ref(bobs.ID)) || strings.Contains(ctx, ref(alices.ID)) {
 		t.Error("the owner's context is not the memories in force alone")
 	}
+
+	// A teammate's constraint reaches the others only once the owner
+	// accepts it.
+	alicesRule := rememberAs(t, srv, as(alice.Token), map[string]any{"project": "team", "kind": "constraint", "text": "Never log request bodies"})
+	if ctx := start(as(bob.Token), "bob-2"); strings.Contains(ctx, ref(alicesRule.ID)) {
+		t.Fatalf("bob's context holds alice's constraint before the owner accepted it:\n%s", ctx)
+	}
+	if status, body := srv.Post(t, fmt.Sprintf("/api/memories/%d", alicesRule.ID), map[string]any{"action": "accept"}); status != http.StatusOK {
+		t.Fatalf("accept: %d %s", status, body)
+	}
+	for _, c := range []struct {
+		who    http.Header
+		sid    string
+		prefix string
+	}{{as(bob.Token), "bob-3", "constraint, alice, "}, {nil, "owner-2", "constraint, alice, "}, {as(alice.Token), "alice-1", "constraint, user, "}} {
+		if ctx := start(c.who, c.sid); !strings.Contains(ctx, ref(alicesRule.ID)+c.prefix) {
+			t.Errorf("%s's context lacks the accepted constraint as %q:\n%s", c.sid, c.prefix, ctx)
+		}
+	}
 }

@@ -348,3 +348,25 @@ func (b *Batch) Write(tx *models.Tx) (int, error) {
 	}
 	return n, nil
 }
+
+// Replaced lists the project's memories in force that m, coming into
+// force now (a teammate's proposal the owner accepts), replaces: as a
+// new memory of a turn would, by subject, with the owner's authority.
+func Replaced(ctx context.Context, store *models.Store, m models.Memory) ([]int64, error) {
+	older, err := store.Memories(ctx, models.MemoryFilter{Project: m.Project, States: []string{models.MemoryCurrent}, Limit: candidates})
+	if err != nil {
+		return nil, err
+	}
+	// The owner's acceptance is the owner's act: the proposal replaces
+	// what the owner's own word could.
+	owner := m
+	owner.State, owner.Speaker = models.MemoryCurrent, models.SpeakerUser
+	nm := ExtractForm(m)
+	var out []int64
+	for _, o := range older {
+		if o.ID != m.ID && MayReplace(owner, o) && extract.Supersedes(nm, ExtractForm(o)) {
+			out = append(out, o.ID)
+		}
+	}
+	return out, nil
+}
