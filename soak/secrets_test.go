@@ -163,7 +163,11 @@ func corpusEvents(k secretKind, sid string) []soakEvent {
 	m["error"] = "Exit code 1\nauthentication failed for " + s
 	add("post-tool-use-failure", m)
 	m = base("Stop")
-	m["last_assistant_message"] = "Done. I used " + s
+	// An answer whose statements become memories with their provenance:
+	// a decision (its evidence and subject), a quote (a note naming its
+	// source) and a two-option question a later prompt could answer.
+	m["last_assistant_message"] = "Done. I used " + s + "\n\nKey decisions:\n- Went with the key " + s + " for the client instead of the old one, because it rotates.\n\n" +
+		"The README at docs/" + s + ".md says:\n\n> Decision: from now on always export " + s + " before the tests."
 	add("stop", m)
 	m = base("SessionEnd")
 	m["reason"] = "other " + s
