@@ -88,10 +88,8 @@ func subjectOf(m Memory, label string) string {
 			return s
 		}
 	}
-	for _, w := range words(strings.ToLower(text), 60) {
-		if c, ok := categories[w]; ok {
-			return c
-		}
+	if c := categoryIn(text); c != "" {
+		return c
 	}
 	if len(m.Idents) > 0 {
 		return strings.ToLower(m.Idents[0])
@@ -148,13 +146,37 @@ func firstClauseCategory(text string) string {
 	if i := strings.IndexAny(text, ",;:—"); i > 0 {
 		first = text[:i]
 	}
-	for _, w := range words(strings.ToLower(first), 30) {
-		if c, ok := categories[strings.TrimRight(w, ".")]; ok {
-			return c
+	return categoryIn(first)
+}
+
+// categoryIn is the category of the first tool text names as a word of
+// its own: not inside a path, a file name or code ("api/openapi.yaml" is
+// no config format, "render(…)" no host), a common English word only
+// capitalised ("Fly", "Render").
+func categoryIn(text string) string {
+	for _, tok := range strings.Fields(text) {
+		if strings.ContainsAny(tok, "/`(") {
+			continue
 		}
+		w := strings.Trim(tok, ",.;:!?\"'")
+		if strings.Contains(w, ".") && !categoryDotted[strings.ToLower(w)] {
+			continue
+		}
+		c, ok := categories[strings.ToLower(w)]
+		if !ok || commonWords[strings.ToLower(w)] && !(w[0] >= 'A' && w[0] <= 'Z') {
+			continue
+		}
+		return c
 	}
 	return ""
 }
+
+// categoryDotted are tool names with a dot in them.
+var categoryDotted = map[string]bool{"fly.io": true, "node.js": true}
+
+// commonWords are tool names that are English words too: they name the
+// tool only capitalised.
+var commonWords = map[string]bool{"fly": true, "render": true, "echo": true, "express": true, "chi": true, "gin": true, "black": true, "parcel": true, "rollup": true, "railway": true, "bun": true}
 
 // detLeadRe: a determiner opening a noun phrase.
 var detLeadRe = regexp.MustCompile(`(?i)^(?:the|a|an|our|its|their|this|that|these|those|every|each|all|any|some|your|my)\s+`)
@@ -175,6 +197,9 @@ func nounPhrase(p string) string {
 	var kept []string
 	p = detLeadRe.ReplaceAllString(strings.TrimSpace(p), "")
 	for _, w := range strings.Fields(strings.ToLower(p)) {
+		if len(kept) == 0 && len(w) > 4 && strings.HasSuffix(w, "ly") {
+			continue // "commit directly to main": the adverb is no subject
+		}
 		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 {
 			break
 		}
