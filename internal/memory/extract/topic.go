@@ -200,8 +200,8 @@ func nounPhrase(p string) string {
 		if len(kept) == 0 && len(w) > 4 && strings.HasSuffix(w, "ly") {
 			continue // "commit directly to main": the adverb is no subject
 		}
-		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 {
-			break
+		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 || strings.Contains(w, "://") || !letterRe.MatchString(w) {
+			break // code, a URL or a pipe ends a name
 		}
 		end := strings.ContainsAny(w[len(w)-1:], ",.;:!?)")
 		w = strings.Trim(w, ",.;:!?'\"()")
