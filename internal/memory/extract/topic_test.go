@@ -12,7 +12,7 @@ func TestSubjectOf(t *testing.T) {
 		"This library must keep working on Python 3.9, our users are on old distros.": "python version",
 		"Switched the API port from 8086 to 9090 instead.":                            "api port",
 		"Replaced the swag comments with a hand-written `api/openapi.yaml`.":          "swag comments",
-		"Rule for this repo: never commit directly to main.":                          "main",
+		"Rule for this repo: never commit directly to main.":                          "commit",
 	} {
 		m, _ := Stated(KindDecision, text)
 		if m.Subject != want {
