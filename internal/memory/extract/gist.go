@@ -19,9 +19,12 @@ func Gist(answer string, max int) string {
 	}
 	var us []unit
 	for _, u := range units(bound(answer)) {
-		if !u.quoted {
-			us = append(us, u) // what a source says is not Claude's answer
+		if u.quoted {
+			if _, rule := classifyAnswer(u); rule {
+				continue // a source's instruction is not Claude's answer
+			}
 		}
+		us = append(us, u)
 	}
 	var parts []string
 	size, prose := 0, 0

@@ -15,7 +15,7 @@ var (
 	// document or a program, not a person of the project.
 	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|reads?|writes?|wrote|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|tells? (?:us|you|me|readers)|told (?:us|you|me)|asks? (?:us|you|me|readers)|warns?|puts? it)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|tells? (?:us|you|me|readers)|told (?:us|you|me)|asks? (?:us|you|me|readers)|warns?|puts? it)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -42,7 +42,11 @@ func reportedBy(s string) (string, bool) {
 	if loc == nil || loc[0] > 90 {
 		return "", false
 	}
-	who := strings.TrimSpace(t[:loc[0]])
+	who := t[:loc[0]]
+	if i := strings.LastIndexAny(who, ";,:—"); i >= 0 {
+		who = who[i+1:] // the clause the verb is in: "The build works; it writes …"
+	}
+	who = strings.TrimSpace(who)
 	if who == "" || personRe.MatchString(who) || len(strings.Fields(who)) > 12 || clauseVerbInRe.MatchString(who) {
 		return "", false // "the root cause is X, which only declares …": not a report
 	}
