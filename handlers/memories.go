@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"strings"
 	"time"
 
@@ -168,6 +169,15 @@ func (h *Handler) Remember(c *fiber.Ctx) error {
 	for _, f := range in.Files {
 		if f = pol.Clean(f); f != "" {
 			m.Files = append(m.Files, f)
+		}
+	}
+	// Named as an extracted memory is (its terms, identifiers and subject),
+	// so a later memory on its subject can replace it, and accepting it
+	// replaces what it should.
+	if st, ok := extract.Stated(extract.Kind(m.Kind), m.Text); ok {
+		m.Idents, m.Terms, m.Change, m.Subject = st.Idents, st.Terms, st.Change, st.Subject
+		if len(m.Files) == 0 {
+			m.Files = st.Files
 		}
 	}
 	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -259,5 +260,33 @@ func TestPersonSessionHoldsOwnProposals(t *testing.T) {
 		if ctx := start(c.who, c.sid); !strings.Contains(ctx, ref(alicesRule.ID)+c.prefix) {
 			t.Errorf("%s's context lacks the accepted constraint as %q:\n%s", c.sid, c.prefix, ctx)
 		}
+	}
+}
+
+// Accepting a teammate's proposal is the owner's act: it replaces the
+// memories on its subject that the owner's word would, the owner's
+// constraint included, and each records the teammate as who ended it.
+// While it waits, it replaces nothing.
+func TestAcceptReplaces(t *testing.T) {
+	srv := testutil.NewServer(t)
+	bob := createToken(t, srv, "bob")
+	old := rememberAs(t, srv, nil, map[string]any{"project": "team", "kind": "decision", "text": "The cache lives in Memcached for now"})
+	prop := rememberAs(t, srv, as(bob.Token), map[string]any{"project": "team", "kind": "decision", "text": "Switched the cache from Memcached to Redis instead"})
+	get := func(id int64) models.Memory {
+		t.Helper()
+		m, err := srv.Store.MemoryByID(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *m
+	}
+	if m := get(old.ID); m.State != models.MemoryCurrent {
+		t.Fatalf("a proposal replaced %+v while it waits", m)
+	}
+	if status, body := srv.Post(t, fmt.Sprintf("/api/memories/%d", prop.ID), map[string]any{"action": "accept"}); status != http.StatusOK {
+		t.Fatalf("accept: %d %s", status, body)
+	}
+	if m := get(old.ID); m.State != models.MemorySuperseded || m.SupersededBy != prop.ID || m.EndedBy != "teammate:bob" || m.EndedAt == nil {
+		t.Errorf("after the accept the old decision is %s by #%d, ended by %q at %v", m.State, m.SupersededBy, m.EndedBy, m.EndedAt)
 	}
 }
