@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"log"
 	"os"
 	"strings"
 	"unicode"
@@ -77,11 +76,12 @@ func main() {
 	b.WriteString("// most of the Basic Multilingual Plane's 256 pages (CJK, Hangul) hold none.\n")
 	fmt.Fprintf(&b, "var foldPages = [4]uint64{%#016x, %#016x, %#016x, %#016x}\n", pages[0], pages[1], pages[2], pages[3])
 	src, err := format.Source(b.Bytes())
-	if err != nil {
-		log.Fatal(err)
+	if err == nil {
+		err = os.WriteFile("lookalike_table.go", src, 0o644)
 	}
-	if err := os.WriteFile("lookalike_table.go", src, 0o644); err != nil {
-		log.Fatal(err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen_lookalike:", err)
+		os.Exit(1)
 	}
 }
 
