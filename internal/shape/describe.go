@@ -208,17 +208,10 @@ func Describe(e *Event) Described {
 }
 
 func bashTitle(cmd, out string, isTest bool, resp map[string]any) string {
-	short := "`" + Truncate(FirstLine(cmd), 100) + "`"
 	if interrupted, _ := resp["interrupted"].(bool); interrupted {
-		return "Ran " + short + ": interrupted"
+		return "Ran `" + Truncate(FirstLine(cmd), 100) + "`: interrupted"
 	}
-	if isTest {
-		if res := testResult(out); res != "" {
-			return "Ran " + short + ": " + res
-		}
-		return "Ran " + short + ": passed"
-	}
-	return "Ran " + short + ": exit 0"
+	return BashTitle(cmd, out, true, isTest)
 }
 
 var (
@@ -267,17 +260,7 @@ func failureTitle(e *Event, in map[string]any, d Described) string {
 		return p.ToolName + " interrupted"
 	}
 	if p.ToolName == "Bash" {
-		short := "`" + Truncate(FirstLine(str(in, "command")), 100) + "`"
-		title := short + " failed"
-		if m := exitCodeRe.FindStringSubmatch(p.Error); m != nil {
-			title += ": exit " + m[1]
-		}
-		if d.IsTest {
-			if res := testResult(p.Error); res != "" {
-				title += " — " + res
-			}
-		}
-		return title
+		return BashTitle(str(in, "command"), p.Error, false, d.IsTest)
 	}
 	subject := p.ToolName
 	if len(d.Files) > 0 && d.Files[0] != "" {

@@ -104,3 +104,15 @@ func TestOutcomeBenchmark(t *testing.T) {
 	}
 	t.Log("\n" + table.String())
 }
+
+func TestOutcomeTitlesShow(t *testing.T) {
+	if os.Getenv("MNEME_SHOW_OUTCOMES") == "" {
+		t.Skip("set MNEME_SHOW_OUTCOMES=1 to print every title")
+	}
+	pol := NewPolicy(models.DefaultSettings())
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl"} {
+		for _, it := range readOutcomes(t, name) {
+			t.Logf("%-24s %s", it.ID, outcomeTitle(pol, it))
+		}
+	}
+}
