@@ -25,43 +25,53 @@ const TitleRunes = 120
 type outcomeReader struct {
 	name string
 	read func(cmd string, lines []string, failed bool) string
+	// chain tells an outcome that is an error chain ("a: b: c"), cut in
+	// its middle when too long rather than at its end.
+	chain bool
 }
 
 // outcomeReaders are tried in order; the first to answer wins. Test
 // runners come first (their output holds compiler errors and HTTP
 // lines of its own), the generic readers last.
 var outcomeReaders = []outcomeReader{
-	{"go test", goTestOutcome},
-	{"pytest", pytestOutcome},
-	{"jest/vitest", jestOutcome},
-	{"cargo test", cargoTestOutcome},
-	{"rspec", rspecOutcome},
-	{"maven", mavenOutcome},
-	{"gradle", gradleOutcome},
-	{"mocha", mochaOutcome},
-	{"phpunit", phpunitOutcome},
-	{"diagnostics", diagnosticOutcome},
-	{"http", httpOutcome},
-	{"npm", npmOutcome},
-	{"pip", pipOutcome},
-	{"go get", goGetOutcome},
-	{"cargo add", cargoAddOutcome},
-	{"docker build", dockerBuildOutcome},
-	{"git", gitOutcome},
-	{"traceback", tracebackOutcome},
-	{"generic", genericOutcome},
+	{"go test", goTestOutcome, false},
+	{"pytest", pytestOutcome, false},
+	{"jest/vitest", jestOutcome, false},
+	{"cargo test", cargoTestOutcome, false},
+	{"rspec", rspecOutcome, false},
+	{"maven", mavenOutcome, false},
+	{"gradle", gradleOutcome, false},
+	{"mocha", mochaOutcome, false},
+	{"phpunit", phpunitOutcome, false},
+	{"diagnostics", diagnosticOutcome, false},
+	{"http", httpOutcome, true},
+	{"npm", npmOutcome, false},
+	{"pip", pipOutcome, false},
+	{"go get", goGetOutcome, false},
+	{"cargo add", cargoAddOutcome, false},
+	{"docker build", dockerBuildOutcome, false},
+	{"git", gitOutcome, false},
+	{"traceback", tracebackOutcome, true},
+	{"generic", genericOutcome, true},
 }
 
 // Outcome is what output says came of running cmd, in one short line, or
 // "" when it says nothing worth a title. failed tells a non-zero exit.
 func Outcome(cmd, output string, failed bool) string {
-	lines := outputLines(output)
+	s, _ := outcome(cmd, output, failed)
+	return s
+}
+
+func outcome(cmd, output string, failed bool) (s string, chain bool) {
+	// Read what storage keeps (its first and last lines), so that a
+	// title derived again from a stored row is the title stored.
+	lines := outputLines(Compress(Window(output), 0))
 	for _, r := range outcomeReaders {
 		if s := r.read(cmd, lines, failed); s != "" {
-			return oneLine(s)
+			return oneLine(s), r.chain
 		}
 	}
-	return ""
+	return "", false
 }
 
 // BashTitle is the title of a Bash call from its command and its output as
@@ -78,7 +88,7 @@ func BashTitle(cmd, output string, success, isTest bool) string {
 			exit, output = m[1], rest
 		}
 	}
-	outcome := Outcome(cmd, output, !success)
+	outcome, chain := outcome(cmd, output, !success)
 	if outcome == "" && isTest {
 		outcome = testResult(output)
 	}
@@ -104,6 +114,9 @@ func BashTitle(cmd, output string, success, isTest bool) string {
 		head = "`" + Truncate(FirstLine(cmd), 50) + "` failed: "
 	}
 	room := TitleRunes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	if chain {
+		return head + shortenChain(outcome, room) + tail
+	}
 	return head + shorten(outcome, room) + tail
 }
 
@@ -126,10 +139,22 @@ var ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 // oneLine collapses runs of white space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// shorten fits s into n runes. An error chain ("a: b: c: d") keeps its
-// first link and as many of its last as fit, since the cause is at its
-// end; anything else is cut at its end.
+// shorten fits s into n runes, cut at its end.
 func shorten(s string, n int) string {
+	if n < 8 {
+		n = 8
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	s = longHexRe.ReplaceAllStringFunc(s, func(h string) string { return h[:7] + "…" })
+	return Truncate(s, n)
+}
+
+// shortenChain fits an error chain ("a: b: c: d") into n runes: its
+// cause is at its end, so it keeps as many of its last links as fit and
+// fills what room is left from its start, in whole words.
+func shortenChain(s string, n int) string {
 	if n < 8 {
 		n = 8
 	}
@@ -141,23 +166,25 @@ func shorten(s string, n int) string {
 		return s
 	}
 	links := strings.Split(s, ": ")
-	if len(links) >= 3 {
-		tail := ""
-		for i := len(links) - 1; i > 0; i-- {
-			next := links[i]
-			if tail != "" {
-				next += ": " + tail
-			}
-			if utf8.RuneCountInString(links[0])+len(": … ")+utf8.RuneCountInString(next) > n {
-				break
-			}
-			tail = next
-		}
+	tail := ""
+	for i := len(links) - 1; i > 0; i-- {
+		next := links[i]
 		if tail != "" {
-			return links[0] + ": … " + tail
+			next += ": " + tail
 		}
+		if utf8.RuneCountInString(next) > n-12 {
+			break
+		}
+		tail = next
 	}
-	return Truncate(s, n)
+	if tail == "" {
+		return Truncate(s, n)
+	}
+	head := string([]rune(s)[:n-utf8.RuneCountInString(tail)-3])
+	if i := strings.LastIndexByte(head, ' '); i > 0 {
+		head = head[:i]
+	}
+	return strings.TrimRight(head, " :;,") + " … " + tail
 }
 
 var longHexRe = regexp.MustCompile(`\b[0-9a-f]{16,}\b`)
@@ -320,13 +347,16 @@ func pytestOutcome(cmd string, lines []string, failed bool) string {
 
 // countOf reads "N word" in a runner's summary.
 func countOf(summary, word string) int {
-	m := regexp.MustCompile(`(\d+) ` + regexp.QuoteMeta(word) + `\b`).FindStringSubmatch(summary)
-	if m == nil {
-		return 0
+	for _, m := range countWordRe.FindAllStringSubmatch(summary, -1) {
+		if m[2] == word {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
 	}
-	n, _ := strconv.Atoi(m[1])
-	return n
+	return 0
 }
+
+var countWordRe = regexp.MustCompile(`(\d+) (\w+)`)
 
 var (
 	jestTestsRe   = regexp.MustCompile(`^Tests:\s+(.*?),?\s*\d+ total$`)
