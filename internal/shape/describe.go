@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/outcome"
 
 	"github.com/mneme-dev/mneme/models"
 )
@@ -211,11 +212,17 @@ func bashTitle(cmd, out string, isTest bool, resp map[string]any) string {
 	if interrupted, _ := resp["interrupted"].(bool); interrupted {
 		return "Ran `" + Truncate(FirstLine(cmd), 100) + "`: interrupted"
 	}
-	return BashTitle(cmd, out, true, isTest)
+	return bashOutcomeTitle(cmd, out, true, isTest)
+}
+
+// bashOutcomeTitle is the title outcome.BashTitle reads from what storage
+// will keep of out (its first and last lines), so that a title derived
+// again from a stored row is the one made here.
+func bashOutcomeTitle(cmd, out string, success, isTest bool) string {
+	return outcome.BashTitle(cmd, Compress(Window(out), 0), success, isTest, testResult(out))
 }
 
 var (
-	exitCodeRe   = regexp.MustCompile(`(?i)exit (?:code|status)[: ]+(-?\d+)`)
 	countRe      = regexp.MustCompile(`(?i)\b(\d+) (passed|failed|errors?|failures?|skipped)\b`)
 	goFailRe     = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
 	goPassPkgRe  = regexp.MustCompile(`(?m)^ok\s+\S+`)
@@ -260,7 +267,7 @@ func failureTitle(e *Event, in map[string]any, d Described) string {
 		return p.ToolName + " interrupted"
 	}
 	if p.ToolName == "Bash" {
-		return BashTitle(str(in, "command"), p.Error, false, d.IsTest)
+		return bashOutcomeTitle(str(in, "command"), p.Error, false, d.IsTest)
 	}
 	subject := p.ToolName
 	if len(d.Files) > 0 && d.Files[0] != "" {

@@ -1,4 +1,12 @@
-package shape
+// Package outcome reads what a Bash call's output says came of it, without
+// a model, for its title: the failing tests by name, a compiler's first
+// error with its place, an HTTP status line, what a package manager added
+// or why it could not, what git did, else the first line that reads as an
+// error (a failure) or the last meaningful line (a success). It reads the
+// text as stored (already redacted and compressed), so that titles can be
+// derived again from stored rows: the worker's shaping (internal/shape)
+// and the store's migrations (models) both use it. Standard library only.
+package outcome
 
 import (
 	"fmt"
@@ -10,19 +18,12 @@ import (
 	"unicode/utf8"
 )
 
-// What a Bash call's output says came of it, read without a model: the
-// failing tests by name, a compiler's first error with its place, an HTTP
-// status line, what a package manager added or why it could not, what git
-// did, else the first line that reads as an error (a failure) or the last
-// meaningful line (a success). It reads the text as stored, already
-// redacted, so titles can be derived again from stored rows.
-
 // TitleRunes bounds a Bash title that carries an outcome.
 const TitleRunes = 120
 
-// outcomeReader reads one family of outputs; "" when the output is not of
+// reader reads one family of outputs; "" when the output is not of
 // its family or says nothing it can name.
-type outcomeReader struct {
+type reader struct {
 	name string
 	read func(cmd string, lines []string, failed bool) string
 	// chain tells an outcome that is an error chain ("a: b: c"), cut in
@@ -30,10 +31,10 @@ type outcomeReader struct {
 	chain bool
 }
 
-// outcomeReaders are tried in order; the first to answer wins. Test
+// readers are tried in order; the first to answer wins. Test
 // runners come first (their output holds compiler errors and HTTP
 // lines of its own), the generic readers last.
-var outcomeReaders = []outcomeReader{
+var readers = []reader{
 	{"go test", goTestOutcome, false},
 	{"pytest", pytestOutcome, false},
 	{"jest/vitest", jestOutcome, false},
@@ -58,15 +59,13 @@ var outcomeReaders = []outcomeReader{
 // Outcome is what output says came of running cmd, in one short line, or
 // "" when it says nothing worth a title. failed tells a non-zero exit.
 func Outcome(cmd, output string, failed bool) string {
-	s, _ := outcome(cmd, output, failed)
+	s, _ := read(cmd, output, failed)
 	return s
 }
 
-func outcome(cmd, output string, failed bool) (s string, chain bool) {
-	// Read what storage keeps (its first and last lines), so that a
-	// title derived again from a stored row is the title stored.
-	lines := outputLines(Compress(Window(output), 0))
-	for _, r := range outcomeReaders {
+func read(cmd, output string, failed bool) (s string, chain bool) {
+	lines := outputLines(output)
+	for _, r := range readers {
 		if s := r.read(cmd, lines, failed); s != "" {
 			return oneLine(s), r.chain
 		}
@@ -74,13 +73,19 @@ func outcome(cmd, output string, failed bool) (s string, chain bool) {
 	return "", false
 }
 
+// exitCodeRe reads Claude Code's "Exit code N" that starts a failed Bash
+// call's error.
+var exitCodeRe = regexp.MustCompile(`(?i)exit (?:code|status)[: ]+(-?\d+)`)
+
 // BashTitle is the title of a Bash call from its command and its output as
-// stored: a failure's output starts with Claude Code's "Exit code N".
+// storage keeps it (the first and last lines; a failure's starts with
+// Claude Code's "Exit code N"). testOutcome is a test run's counts, said
+// when the output names nothing better.
 //
 //	Ran `go test ./...`: 3 packages ok
 //	`go test ./...`: 2 failed: TestParseHeader, TestTotals (exit 1)
-//	`curl -i localhost:8080/me`: HTTP/1.1 401 Unauthorized (a success: "Ran " before it)
-func BashTitle(cmd, output string, success, isTest bool) string {
+//	Ran `curl -i localhost:8080/me`: HTTP/1.1 401 Unauthorized
+func BashTitle(cmd, output string, success, isTest bool, testOutcome string) string {
 	exit := ""
 	if !success {
 		first, rest, _ := strings.Cut(output, "\n")
@@ -88,12 +93,12 @@ func BashTitle(cmd, output string, success, isTest bool) string {
 			exit, output = m[1], rest
 		}
 	}
-	outcome, chain := outcome(cmd, output, !success)
+	outcome, chain := read(cmd, output, !success)
 	if outcome == "" && isTest {
-		outcome = testResult(output)
+		outcome = testOutcome
 	}
 	if outcome == "" {
-		short := "`" + Truncate(FirstLine(cmd), 100) + "`"
+		short := "`" + truncate(firstLine(cmd), 100) + "`"
 		switch {
 		case success && isTest:
 			return "Ran " + short + ": passed"
@@ -104,20 +109,46 @@ func BashTitle(cmd, output string, success, isTest bool) string {
 		}
 		return short + " failed"
 	}
-	head := "`" + Truncate(FirstLine(cmd), 50) + "`: "
+	head := "`" + truncate(firstLine(cmd), 50) + "`: "
 	tail := ""
 	if success {
 		head = "Ran " + head
 	} else if exit != "" {
 		tail = " (exit " + exit + ")"
 	} else {
-		head = "`" + Truncate(FirstLine(cmd), 50) + "` failed: "
+		head = "`" + truncate(firstLine(cmd), 50) + "` failed: "
 	}
 	room := TitleRunes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
 	if chain {
 		return head + shortenChain(outcome, room) + tail
 	}
 	return head + shorten(outcome, room) + tail
+}
+
+// truncate shortens s to at most n runes, adding an ellipsis.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// firstLine is the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // outputLines splits output into lines with their right ends trimmed and
@@ -148,7 +179,7 @@ func shorten(s string, n int) string {
 		return s
 	}
 	s = longHexRe.ReplaceAllStringFunc(s, func(h string) string { return h[:7] + "…" })
-	return Truncate(s, n)
+	return truncate(s, n)
 }
 
 // shortenChain fits an error chain ("a: b: c: d") into n runes: its
@@ -178,7 +209,7 @@ func shortenChain(s string, n int) string {
 		tail = next
 	}
 	if tail == "" {
-		return Truncate(s, n)
+		return truncate(s, n)
 	}
 	head := string([]rune(s)[:n-utf8.RuneCountInString(tail)-3])
 	if i := strings.LastIndexByte(head, ' '); i > 0 {
@@ -701,7 +732,7 @@ var (
 )
 
 func httpOutcome(cmd string, lines []string, failed bool) string {
-	if !httpCmdRe.MatchString(FirstLine(cmd) + " ") {
+	if !httpCmdRe.MatchString(firstLine(cmd) + " ") {
 		return ""
 	}
 	status := ""
@@ -760,7 +791,7 @@ var (
 )
 
 func pipOutcome(cmd string, lines []string, failed bool) string {
-	m := pipCmdRe.FindStringSubmatch(FirstLine(cmd))
+	m := pipCmdRe.FindStringSubmatch(firstLine(cmd))
 	if m == nil {
 		return ""
 	}
@@ -981,7 +1012,7 @@ func genericOutcome(cmd string, lines []string, failed bool) string {
 				return s
 			}
 		}
-	} else if contentCommands.MatchString(FirstLine(cmd)) {
+	} else if contentCommands.MatchString(firstLine(cmd)) {
 		return ""
 	}
 	for i := len(lines) - 1; i >= 0; i-- {

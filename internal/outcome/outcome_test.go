@@ -1,4 +1,4 @@
-package shape
+package outcome
 
 import (
 	"strings"
@@ -15,6 +15,7 @@ func TestBashTitle(t *testing.T) {
 	}{
 		{"no output", "true", "", true, false, "Ran `true`: exit 0"},
 		{"test, nothing countable", "make test", "all good?", true, true, "Ran `make test`: all good?"},
+		{"test, no output", "make test", "", true, true, "Ran `make test`: passed"},
 		{"failure without output", "false", "Exit code 1", false, false, "`false` failed: exit 1"},
 		{"failure without exit line", "false", "boom: error", false, false, "`false` failed: boom: error"},
 		{"file contents are no outcome", "cat go.mod", "module x\n\ngo 1.22", true, false, "Ran `cat go.mod`: exit 0"},
@@ -28,7 +29,7 @@ func TestBashTitle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := BashTitle(tt.cmd, tt.output, tt.success, tt.isTest)
+			got := BashTitle(tt.cmd, tt.output, tt.success, tt.isTest, "")
 			if got != tt.want {
 				t.Errorf("title\n got %q\nwant %q", got, tt.want)
 			}
@@ -36,24 +37,6 @@ func TestBashTitle(t *testing.T) {
 				t.Errorf("%d runes", n)
 			}
 		})
-	}
-}
-
-// A title read again from what storage keeps of a huge output is the
-// title made at ingest.
-func TestBashTitleHugeOutput(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("Exit code 1\n")
-	for i := 0; i < 100000; i++ {
-		b.WriteString("=== RUN   TestMany\n")
-	}
-	b.WriteString("--- FAIL: TestLast (0.00s)\nFAIL\nFAIL\tgithub.com/x/y\t0.1s\n")
-	title := BashTitle("go test ./...", b.String(), false, true)
-	if title != "`go test ./...`: 1 failed: TestLast (exit 1)" {
-		t.Fatalf("title %q", title)
-	}
-	if again := BashTitle("go test ./...", Compress(Window(b.String()), 0), false, true); again != title {
-		t.Fatalf("from the stored output %q, at ingest %q", again, title)
 	}
 }
 
@@ -67,6 +50,6 @@ func BenchmarkBashTitle(b *testing.B) {
 	s := out.String()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		BashTitle("go test ./...", s, false, true)
+		BashTitle("go test ./...", s, false, true, "")
 	}
 }
