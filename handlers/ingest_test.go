@@ -130,7 +130,7 @@ func TestIngestFixtureSession(t *testing.T) {
 		importance        float64
 		output            string
 	}{
-		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: exit 0", shape.ImportanceOther, "hello-from-fake"},
+		{"Bash", models.KindBash, "Ran `echo hello-from-fake`: hello-from-fake", shape.ImportanceOther, "hello-from-fake"},
 		{"Write", models.KindFileChange, "Created notes.md (2 lines)", shape.ImportanceFileChange, "# Notes\nsecret  done"},
 		{"Read", models.KindRead, "Read notes.md (3 lines)", shape.ImportanceRead, ""}, // readTools=metadata: no content
 		{"Edit", models.KindFileChange, "Edited notes.md (+1 −1)", shape.ImportanceFileChange, "+secret  finished"},
@@ -176,7 +176,7 @@ func TestIngestFixtureSession(t *testing.T) {
 	}
 	f := fobs[0]
 	if f.Success || f.Importance != 1.0 || f.Kind != models.KindFailure || f.DurationMS != 42 ||
-		f.Title != "`echo hello-from-fake && ls /nonexistent-dir` failed: exit 2" || !strings.Contains(f.Output, "No such file or directory") {
+		f.Title != "`echo hello-from-fake && ls /nonexistent-dir`: ls: cannot access '/nonexistent-dir': No such file or directory (exit 2)" || !strings.Contains(f.Output, "No such file or directory") {
 		t.Errorf("failure observation: %+v", f)
 	}
 	if fs.Status != models.StatusActive || fs.Project != "notes-app" {

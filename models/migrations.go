@@ -459,6 +459,9 @@ var migrations = []string{
 	ALTER TABLE memories ADD COLUMN ended_at DATETIME;
 	ALTER TABLE memories ADD COLUMN ended_by TEXT NOT NULL DEFAULT '';
 	` + memoryProvenanceBackfill,
+	// 20: Bash titles say what happened (issue #35): the rows stored
+	// before get theirs from their command and output (migrationFollowUps).
+	`SELECT 1`,
 }
 
 // memoryProvenanceBackfill gives the memories stored before provenance
@@ -489,6 +492,7 @@ const memoryProvenanceBackfill = `UPDATE memories SET speaker = CASE WHEN source
 // of their version (by number): what SQL alone cannot do well.
 var migrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	16: backfillTitles,
+	20: retitleBash,
 }
 
 // eventTimesMigration gives the event log an index by time and moves the

@@ -326,6 +326,8 @@ var pgMigrations = []string{
 	ALTER TABLE memories ADD COLUMN ended_at TIMESTAMPTZ;
 	ALTER TABLE memories ADD COLUMN ended_by TEXT NOT NULL DEFAULT '';
 	` + memoryProvenanceBackfill,
+	// 12: SQLite's migration 20, Bash titles that say what happened.
+	`SELECT 1`,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the
@@ -479,7 +481,8 @@ const pgCommonMigration = `CREATE TABLE IF NOT EXISTS mneme_common (
 
 // pgMigrationFollowUps are migrationFollowUps by PostgreSQL version.
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
-	6: backfillTitles,
+	6:  backfillTitles,
+	12: retitleBash,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

@@ -32,7 +32,7 @@ func TestExportCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	md, _ := os.ReadFile(file)
-	for _, want := range []string{"# write notes please\n", "- **Project:** notes-app", "## Timeline", "· Bash · Ran \\`echo hello-from-fake\\`: exit 0", "| `notes.md` | created, then edited 1× |"} {
+	for _, want := range []string{"# write notes please\n", "- **Project:** notes-app", "## Timeline", "· Bash · Ran \\`echo hello-from-fake\\`: hello-from-fake", "| `notes.md` | created, then edited 1× |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/outcome"
 
 	"github.com/mneme-dev/mneme/models"
 )
@@ -208,21 +209,20 @@ func Describe(e *Event) Described {
 }
 
 func bashTitle(cmd, out string, isTest bool, resp map[string]any) string {
-	short := "`" + Truncate(FirstLine(cmd), 100) + "`"
 	if interrupted, _ := resp["interrupted"].(bool); interrupted {
-		return "Ran " + short + ": interrupted"
+		return "Ran `" + Truncate(FirstLine(cmd), 100) + "`: interrupted"
 	}
-	if isTest {
-		if res := testResult(out); res != "" {
-			return "Ran " + short + ": " + res
-		}
-		return "Ran " + short + ": passed"
-	}
-	return "Ran " + short + ": exit 0"
+	return bashOutcomeTitle(cmd, out, true, isTest)
+}
+
+// bashOutcomeTitle is the title outcome.BashTitle reads from what storage
+// will keep of out (its first and last lines), so that a title derived
+// again from a stored row is the one made here.
+func bashOutcomeTitle(cmd, out string, success, isTest bool) string {
+	return outcome.BashTitle(cmd, Compress(Window(out), 0), success, isTest, testResult(out))
 }
 
 var (
-	exitCodeRe   = regexp.MustCompile(`(?i)exit (?:code|status)[: ]+(-?\d+)`)
 	countRe      = regexp.MustCompile(`(?i)\b(\d+) (passed|failed|errors?|failures?|skipped)\b`)
 	goFailRe     = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
 	goPassPkgRe  = regexp.MustCompile(`(?m)^ok\s+\S+`)
@@ -267,17 +267,7 @@ func failureTitle(e *Event, in map[string]any, d Described) string {
 		return p.ToolName + " interrupted"
 	}
 	if p.ToolName == "Bash" {
-		short := "`" + Truncate(FirstLine(str(in, "command")), 100) + "`"
-		title := short + " failed"
-		if m := exitCodeRe.FindStringSubmatch(p.Error); m != nil {
-			title += ": exit " + m[1]
-		}
-		if d.IsTest {
-			if res := testResult(p.Error); res != "" {
-				title += " — " + res
-			}
-		}
-		return title
+		return bashOutcomeTitle(str(in, "command"), p.Error, false, d.IsTest)
 	}
 	subject := p.ToolName
 	if len(d.Files) > 0 && d.Files[0] != "" {

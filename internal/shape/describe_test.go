@@ -37,7 +37,7 @@ func TestDescribe(t *testing.T) {
 			name: "bash stdout and stderr", tool: "Bash",
 			input:    `{"command":"make"}`,
 			response: `{"stdout":"built","stderr":"warning: x"}`,
-			kind:     models.KindBash, title: "Ran `make`: exit 0", importance: ImportanceOther, success: true, output: "built\nwarning: x",
+			kind:     models.KindBash, title: "Ran `make`: built", importance: ImportanceOther, success: true, output: "built\nwarning: x",
 		},
 		{
 			name: "bash interrupted", tool: "Bash",
@@ -49,7 +49,7 @@ func TestDescribe(t *testing.T) {
 			name: "bash failure with exit code", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"echo hello-from-fake && ls /nonexistent-dir"}`,
 			errText: "Exit code 2\nhello-from-fake\nls: cannot access '/nonexistent-dir': No such file or directory",
-			kind:    models.KindFailure, title: "`echo hello-from-fake && ls /nonexistent-dir` failed: exit 2", importance: ImportanceFailure, output: "No such file",
+			kind:    models.KindFailure, title: "`echo hello-from-fake && ls /nonexistent-dir`: ls: cannot access '/nonexistent-dir': No such file or directory (exit 2)", importance: ImportanceFailure, output: "No such file",
 		},
 		{
 			name: "go test pass", tool: "Bash",
@@ -61,7 +61,7 @@ func TestDescribe(t *testing.T) {
 			name: "go test fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"go test ./..."}`,
 			errText: "Exit code 1\n--- FAIL: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL\ngithub.com/x/a\nFAIL",
-			kind:    models.KindFailure, title: "`go test ./...` failed: exit 1 — 2 tests failed", importance: ImportanceFailure,
+			kind:    models.KindFailure, title: "`go test ./...`: 2 failed: TestA, TestB (exit 1)", importance: ImportanceFailure,
 		},
 		{
 			name: "pytest pass", tool: "Bash",
@@ -73,7 +73,7 @@ func TestDescribe(t *testing.T) {
 			name: "pytest fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"python -m pytest tests/"}`,
 			errText: "Exit code 1\nFAILED tests/test_x.py::test_y\n1 failed, 3 passed in 0.20s",
-			kind:    models.KindFailure, title: "`python -m pytest tests/` failed: exit 1 — 1 failed, 3 passed", importance: ImportanceFailure,
+			kind:    models.KindFailure, title: "`python -m pytest tests/`: 1 failed: test_y (exit 1)", importance: ImportanceFailure,
 		},
 		{
 			name: "npm test pass", tool: "Bash",
@@ -85,13 +85,13 @@ func TestDescribe(t *testing.T) {
 			name: "npm test fail", event: hookwire.PostToolUseFailure, tool: "Bash",
 			input:   `{"command":"npm run test"}`,
 			errText: "Exit code 1\nTests:       2 failed, 10 passed, 12 total",
-			kind:    models.KindFailure, title: "`npm run test` failed: exit 1 — 2 failed, 10 passed", importance: ImportanceFailure,
+			kind:    models.KindFailure, title: "`npm run test`: 2 failed, 10 passed (exit 1)", importance: ImportanceFailure,
 		},
 		{
 			name: "not a test: contest", tool: "Bash",
 			input:    `{"command":"./contest-runner"}`,
 			response: `{"stdout":"done"}`,
-			kind:     models.KindBash, title: "Ran `./contest-runner`: exit 0", importance: ImportanceOther, success: true,
+			kind:     models.KindBash, title: "Ran `./contest-runner`: done", importance: ImportanceOther, success: true,
 		},
 		{
 			name: "write create", tool: "Write",
