@@ -183,7 +183,10 @@ install() {
   fi
   mkdir "$tmp/x" "$tmp/bin" || { why="cannot write in $root"; return 1; }
   if [ "$ext" = zip ]; then
-    unzip -q "$tmp/$archive" -d "$tmp/x" 2>/dev/null || tar -xf "$tmp/$archive" -C "$tmp/x" 2>/dev/null
+    # Git Bash may lack unzip; Windows' own tar.exe (bsdtar) reads zip.
+    unzip -q "$tmp/$archive" -d "$tmp/x" 2>/dev/null ||
+      "${SYSTEMROOT:-C:/Windows}/System32/tar.exe" -xf "$tmp/$archive" -C "$tmp/x" 2>/dev/null ||
+      tar -xf "$tmp/$archive" -C "$tmp/x" 2>/dev/null
   else
     tar -xzf "$tmp/$archive" -C "$tmp/x" 2>/dev/null
   fi || { why="$archive could not be unpacked"; return 1; }

@@ -356,6 +356,9 @@ func (d *doctor) checkBinaries(w wiring) {
 		switch {
 		case err != nil:
 			d.fail("binaries", fmt.Sprintf("%s, which the %s run, %v", b.path, b.what, err), "run `mneme install` with the mneme you mean to use (the hooks then run it and the mneme-hook beside it)")
+		case v != version && strings.HasPrefix(b.what, "plugin"):
+			d.fail("binaries", fmt.Sprintf("%s, which the %s run, is version %s; this mneme is %s", b.path, b.what, v, version),
+				"make them one version: update the plugin (`/plugin update mneme` in Claude Code) or this mneme (`go install github.com/mneme-dev/mneme/cmd/...@latest`); the plugin's own `bin/mneme doctor` checks with its version")
 		case v != version:
 			d.fail("binaries", fmt.Sprintf("%s, which the %s run, is version %s; this mneme is %s", b.path, b.what, v, version),
 				"install one version of both binaries (`go install github.com/mneme-dev/mneme/cmd/...@latest`, or `make build`), then run `mneme install` with it")

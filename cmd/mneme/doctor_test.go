@@ -249,3 +249,41 @@ func TestDoctorEmbeddingsFailing(t *testing.T) {
 	out, code := runDoctor(t, srv.Port, srv.DataDir)
 	wantProblem(t, out, code, "embeddings", "the endpoint "+refused+" fails: ", "start the embeddings server, or fix or clear its address")
 }
+
+// With the mneme plugin enabled (no hooks of `mneme install`), the hooks,
+// MCP server and /mem-search are the plugin's, and its bin/ holds the
+// binaries Claude Code runs: of another version, they are a mismatch.
+func TestDoctorPlugin(t *testing.T) {
+	home := doctorHome(t)
+	srv := testutil.NewServerIn(t, privateDataDir(t), sameVersion)
+	plugin := filepath.Join(home, ".claude", "plugins", "cache", "mneme", "mneme", "0.1.0")
+	os.MkdirAll(filepath.Join(plugin, "bin"), 0o755)
+	writeBin := func(v string) {
+		for _, name := range []string{"mneme", "mneme-hook"} {
+			os.WriteFile(filepath.Join(plugin, "bin", name), []byte("#!/bin/sh\necho \""+name+" version "+v+"\"\n"), 0o755)
+		}
+	}
+	writeBin(version)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"enabledPlugins":{"mneme@mneme":true}}`), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude", "plugins", "installed_plugins.json"),
+		[]byte(`{"version":2,"plugins":{"mneme@mneme":[{"scope":"user","installPath":`+strconv.Quote(plugin)+`,"version":"0.1.0"}]}}`), 0o644)
+
+	out, code := runDoctor(t, srv.Port, srv.DataDir)
+	for _, want := range []string{
+		"ok    hooks:         from the plugin mneme@mneme (" + plugin + ")",
+		"ok    MCP server:    from the plugin mneme@mneme",
+		"ok    /mem-search:   from the plugin mneme@mneme",
+		"ok    binaries:      " + filepath.Join(plugin, "bin", "mneme-hook") + " (plugin mneme@mneme), version " + version,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d with the plugin installed:\n%s", code, out)
+	}
+
+	writeBin("0.0.3-plugin")
+	out, code = runDoctor(t, srv.Port, srv.DataDir)
+	wantProblem(t, out, code, "binaries", filepath.Join(plugin, "bin", "mneme-hook")+", which the plugin mneme@mneme run, is version 0.0.3-plugin", "make them one version: update the plugin")
+}
