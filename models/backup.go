@@ -209,3 +209,39 @@ func (s *Store) SessionsAfter(ctx context.Context, after int64, limit int) ([]Se
 	err := s.db.WithContext(ctx).Where("id > ?", after).Order("id").Limit(limit).Find(&out).Error
 	return out, err
 }
+
+// QuickCheck runs PRAGMA quick_check on the SQLite database file at path,
+// opened read-only (it takes no write lock, so a worker may be running and
+// writing meanwhile; a -wal file is read as usual), and returns its
+// answer: "ok", or its findings joined by "; ". `mneme doctor` uses it.
+func QuickCheck(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	_, sqlDB, err := openDB(ReadOnlyDSN(path, false))
+	if err != nil {
+		return "", err
+	}
+	defer sqlDB.Close()
+	rows, err := sqlDB.Query(`PRAGMA quick_check`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		found = append(found, line)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	return strings.Join(found, "; "), nil
+}

@@ -448,7 +448,7 @@ func firstRunPanel(fr FirstRun) templ.Component {
 			templ_7745c5c3_Var18 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<section class=\"first-run\" id=\"feed-empty\" aria-labelledby=\"first-run-title\"><h2 id=\"first-run-title\">Nothing in memory yet</h2><ol class=\"first-run-steps\"><li id=\"first-run-install\"><h3>Connect Claude Code</h3><p>Run this once in a terminal; it wires mneme's hooks into Claude Code:</p><pre class=\"login-command\"><code>mneme install</code></pre><p class=\"muted small\">Then start Claude Code anywhere: its prompts, tool calls and summaries appear here as they happen.</p></li>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<section class=\"first-run\" id=\"feed-empty\" aria-labelledby=\"first-run-title\"><h2 id=\"first-run-title\">Nothing in memory yet</h2><ol class=\"first-run-steps\"><li id=\"first-run-install\"><h3>Connect Claude Code</h3><p>Run this once in a terminal; it wires mneme's hooks into Claude Code:</p><pre class=\"login-command\"><code>mneme install</code></pre><p class=\"muted small\">Then start Claude Code anywhere: its prompts, tool calls and summaries appear here as they happen.</p><p class=\"muted small\" id=\"first-run-doctor\">Nothing arrives? <code>mneme doctor</code> checks the hooks, the binaries and the worker, and says how to fix what is wrong.</p></li>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -465,7 +465,7 @@ func firstRunPanel(fr FirstRun) templ.Component {
 				var templ_7745c5c3_Var19 string
 				templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(plural(fr.Files, "transcript", "transcripts"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 110, Col: 101}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 111, Col: 101}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 				if templ_7745c5c3_Err != nil {
@@ -478,7 +478,7 @@ func firstRunPanel(fr FirstRun) templ.Component {
 				var templ_7745c5c3_Var20 string
 				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(fr.MB))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 111, Col: 21}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 112, Col: 21}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 				if templ_7745c5c3_Err != nil {
@@ -491,7 +491,7 @@ func firstRunPanel(fr FirstRun) templ.Component {
 				var templ_7745c5c3_Var21 string
 				templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(fr.Dir)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 111, Col: 89}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 112, Col: 89}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 				if templ_7745c5c3_Err != nil {
@@ -509,7 +509,7 @@ func firstRunPanel(fr FirstRun) templ.Component {
 				var templ_7745c5c3_Var22 string
 				templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(fr.Dir)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 116, Col: 103}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/feed.templ`, Line: 117, Col: 103}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 				if templ_7745c5c3_Err != nil {

@@ -81,14 +81,14 @@ func LoginPage(meta PageMeta, v LoginView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"login-step\" id=\"login-fresh\"><p class=\"login-lead\">For a fresh login link, run this in a terminal on this machine:</p><pre class=\"login-command\"><code>mneme open</code></pre><p class=\"muted small\">It opens this viewer logged in (<code>mneme open --print</code> only prints the link). Links work once, within 2 minutes: the one <code>make run</code> or <code>mneme serve</code> printed may have expired.</p></div><div class=\"login-secret\"><h2 class=\"login-or\">Or paste the worker's secret</h2><form method=\"post\" action=\"/login\" id=\"login-form\" class=\"login-form\" autocomplete=\"off\"><input type=\"hidden\" name=\"login_csrf\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"login-step\" id=\"login-fresh\"><p class=\"login-lead\">For a fresh login link, run this in a terminal on this machine:</p><pre class=\"login-command\"><code>mneme open</code></pre><p class=\"muted small\">It opens this viewer logged in (<code>mneme open --print</code> only prints the link). Links work once, within 2 minutes: the one <code>make run</code> or <code>mneme serve</code> printed may have expired.</p><p class=\"muted small\" id=\"login-doctor\">If it fails, <code>mneme doctor</code> checks the install and says how to fix what is wrong.</p></div><div class=\"login-secret\"><h2 class=\"login-or\">Or paste the worker's secret</h2><form method=\"post\" action=\"/login\" id=\"login-form\" class=\"login-form\" autocomplete=\"off\"><input type=\"hidden\" name=\"login_csrf\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(v.CSRF)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 39, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 42, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -101,7 +101,7 @@ func LoginPage(meta PageMeta, v LoginView) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(v.Next)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 40, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/login.templ`, Line: 43, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {

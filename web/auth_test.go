@@ -54,7 +54,7 @@ func TestUnauthenticatedTCPRefused(t *testing.T) {
 			t.Errorf("%s %s leaks stored data or the secret: %s", tc.method, tc.path, body)
 		}
 		if tc.header["Accept"] == "text/html" {
-			if !strings.Contains(body, "mneme open") || !strings.Contains(body, `name="secret"`) {
+			if !strings.Contains(body, "mneme open") || !strings.Contains(body, "mneme doctor") || !strings.Contains(body, `name="secret"`) {
 				t.Errorf("%s %s: not the login page: %s", tc.method, tc.path, body)
 			}
 		} else if !strings.Contains(h.Get("Content-Type"), "json") {

@@ -151,8 +151,8 @@ func TestBrowserFirstRun(t *testing.T) {
 	b := newBrowser(t, 1366, 900)
 	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("first-run-install")))
-	if text := eval[string](t, b, `document.getElementById("first-run-install").textContent`); !strings.Contains(text, "mneme install") {
-		t.Errorf("the first screen does not say to run mneme install: %q", text)
+	if text := eval[string](t, b, `document.getElementById("first-run-install").textContent`); !strings.Contains(text, "mneme install") || !strings.Contains(text, "mneme doctor") {
+		t.Errorf("the first screen does not say to run mneme install, and mneme doctor when nothing arrives: %q", text)
 	}
 	if got := eval[string](t, b, `document.getElementById("first-run-count").textContent`); got != "4 transcripts" {
 		t.Errorf("the first screen counts %q, want 4 transcripts", got)
@@ -188,8 +188,8 @@ func TestBrowserLoginPage(t *testing.T) {
 	for _, path := range []string{"/", "/login?token=made-up-expired-link"} {
 		b.do(t, chromedp.Navigate(srv.URL+path), chromedp.WaitVisible(chromedp.CSS(".login-card")))
 		text := eval[string](t, b, `document.querySelector(".login-card").innerText`)
-		if !strings.Contains(text, "mneme open") || !strings.Contains(text, "fresh login link") {
-			t.Errorf("%s: the login page does not say to run mneme open: %q", path, text)
+		if !strings.Contains(text, "mneme open") || !strings.Contains(text, "fresh login link") || !strings.Contains(text, "mneme doctor") {
+			t.Errorf("%s: the login page does not say to run mneme open (and mneme doctor if that fails): %q", path, text)
 		}
 		// Styled: the card is a panel, the command a code block, the nav
 		// (nothing a stranger can reach) hidden.

@@ -5,7 +5,8 @@
 // Code waits on for every tool call starts within a millisecond of a no-op
 // Go binary (the full mneme takes about 5 ms more).
 //
-// Usage: mneme-hook [--port N] [--data-dir DIR] [hook] <event>
+// Usage: mneme-hook [--port N] [--data-dir DIR] [hook] <event>, or
+// mneme-hook --version
 //
 // The optional word "hook" makes it a drop-in for `mneme … hook <event>`.
 // When the worker is not running it starts the mneme binary installed beside
@@ -28,6 +29,10 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 )
 
+// version is set at build time with -ldflags "-X main.version=…", as
+// mneme's is; `mneme-hook --version` prints it (`mneme doctor` compares).
+var version = "dev"
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -40,6 +45,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	port := fs.Int("port", hookwire.EnvInt(hookwire.EnvPort, hookwire.DefaultPort), "worker port (MNEME_PORT)")
 	dataDir := fs.String("data-dir", hookwire.EnvOr(hookwire.EnvDataDir, hookwire.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(hookwire.Slugs(), ", "))
 		fs.PrintDefaults()
@@ -58,6 +64,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "mneme-hook version %s\n", version)
+		return 0
 	}
 	if len(pos) == 2 && pos[0] == "hook" {
 		pos = pos[1:]

@@ -125,6 +125,10 @@ func TestCommandLine(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
+	// --version says the build's version, as `mneme --version` does.
+	if out, errs, code := runHook(t, nil, "--version"); code != 0 || out != "mneme-hook version "+version+"\n" || errs != "" {
+		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	// An unknown event is not an error for Claude Code.
 	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != hookwire.ContinueJSON {
 		t.Errorf("unknown event: exit %d, %q", code, out)

@@ -81,6 +81,7 @@ func newRoot(g *globals, code *int) *cobra.Command {
 		installCmd(g, false),
 		installCmd(g, true),
 		statusCmd(g, code),
+		doctorCmd(g, code),
 		openCmd(g, code),
 		tailCmd(g, code),
 		searchCmd(g, code),

@@ -79,10 +79,14 @@ func TestPluginHooksInSyncWithInstall(t *testing.T) {
 const pluginRun = `sh "${CLAUDE_PLUGIN_ROOT}/scripts/run.sh"`
 
 // TestPluginRunScript: scripts/run.sh runs the plugin's bin/ copy first,
-// then the one on PATH, and with neither, a hook answers Claude Code (one
-// line at session start saying how to install mneme, a plain continue
-// otherwise) and exits 0, while the MCP server says it and fails.
+// then (when the plugin cannot install its own: here it records no
+// checksum, see plugin_bootstrap_test.go) the one on PATH, and with
+// neither, a hook answers Claude Code (one line at session start saying
+// why and how to install mneme, a quiet continue otherwise) and exits 0,
+// while the MCP server says it and fails.
 func TestPluginRunScript(t *testing.T) {
+	t.Parallel()
+	tools := bootTools(t, true)
 	script := filepath.Join(repoRoot(), "scripts", "run.sh")
 	plugin, onPath, empty := t.TempDir(), t.TempDir(), t.TempDir()
 	fake := func(dir, name, says string) {
@@ -93,13 +97,9 @@ func TestPluginRunScript(t *testing.T) {
 	}
 	fake(filepath.Join(plugin, "bin"), "mneme-hook", "plugin-bin")
 	fake(onPath, "mneme-hook", "path-bin")
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
 	run := func(root, path string, args ...string) (string, string, int) {
-		cmd := exec.Command(sh, append([]string{script}, args...)...)
-		cmd.Env = []string{"CLAUDE_PLUGIN_ROOT=" + root, "PATH=" + path}
+		cmd := exec.Command(filepath.Join(tools, "sh"), append([]string{script}, args...)...)
+		cmd.Env = []string{"CLAUDE_PLUGIN_ROOT=" + root, "PATH=" + path, "MNEME_DOWNLOAD_URL=http://127.0.0.1:1"}
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"SessionStart"}`)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -112,25 +112,27 @@ func TestPluginRunScript(t *testing.T) {
 		}
 		return strings.TrimSpace(out.String()), strings.TrimSpace(errb.String()), code
 	}
-	if out, _, code := run(plugin, onPath, "mneme-hook", "stop"); out != "plugin-bin stop" || code != 0 {
+	if out, _, code := run(plugin, onPath+":"+tools, "mneme-hook", "stop"); out != "plugin-bin stop" || code != 0 {
 		t.Errorf("with bin/: %q %d", out, code)
 	}
-	if out, _, code := run(empty, onPath, "mneme-hook", "stop"); out != "path-bin stop" || code != 0 {
+	if out, _, code := run(empty, onPath+":"+tools, "mneme-hook", "stop"); out != "path-bin stop" || code != 0 {
 		t.Errorf("from PATH: %q %d", out, code)
 	}
-	out, _, code := run(empty, empty, "mneme-hook", "session-start")
+	out, _, code := run(empty, tools, "mneme-hook", "session-start")
 	var msg struct {
-		Continue      bool   `json:"continue"`
-		SystemMessage string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
 	}
-	if err := json.Unmarshal([]byte(out), &msg); err != nil || code != 0 || !msg.Continue ||
-		!strings.Contains(msg.SystemMessage, "go install github.com/mneme-dev/mneme/cmd/...@latest") {
+	if err := json.Unmarshal([]byte(out), &msg); err != nil || code != 0 || msg.HookSpecificOutput.HookEventName != "SessionStart" ||
+		!strings.Contains(msg.HookSpecificOutput.AdditionalContext, "go install github.com/mneme-dev/mneme/cmd/...@latest") {
 		t.Errorf("session-start with no mneme-hook: %q %d %v", out, code, err)
 	}
-	if out, _, code := run(empty, empty, "mneme-hook", "post-tool-use"); out != `{"continue":true}` || code != 0 {
+	if out, _, code := run(empty, tools, "mneme-hook", "post-tool-use"); out != `{"continue":true,"suppressOutput":true}` || code != 0 {
 		t.Errorf("post-tool-use with no mneme-hook: %q %d", out, code)
 	}
-	if out, stderr, code := run(empty, empty, "mneme", "mcp"); out != "" || code != 1 || !strings.Contains(stderr, "go install") {
+	if out, stderr, code := run(empty, tools, "mneme", "mcp"); out != "" || code != 1 || !strings.Contains(stderr, "go install") {
 		t.Errorf("mcp with no mneme: %q %q %d", out, stderr, code)
 	}
 }

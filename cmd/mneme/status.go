@@ -25,21 +25,12 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "data directory: %s\n", g.dataDir)
-			spool := hookwire.Spool{Dir: filepath.Join(g.dataDir, "spool")}
-			fallback := hookwire.Spool{Dir: hookwire.FallbackSpoolDir(g.dataDir)}
-			if os.Getenv(EnvURL) != "" {
-				// The hook's events for a remote worker wait apart.
-				spool.Dir = filepath.Join(g.dataDir, hookwire.RemoteSpoolDir)
-				fallback.Dir += "-remote"
-			}
-			if spool.Pending() {
+			pending, q := g.spoolState()
+			if pending {
 				fmt.Fprintln(out, "spool:          events are waiting to be replayed")
 			} else {
 				fmt.Fprintln(out, "spool:          empty")
 			}
-			var q api.Quarantine
-			q.Add(spool.Rejected())
-			q.Add(fallback.Rejected())
 			if q.Events > 0 {
 				fmt.Fprintf(out, "set aside:      %s\n", q.Message)
 			}
@@ -88,6 +79,22 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// spoolState says whether events wait in the hook's spools (the data
+// directory's and the fallback) and what they set aside: those of this
+// machine's worker, or with MNEME_URL set, those of the remote one.
+func (g *globals) spoolState() (pending bool, q api.Quarantine) {
+	spool := hookwire.Spool{Dir: filepath.Join(g.dataDir, "spool")}
+	fallback := hookwire.Spool{Dir: hookwire.FallbackSpoolDir(g.dataDir)}
+	if os.Getenv(EnvURL) != "" {
+		// The hook's events for a remote worker wait apart.
+		spool.Dir = filepath.Join(g.dataDir, hookwire.RemoteSpoolDir)
+		fallback.Dir += "-remote"
+	}
+	q.Add(spool.Rejected())
+	q.Add(fallback.Rejected())
+	return spool.Pending() || fallback.Pending(), q
 }
 
 // errorsLine says what a background loop of the worker failed to do, as
