@@ -61,7 +61,7 @@ $budget = switch -Regex ("${prog}:$hookEvent") {
     '^mneme-hook:' { 3; break }
     default { 20 }
 }
-if ($env:MNEME_DOWNLOAD_TIMEOUT) { $budget = [double]$env:MNEME_DOWNLOAD_TIMEOUT }
+if ($env:MNEME_DOWNLOAD_TIMEOUT -match '^[0-9]+$') { $budget = [int]$env:MNEME_DOWNLOAD_TIMEOUT }
 $deadline = (Get-Date).AddSeconds($budget)
 
 $version = ''
@@ -139,7 +139,7 @@ if (-not $version) {
     $script:why = "no version in $root\.claude-plugin\plugin.json"
 } elseif (-not $arch) {
     $script:why = "no release for this platform ($machine)"
-} elseif ($hookEvent -ne 'session-start' -and (Test-Path -LiteralPath $marker) -and ((Get-Date) - (Get-Item -LiteralPath $marker).LastWriteTime).TotalMinutes -lt 5) {
+} elseif ($prog -eq 'mneme-hook' -and $hookEvent -ne 'session-start' -and (Test-Path -LiteralPath $marker) -and ((Get-Date) - (Get-Item -LiteralPath $marker).LastWriteTime).TotalMinutes -lt 5) {
     $script:why = [string](Get-Content -LiteralPath $marker -TotalCount 1)
     if (-not $script:why) { $script:why = 'an install failed moments ago' }
 } else {

@@ -371,7 +371,11 @@ func TestPluginBootstrapFailures(t *testing.T) {
 			}
 
 			// The MCP server tries again, and says why it cannot start.
+			before = hits.Load()
 			r = runBoot(t, root, tools, base, env, "mneme", "mcp")
+			if c.requests > 0 && hits.Load() != before+1 {
+				t.Errorf("the MCP server did not try to download again")
+			}
 			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "mneme: could not install its binaries (") || !strings.Contains(r.stderr, c.why) {
 				t.Errorf("mcp: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
