@@ -61,7 +61,7 @@ $budget = switch -Regex ("${prog}:$hookEvent") {
     '^mneme-hook:' { 3; break }
     default { 20 }
 }
-if ($env:MNEME_DOWNLOAD_TIMEOUT) { $budget = [double]$env:MNEME_DOWNLOAD_TIMEOUT }
+if ($env:MNEME_DOWNLOAD_TIMEOUT -match '^[0-9]+$') { $budget = [int]$env:MNEME_DOWNLOAD_TIMEOUT }
 $deadline = (Get-Date).AddSeconds($budget)
 
 $version = ''
@@ -98,7 +98,11 @@ function Install-Binaries {
         if ($secs -lt 0.1) { $script:why = "no time was left to download $url"; return $false }
         $curl = Get-Command curl.exe -CommandType Application -ErrorAction SilentlyContinue
         if ($curl) {
+            # Windows PowerShell 5.1 turns a native program's stderr into
+            # errors, which 'Stop' would throw: curl's exit code says it.
+            $ErrorActionPreference = 'Continue'
             $code = & $curl.Source -sS -L -f --max-time ([math]::Ceiling($secs)) -o $file -w '%{http_code}' $url 2>$null
+            $ErrorActionPreference = 'Stop'
             if ($LASTEXITCODE -eq 28) { $script:why = "download of $url did not finish within ${budget}s"; return $false }
             if ($LASTEXITCODE -ne 0) { $script:why = "download of $url failed: HTTP $code (curl exit $LASTEXITCODE)"; return $false }
         } else {
@@ -116,7 +120,7 @@ function Install-Binaries {
         $newbin = Join-Path $tmp 'bin'
         New-Item -ItemType Directory -Path $x, $newbin | Out-Null
         try {
-            if ($ext -eq 'zip') { Expand-Archive -LiteralPath $file -DestinationPath $x } else { & tar -xzf $file -C $x; if ($LASTEXITCODE -ne 0) { throw 'tar' } }
+            if ($ext -eq 'zip') { Expand-Archive -LiteralPath $file -DestinationPath $x } else { $ErrorActionPreference = 'Continue'; & tar -xzf $file -C $x 2>$null | Out-Null; $ErrorActionPreference = 'Stop'; if ($LASTEXITCODE -ne 0) { throw 'tar' } }
         } catch { $script:why = "$archive could not be unpacked"; return $false }
         foreach ($name in @('mneme', 'mneme-hook')) {
             $hit = Get-ChildItem -LiteralPath $x -Recurse -File -Depth 1 | Where-Object { $_.Name -eq "$name.exe" -or $_.Name -eq $name } | Select-Object -First 1
@@ -139,7 +143,7 @@ if (-not $version) {
     $script:why = "no version in $root\.claude-plugin\plugin.json"
 } elseif (-not $arch) {
     $script:why = "no release for this platform ($machine)"
-} elseif ($hookEvent -ne 'session-start' -and (Test-Path -LiteralPath $marker) -and ((Get-Date) - (Get-Item -LiteralPath $marker).LastWriteTime).TotalMinutes -lt 5) {
+} elseif ($prog -eq 'mneme-hook' -and $hookEvent -ne 'session-start' -and (Test-Path -LiteralPath $marker) -and ((Get-Date) - (Get-Item -LiteralPath $marker).LastWriteTime).TotalMinutes -lt 5) {
     $script:why = [string](Get-Content -LiteralPath $marker -TotalCount 1)
     if (-not $script:why) { $script:why = 'an install failed moments ago' }
 } else {

@@ -49,7 +49,10 @@ mneme-hook:pre-tool-use | mneme-hook:session-end) budget=1 ;;
 mneme-hook:*) budget=3 ;;
 *) budget=20 ;;
 esac
-budget=${MNEME_DOWNLOAD_TIMEOUT:-$budget}
+case ${MNEME_DOWNLOAD_TIMEOUT:-} in
+'' | *[!0-9]*) ;; # whole seconds only
+*) budget=$MNEME_DOWNLOAD_TIMEOUT ;;
+esac
 
 # now_ms is the clock in milliseconds: from date +%s%N where it has
 # nanoseconds, else whole seconds less one (counting time used for the
@@ -215,8 +218,9 @@ if [ -z "$version" ]; then
   why="no version in $root/.claude-plugin/plugin.json"
 elif [ -z "$os" ] || [ -z "$arch" ]; then
   why="no release for this platform ($(uname -s 2>/dev/null) $(uname -m 2>/dev/null))"
-elif [ "$event" != session-start ] && [ -f "$marker" ] && [ -n "$(find "$marker" -mmin -5 2>/dev/null)" ]; then
-  # An install failed moments ago: a tool call does not wait for another.
+elif [ "$prog" = mneme-hook ] && [ "$event" != session-start ] && [ -f "$marker" ] && [ -n "$(find "$marker" -mmin -5 2>/dev/null)" ]; then
+  # An install failed moments ago: a tool call does not wait for another
+  # (a session start and the MCP server, once a session, try again).
   why=$(head -n 1 "$marker" 2>/dev/null)
   why="${why:-an install failed moments ago}"
 else

@@ -371,7 +371,11 @@ func TestPluginBootstrapFailures(t *testing.T) {
 			}
 
 			// The MCP server tries again, and says why it cannot start.
+			before = hits.Load()
 			r = runBoot(t, root, tools, base, env, "mneme", "mcp")
+			if c.requests > 0 && hits.Load() != before+1 {
+				t.Errorf("the MCP server did not try to download again")
+			}
 			if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, "mneme: could not install its binaries (") || !strings.Contains(r.stderr, c.why) {
 				t.Errorf("mcp: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
@@ -502,4 +506,32 @@ func TestPluginBootstrapWaitsForLock(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "bin")); err == nil {
 		t.Errorf("bin/ appeared")
 	}
+}
+
+// TestPluginBootstrapWget: without curl, wget downloads; a 404 through
+// it fails as through curl.
+func TestPluginBootstrapWget(t *testing.T) {
+	t.Parallel()
+	archive := fakeArchive(t)
+	tools := bootTools(t, true)
+	os.Remove(filepath.Join(tools, "curl"))
+	if _, err := os.Lstat(filepath.Join(tools, "wget")); err != nil {
+		t.Skip("wget is not installed")
+	}
+	base, hits := archiveServer(t, serveBytes(archive))
+	root := bootPlugin(t, sha256Hex(archive))
+	if r := runBoot(t, root, tools, base, nil, "mneme", "mcp"); r.code != 0 || r.stdout != "fake-mneme\n[mcp]" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	assertInstalled(t, root)
+	if hits.Load() != 1 {
+		t.Errorf("%d downloads", hits.Load())
+	}
+
+	missing := bootPlugin(t, sha256Hex(archive))
+	r := runBoot(t, missing, tools, base+"/nowhere", nil, "mneme-hook", "session-start")
+	if r.code != 0 || !strings.Contains(r.stdout, "the server answered with an error") {
+		t.Errorf("404 through wget: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	assertNoLeftovers(t, missing, true)
 }
