@@ -1,10 +1,9 @@
 package memory_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/mneme-dev/mneme/internal/jsonl"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,20 +40,9 @@ type scenario struct {
 
 func loadScenarios(t testing.TB, name string) []scenario {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "trust", name))
+	out, err := jsonl.Read[scenario](filepath.Join("testdata", "trust", name))
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []scenario
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var s scenario
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, s)
 	}
 	return out
 }

@@ -1,9 +1,9 @@
 package shape
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/mneme-dev/mneme/internal/jsonl"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,22 +25,8 @@ type outcomeItem struct {
 
 func readOutcomes(t *testing.T, name string) []outcomeItem {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "outcomes", name))
+	items, err := jsonl.Read[outcomeItem](filepath.Join("testdata", "outcomes", name))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var items []outcomeItem
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var it outcomeItem
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		items = append(items, it)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return items

@@ -1,9 +1,8 @@
 package extract
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"github.com/mneme-dev/mneme/internal/jsonl"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,22 +22,8 @@ type labelled struct {
 
 func loadCorpus(t testing.TB, name string) []labelled {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
+	out, err := jsonl.Read[labelled](filepath.Join("testdata", name))
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []labelled
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var it labelled
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, it)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
