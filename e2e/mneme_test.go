@@ -545,18 +545,25 @@ func TestClaudeCodeWithMneme(t *testing.T) {
 	assertNoSecrets(t, "session 2's context", block)
 
 	// The prompt names the failing command: UserPromptSubmit adds a
-	// one-line hint with the failed observation's id, never its content.
+	// one-line hint with the failed observation's id and title (which
+	// names the first error line), never the rest of its content.
 	related := relatedContext(s2.Text)
 	t.Logf("session 2 related memory (%d bytes):\n%s", len(related), related)
 	if !strings.HasPrefix(related, "<mneme-context>") || !strings.Contains(related, "nonexistent-dir") {
 		t.Errorf("session 2's first request has no related-memory hint about `ls /nonexistent-dir`")
 	}
-	if ls := findObs(d1.Observations, "Bash", "ls /nonexistent-dir"); len(ls) == 1 &&
-		!strings.Contains(related, fmt.Sprintf("#%d ", ls[0].ID)) {
-		t.Errorf("the related-memory hint does not name observation #%d", ls[0].ID)
+	if ls := findObs(d1.Observations, "Bash", "ls /nonexistent-dir"); len(ls) == 1 {
+		if !strings.Contains(related, fmt.Sprintf("#%d ", ls[0].ID)) {
+			t.Errorf("the related-memory hint does not name observation #%d", ls[0].ID)
+		}
+		for _, line := range strings.Split(related, "\n") {
+			if strings.Contains(line, fmt.Sprintf("#%d ", ls[0].ID)) && !strings.Contains(line, ls[0].Title) {
+				t.Errorf("the hint for #%d is not its title %q: %s", ls[0].ID, ls[0].Title, line)
+			}
+		}
 	}
-	if strings.Contains(related, "No such file or directory") {
-		t.Errorf("the related-memory hint carries the observation's output, not a one-line hint")
+	if n := strings.Count(related, "\n- "); n < 1 || n > 5 {
+		t.Errorf("the related-memory hint has %d entries, want 1 to 5 one-line entries", n)
 	}
 	assertNoSecrets(t, "session 2's related memory", related)
 

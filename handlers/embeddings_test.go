@@ -228,6 +228,9 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 		t.Error("the hint did not ask the embeddings endpoint")
 	}
 
+	// The worker embeds the new prompt in the background: let it finish
+	// before the endpoint turns slow, or its answer counts as the hook's.
+	srv.WaitEmbeddings(t, "the new prompt embedded", func(h api.EmbeddingsHealth) bool { return h.Embedded == h.Total })
 	fake.SetMode(embedtest.Slow)
 	asked, answered := fake.Requests.Load(), fake.Texts.Load()
 	out = srv.Hook(t, "user-prompt-submit", apiHook("UserPromptSubmit", "new", "gw", map[string]any{
