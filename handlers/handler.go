@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/web/auth"
 	"github.com/mneme-dev/mneme/web/sse"
@@ -23,7 +24,9 @@ type Handler struct {
 	Capture *capture.Service
 	Broker  *sse.Broker
 	Log     *slog.Logger
-	Version string
+	// Build is the worker's version, commit and commit date
+	// (/api/health, the viewer's footer).
+	Build   hookwire.Build
 	Started time.Time
 	// Status reports a problem the worker knows of (disk full, read-only
 	// data directory), shown on /api/health and in the viewer.

@@ -49,7 +49,9 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	out := api.Health{
 		Service:       "mneme",
 		Status:        "ok",
-		Version:       h.Version,
+		Version:       h.Build.Version,
+		Commit:        h.Build.Commit,
+		CommitDate:    h.Build.Date,
 		PID:           pid,
 		UptimeSeconds: time.Since(h.Started).Seconds(),
 		SchemaVersion: h.Store.SchemaVersion(),

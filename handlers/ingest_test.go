@@ -671,7 +671,8 @@ func TestHealth(t *testing.T) {
 	if h["backend"] != pgtest.Backend() {
 		t.Errorf("health says backend %v, the tests run on %s", h["backend"], pgtest.Backend())
 	}
-	if h["service"] != "mneme" || h["status"] != "ok" || h["version"] != "test" || int(h["pid"].(float64)) != os.Getpid() ||
+	if h["service"] != "mneme" || h["status"] != "ok" || h["version"] != "test" ||
+		h["commit"] != testutil.TestBuild.Commit || h["commitDate"] != testutil.TestBuild.Date || int(h["pid"].(float64)) != os.Getpid() ||
 		int(h["schemaVersion"].(float64)) != srv.Store.SchemaVersion() || h["uptimeSeconds"].(float64) < 0 {
 		t.Errorf("health: %v", h)
 	}
@@ -679,6 +680,14 @@ func TestHealth(t *testing.T) {
 	for _, k := range []string{"sessions", "prompts", "observations", "summaries"} {
 		if _, ok := counts[k]; !ok {
 			t.Errorf("counts lack %q: %v", k, counts)
+		}
+	}
+	// The viewer's footer says the same: the version, the commit
+	// (shortened) and its date.
+	status, page := srv.Get(t, "/")
+	for _, want := range []string{`id="footer-version">test<`, `id="footer-commit" title="commit 0123456789ab of 2026-01-02T03:04:05Z">0123456789ab<`} {
+		if status != http.StatusOK || !strings.Contains(string(page), want) {
+			t.Errorf("GET / = %d, the footer lacks %s", status, want)
 		}
 	}
 }

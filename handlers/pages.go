@@ -30,7 +30,7 @@ func render(c *fiber.Ctx, comp templ.Component) error {
 
 // PageMeta fills the layout's view model for this request.
 func (h *Handler) PageMeta(c *fiber.Ctx, title, active string) views.PageMeta {
-	m := views.PageMeta{Title: title, Active: active, Version: h.Version, Asset: static.Version}
+	m := views.PageMeta{Title: title, Active: active, Version: h.Build.Version, Commit: h.Build.ShortCommit(), CommitDate: h.Build.Date, Asset: static.Version}
 	if h.Status != nil {
 		m.Status = h.Status()
 	}

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -29,9 +30,9 @@ import (
 	"github.com/mneme-dev/mneme/hooks"
 )
 
-// version is set at build time with -ldflags "-X main.version=…", as
-// mneme's is; `mneme-hook --version` prints it (`mneme doctor` compares).
-var version = "dev"
+// version, commit and date are stamped at link time, as mneme's are (make
+// build, .goreleaser.yaml); hookwire.Stamped completes them.
+var version, commit, date string
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -45,9 +46,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	port := fs.Int("port", hookwire.EnvInt(hookwire.EnvPort, hookwire.DefaultPort), "worker port (MNEME_PORT)")
 	dataDir := fs.String("data-dir", hookwire.EnvOr(hookwire.EnvDataDir, hookwire.DefaultDataDir()), "data directory (MNEME_DATA_DIR)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
+	showVersion := fs.Bool("version", false, "print the version, the commit built from and its date, and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\nevents: %s\n", strings.Join(hookwire.Slugs(), ", "))
+		fmt.Fprintf(stderr, "usage: mneme-hook [--port N] [--data-dir DIR] <event>\n       mneme-hook --version\nevents: %s\n", strings.Join(hookwire.Slugs(), ", "))
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the event, as with mneme's own flags.
@@ -66,7 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = fs.Args()[1:]
 	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "mneme-hook version %s\n", version)
+		io.WriteString(stdout, hookwire.Stamped(version, commit, date, debug.ReadBuildInfo).Text("mneme-hook"))
 		return 0
 	}
 	if len(pos) == 2 && pos[0] == "hook" {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -125,10 +126,6 @@ func TestCommandLine(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
-	// --version says the build's version, as `mneme --version` does.
-	if out, errs, code := runHook(t, nil, "--version"); code != 0 || out != "mneme-hook version "+version+"\n" || errs != "" {
-		t.Errorf("--version: exit %d, stdout %q, stderr %q", code, out, errs)
-	}
 	// An unknown event is not an error for Claude Code.
 	if out, _, code := runHook(t, []byte(`{"session_id":"x"}`), "--port", port, "pre-compact"); code != 0 || strings.TrimSpace(out) != hookwire.ContinueJSON {
 		t.Errorf("unknown event: exit %d, %q", code, out)
@@ -197,5 +194,17 @@ func TestPreToolUse(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(down); len(entries) != 0 {
 		t.Errorf("the gate left files in the data directory: %v", entries)
+	}
+}
+
+// --version prints "mneme-hook version <version>" first (what mneme doctor
+// reads), then the build's commit and Go, and reads nothing.
+func TestVersion(t *testing.T) {
+	want := hookwire.Stamped(version, commit, date, debug.ReadBuildInfo).Text("mneme-hook")
+	for _, args := range [][]string{{"--version"}, {"-version"}} {
+		out, errs, code := runHook(t, nil, args...)
+		if code != 0 || errs != "" || out != want || !strings.HasPrefix(out, "mneme-hook version ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", args, code, out, errs, want)
+		}
 	}
 }

@@ -152,4 +152,7 @@ func TestStatusCountsInSingular(t *testing.T) {
 	if !strings.Contains(out, "1 session, 1 prompt, ") || strings.Contains(out, "1 sessions") {
 		t.Errorf("status:\n%s", out)
 	}
+	if !strings.Contains(out, "version test (commit 0123456789ab), pid ") {
+		t.Errorf("status does not give the worker's version and commit:\n%s", out)
+	}
 }

@@ -43,7 +43,7 @@ func privateDataDir(t *testing.T) string {
 
 // sameVersion makes the test worker say this binary's version, as a
 // worker started by it would.
-func sameVersion(o *app.Options) { o.Version = version }
+func sameVersion(o *app.Options) { o.Build = thisBuild }
 
 // flags are the global flags naming a worker's port and data directory.
 func flags(port int, dataDir string) []string {
@@ -167,7 +167,7 @@ func TestDoctorVersionMismatch(t *testing.T) {
 // A worker of another version than this mneme (not restarted after an
 // upgrade) is a mismatch too.
 func TestDoctorWorkerVersionMismatch(t *testing.T) {
-	srv := healthy(t, func(o *app.Options) { o.Version = "0.0.2-old" })
+	srv := healthy(t, func(o *app.Options) { o.Build.Version = "0.0.2-old" })
 	out, code := runDoctor(t, srv.Port, srv.DataDir)
 	wantProblem(t, out, code, "worker", "with version 0.0.2-old; this mneme is "+version, "restart the worker")
 }

@@ -15,9 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // DefaultPort is the worker's port unless MNEME_PORT or --port says otherwise.
 const DefaultPort = hookwire.DefaultPort
 
@@ -69,10 +66,11 @@ func newRoot(g *globals, code *int) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mneme",
 		Short:         "A persistent memory for Claude Code",
-		Version:       version,
+		Version:       thisBuild.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(thisBuild.Text("mneme"))
 	root.PersistentFlags().IntVar(&g.port, "port", hookwire.EnvInt(hookwire.EnvPort, DefaultPort), "worker port (MNEME_PORT)")
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", hookwire.EnvOr(hookwire.EnvDataDir, defaultDataDir()), "data directory (MNEME_DATA_DIR)")
 	root.AddCommand(
@@ -95,6 +93,7 @@ func newRoot(g *globals, code *int) *cobra.Command {
 		tokenCmd(g, code),
 		mcpCmd(g, code),
 		migrateCmd(g, code),
+		versionCmd(),
 	)
 	return root
 }

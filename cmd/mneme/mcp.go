@@ -39,7 +39,7 @@ events on stderr.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cwd, _ := os.Getwd()
-			opts := mcp.Options{Version: version, Project: hookwire.ResolveProject(cwd).Name}
+			opts := mcp.Options{Version: thisBuild.Version, Project: hookwire.ResolveProject(cwd).Name}
 			if os.Getenv(hookwire.EnvDebug) != "" {
 				opts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}

@@ -142,7 +142,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 
 	w, err := app.New(ctx, app.Options{
 		DataDir: o.DataDir, DatabaseURL: o.DatabaseURL, AllowedHosts: o.AllowedHosts, Port: o.Port, Secret: secret, Dev: o.Dev,
-		Version: version, Log: log, ViewerURL: "http://" + addr,
+		Build: thisBuild, Log: log, ViewerURL: "http://" + addr,
 	})
 	if err != nil {
 		ln.Close()
@@ -185,7 +185,7 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	if o.DatabaseURL != "" {
 		database = models.RedactURL(o.DatabaseURL)
 	}
-	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "database", database, "version", version)
+	log.Info("mneme worker listening", "addr", "http://"+addr, "socket", sockPath, "data", o.DataDir, "database", database, "version", thisBuild.Version, "commit", thisBuild.Commit)
 	// The viewer's address with a one-time login link (two minutes, once;
 	// `mneme open` makes new ones). Not logged: it is a credential.
 	if tok, _ := w.Handler.Auth.NewLink(); o.Stdout != nil {

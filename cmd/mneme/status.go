@@ -59,7 +59,7 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 				*code = 3
 				return nil
 			}
-			fmt.Fprintf(out, "worker:         %s, version %s, pid %d, up %s\n", h.Status, h.Version, h.PID, time.Duration(h.UptimeSeconds*float64(time.Second)).Round(time.Second))
+			fmt.Fprintf(out, "worker:         %s, version %s%s, pid %d, up %s\n", h.Status, h.Version, commitNote(h.Commit), h.PID, time.Duration(h.UptimeSeconds*float64(time.Second)).Round(time.Second))
 			if h.Problem != "" {
 				fmt.Fprintf(out, "problem:        %s\n", h.Problem)
 			}

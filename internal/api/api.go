@@ -21,10 +21,14 @@ type Page[T any] struct {
 
 // Health is GET /api/health with credentials.
 type Health struct {
-	Service       string        `json:"service"`
-	Status        string        `json:"status"`
-	Problem       string        `json:"problem,omitempty"`
-	Version       string        `json:"version"`
+	Service string `json:"service"`
+	Status  string `json:"status"`
+	Problem string `json:"problem,omitempty"`
+	Version string `json:"version"`
+	// Commit is the commit the worker was built from and CommitDate its
+	// date (RFC 3339), when stamped or recorded (hookwire.Stamped).
+	Commit        string        `json:"commit,omitempty"`
+	CommitDate    string        `json:"commitDate,omitempty"`
 	PID           int           `json:"pid"`
 	UptimeSeconds float64       `json:"uptimeSeconds"`
 	SchemaVersion int           `json:"schemaVersion"`

@@ -48,9 +48,11 @@ type Options struct {
 	AllowedHosts []string
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
-	Secret  string
-	Dev     bool
-	Version string
+	Secret string
+	Dev    bool
+	// Build is the worker's version, commit and commit date, shown on
+	// /api/health and in the viewer's footer.
+	Build hookwire.Build
 	// ViewerURL is the viewer's address as `mneme serve` prints it
 	// (http://127.0.0.1:37777): login links made over the socket carry it.
 	ViewerURL string
@@ -248,7 +250,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
-		Version: opts.Version, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
+		Build: opts.Build, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
 		AfterSettings: after, SettingsLock: settingsMu,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,

@@ -4,7 +4,8 @@
 // (the per-user secret and socket paths, private directories, file
 // locks), the spool both sides read and write, and project identity (the
 // client adds it to events bound for a team's worker; the worker resolves
-// it for local ones), with the transcript tail both read.
+// it for local ones), with the transcript tail both read, and what each
+// binary says of its build (version.go).
 //
 // Like hooks, it imports only the standard library and internal/privacy,
 // so the per-event hook process stays small (see cmd/mneme-hook's

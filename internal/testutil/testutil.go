@@ -33,6 +33,10 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
+// TestBuild is the version, commit and date test workers say they are
+// (/api/health, the viewer's footer).
+var TestBuild = hookwire.Build{Version: "test", Commit: "0123456789abcdef0123456789abcdef01234567", Date: "2026-01-02T03:04:05Z"}
+
 // Server is a worker listening on 127.0.0.1 and on its data directory's
 // unix socket for the duration of a test, as `mneme serve` does.
 type Server struct {
@@ -91,7 +95,7 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		sockPath = ""
 	}
 	o := app.Options{
-		DataDir: dataDir, Port: port, Version: "test", Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
+		DataDir: dataDir, Port: port, Build: TestBuild, Secret: secret, ViewerURL: "http://127.0.0.1:" + strconv.Itoa(port),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// Never the machine's own ~/.claude/projects.
 		ImportDir:   filepath.Join(dataDir, "transcripts"),
