@@ -1,9 +1,17 @@
 # mneme — a persistent memory for Claude Code.
 SHELL := /bin/bash
 BIN     := bin/mneme
+# What make build stamps into both binaries (`mneme version`, `mneme-hook
+# --version`, /api/health, the viewer's footer): git describe, the commit and
+# its date in UTC; GoReleaser stamps releases the same way (.goreleaser.yaml).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE    ?= $(shell TZ=UTC0 git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 GO      ?= go
+# GoReleaser, pinned in a module of its own (tools/goreleaser/go.mod says
+# why): built once into Go's cache, run from the repository's root.
+GORELEASER := $(GO) tool -modfile=tools/goreleaser/go.mod goreleaser
 export CGO_ENABLED ?= 0
 
 .DEFAULT_GOAL := help
@@ -19,6 +27,11 @@ generate: ## Generate templ code (views/*_templ.go)
 .PHONY: build
 build: ## Build the static binaries into bin/: mneme, and mneme-hook (what Claude Code runs per event)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/mneme ./cmd/mneme-hook
+	@echo; ./bin/mneme version; echo "built $(CURDIR)/bin/mneme and $(CURDIR)/bin/mneme-hook; put them on PATH with"; \
+	echo '  export PATH="$(CURDIR)/bin:$$PATH"'; \
+	echo "or install them for everyone with"; \
+	echo '  sudo install bin/mneme bin/mneme-hook /usr/local/bin/'; \
+	echo "then wire them into Claude Code with: mneme install"
 
 # The platforms mneme ships for (GOOS/GOARCH). make cross builds both
 # binaries for each, static with cgo off, then vets every package and
@@ -39,6 +52,24 @@ cross: ## Build mneme and mneme-hook for every platform (CGO off), and go vet an
 		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./...; \
 		GOOS=$$os GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o "$$out/test-$$os/" ./...; \
 	done
+
+# The release artifacts (docs/release.md): GoReleaser's snapshot of
+# .goreleaser.yaml into dist/, published nowhere, then checked
+# (scripts/release-verify.sh): every archive and package against
+# checksums.txt, the Homebrew formula's sums against them, the listing.
+# GoReleaser takes the commit, its date and the tag from git, but gives all
+# of them up when the repository has no remote (a clone's copy, CI's
+# checkout here): its git commands are then told the project's URL through
+# the environment, the repository's configuration left alone.
+.PHONY: release-snapshot
+release-snapshot: ## Build every release artifact into dist/ with GoReleaser (archives, .deb, .rpm, checksums, Homebrew formula), publish nothing, verify the checksums
+	@start=$$(date +%s); \
+	if [ -z "$$(git remote)" ]; then \
+		export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mneme-dev/mneme.git; \
+	fi; \
+	$(GORELEASER) release --snapshot --clean && \
+	bash scripts/release-verify.sh dist && \
+	echo "release-snapshot took $$(( $$(date +%s) - start )) s"
 
 .PHONY: run
 run: build ## Run the worker on embedded SQLite; viewer at http://localhost:37777
@@ -193,4 +224,4 @@ check-generated: ## Fail if templ's generated code is not current
 
 .PHONY: clean
 clean: ## Remove build output and caches
-	rm -rf bin .cache
+	rm -rf bin dist .cache
