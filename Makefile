@@ -71,6 +71,16 @@ release-snapshot: ## Build every release artifact into dist/ with GoReleaser (ar
 	bash scripts/release-verify.sh dist && \
 	echo "release-snapshot took $$(( $$(date +%s) - start )) s"
 
+# The .deb as a user gets it: installed with dpkg (as root: CI runs it so),
+# run, wired into Claude Code in a throwaway HOME, driven by a real Claude
+# Code session (e2e's TestClaudeCodeWithInstalledPackage), then removed.
+# Not part of make test: it installs into /usr/bin. Refuses to touch a
+# mneme package that was installed before.
+.PHONY: test-packaging
+test-packaging: release-snapshot ## Install the snapshot's .deb for this machine with dpkg, run both binaries, mneme install, a real Claude Code session through them, then dpkg -r (root)
+	@bash e2e/install-claude.sh >/dev/null
+	bash scripts/test-packaging.sh dist
+
 .PHONY: run
 run: build ## Run the worker on embedded SQLite; viewer at http://localhost:37777
 	./$(BIN) serve

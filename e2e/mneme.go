@@ -130,8 +130,15 @@ func freePort(t testing.TB) int {
 // `mneme install` into a new temporary HOME. No worker is started.
 func NewMneme(t testing.TB) *Mneme {
 	t.Helper()
+	return NewMnemeAt(t, MnemeBin(t))
+}
+
+// NewMnemeAt is NewMneme with the mneme binary at bin (and mneme-hook
+// beside it), e.g. the ones a package installed, instead of a fresh build.
+func NewMnemeAt(t testing.TB, bin string) *Mneme {
+	t.Helper()
 	m := &Mneme{
-		Bin:     MnemeBin(t),
+		Bin:     bin,
 		Home:    NewHome(t),
 		DataDir: filepath.Join(t.TempDir(), "mneme-data"),
 		Port:    freePort(t),
@@ -253,6 +260,8 @@ type mnemeHealth struct {
 	Service string `json:"service"`
 	Status  string `json:"status"`
 	PID     int    `json:"pid"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
 }
 
 // socketClient reaches the worker over its unix socket, as the hook and
