@@ -6,6 +6,7 @@
 #   - the archives are the five platforms', each holding mneme, mneme-hook,
 #     LICENSE and README.md; the packages are a .deb and an .rpm for
 #     linux amd64 and arm64;
+#   - a CycloneDX SBOM for each binary of each platform;
 #   - the Homebrew formula names those archives with those sums.
 set -euo pipefail
 dist=${1:-dist}
@@ -46,6 +47,21 @@ if command -v dpkg-deb >/dev/null 2>&1; then
     done
   done
 fi
+
+# One CycloneDX SBOM per binary, in checksums.txt, naming the module at
+# the release's version and at least the modules every build links.
+for suffix in "${want_archives[@]}"; do
+  plat=${suffix%%.*}
+  for bin in mneme mneme-hook; do
+    s=("$bin"_*_"$plat".cdx.json)
+    [ ${#s[@]} -eq 1 ] || fail "want one SBOM ${bin}_*_$plat.cdx.json, found ${#s[@]}"
+    grep -q " ${s[0]}\$" checksums.txt || fail "${s[0]} is not in checksums.txt"
+    grep -q '"bomFormat": *"CycloneDX"' "${s[0]}" || fail "${s[0]} is not a CycloneDX document"
+    grep -q '"name": *"github.com/mneme-dev/mneme"' "${s[0]}" || fail "${s[0]} does not name github.com/mneme-dev/mneme"
+  done
+done
+grep -q '"name": *"gorm.io/gorm"' mneme_*_linux_amd64.cdx.json || fail "mneme's SBOM does not list gorm.io/gorm"
+echo "SBOMs: $(ls *.cdx.json | wc -l) CycloneDX documents, one per binary"
 
 formula=homebrew/Formula/mneme.rb
 [ -s "$formula" ] || fail "no Homebrew formula at $dist/$formula"
