@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test-packaging.sh DIST (make test-packaging, after make release-snapshot):
+# the plugin's bootstrap (scripts/run.sh) installing the snapshot's archive;
 # the snapshot's .deb for this machine installed as a user gets it, with
 # dpkg as root; both binaries in /usr/bin saying the stamped version;
 # `mneme install` in a throwaway HOME wiring Claude Code's hooks to
@@ -42,6 +43,10 @@ cleanup() {
   if [ -n "$installed" ]; then $sudo dpkg -r mneme >/dev/null || true; fi
 }
 trap cleanup EXIT
+
+echo "== the plugin's run.sh installing the snapshot's archive from a loopback server, checked against the recorded SHA-256"
+MNEME_RELEASE_DIST=$dist go test -count=1 -run '^TestPluginBootstrapSnapshot$' -v ./cmd/mneme/ ||
+  fail "TestPluginBootstrapSnapshot failed"
 
 echo "== dpkg -i $(basename "$deb")"
 $sudo dpkg -i "$deb"

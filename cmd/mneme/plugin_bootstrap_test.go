@@ -535,3 +535,70 @@ func TestPluginBootstrapWget(t *testing.T) {
 	}
 	assertNoLeftovers(t, missing, true)
 }
+
+// TestPluginBootstrapSnapshot: the whole path with the real release
+// archive of this machine's platform, from GoReleaser's snapshot in
+// $MNEME_RELEASE_DIST (make test-packaging sets it after make
+// release-snapshot; skipped otherwise): the plugin records its checksum
+// through scripts/pluginsums, run.sh downloads it from a loopback server,
+// checks and unpacks it, and the binaries it installed say the version
+// GoReleaser stamped. The archive is served under the plugin's version,
+// as a release's is (the snapshot's own version has a "-snapshot" tail).
+func TestPluginBootstrapSnapshot(t *testing.T) {
+	dist := os.Getenv("MNEME_RELEASE_DIST")
+	if dist == "" {
+		t.Skip("MNEME_RELEASE_DIST is not set: make test-packaging runs this against make release-snapshot's dist/")
+	}
+	raw, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct{ Version, Commit string }
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.Version == "" {
+		t.Fatalf("metadata.json: %v %q", err, raw)
+	}
+	ext := "tar.gz"
+	if runtime.GOOS == "windows" {
+		ext = "zip"
+	}
+	archive, err := os.ReadFile(filepath.Join(dist, fmt.Sprintf("mneme_%s_%s_%s.%s", meta.Version, runtime.GOOS, runtime.GOARCH, ext)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sum the release step records: the archive's, from GoReleaser's
+	// checksums.txt, which must agree with the bytes served.
+	sums, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sums), sha256Hex(archive)+"  ") {
+		t.Fatalf("checksums.txt has no line for the archive's SHA-256 %s", sha256Hex(archive))
+	}
+	root := bootPlugin(t, "")
+	recorded := filepath.Join(t.TempDir(), "checksums.txt")
+	os.WriteFile(recorded, []byte(sha256Hex(archive)+"  "+bootArchiveName(t)+"\n"), 0o644)
+	cmd := exec.Command("go", "run", "./scripts/pluginsums", "-dist", recorded, "-plugin", filepath.Join(root, ".claude-plugin"))
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pluginsums: %v\n%s", err, out)
+	}
+	base, hits := archiveServer(t, serveBytes(archive))
+	tools := bootTools(t, true)
+
+	for _, c := range []struct{ prog, arg string }{{"mneme", "version"}, {"mneme-hook", "--version"}} {
+		r := runBoot(t, root, tools, base, nil, c.prog, c.arg)
+		want := fmt.Sprintf("%s version %s\ncommit %s (", c.prog, meta.Version, meta.Commit)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+			t.Errorf("run.sh %s %s: exit %d, stdout %q, stderr %q; want it to begin %q", c.prog, c.arg, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the archive was downloaded %d times, want once", n)
+	}
+	for _, name := range []string{"mneme", "mneme-hook"} {
+		if info, err := os.Stat(filepath.Join(root, "bin", name)); err != nil || info.Size() < 1<<20 {
+			t.Errorf("bin/%s is not the release binary: %v %v", name, info, err)
+		}
+	}
+	assertNoLeftovers(t, root, false)
+}
