@@ -90,6 +90,20 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return strings.Contains(string(b), mark) && strings.Contains(string(b), mark2) && strings.Contains(string(b), "kept store")
 	})
+	// A memory keeps the span it was read from and what it is about: the
+	// forget must take those columns too, so they must hold the mark now.
+	var mems struct {
+		Items []struct{ Evidence, Subject string }
+	}
+	getJSON(t, p, "/api/memories?limit=500", &mems)
+	var evidence, subject bool
+	for _, m := range mems.Items {
+		evidence = evidence || strings.Contains(m.Evidence, mark)
+		subject = subject || strings.Contains(strings.ToLower(m.Subject), strings.ToLower(mark))
+	}
+	if !evidence || !subject {
+		t.Fatalf("no memory's evidence (%v) or subject (%v) holds %s before the forget: %+v", evidence, subject, mark, mems.Items)
+	}
 	for _, m := range []string{mark, mark2} {
 		if len(testutil.FilesHolding(t, dir, m)) == 0 {
 			t.Fatalf("%s is not on disk before the forget: the test proves nothing", m)
