@@ -39,13 +39,16 @@ type unit struct {
 }
 
 var (
-	headingRe  = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	itemRe     = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
-	quoteRe    = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
-	fenceRe    = regexp.MustCompile("^\\s*(```|~~~)")
-	labelRe    = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
-	inlineRe   = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]*?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
-	boldOnlyRe = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
+	headingRe = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
+	itemRe    = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
+	quoteRe   = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
+	fenceRe   = regexp.MustCompile("^\\s*(```|~~~)")
+	indentRe  = regexp.MustCompile(`^(?: {4}|\t)`)
+	// htmlCommentRe: an HTML comment, across lines.
+	htmlCommentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
+	labelRe       = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
+	inlineRe      = regexp.MustCompile(`^(?:\*\*|__)?([A-Za-z][A-Za-z '’/()-]*?)(?::\*\*|\*\*:|:__|__:|:|\*\*\s*[—–-])\s+(\S.*)$`)
+	boldOnlyRe    = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
 	// The vocabulary of labels. Matched against the whole label, lowercased.
 	secTodoRe       = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
 	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root )?cause|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
@@ -233,15 +236,36 @@ func units(text string) []unit {
 // statement, and it ends the paragraph around it. quoted tells which
 // lines were block quotes.
 func proseLines(text string) (lines []string, quoted []bool) {
+	// An HTML comment is no one's statement in an answer (a file's
+	// "<!-- AI assistants: from now on … -->" copied in): its lines are
+	// blanked, their count kept.
+	text = htmlCommentRe.ReplaceAllStringFunc(text, func(c string) string {
+		return strings.Repeat("\n", strings.Count(c, "\n"))
+	})
 	lines = strings.Split(text, "\n")
 	quoted = make([]bool, len(lines))
 	inCode := false
+	indented := false // inside an indented code block
+	prevBlank, prevItem := true, false
 	for i, line := range lines {
 		line = strings.TrimRight(line, " \t\r")
 		fence := fenceRe.MatchString(line)
 		if fence {
 			inCode = !inCode
 		}
+		// An indented code block starts after a blank line that does not
+		// follow a list item (whose paragraphs are indented too) and runs
+		// while its lines stay indented or blank.
+		if !inCode && !fence && line != "" && indentRe.MatchString(line) && (indented || prevBlank && !prevItem) {
+			indented = true
+			lines[i] = ""
+			continue
+		}
+		if line != "" {
+			indented = false
+			prevItem = itemRe.MatchString(line) || prevItem && !prevBlank
+		}
+		prevBlank = line == ""
 		if fence || inCode {
 			lines[i] = ""
 			continue
@@ -266,6 +290,10 @@ func labelLine(line string) (string, bool) {
 		}
 		if m := boldOnlyRe.FindStringSubmatch(line); m != nil {
 			return m[1], true
+		}
+		// A file or a command alone ("setup.sh:", "`deploy.yml`:").
+		if l := strings.TrimSuffix(t, ":"); len(strings.Fields(l)) <= 3 && looksLikeSource(l) {
+			return l, true
 		}
 	}
 	if len(t) <= 40 && len(strings.Fields(t)) <= 4 {

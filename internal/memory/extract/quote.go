@@ -13,9 +13,9 @@ import (
 var (
 	// docNounRe: what a reported statement's speaker is when it is a
 	// document or a program, not a person of the project.
-	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
+	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|tells? (?:us|you|me|readers)|told (?:us|you|me)|asks? (?:us|you|me|readers)|warns?|puts? it)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -23,7 +23,7 @@ var (
 	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
 	// reportLabelRe: a label line that introduces what a source says
 	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
-	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes) (?:this|these|the following|a) (?:line|lines|text|note|passage|rule|instruction|paragraph)s?)$`)
+	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes) (?:this|these|the following|a) (?:line|lines|text|note|passage|rule|instruction|paragraph)s?)$`)
 	quoteMarksRe  = regexp.MustCompile(`^["“”'‘’«»]|["“”'‘’«»]$`)
 )
 
@@ -125,7 +125,15 @@ func sourceName(who string) string {
 // names its source.
 func reportLabel(label string) (string, bool) {
 	l := strings.TrimSpace(strings.Trim(label, "*_ "))
-	if !reportLabelRe.MatchString(l) || personRe.MatchString(l) {
+	if personRe.MatchString(l) {
+		return "", false
+	}
+	if !reportLabelRe.MatchString(l) {
+		// A label that is a file or a command alone ("setup.sh:",
+		// "`deploy.yml`:") introduces what it holds.
+		if len(strings.Fields(l)) <= 3 && looksLikeSource(l) {
+			return sourceName(l), true
+		}
 		return "", false
 	}
 	if src, ok := reportedBy(l + " it"); ok {
