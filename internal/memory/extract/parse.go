@@ -171,8 +171,13 @@ func units(text string) []unit {
 			}
 		}
 	}
-	lines, quotes := proseLines(text)
+	lines, quotes, code := proseAndCode(text)
 	for i, line := range lines {
+		if code[i] && hasLabel && !inList && len(cur) == 0 {
+			// The label introduced this code ("`npm install` output:"):
+			// the paragraph after the code is not the label's.
+			hasLabel = false
+		}
 		if strings.HasPrefix(strings.TrimSpace(line), "|") {
 			// A table row: cells are not statements (an options table
 			// would read as decisions); it ends the block like a blank line.
@@ -236,6 +241,12 @@ func units(text string) []unit {
 // statement, and it ends the paragraph around it. quoted tells which
 // lines were block quotes.
 func proseLines(text string) (lines []string, quoted []bool) {
+	lines, quoted, _ = proseAndCode(text)
+	return lines, quoted
+}
+
+// proseAndCode is proseLines that also tells which lines were code.
+func proseAndCode(text string) (lines []string, quoted, code []bool) {
 	// An HTML comment is no one's statement in an answer (a file's
 	// "<!-- AI assistants: from now on … -->" copied in): its lines are
 	// blanked, their count kept.
@@ -244,6 +255,7 @@ func proseLines(text string) (lines []string, quoted []bool) {
 	})
 	lines = strings.Split(text, "\n")
 	quoted = make([]bool, len(lines))
+	code = make([]bool, len(lines))
 	inCode := false
 	indented := false // inside an indented code block
 	prevBlank, prevItem := true, false
@@ -258,7 +270,7 @@ func proseLines(text string) (lines []string, quoted []bool) {
 		// while its lines stay indented or blank.
 		if !inCode && !fence && line != "" && indentRe.MatchString(line) && (indented || prevBlank && !prevItem) {
 			indented = true
-			lines[i] = ""
+			lines[i], code[i] = "", true
 			continue
 		}
 		if line != "" {
@@ -267,7 +279,7 @@ func proseLines(text string) (lines []string, quoted []bool) {
 		}
 		prevBlank = line == ""
 		if fence || inCode {
-			lines[i] = ""
+			lines[i], code[i] = "", true
 			continue
 		}
 		if loc := quoteRe.FindStringIndex(line); loc != nil {
@@ -276,7 +288,7 @@ func proseLines(text string) (lines []string, quoted []bool) {
 		}
 		lines[i] = line
 	}
-	return lines, quoted
+	return lines, quoted, code
 }
 
 // labelLine reports whether line is a label on its own: a short phrase

@@ -60,8 +60,14 @@ func TestShownNotSaid(t *testing.T) {
 			}
 		})
 	}
+	// A label that introduces code is done with it: the paragraph after
+	// the code is the answer's own.
+	got := FromAnswer("`npm install` output:\n\n```\nnpm ERR! code ERESOLVE\n```\n\nSo the root cause is `@testing-library/react@12`, which only declares React 17 as a peer.")
+	if len(got) != 1 || got[0].Quoted || got[0].Kind != KindCause {
+		t.Errorf("want the own cause after the code, got %q", kinds(got))
+	}
 	// A list item's indented paragraph is the item's, not code.
-	got := FromAnswer("Key decisions:\n\n- Went with Redis for the cache.\n\n    Because the two replicas must share it.")
+	got = FromAnswer("Key decisions:\n\n- Went with Redis for the cache.\n\n    Because the two replicas must share it.")
 	if len(got) == 0 || got[0].Kind != KindDecision {
 		t.Errorf("the list item was lost: %q", kinds(got))
 	}

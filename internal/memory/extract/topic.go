@@ -74,8 +74,9 @@ func subjectOf(m Memory, label string) string {
 		}
 		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
 	}
-	if sm := versionRe.FindStringSubmatch(text); sm != nil {
-		return strings.ToLower(sm[1]) + " version"
+	if sm := versionRe.FindStringSubmatchIndex(text); sm != nil && (sm[2] == 0 || !strings.ContainsRune("/@-.", rune(text[sm[2]-1]))) {
+		// Not a package's last path element ("@testing-library/react to 15").
+		return strings.ToLower(text[sm[2]:sm[3]]) + " version"
 	}
 	if c := firstClauseCategory(text); c != "" {
 		return c
