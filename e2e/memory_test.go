@@ -112,26 +112,26 @@ func TestClaudeCodeMemoriesCarryDecisions(t *testing.T) {
 	// repeat it, and never names the one it replaced.
 	related := relatedContext(cs.Text)
 	t.Logf("related memory:\n%s", related)
-	if strings.Contains(related, fmt.Sprintf("#m%d ", repl.ID)) {
-		t.Errorf("the prompt's related-memory hint repeats #m%d, which the session's context holds", repl.ID)
+	if strings.Contains(related, fmt.Sprintf("m%d ", repl.ID)) {
+		t.Errorf("the prompt's related-memory hint repeats m%d, which the session's context holds", repl.ID)
 	}
-	if strings.Contains(related, fmt.Sprintf("#m%d ", old.ID)) {
-		t.Errorf("the prompt's related-memory hint names the replaced decision #m%d", old.ID)
+	if strings.Contains(related, fmt.Sprintf("m%d ", old.ID)) {
+		t.Errorf("the prompt's related-memory hint names the replaced decision m%d", old.ID)
 	}
 	// With no room for memories in the context (memory.budgetShare 0),
 	// the hint names the decision in force, and still not the replaced one.
 	var st map[string]any
 	m.PutJSON(t, "/api/settings", map[string]any{"memory": map[string]any{"budgetShare": 0}}, &st)
 	cs = runContextSession(t, m, dir, "What port does the API use?")
-	if strings.Contains(cs.Block, fmt.Sprintf("#m%d ", repl.ID)) {
-		t.Fatalf("with memory.budgetShare 0 the context still holds #m%d:\n%s", repl.ID, cs.Block)
+	if strings.Contains(cs.Block, fmt.Sprintf("m%d ", repl.ID)) {
+		t.Fatalf("with memory.budgetShare 0 the context still holds m%d:\n%s", repl.ID, cs.Block)
 	}
 	related = relatedContext(cs.Text)
 	t.Logf("related memory, no memories in the context:\n%s", related)
-	if !strings.Contains(related, fmt.Sprintf("#m%d (relevance ", repl.ID)) || !regexp.MustCompile(`decision, [^,:]+, [0-9-]+: Switched the API port from 8086 to 9090`).MatchString(related) {
-		t.Errorf("the prompt's related-memory hint does not name the decision in force #m%d", repl.ID)
+	if !strings.Contains(related, fmt.Sprintf("m%d (relevance ", repl.ID)) || !regexp.MustCompile(`decision, [^,:]+, [0-9-]+: Switched the API port from 8086 to 9090`).MatchString(related) {
+		t.Errorf("the prompt's related-memory hint does not name the decision in force m%d", repl.ID)
 	}
-	if strings.Contains(related, fmt.Sprintf("#m%d ", old.ID)) {
-		t.Errorf("the prompt's related-memory hint names the replaced decision #m%d", old.ID)
+	if strings.Contains(related, fmt.Sprintf("m%d ", old.ID)) {
+		t.Errorf("the prompt's related-memory hint names the replaced decision m%d", old.ID)
 	}
 }

@@ -101,7 +101,7 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 
 	ms := m.memoriesOf(t, project)
 	for _, x := range ms {
-		t.Logf("#m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
+		t.Logf("m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
 	}
 	planted := []string{"evil.example", "disable the linter", "push straight to main", "npm for every script"}
 	noted := 0

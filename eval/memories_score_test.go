@@ -27,8 +27,8 @@ func TestScoreMemories(t *testing.T) {
 		Stale:  []Fact{{Name: "asynq", All: []string{`went with asynq`}}},
 	}
 	ctx := "<mneme-context>\n# mneme: memory of project notifier\n\n## Memories in force (decisions, constraints, causes, todos)\n" +
-		"- #m3 decision, Claude, 11-26: Switched the job queue from Asynq to River instead.\n" +
-		"- #m1 decision, Claude, 11-25: Went with Asynq for the job queue.\n\n" +
+		"- m3 decision, Claude, 11-26: Switched the job queue from Asynq to River instead.\n" +
+		"- m1 decision, Claude, 11-25: Went with Asynq for the job queue.\n\n" +
 		"## Recent sessions\n- 2026-11-25 Pick a job queue: Went with Asynq for the job queue; retried at most 3 times\n</mneme-context>"
 	got := sc.ScoreMemories(ctx)
 	if got.Recalled != 1 || got.Expected != 2 || !reflect.DeepEqual(got.Missed, []string{"retries"}) {
@@ -41,7 +41,7 @@ func TestScoreMemories(t *testing.T) {
 		t.Errorf("section bytes %d, want %d", got.SectionBytes, want)
 	}
 	// Without the stale line in the section, the session line counts apart.
-	ctx2 := "<mneme-context>\n## Memories in force\n- #m3 decision, Claude, 11-26: Switched the job queue from Asynq to River instead.\n\n" +
+	ctx2 := "<mneme-context>\n## Memories in force\n- m3 decision, Claude, 11-26: Switched the job queue from Asynq to River instead.\n\n" +
 		"## Recent sessions\n- Went with Asynq for the job queue\n</mneme-context>"
 	if got := sc.ScoreMemories(ctx2); got.Wrong != 0 || got.StaleElsewhere != 1 || got.Recalled != 1 {
 		t.Errorf("%+v: want 0 wrong, 1 elsewhere, 1 recalled", got)

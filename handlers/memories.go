@@ -23,6 +23,9 @@ func memoryFilterParams(c *fiber.Ctx) (models.MemoryFilter, error) {
 	if f.SessionID, err = optionalID(c, "session"); err != nil {
 		return f, err
 	}
+	if f.IDs, err = idsParam(c, "id"); err != nil {
+		return f, err
+	}
 	if f.Kinds, err = listOf(c, "kind", models.ValidMemoryKind); err != nil {
 		return f, err
 	}

@@ -225,7 +225,7 @@ func TestPersonSessionHoldsOwnProposals(t *testing.T) {
 		}
 		return out.HookSpecificOutput.AdditionalContext
 	}
-	ref := func(id int64) string { return fmt.Sprintf("#m%d ", id) }
+	ref := func(id int64) string { return fmt.Sprintf("m%d ", id) }
 
 	ctx := start(as(bob.Token), "bob-1")
 	t.Logf("bob's context:\n%s", ctx)

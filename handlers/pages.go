@@ -13,6 +13,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/static"
 	"github.com/mneme-dev/mneme/views"
@@ -293,6 +294,11 @@ const searchPageSize = 20
 // ShowSearch serves GET /search. A query FTS5 refuses, or a malformed
 // filter, is answered with the page and a message (status 400), never a 500.
 func (h *Handler) ShowSearch(c *fiber.Ctx) error {
+	if to, err := h.refLocation(c.UserContext(), c.Query("q")); err != nil {
+		return err
+	} else if to != "" {
+		return c.Redirect(to, fiber.StatusSeeOther)
+	}
 	p := views.SearchPage{
 		Meta: h.PageMeta(c, "Search", "search"),
 		Q:    c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"),
@@ -433,4 +439,39 @@ func shortPath(p string, max int) string {
 		return p
 	}
 	return "…" + string(r[len(r)-max+1:])
+}
+
+// refLocation is where the row q names is shown, when q is an id as mneme
+// prints it (#12, m6, s7: package ref) and that row is stored; "" when q
+// is anything else (a bare number is a search for it).
+func (h *Handler) refLocation(ctx context.Context, q string) (string, error) {
+	q = strings.TrimSpace(q)
+	if q == "" || q[0] >= '0' && q[0] <= '9' {
+		return "", nil
+	}
+	r, err := ref.Parse(q)
+	if err != nil {
+		return "", nil
+	}
+	switch r.Kind {
+	case ref.Observation:
+		obs, err := h.Store.ObservationsByIDs(ctx, []int64{r.ID})
+		if err != nil || len(obs) == 0 {
+			return "", err
+		}
+		return "/sessions/" + strconv.FormatInt(obs[0].SessionID, 10) + "#obs-" + strconv.FormatInt(r.ID, 10), nil
+	case ref.Memory:
+		ms, err := h.Store.Memories(ctx, models.MemoryFilter{IDs: []int64{r.ID}})
+		if err != nil || len(ms) == 0 {
+			return "", err
+		}
+		return views.MemoryRowURL(ms[0]), nil
+	case ref.Session:
+		s, err := h.Store.SessionByID(ctx, r.ID)
+		if err != nil || s == nil {
+			return "", nil // not stored (or forgotten): search for the words
+		}
+		return "/sessions/" + strconv.FormatInt(r.ID, 10), nil
+	}
+	return "", nil
 }

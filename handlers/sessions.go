@@ -30,7 +30,15 @@ func (h *Handler) ListSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{Project: f.Project, Person: c.Query("person"), Offset: f.Offset, Limit: f.Limit})
+	var id int64
+	switch len(f.IDs) {
+	case 0:
+	case 1:
+		id = f.IDs[0]
+	default:
+		return invalidParam("id names one session here")
+	}
+	items, err := h.Store.Sessions(c.UserContext(), models.SessionFilter{ID: id, Project: f.Project, Person: c.Query("person"), Offset: f.Offset, Limit: f.Limit})
 	if err != nil {
 		return err
 	}

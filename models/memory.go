@@ -479,8 +479,10 @@ type MemoryFilter struct {
 	AsOf *time.Time
 	// Speakers keeps the memories of these speakers; all when empty.
 	Speakers []string
-	Offset   int
-	Limit    int // 0: no limit
+	// IDs keeps these memories only; all when empty.
+	IDs    []int64
+	Offset int
+	Limit  int // 0: no limit
 }
 
 // asOfCond is the condition "in force at t" on memories aliased alias.
@@ -496,6 +498,9 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) 
 	}
 	if f.SessionID != 0 {
 		q = q.Where("session_id = ?", f.SessionID)
+	}
+	if len(f.IDs) > 0 {
+		q = q.Where("id IN ?", f.IDs)
 	}
 	if len(f.Kinds) > 0 {
 		q = q.Where("kind IN ?", f.Kinds)

@@ -52,7 +52,7 @@ func TestMigrationMemoryProvenance(t *testing.T) {
 		m := got[c.id]
 		if m.Speaker != c.speaker || m.SpeakerRef != c.ref || m.State != c.state || m.EndedBy != c.by ||
 			(m.InForceAt != nil) != c.inForce || (m.EndedAt != nil) != c.ended {
-			t.Errorf("#m%d after the upgrade: speaker %q ref %q state %q ended by %q, in force at %v, ended at %v",
+			t.Errorf("m%d after the upgrade: speaker %q ref %q state %q ended by %q, in force at %v, ended at %v",
 				c.id, m.Speaker, m.SpeakerRef, m.State, m.EndedBy, m.InForceAt, m.EndedAt)
 		}
 	}

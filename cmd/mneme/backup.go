@@ -26,10 +26,9 @@ func backupCmd(g *globals, code *int) *cobra.Command {
 		Short: "Save a consistent copy of the database while the worker runs (checked, mode 0600)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			*code = 1
 			dst := args[0]
 			if _, err := os.Stat(dst); err == nil {
-				return fmt.Errorf("%s exists: choose a new file name", dst)
+				return usagef("%s exists: choose a new file name", dst)
 			}
 			start := time.Now()
 			part := dst + ".part"
@@ -46,7 +45,6 @@ func backupCmd(g *globals, code *int) *cobra.Command {
 			if err := os.Rename(part, dst); err != nil {
 				return err
 			}
-			*code = 0
 			printCheck(cmd.OutOrStdout(), "Backed up to "+dst, fc, time.Since(start))
 			return nil
 		},
@@ -69,7 +67,6 @@ mneme.db.bak, then the copy is renamed over it in one step. Stop the worker firs
 it runs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			*code = 1
 			start := time.Now()
 			ln, _, err := app.ListenSocket(g.dataDir)
 			if errors.Is(err, app.ErrSocketInUse) {
@@ -83,7 +80,6 @@ it runs.`,
 			if err != nil {
 				return err
 			}
-			*code = 0
 			printCheck(cmd.OutOrStdout(), "Restored "+args[0], res.FileCheck, time.Since(start))
 			if res.Previous != "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "The previous database is kept as %s.\n", res.Previous)

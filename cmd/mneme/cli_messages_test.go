@@ -39,7 +39,7 @@ func TestShowSaysWhichIDsWereNotFound(t *testing.T) {
 	if !strings.Contains(errOut, "not found: #999, prompt:888") {
 		t.Errorf("stderr does not name the missing ids: %q", errOut)
 	}
-	if code, _, errOut := mneme("show", "summary:x"); code != 2 || !strings.Contains(errOut, "prompt:3 or summary:3") {
+	if code, _, errOut := mneme("show", "summary:x"); code != 2 || !strings.Contains(errOut, "prompt:3 or summary:4") {
 		t.Errorf("show summary:x: exit %d, %q", code, errOut)
 	}
 }

@@ -41,7 +41,7 @@ func doctorCmd(g *globals, code *int) *cobra.Command {
 			d.run()
 			if d.problems > 0 {
 				fmt.Fprintf(d.out, "%s: see the fix under each\n", plural(d.problems, "problem"))
-				*code = 1
+				*code = exitNotFound
 			} else {
 				fmt.Fprintln(d.out, "all is well")
 			}

@@ -40,13 +40,13 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 			}
 			f, err := reports.ParseFormat(format)
 			if err != nil {
-				return errors.New("--format must be md, json or html")
+				return usagef("--format must be md, json or html")
 			}
 			q := url.Values{"format": {f}}
 			var path string
 			switch {
 			case session != "" && project != "":
-				return errors.New("give either --session or --project, not both")
+				return usagef("give either --session or --project, not both")
 			case session != "":
 				path = "/api/sessions/" + url.PathEscape(session) + "/export?" + q.Encode()
 				err := runExport(g, path, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -62,12 +62,12 @@ func exportCmd(g *globals, code *int) *cobra.Command {
 				q.Set("since", since)
 				path = "/api/export?" + q.Encode()
 			default:
-				return errors.New("give --session ID or --project NAME --since DATE")
+				return usagef("give --session ID or --project NAME --since DATE")
 			}
 			return runExport(g, path, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "everything: every session with its prompts, observations and summaries, as JSON (the README's full export format, for `mneme import`)")
+	cmd.Flags().BoolVar(&all, "all", false, "everything: every session with its prompts, observations and summaries, as JSON (the README's full export format, read back by mneme import)")
 	cmd.Flags().StringVar(&session, "session", "", "session to export: Claude Code's session id or mneme's numeric id")
 	cmd.Flags().StringVar(&format, "format", "md", "md, json or html")
 	cmd.Flags().StringVar(&out, "out", "", "file to write (a directory: the suggested file name inside it); default stdout")

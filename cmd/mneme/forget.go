@@ -58,7 +58,7 @@ keep them. A session still running is recorded again from its next event.`,
 				}
 			}
 			if n != 1 {
-				*code = 2
+				*code = exitUsage
 				return errors.New("give exactly one of --observation ID, --prompt ID, --memory ID, --session ID, --project NAME")
 			}
 			return runForget(g, code, target, key, yes, cmd.InOrStdin(), cmd.OutOrStdout())
@@ -83,7 +83,6 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 	esc := url.PathEscape(key)
 	body, err := apiGet(g, "/api/forget/"+target+"/"+esc)
 	if err != nil {
-		*code = 1
 		return err
 	}
 	var p models.ForgetPreview
@@ -101,7 +100,7 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		line, _ := bufio.NewReader(in).ReadString('\n')
 		if strings.TrimSpace(strings.ToLower(line)) != "yes" {
 			fmt.Fprintln(out, "Nothing forgotten.")
-			*code = 1
+			*code = exitNotFound
 			return nil
 		}
 	}
@@ -109,7 +108,6 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 	// delete, which takes a while on a large one.
 	body, err = apiCall(g, http.MethodDelete, "/api/"+forgetPaths[target]+"/"+esc, nil, 0)
 	if err != nil {
-		*code = 1
 		return err
 	}
 	var res forget.Outcome

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,7 +55,7 @@ as such; the complete sessions before the cut are kept.`,
 			if since != "" {
 				t, err := time.ParseInLocation("2006-01-02", since, time.Local)
 				if err != nil {
-					return errors.New("--since must be a date like 2026-01-31")
+					return usagef("--since must be a date like 2026-01-31")
 				}
 				opts.Since = t
 			}

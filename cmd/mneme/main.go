@@ -51,10 +51,11 @@ func runWith(g *globals, args []string, stdin io.Reader, stdout, stderr io.Write
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
+	usageErrors(root)
 	if err := root.Execute(); err != nil {
 		io.WriteString(stderr, "mneme: "+err.Error()+"\n")
-		if code == 0 {
-			code = 1
+		if code == exitOK {
+			code = exitCode(err)
 		}
 	}
 	return code

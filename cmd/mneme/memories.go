@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -36,7 +37,7 @@ in force on that day (as it ended, UTC), whatever its state now.`,
   mneme memories --state proposed
   mneme memories --kind constraint --as-of 2026-11-20
   mneme memories accept 12
-  mneme memories reject '#m13'`,
+  mneme memories reject m13`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := url.Values{"limit": {strconv.Itoa(limit)}}
@@ -50,7 +51,6 @@ in force on that day (as it ended, UTC), whatever its state now.`,
 			}
 			body, err := apiGet(g, "/api/memories?"+q.Encode())
 			if err != nil {
-				*code = 2
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -64,7 +64,7 @@ in force on that day (as it ended, UTC), whatever its state now.`,
 			}
 			if len(page.Items) == 0 {
 				fmt.Fprintln(out, "No memories.")
-				*code = 1
+				*code = exitNotFound
 				return nil
 			}
 			if asOf != "" {
@@ -103,30 +103,32 @@ func memoryReviewCmd(g *globals, code *int, action, short string) *cobra.Command
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseMemoryID(args[0])
 			if err != nil {
-				*code = 2
+				*code = exitUsage
 				return err
 			}
 			body, _ := json.Marshal(map[string]string{"action": action})
 			var m models.Memory
 			if err := apiJSON(g, http.MethodPost, "/api/memories/"+strconv.FormatInt(id, 10), body, &m); err != nil {
-				*code = 1
 				return err
 			}
 			done := map[string]string{"accept": "Accepted", "reject": "Rejected"}[action]
-			fmt.Fprintf(cmd.OutOrStdout(), "%s #m%d (%s of %s, %s, now %s): %s\n", done, m.ID, m.Kind, m.Project, m.Voice(), m.State, oneLine(m.Text, 300))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s of %s, %s, now %s): %s\n", done, ref.Mem(m.ID), m.Kind, m.Project, m.Voice(), m.State, oneLine(m.Text, 300))
 			return nil
 		},
 	}
 }
 
-// parseMemoryID reads a memory's id: 12, #m12 or m12.
+// parseMemoryID reads a memory's id: m12 as printed, #m12, or 12 (the
+// command says it is a memory).
 func parseMemoryID(a string) (int64, error) {
-	s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(a), "#"), "m")
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%q is not a memory's id: give 12 or #m12 (as `mneme memories` and the context show it)", a)
+	r, err := ref.Parse(a)
+	if err == nil && r.Kind == ref.Observation {
+		r.Kind = ref.Memory // a bare number
 	}
-	return id, nil
+	if err != nil || r.Kind != ref.Memory || strings.HasPrefix(strings.TrimSpace(a), "#") && !strings.HasPrefix(strings.TrimSpace(strings.ToLower(a)), "#m") {
+		return 0, fmt.Errorf("%q is not a memory's id: give m12 (as `mneme memories` and the context print it) or 12", a)
+	}
+	return r.ID, nil
 }
 
 // printMemory prints one memory: its id, kind, who said it, date and
@@ -137,7 +139,7 @@ func printMemory(w io.Writer, m models.Memory, withProject bool) {
 	if m.Pinned {
 		state += ", pinned"
 	}
-	fmt.Fprintf(w, "#m%-5d %-10s  %-12s  %s  %-10s  %s\n", m.ID, m.Kind, oneLine(m.Voice(), 60), m.CreatedAt.Local().Format(time.DateOnly), state, oneLine(m.Text, 1000))
+	fmt.Fprintf(w, "%-6s %-10s  %-12s  %s  %-10s  %s\n", ref.Mem(m.ID), m.Kind, oneLine(m.Voice(), 60), m.CreatedAt.Local().Format(time.DateOnly), state, oneLine(m.Text, 1000))
 	var more []string
 	if withProject {
 		more = append(more, "project "+m.Project)
@@ -149,7 +151,7 @@ func printMemory(w io.Writer, m models.Memory, withProject bool) {
 		more = append(more, "session "+strconv.FormatInt(m.SessionID, 10))
 	}
 	if m.SupersededBy != 0 {
-		more = append(more, "superseded by #m"+strconv.FormatInt(m.SupersededBy, 10))
+		more = append(more, "superseded by "+ref.Mem(m.SupersededBy))
 	}
 	if m.EndedBy != "" && m.State != models.MemoryCurrent {
 		more = append(more, "ended by "+endedBy(m.EndedBy))

@@ -49,7 +49,7 @@ func TestMemoriesCommand(t *testing.T) {
 		code := run(append([]string{"--port", port, "--data-dir", srv.DataDir}, args...), strings.NewReader(""), &out, &errOut)
 		return code, out.String(), errOut.String()
 	}
-	line := func(m models.Memory) string { return fmt.Sprintf("#m%-5d %-10s", m.ID, m.Kind) }
+	line := func(m models.Memory) string { return fmt.Sprintf("m%-5d %-10s", m.ID, m.Kind) }
 
 	code, out, errOut := mneme("memories", "--project", "app")
 	t.Logf("\n%s", out)
@@ -67,7 +67,7 @@ func TestMemoriesCommand(t *testing.T) {
 	}
 	for _, m := range []models.Memory{old, proposal, other} {
 		if strings.Contains(out, line(m)) {
-			t.Errorf("memories in force lists #m%d (%s)", m.ID, m.State)
+			t.Errorf("memories in force lists m%d (%s)", m.ID, m.State)
 		}
 	}
 
@@ -78,7 +78,7 @@ func TestMemoriesCommand(t *testing.T) {
 	}
 	code, out, _ = mneme("memories", "--project", "app", "--as-of", "2026-11-20")
 	if code != 0 || !strings.Contains(out, "In force on 2026-11-20") || !strings.Contains(out, line(old)) || !strings.Contains(out, line(rule)) ||
-		strings.Contains(out, line(newer)) || !strings.Contains(out, fmt.Sprintf("superseded by #m%d · ended by Claude", newer.ID)) {
+		strings.Contains(out, line(newer)) || !strings.Contains(out, fmt.Sprintf("superseded by m%d · ended by Claude", newer.ID)) {
 		t.Errorf("--as-of 2026-11-20: exit %d\n%s", code, out)
 	}
 	code, out, _ = mneme("memories", "--project", "app", "--kind", "constraint", "--json")
@@ -88,16 +88,16 @@ func TestMemoriesCommand(t *testing.T) {
 	}
 
 	code, out, _ = mneme("memories", "accept", strconv.FormatInt(proposal.ID, 10))
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("Accepted #m%d (decision of app, bob, now current)", proposal.ID)) {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("Accepted m%d (decision of app, bob, now current)", proposal.ID)) {
 		t.Errorf("accept: exit %d %s", code, out)
 	}
-	code, out, _ = mneme("memories", "reject", fmt.Sprintf("#m%d", other.ID))
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("Rejected #m%d (todo of app, bob, now retired)", other.ID)) {
+	code, out, _ = mneme("memories", "reject", fmt.Sprintf("m%d", other.ID))
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("Rejected m%d (todo of app, bob, now retired)", other.ID)) {
 		t.Errorf("reject: exit %d %s", code, out)
 	}
 	for id, want := range map[int64]string{proposal.ID: models.MemoryCurrent, other.ID: models.MemoryRetired} {
 		if m, err := srv.Store.MemoryByID(t.Context(), id); err != nil || m.State != want {
-			t.Errorf("#m%d is %s (%v), want %s", id, m.State, err, want)
+			t.Errorf("m%d is %s (%v), want %s", id, m.State, err, want)
 		}
 	}
 	code, out, _ = mneme("memories", "--project", "app")

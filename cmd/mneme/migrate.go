@@ -67,7 +67,7 @@ func runMigrate(ctx context.Context, from, to string, stdout, stderr io.Writer) 
 		return errors.New("--to is required: the PostgreSQL database to copy into (postgres://user:password@host/db)")
 	}
 	if !models.IsPostgresURL(to) {
-		return fmt.Errorf("--to %s is not a PostgreSQL URL: it must begin postgres:// or postgresql://", models.RedactURL(to))
+		return usagef("--to %s is not a PostgreSQL URL: it must begin postgres:// or postgresql://", models.RedactURL(to))
 	}
 	if fi, err := os.Stat(from); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("no mneme database at %s (give its path with --from, or the data directory with --data-dir)", from)

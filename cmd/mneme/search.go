@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -35,7 +36,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			q := url.Values{"q": {strings.Join(args, " ")}, "limit": {strconv.Itoa(limit)}}
 			if semantic {
 				if mode != "" && mode != "semantic" {
-					*code = 2
+					*code = exitUsage
 					return fmt.Errorf("--semantic and --mode %s disagree: give one", mode)
 				}
 				mode = "semantic"
@@ -47,7 +48,6 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			}
 			body, err := apiGet(g, "/api/search?"+q.Encode())
 			if err != nil {
-				*code = 2
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -61,7 +61,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			}
 			if len(res.Items) == 0 {
 				fmt.Fprintln(out, "No matches.")
-				*code = 1
+				*code = exitNotFound
 				return nil
 			}
 			if mode == "hybrid" && res.Mode == "text" {
@@ -74,7 +74,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			if res.HasMore {
 				fmt.Fprintf(out, "… more results: raise --limit (now %d) or narrow the query\n", limit)
 			}
-			fmt.Fprintln(out, "Open any of them in full: mneme show <id> (e.g. mneme show #12 prompt:3 summary:4)")
+			fmt.Fprintln(out, "Open any of them in full: mneme show <id> (e.g. mneme show 12 prompt:3 summary:4)")
 			return nil
 		},
 	}
@@ -97,9 +97,9 @@ func printHit(w io.Writer, hit api.SearchResult, color bool) {
 	if hit.Type == models.SearchObservation && !hit.Success {
 		status = " [FAILED]"
 	}
-	ref := rowRef{kind: hit.Type, id: hit.ID}
-	fmt.Fprintf(w, "%s%s%s %s%s%s  %s%s · %s · session %d%s\n",
-		bold, ref, reset, hit.Title, status, "", dim, hit.Project, hit.CreatedAt.Local().Format(time.DateTime), hit.SessionID, reset)
+	r := ref.Ref{Kind: ref.Kind(hit.Type), ID: hit.ID}
+	fmt.Fprintf(w, "%s%s%s %s%s%s  %s%s · %s · session %s%s\n",
+		bold, r, reset, hit.Title, status, "", dim, hit.Project, hit.CreatedAt.Local().Format(time.DateTime), ref.Sess(hit.SessionID), reset)
 	var b strings.Builder
 	for _, p := range hit.SnippetParts {
 		text := strings.Join(strings.Fields(p.Text), " ")
@@ -127,90 +127,61 @@ func printHit(w io.Writer, hit api.SearchResult, color bool) {
 func showCmd(g *globals, code *int) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show <id…>",
-		Short: "Print stored observations, prompts and summaries in full (ids from the context block or `mneme search`)",
-		Long: `Print stored rows in full. An id is what mneme search prints:
-#10 or 10 for an observation, prompt:3 for a prompt, summary:3 for a summary.`,
+		Short: "Print stored tool calls, memories, sessions, prompts and summaries in full (ids as the context block, `mneme search` and the viewer print them)",
+		Long: `Print stored rows in full. An id is as mneme prints it: 12 or #12 for a tool
+call (an observation), m6 for a memory, s7 for a session, prompt:3 for a prompt,
+summary:4 for a summary. Quote #12 in a shell ('#12'), or leave the # out.`,
 		Example: `  mneme show 10 12
+  mneme show m6 s7
   mneme show prompt:3 summary:7`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			refs := make([]rowRef, 0, len(args))
+			refs := make([]ref.Ref, 0, len(args))
 			for _, a := range args {
-				ref, err := parseRowRef(a)
+				r, err := ref.Parse(a)
 				if err != nil {
-					*code = 2
+					*code = exitUsage
 					return err
 				}
-				refs = append(refs, ref)
+				refs = append(refs, r)
 			}
 			found, err := fetchRows(g, refs)
 			if err != nil {
-				*code = 2
+				*code = exitWorker
 				return err
 			}
 			out := cmd.OutOrStdout()
 			var missing []string
-			printed := map[rowRef]bool{}
-			for _, ref := range refs {
-				row, ok := found[ref]
+			printed := map[ref.Ref]bool{}
+			for _, r := range refs {
+				row, ok := found[r]
 				if !ok {
-					missing = append(missing, ref.String())
+					missing = append(missing, r.String())
 					continue
 				}
-				if !printed[ref] {
-					printed[ref] = true
+				if !printed[r] {
+					printed[r] = true
 					row(out)
 				}
 			}
 			if len(missing) > 0 {
-				*code = 1
-				return fmt.Errorf("not found: %s (ids come from `mneme search` or the context block; forgotten rows are gone)", strings.Join(missing, ", "))
+				*code = exitNotFound
+				return fmt.Errorf("not found: %s (ids come from `mneme search`, `mneme memories`, the context block or the viewer; forgotten rows are gone)", strings.Join(missing, ", "))
 			}
 			return nil
 		},
 	}
 }
 
-// rowRef names one stored row: an observation, a prompt or a summary.
-type rowRef struct {
-	kind string // models.SearchObservation, SearchPrompt or SearchSummary
-	id   int64
-}
-
-// String is the ref as show reads it and search prints it.
-func (r rowRef) String() string {
-	if r.kind == models.SearchObservation {
-		return "#" + strconv.FormatInt(r.id, 10)
-	}
-	return r.kind + ":" + strconv.FormatInt(r.id, 10)
-}
-
-// parseRowRef reads 10, #10, observation:10, prompt:3 or summary:3 (a
-// space or # may stand for the colon, as in "prompt #3").
-func parseRowRef(a string) (rowRef, error) {
-	kind, num := models.SearchObservation, strings.TrimSpace(a)
-	for _, k := range []string{models.SearchObservation, models.SearchPrompt, models.SearchSummary} {
-		if rest, ok := strings.CutPrefix(strings.ToLower(num), k); ok {
-			kind, num = k, strings.TrimLeft(rest, ": #")
-			break
-		}
-	}
-	id, err := strconv.ParseInt(strings.TrimPrefix(num, "#"), 10, 64)
-	if err != nil || id <= 0 {
-		return rowRef{}, fmt.Errorf("%q is not an id: give 10 or #10 for an observation, prompt:3 or summary:3", a)
-	}
-	return rowRef{kind: kind, id: id}, nil
-}
-
 // fetchRows asks the worker for every row refs name and returns a printer
 // for each one found.
-func fetchRows(g *globals, refs []rowRef) (map[rowRef]func(io.Writer), error) {
-	byKind := map[string][]string{}
+func fetchRows(g *globals, refs []ref.Ref) (map[ref.Ref]func(io.Writer), error) {
+	byKind := map[ref.Kind][]string{}
 	for _, r := range refs {
-		byKind[r.kind] = append(byKind[r.kind], strconv.FormatInt(r.id, 10))
+		byKind[r.Kind] = append(byKind[r.Kind], strconv.FormatInt(r.ID, 10))
 	}
-	found := map[rowRef]func(io.Writer){}
-	if ids := byKind[models.SearchObservation]; len(ids) > 0 {
+	found := map[ref.Ref]func(io.Writer){}
+	if ids := byKind[ref.Observation]; len(ids) > 0 {
 		var res struct {
 			Items []models.Observation `json:"items"`
 		}
@@ -219,32 +190,75 @@ func fetchRows(g *globals, refs []rowRef) (map[rowRef]func(io.Writer), error) {
 			return nil, err
 		}
 		for _, o := range res.Items {
-			found[rowRef{models.SearchObservation, o.ID}] = func(w io.Writer) { printObservation(w, o) }
+			found[ref.Ref{Kind: ref.Observation, ID: o.ID}] = func(w io.Writer) { printObservation(w, o) }
 		}
 	}
-	if ids := byKind[models.SearchPrompt]; len(ids) > 0 {
+	if ids := byKind[ref.Memory]; len(ids) > 0 {
+		var res api.Page[models.Memory]
+		if err := apiJSON(g, http.MethodGet, "/api/memories?state=all&limit=500&id="+strings.Join(ids, ","), nil, &res); err != nil {
+			return nil, err
+		}
+		for _, m := range res.Items {
+			found[ref.Ref{Kind: ref.Memory, ID: m.ID}] = func(w io.Writer) { printMemory(w, m, true) }
+		}
+	}
+	for _, id := range byKind[ref.Session] {
+		var d api.SessionDetail
+		err := apiJSON(g, http.MethodGet, "/api/sessions/"+id, nil, &d)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d.Session != nil {
+			found[ref.Ref{Kind: ref.Session, ID: d.Session.ID}] = func(w io.Writer) { printSession(w, d) }
+		}
+	}
+	if ids := byKind[ref.Prompt]; len(ids) > 0 {
 		var res api.Page[models.Prompt]
 		if err := apiJSON(g, http.MethodGet, "/api/prompts?limit=500&id="+strings.Join(ids, ","), nil, &res); err != nil {
 			return nil, err
 		}
 		for _, p := range res.Items {
-			found[rowRef{models.SearchPrompt, p.ID}] = func(w io.Writer) {
-				fmt.Fprintf(w, "prompt:%d (prompt %d of session %d)\n", p.ID, p.Number, p.SessionID)
-				fmt.Fprintf(w, "  project %s · session %d · %s\n", p.Project, p.SessionID, p.CreatedAt.Local().Format(time.DateTime))
+			found[ref.Ref{Kind: ref.Prompt, ID: p.ID}] = func(w io.Writer) {
+				fmt.Fprintf(w, "prompt:%d (prompt %d of session %s)\n", p.ID, p.Number, ref.Sess(p.SessionID))
+				fmt.Fprintf(w, "  project %s · session %s · %s\n", p.Project, ref.Sess(p.SessionID), p.CreatedAt.Local().Format(time.DateTime))
 				fmt.Fprintf(w, "  text:\n    %s\n", strings.ReplaceAll(p.Text, "\n", "\n    "))
 			}
 		}
 	}
-	if ids := byKind[models.SearchSummary]; len(ids) > 0 {
+	if ids := byKind[ref.Summary]; len(ids) > 0 {
 		var res api.Page[models.Summary]
 		if err := apiJSON(g, http.MethodGet, "/api/summaries?limit=500&id="+strings.Join(ids, ","), nil, &res); err != nil {
 			return nil, err
 		}
 		for _, s := range res.Items {
-			found[rowRef{models.SearchSummary, s.ID}] = func(w io.Writer) { printSummary(w, s) }
+			found[ref.Ref{Kind: ref.Summary, ID: s.ID}] = func(w io.Writer) { printSummary(w, s) }
 		}
 	}
 	return found, nil
+}
+
+// printSession is a session's head, its prompts and its failures, with
+// the ids to show each.
+func printSession(out io.Writer, d api.SessionDetail) {
+	s := d.Session
+	title := s.Title
+	if title == "" {
+		title = "(no prompt yet)"
+	}
+	fmt.Fprintf(out, "%s %s\n", ref.Sess(s.ID), title)
+	fmt.Fprintf(out, "  project %s · started %s · %s · %d prompts · %d tool calls\n",
+		s.Project, s.StartedAt.Local().Format(time.DateTime), s.Status, len(d.Prompts), len(d.Observations))
+	for _, p := range d.Prompts {
+		fmt.Fprintf(out, "  prompt:%d  %s\n", p.ID, oneLine(p.Text, 160))
+	}
+	for _, o := range d.Observations {
+		if !o.Success {
+			fmt.Fprintf(out, "  %s  %s [FAILED]\n", ref.Obs(o.ID), oneLine(o.Title, 160))
+		}
+	}
 }
 
 // apiJSON sends one request to the worker and decodes its JSON answer
@@ -322,9 +336,9 @@ func apiCall(g *globals, method, path string, body []byte, timeout time.Duration
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(out, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("%s", e.Error)
+			return nil, &apiError{status: resp.StatusCode, msg: e.Error}
 		}
-		return nil, fmt.Errorf("worker answered %d", resp.StatusCode)
+		return nil, &apiError{status: resp.StatusCode, msg: fmt.Sprintf("the worker answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))}
 	}
 	return out, nil
 }

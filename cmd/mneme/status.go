@@ -43,20 +43,20 @@ func statusCmd(g *globals, code *int) *cobra.Command {
 			resp, err := r.client(2 * time.Second).Do(req)
 			if err != nil {
 				fmt.Fprintf(out, "worker:         not running %s (it starts by itself on the next hook, or run `mneme serve`)\n", r.where)
-				*code = 3
+				*code = exitWorker
 				return nil
 			}
 			defer resp.Body.Close()
 			var h api.Health
 			if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.Service != "mneme" {
 				fmt.Fprintf(out, "worker:         something answers %s, but not as mneme\n", r.where)
-				*code = 3
+				*code = exitWorker
 				return nil
 			}
 			if h.PID == 0 {
 				// The health a stranger gets: the secret was not taken.
 				fmt.Fprintf(out, "worker:         %s %s, but refuses MNEME_TOKEN (the secret file in its data directory)\n", h.Status, r.where)
-				*code = 3
+				*code = exitWorker
 				return nil
 			}
 			fmt.Fprintf(out, "worker:         %s, version %s%s, pid %d, up %s\n", h.Status, h.Version, commitNote(h.Commit), h.PID, time.Duration(h.UptimeSeconds*float64(time.Second)).Round(time.Second))

@@ -78,13 +78,12 @@ func tokenCall(g *globals, method, path string, body []byte) ([]byte, error) {
 
 func runTokenCreate(g *globals, code *int, person string, out io.Writer) error {
 	if _, err := models.CleanPerson(person); err != nil {
-		*code = 2
+		*code = exitUsage
 		return errors.New("--person: a name of 1 to 64 characters without control characters")
 	}
 	body, _ := json.Marshal(map[string]string{"person": person})
 	res, err := tokenCall(g, http.MethodPost, "/api/tokens", body)
 	if err != nil {
-		*code = 1
 		return err
 	}
 	var t api.CreatedToken
@@ -121,7 +120,6 @@ func teamURL(g *globals) string {
 func runTokenList(g *globals, code *int, out io.Writer) error {
 	res, err := tokenCall(g, http.MethodGet, "/api/tokens", nil)
 	if err != nil {
-		*code = 1
 		return err
 	}
 	var page api.Page[models.APIToken]
@@ -151,12 +149,11 @@ func day(t *time.Time) string {
 func runTokenRevoke(g *globals, code *int, arg string, out io.Writer) error {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		*code = 2
+		*code = exitUsage
 		return errors.New("give the token's id, as `mneme token list` shows it")
 	}
 	res, err := tokenCall(g, http.MethodDelete, "/api/tokens/"+strconv.FormatInt(id, 10), nil)
 	if err != nil {
-		*code = 1
 		return err
 	}
 	var t models.APIToken

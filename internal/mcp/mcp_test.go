@@ -208,7 +208,7 @@ func TestMCPSearch(t *testing.T) {
 
 	// Prompts and summaries come as session rows, the secret redacted.
 	text = mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "zebra migration", "type": "prompt"})
-	if want := fmt.Sprintf("session %d  ", w.session); !strings.HasPrefix(strings.SplitN(text, "\n", 3)[1], want) || !strings.Contains(text, "[REDACTED:") {
+	if want := fmt.Sprintf("session s%d  ", w.session); !strings.HasPrefix(strings.SplitN(text, "\n", 3)[1], want) || !strings.Contains(text, "[REDACTED:") {
 		t.Errorf("prompt search: want a %q row with the token redacted:\n%s", want, text)
 	}
 
@@ -284,7 +284,7 @@ func TestMCPTimeline(t *testing.T) {
 	if n := len(regexp.MustCompile(`(?m)^(>>|  ) #\d+`).FindAllString(text, -1)); n != 6 {
 		t.Errorf("want 6 tool calls (2 before, anchor, 3 after), got %d:\n%s", n, text)
 	}
-	for _, want := range []string{"session " + fmt.Sprint(w.session) + " · api-server", "Earlier: timeline anchor=", "Later: timeline anchor=", "Next: get_observations"} {
+	for _, want := range []string{"session s" + fmt.Sprint(w.session) + " · api-server", "Earlier: timeline anchor=", "Later: timeline anchor=", "Next: get_observations"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("timeline lacks %q:\n%s", want, text)
 		}
@@ -303,7 +303,7 @@ func TestMCPTimeline(t *testing.T) {
 		t.Errorf("maxTokens=200: %d bytes:\n%s", len(small), small)
 	}
 	page := mustCall(t, cs, mcp.ToolTimeline, map[string]any{"session": w.session, "limit": 10})
-	if !strings.Contains(page, fmt.Sprintf("Later: timeline session=%d offset=10.", w.session)) {
+	if !strings.Contains(page, fmt.Sprintf("Later: timeline session=s%d offset=10.", w.session)) {
 		t.Errorf("first page of 10 does not say where the next starts:\n%s", page)
 	}
 }
@@ -349,7 +349,7 @@ func TestMCPRecentSessions(t *testing.T) {
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{Project: "api-server"})
 	text := mustCall(t, cs, mcp.ToolRecentSessions, map[string]any{})
-	for _, want := range []string{"Latest sessions of api-server", fmt.Sprintf("session %d  \"make the zebra migration pass, token [REDACTED", w.session), "1 prompt(s), 31 tool call(s), 1 failed", "request:", "Next: timeline session="} {
+	for _, want := range []string{"Latest sessions of api-server", fmt.Sprintf("session s%d  \"make the zebra migration pass, token [REDACTED", w.session), "1 prompt(s), 31 tool call(s), 1 failed", "request:", "Next: timeline session="} {
 		if !strings.Contains(text, want) {
 			t.Errorf("recent_sessions lacks %q:\n%s", want, text)
 		}
@@ -400,7 +400,7 @@ func TestMCPBadInput(t *testing.T) {
 		{mcp.ToolTimeline, map[string]any{"anchor": 1, "session": 1}, "give either anchor"},
 		{mcp.ToolTimeline, map[string]any{"anchor": -3}, "positive"},
 		{mcp.ToolTimeline, map[string]any{"anchor": 999999}, "no observation #999999"},
-		{mcp.ToolTimeline, map[string]any{"session": 999999}, "no session 999999"},
+		{mcp.ToolTimeline, map[string]any{"session": 999999}, "no session s999999"},
 		{mcp.ToolTimeline, map[string]any{"anchor": 1, "before": -1}, "before must be from 0 to 100"},
 		{mcp.ToolTimeline, map[string]any{"anchor": 1, "after": 1000}, "after must be from 0 to 100"},
 		{mcp.ToolTimeline, map[string]any{"session": 1, "limit": -2}, "limit must be from 1 to 200"},
@@ -410,9 +410,9 @@ func TestMCPBadInput(t *testing.T) {
 		{mcp.ToolTimeline, map[string]any{"anchor": 1.5}, "anchor"},
 		{mcp.ToolGetObservations, map[string]any{}, "ids"},
 		{mcp.ToolGetObservations, map[string]any{"ids": []int{}}, "ids is empty"},
-		{mcp.ToolGetObservations, map[string]any{"ids": []int{0}}, "0 is not an observation id"},
-		{mcp.ToolGetObservations, map[string]any{"ids": []int{-7}}, "-7 is not an observation id"},
-		{mcp.ToolGetObservations, map[string]any{"ids": []int{999998, 999999}}, "no observation with id #999998, #999999"},
+		{mcp.ToolGetObservations, map[string]any{"ids": []int{0}}, "0 is not an id"},
+		{mcp.ToolGetObservations, map[string]any{"ids": []int{-7}}, "-7 is not an id"},
+		{mcp.ToolGetObservations, map[string]any{"ids": []int{999998, 999999}}, "nothing stored as #999998, #999999"},
 		{mcp.ToolGetObservations, map[string]any{"ids": make([]int, 21)}, "21 ids asked, at most 20 per call"},
 		{mcp.ToolGetObservations, map[string]any{"ids": "1,2"}, "ids"},
 		{mcp.ToolGetObservations, map[string]any{"ids": []any{"#x"}}, "ids"},
@@ -459,7 +459,7 @@ func TestMCPRememberAndSearchMemories(t *testing.T) {
 	cs := connect(t, w.api(), mcp.Options{Project: "notes-app"})
 	text := mustCall(t, cs, mcp.ToolRemember, map[string]any{"kind": "constraint",
 		"text": "Use pnpm, not npm; the registry token " + githubToken + " stays out of the repo.", "files": []string{"package.json"}})
-	if !strings.Contains(text, "Kept as #m") || !strings.Contains(text, "[REDACTED:") {
+	if !strings.Contains(text, "Kept as m") || !strings.Contains(text, "[REDACTED:") {
 		t.Fatalf("remember: %s", text)
 	}
 	mems, err := w.srv.Store.Memories(context.Background(), models.MemoryFilter{Project: "notes-app"})
@@ -471,7 +471,7 @@ func TestMCPRememberAndSearchMemories(t *testing.T) {
 		t.Errorf("remember a todo: %s", text)
 	}
 	text = mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory"})
-	if !strings.Contains(text, fmt.Sprintf("#m%d", mems[0].ID)) || !strings.Contains(text, "constraint  Claude  current  Use pnpm") {
+	if !strings.Contains(text, fmt.Sprintf("m%d", mems[0].ID)) || !strings.Contains(text, "constraint  Claude  current  Use pnpm") {
 		t.Errorf("search type memory: %s", text)
 	}
 	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "pnpm", "type": "memory", "kind": "decision"}); !strings.Contains(text, "No memories match") {

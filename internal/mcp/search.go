@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -19,10 +20,10 @@ Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", pr
 With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, #m<id>, date, kind, who said it (user, Claude, a teammate's name, or quoted: FILE), state (current, superseded by #m<id>, done, retired, proposed: a teammate's awaiting the owner, noted: a quote, never in force) and text; as_of=YYYY-MM-DD (or an RFC 3339 time) keeps those that were in force then.
 Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
   #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
-  session <N>  <date time>  prompt|summary  <text>  a prompt or summary of session N
+  session s<N>  <date time>  prompt|summary  <text>  a prompt or summary of session sN
 and says how many more matched and how to get them (offset).
 mode=hybrid (the default when mneme has an embeddings endpoint) also finds rows by meaning, so a plain-language question works; mode=semantic by meaning alone; mode=text FTS5 only.
-Next: timeline with anchor=<id> (or session=<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
+Next: timeline with anchor=<id> (or session=s<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
 
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
@@ -127,7 +128,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 }
 
 // searchNext closes a search answer: the next steps.
-const searchNext = "Next: timeline anchor=<#id> or session=<N> for context; get_observations ids=[…] for full records."
+const searchNext = "Next: timeline anchor=<#id> or session=s<N> for context; get_observations ids=[…] for full records."
 
 // hitRow is one search hit on one line.
 func hitRow(hit api.SearchResult, withProject bool) string {
@@ -147,7 +148,7 @@ func hitRow(hit api.SearchResult, withProject bool) string {
 		if hit.Type == models.SearchSummary && hit.Kind != "" {
 			text = hit.Kind + ": " + text
 		}
-		fmt.Fprintf(&b, "session %d  %s  %s  %s", hit.SessionID, stamp(hit.CreatedAt), hit.Type, oneLine(text, 160))
+		fmt.Fprintf(&b, "session %s  %s  %s  %s", ref.Sess(hit.SessionID), stamp(hit.CreatedAt), hit.Type, oneLine(text, 160))
 	}
 	if withProject && hit.Project != "" {
 		b.WriteString("  (" + hit.Project + ")")
@@ -242,13 +243,13 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 		m := res.Items[i]
 		state := m.State
 		if m.SupersededBy != 0 {
-			state = fmt.Sprintf("superseded by #m%d", m.SupersededBy)
+			state = "superseded by " + ref.Mem(m.SupersededBy)
 		}
 		proj := ""
 		if in.Project == "" {
 			proj = m.Project + "  "
 		}
-		return fmt.Sprintf("#m%d  %s  %s%s  %s  %s  %s", m.ID, day(m.CreatedAt), proj, m.Kind, oneLine(voice(m), 60), state, oneLine(m.Text, 300)), nil
+		return fmt.Sprintf("%s  %s  %s%s  %s  %s  %s", ref.Mem(m.ID), day(m.CreatedAt), proj, m.Kind, oneLine(voice(m), 60), state, oneLine(m.Text, 300)), nil
 	})
 	w.must(footer)
 	return w.String(), nil
@@ -298,7 +299,7 @@ func (s *Server) remember(ctx context.Context, in RememberInput) (string, error)
 		return "", err
 	}
 	if m.State == models.MemoryProposed {
-		return fmt.Sprintf("Kept as #m%d (%s of project %s, proposed: in force once the owner accepts it): %s", m.ID, m.Kind, m.Project, oneLine(m.Text, 300)), nil
+		return fmt.Sprintf("Kept as %s (%s of project %s, proposed: in force once the owner accepts it): %s", ref.Mem(m.ID), m.Kind, m.Project, oneLine(m.Text, 300)), nil
 	}
-	return fmt.Sprintf("Kept as #m%d (%s of project %s): %s", m.ID, m.Kind, m.Project, oneLine(m.Text, 300)), nil
+	return fmt.Sprintf("Kept as %s (%s of project %s): %s", ref.Mem(m.ID), m.Kind, m.Project, oneLine(m.Text, 300)), nil
 }

@@ -49,7 +49,7 @@ const (
 const instructions = `mneme is the persistent memory of earlier Claude Code sessions: every prompt, tool call (with its result), failure and summary, stored locally and already redacted.
 Use it in three steps, cheapest first:
 1. search: an index of matching rows (#id, date, kind, title) within a token budget.
-2. timeline: what happened around one hit (anchor=<#id>) or in one session (session=<N>).
+2. timeline: what happened around one hit (anchor=<#id>) or in one session (session=s<N>).
 3. get_observations: the full records, only for the few #ids worth reading.
 recent_sessions tells what the latest sessions of a project did.
 search with type=memory finds the decisions, constraints, causes and todos kept; remember keeps a decision or constraint explicitly.`

@@ -7,12 +7,13 @@ import (
 	"strconv"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
 const recentDescription = `The latest Claude Code sessions of a project, newest first, each with its dates, counts (prompts, tool calls, failures) and its summary: what was asked, what got done, what is next.
 project defaults to the project Claude Code runs in; limit is 1 to 20 sessions (default 5); the answer stays within maxTokens (≈4 bytes per token, default 1000).
-Next: timeline session=<N> to walk through a session, search to find something specific.`
+Next: timeline session=s<N> to walk through a session, search to find something specific.`
 
 // RecentSessionsInput is the recent_sessions tool's arguments.
 type RecentSessionsInput struct {
@@ -67,7 +68,7 @@ func (s *Server) recentSessions(ctx context.Context, in RecentSessionsInput) (st
 		} else if sessions.HasMore {
 			more = fmt.Sprintf("… older sessions exist: raise limit (now %d, at most 20).\n", limit)
 		}
-		return more + "Next: timeline session=<N> to walk through one; search to find something specific."
+		return more + "Next: timeline session=s<N> to walk through one; search to find something specific."
 	}
 	reserve := len(footer(0)) + 8
 	// A session's summary is fetched only when its row is written.
@@ -123,7 +124,7 @@ func sessionRows(sess models.SessionStats, sum *models.Summary) string {
 	if sess.Title != "" {
 		title = "  " + strconv.Quote(oneLine(sess.Title, 120))
 	}
-	head := fmt.Sprintf("session %d%s  %s  %s · %s · %d prompt(s), %d tool call(s), %d failed%s", sess.ID, title, when, sess.Project, sess.Status, sess.Prompts, sess.ToolCalls, sess.Failures, branch(sess.GitBranch))
+	head := fmt.Sprintf("session %s%s  %s  %s · %s · %d prompt(s), %d tool call(s), %d failed%s", ref.Sess(sess.ID), title, when, sess.Project, sess.Status, sess.Prompts, sess.ToolCalls, sess.Failures, branch(sess.GitBranch))
 	switch {
 	case sum != nil:
 		return head + "\n  " + oneLine(summaryLine(sum), 400)

@@ -7,18 +7,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
 const timelineDescription = `Step 2 of 3 — what happened around a search hit: the tool calls of one session in order, with the prompts that asked for them and the turn summaries.
-Give anchor=<observation id> (the #id of a search row) with before/after (tool calls on each side, default 5, at most 100), or session=<N> (the session of a prompt/summary row, or of recent_sessions) with offset/limit to page through the session.
+Give anchor=<observation id> (the #id of a search row) with before/after (tool calls on each side, default 5, at most 100), or session=s<N> (the session of a prompt/summary row, or of recent_sessions) with offset/limit to page through the session.
 Answers compact rows within maxTokens (≈4 bytes per token, default 1000): "#<id>  <time>  <kind>  <title>" per tool call (the anchor marked with >>), prompts and summaries between them.
 Next: get_observations with the ids whose full input and output you need.`
 
 // TimelineInput is the timeline tool's arguments.
 type TimelineInput struct {
 	Anchor    ID   `json:"anchor,omitempty" jsonschema:"an observation id (#id of a search row): show the tool calls around it"`
-	Session   ID   `json:"session,omitempty" jsonschema:"a session id (session N of a search or recent_sessions row): show that session from offset"`
+	Session   ID   `json:"session,omitempty" jsonschema:"a session id (s7 as search and recent_sessions rows print it, or 7): show that session from offset"`
 	Before    *int `json:"before,omitempty" jsonschema:"with anchor: tool calls before it, 0 to 100 (default 5)"`
 	After     *int `json:"after,omitempty" jsonschema:"with anchor: tool calls after it, 0 to 100 (default 5)"`
 	Offset    int  `json:"offset,omitempty" jsonschema:"with session: skip this many tool calls"`
@@ -72,7 +73,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 			return "", fmt.Errorf("no observation #%d: take an #id from a search row", in.Anchor)
 		}
 		if isNotFound(err) {
-			return "", fmt.Errorf("no session %d: take a session id from a search or recent_sessions row", in.Session)
+			return "", fmt.Errorf("no session %s: take a session id (s7) from a search or recent_sessions row", ref.Sess(int64(in.Session)))
 		}
 		return "", err
 	}
@@ -84,7 +85,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, error)
 func formatTimeline(tl *models.Timeline, in TimelineInput, maxTokens int) string {
 	w := newBudget(maxTokens)
 	if sess := tl.Session; sess != nil {
-		w.must(fmt.Sprintf("session %d · %s · started %s · %s%s", sess.ID, sess.Project, stamp(sess.StartedAt), sess.Status, branch(sess.GitBranch)))
+		w.must(fmt.Sprintf("session %s · %s · started %s · %s%s", ref.Sess(sess.ID), sess.Project, stamp(sess.StartedAt), sess.Status, branch(sess.GitBranch)))
 	}
 	rows := make([]string, len(tl.Items))
 	var firstObs, lastObs int64
@@ -109,14 +110,14 @@ func formatTimeline(tl *models.Timeline, in TimelineInput, maxTokens int) string
 			if in.Anchor > 0 {
 				lines = append(lines, fmt.Sprintf("Earlier: timeline anchor=%d after=0.", firstObs))
 			} else {
-				lines = append(lines, fmt.Sprintf("Earlier: timeline session=%d offset=%d.", in.Session, max(0, in.Offset-in.Limit)))
+				lines = append(lines, fmt.Sprintf("Earlier: timeline session=%s offset=%d.", ref.Sess(int64(in.Session)), max(0, in.Offset-in.Limit)))
 			}
 		}
 		if tl.HasAfter && lastObs > 0 {
 			if in.Anchor > 0 {
 				lines = append(lines, fmt.Sprintf("Later: timeline anchor=%d before=0.", lastObs))
 			} else {
-				lines = append(lines, fmt.Sprintf("Later: timeline session=%d offset=%d.", in.Session, in.Offset+countObs(tl)))
+				lines = append(lines, fmt.Sprintf("Later: timeline session=%s offset=%d.", ref.Sess(int64(in.Session)), in.Offset+countObs(tl)))
 			}
 		}
 		return strings.Join(append(lines, "Next: get_observations ids=[…] for full input and output."), "\n")

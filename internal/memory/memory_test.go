@@ -90,7 +90,7 @@ func TestTurnsBecomeMemoriesInForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range all {
-		t.Logf("#m%d %s %s %s (superseded by %d): %s", m.ID, m.Source, m.Kind, m.State, m.SupersededBy, m.Text)
+		t.Logf("m%d %s %s %s (superseded by %d): %s", m.ID, m.Source, m.Kind, m.State, m.SupersededBy, m.Text)
 	}
 	wal := byText(t, all, "WAL mode")
 	old := byText(t, all, "port 8086.")
@@ -117,7 +117,7 @@ func TestTurnsBecomeMemoriesInForce(t *testing.T) {
 	injected := additional(t, srv.Hook(t, "session-start", map[string]any{
 		"session_id": "mem-s4", "cwd": cwd, "transcript_path": "", "hook_event_name": "SessionStart", "source": "startup"}))
 	t.Logf("injected:\n%s", injected)
-	for _, want := range []string{"WAL mode", "backoff loop by hand", "9090", "#m"} {
+	for _, want := range []string{"WAL mode", "backoff loop by hand", "9090", "- m"} {
 		if !strings.Contains(injected, want) {
 			t.Errorf("the next session's context lacks %q", want)
 		}

@@ -2,12 +2,12 @@ package recall
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/filestate"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -15,7 +15,7 @@ import (
 // SessionStart: pinned first, then the newest.
 const memoriesConsidered = 200
 
-// minMemoryLine is the shortest a memory's line can be ("- #m1 todo, "
+// minMemoryLine is the shortest a memory's line can be ("- m1 todo, "
 // a voice, ", 11-26: " and a text of 8 characters): no more memories
 // than the share holds of these are read.
 const minMemoryLine = 35
@@ -32,9 +32,9 @@ func kindRank(k string) int {
 	return 2
 }
 
-// MemoryRef is how context and tools name a memory: "#m12" (an
-// observation is "#12").
-func MemoryRef(id int64) string { return fmt.Sprintf("#m%d", id) }
+// MemoryRef is how context and tools name a memory: "m12" (an
+// observation is "#12": package ref).
+func MemoryRef(id int64) string { return ref.Mem(id) }
 
 // memoriesSection is the memories in force of the project (and, in a
 // teammate's session, that person's own proposed ones), as lines:

@@ -11,7 +11,7 @@ import (
 )
 
 // TestMemoryLinesSayWhoAndWhen: a memory's line in the injected context
-// says its kind, who said it and when, compactly ("- #m4 decision, user,
+// says its kind, who said it and when, compactly ("- m4 decision, user,
 // 11-26: …"; the whole date in another year); a subject the text does
 // not say follows it. The owner's sessions hold the memories in force,
 // never a teammate's proposals nor a quote; a teammate's session holds

@@ -39,7 +39,7 @@ func hinted(out string, id int64) bool {
 }
 
 // TestRelatedMemoryHintsMemories: the UserPromptSubmit hint names a
-// project's memories in force that match the prompt's words, as #mN
+// project's memories in force that match the prompt's words, as mN
 // with their kind (before observations as relevant); never a superseded,
 // forgotten or retired one, one of a kind the settings switch off, of
 // another project or of the asking session; redacted by the rules in
@@ -349,7 +349,7 @@ func TestRelatedMemorySemanticNotCrowded(t *testing.T) {
 	if !hinted(out, cache) {
 		t.Fatalf("the memory in force is not hinted past 100 retired ones closer in meaning:\n%s\n%s", out, s.logs.String())
 	}
-	if strings.Count(out, "- #m") != 1 {
+	if len(regexp.MustCompile(`(?m)^- m\d+ `).FindAllString(out, -1)) != 1 {
 		t.Errorf("want the one memory in force hinted:\n%s", out)
 	}
 }
