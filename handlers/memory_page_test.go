@@ -118,7 +118,7 @@ func TestMemoryPage(t *testing.T) {
 		t.Error("constraints do not come first")
 	}
 	_, body, _ = memGet(t, c, srv, "/memory?project=memproj&state=superseded")
-	if !strings.Contains(body, "Use BoltDB for the store") || !strings.Contains(body, fmt.Sprintf("superseded by #%d", ms[0].ID)) ||
+	if !strings.Contains(body, "Use BoltDB for the store") || !strings.Contains(body, fmt.Sprintf("superseded by m%d", ms[0].ID)) ||
 		!strings.Contains(body, "Supersession chain (2)") || strings.Contains(body, "Use SQLite for the store</span>") {
 		t.Errorf("the superseded view does not show the memory and its replacement: %s", body)
 	}
@@ -188,7 +188,7 @@ func TestMemoryPageActions(t *testing.T) {
 	// Forget, through the confirmation page.
 	fpath := fmt.Sprintf("/forget/memory/%d", id)
 	status, body, ftok := memGet(t, c, srv, fpath)
-	if status != http.StatusOK || !strings.Contains(body, fmt.Sprintf("Forget memory #%d?", id)) || !strings.Contains(body, "1 memory") {
+	if status != http.StatusOK || !strings.Contains(body, fmt.Sprintf("Forget memory m%d?", id)) || !strings.Contains(body, "1 memory") {
 		t.Fatalf("GET %s: %d %s", fpath, status, body)
 	}
 	if resp := memPost(t, c, srv, fpath, url.Values{}); resp.StatusCode != http.StatusForbidden {
