@@ -88,7 +88,13 @@ func TestPages(t *testing.T) {
 			`All four steps are finished.`, `f0373ac4-95a4-4996-a7f7-2576f5e8c9ca`,
 		}, []string{`hunter2`}},
 		{"/sessions/f0373ac4-95a4-4996-a7f7-2576f5e8c9ca", 200, []string{`id="timeline"`}, nil},
-		{"/sessions/999", 404, []string{`class="error-page"`, `<h1>not found</h1>`, `href="/static/app.css?v=`}, nil},
+		{"/sessions/999", 404, []string{`class="error-page"`, `<h1>No session s999</h1>`, `may have been forgotten`, `href="/sessions">All sessions</a>`, `href="/static/app.css?v=`, `<nav`}, nil},
+		{"/sessions/not-a-session", 404, []string{`<h1>No session not-a-session</h1>`}, nil},
+		{"/nope/<b>x", 404, []string{`class="error-page"`, `There is no page at /nope/&lt;b&gt;x`, `<nav`}, []string{`Cannot GET`, `<b>x`}},
+		// An id typed in the search box opens its row.
+		{"/search?q=s1", 200, []string{`id="timeline"`, `write notes please`}, []string{`name="q"`}},
+		{"/search?q=%231", 200, []string{`id="timeline"`, `id="obs-1"`}, nil},
+		{"/search?q=%2399999", 200, []string{`No matches`}, nil},
 		{"/search", 200, []string{`<title>Search · mneme</title>`, `name="q"`}, []string{`id="results"`, `No matches`}},
 		{"/search?q=notes", 200, []string{`<mark>notes</mark>`, `href="/sessions/1#obs-`}, nil},
 		{"/search?q=hello+AND+fake", 200, []string{`<mark>hello</mark>`}, nil},
@@ -239,7 +245,7 @@ func TestStaticAssets(t *testing.T) {
 func TestStatusBanner(t *testing.T) {
 	srv := testutil.NewServer(t)
 	for _, path := range []string{"/", "/sessions", "/search", "/stats"} {
-		if _, body := getPage(t, srv, path); strings.Contains(body, `class="banner`) {
+		if _, body := getPage(t, srv, path); strings.Contains(body, `data-kind="problem"`) || strings.Contains(body, `data-kind="quarantine"`) {
 			t.Fatalf("%s: a banner without a problem", path)
 		}
 	}

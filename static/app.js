@@ -31,7 +31,28 @@
   }
 
   // ---- Live connection indicator. ----
+  // downTimer shows the worker-down banner once the stream has been
+  // offline for downAfter ms: a worker restarting (settings, an upgrade)
+  // comes back before that.
+  var downTimer = null;
+  var downAfter = 4000;
+  function workerDown(down) {
+    var b = document.getElementById("worker-down");
+    if (!b) return;
+    if (!down) {
+      clearTimeout(downTimer);
+      downTimer = null;
+      b.hidden = true;
+      return;
+    }
+    if (downTimer === null && b.hidden) {
+      downTimer = setTimeout(function () { b.hidden = false; }, downAfter);
+    }
+  }
+
   function setLive(state, label) {
+    if (state === "live") workerDown(false);
+    if (state === "offline") workerDown(true);
     var el = document.getElementById("live");
     if (!el) return;
     el.setAttribute("data-state", state);

@@ -216,7 +216,9 @@ func TestBrowserLiveFeed(t *testing.T) {
 }
 
 // TestBrowserReconnect: the worker restarts on the same port and data; the
-// page notices, reconnects by itself, and shows what was ingested meanwhile.
+// page notices, says after a few seconds that the worker stopped and how
+// to start it, reconnects by itself, drops the banner, and shows what was
+// ingested meanwhile.
 func TestBrowserReconnect(t *testing.T) {
 	dir := t.TempDir()
 	srv := testutil.NewServerIn(t, dir)
@@ -232,6 +234,10 @@ func TestBrowserReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor(t, "the page to notice", liveState+` !== "live"`, 15*time.Second)
+	b.waitFor(t, "the worker-down banner", `!document.getElementById("worker-down").hidden`, 20*time.Second)
+	if text := eval[string](t, b, `document.getElementById("worker-down").textContent`); !strings.Contains(text, "mneme serve") || !strings.Contains(text, "stopped") {
+		t.Errorf("the worker-down banner says %q", text)
+	}
 
 	srv2 := testutil.NewServerAt(t, dir, port)
 	// Ingested right away: the page is still waiting to retry, so these
@@ -239,6 +245,9 @@ func TestBrowserReconnect(t *testing.T) {
 	srv2.Hook(t, "post-tool-use", bashCall("after-restart", "toolu_r1", "echo after-restart-one", "1"))
 	srv2.Hook(t, "user-prompt-submit", prompt("after-restart", "p-r1", "what changed while you were down"))
 	b.waitFor(t, "the live state again", liveState+` === "live"`, 30*time.Second)
+	if !eval[bool](t, b, `document.getElementById("worker-down").hidden`) {
+		t.Error("the worker-down banner stays after the reconnect")
+	}
 	b.waitFor(t, "the rows ingested meanwhile", firstRowHas("what changed while you were down")+
 		` && document.getElementById("feed").textContent.includes("echo after-restart-one")`, 10*time.Second)
 
