@@ -367,8 +367,11 @@ func humanDuration(d time.Duration) string {
 		return fmt.Sprintf("%.0f s", d.Seconds())
 	case d < time.Hour:
 		return fmt.Sprintf("%d min", int(d.Minutes()))
-	default:
+	case d < 48*time.Hour:
 		return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		// A span of days reads in days ("157 h 16 min" does not).
+		return fmt.Sprintf("%d d %d h", int(d.Hours())/24, int(d.Hours())%24)
 	}
 }
 

@@ -54,6 +54,7 @@ func TestHelpers(t *testing.T) {
 		{humanDuration(1500 * time.Millisecond), "2 s"},
 		{humanDuration(90 * time.Minute), "1 h 30 min"},
 		{humanDuration(250 * time.Millisecond), "250 ms"},
+		{humanDuration(157*time.Hour + 16*time.Minute), "6 d 13 h"},
 		{plural(1, "prompt", "prompts"), "1 prompt"},
 		{plural(int64(3), "prompt", "prompts"), "3 prompts"},
 		{FeedFilter{Project: "a b", FailuresOnly: true}.Query("offset", "50"), "failures=1&offset=50&project=a+b"},
