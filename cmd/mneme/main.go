@@ -85,6 +85,7 @@ func newRoot(g *globals, code *int) *cobra.Command {
 		tailCmd(g, code),
 		searchCmd(g, code),
 		memoriesCmd(g, code),
+		sessionsCmd(g, code),
 		showCmd(g, code),
 		exportCmd(g, code),
 		importCmd(g, code),

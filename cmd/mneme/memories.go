@@ -36,8 +36,12 @@ in force on that day (as it ended, UTC), whatever its state now.`,
 		Example: `  mneme memories --project api-server
   mneme memories --state proposed
   mneme memories --kind constraint --as-of 2026-11-20
-  mneme memories accept 12
-  mneme memories reject m13`,
+  mneme memories accept m12
+  mneme memories reject m13
+  mneme memories pin m4
+  mneme memories edit m4 "Use pnpm, never npm, in every package"
+  mneme memories retire m7
+  mneme memories forget m9`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			q := url.Values{"limit": {strconv.Itoa(limit)}}
@@ -89,16 +93,62 @@ in force on that day (as it ended, UTC), whatever its state now.`,
 	cmd.Flags().StringVar(&asOf, "as-of", "", "what was in force on this day (YYYY-MM-DD) or at this RFC 3339 time")
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories (1-500)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
-	cmd.AddCommand(memoryReviewCmd(g, code, "accept", "Put a teammate's proposed memory in force"),
-		memoryReviewCmd(g, code, "reject", "Retire a teammate's proposed memory: it never comes into force"))
+	cmd.AddCommand(
+		memoryActionCmd(g, code, "accept", "Accepted", "Put a teammate's proposed memory in force"),
+		memoryActionCmd(g, code, "reject", "Rejected", "Retire a teammate's proposed memory: it never comes into force"),
+		memoryActionCmd(g, code, "pin", "Pinned", "Pin a memory: injected first, never superseded by itself"),
+		memoryActionCmd(g, code, "unpin", "Unpinned", "Unpin a memory"),
+		memoryActionCmd(g, code, "retire", "Retired", "Retire a memory: kept, searchable, no longer in force"),
+		memoryActionCmd(g, code, "reinstate", "Reinstated", "Put a retired, superseded or done memory back in force"),
+		memoryActionCmd(g, code, "edit", "Edited", "Change a memory's text (the privacy rules apply; the original is kept)"),
+		memoryForgetCmd(g, code),
+	)
 	return cmd
 }
 
-// memoryReviewCmd is `mneme memories accept|reject ID`.
-func memoryReviewCmd(g *globals, code *int, action, short string) *cobra.Command {
+// memoryActionCmd is `mneme memories ACTION ID` (and `edit ID TEXT…`):
+// POST /api/memories/:id, the owner's; it prints the memory as it is now.
+func memoryActionCmd(g *globals, code *int, action, done, short string) *cobra.Command {
+	use, args := action+" <id>", cobra.ExactArgs(1)
+	if action == "edit" {
+		use, args = action+" <id> <text…>", cobra.MinimumNArgs(2)
+	}
 	return &cobra.Command{
-		Use:   action + " <id>",
+		Use:   use,
 		Short: short,
+		Args:  args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseMemoryID(args[0])
+			if err != nil {
+				*code = exitUsage
+				return err
+			}
+			change := map[string]string{"action": action}
+			if action == "edit" {
+				change["text"] = strings.Join(args[1:], " ")
+			}
+			body, _ := json.Marshal(change)
+			var m models.Memory
+			if err := apiJSON(g, http.MethodPost, "/api/memories/"+strconv.FormatInt(id, 10), body, &m); err != nil {
+				return err
+			}
+			state := m.State
+			if m.Pinned {
+				state += ", pinned"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s of %s, %s, now %s): %s\n", done, ref.Mem(m.ID), m.Kind, m.Project, m.Voice(), state, oneLine(m.Text, 300))
+			return nil
+		},
+	}
+}
+
+// memoryForgetCmd is `mneme memories forget ID`: `mneme forget --memory
+// ID`, as the other memory commands name it.
+func memoryForgetCmd(g *globals, code *int) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "forget <id>",
+		Short: "Delete a memory for good (shows it and asks, unless --yes)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseMemoryID(args[0])
@@ -106,16 +156,11 @@ func memoryReviewCmd(g *globals, code *int, action, short string) *cobra.Command
 				*code = exitUsage
 				return err
 			}
-			body, _ := json.Marshal(map[string]string{"action": action})
-			var m models.Memory
-			if err := apiJSON(g, http.MethodPost, "/api/memories/"+strconv.FormatInt(id, 10), body, &m); err != nil {
-				return err
-			}
-			done := map[string]string{"accept": "Accepted", "reject": "Rejected"}[action]
-			fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s of %s, %s, now %s): %s\n", done, ref.Mem(m.ID), m.Kind, m.Project, m.Voice(), m.State, oneLine(m.Text, 300))
-			return nil
+			return runForget(g, code, models.ForgetMemory, strconv.FormatInt(id, 10), yes, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "do not ask")
+	return cmd
 }
 
 // parseMemoryID reads a memory's id: m12 as printed, #m12, or 12 (the

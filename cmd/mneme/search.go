@@ -30,7 +30,8 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 		Example: `  mneme search migrate AND test
   mneme search '"connection refused"' --project api-server
   mneme search auth* --type observation --limit 5
-  mneme search --semantic why did login break`,
+  mneme search --semantic why did login break
+  mneme search cache --type memory`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := url.Values{"q": {strings.Join(args, " ")}, "limit": {strconv.Itoa(limit)}}
@@ -40,6 +41,9 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 					return fmt.Errorf("--semantic and --mode %s disagree: give one", mode)
 				}
 				mode = "semantic"
+			}
+			if typ == models.SearchMemory {
+				return searchMemories(g, code, cmd.OutOrStdout(), q, project, mode, asJSON)
 			}
 			for k, v := range map[string]string{"project": project, "type": typ, "tool": tool, "mode": mode} {
 				if v != "" {
@@ -79,7 +83,7 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&project, "project", "", "only this project")
-	cmd.Flags().StringVar(&typ, "type", "", "prompt, observation or summary")
+	cmd.Flags().StringVar(&typ, "type", "", "prompt, observation, summary or memory (memories of every state, each with its state)")
 	cmd.Flags().StringVar(&tool, "tool", "", "only observations of this tool (Bash, Edit, …)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many results (1-100)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
@@ -347,4 +351,39 @@ func apiCall(g *globals, method, path string, body []byte, timeout time.Duration
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// searchMemories is `mneme search --type memory`: the memories matching
+// the words, of every state (GET /api/memories?q=…), each with who said
+// it and its state.
+func searchMemories(g *globals, code *int, out io.Writer, q url.Values, project, mode string, asJSON bool) error {
+	q.Set("state", "all")
+	if project != "" {
+		q.Set("project", project)
+	}
+	if mode != "" {
+		q.Set("mode", mode)
+	}
+	body, err := apiGet(g, "/api/memories?"+q.Encode())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		_, err := out.Write(body)
+		return err
+	}
+	var page api.Page[models.Memory]
+	if err := json.Unmarshal(body, &page); err != nil {
+		return err
+	}
+	if len(page.Items) == 0 {
+		fmt.Fprintln(out, "No matches.")
+		*code = exitNotFound
+		return nil
+	}
+	for _, m := range page.Items {
+		printMemory(out, m, project == "")
+	}
+	fmt.Fprintln(out, "Only current memories are in force. Open one in full: mneme show m<id>")
+	return nil
 }

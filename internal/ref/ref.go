@@ -70,7 +70,8 @@ func (r Ref) Shell() string {
 // Parse reads a ref as printed or retyped. A bare number is an
 // observation.
 func Parse(s string) (Ref, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
+	// Quotes a shell would have taken off ('#12', `m6`) are taken off too.
+	t := strings.ToLower(strings.Trim(strings.TrimSpace(s), "'\"`"))
 	kind := Observation
 	for _, k := range []struct {
 		word string

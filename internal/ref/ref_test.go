@@ -8,6 +8,7 @@ func TestParse(t *testing.T) {
 		"m6": {Memory, 6}, "#m6": {Memory, 6}, "M6": {Memory, 6}, "memory 6": {Memory, 6}, "memory:#6": {Memory, 6},
 		"s7": {Session, 7}, "#s7": {Session, 7}, "session #7": {Session, 7},
 		"prompt:3": {Prompt, 3}, "prompt #3": {Prompt, 3}, "summary:4": {Summary, 4},
+		"'#12'": {Observation, 12}, "`m6`": {Memory, 6},
 	} {
 		t.Run(in, func(t *testing.T) {
 			got, err := Parse(in)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/ref"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// sessionsCmd is `mneme sessions`: the sessions kept, newest first,
+// through the worker's GET /api/sessions, each with the id `mneme show`
+// takes (s7).
+func sessionsCmd(g *globals, code *int) *cobra.Command {
+	var project, person string
+	var limit, offset int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List the sessions kept, newest first (mneme show s7 prints one)",
+		Example: `  mneme sessions
+  mneme sessions --project api-server --limit 5
+  mneme show s7`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}}
+			if project != "" {
+				q.Set("project", project)
+			}
+			if person != "" {
+				q.Set("person", person)
+			}
+			body, err := apiGet(g, "/api/sessions?"+q.Encode())
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				_, err := out.Write(body)
+				return err
+			}
+			var page api.Page[models.SessionStats]
+			if err := json.Unmarshal(body, &page); err != nil {
+				return err
+			}
+			if len(page.Items) == 0 {
+				fmt.Fprintln(out, "No sessions.")
+				*code = exitNotFound
+				return nil
+			}
+			for _, s := range page.Items {
+				title := s.Title
+				if title == "" {
+					title = "(no prompt yet)"
+				}
+				fmt.Fprintf(out, "%-6s %s  %-10s  %s\n", ref.Sess(s.ID), s.StartedAt.Local().Format("2006-01-02 15:04"), s.Status, oneLine(title, 100))
+				fmt.Fprintf(out, "       %s · %s · %s · %s\n", s.Project, plural(s.Prompts, "prompt"), plural(s.ToolCalls, "tool call"), failedText(s.Failures))
+			}
+			if page.HasMore {
+				fmt.Fprintf(out, "… older sessions: mneme sessions --offset %d\n", offset+len(page.Items))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", "", "only this project")
+	cmd.Flags().StringVar(&person, "person", "", "only the sessions this person captured (team mode)")
+	cmd.Flags().IntVar(&limit, "limit", 20, "at most this many sessions (1-500)")
+	cmd.Flags().IntVar(&offset, "offset", 0, "skip this many of the newest")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func failedText(n int) string {
+	if n == 0 {
+		return "none failed"
+	}
+	return strconv.Itoa(n) + " failed"
+}
