@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mneme-dev/mneme/commands"
+	"github.com/mneme-dev/mneme/internal/mcp"
 )
 
 // mcpServerName is the name mneme's MCP server is registered under: its
@@ -163,7 +164,7 @@ func installExtras(out func(string, ...any), t claudeTargets, entry map[string]a
 	if changed, err := installMCPServer(t.mcpConfig, entry); err != nil {
 		out("MCP server not registered: %v\n", err)
 	} else if changed {
-		out("Registered the MCP server %q in %s (tools: search, timeline, get_observations, recent_sessions)\n", mcpServerName, t.mcpConfig)
+		out("Registered the MCP server %q in %s (tools: %s)\n", mcpServerName, t.mcpConfig, strings.Join(mcp.ToolNames, ", "))
 	}
 	if changed, err := installSlashCommand(t.commandsDir); err != nil {
 		out("/mem-search not installed: %v\n", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,17 @@ func TestMCPToolsTeachTheWorkflow(t *testing.T) {
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	// What `mneme install` says the server has is what it lists.
+	want := slices.Clone(mcp.ToolNames)
+	slices.Sort(names)
+	slices.Sort(want)
+	if got, want := strings.Join(names, ","), strings.Join(want, ","); got != want {
+		t.Errorf("the server lists %s, ToolNames says %s", got, want)
 	}
 	desc := map[string]string{}
 	for _, tool := range res.Tools {

@@ -46,6 +46,9 @@ const (
 	ToolRemember        = "remember"
 )
 
+// ToolNames are the server's tools, in the order it lists them.
+var ToolNames = []string{ToolSearch, ToolTimeline, ToolGetObservations, ToolRecentSessions, ToolRemember}
+
 const instructions = `mneme is the persistent memory of earlier Claude Code sessions: every prompt, tool call (with its result), failure and summary, stored locally and already redacted.
 Use it in three steps, cheapest first:
 1. search: an index of matching rows (#id, date, kind, title) within a token budget.
