@@ -235,11 +235,10 @@ func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mod
 // embed.ErrOff); an endpoint that fails a semantic search is a 503.
 func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, string, error)) ([]T, string, error) {
 	if h.Semantic == nil {
-		if mode != "" && mode != embed.ModeText {
-			_, err := (&embed.Service{}).Mode(mode)
-			return nil, "", err
+		if _, err := (&embed.Service{}).Mode(mode); err != nil {
+			return nil, "", err // semantic, or no mode at all
 		}
-		out, err := text()
+		out, err := text() // hybrid runs on words while semantic recall is off
 		return out, embed.ModeText, err
 	}
 	out, used, err := semantic()

@@ -85,7 +85,7 @@ func TestMemoryPageSearch(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{memorySearchPath(`"unbalanced`), "query"},
 		{memorySearchPath("store", "offset", "-3"), "offset"},
-		{memorySearchPath("store", "mode", "semantic"), "semantic search is off"},
+		{memorySearchPath("store", "mode", "semantic"), "search by meaning is off"},
 		{memorySearchPath("store", "mode", "fuzzy"), "mode must be"},
 	} {
 		status, page, _ := memGet(t, c, srv, tc.path)

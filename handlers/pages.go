@@ -347,6 +347,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 func (h *Handler) searchMode(mode, used string) views.SearchMode {
 	m := views.SearchMode{Semantic: h.Semantic.Enabled(), Mode: mode, Used: used}
 	m.FellBack = used == embed.ModeText && mode != embed.ModeText && m.Semantic
+	m.Off = used == embed.ModeText && mode == embed.ModeHybrid && !m.Semantic
 	return m
 }
 

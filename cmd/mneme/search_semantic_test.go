@@ -26,7 +26,7 @@ func TestSearchSemanticAndStatus(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 	const question = "which notes file did we create"
-	if code, out, errOut := mneme("search", "--semantic", question); code != 2 || !strings.Contains(errOut, "semantic search is off") {
+	if code, out, errOut := mneme("search", "--semantic", question); code != 2 || !strings.Contains(errOut, "search by meaning is off") {
 		t.Errorf("--semantic while off: exit %d %s %s", code, out, errOut)
 	}
 	if code, out, _ := mneme("status"); code != 0 || !strings.Contains(out, "semantic:       off") {

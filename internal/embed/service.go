@@ -12,8 +12,18 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// ErrOff is the error of a semantic search while semantic recall is off.
-var ErrOff = fmt.Errorf("%w: semantic search is off: set an embeddings endpoint in the settings (embeddings.url, embeddings.model)", models.ErrInvalid)
+// ErrOff is the error of a search by meaning alone while semantic recall
+// is off, said as a person would (it is an invalid request: 400). A
+// hybrid search runs on words instead (Mode).
+var ErrOff error = offError{}
+
+type offError struct{}
+
+func (offError) Error() string {
+	return "search by meaning is off: it needs an embeddings endpoint (Ollama, LM Studio, OpenAI, …), which you can set on the Settings page; searching by words works without one"
+}
+
+func (offError) Is(target error) bool { return target == models.ErrInvalid }
 
 // Service is semantic recall in the worker: it follows the embeddings
 // settings (Apply), runs one Indexer off the write path while they are
@@ -182,7 +192,12 @@ func (s *Service) Mode(mode string) (string, error) {
 		return ModeText, nil
 	case ModeText:
 		return ModeText, nil
-	case ModeHybrid, ModeSemantic:
+	case ModeHybrid:
+		if !on {
+			return ModeText, nil // words alone: the page and the API say so
+		}
+		return mode, nil
+	case ModeSemantic:
 		if !on {
 			return "", ErrOff
 		}

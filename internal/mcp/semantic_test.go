@@ -23,7 +23,7 @@ func TestMCPSearchModes(t *testing.T) {
 	cs := connect(t, w.api(), mcp.Options{})
 	const question = "which notes file did we create"
 
-	if text, isErr := call(t, cs, mcp.ToolSearch, map[string]any{"query": "notes", "mode": "semantic"}); !isErr || !strings.Contains(text, "semantic search is off") {
+	if text, isErr := call(t, cs, mcp.ToolSearch, map[string]any{"query": "notes", "mode": "semantic"}); !isErr || !strings.Contains(text, "search by meaning is off") {
 		t.Errorf("semantic while off: %v %s", isErr, text)
 	}
 	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": question}); !strings.HasPrefix(text, "No matches") {
