@@ -169,14 +169,17 @@ func forgottenNotice(q string) string {
 		}
 		n[i] = v
 	}
-	note := count(n[1], "prompt", "prompts") + ", " + count(n[2], "tool call", "tool calls") + ", " + count(n[3], "summary", "summaries")
-	if n[0] > 0 {
-		note = count(n[0], "session", "sessions") + ", " + note
+	// The counts that are not zero, in words.
+	var said []string
+	for i, w := range [5][2]string{{"session", "sessions"}, {"prompt", "prompts"}, {"tool call", "tool calls"}, {"summary", "summaries"}, {"memory", "memories"}} {
+		if n[i] > 0 {
+			said = append(said, count(n[i], w[0], w[1]))
+		}
 	}
-	if n[4] > 0 {
-		note += ", " + count(n[4], "memory", "memories")
+	if len(said) == 0 {
+		return "Forgotten."
 	}
-	return "Forgotten: " + note + "."
+	return "Forgotten: " + strings.Join(said, ", ") + "."
 }
 
 // count is "1 prompt", "2 prompts".

@@ -92,6 +92,9 @@ func TestPages(t *testing.T) {
 		{"/sessions/not-a-session", 404, []string{`<h1>No session not-a-session</h1>`}, nil},
 		{"/nope/<b>x", 404, []string{`class="error-page"`, `There is no page at /nope/&lt;b&gt;x`, `<nav`}, []string{`Cannot GET`, `<b>x`}},
 		// An id typed in the search box opens its row.
+		// A session's forget names it by title and local time, and lists
+		// only what goes.
+		{"/forget/session/1", 200, []string{`Forget session s1?`, `<strong class="wrap">write notes please</strong>`, `notes-app · started <time`, `<li>1 prompt</li>`, `<li>4 tool calls</li>`}, []string{`<li>0 `, ` UTC`}},
 		{"/search?q=s1", 200, []string{`id="timeline"`, `write notes please`}, []string{`name="q"`}},
 		{"/search?q=%231", 200, []string{`id="timeline"`, `id="obs-1"`}, nil},
 		{"/search?q=%2399999", 200, []string{`No matches`}, nil},

@@ -499,8 +499,12 @@ type ForgetPreview struct {
 	SessionID int64 `json:"sessionId,omitempty"`
 	// Label is a short description of the row: an observation's title,
 	// a prompt's text, a session's start.
-	Label  string       `json:"label"`
-	Counts ForgetCounts `json:"counts"`
+	Label string `json:"label"`
+	// Title and StartedAt name a session as people know it (its title and
+	// when it started), for a session's forget.
+	Title     string       `json:"title,omitempty"`
+	StartedAt *time.Time   `json:"startedAt,omitempty"`
+	Counts    ForgetCounts `json:"counts"`
 }
 
 // PreviewForget counts what forgetting target would delete. An unknown id
@@ -536,6 +540,10 @@ func (s *Store) PreviewForget(ctx context.Context, target string, id int64, proj
 			return nil, err
 		}
 		p.SessionID, p.Project, p.Label, c.Sessions = sess.ID, sess.Project, "started "+sess.StartedAt.Format(time.DateTime)+" UTC", 1
+		p.Title, p.StartedAt = sess.Title, &sess.StartedAt
+		if sess.Title != "" {
+			p.Label = "“" + sess.Title + "”, " + p.Label
+		}
 		err = s.countForget(ctx, c, "session_id = ?", id)
 		if err != nil {
 			return nil, err

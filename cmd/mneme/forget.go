@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mneme-dev/mneme/internal/forget"
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -89,12 +90,24 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 	if err := json.Unmarshal(body, &p); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Forget %s %s", target, key)
+	fmt.Fprintf(out, "Forget %s", forgetName(target, key))
 	if p.Label != "" && p.Label != key {
 		fmt.Fprintf(out, " (%s)", oneLine(p.Label, 70))
 	}
 	c := p.Counts
-	fmt.Fprintf(out, ": %s, %s, %s, %s, %s, for good.\n", plural(c.Sessions, "session"), plural(c.Prompts, "prompt"), plural(c.Observations, "observation"), plural(c.Summaries, "summary"), plural(c.Memories, "memory"))
+	var goes []string
+	for _, n := range []struct {
+		n    int64
+		noun string
+	}{{c.Sessions, "session"}, {c.Prompts, "prompt"}, {c.Observations, "tool call"}, {c.Summaries, "summary"}, {c.Memories, "memory"}} {
+		if n.n > 0 {
+			goes = append(goes, plural(n.n, n.noun))
+		}
+	}
+	if len(goes) == 0 {
+		goes = append(goes, "nothing else")
+	}
+	fmt.Fprintf(out, ": %s, for good.\n", strings.Join(goes, ", "))
 	if !yes {
 		fmt.Fprint(out, "Type yes to forget: ")
 		line, _ := bufio.NewReader(in).ReadString('\n')
@@ -115,7 +128,20 @@ func runForget(g *globals, code *int, target, key string, yes bool, in io.Reader
 		return err
 	}
 	d := res.Deleted
-	fmt.Fprintf(out, "Forgotten: %s, %s, %s, %s, %s, %s, %s (database rebuilt in %d ms).\n", plural(d.Sessions, "session"), plural(d.Prompts, "prompt"), plural(d.Observations, "observation"), plural(d.Summaries, "summary"), plural(d.Memories, "memory"), plural(d.SummaryJobs, "summary job"), plural(d.Events, "stream event"), res.Scrub.TookMS)
+	var said []string
+	for _, c := range []struct {
+		n    int64
+		noun string
+	}{{int64(d.Sessions), "session"}, {int64(d.Prompts), "prompt"}, {int64(d.Observations), "observation"}, {int64(d.Summaries), "summary"},
+		{int64(d.Memories), "memory"}, {int64(d.SummaryJobs), "summary job"}, {int64(d.Events), "stream event"}} {
+		if c.n > 0 {
+			said = append(said, plural(c.n, c.noun))
+		}
+	}
+	if len(said) == 0 {
+		said = append(said, "nothing")
+	}
+	fmt.Fprintf(out, "Forgotten: %s (database rebuilt in %d ms).\n", strings.Join(said, ", "), res.Scrub.TookMS)
 	return nil
 }
 
@@ -126,4 +152,24 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// forgetName names what a forget deletes as the other commands print it:
+// tool call #12, prompt:3, session s7, memory m6, project NAME.
+func forgetName(target, key string) string {
+	id, err := strconv.ParseInt(key, 10, 64)
+	if err != nil {
+		return target + " " + key
+	}
+	switch target {
+	case models.ForgetObservation:
+		return "tool call " + ref.Obs(id)
+	case models.ForgetPrompt:
+		return "prompt:" + key
+	case models.ForgetSession:
+		return "session " + ref.Sess(id)
+	case models.ForgetMemory:
+		return "memory " + ref.Mem(id)
+	}
+	return target + " " + key
 }

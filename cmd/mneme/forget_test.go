@@ -25,14 +25,14 @@ func TestForgetCommand(t *testing.T) {
 	}
 
 	code, out, errOut := mneme("no\n", "forget", "--observation", "2")
-	if code != 1 || !strings.Contains(out, "Forget observation 2 (Created notes.md") || !strings.Contains(out, "Nothing forgotten.") {
+	if code != 1 || !strings.Contains(out, "Forget tool call #2 (Created notes.md") || !strings.Contains(out, "Nothing forgotten.") {
 		t.Fatalf("answering no: exit %d\n%s%s", code, out, errOut)
 	}
 	if _, err := srv.Store.ObservationByID(t.Context(), 2); err != nil {
 		t.Fatalf("answering no deleted the observation: %v", err)
 	}
 	code, out, errOut = mneme("yes\n", "forget", "--observation", "2")
-	if code != 0 || !strings.Contains(out, "Forgotten: 0 sessions, 0 prompts, 1 observation,") {
+	if code != 0 || !strings.Contains(out, "Forgotten: 1 observation") {
 		t.Fatalf("answering yes: exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut = mneme("", "forget", "--observation", "2", "--yes")
@@ -102,8 +102,8 @@ func TestForgetCommandCountsMemories(t *testing.T) {
 	}
 	id := strconv.FormatInt(ms[0].ID, 10)
 	code, out, errOut := mneme("forget", "--memory", id, "--yes")
-	if code != 0 || !strings.Contains(out, "Forget memory "+id+" (Went with TOML for the config): 0 sessions, 0 prompts, 0 observations, 0 summaries, 1 memory, for good.") ||
-		!strings.Contains(out, "0 summaries, 1 memory,") {
+	if code != 0 || !strings.Contains(out, "Forget memory m"+id+" (Went with TOML for the config): 1 memory, for good.") ||
+		!strings.Contains(out, "Forgotten: 1 memory,") {
 		t.Fatalf("forget --memory: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = mneme("forget", "--session", s.ClaudeSessionID, "--yes")
