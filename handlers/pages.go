@@ -191,6 +191,29 @@ func (h *Handler) loadSessionPage(ctx context.Context, s *models.Session) (views
 		return p, err
 	}
 	p.Story = sessionStory(d, &p)
+	// A superseded decision stays on the page, saying what replaced it.
+	var ids []int64
+	for _, m := range p.Story.Decisions {
+		if m.State == models.MemorySuperseded && m.SupersededBy != 0 {
+			ids = append(ids, m.SupersededBy)
+		}
+	}
+	if len(ids) > 0 {
+		repl, err := h.Store.Memories(ctx, models.MemoryFilter{IDs: ids})
+		if err != nil {
+			return p, err
+		}
+		byID := map[int64]models.Memory{}
+		for _, r := range repl {
+			byID[r.ID] = r
+		}
+		p.Story.ReplacedBy = map[int64]models.Memory{}
+		for _, m := range p.Story.Decisions {
+			if r, ok := byID[m.SupersededBy]; ok {
+				p.Story.ReplacedBy[m.ID] = r
+			}
+		}
+	}
 	return p, nil
 }
 

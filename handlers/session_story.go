@@ -46,7 +46,7 @@ func sessionStory(d *api.SessionDetail, p *views.SessionPage) views.Story {
 	}
 	for _, m := range p.Memories {
 		switch {
-		case m.State == models.MemoryRetired || m.State == models.MemorySuperseded:
+		case m.State == models.MemoryRetired:
 		case m.Kind == models.MemoryTodo:
 			st.OpenItems = append(st.OpenItems, m)
 		default:

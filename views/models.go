@@ -310,6 +310,9 @@ type Story struct {
 	Request   string
 	Decisions []models.Memory
 	OpenItems []models.Memory
+	// ReplacedBy is what replaced each superseded decision of Decisions,
+	// by the superseded one's id.
+	ReplacedBy map[int64]models.Memory
 	Failures  []FailureView
 	// MoreFailures counts failures past Failures.
 	MoreFailures int

@@ -52,7 +52,7 @@ func (r *htmlRenderer) session(sd *sessionData) error {
 	mems := make([]views.ReportMemory, len(sd.memories))
 	for i, m := range sd.memories {
 		mems[i] = views.ReportMemory{Kind: memoryKindLabel(m.Kind), Text: m.Text, State: m.State, Pinned: m.Pinned,
-			Voice: memoryVoice(&m, sd.person), Date: sd.memoryDate(&m), Subject: m.Subject}
+			Voice: memoryVoice(&m, sd.person), Date: sd.memoryDate(&m), Subject: m.Subject, ReplacedBy: sd.replacedText(&m)}
 	}
 	if err := views.ReportMemories(mems).Render(r.ctx, r.w); err != nil {
 		return err

@@ -79,6 +79,9 @@ func (r *mdRenderer) session(sd *sessionData) error {
 		if m.Subject != "" {
 			about = " _(about " + mdText(oneLine(m.Subject)) + ")_"
 		}
+		if rt := sd.replacedText(m); rt != "" {
+			about += " — " + mdText(rt)
+		}
 		fmt.Fprintf(r.w, "- **%s**, %s, %s (%s): %s%s\n", mdText(memoryKindLabel(m.Kind)), mdText(oneLine(memoryVoice(m, sd.person))),
 			sd.memoryDate(m), mdText(memoryState(m)), mdText(oneLine(m.Text)), about)
 	}

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -133,5 +134,48 @@ func TestReportMemories(t *testing.T) {
 	if md := string(body); status != 200 || !strings.Contains(md, "- **Constraint**, the owner, 11-20 (current, pinned)") ||
 		!strings.Contains(md, "- **Decision**, you, 2027-11-20 (proposed): Make the cache shared") {
 		t.Errorf("bob's report: %d\n%s", status, md)
+	}
+}
+
+// TestReportSaysWhatReplaced: a session's decision that a later one
+// replaced is shown as superseded with what replaced it, on the session
+// page and in its Markdown and HTML exports alike.
+func TestReportSaysWhatReplaced(t *testing.T) {
+	srv := testutil.NewServer(t)
+	const sid = "report-replaced"
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	var old, newer models.Memory
+	var sessionID int64
+	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {
+		s, err := tx.EnsureSession(&models.Session{ClaudeSessionID: sid, Project: "app", Cwd: "/src/app", StartedAt: at})
+		if err != nil {
+			return err
+		}
+		sessionID = s.ID
+		old = models.Memory{SessionID: s.ID, Project: "app", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision, Text: "The cache lives in process memory", CreatedAt: at}
+		newer = models.Memory{Project: "app", Source: models.SourceAnswer, Kind: models.MemoryDecision, Text: "The cache now lives in Redis", CreatedAt: at.Add(time.Hour)}
+		for _, m := range []*models.Memory{&old, &newer} {
+			if _, err := tx.InsertMemory(m); err != nil {
+				return err
+			}
+		}
+		_, err = tx.SupersedeMemory(old.ID, newer.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := fmt.Sprintf("replaced by m%d: The cache now lives in Redis", newer.ID)
+	path := "/api/sessions/" + url.PathEscape(sid) + "/export?format="
+	if _, md := fetch(t, srv, path+"md"); !strings.Contains(md, "(superseded): The cache lives in process memory") || !strings.Contains(md, replaced) {
+		t.Errorf("the Markdown export does not say what replaced the decision:\n%s", md)
+	}
+	if _, page := fetch(t, srv, path+"html"); !strings.Contains(page, "(superseded)") || !strings.Contains(page, replaced) {
+		t.Errorf("the HTML export does not say what replaced the decision")
+	}
+	status, body := srv.Do(t, "GET", fmt.Sprintf("/sessions/%d", sessionID), nil, http.Header{"Accept": {"text/html"}})
+	if page := string(body); status != 200 || !strings.Contains(page, "The cache lives in process memory") || !strings.Contains(page, "mem-superseded") ||
+		!strings.Contains(page, fmt.Sprintf(">m%d</a>: The cache now lives in Redis", newer.ID)) {
+		t.Errorf("the session page does not show the superseded decision and what replaced it: %d", status)
 	}
 }

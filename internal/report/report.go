@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -209,10 +210,13 @@ type sessionData struct {
 	prompts   []models.Prompt
 	summaries []models.Summary
 	memories  []models.Memory // oldest first
-	stats     models.SessionStats
-	ledger    models.LedgerTotal
-	loc       *time.Location
-	person    string // who the report is for ("" for the owner)
+	// replacedBy is what replaced each superseded memory of memories, by
+	// the superseded one's id.
+	replacedBy map[int64]models.Memory
+	stats      models.SessionStats
+	ledger     models.LedgerTotal
+	loc        *time.Location
+	person     string // who the report is for ("" for the owner)
 }
 
 func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.Location, person string) (*sessionData, error) {
@@ -232,6 +236,28 @@ func loadSession(ctx context.Context, store *models.Store, id int64, loc *time.L
 		return nil, err
 	}
 	slices.SortFunc(sd.memories, func(a, b models.Memory) int { return cmp.Compare(a.ID, b.ID) })
+	var repl []int64
+	for _, m := range sd.memories {
+		if m.State == models.MemorySuperseded && m.SupersededBy != 0 {
+			repl = append(repl, m.SupersededBy)
+		}
+	}
+	if len(repl) > 0 {
+		rs, err := store.Memories(ctx, models.MemoryFilter{IDs: repl})
+		if err != nil {
+			return nil, err
+		}
+		byID := map[int64]models.Memory{}
+		for _, r := range rs {
+			byID[r.ID] = r
+		}
+		sd.replacedBy = map[int64]models.Memory{}
+		for _, m := range sd.memories {
+			if r, ok := byID[m.SupersededBy]; ok && m.State == models.MemorySuperseded {
+				sd.replacedBy[m.ID] = r
+			}
+		}
+	}
 	if err := store.CountsOfSession(ctx, id, &sd.stats); err != nil {
 		return nil, err
 	}
@@ -340,6 +366,16 @@ func memoryState(m *models.Memory) string {
 		return m.State + ", pinned"
 	}
 	return m.State
+}
+
+// replacedText says what replaced a superseded memory, "" when nothing
+// stored did.
+func (sd *sessionData) replacedText(m *models.Memory) string {
+	r, ok := sd.replacedBy[m.ID]
+	if !ok {
+		return ""
+	}
+	return "replaced by " + ref.Mem(r.ID) + ": " + oneLine(r.Text)
 }
 
 func shortID(id string) string {
