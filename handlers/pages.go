@@ -382,6 +382,16 @@ func searchResult(hit models.SearchHit, titles map[int64]string) views.SearchRes
 	for _, part := range models.SplitSnippet(hit.Snippet) {
 		r.Snippet = append(r.Snippet, views.SnippetPart{Text: part.Text, Match: part.Match})
 	}
+	if hit.Type == models.SearchPrompt {
+		// "Prompt #1" names nothing: say whose prompt it is.
+		of := titles[hit.SessionID]
+		if of == "" {
+			of = "session " + ref.Sess(hit.SessionID)
+		} else {
+			of = "“" + of + "”"
+		}
+		r.Title = "Prompt " + strconv.Itoa(hit.PromptNumber) + " of " + of
+	}
 	return r
 }
 

@@ -102,7 +102,9 @@ func TestPages(t *testing.T) {
 		{"/search?q=notes", 200, []string{`<mark>notes</mark>`, `href="/sessions/1#obs-`}, nil},
 		{"/search?q=hello+AND+fake", 200, []string{`<mark>hello</mark>`}, nil},
 		{"/search?q=pwned", 200, []string{`<mark>pwned</mark>`, `&lt;script&gt;window.`}, []string{`<script>window`}},
-		{"/search?q=notes&type=prompt", 200, []string{`<mark>notes</mark>`, `#prompt-`}, []string{`#obs-`}},
+		{"/search?q=notes&type=prompt", 200, []string{`<mark>notes</mark>`, `#prompt-`, `Prompt 1 of “write notes please”`}, []string{`#obs-`, `Prompt #1`}},
+		// Words, not internals: importance in words, who summarized.
+		{"/sessions/1", 200, []string{`>notable</span>`, `summarized without a model`}, []string{`title="importance"`, `by heuristic`, `ended: other`}},
 		{"/search?q=notes&project=xss-project", 200, []string{`No matches`}, nil},
 		{"/search?q=notes&from=2000-01-01&to=2000-01-02", 200, []string{`No matches`}, nil},
 		{"/search?q=%22unclosed", 400, []string{`id="search-error"`, `quoted phrase`, `value="&#34;unclosed"`}, nil},

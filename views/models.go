@@ -412,7 +412,65 @@ func importanceClass(v float64) string {
 	}
 }
 
-func importanceLabel(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+// importanceLabel says in a word how much a call matters to its session's
+// story: "key" (failures, edits), "notable"; nothing for the rest.
+func importanceLabel(v float64) string {
+	switch {
+	case v >= 0.95:
+		return "key"
+	case v >= 0.7:
+		return "notable"
+	}
+	return ""
+}
+
+// endReasonText says why a session ended as Claude Code's SessionEnd
+// reason means it; "" for one that says nothing ("other").
+func endReasonText(reason string) string {
+	switch reason {
+	case "", "other":
+		return ""
+	case "clear":
+		return "ended by /clear"
+	case "logout":
+		return "ended at logout"
+	case "prompt_input_exit":
+		return "ended when Claude Code exited"
+	}
+	return "ended: " + strings.ReplaceAll(reason, "_", " ")
+}
+
+// generatorText says who wrote a summary: without a model, or which.
+func generatorText(gen string) string {
+	switch gen {
+	case "heuristic":
+		return "summarized without a model"
+	case "claude-cli":
+		return "summarized by Claude Code"
+	case "anthropic-api":
+		return "summarized by the Anthropic API"
+	case "":
+		return ""
+	}
+	return "summarized by " + gen
+}
+
+// memorySourceText says where a memory was read.
+func memorySourceText(source string) string {
+	switch source {
+	case models.SourceAnswer:
+		return "read from Claude's answer"
+	case models.SourcePrompt:
+		return "read from your prompt"
+	case models.SourceSummary:
+		return "read from a turn's summary"
+	case models.SourceClaude:
+		return "remembered by Claude (MCP)"
+	case models.SourceUser:
+		return "written by you"
+	}
+	return "from " + source
+}
 
 func sessionURL(id int64) string { return "/sessions/" + strconv.FormatInt(id, 10) }
 
@@ -513,8 +571,8 @@ func pluralWord[T ~int | ~int64](n T, one, many string) string {
 // storySource says which summary a session's story is told from.
 func storySource(s SummaryView) string {
 	out := "from the " + summaryLabel(s.Kind)
-	if s.Generator != "" {
-		out += " by " + s.Generator
+	if g := generatorText(s.Generator); g != "" {
+		out += ", " + g
 	}
 	return out + ","
 }
