@@ -313,7 +313,7 @@ type Story struct {
 	// ReplacedBy is what replaced each superseded decision of Decisions,
 	// by the superseded one's id.
 	ReplacedBy map[int64]models.Memory
-	Failures  []FailureView
+	Failures   []FailureView
 	// MoreFailures counts failures past Failures.
 	MoreFailures int
 }
