@@ -743,3 +743,43 @@ func TestIngestToolCallBeforeItsPrompt(t *testing.T) {
 		t.Errorf("prompt numbers: %d %d %d", obs[0].PromptNumber, obs[1].PromptNumber, obs[2].PromptNumber)
 	}
 }
+
+// A JSON member whose name is written with escapes, quoted in text, is
+// redacted in the prompt, the tool's input and output, the last message
+// and the summaries made of them (issue 36).
+func TestIngestRedactsEscapedMemberNames(t *testing.T) {
+	srv := testutil.NewServer(t, testutil.FastStream)
+	const session, project, secret = "esc-names", "escnames", "EscapedNameSecret0036"
+	quoted := `the API answered {"user":"ci","pass\u0077ord":"` + secret + `"} on login`
+	h := func(event string, extra map[string]any) map[string]any { return apiHook(event, session, project, extra) }
+	srv.Hook(t, "session-start", h("SessionStart", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", h("UserPromptSubmit", map[string]any{"prompt_id": "p1", "prompt": "why does " + quoted + " fail?"}))
+	srv.Hook(t, "post-tool-use", h("PostToolUse", map[string]any{"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "esc-t1",
+		"tool_input":    map[string]any{"command": "echo '" + quoted + "'"},
+		"tool_response": map[string]any{"stdout": quoted + "\n", "stderr": "", "interrupted": false}}))
+	srv.Hook(t, "stop", h("Stop", map[string]any{"prompt_id": "p1", "stop_hook_active": false, "last_assistant_message": "It said " + quoted}))
+	srv.Hook(t, "session-end", h("SessionEnd", map[string]any{"reason": "other"}))
+	waitFor(t, "the turn's summary", func() bool { return len(summariesOf(t, srv, project)) >= 1 })
+
+	s := sessionRow(t, srv, session)
+	var p models.Prompt
+	modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id LIMIT 1`, s.ID)
+	obs := observationsOf(t, srv, s.ID)
+	sums, _ := json.Marshal(summariesOf(t, srv, project))
+	fields := map[string]string{"prompt": p.Text, "last message": s.LastAssistantMessage, "summaries": string(sums)}
+	for _, o := range obs {
+		fields["input "+o.ToolName] = o.Input
+		fields["output "+o.ToolName] = o.Output
+	}
+	for name, v := range fields {
+		if strings.Contains(v, secret) {
+			t.Errorf("%s keeps the secret: %q", name, v)
+		}
+	}
+	if !strings.Contains(p.Text, "[REDACTED:") {
+		t.Errorf("the prompt names no rule: %q", p.Text)
+	}
+	if bytes.Contains(dbBytes(t, srv), []byte(secret)) {
+		t.Error("the secret is in the database files")
+	}
+}

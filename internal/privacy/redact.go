@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -102,13 +104,17 @@ func (r *Redactor) WithIDKey(key func() []byte) *Redactor {
 }
 
 // Redact returns s with every match of every rule replaced. Text written
-// with %-escapes (a URL's query, a form body) is read as what it stands
-// for too (see percentDecoded).
+// with JSON escapes (a member's name or value in a document quoted in
+// text, {"pass\u0077ord":"…"}) or %-escapes (a URL's query, a form body)
+// is read as what it stands for too (see jsonUnescaped, percentDecoded).
 func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
 	s = r.redactRules(s)
+	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) {
+		s = jsonUnescaped(s, r.redactRules)
+	}
 	if strings.IndexByte(s, '%') >= 0 {
 		s = percentDecoded(s, func(d string) string { return r.redactRules(StripTags(Sanitize(d))) })
 	}
@@ -751,4 +757,96 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - '0'
+}
+
+// jsonUnescaped reads the JSON escapes of s that can hide what a rule
+// looks for (\uXXXX of a printable rune other than '"' and '\', \/),
+// however many backslashes lead them (a document quoted in a string
+// quoted in text), and when clean changes the text so read, returns that
+// cleaned text: {"pass\u0077ord":"hunter22"} is stored as
+// {"password":"[REDACTED:json_secret_member]"}. Text that holds no secret
+// so hidden stays as written.
+func jsonUnescaped(s string, clean func(string) string) string {
+	d, ok := unescapeJSONText(s)
+	if !ok {
+		return s
+	}
+	if c := clean(d); c != d {
+		return c
+	}
+	return s
+}
+
+// unescapeJSONText decodes the escapes jsonUnescaped reads; ok is false
+// when s holds none.
+func unescapeJSONText(s string) (string, bool) {
+	var b strings.Builder
+	ok := false
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j >= len(s) {
+			break
+		}
+		switch {
+		case s[j] == '/':
+			b.WriteString(s[last:i])
+			b.WriteByte('/')
+			last, ok = j+1, true
+		case s[j] == 'u':
+			c, n := jsonEscapedRune(s[j+1:])
+			if n == 0 || c == '"' || c == '\\' || !unicode.IsPrint(c) {
+				break
+			}
+			b.WriteString(s[last:i])
+			b.WriteRune(c)
+			last, ok = j+1+n, true
+		}
+		i = j
+	}
+	if !ok {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
+}
+
+// jsonEscapedRune reads the XXXX of a \uXXXX escape at the start of s (and
+// the \uXXXX of a surrogate pair's second half), returning the rune and
+// how many bytes it took; 0 when s does not start with four hex digits.
+func jsonEscapedRune(s string) (rune, int) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 4 {
+			return 0, false
+		}
+		var c rune
+		for k := 0; k < 4; k++ {
+			if !isHex(s[k]) {
+				return 0, false
+			}
+			c = c<<4 | rune(unhex(s[k]))
+		}
+		return c, true
+	}
+	c, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(c) {
+		if len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+			if c2, ok := hex4(s[6:]); ok {
+				if r := utf16.DecodeRune(c, c2); r != utf8.RuneError {
+					return r, 10
+				}
+			}
+		}
+		return 0, 0
+	}
+	return c, 4
 }

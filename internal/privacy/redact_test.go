@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -515,4 +516,43 @@ func TestMoreSecretKinds(t *testing.T) {
 			t.Errorf("near miss %q must stay, got %q", tt.nearMiss, got)
 		}
 	}
+}
+
+// A JSON member whose name or value is written with escapes, in text (a
+// document quoted in a prompt, a tool's output, an answer): the escapes
+// are read before the rules look (issue 36). Text whose escapes hide
+// nothing stays as written.
+func TestJSONEscapesInText(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{`resp {"pass\u0077ord":"EscName0001hunter"}`, "EscName0001hunter"},
+		{`resp {"\u0070\u0061\u0073\u0073\u0077\u006f\u0072\u0064": "EscName0002hunter"}`, "EscName0002hunter"},
+		{`resp {"api_\u006bey":"EscName0003hunter"}`, "EscName0003hunter"},
+		{`{"password":"\u0045scValue0004hunter"}` + " and more", "EscValue0004hunter"},
+		{`echo "{\"pass\\u0077ord\":\"EscName0005hunter\"}"`, "EscName0005hunter"},
+		{`token \u0067hp_16C7e42F292c6912E7710c838347Ae178B4a`, "hp_16C7e42F292c6912E7710c838347Ae178B4a"},
+		{`{"url":"https:\/\/deploy:EscSlash0007pw@git.example.com\/r"} done`, "EscSlash0007pw"},
+		{`{"t\ud835\udc28ken":"x"} {"pass\u0057ORD":"EscName0008hunter"}`, "EscName0008hunter"},
+	}
+	for _, tt := range tests {
+		for _, got := range []string{r.Redact(tt.in), r.Clean(tt.in), string(r.CleanJSON([]byte(mustJSON(t, map[string]string{"prompt": tt.in}))))} {
+			if strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
+				t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+			}
+		}
+	}
+	for _, miss := range []string{`caf\u00e9 {"name":"\u0041lice"}`, `"\u0022quoted\u0022"`, `\u00`, `\ud800 alone`, `path C:\\users\\dev`, `a \/ b`} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
