@@ -709,7 +709,7 @@ func TestIngestResumeReopens(t *testing.T) {
 	start := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "startup"}
 	srv.Hook(t, "session-start", start)
 	srv.Hook(t, "session-end", map[string]any{"session_id": "resume", "reason": "prompt_input_exit"})
-	stale := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "resume", "mneme_time": "2001-01-01T00:00:00Z"}
+	stale := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "resume", "mneme_time": time.Now().Add(-time.Hour).UTC()}
 	srv.Hook(t, "session-start", stale)
 	if s := sessionRow(t, srv, "resume"); s.Status != models.StatusCompleted {
 		t.Errorf("a stale replayed start reopened the session: %+v", s)
