@@ -751,7 +751,9 @@ func TestIngestRedactsEscapedMemberNames(t *testing.T) {
 	srv := testutil.NewServer(t, testutil.FastStream)
 	const session, project, secret = "esc-names", "escnames", "EscapedNameSecret0036"
 	quoted := `the API answered {"user":"ci","pass\u0077ord":"` + secret + `"} on login`
-	h := func(event string, extra map[string]any) map[string]any { return apiHook(event, session, project, extra) }
+	h := func(event string, extra map[string]any) map[string]any {
+		return apiHook(event, session, project, extra)
+	}
 	srv.Hook(t, "session-start", h("SessionStart", map[string]any{"source": "startup"}))
 	srv.Hook(t, "user-prompt-submit", h("UserPromptSubmit", map[string]any{"prompt_id": "p1", "prompt": "why does " + quoted + " fail?"}))
 	srv.Hook(t, "post-tool-use", h("PostToolUse", map[string]any{"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "esc-t1",
