@@ -111,12 +111,19 @@ func (r *Redactor) Redact(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
+	s = r.redactEscaped(s)
+	if strings.IndexByte(s, '%') >= 0 || strings.Contains(s, "=") && strings.IndexByte(s, '+') >= 0 {
+		s = percentDecoded(s, func(d string) string { return r.redactEscaped(StripTags(Sanitize(d))) })
+	}
+	return s
+}
+
+// redactEscaped applies every rule to s, and to the text its JSON escapes
+// stand for (see jsonUnescaped).
+func (r *Redactor) redactEscaped(s string) string {
 	s = r.redactRules(s)
 	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) {
 		s = jsonUnescaped(s, r.redactRules)
-	}
-	if strings.IndexByte(s, '%') >= 0 {
-		s = percentDecoded(s, func(d string) string { return r.redactRules(StripTags(Sanitize(d))) })
 	}
 	return s
 }
@@ -681,8 +688,9 @@ func TestRule(rule Rule, sample string) (result string, matches int, err error) 
 }
 
 // percentDecoded reads every %-escaped run of s (text between white space,
-// quotes, '?', '&', '=', '#', '<' and '>' holding a %XX escape) as what it
-// stands for, '+' as a space, and when clean changes that, puts the
+// quotes, '?', '&', '=', '#', '<' and '>' holding a %XX escape, or a '+'
+// after a '=': a query's value) as what it stands for, '+' as a space
+// (?q=docker+login+-p+…), and when clean changes that, puts the
 // cleaned text in the run's place: a secret, or a private block, written
 // in a URL's query (?q=DB_PASSWORD%3D…, ?next=https%3A%2F%2Fu%3Apw%40host,
 // -----BEGIN+RSA+PRIVATE+KEY-----%0A…) is redacted too. Runs that clean
@@ -695,8 +703,9 @@ func percentDecoded(s string, clean func(string) string) string {
 			return
 		}
 		run := s[start:end]
+		value := start > 0 && s[start-1] == '='
 		start = -1
-		d, ok := unescapePercent(run)
+		d, ok := unescapePercent(run, value)
 		if !ok {
 			return
 		}
@@ -725,9 +734,11 @@ func percentDecoded(s string, clean func(string) string) string {
 }
 
 // unescapePercent decodes %XX escapes and '+' in run; ok is false when run
-// holds no valid %XX escape. An invalid escape is kept as written.
-func unescapePercent(run string) (string, bool) {
-	if !strings.Contains(run, "%") {
+// holds no valid %XX escape, nor a '+' in a query's value. An invalid
+// escape is kept as written.
+func unescapePercent(run string, value bool) (string, bool) {
+	plus := value && strings.Contains(run, "+")
+	if !strings.Contains(run, "%") && !plus {
 		return run, false
 	}
 	var b strings.Builder
@@ -740,6 +751,7 @@ func unescapePercent(run string) (string, bool) {
 			ok = true
 		case c == '+':
 			b.WriteByte(' ')
+			ok = ok || plus
 		default:
 			b.WriteByte(c)
 		}

@@ -389,6 +389,11 @@ func TestSecretVariants(t *testing.T) {
 		{"https://x.example/login?next=https%3A%2F%2Fbot%3AS3cretPassw0rd%40git.example.com%2Fr", "S3cretPassw0rd"},
 		{"?q=-----BEGIN+RSA+PRIVATE+KEY-----%0AMIIEowIBAAKCAQEAsoak%0A-----END+RSA+PRIVATE+KEY-----", "MIIEowIBAAKCAQEAsoak"},
 		{"?q=Authorization%3A+Bearer+SoakBearerToken0123456789&x=1", "SoakBearerToken0123456789"},
+		// A query's value with spaces as '+' and nothing %-escaped, and a
+		// JSON escape inside %-escapes.
+		{"Fetched https://example.com/?q=vercel+deploy+--prod+--token+QueryFlag0043", "QueryFlag0043"},
+		{"https://example.com/?q=docker+login+-u+ci+-p+QueryLogin55+registry.example.com", "QueryLogin55"},
+		{"https://example.com/?q=resp+%7B%22pass%5Cu0077ord%22%3A%22QueryEscName58%22%7D", "QueryEscName58"},
 	}
 	for _, tt := range tests {
 		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
