@@ -397,6 +397,7 @@ var e2eSecrets = map[string][2]string{
 	"kube_client_key":       {"client-key-data: WngleVc4dlU3dFM2clE1cE80bk0=", "WngleVc4dlU3dFM2clE1cE80bk0"},
 	"npmrc_auth":            {"_auth=WngleVc4dlU3dFM2clE1cA", "WngleVc4dlU3dFM2clE1cA"},
 	"cookie_header":         {"Cookie: sid=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
+	"env_bare_secret":       {"export TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
 }
 
 func TestIngestRedactsEveryRule(t *testing.T) {

@@ -296,8 +296,15 @@ var builtinFilters = []filter{
 	},
 	// env_secret
 	{
-		pattern: "(?:[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|KEY_BASE)|\\b(?:TOKEN|SECRET|PASSWD))=\\\\*(?:\"(?P<secret>[^\"\\n]{4,}?)\\\\*\"|'(?P<secret>[^'\\n]{4,}?)\\\\*'|(?P<secret>[^\\s\"'`;&|<>\\\\][^\\s\"'`;&|<>]{3,}))",
-		need:    []string{"_pass", "_pwd", "_key", "token", "secret", "passwd"},
+		pattern: "[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|KEY_BASE)=\\\\*(?:\"(?P<secret>[^\"\\n]{4,}?)\\\\*\"|'(?P<secret>[^'\\n]{4,}?)\\\\*'|(?P<secret>[^\\s\"'`;&|<>\\\\][^\\s\"'`;&|<>]{3,}))",
+		need:    []string{"_pass=", "_password=", "_passwd=", "_pwd=", "_token=", "_secret=", "_key=", "_key_base="},
+	},
+	// env_bare_secret
+	{
+		pattern: "\\b(?:TOKEN|SECRET|PASSWD)=\\\\*(?:\"(?P<secret>[^\"\\n]{4,}?)\\\\*\"|'(?P<secret>[^'\\n]{4,}?)\\\\*'|(?P<secret>[^\\s\"'`;&|<>\\\\][^\\s\"'`;&|<>]{3,}))",
+		need:    []string{"token=", "secret=", "passwd="},
+		prefix:  []string{"token=", "secret=", "passwd="},
+		lead:    leadWord,
 	},
 	// secret_assignment
 	{

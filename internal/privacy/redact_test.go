@@ -107,6 +107,12 @@ var redactionCases = map[string]struct {
 		secret:     "Zq8xv2Lm9",
 		nearMisses: []string{"TOKEN_LIMIT=5", "ONE_PASS=", "ONE_PASS= is followed by nothing", "MAX_TOKEN=512", "export PATH=/usr/bin", "db_pass=lowercase_is_code"},
 	},
+	"env_bare_secret": {
+		sample:     "export TOKEN=Bar3T0kenValue && SECRET='two words' ./run",
+		want:       "export TOKEN=[REDACTED:env_bare_secret] && SECRET='[REDACTED:env_bare_secret]' ./run",
+		secret:     "Bar3T0kenValue",
+		nearMisses: []string{"TOKEN_LIMIT=4096", "MAX_TOKEN=512", "PWD=/home/dev", "token=x", "SECRET=", "MYTOKEN=abcd"},
+	},
 	"jwt": {
 		sample:     "token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 		want:       "token: [REDACTED:jwt]",

@@ -28,6 +28,11 @@ func BuiltinRules() []Rule { return append([]Rule(nil), builtins...) }
 // operator, and ends before a backslash (an escaped quote).
 const optValue = `(?:'(?P<secret>[^'\n]+)'|"(?P<secret>[^"\n]+)"|(?P<secret>[^\s'"$<>|&;\\-][^\s'"\\]*))`
 
+// envValue is the value of an environment-style assignment: in quotes
+// (escaped ones too), spaces and all, or up to white space, a quote or a
+// shell operator; 4 characters or more.
+const envValue = `\\*(?:"(?P<secret>[^"\n]{4,}?)\\*"|'(?P<secret>[^'\n]{4,}?)\\*'|(?P<secret>[^\s"'` + "`" + `;&|<>\\][^\s"'` + "`" + `;&|<>]{3,}))`
+
 // builtins are made once per process: the hook needs them for every event.
 var builtins = makeBuiltins()
 
@@ -137,9 +142,13 @@ func makeBuiltins() []Rule {
 		// with the quotes escaped (-e DB_PASSWORD=\"…\" in a quoted
 		// command). The name is kept. A name that only starts with such a
 		// word (TOKEN_LIMIT=5) is not a secret's, and a value needs 4
-		// characters or more. TOKEN=, SECRET= and PASSWD= may be the whole name
-		// (PWD= is the working directory, KEY= too often not a secret).
-		{Name: "env_secret", Pattern: `(?:[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|KEY_BASE)|\b(?:TOKEN|SECRET|PASSWD))=\\*(?:"(?P<secret>[^"\n]{4,}?)\\*"|'(?P<secret>[^'\n]{4,}?)\\*'|(?P<secret>[^\s"'` + "`" + `;&|<>\\][^\s"'` + "`" + `;&|<>]{3,}))`},
+		// characters or more.
+		{Name: "env_secret", Pattern: `[A-Z0-9]_(?:PASS|PASSWORD|PASSWD|PWD|TOKEN|SECRET|KEY|KEY_BASE)=` + envValue},
+		// TOKEN=…, SECRET=…, PASSWD=… with the word the whole name (PWD=
+		// is the working directory, KEY= too often not a secret); a rule
+		// of its own, led by its words, so that text full of "token=" is
+		// not run through env_secret's pattern from every position.
+		{Name: "env_bare_secret", Pattern: `\b(?:TOKEN|SECRET|PASSWD)=` + envValue},
 		// A value in quotes is redacted whole, spaces and all; quotes
 		// escaped with backslashes (curl -d "{\"password\":\"…\"}") are
 		// quotes too. The value is on the name's line ("Enter password:"
