@@ -51,7 +51,7 @@ var builtinFilters = []filter{
 	},
 	// github_token
 	{
-		pattern: "(?:^|[^0-9A-Za-z])(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?:[^0-9A-Za-z]|$)",
+		pattern: "(?:^|[^0-9A-Za-z])(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?:[^0-9A-Za-z]|$)",
 		need:    []string{"ho_", "hp_", "hr_", "hs_", "hu_", "ithub_pat_"},
 		prefix:  []string{"g"},
 		lead:    leadAlnum,

@@ -177,13 +177,13 @@ func (r *Redactor) nothingToClean(raw []byte) bool {
 	if bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) || r.escapesHide(raw) {
 		return false
 	}
-	lower := foldForFilter(string(raw))
-	if r.mayMatch(lower) {
+	text := newFilterText(foldForFilter(string(raw)))
+	if r.mayMatch(text) {
 		return false
 	}
 	if r.keyRule {
 		for _, w := range secretNameHints {
-			if strings.Contains(lower, w) {
+			if text.contains(w) {
 				return false
 			}
 		}

@@ -49,7 +49,7 @@ func makeBuiltins() []Rule {
 		// The name and the key apart by ':', '=' or white space (aws
 		// configure set aws_secret_access_key …).
 		{Name: "aws_secret_key", Pattern: `(?i)aws_?secret_?access_?key\\*["']?(?:\s*[:=]\s*|[ \t]+)\\*["']?(?P<secret>[A-Za-z0-9/+=]{40})`},
-		{Name: "github_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?:[^0-9A-Za-z]|$)`},
+		{Name: "github_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?:[^0-9A-Za-z]|$)`},
 		// GitLab personal, deploy, runner, pipeline-trigger and OAuth
 		// application tokens.
 		{Name: "gitlab_token", Pattern: `(?:^|[^0-9A-Za-z])(?P<secret>gl(?:pat|dt|rt|ptt|oas)-[0-9A-Za-z_\-]{20,})`},
