@@ -210,7 +210,7 @@ var builtinFilters = []filter{
 	},
 	// redis_password
 	{
-		pattern: "\\bredis-cli\\b[^\\n|;&]*?\\s(?:-a|--pass)[ \\t]+(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\-][^\\s'\"\\\\]*))",
+		pattern: "\\bredis-cli\\b[^\\n|;&]*?\\s(?:(?:-a|--pass)[ \\t]+(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\-][^\\s'\"\\\\]*))|AUTH[ \\t]+(?:[^\\s'\"]+[ \\t]+)?(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\-][^\\s'\"\\\\]*))[ \\t]*(?:$|[\\n|;&]))",
 		need:    []string{"redis-cli"},
 		prefix:  []string{"redis-cli"},
 		lead:    leadWord,
@@ -224,9 +224,8 @@ var builtinFilters = []filter{
 	},
 	// openssl_password
 	{
-		pattern: "-pass(?:in|out|word)?[ \\t]+pass:(?P<secret>[^\\s'\"\\\\]+)",
-		need:    []string{"-pass"},
-		prefix:  []string{"-pass"},
+		pattern: "-pass(?:in|out|word)?[ \\t]+pass:(?P<secret>[^\\s'\"\\\\]+)|\\bopenssl\\s+enc\\b[^\\n|;&]*?\\s-k[ \\t]+(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\-][^\\s'\"\\\\]*))",
+		need:    []string{"-pass", "openssl"},
 	},
 	// htpasswd_password
 	{
@@ -250,7 +249,7 @@ var builtinFilters = []filter{
 	},
 	// cli_secret_flag
 	{
-		pattern: "--(?:[a-z0-9]+-)*(?:token|password|passwd|passphrase|secret|api-?key|access-?key|auth-?token)(?:[ \\t]+|=)(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\-][^\\s'\"\\\\]*))",
+		pattern: "--(?:[a-z0-9]+-)*(?:token|password|passwd|passphrase|secret|api-?key|access-?key|auth-?token)(?:[ \\t]+|=)(?:'(?P<secret>[^'\\n]+)'|\"(?P<secret>[^\"\\n]+)\"|(?P<secret>[^\\s'\"$<>|&;\\\\:-](?:[^\\s'\"\\\\:]|:+[^\\s'\"\\\\:/])*:*)(?:[\\s'\"\\\\]|$))",
 		need:    []string{"token", "password", "passwd", "passphrase", "secret", "api-key", "apikey", "access-key", "accesskey"},
 		prefix:  []string{"--"},
 	},

@@ -101,13 +101,16 @@ func makeBuiltins() []Rule {
 		// docker login -p SECRET (podman, nerdctl, oras, helm registry),
 		// twine upload -p SECRET.
 		{Name: "login_password", Pattern: `\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm registry) login|twine upload)\b[^\n|;&]*?\s-p[ \t]+` + optValue},
-		// redis-cli -a SECRET (its -p is the port).
-		{Name: "redis_password", Pattern: `\bredis-cli\b[^\n|;&]*?\s(?:-a|--pass)[ \t]+` + optValue},
+		// redis-cli -a SECRET (its -p is the port), redis-cli AUTH [user]
+		// SECRET.
+		{Name: "redis_password", Pattern: `\bredis-cli\b[^\n|;&]*?\s(?:(?:-a|--pass)[ \t]+` + optValue +
+			`|AUTH[ \t]+(?:[^\s'"]+[ \t]+)?` + optValue + `[ \t]*(?:$|[\n|;&]))`},
 		// ssh-keygen -N new-passphrase, -P old-passphrase.
 		{Name: "ssh_keygen_passphrase", Pattern: `\bssh-keygen\b[^\n|;&]*?\s-[NP][ \t]+` + optValue},
 		// openssl's -passin pass:SECRET, -passout pass:…, -password pass:…
-		// (env:VAR and file:path name where the password is).
-		{Name: "openssl_password", Pattern: `-pass(?:in|out|word)?[ \t]+pass:(?P<secret>[^\s'"\\]+)`},
+		// (env:VAR and file:path name where the password is), and openssl
+		// enc -k SECRET.
+		{Name: "openssl_password", Pattern: `-pass(?:in|out|word)?[ \t]+pass:(?P<secret>[^\s'"\\]+)|\bopenssl\s+enc\b[^\n|;&]*?\s-k[ \t]+` + optValue},
 		// htpasswd -b[c] file user SECRET, htpasswd -nb user SECRET.
 		{Name: "htpasswd_password", Pattern: `\bhtpasswd\s+(?:-[A-Za-z]*n[A-Za-z]*[ \t]+\S+|-[A-Za-z]*b[A-Za-z]*[ \t]+\S+[ \t]+\S+)[ \t]+` + optValue},
 		// A password hash after its user's name, as in .htpasswd and
@@ -118,8 +121,11 @@ func makeBuiltins() []Rule {
 		{Name: "netrc_password", Pattern: `\b(?:machine|default)\s+(?:\S+\s+)?(?:(?:login|account)\s+\S+\s+)+password\s+(?P<secret>\S+)`},
 		// A long option named like a secret: --token SECRET, --password
 		// SECRET, --api-key=SECRET, --client-secret SECRET. --token-file
-		// and --password-stdin name where the secret is.
-		{Name: "cli_secret_flag", Pattern: `--(?:[a-z0-9]+-)*(?:token|password|passwd|passphrase|secret|api-?key|access-?key|auth-?token)(?:[ \t]+|=)` + optValue},
+		// and --password-stdin name where the secret is; a URL after the
+		// option is the command's argument (wget --ask-password https://…),
+		// not a value.
+		{Name: "cli_secret_flag", Pattern: `--(?:[a-z0-9]+-)*(?:token|password|passwd|passphrase|secret|api-?key|access-?key|auth-?token)(?:[ \t]+|=)` +
+			`(?:'(?P<secret>[^'\n]+)'|"(?P<secret>[^"\n]+)"|(?P<secret>[^\s'"$<>|&;\\:-](?:[^\s'"\\:]|:+[^\s'"\\:/])*:*)(?:[\s'"\\]|$))`},
 		// XML elements and NuGet-style settings named like a secret:
 		// <password>…</password>, <add key="ClearTextPassword" value="…"/>.
 		{Name: "xml_secret", Pattern: `(?i)<(?:add\s+key="[^"\n]*(?:password|token|secret|apikey)"\s+value="(?P<secret>[^"\n]+)"|(?:[A-Za-z0-9_.\-]*:)?[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|secret|token|api-?key|apikey|access-?key|private-?key)>(?P<secret>[^<\n]+)</)`},
