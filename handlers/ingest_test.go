@@ -354,30 +354,50 @@ func TestIngestFullyPrivatePrompt(t *testing.T) {
 // e2eSecrets has one realistic secret per built-in rule, and the part of it
 // that must never be stored.
 var e2eSecrets = map[string][2]string{
-	"pem_private_key":      {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"},
-	"aws_access_key":       {"AKIAZ7QWERTYUIOP1234", "AKIAZ7QWERTYUIOP1234"},
-	"aws_secret_key":       {"AWS_SECRET_ACCESS_KEY=Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876"},
-	"github_token":         {"ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
-	"anthropic_key":        {"sk-ant-api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f", "sk-ant-api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f"},
-	"openai_key":           {"sk-proj-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fE", "sk-proj-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fE"},
-	"slack_token":          {"xoxp-Zx9yW8vU7tS6rQ5pO4nM", "xoxp-Zx9yW8vU7tS6rQ5pO4nM"},
-	"jwt":                  {"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ6eDl5dzgifQ.Zx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
-	"bearer_token":         {"Authorization: Bearer Zx9yW8vU7tS6rQ5pO4nM", "Zx9yW8vU7tS6rQ5pO4nM"},
-	"url_credentials":      {"https://deploy:Zx9yW8vU7tS6rQ5p@git.example.com/repo.git", "Zx9yW8vU7tS6rQ5p"},
-	"secret_assignment":    {"db_password: Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
-	"stripe_key":           {"sk_live_Zx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
-	"google_api_key":       {"AIzaZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb"},
-	"slack_webhook":        {"https://hooks.slack.com/services/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", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
-	"npm_token":            {"npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
-	"huggingface_token":    {"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", "ZxyWvUtSrQpOnMlKjIhGfEdCbAzyxwvuts"},
-	"mneme_token":          {"mneme_pt_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
-	"sentry_dsn":           {"https://0123456789abcdef0123456789abcdef@o42.ingest.sentry.io/4242", "0123456789abcdef0123456789abcdef"},
-	"env_secret":           {"DEPLOY_TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
-	"basic_auth":           {"Authorization: Basic WngleVc4dlU3dFM2clE1cA==", "WngleVc4dlU3dFM2clE1cA"},
-	"azure_key":            {"AccountName=acme;AccountKey=Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f=;", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f"},
-	"conn_string_password": {"Server=db;User Id=sa;Password=Zx9yW8vU7tS6;", "Zx9yW8vU7tS6"},
-	"yaml_secret":          {"\nauth:\n  session_token: Zx9yW8vU7tS6rQ5p\n", "Zx9yW8vU7tS6rQ5p"},
-	"json_secret_member":   {`resp={"session_token":"Zx9yW8vU7tS6rQ5p"}`, "Zx9yW8vU7tS6rQ5p"},
+	"pem_private_key":       {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"},
+	"aws_access_key":        {"AKIAZ7QWERTYUIOP1234", "AKIAZ7QWERTYUIOP1234"},
+	"aws_secret_key":        {"AWS_SECRET_ACCESS_KEY=Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA9876"},
+	"github_token":          {"ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
+	"anthropic_key":         {"sk-ant-api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f", "sk-ant-api03-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f"},
+	"openai_key":            {"sk-proj-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fE", "sk-proj-Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fE"},
+	"slack_token":           {"xoxp-Zx9yW8vU7tS6rQ5pO4nM", "xoxp-Zx9yW8vU7tS6rQ5pO4nM"},
+	"jwt":                   {"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ6eDl5dzgifQ.Zx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"bearer_token":          {"Authorization: Bearer Zx9yW8vU7tS6rQ5pO4nM", "Zx9yW8vU7tS6rQ5pO4nM"},
+	"url_credentials":       {"https://deploy:Zx9yW8vU7tS6rQ5p@git.example.com/repo.git", "Zx9yW8vU7tS6rQ5p"},
+	"secret_assignment":     {"db_password: Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"stripe_key":            {"sk_live_Zx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"google_api_key":        {"AIzaZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCb"},
+	"slack_webhook":         {"https://hooks.slack.com/services/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", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"npm_token":             {"npm_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
+	"huggingface_token":     {"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", "ZxyWvUtSrQpOnMlKjIhGfEdCbAzyxwvuts"},
+	"mneme_token":           {"mneme_pt_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+	"sentry_dsn":            {"https://0123456789abcdef0123456789abcdef@o42.ingest.sentry.io/4242", "0123456789abcdef0123456789abcdef"},
+	"env_secret":            {"DEPLOY_TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
+	"basic_auth":            {"Authorization: Basic WngleVc4dlU3dFM2clE1cA==", "WngleVc4dlU3dFM2clE1cA"},
+	"azure_key":             {"AccountName=acme;AccountKey=Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f=;", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0f"},
+	"conn_string_password":  {"Server=db;User Id=sa;Password=Zx9yW8vU7tS6;", "Zx9yW8vU7tS6"},
+	"yaml_secret":           {"\nauth:\n  session_token: Zx9yW8vU7tS6rQ5p\n", "Zx9yW8vU7tS6rQ5p"},
+	"json_secret_member":    {`resp={"session_token":"Zx9yW8vU7tS6rQ5p"}`, "Zx9yW8vU7tS6rQ5p"},
+	"gitlab_token":          {"glpat-Zx9yW8vU7tS6rQ5pO4nM", "Zx9yW8vU7tS6rQ5pO4nM"},
+	"pypi_token":            {"pypi-AgEIcHlwaS5vcmcCJZx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA", "Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"},
+	"vault_token":           {"hvs.CAESIZx9yW8vU7tS6rQ5pO4nM3lK2", "Zx9yW8vU7tS6rQ5pO4nM3lK2"},
+	"curl_user_password":    {"curl -u admin:Zx9yW8vU7tS6 https://ci.example.com", "Zx9yW8vU7tS6"},
+	"mysql_password":        {"mysql -uroot -pZx9yW8vU7tS6 app", "Zx9yW8vU7tS6"},
+	"sshpass_password":      {"sshpass -p Zx9yW8vU7tS6 ssh host", "Zx9yW8vU7tS6"},
+	"login_password":        {"docker login -u ci -p Zx9yW8vU7tS6 registry.example.com", "Zx9yW8vU7tS6"},
+	"redis_password":        {"redis-cli -h cache -a Zx9yW8vU7tS6 ping", "Zx9yW8vU7tS6"},
+	"ssh_keygen_passphrase": {"ssh-keygen -t ed25519 -N Zx9yW8vU7tS6 -f id", "Zx9yW8vU7tS6"},
+	"openssl_password":      {"openssl enc -aes256 -in notes.txt -pass pass:Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"htpasswd_password":     {"htpasswd -nb admin Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"password_hash":         {"admin:$apr1$Zx9yW8vU$7tS6rQ5pO4nM3lK2jI1hG0", "7tS6rQ5pO4nM3lK2jI1hG0"},
+	"netrc_password":        {"machine api.example.com login me password Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"cli_secret_flag":       {"vercel deploy --token Zx9yW8vU7tS6", "Zx9yW8vU7tS6"},
+	"xml_secret":            {"<server><password>Zx9yW8vU7tS6</password></server>", "Zx9yW8vU7tS6"},
+	"docker_auth":           {`config: {"auths":{"r.example.com":{"auth":"WngleVc4dlU3dFM2clE1cA=="}}}`, "WngleVc4dlU3dFM2clE1cA"},
+	"kube_client_key":       {"client-key-data: WngleVc4dlU3dFM2clE1cE80bk0=", "WngleVc4dlU3dFM2clE1cE80bk0"},
+	"npmrc_auth":            {"_auth=WngleVc4dlU3dFM2clE1cA", "WngleVc4dlU3dFM2clE1cA"},
+	"cookie_header":         {"Cookie: sid=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
+	"env_bare_secret":       {"export TOKEN=Zx9yW8vU7tS6rQ5p", "Zx9yW8vU7tS6rQ5p"},
 }
 
 func TestIngestRedactsEveryRule(t *testing.T) {
@@ -699,7 +719,7 @@ func TestIngestResumeReopens(t *testing.T) {
 	start := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "startup"}
 	srv.Hook(t, "session-start", start)
 	srv.Hook(t, "session-end", map[string]any{"session_id": "resume", "reason": "prompt_input_exit"})
-	stale := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "resume", "mneme_time": "2001-01-01T00:00:00Z"}
+	stale := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "resume", "mneme_time": time.Now().Add(-time.Hour).UTC()}
 	srv.Hook(t, "session-start", stale)
 	if s := sessionRow(t, srv, "resume"); s.Status != models.StatusCompleted {
 		t.Errorf("a stale replayed start reopened the session: %+v", s)
@@ -731,5 +751,47 @@ func TestIngestToolCallBeforeItsPrompt(t *testing.T) {
 	obs := observationsOf(t, srv, sessionRow(t, srv, "early").ID)
 	if len(obs) != 3 || obs[0].PromptNumber != 0 || obs[1].PromptNumber != 1 || obs[2].PromptNumber != 1 {
 		t.Errorf("prompt numbers: %d %d %d", obs[0].PromptNumber, obs[1].PromptNumber, obs[2].PromptNumber)
+	}
+}
+
+// A JSON member whose name is written with escapes, quoted in text, is
+// redacted in the prompt, the tool's input and output, the last message
+// and the summaries made of them (issue 36).
+func TestIngestRedactsEscapedMemberNames(t *testing.T) {
+	srv := testutil.NewServer(t, testutil.FastStream)
+	const session, project, secret = "esc-names", "escnames", "EscapedNameSecret0036"
+	quoted := `the API answered {"user":"ci","pass\u0077ord":"` + secret + `"} on login`
+	h := func(event string, extra map[string]any) map[string]any {
+		return apiHook(event, session, project, extra)
+	}
+	srv.Hook(t, "session-start", h("SessionStart", map[string]any{"source": "startup"}))
+	srv.Hook(t, "user-prompt-submit", h("UserPromptSubmit", map[string]any{"prompt_id": "p1", "prompt": "why does " + quoted + " fail?"}))
+	srv.Hook(t, "post-tool-use", h("PostToolUse", map[string]any{"prompt_id": "p1", "tool_name": "Bash", "tool_use_id": "esc-t1",
+		"tool_input":    map[string]any{"command": "echo '" + quoted + "'"},
+		"tool_response": map[string]any{"stdout": quoted + "\n", "stderr": "", "interrupted": false}}))
+	srv.Hook(t, "stop", h("Stop", map[string]any{"prompt_id": "p1", "stop_hook_active": false, "last_assistant_message": "It said " + quoted}))
+	srv.Hook(t, "session-end", h("SessionEnd", map[string]any{"reason": "other"}))
+	waitFor(t, "the turn's summary", func() bool { return len(summariesOf(t, srv, project)) >= 1 })
+
+	s := sessionRow(t, srv, session)
+	var p models.Prompt
+	modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id LIMIT 1`, s.ID)
+	obs := observationsOf(t, srv, s.ID)
+	sums, _ := json.Marshal(summariesOf(t, srv, project))
+	fields := map[string]string{"prompt": p.Text, "last message": s.LastAssistantMessage, "summaries": string(sums)}
+	for _, o := range obs {
+		fields["input "+o.ToolName] = o.Input
+		fields["output "+o.ToolName] = o.Output
+	}
+	for name, v := range fields {
+		if strings.Contains(v, secret) {
+			t.Errorf("%s keeps the secret: %q", name, v)
+		}
+	}
+	if !strings.Contains(p.Text, "[REDACTED:") {
+		t.Errorf("the prompt names no rule: %q", p.Text)
+	}
+	if bytes.Contains(dbBytes(t, srv), []byte(secret)) {
+		t.Error("the secret is in the database files")
 	}
 }

@@ -390,3 +390,15 @@ func TestReapplyRedaction(t *testing.T) {
 		t.Fatalf("prompt not rewritten with the marker")
 	}
 }
+
+// The settings page lists every built-in rule, the ones added since the
+// settings were stored too (issue 36's command-line and config shapes).
+func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
+	srv := testutil.NewServer(t)
+	_, page := srv.Get(t, "/settings")
+	for _, r := range models.BuiltinRedactionRules() {
+		if !strings.Contains(string(page), `data-rule="`+r.Name+`"`) {
+			t.Errorf("the settings page does not list %s", r.Name)
+		}
+	}
+}

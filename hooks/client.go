@@ -32,8 +32,14 @@ import (
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
-// MaxStdin bounds what `mneme hook` reads from Claude Code.
-const MaxStdin = 64 << 20
+// A payload of up to streamAbove bytes is read whole. A longer one is read
+// as it comes (privacy.ReadPayload), in bounded memory: each long string
+// is kept as its two ends, cleaned, with the cut marked, and the event is
+// stored. MaxStdin bounds what `mneme hook` reads from Claude Code at all.
+const (
+	streamAbove = 4 << 20
+	MaxStdin    = 1 << 30
+)
 
 // sendLimit keeps a payload under the worker's 2 MiB body cap.
 const sendLimit = 1800 << 10
@@ -124,7 +130,7 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 		c.debugf("unknown event %q", slug)
 		return []byte(hookwire.ContinueJSON)
 	}
-	raw, err := io.ReadAll(io.LimitReader(stdin, MaxStdin))
+	raw, err := c.readPayload(stdin)
 	if err != nil || len(bytes.TrimSpace(raw)) == 0 {
 		c.debugf("no payload on stdin: %v", err)
 		return []byte(hookwire.ContinueJSON)
@@ -161,6 +167,23 @@ func (c *Client) run(slug string, stdin io.Reader) []byte {
 		}
 	}
 	return c.sendOrSpool(slug, body, budget, true)
+}
+
+// readPayload reads Claude Code's payload: whole up to streamAbove bytes,
+// else as it comes, its long strings cut (see streamAbove). A long payload
+// that is not one JSON document is cut at streamAbove bytes and cleaned as
+// text, as any malformed payload is.
+func (c *Client) readPayload(stdin io.Reader) ([]byte, error) {
+	head, err := io.ReadAll(io.LimitReader(stdin, streamAbove+1))
+	if err != nil || len(head) <= streamAbove {
+		return head, err
+	}
+	out, err := c.redactor().ReadPayload(io.MultiReader(bytes.NewReader(head), io.LimitReader(stdin, MaxStdin-int64(len(head)))))
+	if err != nil {
+		c.debugf("a payload of over %d bytes is not one JSON document: %v", streamAbove, err)
+		return head[:streamAbove], nil
+	}
+	return out, nil
 }
 
 func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart bool) []byte {

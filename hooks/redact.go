@@ -34,9 +34,12 @@ func LoadRedactor(dataDir string, debug func(format string, args ...any)) *priva
 // every decoded string, long strings cut only after that, before anything
 // is sent to the worker or written to the spool.
 func (c *Client) redact(raw []byte) []byte {
-	r := c.Redactor
-	if r == nil {
-		r = privacy.Builtins()
+	return c.redactor().CleanPayload(raw, sendLimit)
+}
+
+func (c *Client) redactor() *privacy.Redactor {
+	if c.Redactor == nil {
+		c.Redactor = privacy.Builtins()
 	}
-	return r.CleanPayload(raw, sendLimit)
+	return c.Redactor
 }

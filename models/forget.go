@@ -257,6 +257,9 @@ func (tx *Tx) forget(target string, set forgetSet) (ForgetResult, error) {
 		{sql: `DELETE FROM private_prompts WHERE session_id IN @ids`, ids: set.sessions, dst: new(int64)},
 		{sql: `DELETE FROM sessions WHERE id IN @ids`, ids: set.sessions, dst: &d.Sessions},
 	}
+	if err := tx.entomb(set.sessions); err != nil {
+		return res, err
+	}
 	for _, st := range steps {
 		for ids := st.ids; len(ids) > 0; {
 			chunk := ids[:min(len(ids), forgetChunk)]

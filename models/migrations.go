@@ -462,7 +462,15 @@ var migrations = []string{
 	// 20: Bash titles say what happened (issue #35): the rows stored
 	// before get theirs from their command and output (migrationFollowUps).
 	`SELECT 1`,
+	// 21: who captured a forgotten session's id (SessionTombstone).
+	sessionTombstonesMigration,
 }
+
+// sessionTombstonesMigration is migration 21 on both backends.
+const sessionTombstonesMigration = `CREATE TABLE session_tombstones (
+		id_hash TEXT PRIMARY KEY,
+		captured_by TEXT NOT NULL DEFAULT ''
+	)`
 
 // memoryProvenanceBackfill gives the memories stored before provenance
 // the best of it their rows allow, on both backends (UPDATE … FROM):

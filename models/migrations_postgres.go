@@ -328,6 +328,8 @@ var pgMigrations = []string{
 	` + memoryProvenanceBackfill,
 	// 12: SQLite's migration 20, Bash titles that say what happened.
 	`SELECT 1`,
+	// 13: SQLite's migration 21, who captured a forgotten session's id.
+	sessionTombstonesMigration,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the

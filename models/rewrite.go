@@ -17,8 +17,11 @@ import (
 // index of the other tables like the full-text ones: vectors with their
 // row's kind, model and filter columns, deleted by triggers when that
 // row's text is rewritten (it has no id column to page by on PostgreSQL);
-// and mneme_common (PostgreSQL), hashes of the planner's statistics.
-var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true, "embeddings": true, "mneme_common": true}
+// and mneme_common (PostgreSQL), hashes of the planner's statistics;
+// and session_tombstones, hashes of forgotten session ids and who
+// captured them.
+var notData = map[string]bool{"settings": true, "schema_version": true, "api_tokens": true, "embeddings": true, "mneme_common": true,
+	"session_tombstones": true}
 
 // TextTable is a table holding captured data, with its TEXT columns.
 type TextTable struct {

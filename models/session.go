@@ -2,6 +2,10 @@ package models
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
 	"time"
 )
 
@@ -66,18 +70,69 @@ func (tx *Tx) EnsureSession(s *Session) (SessionRef, error) {
 	if s.Status == "" {
 		s.Status = StatusActive
 	}
+	// A forgotten session's id is recorded again only for whoever
+	// captured it (see SessionTombstone).
+	key := tombstoneKey(s.ClaudeSessionID)
 	res := tx.db.Exec(`INSERT INTO sessions (claude_session_id, project, cwd, git_branch, source, status, started_at, transcript_path, captured_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(claude_session_id) DO NOTHING`,
-		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath, s.CapturedBy)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM session_tombstones WHERE id_hash = ? AND captured_by <> ?)
+		ON CONFLICT(claude_session_id) DO NOTHING`,
+		s.ClaudeSessionID, s.Project, s.Cwd, s.GitBranch, s.Source, s.Status, s.StartedAt, s.TranscriptPath, s.CapturedBy, key, s.CapturedBy)
 	if res.Error != nil {
 		return SessionRef{}, res.Error
 	}
 	ref := SessionRef{Created: res.RowsAffected == 1}
 	row := tx.db.Raw(`SELECT id, project, captured_by FROM sessions WHERE claude_session_id = ?`, s.ClaudeSessionID).Row()
 	if err := row.Scan(&ref.ID, &ref.Project, &ref.CapturedBy); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			if err := tx.db.Raw(`SELECT captured_by FROM session_tombstones WHERE id_hash = ?`, key).Row().Scan(&ref.CapturedBy); err == nil {
+				return ref, nil // someone else's, forgotten: nothing stored, ref.ID 0
+			}
+		}
 		return SessionRef{}, err
 	}
 	return ref, nil
+}
+
+// SessionTombstone is what a forget keeps of a session: who captured its
+// Claude Code session id, and a hash of that id; nothing it held. A live
+// session that is forgotten goes on sending events, and its next one
+// records it again: for its captor only. Anyone else's event for that id
+// finds it someone else's (EnsureSession), as it would have before the
+// forget, instead of taking it over and leaving the captor's events
+// refused.
+type SessionTombstone struct {
+	IDHash     string `gorm:"primaryKey"`
+	CapturedBy string
+}
+
+// tombstoneKey is the hash a tombstone keeps of a Claude Code session
+// id. The ids are random UUIDs: their hashes cannot be found by guessing.
+func tombstoneKey(claudeID string) string {
+	h := sha256.Sum256([]byte("mneme-session-tombstone\x00" + claudeID))
+	return hex.EncodeToString(h[:])
+}
+
+// entomb keeps a tombstone of each of the sessions ids, about to be
+// forgotten.
+func (tx *Tx) entomb(ids []int64) error {
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), forgetChunk)]
+		ids = ids[len(chunk):]
+		var rows []struct {
+			ClaudeSessionID string
+			CapturedBy      string
+		}
+		if err := tx.db.Raw(`SELECT claude_session_id, captured_by FROM sessions WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := tx.db.Exec(`INSERT INTO session_tombstones (id_hash, captured_by) VALUES (?, ?)
+				ON CONFLICT(id_hash) DO UPDATE SET captured_by = excluded.captured_by`, tombstoneKey(r.ClaudeSessionID), r.CapturedBy).Error; err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // KnownSessions counts how many of these Claude Code session ids are

@@ -74,6 +74,28 @@ var secretKinds = []secretKind{
 	{"url_credentials", "psql postgres://u:SoakPgPw0027@db.internal:5432/app", "SoakPgPw0027"},
 	{"conn_string_password", "Server=db;Database=app;User Id=sa;Password=Soak Ado Pw 0028;", "Soak Ado Pw 0028"},
 	{"json_secret_member", `{"user":"a","session_token":"SoakJsonInText0029","cookie":"sid=SoakJsonCookie0030"}`, "SoakJsonInText0029"},
+	// Issue 36: the shapes developers type and paste (commands, config
+	// files), and the kinds added for them.
+	{"mysql_password", "mysql -h db -uroot -pSoakMysqlPw0040 app", "SoakMysqlPw0040"},
+	{"curl_user_password", "curl -u admin:SoakCurlUserPw41 https://ci.example.com/api", "SoakCurlUserPw41"},
+	{"netrc_password", "machine api.example.com\n  login soak\n  password SoakNetrcPw0042\n", "SoakNetrcPw0042"},
+	{"cli_secret_flag", "vercel deploy --prod --token SoakTokenFlag0043", "SoakTokenFlag0043"},
+	{"xml_secret", "<server><id>nexus</id><password>SoakXmlPassw0044</password></server>", "SoakXmlPassw0044"},
+	{"docker_auth", `config: {"auths":{"r.example.com":{"auth":"U29ha0RvY2tlckF1dGgwMDQ1"}}}`, "U29ha0RvY2tlckF1dGgwMDQ1"},
+	{"secret_assignment", "gpg-wrapper passphrase=SoakPassphrase46", "SoakPassphrase46"},
+	{"secret_assignment", "PGPASSWORD=SoakPgPassword47 psql -h db", "SoakPgPassword47"},
+	{"sshpass_password", "sshpass -p 'Soak Sshpass 0048' ssh deploy@host", "Soak Sshpass 0048"},
+	{"password_hash", "admin:$apr1$SoakSalt$SoakHtpasswdHash0049", "SoakHtpasswdHash0049"},
+	{"url_credentials", "git clone https://oauth2:SoakGitCloneTok50@gitlab.example.com/g/r.git", "SoakGitCloneTok50"},
+	{"secret_assignment", "//npm.example.com/:_authToken=SoakNpmrcToken0051", "SoakNpmrcToken0051"},
+	{"npmrc_auth", "_auth=U29ha05wbXJjQXV0aDAwNTI=", "U29ha05wbXJjQXV0aDAwNTI"},
+	{"secret_assignment", "[pypi]\nusername = __token__\npassword = SoakPypircPassw53\n", "SoakPypircPassw53"},
+	{"kube_client_key", "    client-key-data: U29ha0t1YmVDbGllbnRLZXkwMDU0\n", "U29ha0t1YmVDbGllbnRLZXkwMDU0"},
+	{"login_password", "docker login -u ci -p SoakDockerLogin55 registry.example.com", "SoakDockerLogin55"},
+	{"gitlab_token", "glpat-SoakGitlabToken0056abcd", "SoakGitlabToken0056abcd"},
+	{"cookie_header", "curl -H 'Cookie: sid=SoakCookieHdr0057' https://app.example.com", "SoakCookieHdr0057"},
+	// A JSON member whose name is written with escapes, in text.
+	{"json_secret_member", `resp {"pass\u0077ord":"SoakEscapedName58"}`, "SoakEscapedName58"},
 	{"corp_ticket", "CORP-SECRET-8472910365", "SECRET-8472910365"}, // "CORP-SECRET-" is in the rule's pattern
 	{"nested_private", "<private>outer <private>SoakInnerPrivate1</private> SoakNestedTail0123</private>", "SoakNestedTail0123"},
 }

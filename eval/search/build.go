@@ -48,7 +48,9 @@ func buildSession(ctx context.Context, store *models.Store, svc *capture.Service
 	handle := func(event string, p shape.Payload) error {
 		at = at.Add(time.Minute)
 		t := at
-		p.SessionID, p.Cwd, p.HookEventName, p.MnemeTime = claudeID, cwd, event, &t
+		// History dated from Base, as `mneme import` rebuilds it: the
+		// worker takes an imported event's time however old it is.
+		p.SessionID, p.Cwd, p.HookEventName, p.MnemeTime, p.MnemeImport = claudeID, cwd, event, &t, true
 		_, err := svc.Handle(ctx, event, &p)
 		return err
 	}

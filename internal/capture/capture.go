@@ -131,6 +131,10 @@ func (s *Service) Policy() *shape.Policy { return s.policy.Load() }
 // reach the live stream after the commit.
 func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (shape.Output, error) {
 	ev := s.Policy().CleanEvent(p, PersonFrom(ctx), s.disk)
+	if claimed, ok := ev.BoundTime(s.now()); !ok {
+		s.log.Warn("capture: an event claimed a time outside the replay window; stored at the time it was received",
+			"event", event, "person", ev.Person(), "claimed", claimed)
+	}
 	switch event {
 	case hookwire.SessionStart:
 		return s.sessionStart(ctx, ev)

@@ -358,6 +358,18 @@ func (s Spool) Rejected() (events int, dir string) {
 	return events, dir
 }
 
+// The time an event may claim (mneme_time), which the spool adds so that
+// a replayed event keeps the time it happened: the worker takes a claim
+// from at most MaxReplayAge ago (a laptop offline for weeks replays its
+// spool when it is back) to MaxClockSkew ahead of its own clock. It
+// stores an event that claims a time outside that window at the time it
+// received it, and logs the claim: a person cannot put a session first
+// in everyone's recent sessions (2099), nor out of retention's reach.
+const (
+	MaxReplayAge = 30 * 24 * time.Hour
+	MaxClockSkew = 5 * time.Minute
+)
+
 // withEventTime adds mneme_time to a spooled body so the worker records
 // when the event happened, not when it was replayed.
 func withEventTime(body json.RawMessage, at time.Time) []byte {

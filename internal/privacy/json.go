@@ -177,13 +177,13 @@ func (r *Redactor) nothingToClean(raw []byte) bool {
 	if bytes.Contains(raw, []byte(`\/`)) || containsTagJSON(raw) || r.escapesHide(raw) {
 		return false
 	}
-	lower := foldForFilter(string(raw))
-	if r.mayMatch(lower) {
+	text := newFilterText(foldForFilter(string(raw)))
+	if r.mayMatch(text) {
 		return false
 	}
 	if r.keyRule {
 		for _, w := range secretNameHints {
-			if strings.Contains(lower, w) {
+			if text.contains(w) {
 				return false
 			}
 		}
@@ -333,25 +333,46 @@ func (w *jsonWalker) text(s string) string {
 // cleanWindow is Clean, then the text cut to its first and last keep
 // bytes; when s is long, only the regions around what is kept are
 // redacted (see windowMargin), never a cut secret.
-func (r *Redactor) cleanWindow(s string, keep int) string {
+func (r *Redactor) cleanWindow(s string, keep int) string { return r.cleanWindowOf(s, keep, 0) }
+
+// cleanCut is cleanWindow for a string read in part (ReadPayload): head
+// and tail are its ends, and the n bytes between them were not kept. The
+// omission is marked between them, and counted in the marker of a cut
+// that takes it out. Without a tail, the head is cleaned alone and what
+// is kept of it ends windowProtect bytes before its end at least, as
+// cleanWindow keeps a head.
+func (r *Redactor) cleanCut(head, tail string, n int) string {
+	if tail == "" {
+		h := r.Clean(head)
+		h = h[:RuneStart(h, max(min(cutKeep, len(h)-windowProtect), 0))]
+		return h + omitted(len(head)+n-len(h))
+	}
+	mark := omitted(n)
+	return r.cleanWindowOf(head+mark+tail, cutKeep, n-len(mark))
+}
+
+// cleanWindowOf is cleanWindow with unread bytes: extra more are counted
+// in the marker of the cut.
+func (r *Redactor) cleanWindowOf(s string, keep, extra int) string {
 	s = StripTags(Sanitize(s))
 	if len(s) <= 2*(keep+windowMargin) {
-		return cut(r.Clean(s), keep)
+		return cut(r.Clean(s), keep, extra)
 	}
 	head := r.Redact(s[:RuneStart(s, keep+windowMargin)])
 	tail := r.Redact(s[RuneStart(s, len(s)-keep-windowMargin):])
 	head = head[:RuneStart(head, min(keep, len(head)-windowProtect))]
 	tail = tail[runeAfter(tail, max(len(tail)-keep, windowProtect)):]
-	return head + omitted(len(s)-len(head)-len(tail)) + tail
+	return head + omitted(len(s)-len(head)-len(tail)+extra) + tail
 }
 
-// cut keeps the first and last keep bytes of s, on rune boundaries.
-func cut(s string, keep int) string {
+// cut keeps the first and last keep bytes of s, on rune boundaries,
+// counting extra more bytes in the marker of the cut.
+func cut(s string, keep, extra int) string {
 	if len(s) <= 2*keep {
 		return s
 	}
 	head, tail := s[:RuneStart(s, keep)], s[runeAfter(s, len(s)-keep):]
-	return head + omitted(len(s)-len(head)-len(tail)) + tail
+	return head + omitted(len(s)-len(head)-len(tail)+extra) + tail
 }
 
 // omitted is the marker that stands for n bytes cut out, as the edge's

@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,12 @@ var redactionCases = map[string]struct {
 		secret:     "Zq8xv2Lm9",
 		nearMisses: []string{"TOKEN_LIMIT=5", "ONE_PASS=", "ONE_PASS= is followed by nothing", "MAX_TOKEN=512", "export PATH=/usr/bin", "db_pass=lowercase_is_code"},
 	},
+	"env_bare_secret": {
+		sample:     "export TOKEN=Bar3T0kenValue && SECRET='two words' ./run",
+		want:       "export TOKEN=[REDACTED:env_bare_secret] && SECRET='[REDACTED:env_bare_secret]' ./run",
+		secret:     "Bar3T0kenValue",
+		nearMisses: []string{"TOKEN_LIMIT=4096", "MAX_TOKEN=512", "PWD=/home/dev", "token=x", "SECRET=", "MYTOKEN=abcd"},
+	},
 	"jwt": {
 		sample:     "token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 		want:       "token: [REDACTED:jwt]",
@@ -153,6 +160,120 @@ var redactionCases = map[string]struct {
 		want:       "DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/app",
 		secret:     "s3cr3tP4ss",
 		nearMisses: []string{"https://example.com:8443/path", "mailto:someone@example.com", "https://user@example.com/"},
+	},
+	"gitlab_token": {
+		sample:     "git remote set-url origin https://gitlab.example.com/g/r.git && export GL_TOKEN glpat-xR4nd0mT0kenV4lue12345",
+		want:       "git remote set-url origin https://gitlab.example.com/g/r.git && export GL_TOKEN [REDACTED:gitlab_token]",
+		secret:     "xR4nd0mT0kenV4lue12345",
+		nearMisses: []string{"the glpat- prefix marks a GitLab token", "glpat-short"},
+	},
+	"pypi_token": {
+		sample:     "twine upload -u __token__ dist/* with pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
+		want:       "twine upload -u __token__ dist/* with [REDACTED:pypi_token]",
+		secret:     "AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0",
+		nearMisses: []string{"pypi-AgE is how a token starts", "pip install pypi-simple"},
+	},
+	"vault_token": {
+		sample:     "VAULT login hvs.CAESIJ4nd0mV4ultT0kenV4lue0123456789",
+		want:       "VAULT login [REDACTED:vault_token]",
+		secret:     "CAESIJ4nd0mV4ultT0kenV4lue0123456789",
+		nearMisses: []string{"vault login -method=oidc", "hvs.short"},
+	},
+	"curl_user_password": {
+		sample:     "curl -sS -u admin:Cu7lPassw0rd https://ci.example.com/api/json",
+		want:       "curl -sS -u admin:[REDACTED:curl_user_password] https://ci.example.com/api/json",
+		secret:     "Cu7lPassw0rd",
+		nearMisses: []string{"curl -u admin https://ci.example.com/api/json", "curl -H 'Accept: text/plain' https://x.example"},
+	},
+	"mysql_password": {
+		sample:     "mysql -h db -uroot -pMy5qlPassw0rd app",
+		want:       "mysql -h db -uroot -p[REDACTED:mysql_password] app",
+		secret:     "My5qlPassw0rd",
+		nearMisses: []string{"mysql -h db -u root -p app", "mkdir -p build && mysql --version"},
+	},
+	"sshpass_password": {
+		sample:     "sshpass -p 'Ssh pass 01' ssh deploy@host",
+		want:       "sshpass -p '[REDACTED:sshpass_password]' ssh deploy@host",
+		secret:     "Ssh pass 01",
+		nearMisses: []string{"sshpass -f ~/.pw ssh deploy@host", "sshpass -e ssh deploy@host"},
+	},
+	"login_password": {
+		sample:     "docker login -u ci -p D0ckerPassw0rd registry.example.com",
+		want:       "docker login -u ci -p [REDACTED:login_password] registry.example.com",
+		secret:     "D0ckerPassw0rd",
+		nearMisses: []string{"docker run -p 8080:80 nginx", "docker login -u ci registry.example.com"},
+	},
+	"redis_password": {
+		sample:     "redis-cli -h cache -p 6379 -a R3disPassw0rd ping",
+		want:       "redis-cli -h cache -p 6379 -a [REDACTED:redis_password] ping",
+		secret:     "R3disPassw0rd",
+		nearMisses: []string{"redis-cli -h cache -p 6379 ping"},
+	},
+	"ssh_keygen_passphrase": {
+		sample:     `ssh-keygen -t ed25519 -N "Keyg3n phrase" -f id`,
+		want:       `ssh-keygen -t ed25519 -N "[REDACTED:ssh_keygen_passphrase]" -f id`,
+		secret:     "Keyg3n phrase",
+		nearMisses: []string{"ssh-keygen -t ed25519 -N '' -f id", "ssh-keygen -lf id.pub"},
+	},
+	"openssl_password": {
+		sample:     "openssl rsa -in k.pem -passin pass:0pensslPassw0rd -out k2.pem",
+		want:       "openssl rsa -in k.pem -passin pass:[REDACTED:openssl_password] -out k2.pem",
+		secret:     "0pensslPassw0rd",
+		nearMisses: []string{"openssl rsa -in k.pem -passin env:KEY_PASS", "first pass: done"},
+	},
+	"htpasswd_password": {
+		sample:     "htpasswd -bc /etc/nginx/.htpasswd admin Htpassw0rd01",
+		want:       "htpasswd -bc /etc/nginx/.htpasswd admin [REDACTED:htpasswd_password]",
+		secret:     "Htpassw0rd01",
+		nearMisses: []string{"htpasswd -c /etc/nginx/.htpasswd admin", "htpasswd -v .htpasswd admin"},
+	},
+	"password_hash": {
+		sample:     "root:$6$Salt0123$HashedPassw0rdValue0123456789:19000:0:99999:7:::",
+		want:       "root:$6$[REDACTED:password_hash]:19000:0:99999:7:::",
+		secret:     "HashedPassw0rdValue0123456789",
+		nearMisses: []string{"echo $1$2 and a:$1$ x", "nobody:*:19000:0:99999:7:::"},
+	},
+	"netrc_password": {
+		sample:     "machine api.heroku.com\n  login me@example.com\n  password N3trcPassw0rd\n",
+		want:       "machine api.heroku.com\n  login me@example.com\n  password [REDACTED:netrc_password]\n",
+		secret:     "N3trcPassw0rd",
+		nearMisses: []string{"the machine learning password policy", "machine api.heroku.com\n  login me@example.com\n"},
+	},
+	"cli_secret_flag": {
+		sample:     "vercel deploy --prod --token V3rcelT0kenValue",
+		want:       "vercel deploy --prod --token [REDACTED:cli_secret_flag]",
+		secret:     "V3rcelT0kenValue",
+		nearMisses: []string{"kubectl --token-file /run/token get pods", "docker login --password-stdin", "deploy --api-key $API_KEY", "gh auth login --with-token < token.txt"},
+	},
+	"xml_secret": {
+		sample:     "<server><id>nexus</id><password>XmlPassw0rd</password></server>",
+		want:       "<server><id>nexus</id><password>[REDACTED:xml_secret]</password></server>",
+		secret:     "XmlPassw0rd",
+		nearMisses: []string{"<passwordPolicy>strict</passwordPolicy>", "<password></password>", "<tokenizer>bert</tokenizer>"},
+	},
+	"docker_auth": {
+		sample:     `config: {"auths":{"registry.example.com":{"auth":"ZGVwbG95OkQwY2tlckF1dGg="}}}`,
+		want:       `config: {"auths":{"registry.example.com":{"auth":"[REDACTED:docker_auth]"}}}`,
+		secret:     "ZGVwbG95OkQwY2tlckF1dGg",
+		nearMisses: []string{`config: {"auths":{"registry.example.com":{}},"credsStore":"desktop"}`, `{"auth":"none"}`},
+	},
+	"kube_client_key": {
+		sample:     "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=\n",
+		want:       "    client-key-data: [REDACTED:kube_client_key]\n",
+		secret:     "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo",
+		nearMisses: []string{"    client-key-data: DATA+OMITTED\n", "    client-key: /home/dev/.minikube/client.key\n"},
+	},
+	"npmrc_auth": {
+		sample:     "registry=https://npm.example.com/\n_auth=bnBtOk5wbXJjQXV0aDAx\n",
+		want:       "registry=https://npm.example.com/\n_auth=[REDACTED:npmrc_auth]\n",
+		secret:     "bnBtOk5wbXJjQXV0aDAx",
+		nearMisses: []string{"always-auth=true", "_auth="},
+	},
+	"cookie_header": {
+		sample:     "curl -H 'Cookie: sessionid=C00kieValue01; theme=dark' https://app.example.com",
+		want:       "curl -H 'Cookie: [REDACTED:cookie_header]' https://app.example.com",
+		secret:     "C00kieValue01",
+		nearMisses: []string{"the cookie: a small file", "Cookie: none"},
 	},
 	"secret_assignment": {
 		sample:     "password=hunter22 && api_key: 'abcd1234efgh' CLIENT_SECRET=\"zzzz9999\"",
@@ -256,6 +377,10 @@ func TestSecretVariants(t *testing.T) {
 	r := New(BuiltinRules())
 	tests := []struct{ in, secret string }{
 		{"sk_test_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
+		// A GitHub token of any length past the minimum (the pattern once
+		// capped it at 255, which took 1.5 ms to compile in every hook
+		// whose event held "ho_" or "hs_").
+		{"ghp_" + strings.Repeat("A1b2", 80), strings.Repeat("A1b2", 80)},
 		{"rk_live_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
 		{"rk_test_51H8abcdefGHIJKLmnopQRST", "51H8abcdefGHIJKLmnopQRST"},
 		{"REDIS_URL=redis://:hunter2hunter@cache:6379/0", "hunter2hunter"},
@@ -274,6 +399,11 @@ func TestSecretVariants(t *testing.T) {
 		{"https://x.example/login?next=https%3A%2F%2Fbot%3AS3cretPassw0rd%40git.example.com%2Fr", "S3cretPassw0rd"},
 		{"?q=-----BEGIN+RSA+PRIVATE+KEY-----%0AMIIEowIBAAKCAQEAsoak%0A-----END+RSA+PRIVATE+KEY-----", "MIIEowIBAAKCAQEAsoak"},
 		{"?q=Authorization%3A+Bearer+SoakBearerToken0123456789&x=1", "SoakBearerToken0123456789"},
+		// A query's value with spaces as '+' and nothing %-escaped, and a
+		// JSON escape inside %-escapes.
+		{"Fetched https://example.com/?q=vercel+deploy+--prod+--token+QueryFlag0043", "QueryFlag0043"},
+		{"https://example.com/?q=docker+login+-u+ci+-p+QueryLogin55+registry.example.com", "QueryLogin55"},
+		{"https://example.com/?q=resp+%7B%22pass%5Cu0077ord%22%3A%22QueryEscName58%22%7D", "QueryEscName58"},
 	}
 	for _, tt := range tests {
 		if got := r.Redact(tt.in); strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
@@ -401,4 +531,43 @@ func TestMoreSecretKinds(t *testing.T) {
 			t.Errorf("near miss %q must stay, got %q", tt.nearMiss, got)
 		}
 	}
+}
+
+// A JSON member whose name or value is written with escapes, in text (a
+// document quoted in a prompt, a tool's output, an answer): the escapes
+// are read before the rules look (issue 36). Text whose escapes hide
+// nothing stays as written.
+func TestJSONEscapesInText(t *testing.T) {
+	r := New(BuiltinRules())
+	tests := []struct{ in, secret string }{
+		{`resp {"pass\u0077ord":"EscName0001hunter"}`, "EscName0001hunter"},
+		{`resp {"\u0070\u0061\u0073\u0073\u0077\u006f\u0072\u0064": "EscName0002hunter"}`, "EscName0002hunter"},
+		{`resp {"api_\u006bey":"EscName0003hunter"}`, "EscName0003hunter"},
+		{`{"password":"\u0045scValue0004hunter"}` + " and more", "EscValue0004hunter"},
+		{`echo "{\"pass\\u0077ord\":\"EscName0005hunter\"}"`, "EscName0005hunter"},
+		{`token \u0067hp_16C7e42F292c6912E7710c838347Ae178B4a`, "hp_16C7e42F292c6912E7710c838347Ae178B4a"},
+		{`{"url":"https:\/\/deploy:EscSlash0007pw@git.example.com\/r"} done`, "EscSlash0007pw"},
+		{`{"t\ud835\udc28ken":"x"} {"pass\u0057ORD":"EscName0008hunter"}`, "EscName0008hunter"},
+	}
+	for _, tt := range tests {
+		for _, got := range []string{r.Redact(tt.in), r.Clean(tt.in), string(r.CleanJSON([]byte(mustJSON(t, map[string]string{"prompt": tt.in}))))} {
+			if strings.Contains(got, tt.secret) || !strings.Contains(got, "[REDACTED:") {
+				t.Errorf("Redact(%q) = %q: %q survived", tt.in, got, tt.secret)
+			}
+		}
+	}
+	for _, miss := range []string{`caf\u00e9 {"name":"\u0041lice"}`, `"\u0022quoted\u0022"`, `\u00`, `\ud800 alone`, `path C:\\users\\dev`, `a \/ b`} {
+		if got := r.Redact(miss); got != miss {
+			t.Errorf("near miss %q must stay, got %q", miss, got)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

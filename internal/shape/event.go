@@ -121,6 +121,24 @@ func (e *Event) Reason() string { return e.p.Reason }
 // Imported reports an event rebuilt from a transcript by `mneme import`.
 func (e *Event) Imported() bool { return e.p.MnemeImport }
 
+// BoundTime keeps the time e claims (mneme_time) within the window a
+// replayed event may claim, around now, the time the worker received it:
+// from hookwire.MaxReplayAge before it (an event rebuilt by `mneme import`
+// from an older transcript may be older) to hookwire.MaxClockSkew after.
+// A claim outside it is replaced by now, and returned with ok false.
+func (e *Event) BoundTime(now time.Time) (claimed time.Time, ok bool) {
+	t := e.p.MnemeTime
+	if t == nil || t.IsZero() {
+		return time.Time{}, true
+	}
+	if t.After(now.Add(hookwire.MaxClockSkew)) || !e.p.MnemeImport && t.Before(now.Add(-hookwire.MaxReplayAge)) {
+		claimed = *t
+		e.p.MnemeTime = &now
+		return claimed, false
+	}
+	return time.Time{}, true
+}
+
 // When is when the event happened: the spooled time of a replayed event,
 // else now.
 func (e *Event) When(now func() time.Time) time.Time {
