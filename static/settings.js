@@ -52,7 +52,7 @@
     document.getElementById("rule-test-run").addEventListener("click", run);
 
     // Each rule row gets a "Test" button that loads it into the box.
-    document.querySelectorAll("#rules tr.rule").forEach(function (row) {
+    document.querySelectorAll(".rules tr.rule").forEach(function (row) {
       var btn = row.querySelector(".rule-try");
       if (!btn) return;
       btn.hidden = false;

@@ -116,6 +116,8 @@ func TestBrowserSettings(t *testing.T) {
 	// Live rule test: an invalid pattern shows its error, a valid one redacts.
 	b.do(t,
 		chromedp.WaitVisible(chromedp.ID("rule-test")),
+		// Out from under the sticky save bar, as a person scrolls to it.
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("rule-test").scrollIntoView({block: "center"})`),
 		chromedp.SetValue(chromedp.ID("rule-test-pattern"), "(oops"),
 		chromedp.SetValue(chromedp.ID("rule-test-sample"), "see TICKET-42 and TICKET-7"),
 		chromedp.Click(chromedp.ID("rule-test-run")),
