@@ -462,7 +462,16 @@ var migrations = []string{
 	// 20: Bash titles say what happened (issue #35): the rows stored
 	// before get theirs from their command and output (migrationFollowUps).
 	`SELECT 1`,
+	// 21: failure signatures (issue #35, internal/failsig), indexed by
+	// project for "seen before"; the failures stored before get theirs
+	// from what they hold (migrationFollowUps).
+	signatureMigration,
 }
+
+// signatureMigration is the same on both backends: a column, and a
+// partial index of the rows that have one, by project, newest last.
+const signatureMigration = `ALTER TABLE observations ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+	CREATE INDEX observations_signature ON observations(project, signature, id) WHERE signature <> '';`
 
 // memoryProvenanceBackfill gives the memories stored before provenance
 // the best of it their rows allow, on both backends (UPDATE … FROM):
@@ -493,6 +502,7 @@ const memoryProvenanceBackfill = `UPDATE memories SET speaker = CASE WHEN source
 var migrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	16: backfillTitles,
 	20: retitleBash,
+	21: backfillSignatures,
 }
 
 // eventTimesMigration gives the event log an index by time and moves the

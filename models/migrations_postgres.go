@@ -328,6 +328,8 @@ var pgMigrations = []string{
 	` + memoryProvenanceBackfill,
 	// 12: SQLite's migration 20, Bash titles that say what happened.
 	`SELECT 1`,
+	// 13: SQLite's migration 21, failure signatures.
+	signatureMigration,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the
@@ -483,6 +485,7 @@ const pgCommonMigration = `CREATE TABLE IF NOT EXISTS mneme_common (
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	6:  backfillTitles,
 	12: retitleBash,
+	13: backfillSignatures,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/failsig"
 )
 
 // Observation kinds.
@@ -49,8 +51,13 @@ type Observation struct {
 	TestOutcome string `json:"testOutcome,omitempty"`
 	// FileCreated tells that a file change made its file (a Write of a
 	// new file), set at ingest like the fields above.
-	FileCreated bool      `json:"fileCreated,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
+	FileCreated bool `json:"fileCreated,omitempty"`
+	// Signature is a failure's identity (internal/failsig): tool, command
+	// shape, failing tests or error class, and its message masked; what
+	// "seen before" is matched by. Set for failures, and for a call that
+	// succeeded but reports failing tests; "" otherwise.
+	Signature string    `json:"signature,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 
 	// Staleness, filled by the read API (never stored): Stale is whether a
 	// file the observation touched changed or is gone since (absent when
@@ -80,6 +87,11 @@ func (o *Observation) normalize() {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
+	if o.Signature == "" && !o.Success && o.ExcludedBy == "" {
+		// Rows shaped elsewhere than the worker's hook path (compatibility
+		// routes, an import of an export) get theirs from what they hold.
+		o.Signature = failsig.Key(o.ToolName, o.Input, o.Output)
+	}
 	// PostgreSQL keeps microseconds: one precision on both backends, so
 	// o stays equal to what was stored.
 	o.CreatedAt = o.CreatedAt.Truncate(time.Microsecond)
@@ -97,10 +109,10 @@ func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 	// index turns a replay into no row, instead of a lookup then an insert
 	// through GORM's reflection.
 	err = tx.db.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at, signature)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
-		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt).
+		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt, o.Signature).
 		Row().Scan(&o.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil

@@ -1,0 +1,125 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/mneme-dev/mneme/internal/failsig"
+	"gorm.io/gorm"
+)
+
+// backfillSignatures gives every failure stored before signatures its
+// own (a migration follow-up, issue #35), derived from its tool, command
+// and error as stored (already redacted). Like retitleBash it reads a
+// batch of rows at a time, by id, and writes only the signatures that
+// differ, so a second run changes nothing. Excluded stubs get none.
+func backfillSignatures(ctx context.Context, tx *sql.Tx, postgres bool) error {
+	sel := `SELECT id, tool_name, input, output, signature FROM observations
+		WHERE NOT success AND excluded_by = '' AND id > ? ORDER BY id LIMIT ?`
+	update := `UPDATE observations SET signature = ? WHERE id = ?`
+	if postgres {
+		sel = strings.NewReplacer("id > ?", "id > $1", "LIMIT ?", "LIMIT $2").Replace(sel)
+		update = `UPDATE observations SET signature = $1 WHERE id = $2`
+	}
+	type change struct {
+		id  int64
+		sig string
+	}
+	var last int64
+	for {
+		rows, err := tx.QueryContext(ctx, sel, last, retitleBatch)
+		if err != nil {
+			return err
+		}
+		var changes []change
+		n := 0
+		for rows.Next() {
+			var o Observation
+			if err := rows.Scan(&o.ID, &o.ToolName, &o.Input, &o.Output, &o.Signature); err != nil {
+				rows.Close()
+				return err
+			}
+			n, last = n+1, o.ID
+			if sig := failsig.Key(o.ToolName, o.Input, o.Output); sig != o.Signature {
+				changes = append(changes, change{o.ID, sig})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if _, err := tx.ExecContext(ctx, update, c.sig, c.id); err != nil {
+				return err
+			}
+		}
+		if n < retitleBatch {
+			return nil
+		}
+	}
+}
+
+// BeforeCreate fills a failure's signature when it is stored through
+// GORM (fixtures, the benchmarks' seeds), as InsertObservation does.
+func (o *Observation) BeforeCreate(*gorm.DB) error {
+	if o.Signature == "" && !o.Success && o.ExcludedBy == "" {
+		o.Signature = failsig.Key(o.ToolName, o.Input, o.Output)
+	}
+	return nil
+}
+
+// failureColumns are what the "seen before" lookups read of a failure:
+// everything but its bulky input and output.
+const failureColumns = "id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, signature, created_at"
+
+// EarlierFailures lists up to limit observations of project with
+// signature, stored before observation before (0: any), outside session
+// exclude (0: none), newest first, without input and output.
+func (s *Store) EarlierFailures(ctx context.Context, project, signature string, before, exclude int64, limit int) ([]Observation, error) {
+	if signature == "" {
+		return nil, nil
+	}
+	q := s.db.WithContext(ctx).Model(&Observation{}).Select(failureColumns).
+		Where("project = ? AND signature = ? AND signature <> ''", project, signature) // <> '': the partial index's own condition
+	if before > 0 {
+		q = q.Where("id < ?", before)
+	}
+	if exclude > 0 {
+		q = q.Where("session_id <> ?", exclude)
+	}
+	var out []Observation
+	err := q.Order("id DESC").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// SessionObservationsAfter lists up to limit observations of session
+// stored after observation after, in order, with their command (a Bash
+// call's input, cut to its first 2,000 bytes) but not their output: what
+// tells whether and how a failure was fixed later in its session.
+func (s *Store) SessionObservationsAfter(ctx context.Context, sessionID, after int64, limit int) ([]Observation, error) {
+	var out []Observation
+	err := s.db.WithContext(ctx).Model(&Observation{}).
+		Select(failureColumns+", CASE WHEN tool_name = 'Bash' THEN substr(input, 1, 2000) ELSE '' END AS input").
+		Where("session_id = ? AND id > ?", sessionID, after).Order("id").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// FirstSeen is, for each signature of sigs, the oldest observation of
+// project stored with it before observation before: what a failure
+// seen before links to.
+func (s *Store) FirstSeen(ctx context.Context, project string, sigs []string, before int64) (map[string]Observation, error) {
+	out := map[string]Observation{}
+	if len(sigs) == 0 {
+		return out, nil
+	}
+	var rows []Observation
+	err := s.db.WithContext(ctx).Model(&Observation{}).Select(failureColumns).
+		Where("id IN (?)", s.db.Model(&Observation{}).Select("MIN(id)").
+			Where("project = ? AND signature IN ? AND signature <> '' AND id < ?", project, sigs, before).Group("signature")).
+		Find(&rows).Error
+	for _, r := range rows {
+		out[r.Signature] = r
+	}
+	return out, err
+}

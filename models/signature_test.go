@@ -1,0 +1,136 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/failsig"
+)
+
+// Failures stored before signatures get theirs from what they hold, in
+// batches; a second run changes nothing; successes and excluded stubs
+// get none. On both backends.
+func TestBackfillSignatures(t *testing.T) {
+	s := openTestStore(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if err := s.db.Exec(`INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now).Error; err != nil {
+		t.Fatal(err)
+	}
+	goFail := "Exit code 1\n--- FAIL: TestLoad (0.03s)\n    load_test.go:9: open /tmp/TestLoad1/001/x: no such file\nFAIL"
+	rows := []struct {
+		tool, input, output, excluded string
+		success                       bool
+		want                          string
+	}{
+		{"Bash", "go test ./load", goFail, "", false, "Bash | go test | TestLoad | -"},
+		{"Edit", "/p/main.go", "<tool_use_error>String to replace not found in file.</tool_use_error>", "", false, "Edit | - | - | String to replace not found in file."},
+		{"Bash", "go test ./load", "ok  \tload\t0.1s", "", true, ""},
+		{"Bash", "", "", "secret/**", false, ""},
+	}
+	// Raw inserts, as an older mneme stored them: no signature.
+	for i, r := range rows {
+		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, excluded_by, created_at)
+			VALUES (?, 1, 'p', ?, 'failure', 't', ?, ?, '[]', ?, ?, ?)`, i+1, r.tool, r.input, r.output, r.success, r.excluded, now).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < retitleBatch+10; i++ {
+		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, created_at)
+			VALUES (?, 1, 'p', 'Bash', 'failure', 't', ?, ?, '[]', false, ?)`, len(rows)+i+1, fmt.Sprintf("./step-%d", i), fmt.Sprintf("Exit code 2\nstep %d: error: disk full", i), now).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() {
+		t.Helper()
+		db, err := s.db.DB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if err := backfillSignatures(ctx, tx, s.Postgres()); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	signatures := func() map[int64]string {
+		var got []struct {
+			ID        int64
+			Signature string
+		}
+		if err := s.db.Raw(`SELECT id, signature FROM observations ORDER BY id`).Scan(&got).Error; err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]string{}
+		for _, g := range got {
+			out[g.ID] = g.Signature
+		}
+		return out
+	}
+	run()
+	first := signatures()
+	for i, r := range rows {
+		if got := first[int64(i+1)]; got != r.want {
+			t.Errorf("row %d: %q, want %q", i+1, got, r.want)
+		}
+	}
+	last := int64(len(rows) + retitleBatch + 10)
+	if got, want := first[last], "Bash | ./step-N | - | step N: error: disk full"; got != want {
+		t.Errorf("the last row: %q, want %q", got, want)
+	}
+	if first[last] != first[last-1] {
+		t.Errorf("two steps' failures, two signatures: %q, %q", first[last-1], first[last])
+	}
+	run()
+	for id, sig := range signatures() {
+		if first[id] != sig {
+			t.Errorf("row %d changed on a second run: %q, then %q", id, first[id], sig)
+		}
+	}
+	// The index answers the lookup "seen before" makes.
+	got, err := s.EarlierFailures(ctx, "p", first[1], 0, 0, 5)
+	if err != nil || len(got) != 1 || got[0].ID != 1 {
+		t.Fatalf("EarlierFailures: %v %+v", err, got)
+	}
+}
+
+// A database of schema 20 gets the column, the index and the failures'
+// signatures as it upgrades; what is stored afterwards gets its own at
+// insert.
+func TestMigrationSignatures(t *testing.T) {
+	s := openOldStore(t, 20,
+		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at) VALUES (1, 1, 'p', 'Bash', 'failure', '`+"`tsc`"+` failed: exit 2', 'tsc', 'Exit code 2
+src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number''.', '[]', false, 'shell', ?)`,
+	)
+	var sig string
+	if err := s.db.Raw(`SELECT signature FROM observations WHERE id = 1`).Scan(&sig).Error; err != nil {
+		t.Fatal(err)
+	}
+	if want := "Bash | tsc | TS2322 | src/a.ts(N,N): error TS2322: Type 'string' is not assignable to type 'number'."; sig != want {
+		t.Errorf("signature %q, want %q", sig, want)
+	}
+	var plan []struct{ Detail string }
+	if err := s.db.Raw(`EXPLAIN QUERY PLAN SELECT id FROM observations WHERE project = 'p' AND signature = 'x' AND signature <> '' ORDER BY id DESC LIMIT 5`).Scan(&plan).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) == 0 || !strings.Contains(plan[0].Detail, "observations_signature") {
+		t.Errorf("the lookup does not use the index: %+v", plan)
+	}
+	o := Observation{SessionID: 1, Project: "p", ToolName: "Bash", Kind: KindFailure, Title: "x", Input: "tsc", Output: "Exit code 2\nsrc/b.ts(1,1): error TS2322: Type 'string' is not assignable to type 'number'."}
+	if err := s.Writer.Do(context.Background(), func(tx *Tx) error { _, err := tx.InsertObservation(&o); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if want := failsig.Key("Bash", o.Input, o.Output); o.Signature != want || want == "" {
+		t.Errorf("inserted with signature %q, want %q", o.Signature, want)
+	}
+}
