@@ -56,6 +56,16 @@ func (s Signature) String() string {
 	return cut(strings.Join(parts, " | "), MaxRunes)
 }
 
+// ClassOf is the class part of a stored signature (the failing tests or
+// the error's class), "" when it has none.
+func ClassOf(signature string) string {
+	parts := strings.SplitN(signature, " | ", 4)
+	if len(parts) < 4 || parts[2] == "-" {
+		return ""
+	}
+	return parts[2]
+}
+
 // Key is Of(tool, input, output).String(): the stored signature of a
 // failed call of tool with input (a Bash call's command) and output (its
 // error as stored).
