@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -196,5 +197,55 @@ func TestFailureHintPastItsBudget(t *testing.T) {
 	modelstest.Row(t, srv.Store, []any{&n}, `SELECT COUNT(*) FROM observations WHERE signature <> ''`)
 	if n != 2 {
 		t.Errorf("%d failures stored with a signature, want 2", n)
+	}
+}
+
+// The session page and the feed's live row (the fragment the stream's
+// event is rendered by) mark a failure seen before, linked to the earlier
+// failure and to its fix on their session's page.
+func TestSeenBeforeMarks(t *testing.T) {
+	srv := testutil.NewServer(t)
+	a := newHintSession(t, srv, "mark-a")
+	a.fail("go test ./load/...", goTestFailure("TestLoadConfig", "0.03s", "/tmp/a/b"))
+	a.ok("Bash", map[string]any{"command": "go test ./load/..."}, map[string]any{"stdout": "ok  \tload\t0.2s\n", "stderr": ""})
+	b := newHintSession(t, srv, "mark-b")
+	b.fail("go test ./load/...", goTestFailure("TestLoadConfig", "0.9s", "/tmp/c/d"))
+	failID, fixID, againID := a.observationID(1), a.observationID(2), b.observationID(1)
+	var sessA, sessB int64
+	modelstest.Row(t, srv.Store, []any{&sessA}, `SELECT id FROM sessions WHERE claude_session_id = 'mark-a'`)
+	modelstest.Row(t, srv.Store, []any{&sessB}, `SELECT id FROM sessions WHERE claude_session_id = 'mark-b'`)
+	earlier := fmt.Sprintf(`href="/sessions/%d#obs-%d"`, sessA, failID)
+	fix := fmt.Sprintf(`href="/sessions/%d#obs-%d"`, sessA, fixID)
+
+	c := srv.LoggedIn(t)
+	get := func(path string) string {
+		t.Helper()
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(body)
+	}
+	page := get(fmt.Sprintf("/sessions/%d", sessB))
+	for _, want := range []string{fmt.Sprintf(`data-seen-before="%d"`, failID), earlier, fix, "seen before"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the session page lacks %s", want)
+		}
+	}
+	if strings.Contains(get(fmt.Sprintf("/sessions/%d", sessA)), "data-seen-before") {
+		t.Errorf("the first failure is marked seen before")
+	}
+	var ev int64
+	modelstest.Row(t, srv.Store, []any{&ev}, `SELECT id FROM events WHERE kind = 'observation' AND ref_id = ?`, againID)
+	row := get(fmt.Sprintf("/fragments/event/%d", ev))
+	for _, want := range []string{fmt.Sprintf(`data-seen-before="%d"`, failID), earlier, fix} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the live row lacks %s:\n%s", want, row)
+		}
 	}
 }

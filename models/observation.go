@@ -65,6 +65,9 @@ type Observation struct {
 	// changed, gone, unknown).
 	Stale      *bool             `gorm:"-" json:"stale,omitempty"`
 	FileStatus map[string]string `gorm:"-" json:"fileStatus,omitempty"`
+	// SeenBefore, filled for the viewer (never stored), is the earlier
+	// failure of the project this one was seen as, and its fix.
+	SeenBefore *SeenBefore `gorm:"-" json:"seenBefore,omitempty"`
 }
 
 // Command kinds of a Bash observation.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/failsig"
 	"gorm.io/gorm"
@@ -122,4 +123,15 @@ func (s *Store) FirstSeen(ctx context.Context, project string, sigs []string, be
 		out[r.Signature] = r
 	}
 	return out, err
+}
+
+// SeenBefore is the earlier failure a failure was seen as (the newest
+// with its signature in another session of its project) and its fix, as
+// the viewer marks it; never stored.
+type SeenBefore struct {
+	ID        int64     `json:"id"`
+	SessionID int64     `json:"sessionId"`
+	At        time.Time `json:"at"`
+	FixedByID int64     `json:"fixedById,omitempty"`
+	FixedBy   string    `json:"fixedBy,omitempty"`
 }
