@@ -141,6 +141,8 @@ type ObservationFilter struct {
 	Kind         string
 	Tool         string
 	FailuresOnly bool
+	// Signature keeps the failures of this signature (internal/failsig).
+	Signature string
 	// ByTime orders by the tool calls' own time (then id), as the feed
 	// does, rather than by id (the order they were stored in).
 	ByTime bool
@@ -163,6 +165,9 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 	}
 	if f.FailuresOnly {
 		q = q.Where("NOT success")
+	}
+	if f.Signature != "" {
+		q = q.Where("signature = ? AND signature <> ''", f.Signature) // <> '': the partial index's condition
 	}
 	q = f.byPerson(q)
 	order := "id DESC"
