@@ -70,9 +70,11 @@ func (o *Observation) BeforeCreate(*gorm.DB) error {
 	return nil
 }
 
-// failureColumns are what the "seen before" lookups read of a failure:
-// everything but its bulky input and output.
-const failureColumns = "id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, signature, created_at"
+// failureColumns are what the "seen before" lookups read of a call:
+// everything but its output, and of its input only a Bash call's command
+// (cut to 2,000 bytes), which tells what redid it.
+const failureColumns = "id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, signature, created_at, " +
+	"CASE WHEN tool_name = 'Bash' THEN substr(input, 1, 2000) ELSE '' END AS input"
 
 // EarlierFailures lists up to limit observations of project with
 // signature, stored before observation before (0: any), outside session
@@ -101,7 +103,7 @@ func (s *Store) EarlierFailures(ctx context.Context, project, signature string, 
 func (s *Store) SessionObservationsAfter(ctx context.Context, sessionID, after int64, limit int) ([]Observation, error) {
 	var out []Observation
 	err := s.db.WithContext(ctx).Model(&Observation{}).
-		Select(failureColumns+", CASE WHEN tool_name = 'Bash' THEN substr(input, 1, 2000) ELSE '' END AS input").
+		Select(failureColumns).
 		Where("session_id = ? AND id > ?", sessionID, after).Order("id").Limit(limit).Find(&out).Error
 	return out, err
 }
