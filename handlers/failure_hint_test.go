@@ -249,3 +249,18 @@ func TestSeenBeforeMarks(t *testing.T) {
 		}
 	}
 }
+
+// A command that is no test run is fixed by the same command succeeding
+// later, as the summaries read it: the hint names that call.
+func TestFailureSeenBeforeFixedBySameCommand(t *testing.T) {
+	srv := testutil.NewServer(t)
+	a := newHintSession(t, srv, "deploy-a")
+	a.fail("./deploy.sh --env staging", "Exit code 2\nerror: lock held by pid 4242 since 2026-11-20T10:00:00Z")
+	a.ok("Bash", map[string]any{"command": "rm -f .deploy.lock"}, map[string]any{"stdout": "", "stderr": ""})
+	a.ok("Bash", map[string]any{"command": "./deploy.sh --env staging"}, map[string]any{"stdout": "deployed\n", "stderr": ""})
+	b := newHintSession(t, srv, "deploy-b")
+	hint := b.fail("./deploy.sh --env staging", "Exit code 2\nerror: lock held by pid 777 since 2026-11-27T18:30:12Z").hint()
+	if want := fmt.Sprintf("fixed then by #%d Ran `./deploy.sh --env staging`", a.observationID(3)); !strings.Contains(hint, want) {
+		t.Errorf("the hint lacks %q:\n%s", want, hint)
+	}
+}
