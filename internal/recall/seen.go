@@ -23,8 +23,9 @@ import (
 // the newest fixed one among them is told.
 const seenCandidates = 5
 
-// fixWindow bounds the calls read after an earlier failure, in its
-// session, to learn whether and how it was fixed.
+// fixWindow bounds the calls read after the earlier failures, in their
+// sessions, to learn whether and how they were fixed: all candidates
+// together, so a lookup costs at most this many rows.
 const fixWindow = 300
 
 // DefaultFailureBudget is how long the failure hint waits for its lookup
@@ -59,11 +60,12 @@ func SeenBefore(ctx context.Context, store *models.Store, project, signature str
 		return nil, err
 	}
 	var first *Seen
+	rows := fixWindow
 	for i, e := range earlier {
-		if i == 3 {
+		if i == 3 || i > 0 && rows <= 0 {
 			break // the fix of an older one is seldom the one to tell
 		}
-		seen, err := fixOf(ctx, store, e)
+		seen, err := fixOf(ctx, store, e, &rows)
 		if err != nil {
 			return nil, err
 		}
@@ -83,30 +85,41 @@ func SeenBefore(ctx context.Context, store *models.Store, project, signature str
 }
 
 // fixOf reads what came of failure e in its session: summarize.Tracker's
-// reading of the calls after it.
-func fixOf(ctx context.Context, store *models.Store, e models.Observation) (*Seen, error) {
-	later, err := store.SessionObservationsAfter(ctx, e.SessionID, e.ID, fixWindow)
-	if err != nil {
-		return nil, err
-	}
+// reading of the calls after it, read a few at a time (a fix comes soon
+// after its failure, or is seldom found), at most *rows of them, which it
+// counts down.
+func fixOf(ctx context.Context, store *models.Store, e models.Observation, rows *int) (*Seen, error) {
 	t := summarize.Tracker{Max: 1}
 	failed := e
 	failed.Success = false // a call that succeeded but reported failing tests
 	t.Add(failed)
 	seen := &Seen{Earlier: e}
-	for _, o := range later {
-		t.Add(o)
-		if f := t.Failures[0]; f.Fixed {
-			seen.Fixed, seen.FixedBy = true, f.FixedBy
+	after := e.ID
+	for _, n := range []int{20, 80, 200} {
+		if n = min(n, *rows); n <= 0 {
 			break
 		}
-		if o.Success && o.Kind == models.KindFileChange && len(seen.Changes) < 5 {
-			seen.Changes = append(seen.Changes, o)
+		later, err := store.SessionObservationsAfter(ctx, e.SessionID, after, n)
+		if err != nil {
+			return nil, err
+		}
+		*rows -= len(later)
+		for _, o := range later {
+			t.Add(o)
+			if f := t.Failures[0]; f.Fixed {
+				seen.Fixed, seen.FixedBy = true, f.FixedBy
+				return seen, nil
+			}
+			if o.Success && o.Kind == models.KindFileChange && len(seen.Changes) < 5 {
+				seen.Changes = append(seen.Changes, o)
+			}
+			after = o.ID
+		}
+		if len(later) < n {
+			break
 		}
 	}
-	if !seen.Fixed {
-		seen.Changes = nil
-	}
+	seen.Changes = nil
 	return seen, nil
 }
 
