@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -217,17 +216,11 @@ func TestSeenBeforeMarks(t *testing.T) {
 	earlier := fmt.Sprintf(`href="/sessions/%d#obs-%d"`, sessA, failID)
 	fix := fmt.Sprintf(`href="/sessions/%d#obs-%d"`, sessA, fixID)
 
-	c := srv.LoggedIn(t)
 	get := func(path string) string {
 		t.Helper()
-		resp, err := c.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
+		status, body := srv.Get(t, path)
+		if status != 200 {
+			t.Fatalf("GET %s: %d", path, status)
 		}
 		return string(body)
 	}

@@ -44,3 +44,42 @@ func openOldStore(t *testing.T, version int, stmts ...string) *Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// runFollowUp runs migration follow-up fn on s in a transaction of its
+// own, as the migration would.
+func runFollowUp(t *testing.T, s *Store, fn func(context.Context, *sql.Tx, bool) error) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := s.db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := fn(ctx, tx, s.Postgres()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// observationColumn is col of every observation of s, by id.
+func observationColumn(t *testing.T, s *Store, col string) map[int64]string {
+	t.Helper()
+	var got []struct {
+		ID    int64
+		Value string
+	}
+	if err := s.db.Raw(`SELECT id, ` + col + ` AS value FROM observations ORDER BY id`).Scan(&got).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]string{}
+	for _, g := range got {
+		out[g.ID] = g.Value
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 // changes nothing; interrupted, excluded and other tools' rows keep theirs.
 func TestRetitleBash(t *testing.T) {
 	s := openTestStore(t)
-	ctx := context.Background()
 	now := time.Now().UTC()
 	if err := s.db.Exec(`INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now).Error; err != nil {
 		t.Fatal(err)
@@ -57,38 +55,8 @@ func TestRetitleBash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func() {
-		t.Helper()
-		db, err := s.db.DB()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if err := retitleBash(ctx, tx, s.Postgres()); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	titles := func() map[int64]string {
-		var got []struct {
-			ID    int64
-			Title string
-		}
-		if err := s.db.Raw(`SELECT id, title FROM observations ORDER BY id`).Scan(&got).Error; err != nil {
-			t.Fatal(err)
-		}
-		out := map[int64]string{}
-		for _, g := range got {
-			out[g.ID] = g.Title
-		}
-		return out
-	}
+	run := func() { runFollowUp(t, s, retitleBash) }
+	titles := func() map[int64]string { return observationColumn(t, s, "title") }
 	run()
 	first := titles()
 	for i, r := range rows {

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/failsig"
@@ -16,49 +15,12 @@ import (
 // batch of rows at a time, by id, and writes only the signatures that
 // differ, so a second run changes nothing. Excluded stubs get none.
 func backfillSignatures(ctx context.Context, tx *sql.Tx, postgres bool) error {
-	sel := `SELECT id, tool_name, input, output, signature FROM observations
-		WHERE NOT success AND excluded_by = '' AND id > ? ORDER BY id LIMIT ?`
-	update := `UPDATE observations SET signature = ? WHERE id = ?`
-	if postgres {
-		sel = strings.NewReplacer("id > ?", "id > $1", "LIMIT ?", "LIMIT $2").Replace(sel)
-		update = `UPDATE observations SET signature = $1 WHERE id = $2`
-	}
-	type change struct {
-		id  int64
-		sig string
-	}
-	var last int64
-	for {
-		rows, err := tx.QueryContext(ctx, sel, last, retitleBatch)
-		if err != nil {
-			return err
-		}
-		var changes []change
-		n := 0
-		for rows.Next() {
-			var o Observation
-			if err := rows.Scan(&o.ID, &o.ToolName, &o.Input, &o.Output, &o.Signature); err != nil {
-				rows.Close()
-				return err
-			}
-			n, last = n+1, o.ID
-			if sig := failsig.Key(o.ToolName, o.Input, o.Output); sig != o.Signature {
-				changes = append(changes, change{o.ID, sig})
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, c := range changes {
-			if _, err := tx.ExecContext(ctx, update, c.sig, c.id); err != nil {
-				return err
-			}
-		}
-		if n < retitleBatch {
-			return nil
-		}
-	}
+	return rederive(ctx, tx, postgres, "signature", `SELECT id, tool_name, input, output, signature FROM observations
+		WHERE NOT success AND excluded_by = '' AND id > ? ORDER BY id LIMIT ?`, func(rows *sql.Rows) (int64, string, string, error) {
+		var o Observation
+		err := rows.Scan(&o.ID, &o.ToolName, &o.Input, &o.Output, &o.Signature)
+		return o.ID, o.Signature, failsig.Key(o.ToolName, o.Input, o.Output), err
+	})
 }
 
 // BeforeCreate fills a failure's signature when it is stored through

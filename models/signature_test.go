@@ -44,38 +44,8 @@ func TestBackfillSignatures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func() {
-		t.Helper()
-		db, err := s.db.DB()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if err := backfillSignatures(ctx, tx, s.Postgres()); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	signatures := func() map[int64]string {
-		var got []struct {
-			ID        int64
-			Signature string
-		}
-		if err := s.db.Raw(`SELECT id, signature FROM observations ORDER BY id`).Scan(&got).Error; err != nil {
-			t.Fatal(err)
-		}
-		out := map[int64]string{}
-		for _, g := range got {
-			out[g.ID] = g.Signature
-		}
-		return out
-	}
+	run := func() { runFollowUp(t, s, backfillSignatures) }
+	signatures := func() map[int64]string { return observationColumn(t, s, "signature") }
 	run()
 	first := signatures()
 	for i, r := range rows {

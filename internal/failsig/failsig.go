@@ -268,7 +268,7 @@ func Mask(s string) string {
 // (Family) of its first command that does something (`cd dir &&`,
 // `export X=1;` and the like skipped), else that command's program.
 func CommandShape(cmd string) string {
-	line := firstLine(cmd)
+	line := outcome.FirstLine(cmd)
 	for _, part := range separatorRe.Split(line, -1) {
 		words := strings.Fields(part)
 		for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
@@ -308,7 +308,7 @@ var runners = map[string]bool{"run": true, "exec": true, "x": true}
 // has no family: "".
 func Family(cmd string) string {
 	var words []string
-	for _, w := range strings.Fields(firstLine(cmd)) {
+	for _, w := range strings.Fields(outcome.FirstLine(cmd)) {
 		switch {
 		case w == "&&" || w == "||" || w == "|" || w == ";":
 			return family(words)
@@ -340,16 +340,6 @@ func family(words []string) string {
 		return ""
 	}
 	return strings.Join(words, " ")
-}
-
-// firstLine is the first non-empty line of s, trimmed.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
 }
 
 func cut(s string, n int) string {
