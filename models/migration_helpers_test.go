@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -82,4 +83,18 @@ func observationColumn(t *testing.T, s *Store, col string) map[int64]string {
 		out[g.ID] = g.Value
 	}
 	return out
+}
+
+// insertSteps stores retitleBatch+10 failed Bash calls `./step-N` as an
+// older mneme did (title "`./step-N` failed: exit 2", no signature), in
+// session 1 of project p, with ids after after.
+func insertSteps(t *testing.T, s *Store, after int) {
+	t.Helper()
+	for i := 0; i < retitleBatch+10; i++ {
+		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at)
+			VALUES (?, 1, 'p', 'Bash', ?, ?, ?, ?, '[]', false, ?, ?)`, after+i+1, KindFailure, fmt.Sprintf("`./step-%d` failed: exit 2", i),
+			fmt.Sprintf("./step-%d", i), fmt.Sprintf("Exit code 2\nstep %d: error: disk full", i), CommandShell, time.Now().UTC()).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -48,13 +48,7 @@ func TestRetitleBash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// More rows than a batch: every one is read.
-	for i := 0; i < retitleBatch+10; i++ {
-		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at)
-			VALUES (?, 1, 'p', 'Bash', ?, ?, ?, ?, '[]', false, ?, ?)`, len(rows)+i+1, KindFailure, fmt.Sprintf("`./step-%d` failed: exit 2", i), fmt.Sprintf("./step-%d", i), fmt.Sprintf("Exit code 2\nstep %d: error: disk full", i), CommandShell, now).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	insertSteps(t, s, len(rows)) // more rows than a batch: every one is read
 	run := func() { runFollowUp(t, s, retitleBash) }
 	titles := func() map[int64]string { return observationColumn(t, s, "title") }
 	run()

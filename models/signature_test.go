@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -38,12 +37,7 @@ func TestBackfillSignatures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := 0; i < retitleBatch+10; i++ {
-		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, created_at)
-			VALUES (?, 1, 'p', 'Bash', 'failure', 't', ?, ?, '[]', false, ?)`, len(rows)+i+1, fmt.Sprintf("./step-%d", i), fmt.Sprintf("Exit code 2\nstep %d: error: disk full", i), now).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	insertSteps(t, s, len(rows)) // more rows than a batch: every one is read
 	run := func() { runFollowUp(t, s, backfillSignatures) }
 	signatures := func() map[int64]string { return observationColumn(t, s, "signature") }
 	run()
