@@ -423,7 +423,9 @@ func importanceLabel(v float64) string { return strconv.FormatFloat(v, 'f', 1, 6
 func sessionURL(id int64) string { return "/sessions/" + strconv.FormatInt(id, 10) }
 
 // sessionObsURL is observation id's row on its session's page.
-func sessionObsURL(session, id int64) string { return sessionURL(session) + "#obs-" + strconv.FormatInt(id, 10) }
+func sessionObsURL(session, id int64) string {
+	return sessionURL(session) + "#obs-" + strconv.FormatInt(id, 10)
+}
 
 func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
 
