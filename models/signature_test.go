@@ -98,3 +98,25 @@ src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number
 		t.Errorf("inserted with signature %q, want %q", o.Signature, want)
 	}
 }
+
+// A restored failure's signature is derived from the row as restored,
+// never taken from the file it came from.
+func TestRestoreDerivesSignatures(t *testing.T) {
+	s := openTestStore(t)
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	tu := "toolu_1"
+	o := Observation{ToolUseID: &tu, ToolName: "Bash", Kind: KindFailure, Title: "x", Input: "go test ./load",
+		Output: "Exit code 1\n--- FAIL: TestLoad (0.1s)\nFAIL", Signature: "crafted: not this", CreatedAt: at}
+	err := s.Writer.Do(t.Context(), func(tx *Tx) error {
+		_, err := tx.Restore(&RestoreRows{Session: Session{ClaudeSessionID: "r1", Project: "p", StartedAt: at}, Observations: []Observation{o}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range observationColumn(t, s, "signature") {
+		if want := "Bash | go test | TestLoad | -"; sig != want {
+			t.Errorf("restored with signature %q, want %q", sig, want)
+		}
+	}
+}
