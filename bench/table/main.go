@@ -138,6 +138,8 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybridPostgres/text/rows=1000000"}}},
 	{Figure: "team: SessionStart hook at 100k on PostgreSQL, p99", Bench: "BenchmarkSessionStartHook100kPostgres", Metric: "p99-ms", Unit: "ms",
 		Base: []Baseline{{Metric: "p99-ms", Label: "(SQLite, same rows)", Bench: "BenchmarkSessionStartHook100k"}}, Target: le(25)},
+	{Figure: "team: PostToolUseFailure hook at 100k on PostgreSQL (seen-before hint), p99", Bench: "BenchmarkFailureHook100kPostgres", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(PostToolUse of a success, no lookup, p99)"}}, Target: le(25)},
 
 	// The worker process (cmd/mneme/rss_bench_test.go, soak/bench_test.go),
 	// against a minimal Go HTTP server (bench/minserver) in the same run.
