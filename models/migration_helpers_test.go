@@ -98,3 +98,24 @@ func insertSteps(t *testing.T, s *Store, after int) {
 		}
 	}
 }
+
+// checkRederived runs follow-up fn on s twice: after the first run, column
+// col of each observation of want holds its value there; the second run
+// changes nothing. It returns col of every observation after the first.
+func checkRederived(t *testing.T, s *Store, fn func(context.Context, *sql.Tx, bool) error, col string, want map[int64]string) map[int64]string {
+	t.Helper()
+	runFollowUp(t, s, fn)
+	first := observationColumn(t, s, col)
+	for id, w := range want {
+		if first[id] != w {
+			t.Errorf("row %d: %s %q, want %q", id, col, first[id], w)
+		}
+	}
+	runFollowUp(t, s, fn)
+	for id, v := range observationColumn(t, s, col) {
+		if first[id] != v {
+			t.Errorf("row %d changed on a second run: %q, then %q", id, first[id], v)
+		}
+	}
+	return first
+}

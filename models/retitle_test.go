@@ -49,26 +49,11 @@ func TestRetitleBash(t *testing.T) {
 		}
 	}
 	insertSteps(t, s, len(rows)) // more rows than a batch: every one is read
-	run := func() { runFollowUp(t, s, retitleBash) }
-	titles := func() map[int64]string { return observationColumn(t, s, "title") }
-	run()
-	first := titles()
+	want := map[int64]string{int64(len(rows) + retitleBatch + 10): fmt.Sprintf("`./step-%d`: step %d: error: disk full (exit 2)", retitleBatch+9, retitleBatch+9)}
 	for i, r := range rows {
-		if got := first[int64(i+1)]; got != r.want {
-			t.Errorf("row %d: %q, want %q", i+1, got, r.want)
-		}
+		want[int64(i+1)] = r.want
 	}
-	last := int64(len(rows) + retitleBatch + 10)
-	if got, want := first[last], fmt.Sprintf("`./step-%d`: step %d: error: disk full (exit 2)", retitleBatch+9, retitleBatch+9); got != want {
-		t.Errorf("the last row: %q, want %q", got, want)
-	}
-	run()
-	second := titles()
-	for id, title := range first {
-		if second[id] != title {
-			t.Errorf("row %d changed on a second run: %q, then %q", id, title, second[id])
-		}
-	}
+	checkRederived(t, s, retitleBash, "title", want)
 }
 
 // A database of schema 19 gets the new titles as it upgrades.

@@ -38,27 +38,14 @@ func TestBackfillSignatures(t *testing.T) {
 		}
 	}
 	insertSteps(t, s, len(rows)) // more rows than a batch: every one is read
-	run := func() { runFollowUp(t, s, backfillSignatures) }
-	signatures := func() map[int64]string { return observationColumn(t, s, "signature") }
-	run()
-	first := signatures()
-	for i, r := range rows {
-		if got := first[int64(i+1)]; got != r.want {
-			t.Errorf("row %d: %q, want %q", i+1, got, r.want)
-		}
-	}
 	last := int64(len(rows) + retitleBatch + 10)
-	if got, want := first[last], "Bash | ./step-N | - | step N: error: disk full"; got != want {
-		t.Errorf("the last row: %q, want %q", got, want)
+	want := map[int64]string{last: "Bash | ./step-N | - | step N: error: disk full"}
+	for i, r := range rows {
+		want[int64(i+1)] = r.want
 	}
+	first := checkRederived(t, s, backfillSignatures, "signature", want)
 	if first[last] != first[last-1] {
 		t.Errorf("two steps' failures, two signatures: %q, %q", first[last-1], first[last])
-	}
-	run()
-	for id, sig := range signatures() {
-		if first[id] != sig {
-			t.Errorf("row %d changed on a second run: %q, then %q", id, first[id], sig)
-		}
 	}
 	// The index answers the lookup "seen before" makes.
 	got, err := s.EarlierFailures(ctx, "p", first[1], 0, 0, 5)
