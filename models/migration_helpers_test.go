@@ -119,3 +119,20 @@ func checkRederived(t *testing.T, s *Store, fn func(context.Context, *sql.Tx, bo
 	}
 	return first
 }
+
+// oldTscFailure is a store made at schema version, with a failed `tsc` of
+// an older mneme (its title "`tsc` failed: exit 2"), upgraded: it returns
+// the store and column col of that row.
+func oldTscFailure(t *testing.T, version int, col string) (*Store, string) {
+	t.Helper()
+	s := openOldStore(t, version,
+		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
+		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at) VALUES (1, 1, 'p', 'Bash', 'failure', '`+"`tsc`"+` failed: exit 2', 'tsc', 'Exit code 2
+src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number''.', '[]', false, 'shell', ?)`,
+	)
+	var v string
+	if err := s.db.Raw(`SELECT ` + col + ` FROM observations WHERE id = 1`).Scan(&v).Error; err != nil {
+		t.Fatal(err)
+	}
+	return s, v
+}

@@ -58,15 +58,7 @@ func TestRetitleBash(t *testing.T) {
 
 // A database of schema 19 gets the new titles as it upgrades.
 func TestMigrationRetitlesBash(t *testing.T) {
-	s := openOldStore(t, 19,
-		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
-		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at) VALUES (1, 1, 'p', 'Bash', 'failure', '`+"`tsc`"+` failed: exit 2', 'tsc', 'Exit code 2
-src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number''.', '[]', false, 'shell', ?)`,
-	)
-	var title string
-	if err := s.db.Raw(`SELECT title FROM observations WHERE id = 1`).Scan(&title).Error; err != nil {
-		t.Fatal(err)
-	}
+	_, title := oldTscFailure(t, 19, "title")
 	if want := "`tsc`: src/a.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'. (exit 2)"; title != want {
 		t.Errorf("title %q, want %q", title, want)
 	}

@@ -58,15 +58,7 @@ func TestBackfillSignatures(t *testing.T) {
 // signatures as it upgrades; what is stored afterwards gets its own at
 // insert.
 func TestMigrationSignatures(t *testing.T) {
-	s := openOldStore(t, 20,
-		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
-		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at) VALUES (1, 1, 'p', 'Bash', 'failure', '`+"`tsc`"+` failed: exit 2', 'tsc', 'Exit code 2
-src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number''.', '[]', false, 'shell', ?)`,
-	)
-	var sig string
-	if err := s.db.Raw(`SELECT signature FROM observations WHERE id = 1`).Scan(&sig).Error; err != nil {
-		t.Fatal(err)
-	}
+	s, sig := oldTscFailure(t, 20, "signature")
 	if want := "Bash | tsc | TS2322 | src/a.ts(N,N): error TS2322: Type 'string' is not assignable to type 'number'."; sig != want {
 		t.Errorf("signature %q, want %q", sig, want)
 	}
