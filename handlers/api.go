@@ -18,8 +18,8 @@ import (
 const maxBatch = 500
 
 // ListObservations serves GET /api/observations: newest first, with
-// offset/limit/project, session, kind, tool, failures=1 and person
-// filters.
+// offset/limit/project, session, kind, tool, failures=1, similar_to=<id>
+// (the failures with that one's signature) and person filters.
 func (h *Handler) ListObservations(c *fiber.Ctx) error {
 	f, err := apiListParams(c)
 	if err != nil {
@@ -29,13 +29,38 @@ func (h *Handler) ListObservations(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	signature, err := h.similarTo(c, &f)
+	if err != nil {
+		return err
+	}
 	items, err := h.Store.Observations(c.UserContext(), models.ObservationFilter{
-		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures,
+		ListFilter: f, Kind: c.Query("kind"), Tool: c.Query("tool"), FailuresOnly: failures, Signature: signature,
 	})
 	if err != nil {
 		return err
 	}
 	return c.JSON(newPage(items, f.Limit))
+}
+
+// similarTo reads similar_to=<id>: the signature of that failure, whose
+// project then bounds the listing (a signature is known within its
+// project); "" when absent.
+func (h *Handler) similarTo(c *fiber.Ctx, f *models.ListFilter) (string, error) {
+	id, err := idParam(c, "similar_to")
+	if err != nil || id == 0 {
+		return "", err
+	}
+	o, err := h.Store.ObservationByID(c.UserContext(), id)
+	if err != nil {
+		return "", err
+	}
+	if o.Signature == "" {
+		return "", invalidParam("similar_to: observation %d is no failure with a signature (a failed call that says what failed)", id)
+	}
+	if f.Project == "" {
+		f.Project = o.Project
+	}
+	return o.Signature, nil
 }
 
 // ListPrompts serves GET /api/prompts: newest first, with

@@ -124,7 +124,7 @@ func (h *Handler) loadFeed(ctx context.Context, f views.FeedFilter, offset int) 
 			return nil, false, err
 		}
 		page := newPage(obs, feedLimit)
-		if err := h.markStale(ctx, pointers(page.Items)); err != nil {
+		if err := h.markForView(ctx, pointers(page.Items)); err != nil {
 			return nil, false, err
 		}
 		titles, err := h.Store.SessionTitles(ctx, sessionIDs(page.Items, func(o models.Observation) int64 { return o.SessionID }))
@@ -159,7 +159,7 @@ func (h *Handler) feedItems(ctx context.Context, evs []models.Event) ([]views.Fe
 	if err != nil {
 		return nil, err
 	}
-	if err := h.markStale(ctx, pointers(obs)); err != nil {
+	if err := h.markForView(ctx, pointers(obs)); err != nil {
 		return nil, err
 	}
 	prompts, err := h.Store.PromptsByIDs(ctx, ids[models.EventPrompt])
@@ -274,7 +274,15 @@ func observationView(o models.Observation) views.ObservationView {
 		Tool: o.ToolName, Kind: o.Kind, Title: o.Title, Input: o.Input, Output: o.Output,
 		Files: o.Files, Success: o.Success, Importance: o.Importance, DurationMS: o.DurationMS,
 		ExcludedBy: o.ExcludedBy, At: o.CreatedAt, FileStatus: o.FileStatus,
+		SeenBefore: seenBeforeView(o.SeenBefore),
 	}
+}
+
+func seenBeforeView(s *models.SeenBefore) *views.SeenBeforeView {
+	if s == nil {
+		return nil
+	}
+	return &views.SeenBeforeView{ID: s.ID, SessionID: s.SessionID, At: s.At, FixedByID: s.FixedByID, FixedBy: s.FixedBy}
 }
 
 func promptView(p models.Prompt) views.PromptView {

@@ -183,7 +183,7 @@ func (h *Handler) loadSessionPage(ctx context.Context, s *models.Session) (views
 	if err != nil {
 		return views.SessionPage{}, err
 	}
-	if err := h.markStale(ctx, pointers(d.Observations)); err != nil {
+	if err := h.markForView(ctx, pointers(d.Observations)); err != nil {
 		return views.SessionPage{}, err
 	}
 	p := sessionPage(d)

@@ -180,6 +180,7 @@ func settingsFromForm(c *fiber.Ctx, cur models.Settings) (st models.Settings, cl
 	st.Injection.FileRecallEnabled = on("injection.fileRecallEnabled")
 	num("injection.fileRecallCount", &st.Injection.FileRecallCount)
 	num("injection.fileRecallTokens", &st.Injection.FileRecallTokens)
+	num("injection.failureHintTokens", &st.Injection.FailureHintTokens)
 
 	num("retention.observationDays", &st.Retention.ObservationDays)
 

@@ -229,6 +229,7 @@ func settingsForm(tok string, st models.Settings) url.Values {
 	}
 	v.Set("injection.fileRecallCount", fmt.Sprint(st.Injection.FileRecallCount))
 	v.Set("injection.fileRecallTokens", fmt.Sprint(st.Injection.FileRecallTokens))
+	v.Set("injection.failureHintTokens", fmt.Sprint(st.Injection.FailureHintTokens))
 	v.Set("retention.observationDays", fmt.Sprint(st.Retention.ObservationDays))
 	for name, on := range map[string]bool{"memory.constraints": st.Memory.Constraints, "memory.decisions": st.Memory.Decisions,
 		"memory.causes": st.Memory.Causes, "memory.todos": st.Memory.Todos} {

@@ -50,19 +50,22 @@ func (tx *Tx) QueueObservation(o *Observation, event func(*Observation) any) err
 // observationColumns are the columns a batched insert binds, one row of
 // parameters per observation (observationArgs).
 const observationColumns = `session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-	input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`
+	input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at, signature`
+
+// observationParams is how many columns observationColumns names.
+const observationParams = 19
 
 // rowsPerStatement bounds the rows of one multi-row INSERT. This driver
 // prepares every statement anew (so fewer, longer statements win), but
 // binds parameter i by scanning the arguments for ordinal i (quadratic in
-// the parameters of one statement): 16 rows of 18 columns balance the two.
+// the parameters of one statement): 16 rows of 19 columns balance the two.
 const rowsPerStatement = 16
 
 // observationArgs appends o's values in observationColumns order.
 func observationArgs(args []any, o *Observation, files string) []any {
 	return append(args, o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
 		o.Input, o.Output, files, o.Success, o.Importance, o.DurationMS, o.ExcludedBy,
-		o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt)
+		o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt, o.Signature)
 }
 
 // valuesSQL is "INSERT INTO table (columns) VALUES (?, …), (?, …)…" for
@@ -103,14 +106,14 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 		toolUseID *string
 	}
 	var got []stored
-	args := make([]any, 0, 18*min(len(queued), rowsPerStatement))
+	args := make([]any, 0, observationParams*min(len(queued), rowsPerStatement))
 	for lo := 0; lo < len(queued); lo += rowsPerStatement {
 		chunk := queued[lo:min(lo+rowsPerStatement, len(queued))]
 		args = args[:0]
 		for _, q := range chunk {
 			o := q.o
 			o.normalize()
-			for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy, &o.CommandKind, &o.TestOutcome} {
+			for _, f := range []*string{&o.Project, &o.ToolName, &o.Kind, &o.Title, &o.Input, &o.Output, &o.ExcludedBy, &o.CommandKind, &o.TestOutcome, &o.Signature} {
 				*f = textSafe(*f)
 			}
 			files, err := json.Marshal(o.Files)
@@ -119,7 +122,7 @@ func flushObservations(tx *gorm.DB, st *txState) error {
 			}
 			args = observationArgs(args, o, string(files))
 		}
-		query := valuesSQL("observations", observationColumns, 18, len(chunk), " ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id")
+		query := valuesSQL("observations", observationColumns, observationParams, len(chunk), " ON CONFLICT DO NOTHING RETURNING id, session_id, tool_use_id")
 		if err := queryRows(tx, query, args, func(rows *sql.Rows) error {
 			var s stored
 			err := rows.Scan(&s.id, &s.sessionID, &s.toolUseID)

@@ -464,6 +464,10 @@ var migrations = []string{
 	`SELECT 1`,
 	// 21: who captured a forgotten session's id (SessionTombstone).
 	sessionTombstonesMigration,
+	// 22: failure signatures (issue #35, internal/failsig), indexed by
+	// project for "seen before"; the failures stored before get theirs
+	// from what they hold (migrationFollowUps).
+	signatureMigration,
 }
 
 // sessionTombstonesMigration is migration 21 on both backends.
@@ -471,6 +475,11 @@ const sessionTombstonesMigration = `CREATE TABLE session_tombstones (
 		id_hash TEXT PRIMARY KEY,
 		captured_by TEXT NOT NULL DEFAULT ''
 	)`
+
+// signatureMigration is the same on both backends: a column, and a
+// partial index of the rows that have one, by project, newest last.
+const signatureMigration = `ALTER TABLE observations ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+	CREATE INDEX observations_signature ON observations(project, signature, id) WHERE signature <> '';`
 
 // memoryProvenanceBackfill gives the memories stored before provenance
 // the best of it their rows allow, on both backends (UPDATE … FROM):
@@ -501,6 +510,7 @@ const memoryProvenanceBackfill = `UPDATE memories SET speaker = CASE WHEN source
 var migrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	16: backfillTitles,
 	20: retitleBash,
+	22: backfillSignatures,
 }
 
 // eventTimesMigration gives the event log an index by time and moves the

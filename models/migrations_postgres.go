@@ -330,6 +330,8 @@ var pgMigrations = []string{
 	`SELECT 1`,
 	// 13: SQLite's migration 21, who captured a forgotten session's id.
 	sessionTombstonesMigration,
+	// 14: SQLite's migration 22, failure signatures.
+	signatureMigration,
 }
 
 // pgPhrasePairsMigration is PostgreSQL migration 9: mneme_pairs, the
@@ -485,6 +487,7 @@ const pgCommonMigration = `CREATE TABLE IF NOT EXISTS mneme_common (
 var pgMigrationFollowUps = map[int]func(ctx context.Context, tx *sql.Tx, postgres bool) error{
 	6:  backfillTitles,
 	12: retitleBash,
+	14: backfillSignatures,
 }
 
 // pgPrelude runs before the migrations of a PostgreSQL store, every

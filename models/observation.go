@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/mneme-dev/mneme/internal/failsig"
 )
 
 // Observation kinds.
@@ -49,8 +51,13 @@ type Observation struct {
 	TestOutcome string `json:"testOutcome,omitempty"`
 	// FileCreated tells that a file change made its file (a Write of a
 	// new file), set at ingest like the fields above.
-	FileCreated bool      `json:"fileCreated,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
+	FileCreated bool `json:"fileCreated,omitempty"`
+	// Signature is a failure's identity (internal/failsig): tool, command
+	// shape, failing tests or error class, and its message masked; what
+	// "seen before" is matched by. Set for failures, and for a call that
+	// succeeded but reports failing tests; "" otherwise.
+	Signature string    `json:"signature,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
 
 	// Staleness, filled by the read API (never stored): Stale is whether a
 	// file the observation touched changed or is gone since (absent when
@@ -58,6 +65,9 @@ type Observation struct {
 	// changed, gone, unknown).
 	Stale      *bool             `gorm:"-" json:"stale,omitempty"`
 	FileStatus map[string]string `gorm:"-" json:"fileStatus,omitempty"`
+	// SeenBefore, filled for the viewer (never stored), is the earlier
+	// failure of the project this one was seen as, and its fix.
+	SeenBefore *SeenBefore `gorm:"-" json:"seenBefore,omitempty"`
 }
 
 // Command kinds of a Bash observation.
@@ -80,6 +90,11 @@ func (o *Observation) normalize() {
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now().UTC()
 	}
+	if o.Signature == "" && !o.Success && o.ExcludedBy == "" {
+		// Rows shaped elsewhere than the worker's hook path (compatibility
+		// routes, an import of an export) get theirs from what they hold.
+		o.Signature = failsig.Key(o.ToolName, o.Input, o.Output)
+	}
 	// PostgreSQL keeps microseconds: one precision on both backends, so
 	// o stays equal to what was stored.
 	o.CreatedAt = o.CreatedAt.Truncate(time.Microsecond)
@@ -97,10 +112,10 @@ func (tx *Tx) InsertObservation(o *Observation) (inserted bool, err error) {
 	// index turns a replay into no row, instead of a lookup then an insert
 	// through GORM's reflection.
 	err = tx.db.Raw(`INSERT INTO observations (session_id, project, prompt_number, tool_use_id, tool_name, kind, title,
-			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
+			input, output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at, signature)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
 		o.SessionID, o.Project, o.PromptNumber, o.ToolUseID, o.ToolName, o.Kind, o.Title,
-		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt).
+		o.Input, o.Output, string(files), o.Success, o.Importance, o.DurationMS, o.ExcludedBy, o.CommandKind, o.TestOutcome, o.FileCreated, o.CreatedAt, o.Signature).
 		Row().Scan(&o.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
@@ -126,6 +141,8 @@ type ObservationFilter struct {
 	Kind         string
 	Tool         string
 	FailuresOnly bool
+	// Signature keeps the failures of this signature (internal/failsig).
+	Signature string
 	// ByTime orders by the tool calls' own time (then id), as the feed
 	// does, rather than by id (the order they were stored in).
 	ByTime bool
@@ -148,6 +165,9 @@ func (s *Store) Observations(ctx context.Context, f ObservationFilter) ([]Observ
 	}
 	if f.FailuresOnly {
 		q = q.Where("NOT success")
+	}
+	if f.Signature != "" {
+		q = q.Where("signature = ? AND signature <> ''", f.Signature) // <> '': the partial index's condition
 	}
 	q = f.byPerson(q)
 	order := "id DESC"

@@ -12,7 +12,7 @@ import (
 
 // recallColumns are the observation columns context lines need; input is
 // cut short since only a Bash command is ever read from it.
-const recallColumns = "id, session_id, tool_name, kind, title, substr(input, 1, 400) AS input, files, success, importance, excluded_by, created_at"
+const recallColumns = "id, session_id, tool_name, kind, title, substr(input, 1, 400) AS input, files, success, importance, excluded_by, created_at, signature"
 
 // RecallFilter selects observations for context: not excluded by privacy
 // rules, newest first.
@@ -51,7 +51,7 @@ func (s *Store) RecallObservations(ctx context.Context, f RecallFilter) ([]Obser
 		var o Observation
 		var files string
 		if err := rows.Scan(&o.ID, &o.SessionID, &o.ToolName, &o.Kind, &o.Title, &o.Input, &files,
-			&o.Success, &o.Importance, &o.ExcludedBy, &o.CreatedAt); err != nil {
+			&o.Success, &o.Importance, &o.ExcludedBy, &o.CreatedAt, &o.Signature); err != nil {
 			return nil, err
 		}
 		if files != "" && files != "[]" {

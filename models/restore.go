@@ -219,6 +219,7 @@ func (tx *Tx) restoreObservation(sid int64, o *Observation, untooled map[untoole
 	o.Project, o.ToolName, o.Kind, o.Title = textSafe(o.Project), textSafe(o.ToolName), textSafe(o.Kind), textSafe(o.Title)
 	o.Input, o.Output, o.ExcludedBy = textSafe(o.Input), textSafe(o.Output), textSafe(o.ExcludedBy)
 	o.CommandKind, o.TestOutcome = textSafe(o.CommandKind), textSafe(o.TestOutcome)
+	o.Signature = "" // derived again from the row as restored (normalize)
 	for i, f := range o.Files {
 		o.Files[i] = textSafe(f)
 	}

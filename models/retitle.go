@@ -20,16 +20,32 @@ const retitleBatch = 500
 // time, by id, and changes only the titles that differ, so a second run
 // changes nothing. Interrupted calls and excluded ones keep theirs.
 func retitleBash(ctx context.Context, tx *sql.Tx, postgres bool) error {
-	sel := `SELECT id, kind, title, input, output, success, command_kind, test_outcome FROM observations
-		WHERE tool_name = 'Bash' AND id > ? ORDER BY id LIMIT ?`
-	update := `UPDATE observations SET title = ? WHERE id = ?`
+	return rederive(ctx, tx, postgres, "title", `SELECT id, kind, title, input, output, success, command_kind, test_outcome FROM observations
+		WHERE tool_name = 'Bash' AND id > ? ORDER BY id LIMIT ?`, func(rows *sql.Rows) (int64, string, string, error) {
+		var o Observation
+		err := rows.Scan(&o.ID, &o.Kind, &o.Title, &o.Input, &o.Output, &o.Success, &o.CommandKind, &o.TestOutcome)
+		title := storedBashTitle(o)
+		if title == "" {
+			title = o.Title
+		}
+		return o.ID, o.Title, title, err
+	})
+}
+
+// rederive derives column col of observations again for the rows sel
+// reads (its parameters: after which id, how many), a batch at a time by
+// id; derive scans one row and says its id, its value and the value it
+// should have. Only the values that differ are written, so a second run
+// changes nothing.
+func rederive(ctx context.Context, tx *sql.Tx, postgres bool, col, sel string, derive func(*sql.Rows) (id int64, was, want string, err error)) error {
+	update := `UPDATE observations SET ` + col + ` = ? WHERE id = ?`
 	if postgres {
 		sel = strings.NewReplacer("id > ?", "id > $1", "LIMIT ?", "LIMIT $2").Replace(sel)
-		update = `UPDATE observations SET title = $1 WHERE id = $2`
+		update = `UPDATE observations SET ` + col + ` = $1 WHERE id = $2`
 	}
 	type change struct {
 		id    int64
-		title string
+		value string
 	}
 	var last int64
 	for {
@@ -40,14 +56,14 @@ func retitleBash(ctx context.Context, tx *sql.Tx, postgres bool) error {
 		var changes []change
 		n := 0
 		for rows.Next() {
-			var o Observation
-			if err := rows.Scan(&o.ID, &o.Kind, &o.Title, &o.Input, &o.Output, &o.Success, &o.CommandKind, &o.TestOutcome); err != nil {
+			id, was, want, err := derive(rows)
+			if err != nil {
 				rows.Close()
 				return err
 			}
-			n, last = n+1, o.ID
-			if title := storedBashTitle(o); title != "" && title != o.Title {
-				changes = append(changes, change{o.ID, title})
+			n, last = n+1, id
+			if want != was {
+				changes = append(changes, change{id, want})
 			}
 		}
 		rows.Close()
@@ -55,7 +71,7 @@ func retitleBash(ctx context.Context, tx *sql.Tx, postgres bool) error {
 			return err
 		}
 		for _, c := range changes {
-			if _, err := tx.ExecContext(ctx, update, c.title, c.id); err != nil {
+			if _, err := tx.ExecContext(ctx, update, c.value, c.id); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 // changes nothing; interrupted, excluded and other tools' rows keep theirs.
 func TestRetitleBash(t *testing.T) {
 	s := openTestStore(t)
-	ctx := context.Background()
 	now := time.Now().UTC()
 	if err := s.db.Exec(`INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now).Error; err != nil {
 		t.Fatal(err)
@@ -50,76 +48,17 @@ func TestRetitleBash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// More rows than a batch: every one is read.
-	for i := 0; i < retitleBatch+10; i++ {
-		if err := s.db.Exec(`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at)
-			VALUES (?, 1, 'p', 'Bash', ?, ?, ?, ?, '[]', false, ?, ?)`, len(rows)+i+1, KindFailure, fmt.Sprintf("`./step-%d` failed: exit 2", i), fmt.Sprintf("./step-%d", i), fmt.Sprintf("Exit code 2\nstep %d: error: disk full", i), CommandShell, now).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
-	run := func() {
-		t.Helper()
-		db, err := s.db.DB()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		if err := retitleBash(ctx, tx, s.Postgres()); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	titles := func() map[int64]string {
-		var got []struct {
-			ID    int64
-			Title string
-		}
-		if err := s.db.Raw(`SELECT id, title FROM observations ORDER BY id`).Scan(&got).Error; err != nil {
-			t.Fatal(err)
-		}
-		out := map[int64]string{}
-		for _, g := range got {
-			out[g.ID] = g.Title
-		}
-		return out
-	}
-	run()
-	first := titles()
+	insertSteps(t, s, len(rows)) // more rows than a batch: every one is read
+	want := map[int64]string{int64(len(rows) + retitleBatch + 10): fmt.Sprintf("`./step-%d`: step %d: error: disk full (exit 2)", retitleBatch+9, retitleBatch+9)}
 	for i, r := range rows {
-		if got := first[int64(i+1)]; got != r.want {
-			t.Errorf("row %d: %q, want %q", i+1, got, r.want)
-		}
+		want[int64(i+1)] = r.want
 	}
-	last := int64(len(rows) + retitleBatch + 10)
-	if got, want := first[last], fmt.Sprintf("`./step-%d`: step %d: error: disk full (exit 2)", retitleBatch+9, retitleBatch+9); got != want {
-		t.Errorf("the last row: %q, want %q", got, want)
-	}
-	run()
-	second := titles()
-	for id, title := range first {
-		if second[id] != title {
-			t.Errorf("row %d changed on a second run: %q, then %q", id, title, second[id])
-		}
-	}
+	checkRederived(t, s, retitleBash, "title", want)
 }
 
 // A database of schema 19 gets the new titles as it upgrades.
 func TestMigrationRetitlesBash(t *testing.T) {
-	s := openOldStore(t, 19,
-		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
-		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, success, command_kind, created_at) VALUES (1, 1, 'p', 'Bash', 'failure', '`+"`tsc`"+` failed: exit 2', 'tsc', 'Exit code 2
-src/a.ts(12,5): error TS2322: Type ''string'' is not assignable to type ''number''.', '[]', false, 'shell', ?)`,
-	)
-	var title string
-	if err := s.db.Raw(`SELECT title FROM observations WHERE id = 1`).Scan(&title).Error; err != nil {
-		t.Fatal(err)
-	}
+	_, title := oldTscFailure(t, 19, "title")
 	if want := "`tsc`: src/a.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'. (exit 2)"; title != want {
 		t.Errorf("title %q, want %q", title, want)
 	}

@@ -62,6 +62,10 @@ type InjectionSettings struct {
 	FileRecallEnabled bool `json:"fileRecallEnabled"`
 	FileRecallCount   int  `json:"fileRecallCount"`
 	FileRecallTokens  int  `json:"fileRecallTokens"`
+	// FailureHintTokens bounds the hint a failure seen before gets
+	// (when, how it was fixed, its root cause), once per signature and
+	// session; 0 turns it off.
+	FailureHintTokens int `json:"failureHintTokens"`
 }
 
 // RetentionSettings control how long observations are kept.
@@ -185,6 +189,7 @@ func DefaultSettings() Settings {
 			FileRecallEnabled: true,
 			FileRecallCount:   3,
 			FileRecallTokens:  200,
+			FailureHintTokens: 200,
 		},
 		Summarizer: SummarizerSettings{Kind: "heuristic", ClaudePath: "claude", Model: "claude-haiku-4-5"},
 		Memory:     MemorySettings{Decisions: true, Constraints: true, Causes: true, Todos: true, BudgetShare: 40, Trust: []string{}},
@@ -220,6 +225,8 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 const (
 	MaxFileRecallCount  = 10
 	MaxFileRecallTokens = 1000
+	// MaxFailureHintTokens bounds the failure hint's budget.
+	MaxFailureHintTokens = 1000
 )
 
 // MaxInjectBytes is Claude Code's limit on additionalContext; beyond it the
@@ -293,6 +300,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.Injection.FileRecallTokens < 0 || s.Injection.FileRecallTokens > MaxFileRecallTokens {
 		add("injection.fileRecallTokens", "must be between 0 and %d", MaxFileRecallTokens)
+	}
+	if s.Injection.FailureHintTokens < 0 || s.Injection.FailureHintTokens > MaxFailureHintTokens {
+		add("injection.failureHintTokens", "must be between 0 and %d", MaxFailureHintTokens)
 	}
 	if s.Retention.ObservationDays < 0 || s.Retention.ObservationDays > 36500 {
 		add("retention.observationDays", "must be between 0 (keep forever) and 36500")

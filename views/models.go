@@ -33,6 +33,18 @@ type ObservationView struct {
 	// FileStatus is each file's status now by path (fresh, changed, gone,
 	// unknown), when known: changed and gone ones get a badge.
 	FileStatus map[string]string
+	// SeenBefore is the earlier failure of the project this one was seen
+	// as (same signature, another session) and its fix; nil for none.
+	SeenBefore *SeenBeforeView
+}
+
+// SeenBeforeView is an earlier failure with the same signature and the
+// call that fixed it (FixedByID 0: not fixed in its session).
+type SeenBeforeView struct {
+	ID, SessionID int64
+	At            time.Time
+	FixedByID     int64
+	FixedBy       string
 }
 
 // PromptView is one user prompt.
@@ -473,6 +485,11 @@ func memorySourceText(source string) string {
 }
 
 func sessionURL(id int64) string { return "/sessions/" + strconv.FormatInt(id, 10) }
+
+// sessionObsURL is observation id's row on its session's page.
+func sessionObsURL(session, id int64) string {
+	return sessionURL(session) + "#obs-" + strconv.FormatInt(id, 10)
+}
 
 func itoa[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
 

@@ -111,6 +111,12 @@ var spec = []Row{
 	{Figure: "UserPromptSubmit hook at 100k (related lookup), p99", Bench: "BenchmarkUserPromptSubmitHook100k", Metric: "p99-ms", Unit: "ms",
 		Base: []Baseline{{Metric: "base-p99-ms", Label: "(same hook, prompt without keywords, p99)"}}},
 	{Figure: "related lookup alone at 100k, p99", Bench: "BenchmarkRelatedMemory100k", Metric: "p99-ms", Unit: "ms"},
+	// A failure seen before (issue #35): the failure stored, its earlier
+	// occurrences and their fix looked up, the hint built.
+	{Figure: "PostToolUseFailure hook at 100k (seen-before hint), p50", Bench: "BenchmarkFailureHook100k", Metric: "p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p50-ms", Label: "(PostToolUse of a success, no lookup, p50)"}}},
+	{Figure: "PostToolUseFailure hook at 100k (seen-before hint), p99", Bench: "BenchmarkFailureHook100k", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(PostToolUse of a success, no lookup, p99)"}}, Target: le(25)},
 
 	// Team mode: the same figures with the workers on PostgreSQL (the
 	// throwaway cluster of internal/pgtest on this machine), against the
@@ -132,6 +138,8 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "p95-ms", Label: "(full text alone, same run)", Bench: "BenchmarkSearchHybridPostgres/text/rows=1000000"}}},
 	{Figure: "team: SessionStart hook at 100k on PostgreSQL, p99", Bench: "BenchmarkSessionStartHook100kPostgres", Metric: "p99-ms", Unit: "ms",
 		Base: []Baseline{{Metric: "p99-ms", Label: "(SQLite, same rows)", Bench: "BenchmarkSessionStartHook100k"}}, Target: le(25)},
+	{Figure: "team: PostToolUseFailure hook at 100k on PostgreSQL (seen-before hint), p99", Bench: "BenchmarkFailureHook100kPostgres", Metric: "p99-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "base-p99-ms", Label: "(PostToolUse of a success, no lookup, p99)"}}, Target: le(25)},
 
 	// The worker process (cmd/mneme/rss_bench_test.go, soak/bench_test.go),
 	// against a minimal Go HTTP server (bench/minserver) in the same run.

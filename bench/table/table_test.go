@@ -159,6 +159,10 @@ func TestCapturedRun(t *testing.T) {
 		"in-memory vector index at 1M, 384 dims":              true,
 		"team: hybrid search at 100k on PostgreSQL, p95":      true,
 		"team: hybrid search at 1M on PostgreSQL, p95":        true,
+		// The failure hint came after it too (issue #35).
+		"PostToolUseFailure hook at 100k (seen-before hint), p50":                     true,
+		"PostToolUseFailure hook at 100k (seen-before hint), p99":                     true,
+		"team: PostToolUseFailure hook at 100k on PostgreSQL (seen-before hint), p99": true,
 	}
 	for _, l := range Compute(spec, res) {
 		if notMeasured[l.Figure] {

@@ -68,6 +68,9 @@ type Options struct {
 	// Embed tunes semantic recall (timeouts, the query's budget, the
 	// indexer's batches and backoff); zero fields take the defaults.
 	Embed embed.Tuning
+	// FailureHintBudget bounds the lookup behind a failure's "seen
+	// before" hint (recall.DefaultFailureBudget when zero).
+	FailureHintBudget time.Duration
 }
 
 // Worker is an assembled worker. Close it to stop its background parts.
@@ -164,9 +167,10 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	// swaps them) through policy.
 	readOnly := new(atomic.Bool) // the worker's (see below); semantic recall's state says it
 	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: readOnly.Load}
-	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget, Log: opts.Log}
+	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
+		FailureBudget: opts.FailureHintBudget, Log: opts.Log}
 	queue := summarize.NewQueue(store, settings, clean, opts.Log)
-	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
+	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Failures: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
 	if err != nil {
 		broker.Close()
 		store.Close()

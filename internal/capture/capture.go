@@ -63,6 +63,8 @@ type Service struct {
 	Summaries SummaryQueue
 	// Files answers the file gate (PreToolUse); nil answers nothing.
 	Files FileRecaller
+	// Failures answers a failure seen before; nil answers nothing.
+	Failures FailureRecaller
 
 	policy   atomic.Pointer[shape.Policy]
 	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
@@ -79,6 +81,7 @@ type Service struct {
 type Deps struct {
 	Context   ContextBuilder
 	Files     FileRecaller
+	Failures  FailureRecaller
 	Summaries SummaryQueue
 	// IDKey keys the hash of cleaned identifiers (privacy.LoadIDKey: the
 	// hook uses the same one); nil hashes them without a key.
@@ -97,7 +100,7 @@ func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Store: store, Context: d.Context, Files: d.Files, Summaries: d.Summaries, idKey: d.IDKey,
+	s := &Service{Store: store, Context: d.Context, Files: d.Files, Failures: d.Failures, Summaries: d.Summaries, idKey: d.IDKey,
 		log: d.Log, disk: disk{projects: hookwire.NewProjects(hookwire.DefaultProjects)}, now: func() time.Time { return time.Now().UTC() }}
 	s.SetSettings(st)
 	return s, nil
@@ -141,7 +144,7 @@ func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (s
 	case hookwire.UserPromptSubmit:
 		return s.userPrompt(ctx, ev)
 	case hookwire.PostToolUse, hookwire.PostToolUseFailure:
-		return shape.Continue(), s.toolUse(ctx, ev)
+		return s.toolUse(ctx, event, ev)
 	case hookwire.PreToolUse:
 		return s.preToolUse(ctx, ev), nil
 	case hookwire.Stop:

@@ -85,13 +85,17 @@ func (s *Service) userPrompt(ctx context.Context, ev *shape.Event) (shape.Output
 	return shape.WithContext(hookwire.UserPromptSubmit, hint), nil
 }
 
-func (s *Service) toolUse(ctx context.Context, ev *shape.Event) error {
+// toolUse stores a tool call; a failure seen before is answered with
+// what is known of it (failureHint).
+func (s *Service) toolUse(ctx context.Context, event string, ev *shape.Event) (shape.Output, error) {
 	pol := ev.Policy()
 	obs := ev.Observation()
 	states := s.fileStates(ev, obs)
 	var ref models.SessionRef
 	var turn promptTurn
+	var stored *models.Observation
 	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
+		stored = nil
 		var err error
 		if ref, err = s.session(tx, ev); err != nil {
 			return err
@@ -108,16 +112,46 @@ func (s *Service) toolUse(ctx context.Context, ev *shape.Event) error {
 		if err := tx.QueueObservation(&o, observationEvent); err != nil {
 			return err
 		}
+		stored = &o
 		if len(states) == 0 {
 			return nil
 		}
 		return tx.RecordFileStates(ref.ID, *o.ToolUseID, states)
 	})
-	if err == nil {
-		s.remember(ev.SessionID(), ref)
-		s.rememberTurn(ref.ID, turn)
+	if err != nil {
+		return shape.Output{}, err
 	}
-	return err
+	s.remember(ev.SessionID(), ref)
+	s.rememberTurn(ref.ID, turn)
+	return shape.WithContext(event, s.failureHint(ctx, ev, ref, stored)), nil
+}
+
+// FailureRecaller answers a failure just stored that was seen before.
+type FailureRecaller interface {
+	FailureHint(ctx context.Context, req FailureRequest) (string, error)
+}
+
+// FailureRequest is one failure just stored, by its signature.
+type FailureRequest struct {
+	Project       string
+	SessionID     int64 // the session's database id: its own failures are not "before"
+	ObservationID int64
+	Signature     string
+	Cwd           string
+}
+
+// failureHint is what is known of a failure o seen before, or "" (none,
+// no signature, an import, a replayed call).
+func (s *Service) failureHint(ctx context.Context, ev *shape.Event, ref models.SessionRef, o *models.Observation) string {
+	if s.Failures == nil || o == nil || o.ID == 0 || o.Signature == "" || ev.Imported() {
+		return ""
+	}
+	text, err := s.Failures.FailureHint(ctx, FailureRequest{Project: ref.Project, SessionID: ref.ID, ObservationID: o.ID, Signature: o.Signature, Cwd: ev.Cwd()})
+	if err != nil {
+		s.log.Warn("failure hint", "project", ref.Project, "err", err)
+		return ""
+	}
+	return text
 }
 
 // observationEvent is the JSON an observation travels as on the stream: the

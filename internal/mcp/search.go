@@ -17,17 +17,18 @@ import (
 
 const searchDescription = `Step 1 of 3 — search mneme's memory of earlier Claude Code sessions: tool calls (observations), prompts and session summaries, across projects.
 Query syntax is SQLite FTS5: words (all must match), OR, NOT, "exact phrase", prefix*, column filters such as title:word; e.g. migrat* AND sqlite, "connection refused", auth NOT oauth.
-With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, #m<id>, date, kind, who said it (user, Claude, a teammate's name, or quoted: FILE), state (current, superseded by #m<id>, done, retired, proposed: a teammate's awaiting the owner, noted: a quote, never in force) and text; as_of=YYYY-MM-DD (or an RFC 3339 time) keeps those that were in force then.
+With type=memory (and kind=decision|constraint|cause|todo), searches the memories kept instead: one row per memory, m<id>, date, kind, who said it (user, Claude, a teammate's name, or quoted: FILE), state (current, superseded by m<id>, done, retired, proposed: a teammate's awaiting the owner, noted: a quote, never in force) and text; as_of=YYYY-MM-DD (or an RFC 3339 time) keeps those that were in force then.
 Answers one compact row per hit, best first, within maxTokens (≈4 bytes per token, default 1000):
   #<id>  <date time>  <kind>  <title>              a tool call; <id> is an observation id
   session s<N>  <date time>  prompt|summary  <text>  a prompt or summary of session sN
 and says how many more matched and how to get them (offset).
 mode=hybrid (the default when mneme has an embeddings endpoint) also finds rows by meaning, so a plain-language question works; mode=semantic by meaning alone; mode=text FTS5 only.
+similar_to=#<id> (no query) lists the failures with the same signature as that failed call: the same failing test or error seen in other sessions, whatever the numbers, paths and times.
 Next: timeline with anchor=<id> (or session=s<N>) to see what happened around a hit, then get_observations with only the ids worth reading in full. Do not fetch everything: rows are cheap, full records are not.`
 
 // SearchInput is the search tool's arguments.
 type SearchInput struct {
-	Query     string `json:"query" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word"`
+	Query     string `json:"query,omitempty" jsonschema:"FTS5 query: words (all must match), OR, NOT, \"exact phrase\", prefix*, title:word; required unless similar_to is given"`
 	Project   string `json:"project,omitempty" jsonschema:"only this project (a repository's directory name); all projects when left out"`
 	Type      string `json:"type,omitempty" jsonschema:"observation (tool calls), prompt or summary; all three when left out (or all); memory for the decisions, constraints, causes and todos kept"`
 	Kind      string `json:"kind,omitempty" jsonschema:"with type memory: only decision, constraint, cause or todo"`
@@ -39,11 +40,15 @@ type SearchInput struct {
 	MaxTokens int    `json:"maxTokens,omitempty" jsonschema:"size limit of the answer in tokens (≈4 bytes each), 200 to 25000, default 1000"`
 	Mode      string `json:"mode,omitempty" jsonschema:"hybrid (words and meaning, the default when semantic search is set up), text (FTS5 only, the default otherwise) or semantic (meaning only: plain-language questions)"`
 	AsOf      string `json:"as_of,omitempty" jsonschema:"with type memory: only the memories in force at that time (YYYY-MM-DD: as that UTC day ended; or an RFC 3339 time), whatever their state now"`
+	SimilarTo *ID    `json:"similar_to,omitempty" jsonschema:"#id of a failed tool call: instead of a text search, the failures with its signature (the same failing test or error, whatever the numbers, paths and times), newest first, in its project"`
 }
 
 func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
+	if in.SimilarTo != nil {
+		return s.similar(ctx, in)
+	}
 	if strings.TrimSpace(in.Query) == "" {
-		return "", fmt.Errorf("query is empty: give words to search for, in FTS5 syntax (e.g. migrat* AND sqlite)")
+		return "", fmt.Errorf("query is empty: give words to search for, in FTS5 syntax (e.g. migrat* AND sqlite), or similar_to=#id of a failure")
 	}
 	maxTokens, err := readTokens(in.MaxTokens)
 	if err != nil {
@@ -127,6 +132,63 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	return w.String(), nil
 }
 
+// similar is search with similar_to: the failures with the signature of
+// that one, newest first, from /api/observations.
+func (s *Server) similar(ctx context.Context, in SearchInput) (string, error) {
+	if strings.TrimSpace(in.Query) != "" || in.Type != "" || in.Kind != "" || in.AsOf != "" || in.Mode != "" || in.From != "" || in.To != "" {
+		return "", fmt.Errorf("similar_to lists failures by signature: give it alone (with project, tool, limit, offset, maxTokens), without query, type, kind, as_of, mode, from or to")
+	}
+	maxTokens, err := readTokens(in.MaxTokens)
+	if err != nil {
+		return "", err
+	}
+	if in.Limit < 0 || in.Limit > 100 || in.Offset < 0 {
+		return "", fmt.Errorf("limit must be from 1 to 100 (default 20), offset 0 or more")
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	id := int64(*in.SimilarTo)
+	q := url.Values{"similar_to": {strconv.FormatInt(id, 10)}, "limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(in.Offset)}}
+	for k, v := range map[string]string{"project": in.Project, "tool": in.Tool} {
+		if v = strings.TrimSpace(v); v != "" {
+			q.Set(k, v)
+		}
+	}
+	var page api.Page[models.Observation]
+	if err := s.get(ctx, "/api/observations?"+q.Encode(), &page); err != nil {
+		if isNotFound(err) {
+			return "", fmt.Errorf("no observation #%d", id)
+		}
+		return "", err
+	}
+	w := newBudget(maxTokens)
+	sig := ""
+	for _, o := range page.Items {
+		if o.ID == id {
+			sig = o.Signature
+		}
+	}
+	head := fmt.Sprintf("mneme failures like #%d, newest first", id)
+	if sig != "" {
+		head += " (signature: " + oneLine(sig, 200) + ")"
+	}
+	w.must(head + ":")
+	shown, _ := w.rows(len(page.Items), 120, func(i int) (string, error) {
+		o := page.Items[i]
+		return hitRow(api.SearchResult{SearchHit: models.SearchHit{Type: models.SearchObservation, ID: o.ID, CreatedAt: o.CreatedAt, Kind: o.Kind,
+			ToolName: o.ToolName, Title: o.Title, Success: o.Success}}, false) + "  session " + ref.Sess(o.SessionID), nil
+	})
+	switch {
+	case shown < len(page.Items) || page.HasMore:
+		w.must(fmt.Sprintf("… more: search again with similar_to=#%d offset=%d.\n%s", id, in.Offset+shown, searchNext))
+	default:
+		w.must(fmt.Sprintf("%d failure(s) with this signature, all shown.\n%s", shown, searchNext))
+	}
+	return w.String(), nil
+}
+
 // searchNext closes a search answer: the next steps.
 const searchNext = "Next: timeline anchor=<#id> or session=s<N> for context; get_observations ids=[…] for full records."
 
@@ -199,7 +261,7 @@ func (s *Server) call(ctx context.Context, method, path string, body []byte, v a
 func day(t time.Time) string { return t.Local().Format(time.DateOnly) }
 
 // searchMemories is search limited to memories: one row per memory,
-// #m<id>, date, kind, who said it, state and text, best first; with
+// m<id>, date, kind, who said it, state and text, best first; with
 // as_of, those in force at that time.
 func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxTokens int) (string, error) {
 	q := url.Values{"q": {in.Query}, "limit": {strconv.Itoa(limit)}}

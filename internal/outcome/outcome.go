@@ -98,7 +98,7 @@ func BashTitle(cmd, output string, success, isTest bool, testOutcome string) str
 		outcome = testOutcome
 	}
 	if outcome == "" {
-		short := "`" + truncate(firstLine(cmd), 100) + "`"
+		short := "`" + truncate(FirstLine(cmd), 100) + "`"
 		switch {
 		case success && isTest:
 			return "Ran " + short + ": passed"
@@ -109,14 +109,14 @@ func BashTitle(cmd, output string, success, isTest bool, testOutcome string) str
 		}
 		return short + " failed"
 	}
-	head := "`" + truncate(firstLine(cmd), 50) + "`: "
+	head := "`" + truncate(FirstLine(cmd), 50) + "`: "
 	tail := ""
 	if success {
 		head = "Ran " + head
 	} else if exit != "" {
 		tail = " (exit " + exit + ")"
 	} else {
-		head = "`" + truncate(firstLine(cmd), 50) + "` failed: "
+		head = "`" + truncate(FirstLine(cmd), 50) + "` failed: "
 	}
 	room := TitleRunes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
 	if chain {
@@ -134,8 +134,8 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// firstLine is the first non-empty line of s, trimmed.
-func firstLine(s string) string {
+// FirstLine is the first non-empty line of s, trimmed.
+func FirstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			return l
@@ -732,7 +732,7 @@ var (
 )
 
 func httpOutcome(cmd string, lines []string, failed bool) string {
-	if !httpCmdRe.MatchString(firstLine(cmd) + " ") {
+	if !httpCmdRe.MatchString(FirstLine(cmd) + " ") {
 		return ""
 	}
 	status := ""
@@ -791,7 +791,7 @@ var (
 )
 
 func pipOutcome(cmd string, lines []string, failed bool) string {
-	m := pipCmdRe.FindStringSubmatch(firstLine(cmd))
+	m := pipCmdRe.FindStringSubmatch(FirstLine(cmd))
 	if m == nil {
 		return ""
 	}
@@ -1012,7 +1012,7 @@ func genericOutcome(cmd string, lines []string, failed bool) string {
 				return s
 			}
 		}
-	} else if contentCommands.MatchString(firstLine(cmd)) {
+	} else if contentCommands.MatchString(FirstLine(cmd)) {
 		return ""
 	}
 	for i := len(lines) - 1; i >= 0; i-- {

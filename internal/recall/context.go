@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/failsig"
 	"github.com/mneme-dev/mneme/internal/filestate"
 	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
@@ -199,9 +200,20 @@ func (b *Builder) sections(ctx context.Context, req capture.ContextRequest, memS
 	failed := unresolvedFailures(obs)
 	failSec := section{title: "## Unresolved failures"}
 	listed := map[int64]bool{}
+	// A failure seen again (the same signature: the same test, the same
+	// error) is one line, its newest, with how many more.
+	sigLine, again := map[string]int{}, map[int]int{}
 	for _, o := range failed {
-		failSec.items = append(failSec.items, obsLine(o, c)+changedMark(status[o.ID]))
 		listed[o.ID] = true
+		if i, ok := sigLine[o.Signature]; ok && o.Signature != "" {
+			again[i]++
+			continue
+		}
+		sigLine[o.Signature] = len(failSec.items)
+		failSec.items = append(failSec.items, obsLine(named(o), c)+changedMark(status[o.ID]))
+	}
+	for i, n := range again {
+		failSec.items[i] += fmt.Sprintf(" +%d like it", n)
 	}
 	cwd := st.ProjectCwd(ctx, req.Project)
 	decisions.items = append(decisions.items, filesChanged(obs, status, cwd, c)...)
@@ -306,6 +318,23 @@ func obsLine(o models.Observation, c cleaner) string {
 		mark = " [FAILED]"
 	}
 	return fmt.Sprintf("- #%d %s%s (%s)", o.ID, c.text(o.Title, 200), mark, o.CreatedAt.UTC().Format(time.DateOnly))
+}
+
+// named is failure o with its title naming what failed (the failing
+// tests or the error's class, from its signature) when it does not yet:
+// a title kept from before titles said what happened, or cut short.
+func named(o models.Observation) models.Observation {
+	class := failsig.ClassOf(o.Signature)
+	if class == "" {
+		return o
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(class, ", …"), ", ") {
+		if !strings.Contains(o.Title, name) {
+			o.Title += " — " + class
+			break
+		}
+	}
+	return o
 }
 
 // failureKeys name what a later success must share to resolve a failure:

@@ -262,6 +262,46 @@ func TestUnresolvedFailures(t *testing.T) {
 	}
 }
 
+// The Unresolved failures section names what failed (the failing test,
+// the error's class) even where a title kept from before does not, and a
+// failure seen again is one line with how many more.
+func TestUnresolvedFailuresNameWhatFailed(t *testing.T) {
+	f := newFixture(t)
+	goFail := func(dur string) string {
+		return "Exit code 1\n--- FAIL: TestLoadConfig (" + dur + ")\nFAIL\nFAIL\tgithub.com/acme/app/load\t" + dur + "\nFAIL"
+	}
+	var ids []int64
+	for i, dur := range []string{"0.03s", "1.2s", "0.4s"} {
+		s := f.session("app", fmt.Sprintf("s%d", i), "")
+		f.prompt(s, "app", 1, "fix the loader")
+		ids = append(ids, f.obs(models.Observation{SessionID: s, Project: "app", Title: "`go test ./load` failed: exit 1", Input: "go test ./load",
+			Output: goFail(dur), Kind: models.KindFailure, Importance: 1}))
+	}
+	other := f.session("app", "tsc", "")
+	tsc := f.obs(models.Observation{SessionID: other, Project: "app", Title: "`npx tsc`: src/a.ts(1,1): error TS2322: Type 'string' is not assignable (exit 2)",
+		Input: "npx tsc", Output: "Exit code 2\nsrc/a.ts(1,1): error TS2322: Type 'string' is not assignable", Kind: models.KindFailure, Importance: 1})
+	cur := f.session("app", "current", "")
+	out, err := f.builder().SessionContext(context.Background(), capture.ContextRequest{Project: "app", SessionID: cur, Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", out)
+	if want := fmt.Sprintf("- #%d `go test ./load` failed: exit 1 — TestLoadConfig [FAILED]", ids[2]); !strings.Contains(out, want) {
+		t.Errorf("no line %q", want)
+	}
+	if !strings.Contains(out, "+2 like it") {
+		t.Errorf("the failure seen three times is not one line with +2 like it")
+	}
+	for _, id := range ids[:2] {
+		if strings.Contains(out, fmt.Sprintf("#%d ", id)) {
+			t.Errorf("#%d, the same failure again, has a line of its own", id)
+		}
+	}
+	if want := fmt.Sprintf("- #%d `npx tsc`: src/a.ts(1,1): error TS2322: Type 'string' is not assignable (exit 2) [FAILED]", tsc); !strings.Contains(out, want) {
+		t.Errorf("a title naming its error got more: want %q", want)
+	}
+}
+
 func TestContextSourceVariants(t *testing.T) {
 	f := newFixture(t)
 	_, _, cur, ids := history(f)

@@ -41,10 +41,14 @@ type Builder struct {
 	// for, the hints come from text alone and Log says so.
 	Semantic       *embed.Service
 	SemanticBudget time.Duration
-	Log            *slog.Logger
+	// FailureBudget bounds the failure hint's lookup (default
+	// DefaultFailureBudget): past it the hook answers without the hint.
+	FailureBudget time.Duration
+	Log           *slog.Logger
 
 	given    given[string, string] // the files the gate answered, per Claude session
 	injected given[int64, int64]   // the memories each session's context held
+	hinted   given[int64, string]  // the failure signatures hinted, per session
 }
 
 // BytesPerToken is the estimate mneme budgets with: about four bytes of

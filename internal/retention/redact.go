@@ -73,6 +73,7 @@ var roles = map[string]role{
 	"observations.tool_use_id":   ident,
 	"file_states.tool_use_id":    ident, // the observation's, which it is found by
 	"observations.title":         derivedText,
+	"observations.signature":     derivedText, // masked from the row's input and output
 	"observations.files":         derivedJSON,
 	"events.data":                derivedJSON, // made from the row it announces (eventRows)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/mneme-dev/mneme/internal/failsig"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -195,5 +196,16 @@ func (e *Event) Observation() *models.Observation {
 	for _, f := range d.Files {
 		o.Files = append(o.Files, p.Clean(f))
 	}
+	if !o.Success || reportsFailingTests(o) {
+		// From the text as stored, so a migration derives the same.
+		o.Signature = failsig.Key(o.ToolName, o.Input, o.Output)
+	}
 	return o
+}
+
+// reportsFailingTests tells a call Claude Code reports as a success
+// (PostToolUse) whose output says tests failed: `go test … | tee`,
+// `pytest || true`. It is not a failure, but it is seen again like one.
+func reportsFailingTests(o *models.Observation) bool {
+	return o.CommandKind == models.CommandTest && strings.Contains(o.TestOutcome, " failed")
 }
