@@ -9,17 +9,17 @@ import (
 	"testing"
 )
 
-// codeMap is the README's "Code map" section: its rows, the first column
+// codeMap is docs/architecture.md's "Code map" section: its rows, the first column
 // (where) apart.
 func codeMap(t *testing.T) (where map[string]bool, section string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(data), "\n## Code map\n")
 	if !ok {
-		t.Fatal("README.md has no ## Code map section")
+		t.Fatal("docs/architecture.md has no ## Code map section")
 	}
 	section, _, _ = strings.Cut(rest, "\n## ")
 	where = map[string]bool{}
@@ -36,7 +36,7 @@ func codeMap(t *testing.T) (where map[string]bool, section string) {
 	return where, section
 }
 
-// Every package of the module is in the README's code map: named in its
+// Every package of the module is in the code map (docs/architecture.md): named in its
 // first column, or inside a directory named there, or named (`web/sse`) in
 // its parent's row.
 func TestCodeMapCoversEveryPackage(t *testing.T) {
@@ -60,7 +60,7 @@ func TestCodeMapCoversEveryPackage(t *testing.T) {
 			covered = where[dir]
 		}
 		if !covered {
-			t.Errorf("package %s is not in README.md's code map", rel)
+			t.Errorf("package %s is not in docs/architecture.md's code map", rel)
 		}
 	}
 	if n < 20 {
