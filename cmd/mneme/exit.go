@@ -18,7 +18,8 @@ const (
 	// (doctor) that found a problem.
 	exitNotFound = 1
 	// exitUsage: the command line is wrong: an unknown command or flag, a
-	// missing argument, an id or a value that cannot be read.
+	// missing argument, an id or a value that cannot be read or that the
+	// worker refuses as invalid (400).
 	exitUsage = 2
 	// exitWorker: the worker cannot be asked: it is not running, does not
 	// answer, or does not accept who you are (MNEME_TOKEN).

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -53,23 +52,10 @@ in force on that day (as it ended, UTC), whatever its state now.`,
 					q.Set(k, v)
 				}
 			}
-			body, err := apiGet(g, "/api/memories?"+q.Encode())
-			if err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
-			if asJSON {
-				_, err := out.Write(body)
+			page, done, err := listPage[models.Memory](g, code, out, "/api/memories?"+q.Encode(), asJSON, "No memories.")
+			if done || err != nil {
 				return err
-			}
-			var page api.Page[models.Memory]
-			if err := json.Unmarshal(body, &page); err != nil {
-				return err
-			}
-			if len(page.Items) == 0 {
-				fmt.Fprintln(out, "No memories.")
-				*code = exitNotFound
-				return nil
 			}
 			if asOf != "" {
 				fmt.Fprintf(out, "In force on %s (the state shown is today's):\n", asOf)

@@ -110,7 +110,7 @@ func TestMemoriesCommand(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"memories", "accept", strconv.FormatInt(rule.ID, 10)}, 1, "not proposed"},
+		{[]string{"memories", "accept", strconv.FormatInt(rule.ID, 10)}, 2, "not proposed"}, // the worker refuses it as invalid
 		{[]string{"memories", "accept", "abc"}, 2, "is not a memory's id"},
 		{[]string{"memories", "reject", "999999"}, 1, "not found"},
 		{[]string{"memories", "--as-of", "last week"}, 2, "as_of must be a date"},

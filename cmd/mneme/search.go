@@ -364,26 +364,36 @@ func searchMemories(g *globals, code *int, out io.Writer, q url.Values, project,
 	if mode != "" {
 		q.Set("mode", mode)
 	}
-	body, err := apiGet(g, "/api/memories?"+q.Encode())
-	if err != nil {
+	page, done, err := listPage[models.Memory](g, code, out, "/api/memories?"+q.Encode(), asJSON, "No matches.")
+	if done || err != nil {
 		return err
-	}
-	if asJSON {
-		_, err := out.Write(body)
-		return err
-	}
-	var page api.Page[models.Memory]
-	if err := json.Unmarshal(body, &page); err != nil {
-		return err
-	}
-	if len(page.Items) == 0 {
-		fmt.Fprintln(out, "No matches.")
-		*code = exitNotFound
-		return nil
 	}
 	for _, m := range page.Items {
 		printMemory(out, m, project == "")
 	}
 	fmt.Fprintln(out, "Only current memories are in force. Open one in full: mneme show m<id>")
 	return nil
+}
+
+// listPage asks the worker for a page of T at path. With asJSON it
+// prints the API's JSON as it came; an empty page prints empty and exits
+// exitNotFound. done tells the caller that nothing is left to print.
+func listPage[T any](g *globals, code *int, out io.Writer, path string, asJSON bool, empty string) (page api.Page[T], done bool, err error) {
+	body, err := apiGet(g, path)
+	if err != nil {
+		return page, true, err
+	}
+	if asJSON {
+		_, err := out.Write(body)
+		return page, true, err
+	}
+	if err := json.Unmarshal(body, &page); err != nil {
+		return page, true, err
+	}
+	if len(page.Items) == 0 {
+		fmt.Fprintln(out, empty)
+		*code = exitNotFound
+		return page, true, nil
+	}
+	return page, false, nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/ref"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -35,23 +33,10 @@ func sessionsCmd(g *globals, code *int) *cobra.Command {
 			if person != "" {
 				q.Set("person", person)
 			}
-			body, err := apiGet(g, "/api/sessions?"+q.Encode())
-			if err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
-			if asJSON {
-				_, err := out.Write(body)
+			page, done, err := listPage[models.SessionStats](g, code, out, "/api/sessions?"+q.Encode(), asJSON, "No sessions.")
+			if done || err != nil {
 				return err
-			}
-			var page api.Page[models.SessionStats]
-			if err := json.Unmarshal(body, &page); err != nil {
-				return err
-			}
-			if len(page.Items) == 0 {
-				fmt.Fprintln(out, "No sessions.")
-				*code = exitNotFound
-				return nil
 			}
 			for _, s := range page.Items {
 				title := s.Title
