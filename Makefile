@@ -102,6 +102,7 @@ RACE := -race -gcflags='modernc.org/sqlite/lib=-race=false' -gcflags='modernc.or
 # and web 12.6 minutes), so it is generous.
 test: test-deps ## Run every test (race detector on), the real Claude Code e2e suite, and the store's tests again on PostgreSQL
 	CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m ./...
+	$(GO) test -count=1 -run '^TestHookOversizedPayload$$' ./hooks/
 	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory fuzz-short
 

@@ -103,7 +103,7 @@ func TestClaudeCodeFailureSeenBefore(t *testing.T) {
 		fmt.Sprintf("config.json (#%d)", wrote),
 	}
 	if haveCause && cause.Kind == "cause" {
-		wants = append(wants, fmt.Sprintf("root cause #m%d", cause.ID))
+		wants = append(wants, fmt.Sprintf("root cause m%d", cause.ID))
 	}
 	if hint == "" {
 		t.Fatalf("the request after the failing check carries no seen-before hint:\n%s", after)

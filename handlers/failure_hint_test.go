@@ -124,7 +124,7 @@ func TestFailureSeenBefore(t *testing.T) {
 	hint := again.hint()
 	t.Logf("hint:\n%s", hint)
 	for _, want := range []string{"<mneme-context>", "seen before", fmt.Sprintf("#%d ", failID), fmt.Sprintf("fixed then by #%d", fixID),
-		fmt.Sprintf("load/config.go (#%d)", editID), fmt.Sprintf("root cause #m%d", cause.ID), "relative to the working directory", "</mneme-context>"} {
+		fmt.Sprintf("load/config.go (#%d)", editID), fmt.Sprintf("root cause m%d", cause.ID), "relative to the working directory", "</mneme-context>"} {
 		if !strings.Contains(hint, want) {
 			t.Errorf("the hint lacks %q", want)
 		}

@@ -210,7 +210,7 @@ func TestTokenPersonFilterInViewer(t *testing.T) {
 	}
 	status, page := srv.Get(t, "/sessions?person=alice")
 	html := string(page)
-	if status != http.StatusOK || !strings.Contains(html, "<td>proj-alice</td>") || strings.Contains(html, "<td>proj-bob</td>") || strings.Contains(html, "<td>own-proj</td>") ||
+	if status != http.StatusOK || !strings.Contains(html, `<span class="project-name">proj-alice</span>`) || strings.Contains(html, `project-name">proj-bob<`) || strings.Contains(html, `project-name">own-proj<`) ||
 		!strings.Contains(html, `<option value="alice" selected>alice</option>`) || !strings.Contains(html, `<option value="bob &lt;b&gt;">bob &lt;b&gt;</option>`) ||
 		!strings.Contains(html, `<td class="captured-by">alice</td>`) {
 		t.Errorf("GET /sessions?person=alice: %d\n%s", status, html)

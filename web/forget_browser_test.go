@@ -66,7 +66,7 @@ func TestBrowserForget(t *testing.T) {
 	if eval[bool](t, tab, present(victimRow)) || !eval[bool](t, tab, present(keptRow)) {
 		t.Fatal("after the forget, the session page still shows the forgotten row, or lost the other")
 	}
-	if notice := eval[string](t, tab, `document.getElementById("page-notice").textContent`); !strings.Contains(notice, "1 tool call,") {
+	if notice := eval[string](t, tab, `document.getElementById("page-notice").textContent`); !strings.Contains(notice, "1 tool call") {
 		t.Errorf("notice %q", notice)
 	}
 	shot(t, tab, "forget-done.png")

@@ -42,7 +42,9 @@ func buildBinaries(tb testing.TB) (mneme, noop string) {
 			return
 		}
 		// One go build for both: the packages they share compile once.
-		cmd := exec.Command("go", "build", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
+		// -buildvcs=false: a clean checkout would stamp them with a pseudo-version
+		// from git, a dirty one not; the test binary itself has neither.
+		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 		cmd.Dir = repoRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {

@@ -36,7 +36,7 @@ func TestTokenCommand(t *testing.T) {
 	// The token is not the owner's: token admin at MNEME_URL answers 403.
 	t.Setenv(EnvURL, srv.URL)
 	t.Setenv("MNEME_TOKEN", tok[1])
-	if code, _, errOut = mneme("token", "list"); code != 1 || !strings.Contains(errOut, "person's API token") {
+	if code, _, errOut = mneme("token", "list"); code != exitWorker || !strings.Contains(errOut, "person's API token") {
 		t.Errorf("list with a person's token: exit %d %s", code, errOut)
 	}
 	t.Setenv(EnvURL, "")
