@@ -475,12 +475,13 @@ func shortPath(p string, max int) string {
 	return "…" + string(r[len(r)-max+1:])
 }
 
-// refLocation is where the row q names is shown, when q is an id as mneme
-// prints it (#12, m6, s7: package ref) and that row is stored; "" when q
-// is anything else (a bare number is a search for it).
+// refLocation is where the row q names is shown, when q is an id with
+// its "#" (#12, #m6, #s7: package ref) and that row is stored; "" when q
+// is anything else. Without the "#" it is a search: "s3" and "m1" are
+// words people look for.
 func (h *Handler) refLocation(ctx context.Context, q string) (string, error) {
 	q = strings.TrimSpace(q)
-	if q == "" || q[0] >= '0' && q[0] <= '9' {
+	if !strings.HasPrefix(q, "#") {
 		return "", nil
 	}
 	r, err := ref.Parse(q)

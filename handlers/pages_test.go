@@ -95,7 +95,9 @@ func TestPages(t *testing.T) {
 		// A session's forget names it by title and local time, and lists
 		// only what goes.
 		{"/forget/session/1", 200, []string{`Forget session s1?`, `<strong class="wrap">write notes please</strong>`, `notes-app · started <time`, `<li>1 prompt</li>`, `<li>4 tool calls</li>`}, []string{`<li>0 `, ` UTC`}},
-		{"/search?q=s1", 200, []string{`id="timeline"`, `write notes please`}, []string{`name="q"`}},
+		{"/search?q=%23s1", 200, []string{`id="timeline"`, `write notes please`}, []string{`name="q"`}},
+		// Without its "#" an id-like word is searched for: "s3" is a word.
+		{"/search?q=s1", 200, []string{`name="q"`}, []string{`id="timeline"`}},
 		{"/search?q=%231", 200, []string{`id="timeline"`, `id="obs-1"`}, nil},
 		{"/search?q=%2399999", 200, []string{`No matches`}, nil},
 		{"/search", 200, []string{`<title>Search · mneme</title>`, `name="q"`}, []string{`id="results"`, `No matches`}},
