@@ -69,7 +69,18 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
 		}
 	}
+	topic := ""
+	if len(t.Prompts) > 0 {
+		topic = extract.PromptTopic(t.Prompts[0])
+	}
 	for _, m := range extract.FromAnswer(t.Answer) {
+		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause) {
+			// "Add an audit trail for admin actions" — "Admin actions go
+			// to an append-only table instead of the log pipeline": the
+			// answer is about what the prompt asked. A root cause is the
+			// cause of what the prompt reported; a todo names its own.
+			m.Subject = topic
+		}
 		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
 	}
 	return Enabled(QuotedFromTools(out, t.Tools), st)

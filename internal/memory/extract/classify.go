@@ -27,7 +27,16 @@ var (
 
 	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
-	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
+	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "picked", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
+	// nowStateRe: a state told as the new one ("styling is Tailwind now",
+	// "they're RS256 now"), not a test or build result ("the tests are
+	// green now").
+	nowStateRe  = newCue(`(?i)(?:\b(?:is|are)|'re)\s+(?:[\w./+-]+\s+){0,3}?[\w./+-]+\s+now\b`, " now")
+	nowResultRe = regexp.MustCompile(`(?i)(?:\b(?:is|are)|'re)\s+(?:all\s+|both\s+)?(?:green|passing|fixed|fine|ok|okay|working|done|fast|faster|slower|correct|right|wrong|broken|failing|ready|live|up|down|back|empty|there|gone)\s+now\b`)
+	// actReasonRe: what Claude did, told with its reason in prose ("I
+	// moved the check into a plug, so a new handler can't forget it").
+	actReasonRe    = regexp.MustCompile(`(?i)^(?:(?:while|since|as|when|to|for) [^,]{1,60}, |(?:while|since|as|when|after|before) (?:i|we) [^,]{1,40}? )?(?:i|we)(?:'ve)? (?:also |now |then )?(?:\w+ed|convert|use|keep|store|send|route|run|put|build|wrap|cache|split|return)\b`)
+	actNotChoiceRe = regexp.MustCompile(`(?i)^(?:(?:while|since|as|when|to|for) [^,]{1,60}, )?(?:i|we)(?:'ve)? (?:also |now |then )?(?:checked|tested|verified|confirmed|looked|tried|noticed|reproduced|ran|added (?:a |some |more )?tests?|suspected|guessed|assumed|expected|hoped|wanted|needed|asked|fixed)\b`)
 	// weakDecisionRe: words that make a choice of an act ("I used X instead
 	// of Y") but also describe what code does ("it uses a transaction per
 	// file instead of one"); in prose they need actRe too.
@@ -118,7 +127,7 @@ func cue(t string, item bool) (Kind, bool) {
 	switch {
 	case todoLeadRe.MatchString(t):
 		return KindTodo, true // "TODO: …" whatever follows
-	case becauseRe.MatchString(t) && explainsChangeRe.MatchString(t) && !strongCauseRe.MatchString(t) && !failRe.MatchString(t):
+	case becauseRe.MatchString(t) && explainsChangeRe.MatchString(t) && !strongCauseRe.MatchString(t) && !failRe.MatchString(beforeBecause(t)):
 		// "The cache now lives in Redis instead of in memory, because the
 		// two replicas must share it": a change with its reason.
 		return KindDecision, true
@@ -130,10 +139,22 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindTodo, true
 	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")):
 		return KindConstraint, true
-	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)):
+	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)),
+		nowStateRe.MatchString(t) && !nowResultRe.MatchString(t),
+		!item && actReasonRe.MatchString(t) && !actNotChoiceRe.MatchString(t) && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t):
 		return KindDecision, true
 	}
 	return "", false
+}
+
+// beforeBecause is t up to its first "because": the failure a change's
+// reason tells ("instead of the cron, because the cron was missing
+// files") does not make the change a cause.
+func beforeBecause(t string) string {
+	if loc := becauseRe.FindStringIndex(t); loc != nil {
+		return t[:loc[0]]
+	}
+	return t
 }
 
 // isQuestion reports whether a statement asks rather than states.
@@ -149,6 +170,10 @@ var (
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
 	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing)\b|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
+	// neverHappensRe: what something never does, told of a third party
+	// ("the emails never arrive", "the job never finishes").
+	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
+	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.
@@ -177,6 +202,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	}
 	if promptDecisionRe.MatchString(body) {
 		return KindDecision, body, true
+	}
+	if neverHappensRe.MatchString(body) && !ruleWordRe.MatchString(body) {
+		return "", "", false // "Half the emails never arrive": a report, not a rule
 	}
 	if anyConstraintRe.MatchString(body) {
 		return KindConstraint, body, true

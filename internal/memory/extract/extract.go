@@ -49,6 +49,9 @@ type Memory struct {
 	// Subject is what the statement is about ("cache", "config format"),
 	// "" when it names none clearly.
 	Subject string
+	// WeakSubject: the statement names its subject only in passing (see
+	// subjectStrength); the topic of the prompt it answers is a better one.
+	WeakSubject bool
 	// Quoted: the statement is what a document or command says, quoted
 	// or reported by Claude (QuotedFrom names it), not Claude's own.
 	Quoted     bool
@@ -75,6 +78,11 @@ func FromAnswer(answer string) []Memory {
 			}
 			continue
 		}
+		if lead := doneLeadRe.FindString(u.text); lead != "" && len(lead) < len(u.text) {
+			// "Done — styling is Tailwind now": the report of a finished
+			// task, then the statement.
+			u.text = u.text[len(lead):]
+		}
 		k, ok := classifyAnswer(u)
 		if !ok && i+1 < len(us) && nowThenRe.MatchString(u.text) && !u.item &&
 			us[i+1].para == u.para && previouslyRe.MatchString(us[i+1].text) {
@@ -90,15 +98,35 @@ func FromAnswer(answer string) []Memory {
 			// "… That's worth revisiting": one statement told in two sentences.
 			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
 				m.Evidence = out[n-1].Evidence + " " + u.raw
-				m.Subject = subjectOf(m, u.label)
+				m.Subject, m.WeakSubject = subjectStrength(m, u.label)
+				m.WeakSubject = !m.WeakSubject
 				out[n-1] = m
 			}
 			last = i
 			continue
 		}
-		if m, ok := newMemory(k, u.text, seen); ok {
+		if n := len(out); k == KindDecision && n > 0 && last == i-1 && !u.item && us[last].para == u.para &&
+			out[n-1].Kind == k && removalRe.MatchString(cleanInline(u.text)) {
+			// "… a piscina pool does it. The Lambda and its S3 trigger are
+			// removed": what the change took away is part of it.
+			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				m.Evidence = out[n-1].Evidence + " " + u.raw
+				m.Subject = out[n-1].Subject
+				out[n-1] = m
+			}
+			last = i
+			continue
+		}
+		text := u.text
+		if i > 0 && pickedItRe.MatchString(cleanInline(u.text)) && !us[i-1].quoted && us[i-1].para == u.para && last != i-1 {
+			// "Components are styled with styled-components. I picked it
+			// because …": the choice is the sentence before.
+			text = strings.TrimPrefix(us[i-1].text, doneLeadRe.FindString(us[i-1].text)) + " " + u.text
+		}
+		if m, ok := newMemory(k, text, seen); ok {
 			m.Evidence = u.raw
-			m.Subject = subjectOf(m, u.label)
+			m.Subject, m.WeakSubject = subjectStrength(m, u.label)
+			m.WeakSubject = !m.WeakSubject
 			out = append(out, m)
 			last = i
 			if len(out) == MaxPerAnswer {
@@ -131,7 +159,13 @@ func quotedMemory(u unit, seen map[string]bool) (Memory, bool) {
 var (
 	nowThenRe    = regexp.MustCompile(`(?i)\bnow\b`)
 	previouslyRe = regexp.MustCompile(`(?i)^(?:previously|before this( change)?|before,|until now|formerly|it used to)\b`)
-	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
+	// removalRe: a sentence that only says what is gone.
+	removalRe = regexp.MustCompile(`(?i)^(?:the |our |its |\S+ )?[^.;,:]{0,60}? (?:is|are|was|were) (?:now )?(?:gone|removed|dropped|deleted|retired)\b`)
+	// pickedItRe: a choice told by pointing back ("I picked it because").
+	pickedItRe = regexp.MustCompile(`(?i)^(?:i|we)(?:'ve)? (?:picked|chose|went with|prefer(?:red)?|kept) (?:it|this|that|them|these|those)\b`)
+	// doneLeadRe: "Done — …", "Done: …" opening a statement.
+	doneLeadRe = regexp.MustCompile(`(?i)^\s*(?:all )?done\s*(?:[—–:]|--?)\s*`)
+	anaphoraRe = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
 )
 
 // FromPrompt extracts the memories of a user prompt: corrections and standing
@@ -142,16 +176,30 @@ func FromPrompt(prompt string) []Memory {
 	var out []Memory
 	seen := map[string]bool{}
 	for _, p := range paragraphs(bound(prompt)) {
+		prev := -1 // index in out of the previous sentence's memory
 		for _, s := range sentences(p) {
 			k, text, ok := classifyPrompt(s)
 			if !ok {
+				prev = -1
 				continue
+			}
+			if n := len(out); prev == n-1 && n > 0 && out[n-1].Kind == k && k == KindConstraint {
+				// "Never deploy on Fridays. If I ask for a deploy on a
+				// Friday, remind me and stop.": one rule, told on.
+				if m, ok := newMemory(k, out[n-1].Text+" "+text, map[string]bool{}); ok && overlap(terms(text), out[n-1].Terms, false) > 0 && !strings.HasSuffix(m.Text, "…") {
+					m.Change = out[n-1].Change
+					m.Evidence = out[n-1].Evidence + " " + s
+					m.Subject = out[n-1].Subject
+					out[n-1] = m
+					continue
+				}
 			}
 			if m, ok := newMemory(k, text, seen); ok {
 				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
 				m.Evidence = s
 				m.Subject = subjectOf(m, "")
 				out = append(out, m)
+				prev = len(out) - 1
 				if len(out) == MaxPerPrompt {
 					return out
 				}
@@ -179,7 +227,7 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 		return Memory{}, false
 	}
 	seen[key] = true
-	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text)}
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))
 	return m, true

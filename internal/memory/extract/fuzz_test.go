@@ -19,6 +19,8 @@ func FuzzExtract(f *testing.F) {
 		"Cause:\n\n\n",
 		"\xff\xfe**__``",
 		strings.Repeat("- ", 100),
+		"- **A. One** — x\n- **B. Two** — y\n\nWhich one?",
+		"Which behaviour do you want?\n\nKeep it.\n\nOr drop it and log.",
 	} {
 		f.Add(s)
 	}
@@ -40,6 +42,13 @@ func FuzzExtract(f *testing.F) {
 		}
 		if g := Gist(s, 300); utf8.RuneCountInString(g) > 300 || !utf8.ValidString(g) {
 			t.Fatalf("gist %q", g)
+		}
+		// A prompt picking among the options s offers, by letter, number,
+		// name or words (a pick by letter once sliced out of range).
+		for _, pick := range []string{"A", "b. fine", "option c", "the second one", "drop and log", s} {
+			if m, ok := FromChoice(s, s, pick); ok {
+				check([]Memory{m}, 1)
+			}
 		}
 		a, p := FromAnswer(s), FromPrompt(s)
 		check(a, MaxPerAnswer)

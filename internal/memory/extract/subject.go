@@ -235,10 +235,47 @@ func Supersedes(newer, older Memory) bool {
 	if sameTopic(newer.Subject, older.Subject) && contradicts {
 		return true
 	}
+	if Retires(newer, older) {
+		return true
+	}
 	if !sameSubject(newer, older) {
 		return false
 	}
 	return contradicts
+}
+
+// replacedRe finds what a change says is replaced: "replaced X with",
+// "instead of X", "switched from X", "moved off X", "no longer X",
+// "dropped X", "rather than X", "X is gone".
+var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\bdropped (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|^(?:the |our )?([^.;,:]{1,40}?) (?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired)\b`)
+
+// Retires reports whether newer, a change, names as replaced what older
+// states: an identifier of older's, or two of its key terms, or the one
+// word older's choice is ("replaced styled-components with CSS
+// Modules" after "components are styled with styled-components").
+func Retires(newer, older Memory) bool {
+	if !newer.Change || family(newer.Kind) != family(older.Kind) || newer.Kind == KindTodo || newer.Kind == KindCause {
+		return false
+	}
+	for _, sm := range replacedRe.FindAllStringSubmatch(strings.ReplaceAll(newer.Text, "`", ""), 4) {
+		for _, g := range sm[1:] {
+			if strings.TrimSpace(g) == "" {
+				continue
+			}
+			files, idents := names(g)
+			if overlap(idents, older.Idents, true) > 0 || overlap(files, older.Files, true) > 0 {
+				return true
+			}
+			ts := terms(withoutFiles(g, files))
+			if len(ts) == 1 && overlap(ts, older.Idents, true) > 0 {
+				return true // "replaced yup with zod" after "validated with `yup`"
+			}
+			if n := overlap(ts, older.Terms, false); n >= 2 || n == 1 && len(ts) == 1 && !genericHeads[ts[0]] && len(ts[0]) >= 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sameSubject: a shared identifier; a shared file with a shared key term

@@ -39,7 +39,11 @@ func init() {
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
 	change changes fix fixes step steps one ones default defaults value values name names error errors page pages option options
 	version versions work part parts rest end start case cases time times problem problems reason reasons answer question
-	same other first second last new old user users readme docs doc output log logs result results cause root rule`) {
+	same other first second last new old user users readme docs doc output log logs result results cause root rule
+	endpoint endpoints api apis service services app apps server servers module modules flow flows table tables
+	field fields column columns handler handlers job jobs script scripts command commands request requests response
+	responses data system systems feature features support setup logic layer layers component components library
+	libraries tool tools check checks`) {
 		genericHeads[w] = true
 	}
 	for cat, ws := range map[string]string{
@@ -52,6 +56,10 @@ func init() {
 		"database":        "postgres postgresql mysql mariadb sqlite mongodb",
 		"orm":             "gorm prisma sqlalchemy typeorm sequelize",
 		"http framework":  "fiber gin echo chi express fastapi flask django",
+		"styling":         "styled-components emotion tailwind tailwindcss sass scss less css-modules vanilla-extract stitches",
+		"job queue":       "sidekiq goodjob good_job celery rq bullmq resque delayed_job oban asynq",
+		"message broker":  "kafka rabbitmq nats activemq",
+		"token signing":   "hs256 rs256 es256 eddsa",
 		"hosting":         "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
 	} {
 		for _, w := range strings.Fields(ws) {
@@ -65,52 +73,95 @@ func init() {
 // category of a tool it names, else its first identifier; label is the
 // heading or label line it sat under.
 func subjectOf(m Memory, label string) string {
+	s, _ := subjectStrength(m, label)
+	return s
+}
+
+// subjectStrength is subjectOf, and whether the statement names its
+// subject itself (a label, a version, a tool's category, what opens it)
+// rather than in passing (a noun phrase further on, an identifier, the
+// verb, what a replacement replaced): a weak subject gives way to the
+// topic of the prompt the statement answers.
+func subjectStrength(m Memory, label string) (string, bool) {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
 	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
 		if s := nounPhrase(sm[1]); s != "" && !labelWords[strings.Fields(s)[0]] {
 			if _, known := sectionOf(s); !known {
-				return s
+				return s, !genericHeads[head(s)]
 			}
 		}
 		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
 	}
+	if sm := requiresRe.FindStringSubmatch(text); sm != nil {
+		return strings.ToLower(sm[1]) + " version", true // requires-python = ">=3.11"
+	}
 	if sm := versionRe.FindStringSubmatchIndex(text); sm != nil && (sm[2] == 0 || !strings.ContainsRune("/@-.", rune(text[sm[2]-1]))) {
 		// Not a package's last path element ("@testing-library/react to 15").
-		return strings.ToLower(text[sm[2]:sm[3]]) + " version"
+		return strings.ToLower(text[sm[2]:sm[3]]) + " version", true
 	}
 	if c := firstClauseCategory(text); c != "" {
-		return c
+		return c, true
 	}
-	if s := clauseSubject(text); s != "" {
-		return s
+	if s, strong := clauseSubject(text); s != "" {
+		return s, strong && !genericHeads[head(s)]
 	}
 	for _, sm := range detRe.FindAllStringSubmatch(text, 8) {
 		if s := nounPhrase(sm[1]); s != "" {
-			return s
+			return s, false
 		}
 	}
 	if c := categoryIn(text); c != "" {
-		return c
+		return c, true
 	}
 	if len(m.Idents) > 0 {
-		return strings.ToLower(m.Idents[0])
+		return strings.ToLower(m.Idents[0]), false
 	}
 	_ = label
-	return ""
+	return "", false
+}
+
+// taskVerbRe: a sentence that sets a task.
+var taskVerbRe = regexp.MustCompile(`(?i)^(?:please )?(?:add|fix|set up|setup|integrate|generate|port|build|write|implement|create|make|move|migrate|switch|replace|resize|issue|store|deploy|host|configure|refactor|rewrite|speed up|clean up|update|upgrade|support|handle|enable|disable|turn|change|improve|cache|split|rename|wire|hook up|expose|serve|send|log|track|validate|document|limit)\b`)
+
+// PromptTopic is what a prompt asks about, "" when it names nothing
+// clearly ("Add rate limiting to the API" → "rate limiting"): the subject
+// of the answer's statements that do not name their own.
+func PromptTopic(prompt string) string {
+	p := strings.Join(strings.Fields(cleanInline(bound(prompt))), " ")
+	// The task the prompt sets ("… keep drifting. Fix the API docs
+	// properly.") before what it reports.
+	t := ""
+	for _, s := range sentences(p) {
+		if taskVerbRe.MatchString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))) {
+			if t = askedSubject(s); t != "" {
+				break
+			}
+		}
+	}
+	if t == "" {
+		t = askedSubject(p)
+	}
+	if t == "" || genericHeads[head(t)] && len(strings.Fields(t)) == 1 {
+		return ""
+	}
+	return t
 }
 
 var (
 	// versionRe: a statement about which version of a language or
 	// platform ("Python 3.9", "Go 1.22", "Node 20").
 	versionRe = regexp.MustCompile(`(?i)\b(python|go|golang|node|node\.js|ruby|java|rust|php|postgres|postgresql|react|typescript|django|rails|kotlin|swift|dotnet|\.net)\s+(?:(?:version|is|to|at|of|>=|=)\s+)?v?\d+(?:\.\d+)*\b`)
+	// requiresRe: a package's declared minimum ("requires-python =
+	// \">=3.11\"", "python_requires='>=3.9'").
+	requiresRe = regexp.MustCompile(`(?i)\b(?:requires-(python)|(python)_requires)\s*=\s*["']?\s*(?:>=|~=|==)?\s*\d`)
 	// leadWordsRe: what an instruction opens with before its verb.
-	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now)[\s,]+)+`)
+	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|runs?|sits?|belongs?|uses?|needs?|has|have|gets?)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the
@@ -118,26 +169,32 @@ var (
 // dependencies …" → "new runtime dependencies"; "Moved resizing to a
 // Lambda" → "resizing"), the verb itself when nothing does ("Never deploy
 // on Fridays" → "deploy"), or what opens a statement about it.
-func clauseSubject(text string) string {
+func clauseSubject(text string) (string, bool) {
 	t := strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))
 	if loc := clauseVerbRe.FindStringIndex(t); loc != nil {
+		verb := strings.ToLower(strings.TrimSpace(t[:loc[1]]))
 		rest := strings.TrimSpace(t[loc[1]:])
 		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
 		if s := nounPhrase(rest); s != "" {
-			return s
+			// "Replaced the swag comments with …": what was replaced is
+			// the old choice, not what the statement is about.
+			return s, !replaceVerbs[verb]
 		}
-		if v := strings.ToLower(strings.TrimSpace(t[:loc[1]])); !genericVerbs[v] {
-			return v
+		if !genericVerbs[verb] {
+			return verb, false
 		}
-		return ""
+		return "", false
 	}
 	if sm := copulaRe.FindStringSubmatch(t); sm != nil {
 		if s := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(sm[1], ""))); s != "" && !pronouns[strings.Fields(s)[0]] {
-			return s
+			return s, true
 		}
 	}
-	return ""
+	return "", false
 }
+
+// replaceVerbs name what they take away: their object is the old choice.
+var replaceVerbs = map[string]bool{"replace": true, "replaced": true, "drop": true, "dropped": true, "remove": true, "removed": true}
 
 // firstClauseCategory is the category of a tool the statement's first
 // clause names ("We're moving off Heroku to Fly.io" → "hosting"); a tool
@@ -189,6 +246,9 @@ var genericVerbs = map[string]bool{"use": true, "make": true, "made": true, "set
 // "Found it:", "Note:").
 var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "update": true, "fixed": true, "done": true, "heads": true, "important": true, "decision": true, "constraint": true}
 
+// lyNouns end in "ly" but are no adverbs.
+var lyNouns = map[string]bool{"family": true, "assembly": true, "supply": true, "anomaly": true, "monopoly": true, "butterfly": true}
+
 // pronouns never name a subject.
 var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
 
@@ -198,8 +258,11 @@ func nounPhrase(p string) string {
 	var kept []string
 	p = detLeadRe.ReplaceAllString(strings.TrimSpace(p), "")
 	for _, w := range strings.Fields(strings.ToLower(p)) {
-		if len(kept) == 0 && len(w) > 4 && strings.HasSuffix(w, "ly") {
-			continue // "commit directly to main": the adverb is no subject
+		if len(w) > 5 && strings.HasSuffix(strings.TrimRight(w, ",.;:!?"), "ly") && !lyNouns[strings.TrimRight(w, ",.;:!?")] {
+			if len(kept) == 0 {
+				continue // "commit directly to main": the adverb is no subject
+			}
+			break // "the API docs properly"
 		}
 		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 || strings.Contains(w, "://") || !letterRe.MatchString(w) {
 			break // code, a URL or a pipe ends a name
@@ -241,7 +304,7 @@ func head(s string) string {
 // Options offered, then one chosen in the next prompt.
 var (
 	// askChoiceRe: the answer's closing question asks the user to choose.
-	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one |option |approach |way |of these |do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?)`)
+	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?)`)
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
@@ -315,8 +378,8 @@ func askedSubject(prompt string) string {
 				return n
 			}
 		}
-		if sub := clauseSubject(t); sub != "" && !genericHeads[sub] {
-			return sub
+		if sub, _ := clauseSubject(t); sub != "" && !genericHeads[sub] && !clauseVerbRe.MatchString(sub+" ") {
+			return sub // a noun phrase, not the verb alone ("We dropped 3.9 support")
 		}
 		for _, sm := range detRe.FindAllStringSubmatch(t, 4) {
 			if n := nounPhrase(sm[1]); n != "" {
@@ -352,7 +415,7 @@ func offered(answer string) (subject string, opts []option) {
 		}
 	}
 	if q < 0 {
-		return "", nil
+		return proseOffered(us)
 	}
 	// The last list before the question.
 	end := q - 1
@@ -385,6 +448,53 @@ func offered(answer string) (subject string, opts []option) {
 		}
 	}
 	return subject, opts
+}
+
+// proseOffered finds options told as paragraphs after the question that
+// asks to choose ("… which behaviour do you want? / Reject the whole
+// file … / Or skip bad rows and list them …").
+func proseOffered(us []unit) (subject string, opts []option) {
+	for q := 0; q < len(us) && q < 2; q++ {
+		t := strings.TrimSpace(cleanInline(us[q].text))
+		if !isQuestion(t) || !askChoiceRe.MatchString(t) {
+			continue
+		}
+		para := -1
+		for _, u := range us[q+1:] {
+			if u.item || u.quoted || u.para == para {
+				continue // a paragraph's first sentence names its option
+			}
+			para = u.para
+			if n := proseOptionName(u.text); n != "" {
+				opts = append(opts, option{name: n, text: u.text})
+			}
+		}
+		if len(opts) < 2 || len(opts) > 4 || !orLeadRe.MatchString(strings.TrimSpace(opts[len(opts)-1].text)) {
+			return "", nil // "Or …" closes a choice; anything else is an explanation
+		}
+		return questionSubject(t), opts
+	}
+	return "", nil
+}
+
+// orLeadRe: the last of options told in prose.
+var orLeadRe = regexp.MustCompile(`(?i)^or\b`)
+
+// proseOptionName is an option told as a sentence, up to its first
+// clause ("Or skip bad rows and list them …" → "skip bad rows").
+func proseOptionName(s string) string {
+	t := strings.TrimSpace(orLeadRe.ReplaceAllString(strings.TrimSpace(cleanInline(s)), ""))
+	cut := len(t)
+	for _, sep := range []string{" — ", " – ", ":", ",", ".", " (", " and ", " when ", " if ", " so ", " because ", " unless "} {
+		if i := strings.Index(t, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	n := strings.TrimSpace(t[:cut])
+	if n == "" || len(strings.Fields(n)) > 6 {
+		return ""
+	}
+	return n
 }
 
 // optionName is what an option is called: its bold or backticked lead,
@@ -477,9 +587,11 @@ func chosen(p string, opts []option) (int, string) {
 	}
 	if lettered(opts) {
 		if m := letterPickRe.FindStringSubmatchIndex(p); m != nil {
-			l := p[m[2]:m[3]]
-			if m[2] < 0 {
-				l = p[m[4]:m[5]]
+			var l string
+			if m[2] >= 0 {
+				l = p[m[2]:m[3]] // "option b"
+			} else {
+				l = p[m[4]:m[5]] // "A."
 			}
 			if n := int(strings.ToUpper(l)[0] - 'A'); n < len(opts) {
 				return n, p[m[1]:]
@@ -491,6 +603,22 @@ func chosen(p string, opts []option) (int, string) {
 			"3": 2, "three": 2, "third": 2, "4": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
 		if n < len(opts) {
 			return n, p[m[1]:]
+		}
+	}
+	if len(strings.Fields(p)) <= 8 {
+		// "skip and report": the one option that shares the pick's words.
+		pt := terms(p)
+		best, tie, most := -1, false, 0
+		for i, o := range opts {
+			switch n := overlap(pt, terms(o.name), false); {
+			case n > most:
+				best, tie, most = i, false, n
+			case n == most && n > 0:
+				tie = true
+			}
+		}
+		if best >= 0 && !tie {
+			return best, ""
 		}
 	}
 	return -1, ""

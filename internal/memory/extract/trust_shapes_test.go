@@ -1,0 +1,116 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+// Options offered as lettered list items, closed by a bare "Which one?",
+// and picked by letter: the shape that once sliced out of range.
+func TestFromChoiceLettered(t *testing.T) {
+	prev := "Three places to host the status page:\n\n- **A. Cloudflare Pages** — free, previews per branch.\n- **B. Fly.io** — we already deploy there.\n- **C. A bucket on S3** — cheapest, no TLS of its own.\n\nWhich one?"
+	for prompt, want := range map[string]string{
+		"A. We don't need anything else.": "Cloudflare Pages",
+		"option b":                        "Fly.io",
+		"C":                               "A bucket on S3",
+	} {
+		m, ok := FromChoice("Where should the status page live?", prev, prompt)
+		if !ok || !strings.Contains(m.Text, want) {
+			t.Errorf("FromChoice(%q) = %v %q, want the choice of %q", prompt, ok, m.Text, want)
+		}
+	}
+}
+
+// Options told as paragraphs after the question, the last opening with
+// "Or", picked by the words of one of them.
+func TestFromChoiceProse(t *testing.T) {
+	prev := "Before I touch the uploader — which behaviour do you want?\n\nRetry the whole batch when one file fails. Simple, but slow on flaky networks.\n\nOr resume from the failed file and keep the finished ones. More state to track."
+	m, ok := FromChoice("The uploader gives up on flaky networks.", prev, "resume please")
+	if !ok || !strings.HasPrefix(strings.ToLower(strings.SplitN(m.Text, ": ", 2)[len(strings.SplitN(m.Text, ": ", 2))-1]), "resume from the failed file") {
+		t.Fatalf("FromChoice = %v %q, want the resume option chosen", ok, m.Text)
+	}
+	if strings.Contains(m.Text, "flaky") || !strings.Contains(m.Text, "not Retry the whole batch") {
+		t.Errorf("the rejected option is named, its description is not: %q", m.Text)
+	}
+	if _, ok := FromChoice("", prev, "hmm, tell me more about the tradeoffs of each"); ok {
+		t.Error("a prompt naming no option is no choice")
+	}
+	explained := "Why is it slow? Two reasons.\n\nThe index is cold after a deploy.\n\nThe pool has two connections."
+	if _, ok := FromChoice("", explained, "the index"); ok {
+		t.Error("paragraphs after a question that asks no choice are no options")
+	}
+}
+
+func TestPromptTopic(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"Add rate limiting to the public API.":                                        "rate limiting",
+		"The swag annotations keep drifting. Fix the API docs properly.":              "api docs",
+		"Set up caching for the product pages.":                                       "caching",
+		"We dropped 3.9 support; the minimum is 3.11 now. Clean up the compat shims.": "compat shims",
+		"thanks": "",
+	} {
+		if got := PromptTopic(prompt); got != want {
+			t.Errorf("PromptTopic(%q) = %q, want %q", prompt, got, want)
+		}
+	}
+}
+
+// A statement names its subject strongly when it opens with it, weakly
+// when it only names what a replacement replaced or a phrase in passing.
+func TestSubjectStrength(t *testing.T) {
+	for text, strong := range map[string]bool{
+		"The session store now lives in Redis instead of in memory.":           true,
+		"Replaced the cron job with a queue consumer.":                         false,
+		"I convert at the edge, so nothing inside sees the legacy format.":     false,
+		"Found it: the root cause is that the index uses the wrong collation.": false,
+	} {
+		m, _ := Stated(KindDecision, text)
+		if _, got := subjectStrength(m, ""); got != strong {
+			t.Errorf("subject of %q (%q): strong %v, want %v", text, m.Subject, got, strong)
+		}
+	}
+}
+
+// A replacement that names what an older decision chose retires it,
+// even when the two share no subject word.
+func TestRetires(t *testing.T) {
+	older := one(t, "Done — forms are validated with `yup` schemas in `src/schemas/`. I picked it because the team knows it.", false)
+	if !strings.Contains(older.Text, "yup") || !strings.Contains(older.Text, "picked it because") {
+		t.Fatalf("the choice and its pointer back are one memory: %q", older.Text)
+	}
+	newer := one(t, "I replaced yup with zod, so the schemas double as TypeScript types.", false)
+	if !Retires(newer, older) || !Supersedes(newer, older) {
+		t.Errorf("%q should retire %q", newer.Text, older.Text)
+	}
+	other := one(t, "I replaced the polling loop with a webhook, so updates arrive in seconds.", false)
+	if Retires(other, older) {
+		t.Errorf("%q names nothing %q chose", other.Text, older.Text)
+	}
+}
+
+func TestFromAnswerStateAndRemoval(t *testing.T) {
+	m := one(t, "Done — logging is structured JSON now: every line carries the request id.", false)
+	if m.Kind != KindDecision || !m.Change || strings.HasPrefix(m.Text, "Done") {
+		t.Errorf("a new state told with its report of being done: %s change=%v %q", m.Kind, m.Change, m.Text)
+	}
+	if got := FromAnswer("Done — the tests are green now."); len(got) != 0 {
+		t.Errorf("a test result is no decision: %q", kinds(got))
+	}
+	m = one(t, "Thumbnails are back in the web process, but off the main thread: a worker pool does it, so requests stay fast. The Lambda and its trigger are removed; cold starts were slow.", false)
+	if !strings.Contains(m.Text, "worker pool") || !strings.Contains(m.Text, "Lambda") {
+		t.Errorf("what a change removed is part of it: %q", m.Text)
+	}
+}
+
+func TestFromPromptRuleToldOnAndReports(t *testing.T) {
+	m := one(t, "Never merge on Fridays. If I ask for a merge on a Friday, stop and remind me.", true)
+	if m.Kind != KindConstraint || !strings.Contains(m.Text, "remind me") {
+		t.Errorf("a rule and the sentence that tells it on are one: %s %q", m.Kind, m.Text)
+	}
+	if got := FromPrompt("Half the invoices from the nightly run never arrive. Look into it."); len(got) != 0 {
+		t.Errorf("a report of what never happens is no rule: %q", kinds(got))
+	}
+	if got := FromPrompt("Invoices must never arrive unsigned."); len(got) != 1 {
+		t.Errorf("a rule stays a rule: %q", kinds(got))
+	}
+}
