@@ -95,6 +95,9 @@ func FindClaude() (string, error) {
 // saying how to install it.
 func ClaudeBin(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short (make test-quick): no real Claude Code")
+	}
 	p, err := FindClaude()
 	if err != nil {
 		t.Skipf("%v: set %s or run e2e/install-claude.sh (npm install --prefix .cache/claude-code @anthropic-ai/claude-code@%s)",

@@ -86,8 +86,11 @@ func (tx *Tx) PromptTurn(sessionID int64, promptID string) (number int, private,
 		row := tx.db.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
 			UNION ALL SELECT number, 1 FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,
 			sessionID, promptID, sessionID, promptID).Row()
-		if err := row.Scan(&number, &private); err == nil {
+		switch err := row.Scan(&number, &private); {
+		case err == nil:
 			return number, private, true, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return 0, false, false, err // the database failed, not the lookup
 		}
 	}
 	// Without a known prompt_id the event belongs to the current prompt,

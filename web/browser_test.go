@@ -42,6 +42,9 @@ type browser struct {
 // newBrowser starts Chromium for t; it skips the test when there is none.
 func newBrowser(t *testing.T, width, height int) *browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short (make test-quick): no browser")
+	}
 	path := chromiumPath()
 	if path == "" {
 		t.Skip("chromium not found (install Debian's chromium or set $CHROMIUM): browser tests skipped")

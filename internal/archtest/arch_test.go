@@ -1,7 +1,7 @@
 // Package archtest holds the architecture rules of mneme's import graph as
 // tests, in the spirit of cmd/mneme-hook's TestDependenciesStaySmall: the
-// rules in /work/shared/STYLE.md and the README are kept by this test, not
-// by review. It reads the graph with `go list -json ./...` and the source
+// rules docs/architecture.md states (the code map and its import rules)
+// are kept by this test, not by review. It reads the graph with `go list -json ./...` and the source
 // with go/parser, so it needs nothing beyond the Go toolchain.
 package archtest
 

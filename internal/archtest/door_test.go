@@ -183,9 +183,8 @@ func isPayload(t types.Type) bool {
 	return ok && n.Obj().Name() == "Payload" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == module+"/internal/shape"
 }
 
-// A payload is cleaned once, at the door (STYLE.md, "A payload's way
-// through the worker: one pass"), and nothing below the door can bypass
-// it:
+// A payload is cleaned once, at the door (docs/architecture.md, the
+// capture path: one pass), and nothing below the door can bypass it:
 //
 //   - capture cleans nothing itself: its one call into cleaning is
 //     shape.Policy.CleanEvent, in Service.Handle, and none of its

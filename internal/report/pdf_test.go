@@ -32,6 +32,9 @@ func chromium() string {
 // MNEME_REPORT_DIR set, the PDF is kept there (pdftoppm turns it into PNGs
 // to look at).
 func TestHTMLReportPrintsToPDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make test-quick): no browser")
+	}
 	path := chromium()
 	if path == "" {
 		t.Skip("chromium not found (install Debian's chromium or set $CHROMIUM): PDF test skipped")
