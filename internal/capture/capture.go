@@ -67,7 +67,7 @@ type Service struct {
 	Failures FailureRecaller
 
 	policy   atomic.Pointer[shape.Policy]
-	idKey    []byte   // keys the hash of cleaned identifiers; see SetIDKey
+	idKey    []byte   // keys the hash of cleaned identifiers (Deps.IDKey)
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
@@ -113,14 +113,6 @@ func (s *Service) SetSettings(st models.Settings) {
 		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
 	}
 	s.policy.Store(p)
-}
-
-// SetIDKey sets the key of the hash that keeps cleaned identifiers apart
-// (privacy.LoadIDKey: the hook uses the same one), before the service
-// handles events.
-func (s *Service) SetIDKey(key []byte) {
-	s.idKey = key
-	s.SetSettings(s.Policy().Settings)
 }
 
 // Policy is the compiled settings in force.
