@@ -28,10 +28,10 @@ const indexBatch = 5000
 // while the writer is busy.
 const indexBacklog = 20_000
 
-// PendingIndex counts the observations committed but not yet in the
+// pendingIndex counts the observations committed but not yet in the
 // search index: none on PostgreSQL, whose fts columns are generated with
 // the row.
-func (s *Store) PendingIndex(ctx context.Context) (int64, error) {
+func (s *Store) pendingIndex(ctx context.Context) (int64, error) {
 	if s.Postgres() {
 		return 0, nil
 	}

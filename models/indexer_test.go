@@ -64,7 +64,7 @@ func TestSearchIndexQueue(t *testing.T) {
 	if err := s.FlushSearchIndex(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := s.PendingIndex(ctx); n != 0 {
+	if n, _ := s.pendingIndex(ctx); n != 0 {
 		t.Fatalf("%d still queued after a flush", n)
 	}
 	// Indexed: deleted, updated.
@@ -172,7 +172,7 @@ func TestSearchIndexerErrorsCounted(t *testing.T) {
 func waitIndexed(t *testing.T, s *Store, since string) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		n, err := s.PendingIndex(context.Background())
+		n, err := s.pendingIndex(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

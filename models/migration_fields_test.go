@@ -27,7 +27,7 @@ func TestMigrationCommandFieldsAndQueue(t *testing.T) {
 	if len(rows) != 3 || rows[0].CommandKind != CommandUnclassified || rows[1].CommandKind != "" || !rows[1].FileCreated || rows[2].FileCreated {
 		t.Errorf("after the upgrade: %+v", rows)
 	}
-	if n, _ := s.PendingIndex(ctx); n != 0 {
+	if n, _ := s.pendingIndex(ctx); n != 0 {
 		t.Errorf("%d rows queued: the rows indexed before stay indexed", n)
 	}
 	hits, err := s.Search(ctx, SearchQuery{Q: "oldfile", Limit: 10})

@@ -167,21 +167,3 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	}
 	return hits, err
 }
-
-// RelatedSearch finds memory of project that matches ftsQuery (FTS5 syntax,
-// e.g. built by AnyTermsQuery), leaving out excludeSessionID, best first.
-// Hits carry bm25 in Rank and -bm25 in Score, so callers can apply a
-// relevance threshold. At most limit hits are returned.
-func (s *Store) RelatedSearch(ctx context.Context, project, ftsQuery string, excludeSessionID int64, limit int) ([]SearchHit, error) {
-	if project == "" {
-		return nil, fmt.Errorf("%w: related search needs a project", ErrInvalid)
-	}
-	if limit <= 0 {
-		limit = 5
-	}
-	hits, err := s.Search(ctx, SearchQuery{Q: ftsQuery, Project: project, ExcludeSessionID: excludeSessionID, Limit: limit})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	return hits, err
-}

@@ -178,8 +178,8 @@ func TestRecallLookups(t *testing.T) {
 		if err != nil || len(sums) != 1 || sums[0].ID != f.summary {
 			t.Errorf("SummariesMentioning = %+v, %v", sums, err)
 		}
-		if n, _ := f.s.PendingIndex(ctx); n != 0 {
-			t.Errorf("PendingIndex = %d after a search", n)
+		if n, _ := f.s.pendingIndex(ctx); n != 0 {
+			t.Errorf("pendingIndex = %d after a search", n)
 		}
 	})
 }

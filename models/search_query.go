@@ -169,43 +169,6 @@ func bareword(w string) bool {
 	return true
 }
 
-// stopwords are left out of AnyTermsQuery: too common to say anything.
-var stopwords = map[string]bool{
-	"the": true, "and": true, "for": true, "are": true, "but": true, "not": true, "you": true,
-	"all": true, "can": true, "her": true, "was": true, "one": true, "our": true, "out": true,
-	"this": true, "that": true, "with": true, "have": true, "from": true, "they": true,
-	"will": true, "what": true, "when": true, "make": true, "like": true, "just": true,
-	"into": true, "then": true, "than": true, "them": true, "some": true, "could": true,
-	"would": true, "should": true, "there": true, "their": true, "about": true, "which": true,
-	"please": true, "does": true, "did": true, "how": true, "why": true, "its": true,
-	"near": true, "use": true, "get": true, "let": true, "also": true, "any": true,
-}
-
-// AnyTermsQuery builds a safe FTS5 query matching any of the meaningful
-// words of free text (a prompt): words of at least 3 letters, stopwords and
-// duplicates left out, at most maxTerms of them, each quoted, joined by OR.
-// It returns "" when text has no such word.
-func AnyTermsQuery(text string, maxTerms int) string {
-	if maxTerms <= 0 {
-		maxTerms = 12
-	}
-	seen := map[string]bool{}
-	var terms []string
-	words := strings.FieldsFunc(text, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) })
-	for _, w := range words {
-		lw := strings.ToLower(w)
-		if utf8.RuneCountInString(lw) < 3 || stopwords[lw] || seen[lw] {
-			continue
-		}
-		seen[lw] = true
-		terms = append(terms, `"`+lw+`"`)
-		if len(terms) == maxTerms {
-			break
-		}
-	}
-	return strings.Join(terms, " OR ")
-}
-
 // termsQuery returns an FTS5 query matching the rows that hold any term of
 // match (a query NormalizeQuery prepared): its words, prefix* words and the
 // words of its "phrases", each quoted, joined by OR; operators, column

@@ -432,42 +432,6 @@ func TestSplitSnippet(t *testing.T) {
 	}
 }
 
-func TestRelatedSearch(t *testing.T) {
-	forEachBackend(t, testRelatedSearch)
-}
-
-func testRelatedSearch(t *testing.T, f *searchFixture) {
-	ctx := context.Background()
-	q := AnyTermsQuery("Please migrate the schema again, and the TestMigrate failure", 8)
-	if q != `"migrate" OR "schema" OR "again" OR "testmigrate" OR "failure"` {
-		t.Fatalf("AnyTermsQuery = %q", q)
-	}
-	hits, err := f.s.RelatedSearch(ctx, "alpha", q, 0, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := f.keys(hits)
-	sort.Strings(got)
-	// The porter stemmer makes "migrations" (o:edit) match "migrate".
-	if want := []string{"o:edit", "o:gotest", "p:migrate", "s:final"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("related = %v, want %v", got, want)
-	}
-	hits, err = f.s.RelatedSearch(ctx, "alpha", q, f.sessA, 10)
-	if err != nil || len(hits) != 0 {
-		t.Errorf("excluding the only session: %v, %v", f.keys(hits), err)
-	}
-	hits, err = f.s.RelatedSearch(ctx, "alpha", q, 0, 1)
-	if err != nil || len(hits) != 1 {
-		t.Errorf("limit 1: %v, %v", f.keys(hits), err)
-	}
-	if _, err := f.s.RelatedSearch(ctx, "", q, 0, 5); !errors.Is(err, ErrInvalid) {
-		t.Errorf("no project: err = %v", err)
-	}
-	if AnyTermsQuery("a an to of", 5) != "" {
-		t.Error("AnyTermsQuery of stopwords should be empty")
-	}
-}
-
 // TestSearchTooManyToRankLaterTable: a table past RankLimit after one
 // under it (prompts after observations) still makes every table's hits
 // newest first, and under the limit the same search is ranked.

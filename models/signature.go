@@ -70,25 +70,6 @@ func (s *Store) SessionObservationsAfter(ctx context.Context, sessionID, after i
 	return out, err
 }
 
-// FirstSeen is, for each signature of sigs, the oldest observation of
-// project stored with it before observation before: what a failure
-// seen before links to.
-func (s *Store) FirstSeen(ctx context.Context, project string, sigs []string, before int64) (map[string]Observation, error) {
-	out := map[string]Observation{}
-	if len(sigs) == 0 {
-		return out, nil
-	}
-	var rows []Observation
-	err := s.db.WithContext(ctx).Model(&Observation{}).Select(failureColumns).
-		Where("id IN (?)", s.db.Model(&Observation{}).Select("MIN(id)").
-			Where("project = ? AND signature IN ? AND signature <> '' AND id < ?", project, sigs, before).Group("signature")).
-		Find(&rows).Error
-	for _, r := range rows {
-		out[r.Signature] = r
-	}
-	return out, err
-}
-
 // SeenBefore is the earlier failure a failure was seen as (the newest
 // with its signature in another session of its project) and its fix, as
 // the viewer marks it; never stored.
