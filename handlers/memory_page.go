@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
 	"github.com/mneme-dev/mneme/web/auth"
@@ -222,7 +223,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last,
-		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), ""), AsOf: asOfRaw}
+		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), embed.Ran{}), AsOf: asOfRaw}
 	extra := p.SearchParams(c.Query("offset"))
 	if asOfRaw != "" {
 		extra.Set("as_of", asOfRaw)
@@ -275,9 +276,9 @@ func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage, asOf *time
 	offset, err := intParam(c, "offset", 0, 0, models.MaxSearchWindow-memorySearchLimit-1)
 	var found []models.Memory
 	if err == nil {
-		var used string
-		found, used, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), AsOf: asOf, Offset: offset, Limit: memorySearchLimit}, p.Mode)
-		p.SearchMode = h.searchMode(p.Mode, used)
+		var ran embed.Ran
+		found, ran, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), AsOf: asOf, Offset: offset, Limit: memorySearchLimit}, p.Mode)
+		p.SearchMode = h.searchMode(p.Mode, ran)
 	}
 	var fe *fiber.Error
 	switch {

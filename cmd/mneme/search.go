@@ -63,6 +63,9 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			if err := json.Unmarshal(body, &res); err != nil {
 				return err
 			}
+			if res.WordsError != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mneme: the words part of the query could not be read: %s. These are matches by meaning only.\n", res.WordsError)
+			}
 			if len(res.Items) == 0 {
 				fmt.Fprintln(out, "No matches.")
 				*code = exitNotFound
