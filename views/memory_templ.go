@@ -821,9 +821,9 @@ func memoryReview(p MemoryPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var34 string
-			templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(it.Memory.CreatedAt.Local().Format("Jan 2"))
+			templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(day(it.Memory.CreatedAt))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/memory.templ`, Line: 284, Col: 139}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/memory.templ`, Line: 284, Col: 120}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 			if templ_7745c5c3_Err != nil {
@@ -1363,9 +1363,9 @@ func MemoryRow(it MemoryItem, csrf, next string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var66 string
-		templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(it.Memory.CreatedAt.Local().Format("Jan 2"))
+		templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(day(it.Memory.CreatedAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/memory.templ`, Line: 381, Col: 136}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/memory.templ`, Line: 381, Col: 117}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 		if templ_7745c5c3_Err != nil {
