@@ -191,11 +191,20 @@ func (h *Handler) memoryReview(ctx context.Context, project string) ([]views.Mem
 	return out, total, nil
 }
 
+// markEditing opens the editor of memory id's row among items (the
+// page's ?edit=, the Edit link without JavaScript).
+func markEditing(items []views.MemoryItem, id int64) {
+	for i := range items {
+		items[i].Editing = id != 0 && items[i].Memory.ID == id
+	}
+}
+
 // ShowMemory serves GET /memory: a project's memories by kind, in one
 // state (in force by default; "all" is every state but quotes), or those
 // in force on an as-of date, with their actions; each kind shows
 // memoryPageLimit rows at a time, with links to the rest. Teammates'
-// proposed memories come first, for the owner to accept or reject.
+// proposed memories come first, for the owner to accept or reject. With
+// ?edit=ID that memory's row shows its editor.
 func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	state, err := memoryState(c)
@@ -207,6 +216,10 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	asOf, asOfRaw, err := memoryAsOf(c)
+	if err != nil {
+		return err
+	}
+	editing, err := optionalID(c, "edit")
 	if err != nil {
 		return err
 	}
@@ -235,6 +248,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 				return err
 			}
 		}
+		markEditing(p.Results, editing)
 		return render(c, views.Memory(p))
 	}
 	if project != "" {
@@ -254,6 +268,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
+			markEditing(g.Items, editing)
 			p.Groups = append(p.Groups, g)
 		}
 	}
