@@ -46,7 +46,7 @@ func TestBrowserMemoryEditCancelAndJump(t *testing.T) {
 	for i, kind := range []string{models.MemoryConstraint, models.MemoryDecision, models.MemoryCause, models.MemoryTodo} {
 		for j := range 6 {
 			ms = append(ms, models.Memory{Project: "memproj", Source: models.SourceUser, Kind: kind,
-				Text: fmt.Sprintf("%s %d-%d: keep the importer's retries bounded so that a slow disk never stalls the worker for long", kind, i, j),
+				Text:  fmt.Sprintf("%s %d-%d: keep the importer's retries bounded so that a slow disk never stalls the worker for long", kind, i, j),
 				Files: []string{"internal/transcript/run.go"}})
 		}
 	}
