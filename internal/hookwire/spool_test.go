@@ -376,9 +376,9 @@ func TestSpoolWaiting(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(s.Dir, RejectedDir), 0o700)
 	for name, data := range map[string]string{
-		pendingName:                                 "{\"a\":1}\n\n  \n{\"b\":2}",
-		"replay-00000000000000000001.jsonl":         "{\"c\":3}\n",
-		"notes.txt":                                 "x\ny\n",
+		pendingName:                         "{\"a\":1}\n\n  \n{\"b\":2}",
+		"replay-00000000000000000001.jsonl": "{\"c\":3}\n",
+		"notes.txt":                         "x\ny\n",
 		filepath.Join(RejectedDir, "1-event.jsonl"): "{\"d\":4}\n",
 	} {
 		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(data), 0o600); err != nil {
