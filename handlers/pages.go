@@ -506,9 +506,12 @@ func (h *Handler) refLocation(ctx context.Context, q string) (string, error) {
 		}
 		return views.MemoryRowURL(ms[0]), nil
 	case ref.Session:
-		s, err := h.Store.SessionByID(ctx, r.ID)
-		if err != nil || s == nil {
+		_, err := h.Store.SessionByID(ctx, r.ID)
+		if errors.Is(err, models.ErrNotFound) {
 			return "", nil // not stored (or forgotten): search for the words
+		}
+		if err != nil {
+			return "", err
 		}
 		return "/sessions/" + strconv.FormatInt(r.ID, 10), nil
 	}
