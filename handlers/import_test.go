@@ -85,7 +85,7 @@ func importPage(t *testing.T, srv *testutil.Server) (int, string, bool) {
 // state. No transcripts folder at all is said plainly (not as an
 // unreadable file); an empty folder says there is nothing to import;
 // both turn the button off and a post says so again (409), starting
-// nothing. A transcript that appears while the last scan is cached is
+// nothing; a folder that cannot be read says that. A transcript that appears while the last scan is cached is
 // seen at once, with the button on.
 func TestImportPageStates(t *testing.T) {
 	t.Run("no folder", func(t *testing.T) {
@@ -96,6 +96,18 @@ func TestImportPageStates(t *testing.T) {
 		}
 		if strings.Contains(body, "unreadable") || strings.Contains(body, `id="scan-sessions"`) {
 			t.Error("a missing folder is counted as an unreadable file, or the page shows zero counts")
+		}
+	})
+	t.Run("unreadable folder", func(t *testing.T) {
+		// A link to itself: there, but no one can read it (root too).
+		dir := filepath.Join(t.TempDir(), "projects")
+		if err := os.Symlink(dir, dir); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = dir })
+		status, body, on := importPage(t, srv)
+		if status != http.StatusOK || !strings.Contains(body, "could not be read: nothing to import from it") || on || strings.Contains(body, "No Claude Code transcripts") {
+			t.Errorf("%d, button on %v: %s", status, on, body)
 		}
 	})
 	t.Run("empty folder, then a transcript", func(t *testing.T) {
