@@ -14,7 +14,7 @@ import (
 //	day       2026-11-28        a day: a memory's date
 //	ago       5 min ago         how long since, where that is the point: the last import
 //
-// The CLI and MCP print the same dateTime shape.
+// The CLI (its stamp) and MCP print the same dateTime shape.
 const (
 	dateTimeLayout = "2006-01-02 15:04"
 	clockLayout    = "15:04"

@@ -178,7 +178,7 @@ func errorsLine(e models.BackgroundErrors) string {
 	if e.Errors == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d errors, the last at %s: %s", e.Errors, e.LastErrorAt.Local().Format(time.DateTime), e.LastError)
+	return fmt.Sprintf(", %d errors, the last at %s: %s", e.Errors, stamp(e.LastErrorAt), e.LastError)
 }
 
 // embeddingsLine says semantic recall's state: off, or the model, the
