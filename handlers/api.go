@@ -95,7 +95,8 @@ func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 // tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100),
 // and mode (hybrid, text or semantic; hybrid by default when semantic
 // recall is on, text when it is off). A query FTS5 refuses is a 400 with
-// the reason; semantic while semantic recall is off is a 400, and an
+// the reason, but for a hybrid search, which answers by meaning and says
+// why in wordsError; semantic while semantic recall is off is a 400, and an
 // endpoint that fails a semantic search a 503.
 func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	q, err := searchParams(c)
@@ -105,11 +106,14 @@ func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	if strings.TrimSpace(q.Q) == "" {
 		return badRequest("q is required: words to search for, in FTS5 syntax")
 	}
-	hits, mode, err := h.search(c.UserContext(), q, c.Query("mode"))
+	hits, ran, err := h.search(c.UserContext(), q, c.Query("mode"))
 	if err != nil {
 		return err
 	}
-	res := api.SearchResults{Query: q.Q, Ranked: true, Mode: mode}
+	res := api.SearchResults{Query: q.Q, Ranked: true, Mode: ran.Mode}
+	if ran.Words != nil {
+		res.WordsError = ran.Words.Msg
+	}
 	page := newPage(hits, q.Limit)
 	if err := h.markStaleHits(c.UserContext(), page.Items); err != nil {
 		return err
@@ -243,28 +247,28 @@ func (h *Handler) StatsJSON(c *fiber.Ctx) error {
 }
 
 // search runs q in mode through semantic recall (text only without it)
-// and returns the hits and the mode it ran in.
-func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
+// and returns the hits and how it ran.
+func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, embed.Ran, error) {
 	return semanticOr(h, mode, func() ([]models.SearchHit, error) { return h.Store.Search(ctx, q) },
-		func() ([]models.SearchHit, string, error) { return h.Semantic.Search(ctx, q, mode) })
+		func() ([]models.SearchHit, embed.Ran, error) { return h.Semantic.Search(ctx, q, mode) })
 }
 
 // searchMemories runs a memory search in mode, as search.
-func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, string, error) {
+func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, embed.Ran, error) {
 	return semanticOr(h, mode, func() ([]models.Memory, error) { return h.Store.SearchMemories(ctx, q) },
-		func() ([]models.Memory, string, error) { return h.Semantic.SearchMemories(ctx, q, mode) })
+		func() ([]models.Memory, embed.Ran, error) { return h.Semantic.SearchMemories(ctx, q, mode) })
 }
 
 // semanticOr runs a search in mode: through semantic recall when the
 // worker has it, else text (and semantic or hybrid asked for is
 // embed.ErrOff); an endpoint that fails a semantic search is a 503.
-func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, string, error)) ([]T, string, error) {
+func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, embed.Ran, error)) ([]T, embed.Ran, error) {
 	if h.Semantic == nil {
 		if _, err := (&embed.Service{}).Mode(mode); err != nil {
-			return nil, "", err // semantic, or no mode at all
+			return nil, embed.Ran{}, err // semantic, or no mode at all
 		}
 		out, err := text() // hybrid runs on words while semantic recall is off
-		return out, embed.ModeText, err
+		return out, embed.Ran{Mode: embed.ModeText}, err
 	}
 	out, used, err := semantic()
 	if errors.Is(err, embed.ErrEndpoint) || errors.Is(err, models.ErrVectorsLoading) {

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/url"
@@ -408,4 +409,59 @@ func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
 	}
 	srv.GetJSON(t, "/api/settings", &st)
 	return st.Embeddings.APIKey == models.APIKeySet
+}
+
+// TestHybridSearchSaysWordsUnread: with semantic recall on, a query whose
+// words cannot be read (an unclosed quote, an operator missing its other
+// side) still answers by meaning in hybrid mode, and says why there are
+// no word matches: /api/search and /api/memories in wordsError, the
+// search page and the Memory page in a notice beside the results. Text
+// mode keeps answering 400 with the same reason; a query that reads well
+// has no such note.
+func TestHybridSearchSaysWordsUnread(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := semanticSeed(t)
+	if status, b := srv.Do(t, "POST", "/api/memories", `{"project":"gw","kind":"decision","text":"sessions are kept in a signed cookie, not in redis"}`, nil); status != 200 {
+		t.Fatalf("remember: %d %s", status, b)
+	}
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	cases := []struct{ name, q, why string }{
+		{"unclosed quote", `why was the user "logged out after the cookie change`, `a "quoted phrase" is not closed`},
+		{"operator without its other side", `cookie change AND`, "the query ends too early"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, res, b := searchAPI(t, srv, tc.q, "")
+			if status != 200 || res.Mode != "hybrid" || len(res.Items) == 0 || !strings.Contains(res.WordsError, tc.why) {
+				t.Errorf("/api/search hybrid: %d %s; want meaning hits and wordsError %q", status, b, tc.why)
+			}
+			var refusal struct{ Error string }
+			if status, _, b := searchAPI(t, srv, tc.q, "text"); status != 400 || json.Unmarshal([]byte(b), &refusal) != nil || !strings.Contains(refusal.Error, tc.why) {
+				t.Errorf("/api/search text: %d %s; want 400 with %q", status, b, tc.why)
+			}
+			status, mb := srv.Do(t, "GET", "/api/memories?"+url.Values{"q": {tc.q}, "project": {"gw"}}.Encode(), nil, nil)
+			var mem api.MemoryResults
+			if status != 200 || json.Unmarshal(mb, &mem) != nil || len(mem.Items) == 0 || mem.Mode != "hybrid" || !strings.Contains(mem.WordsError, tc.why) {
+				t.Errorf("/api/memories hybrid: %d %s", status, mb)
+			}
+			for _, path := range []string{"/search?", "/memory?project=gw&"} {
+				status, page := srv.Get(t, path+url.Values{"q": {tc.q}}.Encode())
+				body := string(page)
+				if status != 200 || !strings.Contains(body, `id="search-words-error"`) || !strings.Contains(body, "could not be read: "+html.EscapeString(tc.why)) {
+					t.Errorf("%s: %d, no words notice with %q", path, status, tc.why)
+				}
+				if strings.Contains(body, "invalid search query") {
+					t.Errorf("%s: says it in the store's words", path)
+				}
+			}
+		})
+	}
+	status, page := srv.Get(t, "/search?"+url.Values{"q": {"cookie"}}.Encode())
+	if status != 200 || strings.Contains(string(page), `id="search-words-error"`) {
+		t.Errorf("a query that reads well: %d, with the words notice", status)
+	}
+	if _, res, b := searchAPI(t, srv, "cookie", ""); res.WordsError != "" || len(res.Items) == 0 {
+		t.Errorf("a query that reads well: %s", b)
+	}
 }

@@ -109,6 +109,10 @@ func (h *Handler) StartImport(c *fiber.Ctx) error {
 	if h.Import == nil {
 		return fiber.NewError(fiber.StatusNotFound, "import is not available")
 	}
+	// The page said so already; a directory emptied since says it again.
+	if dir, files, _ := h.Import.Count(); files == 0 {
+		return h.renderImport(c, fiber.StatusConflict, "Nothing to import: there are no Claude Code transcripts in "+dir+".")
+	}
 	if err := h.Import.Start(); err != nil {
 		if errors.Is(err, transcript.ErrRunning) {
 			return h.renderImport(c, fiber.StatusConflict, "An import is already running (here or from `mneme import`). Start another once it has finished: nothing is imported twice.")
@@ -124,12 +128,12 @@ func (h *Handler) renderImport(c *fiber.Ctx, status int, msg string) error {
 	}
 	p := views.ImportPage{Meta: h.PageMeta(c, "Import", "import"), Message: msg}
 	st := h.Import.State()
-	p.Running, p.Progress, p.Last = st.Running, importProgress(st.Progress), lastImport(st)
+	p.Running, p.Progress, p.Last, p.LastAt = st.Running, importProgress(st.Progress), lastImport(st), st.Finished
 	pre, err := h.Import.Scan(c.UserContext())
 	if err != nil {
 		p.ScanErr = "The transcripts could not be read: " + err.Error()
 	}
-	p.Dir, p.Files, p.MB, p.Known, p.Problems = pre.Dir, pre.Stats.Files, pre.Stats.Bytes>>20, pre.Known, pre.Stats.Skipped
+	p.Dir, p.Files, p.MB, p.Known, p.Problems, p.Missing = pre.Dir, pre.Stats.Files, pre.Stats.Bytes>>20, pre.Known, pre.Stats.Skipped, pre.Missing
 	p.Total = importRow("", pre.Stats.Counts)
 	for name, n := range pre.Stats.Projects {
 		p.Projects = append(p.Projects, importRow(name, *n))

@@ -2,14 +2,20 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/transcript"
 )
 
 // TestImportEvents: POST /api/import/events stores a batch of hook events
@@ -60,12 +66,110 @@ func TestImportEvents(t *testing.T) {
 	}
 }
 
-// TestImportPageEmpty: without transcripts the page says so.
-func TestImportPageEmpty(t *testing.T) {
-	srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = filepath.Join(t.TempDir(), "none") })
+// importStartTag is the Import button as the page renders it.
+var importStartTag = regexp.MustCompile(`<button[^>]*id="import-start"[^>]*>`)
+
+// importPage is GET /import: its status, body and whether its Import
+// button is enabled.
+func importPage(t *testing.T, srv *testutil.Server) (int, string, bool) {
+	t.Helper()
 	status, body := srv.Get(t, "/import")
-	if status != http.StatusOK || !strings.Contains(string(body), "No Claude Code transcripts in") {
-		t.Errorf("%d %s", status, body)
+	tag := importStartTag.FindString(string(body))
+	if tag == "" {
+		t.Fatalf("no Import button: %d %s", status, body)
+	}
+	return status, string(body), !strings.Contains(tag, " disabled")
+}
+
+// TestImportPageStates: the page and its Import button agree in every
+// state. No transcripts folder at all is said plainly (not as an
+// unreadable file); an empty folder says there is nothing to import;
+// both turn the button off and a post says so again (409), starting
+// nothing; a folder that cannot be read says that. A transcript that appears while the last scan is cached is
+// seen at once, with the button on.
+func TestImportPageStates(t *testing.T) {
+	t.Run("no folder", func(t *testing.T) {
+		srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = filepath.Join(t.TempDir(), "none") })
+		status, body, on := importPage(t, srv)
+		if status != http.StatusOK || !strings.Contains(body, "There is no Claude Code transcripts folder at") || on {
+			t.Errorf("%d, button on %v: %s", status, on, body)
+		}
+		if strings.Contains(body, "unreadable") || strings.Contains(body, `id="scan-sessions"`) {
+			t.Error("a missing folder is counted as an unreadable file, or the page shows zero counts")
+		}
+	})
+	t.Run("unreadable folder", func(t *testing.T) {
+		// A link to itself: there, but no one can read it (root too).
+		dir := filepath.Join(t.TempDir(), "projects")
+		if err := os.Symlink(dir, dir); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = dir })
+		status, body, on := importPage(t, srv)
+		if status != http.StatusOK || !strings.Contains(body, "could not be read: nothing to import from it") || on || strings.Contains(body, "No Claude Code transcripts") {
+			t.Errorf("%d, button on %v: %s", status, on, body)
+		}
+	})
+	t.Run("empty folder, then a transcript", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "projects")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = dir })
+		status, body, on := importPage(t, srv)
+		if status != http.StatusOK || !strings.Contains(body, "No Claude Code transcripts in") || on {
+			t.Errorf("empty: %d, button on %v: %s", status, on, body)
+		}
+		c, tok := browserish(t, srv)
+		status, _, body = postForm(t, c, srv, "/import", url.Values{"_csrf": {tok}})
+		if status != http.StatusConflict || !strings.Contains(body, "Nothing to import") {
+			t.Errorf("import with nothing to import: %d %s", status, body)
+		}
+		var st struct{ State transcript.State }
+		srv.GetJSON(t, "/api/import", &st)
+		if st.State.Running || st.State.Stats != nil {
+			t.Errorf("an import started with nothing to import: %+v", st.State)
+		}
+		// Within the minute the last scan is kept: the new file is seen.
+		testutil.WriteTranscripts(t, dir, 1, "c0")
+		status, body, on = importPage(t, srv)
+		if status != http.StatusOK || !on || strings.Contains(body, `id="import-none"`) || !strings.Contains(body, `id="scan-sessions">1<`) {
+			t.Errorf("after a transcript appeared: %d, button on %v: %s", status, on, body)
+		}
+	})
+}
+
+// TestImportPageLastResult: after an import the page says how it ended
+// and when: its local time of day (its <time> machine readable) and how
+// long ago.
+func TestImportPageLastResult(t *testing.T) {
+	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 2, "d0"))
+	if _, body, _ := importPage(t, srv); strings.Contains(body, "Last import") {
+		t.Fatal("a last import before any ran")
+	}
+	c, tok := browserish(t, srv)
+	if status, _, body := postForm(t, c, srv, "/import", url.Values{"_csrf": {tok}}); status != http.StatusSeeOther {
+		t.Fatalf("start: %d %s", status, body)
+	}
+	var st struct{ State transcript.State }
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		srv.GetJSON(t, "/api/import", &st)
+		if !st.State.Running && st.State.Stats != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the import did not finish: %+v", st.State)
+		}
+	}
+	_, body, on := importPage(t, srv)
+	at := st.State.Finished
+	want := fmt.Sprintf(`Last import, finished <time id="import-last-at" datetime="%s" title="%s">%s</time> (`,
+		at.UTC().Format(time.RFC3339), at.Local().Format("2006-01-02 15:04"), at.Local().Format("15:04"))
+	if at.Local().YearDay() != time.Now().YearDay() {
+		t.Skip("the import finished yesterday (the test ran across midnight)")
+	}
+	if !strings.Contains(body, want) || !regexp.MustCompile(`\((just now|\d+ min ago)\): New in memory: 2 sessions`).MatchString(body) || !on {
+		t.Errorf("want %q, then how long ago and the result, and the button on; got:\n%s", want, between(body, `id="import-progress"`, "</section>"))
 	}
 }
 

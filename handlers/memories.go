@@ -2,14 +2,15 @@ package handlers
 
 import (
 	"encoding/json"
-	"github.com/mneme-dev/mneme/internal/memory"
-	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -105,22 +106,30 @@ func listOf(c *fiber.Ctx, name string, valid func(string) bool) ([]string, error
 // pinned first then newest; with q, those
 // matching it, best first, in mode (hybrid, text or semantic, as
 // /api/search: hybrid by default when semantic recall is on, else FTS5
-// syntax alone). The answer is {items, hasMore}.
+// syntax alone). The answer is {items, hasMore}, and with q the mode the
+// search ran in and, when a hybrid search's words could not be read (it
+// answered by meaning alone), wordsError: why.
 func (h *Handler) ListMemories(c *fiber.Ctx) error {
 	f, err := memoryFilterParams(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	var items []models.Memory
 	if q := strings.Clone(c.Query("q")); strings.TrimSpace(q) != "" {
-		items, _, err = h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States,
+		items, ran, err := h.searchMemories(ctx, models.MemorySearch{Q: q, Project: f.Project, Kinds: f.Kinds, States: f.States,
 			AsOf: f.AsOf, Speakers: f.Speakers, Offset: f.Offset, Limit: f.Limit}, c.Query("mode"))
-	} else {
-		f.Limit++
-		items, err = h.Store.Memories(ctx, f)
-		f.Limit--
+		if err != nil {
+			return err
+		}
+		res := api.MemoryResults{Page: newPage(items, f.Limit), Mode: ran.Mode}
+		if ran.Words != nil {
+			res.WordsError = ran.Words.Msg
+		}
+		return c.JSON(res)
 	}
+	f.Limit++
+	items, err := h.Store.Memories(ctx, f)
+	f.Limit--
 	if err != nil {
 		return err
 	}

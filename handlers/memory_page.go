@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/mneme-dev/mneme/internal/embed"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
 	"github.com/mneme-dev/mneme/web/auth"
@@ -190,11 +191,20 @@ func (h *Handler) memoryReview(ctx context.Context, project string) ([]views.Mem
 	return out, total, nil
 }
 
+// markEditing opens the editor of memory id's row among items (the
+// page's ?edit=, the Edit link without JavaScript).
+func markEditing(items []views.MemoryItem, id int64) {
+	for i := range items {
+		items[i].Editing = id != 0 && items[i].Memory.ID == id
+	}
+}
+
 // ShowMemory serves GET /memory: a project's memories by kind, in one
 // state (in force by default; "all" is every state but quotes), or those
 // in force on an as-of date, with their actions; each kind shows
 // memoryPageLimit rows at a time, with links to the rest. Teammates'
-// proposed memories come first, for the owner to accept or reject.
+// proposed memories come first, for the owner to accept or reject. With
+// ?edit=ID that memory's row shows its editor.
 func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	state, err := memoryState(c)
@@ -206,6 +216,10 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	asOf, asOfRaw, err := memoryAsOf(c)
+	if err != nil {
+		return err
+	}
+	editing, err := optionalID(c, "edit")
 	if err != nil {
 		return err
 	}
@@ -222,7 +236,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 		return err
 	}
 	p := views.MemoryPage{Meta: h.PageMeta(c, "Memory", "memory"), Project: project, Projects: projects, State: state, LastEventID: last,
-		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), ""), AsOf: asOfRaw}
+		Q: strings.Clone(c.Query("q")), SearchMode: h.searchMode(strings.Clone(c.Query("mode")), embed.Ran{}), AsOf: asOfRaw}
 	extra := p.SearchParams(c.Query("offset"))
 	if asOfRaw != "" {
 		extra.Set("as_of", asOfRaw)
@@ -234,6 +248,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 				return err
 			}
 		}
+		markEditing(p.Results, editing)
 		return render(c, views.Memory(p))
 	}
 	if project != "" {
@@ -253,6 +268,7 @@ func (h *Handler) ShowMemory(c *fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
+			markEditing(g.Items, editing)
 			p.Groups = append(p.Groups, g)
 		}
 	}
@@ -275,9 +291,9 @@ func (h *Handler) searchMemoryPage(c *fiber.Ctx, p *views.MemoryPage, asOf *time
 	offset, err := intParam(c, "offset", 0, 0, models.MaxSearchWindow-memorySearchLimit-1)
 	var found []models.Memory
 	if err == nil {
-		var used string
-		found, used, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), AsOf: asOf, Offset: offset, Limit: memorySearchLimit}, p.Mode)
-		p.SearchMode = h.searchMode(p.Mode, used)
+		var ran embed.Ran
+		found, ran, err = h.searchMemories(ctx, models.MemorySearch{Q: p.Q, Project: p.Project, States: statesOf(p.State), AsOf: asOf, Offset: offset, Limit: memorySearchLimit}, p.Mode)
+		p.SearchMode = h.searchMode(p.Mode, ran)
 	}
 	var fe *fiber.Error
 	switch {

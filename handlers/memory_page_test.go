@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -262,5 +263,74 @@ func TestMemorySettingsForm(t *testing.T) {
 	form.Set("memory.budgetShare", "10")
 	if resp := memPost(t, c, srv, "/settings", form); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("save without the CSRF token: %d", resp.StatusCode)
+	}
+}
+
+// TestMemoryEditWithoutScript: Edit is a link to the page with ?edit=ID,
+// which shows that row's editor in place of its text (the other rows
+// keep theirs); its Cancel is a link back to the page, at the row, and
+// its save comes back to the page without ?edit=. A bad id is a 400.
+func TestMemoryEditWithoutScript(t *testing.T) {
+	srv := testutil.NewServer(t)
+	_, ms := memorySeed(t, srv)
+	c := srv.LoggedIn(t)
+	id := ms[1].ID
+	here := "/memory?project=memproj&state=current"
+	status, page, _ := memGet(t, c, srv, "/memory?project=memproj")
+	row := between(page, fmt.Sprintf(`id="mem-%d"`, id), "</article>")
+	if status != 200 || !strings.Contains(row, `class="btn btn-small mem-edit-open" href="/memory?edit=`+fmt.Sprint(id)+`&amp;project=memproj&amp;state=current#mem-`+fmt.Sprint(id)+`"`) {
+		t.Fatalf("%d: the Edit link is not the page with ?edit=:\n%s", status, row)
+	}
+	if !strings.Contains(row, `class="mem-edit-form" id="mem-edit-`+fmt.Sprint(id)+`" hidden`) || strings.Contains(row, `class="memory-text" hidden`) {
+		t.Errorf("the editor shows before Edit:\n%s", row)
+	}
+	status, page, tok := memGet(t, c, srv, fmt.Sprintf("/memory?project=memproj&edit=%d", id))
+	row = between(page, fmt.Sprintf(`id="mem-%d"`, id), "</article>")
+	if status != 200 || strings.Contains(row, `id="mem-edit-`+fmt.Sprint(id)+`" hidden`) || !strings.Contains(row, `class="memory-text" hidden`) || !strings.Contains(row, `aria-expanded="true"`) {
+		t.Errorf("%d: ?edit= does not show the editor in place of the text:\n%s", status, row)
+	}
+	if cancel := `class="btn btn-small mem-edit-cancel" href="` + html.EscapeString(here) + `#mem-` + fmt.Sprint(id) + `"`; !strings.Contains(row, cancel) {
+		t.Errorf("Cancel is not a link back to the page at the row (%s):\n%s", cancel, row)
+	}
+	if !strings.Contains(row, `name="next" value="`+html.EscapeString(here)+`"`) {
+		t.Errorf("the save does not come back to the page without ?edit=:\n%s", row)
+	}
+	other := between(page, fmt.Sprintf(`id="mem-%d"`, ms[0].ID), "</article>")
+	if !strings.Contains(other, `id="mem-edit-`+fmt.Sprint(ms[0].ID)+`" hidden`) {
+		t.Errorf("another row shows its editor too:\n%s", other)
+	}
+	resp := memPost(t, c, srv, fmt.Sprintf("/memory/%d", id), url.Values{"_csrf": {tok}, "action": {"edit"}, "text": {"Never call the network in unit tests"}, "next": {here}})
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != here+"#mem-"+fmt.Sprint(id) {
+		t.Errorf("save: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if m, _ := memoryNow(t, srv, id); m.Text != "Never call the network in unit tests" {
+		t.Errorf("saved text %q", m.Text)
+	}
+	if status, _, _ := memGet(t, c, srv, "/memory?project=memproj&edit=x"); status != http.StatusBadRequest {
+		t.Errorf("?edit=x: %d", status)
+	}
+}
+
+// TestMemoryJumpNav: the page starts with a link to each kind's list and
+// its count.
+func TestMemoryJumpNav(t *testing.T) {
+	srv := testutil.NewServer(t)
+	memorySeed(t, srv)
+	_, page, _ := memGet(t, srv.LoggedIn(t), srv, "/memory?project=memproj&state=all")
+	nav := between(page, `id="mem-jump"`, "</nav>")
+	for _, want := range []string{
+		`href="#mem-group-constraint" data-kind="constraint">Constraints <span class="count">1</span>`,
+		`href="#mem-group-decision" data-kind="decision">Decisions <span class="count">2</span>`,
+		`href="#mem-group-cause" data-kind="cause">Causes <span class="count">0</span>`,
+		`href="#mem-group-todo" data-kind="todo">Todos <span class="count">0</span>`,
+	} {
+		if !strings.Contains(nav, want) {
+			t.Errorf("the jump nav lacks %s:\n%s", want, nav)
+		}
+	}
+	for _, kind := range []string{"constraint", "decision", "cause", "todo"} {
+		if !strings.Contains(page, `id="mem-group-`+kind+`"`) {
+			t.Errorf("no list to jump to for %s", kind)
+		}
 	}
 }

@@ -325,7 +325,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	p := views.SearchPage{
 		Meta: h.PageMeta(c, "Search", "search"),
 		Q:    c.Query("q"), Project: c.Query("project"), Type: c.Query("type"), Tool: c.Query("tool"),
-		From: c.Query("from"), To: c.Query("to"), SearchMode: h.searchMode(c.Query("mode"), ""),
+		From: c.Query("from"), To: c.Query("to"), SearchMode: h.searchMode(c.Query("mode"), embed.Ran{}),
 	}
 	facets, err := h.Store.FeedFacets(c.UserContext())
 	if err != nil {
@@ -338,10 +338,10 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	if err == nil && strings.TrimSpace(p.Q) != "" {
 		p.Searched = true
 		var hits []models.SearchHit
-		var used string
-		hits, used, err = h.search(c.UserContext(), q, p.Mode)
+		var ran embed.Ran
+		hits, ran, err = h.search(c.UserContext(), q, p.Mode)
 		if err == nil {
-			p.SearchMode = h.searchMode(p.Mode, used)
+			p.SearchMode = h.searchMode(p.Mode, ran)
 		}
 		page := newPage(hits, searchPageSize)
 		p.HasMore, p.NextOffset = page.HasMore, q.Offset+searchPageSize
@@ -352,7 +352,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 		for _, hit := range page.Items {
 			p.Results = append(p.Results, searchResult(hit, titles))
 			// Hybrid hits are in fused order whatever the text leg's.
-			p.NewestFirst = p.NewestFirst || !hit.Ranked && used == embed.ModeText
+			p.NewestFirst = p.NewestFirst || !hit.Ranked && ran.Mode == embed.ModeText
 		}
 	}
 	if err != nil {
@@ -365,12 +365,16 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 	return render(c, views.Search(p))
 }
 
-// searchMode is a page's view of a search asked for in mode that ran in
-// used ("" before one ran).
-func (h *Handler) searchMode(mode, used string) views.SearchMode {
+// searchMode is a page's view of a search asked for in mode that ran as
+// ran says (its zero value before one ran).
+func (h *Handler) searchMode(mode string, ran embed.Ran) views.SearchMode {
+	used := ran.Mode
 	m := views.SearchMode{Semantic: h.Semantic.Enabled(), Mode: mode, Used: used}
 	m.FellBack = used == embed.ModeText && mode != embed.ModeText && m.Semantic
 	m.Off = used == embed.ModeText && mode == embed.ModeHybrid && !m.Semantic
+	if ran.Words != nil {
+		m.Words = ran.Words.Msg
+	}
 	return m
 }
 
@@ -502,9 +506,12 @@ func (h *Handler) refLocation(ctx context.Context, q string) (string, error) {
 		}
 		return views.MemoryRowURL(ms[0]), nil
 	case ref.Session:
-		s, err := h.Store.SessionByID(ctx, r.ID)
-		if err != nil || s == nil {
+		_, err := h.Store.SessionByID(ctx, r.ID)
+		if errors.Is(err, models.ErrNotFound) {
 			return "", nil // not stored (or forgotten): search for the words
+		}
+		if err != nil {
+			return "", err
 		}
 		return "/sessions/" + strconv.FormatInt(r.ID, 10), nil
 	}

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // xssOutput is tool output that would run script if it reached the page
@@ -282,5 +284,42 @@ func TestSearchPageSaysNewestFirst(t *testing.T) {
 	}
 	if status, body := getPage(t, srv, "/search?q=zzznothing"); status != 200 || strings.Contains(body, `id="search-newest"`) {
 		t.Errorf("no matches, yet the newest-first note (status %d)", status)
+	}
+}
+
+// TestSearchBoxIDLookupFailure: a session id typed with its "#" that is
+// not stored is searched for as words; a store that fails the lookup is
+// a 500 with the error page, not a search that pretends nothing was
+// there.
+func TestSearchBoxIDLookupFailure(t *testing.T) {
+	srv := seeded(t)
+	if status, body := getPage(t, srv, "/search?q=%23s999"); status != http.StatusOK || !strings.Contains(body, `name="q"`) || !strings.Contains(body, "No matches") {
+		t.Errorf("#s999, not stored: %d %.300s", status, body)
+	}
+	// A row the store cannot read: the lookup fails, not "not found".
+	// PostgreSQL's timestamp column does not take such a value.
+	if pgtest.Backend() == "postgres" {
+		t.Skip("a session row that cannot be read is made with SQLite's loose types only")
+	}
+	modelstest.Exec(t, srv.Store, `UPDATE sessions SET started_at = 'not a time' WHERE id = 1`)
+	status, body := getPage(t, srv, "/search?q=%23s1")
+	if status != http.StatusInternalServerError || !strings.Contains(body, `class="error-page"`) || strings.Contains(body, "No matches") {
+		t.Errorf("#s1 with the store failing: %d %.500s", status, body)
+	}
+}
+
+// TestNoEmptyClassAttributes: no page writes class="" (a class left out
+// is no attribute at all).
+func TestNoEmptyClassAttributes(t *testing.T) {
+	srv := seeded(t)
+	for _, path := range []string{"/", "/sessions", "/sessions/1", "/sessions/2", "/search?q=notes", "/memory", "/stats", "/settings", "/import", "/forget/session/1"} {
+		status, body := getPage(t, srv, path)
+		if status != http.StatusOK {
+			t.Errorf("%s: %d", path, status)
+			continue
+		}
+		if i := strings.Index(body, `class=""`); i >= 0 {
+			t.Errorf("%s: class=\"\" in …%s…", path, body[max(i-120, 0):min(i+60, len(body))])
+		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 // for ?project= (default: the most recently active project).
 func (h *Handler) ShowSettings(c *fiber.Ctx) error {
 	st := h.Capture.Policy().Settings
-	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != ""}
+	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != "",
+		At: views.SettingsPlace(c.Query("at")), BuiltinOpen: c.Query("open") == "builtin"}
 	switch {
 	case c.Query("keydropped") != "":
 		p.Notice = "Settings saved and applied. The API key was removed because the base URL changed: enter the key for the new endpoint."
@@ -63,7 +64,8 @@ func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int)
 // SaveSettingsForm serves POST /settings, the page's form (no JavaScript
 // needed). Invalid input comes back as the page with each error next to its
 // field (422); a retention that would delete observations asks to save again
-// to confirm; success redirects to the page (303).
+// to confirm; success redirects to the page (303), back at the place the
+// form says it was saved from (the hidden at and builtinOpen).
 func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	cur := h.Capture.Policy().Settings
 	proposed, clearKey, errs := settingsFromForm(c, cur)
@@ -71,7 +73,8 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	if c.FormValue("embeddings.clearApiKey") == "on" {
 		next.Embeddings.APIKey = ""
 	}
-	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != "", EmbeddingsKeySet: next.Embeddings.APIKey != ""}
+	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != "", EmbeddingsKeySet: next.Embeddings.APIKey != "",
+		At: views.SettingsPlace(c.FormValue("at")), BuiltinOpen: c.FormValue("builtinOpen") == "1"}
 	page.S.Summarizer.APIKey, page.S.Embeddings.APIKey = "", ""
 	// Validate the rest too, so every problem shows at once; a field that
 	// was not even a number keeps that message.
@@ -109,10 +112,25 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
 		return err
 	}
+	back := url.Values{"saved": {"1"}}
 	if keyDropped {
-		return c.Redirect("/settings?saved=1&keydropped=1", fiber.StatusSeeOther)
+		back.Set("keydropped", "1")
 	}
-	return c.Redirect("/settings?saved=1", fiber.StatusSeeOther)
+	if page.BuiltinOpen {
+		back.Set("open", "builtin")
+	}
+	return c.Redirect(settingsBack(back, page.At), fiber.StatusSeeOther)
+}
+
+// settingsBack is the settings page with query q, back at place at (see
+// views.SettingsPlace; "" the top): its notice shows there, and the
+// browser scrolls to it.
+func settingsBack(q url.Values, at string) string {
+	if at == "" {
+		return "/settings?" + q.Encode()
+	}
+	q.Set("at", at)
+	return "/settings?" + q.Encode() + "#settings-notice"
 }
 
 // ReapplyRedactionForm serves POST /settings/redact: with the confirmation
@@ -129,7 +147,7 @@ func (h *Handler) ReapplyRedactionForm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect("/settings?redacted="+url.QueryEscape(strconv.FormatInt(res.Total(), 10)), fiber.StatusSeeOther)
+	return c.Redirect(settingsBack(url.Values{"redacted": {strconv.FormatInt(res.Total(), 10)}}, "maintenance"), fiber.StatusSeeOther)
 }
 
 // settingsFromForm reads the page's form over the settings in force. It

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -400,6 +401,89 @@ func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
 	for _, r := range models.BuiltinRedactionRules() {
 		if !strings.Contains(string(page), `data-rule="`+r.Name+`"`) {
 			t.Errorf("the settings page does not list %s", r.Name)
+		}
+	}
+}
+
+// TestSettingsSaveKeepsThePlace: a save made from a place on the page
+// (the form's at and builtinOpen, which settings.js fills in) comes back
+// there: the redirect names it, the notice is rendered in that section,
+// the built-in rules stay unfolded. A place the page does not have is
+// the top; without one the notice is at the top as before. Re-applying
+// redaction comes back to its own section.
+func TestSettingsSaveKeepsThePlace(t *testing.T) {
+	srv := testutil.NewServer(t)
+	c, tok := browserish(t, srv)
+	cases := []struct{ at, open, loc string }{
+		{"builtin-rules", "1", "/settings?at=builtin-rules&open=builtin&saved=1#settings-notice"},
+		{"injection", "", "/settings?at=injection&saved=1#settings-notice"},
+		{"nowhere", "", "/settings?saved=1"},
+		{"", "", "/settings?saved=1"},
+	}
+	for _, tc := range cases {
+		form := settingsForm(tok, srv.Capture.Policy().Settings)
+		form.Set("at", tc.at)
+		form.Set("builtinOpen", tc.open)
+		if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != tc.loc {
+			t.Errorf("save at %q: %d %q, want %q %s", tc.at, status, loc, tc.loc, body)
+		}
+	}
+	// noticeIn is the id of the section the notice is in, "" before the
+	// first section (the top of the page).
+	sectionID := regexp.MustCompile(`^[^"]*" id="([a-z]+)"`)
+	noticeIn := func(page string) string {
+		chunks := strings.Split(page, `class="settings-section`)
+		for i, chunk := range chunks {
+			if strings.Contains(chunk, `id="settings-notice"`) && i > 0 {
+				if m := sectionID.FindStringSubmatch(chunk); m != nil {
+					return m[1]
+				}
+				return "?"
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct{ path, section string }{
+		{"/settings?at=builtin-rules&open=builtin&saved=1", "privacy"},
+		{"/settings?at=injection&saved=1", "injection"},
+		{"/settings?at=maintenance&redacted=3", "maintenance"},
+		{"/settings?saved=1", ""},
+	} {
+		_, b := srv.Get(t, tc.path)
+		page := string(b)
+		if n := strings.Count(page, `id="settings-notice"`); n != 1 {
+			t.Errorf("%s: %d notices", tc.path, n)
+		} else if in := noticeIn(page); in != tc.section {
+			t.Errorf("%s: the notice is in section %q, want %q", tc.path, in, tc.section)
+		}
+		if open := strings.Contains(page, `id="builtin-rules" open`); open != strings.Contains(tc.path, "open=builtin") {
+			t.Errorf("%s: built-in rules open = %v", tc.path, open)
+		}
+	}
+	form := url.Values{"_csrf": {tok}, "confirm": {"yes"}}
+	if status, loc, body := postForm(t, c, srv, "/settings/redact", form); status != 303 || !strings.HasSuffix(loc, "at=maintenance&redacted=0#settings-notice") {
+		t.Errorf("re-apply redaction: %d %q %s", status, loc, body)
+	}
+}
+
+// TestSettingsBuiltinsSayWhatTheyCatch: each built-in rule on the page
+// says what it catches and shows its placeholder example and how it is
+// stored, escaped as text; a user's rule has no such line.
+func TestSettingsBuiltinsSayWhatTheyCatch(t *testing.T) {
+	srv := testutil.NewServer(t)
+	_, b := srv.Get(t, "/settings")
+	page := string(b)
+	for _, r := range models.BuiltinRedactionRules() {
+		d, ok := privacy.Describe(r.Name)
+		if !ok {
+			t.Errorf("%s: no description", r.Name)
+			continue
+		}
+		row := between(page, `data-rule="`+r.Name+`"`, "</tr>")
+		for _, want := range []string{html.EscapeString(d.Catches), html.EscapeString(d.Example), html.EscapeString(d.Stored)} {
+			if !strings.Contains(row, want) {
+				t.Errorf("%s: the row lacks %q", r.Name, want)
+			}
 		}
 	}
 }

@@ -217,6 +217,47 @@
     });
   }
 
+  // ---- A memory's editor: Edit opens it in place of the text, Cancel
+  // puts the text back, both without a reload (without JavaScript they
+  // are links: ?edit=ID opens the editor, Cancel goes back). Delegated,
+  // so that rows arriving live have it too.
+  function memoryEditor() {
+    function toggle(row, open) {
+      var form = row.querySelector(".mem-edit-form");
+      var text = row.querySelector(".memory-text");
+      var edit = row.querySelector(".mem-edit-open");
+      if (!form) return;
+      form.hidden = !open;
+      if (text) text.hidden = open;
+      if (edit) edit.setAttribute("aria-expanded", open ? "true" : "false");
+      var area = form.querySelector("textarea");
+      if (open && area) {
+        area.focus();
+      } else {
+        if (area) area.value = area.defaultValue;
+        if (edit) edit.focus();
+        // Opened by ?edit=: the address no longer says so.
+        if (/[?&]edit=/.test(location.search)) {
+          var a = form.querySelector(".mem-edit-cancel");
+          if (a) history.replaceState(null, "", a.getAttribute("href"));
+        }
+      }
+    }
+    document.addEventListener("click", function (e) {
+      var t = e.target.closest ? e.target.closest(".mem-edit-open, .mem-edit-cancel") : null;
+      if (!t || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      var row = t.closest(".memory-row");
+      if (!row) return;
+      e.preventDefault();
+      toggle(row, t.classList.contains("mem-edit-open"));
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Escape" || !e.target.closest) return;
+      var form = e.target.closest(".mem-edit-form");
+      if (form) toggle(form.closest(".memory-row"), false);
+    });
+  }
+
   function startMemory(box) {
     var lastId = parseInt(box.getAttribute("data-last-event-id") || "0", 10) || 0;
     var project = box.getAttribute("data-project") || "";
@@ -233,6 +274,9 @@
       parseRows(html).forEach(function (row) {
         fillCSRF(row);
         row.classList.add("row-new");
+        if (old && old.querySelector(".mem-edit-form:not([hidden])")) {
+          return; // being edited: its save reloads the page anyway
+        }
         if (old) {
           old.replaceWith(row);
           return;
@@ -243,13 +287,17 @@
       recount();
     }
 
-    // recount keeps each kind's heading count in step with its rows: the
-    // rows shown, and those on the kind's other pages (data-hidden).
+    // recount keeps each kind's heading count, and its jump link's, in
+    // step with its rows: the rows shown, and those on the kind's other
+    // pages (data-hidden).
     function recount() {
       box.querySelectorAll(".memory-group").forEach(function (g) {
         var n = g.querySelector(".count");
         var hidden = parseInt(g.getAttribute("data-hidden") || "0", 10) || 0;
-        if (n) n.textContent = String(hidden + g.querySelectorAll(".memory-row").length);
+        var count = String(hidden + g.querySelectorAll(".memory-row").length);
+        if (n) n.textContent = count;
+        var jump = box.querySelector('.mem-jump a[href="#' + g.id + '"] .count');
+        if (jump) jump.textContent = count;
       });
     }
 
@@ -556,6 +604,7 @@
     if (sessionPage && sessionPage.getAttribute("data-live") === "true") startSession(sessionPage);
     var sessions = document.getElementById("sessions");
     if (sessions && sessions.getAttribute("data-live") === "true") startSessions(sessions);
+    memoryEditor();
     var memories = document.getElementById("memories");
     if (memories && memories.getAttribute("data-live") === "true") startMemory(memories);
     if (document.getElementById("status-banner")) {

@@ -48,8 +48,34 @@
       read = "New in memory: " + n(a.sessions, "session") + ", " + n(a.prompts, "prompt") + ", " + n(a.observations, "tool call") +
         "; " + (st.known === 1 ? "1 session was" : (st.known || 0) + " sessions were") + " already there. " + read;
     }
-    text.textContent = read + (st.error ? " Stopped: " + st.error : "");
+    read += st.error ? " Stopped: " + st.error : "";
+    // As the page writes it (views/when.go): "Last import, finished
+    // 14:05 (just now): …", the time machine-readable in its <time>.
+    text.textContent = "";
+    if (st.finished) {
+      var at = new Date(st.finished);
+      var t = document.createElement("time");
+      t.id = "import-last-at";
+      t.dateTime = st.finished;
+      t.title = dateTime(at);
+      t.textContent = sameDay(at, new Date()) ? clock(at) : dateTime(at);
+      text.append("Last import, finished ", t, " (" + ago(at) + "): ");
+    }
+    text.append(read);
     done.hidden = false;
+  }
+
+  // The shapes of views/when.go: dateTime, clock and ago, in local time.
+  function pad(k) { return (k < 10 ? "0" : "") + k; }
+  function clock(d) { return pad(d.getHours()) + ":" + pad(d.getMinutes()); }
+  function dateTime(d) { return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + clock(d); }
+  function sameDay(a, b) { return a.toDateString() === b.toDateString(); }
+  function ago(d) {
+    var m = Math.floor((Date.now() - d.getTime()) / 60000);
+    if (m < 1) return "just now";
+    if (m < 60) return m + " min ago";
+    if (m < 48 * 60) return Math.floor(m / 60) + " h ago";
+    return Math.floor(m / 1440) + " d ago";
   }
 
   var es = new EventSource("/stream");

@@ -136,7 +136,30 @@
     if (input) input.focus({ preventScroll: true });
   }
 
+  // place keeps the form's hidden at and builtinOpen up to date: where
+  // it was last edited (a section, or the built-in rules) and whether the
+  // built-in rules are unfolded, so that a save comes back there.
+  function place() {
+    var form = document.getElementById("settings-form");
+    var at = document.getElementById("settings-at");
+    var open = document.getElementById("settings-builtin-open");
+    var builtins = document.getElementById("builtin-rules");
+    if (!form || !at) return;
+    function mark(ev) {
+      var t = ev.target;
+      if (!t || !t.closest) return;
+      var sec = t.closest("#builtin-rules") || t.closest(".settings-section");
+      if (sec && sec.id) at.value = sec.id;
+    }
+    form.addEventListener("input", mark);
+    form.addEventListener("change", mark);
+    form.addEventListener("submit", function () {
+      if (open && builtins) open.value = builtins.open ? "1" : "";
+    });
+  }
+
   function init() {
+    place();
     firstError();
     ruleTest();
     retentionCount();

@@ -390,20 +390,6 @@ func humanDuration(d time.Duration) string {
 	}
 }
 
-// clock renders a timestamp as local time of day, with the date when it is
-// not today; dateTime always with the date.
-func clock(t time.Time) string {
-	t = t.Local()
-	if y, m, d := t.Date(); y == time.Now().Year() && m == time.Now().Month() && d == time.Now().Day() {
-		return t.Format("15:04:05")
-	}
-	return t.Format("Jan 2 15:04")
-}
-
-func dateTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
-
-func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 // durationMS renders a tool call's duration.
 func durationMS(ms int64) string {
 	if ms <= 0 {

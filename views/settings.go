@@ -25,6 +25,13 @@ type SettingsPage struct {
 	Errors map[string]string
 	// Notice is a success message; Warning asks for a confirmation.
 	Notice, Warning string
+	// At is the place a save was made from (SettingsPlace: a section's
+	// id, or builtin-rules): the notice shows there, and the page comes
+	// back to it. "" for the top of the page.
+	At string
+	// BuiltinOpen keeps the built-in redaction rules unfolded, as they
+	// were when the form was saved.
+	BuiltinOpen bool
 	// RetentionConfirm, when not empty, is the retention (in days) whose
 	// deletions the user is asked to confirm by saving again.
 	RetentionConfirm string
@@ -60,6 +67,28 @@ type ContextPreview struct {
 var settingsSections = []struct{ ID, Label string }{
 	{"privacy", "Privacy"}, {"capture", "Capture"}, {"injection", "Context injection"}, {"memory", "Memory"},
 	{"retention", "Retention"}, {"summarizer", "Summarizer"}, {"embeddings", "Semantic search"}, {"preview", "Preview"}, {"maintenance", "Re-apply redaction"},
+}
+
+// SettingsPlace is at when it names a place on the settings page a save
+// can come back to (a section's id, or builtin-rules), else "".
+func SettingsPlace(at string) string {
+	if at == "builtin-rules" {
+		return at
+	}
+	for _, s := range settingsSections {
+		if s.ID == at {
+			return at
+		}
+	}
+	return ""
+}
+
+// boolValue is a hidden field's value for b: "1" or "".
+func boolValue(b bool) string {
+	if b {
+		return "1"
+	}
+	return ""
 }
 
 func (p SettingsPage) fieldErr(field string) string { return p.Errors[field] }

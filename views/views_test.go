@@ -49,8 +49,10 @@ func TestHelpers(t *testing.T) {
 		{displayPath("notes-app", "/etc/hosts"), "/etc/hosts"},
 		{displayPath("", "/a/b"), "/a/b"},
 		{kindLabel("file_change"), "file change"},
-		{clock(time.Date(2020, 3, 4, 5, 6, 7, 0, time.Local)), "Mar 4 05:06"},
-		{clock(time.Now()), time.Now().Format("15:04:05")},
+		{clock(time.Date(2020, 3, 4, 5, 6, 7, 0, time.Local)), "2020-03-04 05:06"},
+		{clock(time.Now()), time.Now().Format("15:04")},
+		{dateTime(time.Date(2020, 3, 4, 5, 6, 7, 0, time.Local)), "2020-03-04 05:06"},
+		{day(time.Date(2020, 3, 4, 5, 6, 7, 0, time.Local)), "2020-03-04"},
 		{humanDuration(1500 * time.Millisecond), "2 s"},
 		{humanDuration(90 * time.Minute), "1 h 30 min"},
 		{humanDuration(250 * time.Millisecond), "250 ms"},
@@ -118,6 +120,22 @@ func TestMemoryStateAdjective(t *testing.T) {
 	for state, want := range map[string]string{"current": "In-force", "superseded": "Superseded", "done": "Done", "retired": "Retired", "all": "All"} {
 		if got := memoryStateAdjective(state); got != want {
 			t.Errorf("%s: %q, want %q", state, got, want)
+		}
+	}
+}
+
+// TestAgo: how long ago, in the largest whole unit.
+func TestAgo(t *testing.T) {
+	now := time.Date(2026, 11, 28, 14, 5, 0, 0, time.UTC)
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "just now"}, {59 * time.Second, "just now"}, {time.Minute, "1 min ago"}, {59 * time.Minute, "59 min ago"},
+		{time.Hour, "1 h ago"}, {47 * time.Hour, "47 h ago"}, {48 * time.Hour, "2 d ago"}, {10*24*time.Hour + 5*time.Hour, "10 d ago"},
+	} {
+		if got := agoFrom(now.Add(-c.d), now); got != c.want {
+			t.Errorf("%s before: %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -78,6 +78,10 @@ func TestBrowserImport(t *testing.T) {
 	}
 	text := eval[string](t, b, `document.getElementById("import-text").textContent`)
 	t.Logf("final: %s (after %s import_progress events)", text, eval[string](t, b, `document.getElementById("import-progress").dataset.events`))
+	// Said as the page says it on a later visit: when, and how long ago.
+	if at := eval[string](t, b, `(document.getElementById("import-last-at") || {}).dateTime || ""`); !strings.HasPrefix(text, "Last import, finished ") || !strings.Contains(text, "(just now): New in memory:") || at == "" {
+		t.Errorf("the finished import is told as %q, its time %q", text, at)
+	}
 	shot(t, b, "import-done.png")
 
 	c, err := srv.Store.Counts(t.Context())

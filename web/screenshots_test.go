@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -30,7 +31,8 @@ func TestScreenshots(t *testing.T) {
 	}
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 24, "5c"))
 	seedDemo(t, srv)
-	seedMemories(t, srv)
+	mems := seedMemories(t, srv)
+	edit := fmt.Sprintf("/memory?project=api-server&edit=%d#mem-%d", mems[1].ID, mems[1].ID)
 	shots := []struct{ name, path, ready string }{
 		{"feed", "/", "#feed > .row"},
 		{"session", "/sessions/1", "#timeline"},
@@ -39,8 +41,10 @@ func TestScreenshots(t *testing.T) {
 		{"stats", "/stats", "#chart-activity svg"},
 		{"stats-projects", "/stats#chart-projects", "#chart-projects table"},
 		{"settings", "/settings", "main form"},
+		{"settings-builtins", "/settings?open=builtin#builtin-rules", "#builtin-rules[open] .rule-example"},
 		{"import", "/import", "#import-projects"},
 		{"memory", "/memory?project=api-server", "#memories"},
+		{"memory-edit", edit, ".mem-edit-form:not([hidden]) textarea"},
 		{"memory-search", "/memory?project=api-server&q=migrations", "#memory-search-list"},
 	}
 	b := newBrowser(t, 1366, 800)
@@ -54,6 +58,15 @@ func TestScreenshots(t *testing.T) {
 			shoot(t, b, srv.URL+s.path, s.ready, filepath.Join(dir, s.name+"-"+theme+".png"))
 		}
 	}
+	// The Import page with no transcripts folder at all, as on a machine
+	// where Claude Code never ran.
+	bare := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = filepath.Join(t.TempDir(), "no-claude", "projects") })
+	nb := newBrowser(t, 1366, 800)
+	nb.login(t, bare)
+	for _, width := range []int64{1366, 400} {
+		nb.do(t, chromedp.EmulateViewport(width, 800))
+		shoot(t, nb, bare.URL+"/import", "#import-none", filepath.Join(dir, fmt.Sprintf("import-none-%d.png", width)))
+	}
 	b.do(t, chromedp.EmulateViewport(400, 860))
 	for _, theme := range []string{"light", "dark"} {
 		b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem("mneme-theme", %q)`, theme)))
@@ -62,6 +75,9 @@ func TestScreenshots(t *testing.T) {
 		shoot(t, b, srv.URL+"/stats", "#chart-activity svg", filepath.Join(dir, "stats-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/stats#chart-files", "#chart-projects table", filepath.Join(dir, "stats-projects-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/settings", "main form", filepath.Join(dir, "settings-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/settings?open=builtin#builtin-rules", "#builtin-rules[open] .rule-example", filepath.Join(dir, "settings-builtins-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+"/import", "#import-projects", filepath.Join(dir, "import-narrow-"+theme+".png"))
+		shoot(t, b, srv.URL+edit, ".mem-edit-form:not([hidden]) textarea", filepath.Join(dir, "memory-edit-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/search?q=test*+OR+notes", "#results mark", filepath.Join(dir, "search-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/memory?project=api-server", "#memories", filepath.Join(dir, "memory-narrow-"+theme+".png"))
 		shoot(t, b, srv.URL+"/memory?project=api-server&q=migrations", "#memory-search-list", filepath.Join(dir, "memory-search-narrow-"+theme+".png"))
@@ -69,8 +85,8 @@ func TestScreenshots(t *testing.T) {
 }
 
 // seedMemories states a few memories of api-server, one superseded, for
-// the Memory page's pictures.
-func seedMemories(t *testing.T, srv *testutil.Server) {
+// the Memory page's pictures, and returns them.
+func seedMemories(t *testing.T, srv *testutil.Server) []models.Memory {
 	t.Helper()
 	ms := []models.Memory{
 		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryConstraint, Text: "Never run database migrations inside the request handler"},
@@ -80,6 +96,7 @@ func seedMemories(t *testing.T, srv *testutil.Server) {
 		{Project: "api-server", Source: models.SourceUser, Kind: models.MemoryTodo, Text: "Add a regression test for a migration that renames a column"},
 	}
 	storeMemories(t, srv, ms, 2, 1)
+	return ms
 }
 
 // storeMemories inserts ms (their IDs set), then marks ms[old]

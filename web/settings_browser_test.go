@@ -206,3 +206,87 @@ func shot(t *testing.T, b *browser, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBrowserSettingsBuiltinsFitAndPlace: the built-in redaction rules,
+// unfolded, each show what they catch and a placeholder example, and the
+// page fits 1366 and 400 px in both themes without scrolling sideways.
+// Switching one built-in off and saving comes back to the built-in list,
+// still unfolded, with the notice in view there; a change in another
+// section comes back to that section.
+func TestBrowserSettingsBuiltinsFitAndPlace(t *testing.T) {
+	srv := testutil.NewServer(t)
+	seedSettingsDemo(t, srv)
+	b := newBrowser(t, 1366, 900)
+	b.login(t, srv)
+	for _, theme := range []string{"light", "dark"} {
+		for _, width := range []int{1366, 400} {
+			t.Run(fmt.Sprintf("%s %d", theme, width), func(t *testing.T) {
+				b.do(t, chromedp.EmulateViewport(int64(width), 900),
+					chromedp.Navigate(srv.URL+"/settings"),
+					chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem("mneme-theme", %q)`, theme)),
+					chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("settings-form")),
+					chromedp.Evaluate[chromedp.Void](`document.getElementById("builtin-rules").open = true`))
+				rows := eval[[]struct{ Name, Catches, Example string }](t, b, `[...document.querySelectorAll("#builtin-rules tr.rule")].map(r => ({
+					Name: r.dataset.rule,
+					Catches: (r.querySelector(".rule-catches") || {}).textContent || "",
+					Example: (r.querySelector(".rule-example") || {innerText: ""}).innerText.trim()}))`)
+				if len(rows) < 40 {
+					t.Fatalf("%d built-in rows", len(rows))
+				}
+				for _, r := range rows {
+					if r.Catches == "" || !strings.Contains(r.Example, "e.g.") || !strings.Contains(r.Example, "[REDACTED:"+r.Name+"]") {
+						t.Errorf("built-in %s: catches %q, example %q", r.Name, r.Catches, r.Example)
+					}
+				}
+				got := eval[struct{ Page, Window int }](t, b, `({Page: document.documentElement.scrollWidth, Window: window.innerWidth})`)
+				if got.Page > got.Window {
+					wide := eval[[]string](t, b, `[...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 8).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right))`)
+					t.Errorf("the page scrolls sideways: %d px in a %d px window; wider: %v", got.Page, got.Window, wide)
+				}
+				shot(t, b, fmt.Sprintf("settings-builtins-%s-%d.png", theme, width))
+			})
+		}
+	}
+
+	// Keep the place: switch jwt off inside the unfolded list and save.
+	b.do(t, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(srv.URL+"/settings"), chromedp.WaitVisible(chromedp.ID("settings-form")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("builtin-rules").open = true`),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('#builtin-rules tr[data-rule="jwt"]').scrollIntoView({block: "center"})`),
+		chromedp.Click(`#builtin-rules tr[data-rule="jwt"] input[type=checkbox]`),
+		chromedp.Click(chromedp.ID("settings-save")),
+		chromedp.WaitVisible(chromedp.ID("settings-notice")),
+	)
+	b.waitFor(t, "the page back at the built-in rules", `location.hash === "#settings-notice" && new URLSearchParams(location.search).get("at") === "builtin-rules"`, 30*time.Second)
+	at := eval[struct {
+		Open, InView, NoticeIn bool
+		Top                    float64
+	}](t, b, `(function(){
+		var d = document.getElementById("builtin-rules"), n = document.getElementById("settings-notice"), r = n.getBoundingClientRect();
+		return {Open: d.open, InView: r.top >= 0 && r.bottom <= window.innerHeight, NoticeIn: n.closest("#privacy") !== null, Top: window.scrollY};
+	})()`)
+	if !at.Open || !at.InView || !at.NoticeIn || at.Top == 0 {
+		t.Errorf("after saving in the built-in rules: %+v; want them open, the notice in view beside them, the page scrolled to them", at)
+	}
+	for _, r := range getSettings(t, srv).Privacy.RedactionRules {
+		if r.Name == "jwt" && r.Enabled {
+			t.Error("jwt still on after switching it off")
+		}
+	}
+	shot(t, b, "settings-saved-at-builtins.png")
+
+	// A change in another section comes back there, the list folded.
+	b.do(t, chromedp.Navigate(srv.URL+"/settings"), chromedp.WaitVisible(chromedp.ID("settings-form")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("f-injection-maxInjectTokens").scrollIntoView({block: "center"})`),
+		chromedp.SetValue(chromedp.ID("f-injection-maxInjectTokens"), "1500"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("f-injection-maxInjectTokens").dispatchEvent(new Event("change", {bubbles: true}))`),
+		chromedp.Click(chromedp.ID("settings-save")),
+		chromedp.WaitVisible(chromedp.ID("settings-notice")),
+	)
+	b.waitFor(t, "the page back at context injection", `location.hash === "#settings-notice" && !!document.querySelector("#injection #settings-notice")`, 30*time.Second)
+	if eval[bool](t, b, `document.getElementById("builtin-rules").open`) {
+		t.Error("the built-in rules unfolded after a save made with them folded")
+	}
+	if got := getSettings(t, srv).Injection.MaxInjectTokens; got != 1500 {
+		t.Errorf("maxInjectTokens = %d after saving 1500", got)
+	}
+}

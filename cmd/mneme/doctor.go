@@ -523,16 +523,16 @@ func privateFix(path string, dir bool) string {
 }
 
 func (d *doctor) checkSpool() {
-	pending, q := d.g.spoolState()
+	waiting, q := d.g.spoolState()
 	if q.Events > 0 {
 		d.fail("spool", q.Message, "read the reason at the top of each file in "+strings.Join(q.Dirs, " and ")+
 			" (and the worker's log); the events are never replayed: delete the files once read")
 	}
 	switch {
-	case pending && d.health == nil:
-		d.ok("spool", "events wait to be replayed when the worker runs again")
-	case pending:
-		d.ok("spool", "events wait to be replayed by the next hook")
+	case waiting > 0 && d.health == nil:
+		d.ok("spool", "%s waiting to be replayed when the worker runs again", plural(waiting, "event"))
+	case waiting > 0:
+		d.ok("spool", "%s waiting to be replayed by the next hook", plural(waiting, "event"))
 	case q.Events == 0:
 		d.ok("spool", "empty, nothing set aside")
 	}

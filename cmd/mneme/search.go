@@ -63,6 +63,9 @@ func searchCmd(g *globals, code *int) *cobra.Command {
 			if err := json.Unmarshal(body, &res); err != nil {
 				return err
 			}
+			if res.WordsError != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mneme: the words part of the query could not be read: %s. These are matches by meaning only.\n", res.WordsError)
+			}
 			if len(res.Items) == 0 {
 				fmt.Fprintln(out, "No matches.")
 				*code = exitNotFound
@@ -103,7 +106,7 @@ func printHit(w io.Writer, hit api.SearchResult, color bool) {
 	}
 	r := ref.Ref{Kind: ref.Kind(hit.Type), ID: hit.ID}
 	fmt.Fprintf(w, "%s%s%s %s%s%s  %s%s · %s · session %s%s\n",
-		bold, r, reset, hit.Title, status, "", dim, hit.Project, hit.CreatedAt.Local().Format(time.DateTime), ref.Sess(hit.SessionID), reset)
+		bold, r, reset, hit.Title, status, "", dim, hit.Project, stamp(hit.CreatedAt), ref.Sess(hit.SessionID), reset)
 	var b strings.Builder
 	for _, p := range hit.SnippetParts {
 		text := strings.Join(strings.Fields(p.Text), " ")
@@ -227,7 +230,7 @@ func fetchRows(g *globals, refs []ref.Ref) (map[ref.Ref]func(io.Writer), error) 
 		for _, p := range res.Items {
 			found[ref.Ref{Kind: ref.Prompt, ID: p.ID}] = func(w io.Writer) {
 				fmt.Fprintf(w, "prompt:%d (prompt %d of session %s)\n", p.ID, p.Number, ref.Sess(p.SessionID))
-				fmt.Fprintf(w, "  project %s · session %s · %s\n", p.Project, ref.Sess(p.SessionID), p.CreatedAt.Local().Format(time.DateTime))
+				fmt.Fprintf(w, "  project %s · session %s · %s\n", p.Project, ref.Sess(p.SessionID), stamp(p.CreatedAt))
 				fmt.Fprintf(w, "  text:\n    %s\n", strings.ReplaceAll(p.Text, "\n", "\n    "))
 			}
 		}
@@ -254,7 +257,7 @@ func printSession(out io.Writer, d api.SessionDetail) {
 	}
 	fmt.Fprintf(out, "%s %s\n", ref.Sess(s.ID), title)
 	fmt.Fprintf(out, "  project %s · started %s · %s · %d prompts · %d tool calls\n",
-		s.Project, s.StartedAt.Local().Format(time.DateTime), s.Status, len(d.Prompts), len(d.Observations))
+		s.Project, stamp(s.StartedAt), s.Status, len(d.Prompts), len(d.Observations))
 	for _, p := range d.Prompts {
 		fmt.Fprintf(out, "  prompt:%d  %s\n", p.ID, oneLine(p.Text, 160))
 	}
@@ -278,7 +281,7 @@ func apiJSON(g *globals, method, path string, body []byte, v any) error {
 func printObservation(out io.Writer, o models.Observation) {
 	fmt.Fprintf(out, "#%d %s\n", o.ID, o.Title)
 	fmt.Fprintf(out, "  project %s · session %d · prompt %d · %s · %s · success %v · importance %.1f\n",
-		o.Project, o.SessionID, o.PromptNumber, o.ToolName, o.CreatedAt.Local().Format(time.DateTime), o.Success, o.Importance)
+		o.Project, o.SessionID, o.PromptNumber, o.ToolName, stamp(o.CreatedAt), o.Success, o.Importance)
 	if len(o.Files) > 0 {
 		fmt.Fprintf(out, "  files: %s\n", strings.Join(o.Files, ", "))
 	}
@@ -295,7 +298,7 @@ func printObservation(out io.Writer, o models.Observation) {
 func printSummary(out io.Writer, s models.Summary) {
 	fmt.Fprintf(out, "summary:%d (%s summary of session %d)\n", s.ID, s.Kind, s.SessionID)
 	fmt.Fprintf(out, "  project %s · session %d · prompt %d · %s · by %s\n",
-		s.Project, s.SessionID, s.PromptNumber, s.CreatedAt.Local().Format(time.DateTime), s.Generator)
+		s.Project, s.SessionID, s.PromptNumber, stamp(s.CreatedAt), s.Generator)
 	for _, part := range []struct{ name, text string }{
 		{"request", s.Request}, {"investigated", s.Investigated}, {"learned", s.Learned},
 		{"completed", s.Completed}, {"next steps", s.NextSteps},

@@ -43,7 +43,7 @@ func sessionsCmd(g *globals, code *int) *cobra.Command {
 				if title == "" {
 					title = "(no prompt yet)"
 				}
-				fmt.Fprintf(out, "%-6s %s  %-10s  %s\n", ref.Sess(s.ID), s.StartedAt.Local().Format("2006-01-02 15:04"), s.Status, oneLine(title, 100))
+				fmt.Fprintf(out, "%-6s %s  %-10s  %s\n", ref.Sess(s.ID), stamp(s.StartedAt), s.Status, oneLine(title, 100))
 				fmt.Fprintf(out, "       %s · %s · %s · %s\n", s.Project, plural(s.Prompts, "prompt"), plural(s.ToolCalls, "tool call"), failedText(s.Failures))
 			}
 			if page.HasMore {

@@ -143,7 +143,7 @@ func day(t *time.Time) string {
 	if t == nil || t.IsZero() {
 		return "-"
 	}
-	return t.Local().Format("2006-01-02 15:04")
+	return stamp(*t)
 }
 
 func runTokenRevoke(g *globals, code *int, arg string, out io.Writer) error {

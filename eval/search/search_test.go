@@ -206,8 +206,8 @@ func hybridTables(t *testing.T, s *models.Store, refs map[string]Ref) string {
 				t.Fatal(err)
 			}
 			r, err := Run(ctx, func(ctx context.Context, q models.SearchQuery) ([]models.SearchHit, error) {
-				hits, fell, err := sr.Search(ctx, q, mode)
-				if fell {
+				hits, ran, err := sr.Search(ctx, q, mode)
+				if ran.FellBack(mode) {
 					t.Errorf("%q: fell back to text", q.Q)
 				}
 				return hits, err

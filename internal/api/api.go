@@ -107,6 +107,18 @@ type SearchResults struct {
 	// Mode is how the search ran: text, semantic or hybrid ("text" for a
 	// hybrid search whose endpoint did not answer in time).
 	Mode string `json:"mode"`
+	// WordsError, on a hybrid search, is why its words could not be read
+	// as a query (`a "quoted phrase" is not closed`): the items are
+	// matches by meaning alone. Empty when the words were read.
+	WordsError string `json:"wordsError,omitempty"`
+}
+
+// MemoryResults answers GET /api/memories?q=: the memories matching, best
+// first, with how the search ran, as SearchResults.
+type MemoryResults struct {
+	Page[models.Memory]
+	Mode       string `json:"mode"`
+	WordsError string `json:"wordsError,omitempty"`
 }
 
 // EmbeddingsHealth is semantic recall's state on /api/health.

@@ -128,13 +128,13 @@ func TestSearcherModes(t *testing.T) {
 	}
 	sr := &embed.Searcher{Store: s, Client: client, Log: quiet(), Budget: 300 * time.Millisecond}
 	q := models.SearchQuery{Q: "why was the user logged out after the cookie change", Limit: 3}
-	text, fell, err := sr.Search(ctx, q, embed.ModeText)
-	if err != nil || len(text) != 0 || fell {
-		t.Fatalf("text: %v %v %v (every word must match: nothing)", text, fell, err)
+	text, ran, err := sr.Search(ctx, q, embed.ModeText)
+	if err != nil || len(text) != 0 || ran.Mode != embed.ModeText {
+		t.Fatalf("text: %v %+v %v (every word must match: nothing)", text, ran, err)
 	}
-	hyb, fell, err := sr.Search(ctx, q, embed.ModeHybrid)
-	if err != nil || fell || len(hyb) == 0 {
-		t.Fatalf("hybrid: %v %v %v", hyb, fell, err)
+	hyb, ran, err := sr.Search(ctx, q, embed.ModeHybrid)
+	if err != nil || ran.FellBack(embed.ModeHybrid) || ran.Words != nil || len(hyb) == 0 {
+		t.Fatalf("hybrid: %v %+v %v", hyb, ran, err)
 	}
 	if !strings.Contains(hyb[0].Title+hyb[0].Snippet, "logged out") && !strings.Contains(hyb[0].Title, "cookie") {
 		t.Errorf("hybrid's first hit: %+v", hyb[0])
@@ -148,17 +148,17 @@ func TestSearcherModes(t *testing.T) {
 	want, _ := s.Search(ctx, q)
 	for _, mode := range []embedtest.Mode{embedtest.Slow, embedtest.Failing} {
 		fake.SetMode(mode)
-		got, fell, err := sr.Search(ctx, q, embed.ModeHybrid)
-		if err != nil || !fell || len(got) != len(want) || got[0].ID != want[0].ID {
-			t.Errorf("mode %d: hybrid = %v, fell back %v, %v; want the text hits %v", mode, got, fell, err, want)
+		got, ran, err := sr.Search(ctx, q, embed.ModeHybrid)
+		if err != nil || !ran.FellBack(embed.ModeHybrid) || len(got) != len(want) || got[0].ID != want[0].ID {
+			t.Errorf("mode %d: hybrid = %v, ran %+v, %v; want the text hits %v", mode, got, ran, err, want)
 		}
 		if _, _, err := sr.Search(ctx, q, embed.ModeSemantic); err == nil {
 			t.Errorf("mode %d: semantic answered without the endpoint", mode)
 		}
 	}
 	sr.Client = &embed.Client{BaseURL: embedtest.DownURL(), Model: "m", Dims: 64}
-	if got, fell, err := sr.Search(ctx, q, embed.ModeHybrid); err != nil || !fell || len(got) == 0 {
-		t.Errorf("down: %v %v %v", got, fell, err)
+	if got, ran, err := sr.Search(ctx, q, embed.ModeHybrid); err != nil || !ran.FellBack(embed.ModeHybrid) || len(got) == 0 {
+		t.Errorf("down: %v %+v %v", got, ran, err)
 	}
 }
 

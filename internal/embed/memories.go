@@ -12,33 +12,30 @@ import (
 // models.Store.SearchMemories; semantic the memories closest in meaning
 // within the project, kinds and states; hybrid both, fused by reciprocal
 // rank fusion. It returns the page (one more memory than Limit when there
-// are more) and the mode it ran in: "text" for a hybrid search that fell
-// back because the endpoint did not answer in Budget.
-func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, string, error) {
+// are more) and how it ran, as Search.
+func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, Ran, error) {
 	m, err := s.Mode(mode)
 	if err != nil {
-		return nil, "", err
+		return nil, Ran{}, err
 	}
 	if m == ModeText {
 		out, err := s.Store.SearchMemories(ctx, q)
-		return out, ModeText, err
+		return out, Ran{Mode: ModeText}, err
 	}
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
 	if q.Offset < 0 || q.Offset+q.Limit > models.MaxSearchWindow {
-		return nil, "", fmt.Errorf("%w: offset+limit over %d", models.ErrInvalid, models.MaxSearchWindow)
+		return nil, Ran{}, fmt.Errorf("%w: offset+limit over %d", models.ErrInvalid, models.MaxSearchWindow)
 	}
 	window := max(q.Offset+q.Limit+1, 20)
 	var text []models.Memory
+	var terr error
 	if m == ModeHybrid {
 		tq := q
 		tq.Offset, tq.Limit = 0, window
-		if text, err = s.Store.SearchMemories(ctx, tq); err != nil {
-			if !errors.Is(err, models.ErrInvalid) {
-				return nil, "", err
-			}
-			text = nil // a query FTS5 refuses still has its semantic hits
+		if text, terr = s.Store.SearchMemories(ctx, tq); terr != nil && refused(terr) == nil {
+			return nil, Ran{}, terr
 		}
 	}
 	s.mu.Lock()
@@ -47,10 +44,13 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 	vec, eerr := (&Searcher{Client: client, Budget: s.Budget}).embedQuery(ctx, q.Q)
 	if eerr != nil {
 		if m == ModeSemantic {
-			return nil, m, fmt.Errorf("%w: %v", ErrEndpoint, eerr)
+			return nil, Ran{Mode: m}, fmt.Errorf("%w: %v", ErrEndpoint, eerr)
 		}
 		s.log().Warn("memory search: the embeddings endpoint did not answer in time; answering with text alone", "err", eerr)
-		return pageOf(text, q.Offset, q.Limit), ModeText, nil
+		if terr != nil {
+			return nil, Ran{Mode: ModeText}, terr
+		}
+		return pageOf(text, q.Offset, q.Limit), Ran{Mode: ModeText}, nil
 	}
 	// Kinds, states and speakers are not in the vectors: ask for more, keep those
 	// that pass.
@@ -58,10 +58,13 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 	hits, err := s.Store.SemanticSearch(ctx, sq, client.Model, vec)
 	if errors.Is(err, models.ErrVectorsLoading) && m == ModeHybrid {
 		s.log().Warn("memory search: the vector index is still loading; answering with text alone")
-		return pageOf(text, q.Offset, q.Limit), ModeText, nil
+		if terr != nil {
+			return nil, Ran{Mode: ModeText}, terr
+		}
+		return pageOf(text, q.Offset, q.Limit), Ran{Mode: ModeText}, nil
 	}
 	if err != nil {
-		return nil, m, err
+		return nil, Ran{Mode: m}, err
 	}
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
@@ -69,7 +72,7 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 	}
 	found, err := s.Store.MemoriesByIDs(ctx, ids)
 	if err != nil {
-		return nil, m, err
+		return nil, Ran{Mode: m}, err
 	}
 	byID := map[int64]models.Memory{}
 	for _, mem := range text {
@@ -89,7 +92,7 @@ func (s *Service) SearchMemories(ctx context.Context, q models.MemorySearch, mod
 	for i, h := range fused {
 		out[i] = byID[h.ID]
 	}
-	return pageOf(out, q.Offset, q.Limit), m, nil
+	return pageOf(out, q.Offset, q.Limit), Ran{Mode: m, Words: refused(terr)}, nil
 }
 
 // memoryHits are memories as search hits, for FuseRRF.

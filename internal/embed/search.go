@@ -30,23 +30,40 @@ type Searcher struct {
 	Budget time.Duration
 }
 
-// Search runs q in mode and returns the page as Store.Search does.
-// fellBack tells that a hybrid search answered with text alone.
-func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string) (hits []models.SearchHit, fellBack bool, err error) {
+// Ran is how a search ran.
+type Ran struct {
+	// Mode is the mode it ran in: "text" for a hybrid search that fell
+	// back to words because the endpoint did not answer in time.
+	Mode string
+	// Words, on a hybrid search, is why its words could not be read as a
+	// query (an unclosed quote, an operator missing its other side): the
+	// hits are by meaning alone. nil when the words were read.
+	Words *models.QueryError
+}
+
+// FellBack tells that a search asked for in mode (hybrid or semantic)
+// answered with words alone.
+func (r Ran) FellBack(mode string) bool {
+	return r.Mode == ModeText && (mode == ModeHybrid || mode == ModeSemantic)
+}
+
+// Search runs q in mode and returns the page as Store.Search does, and
+// how it ran.
+func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, Ran, error) {
 	if mode == ModeText || mode == "" || s.Client == nil {
-		hits, err = s.Store.Search(ctx, q)
-		return hits, false, err
+		hits, err := s.Store.Search(ctx, q)
+		return hits, Ran{Mode: ModeText}, err
 	}
 	if mode != ModeSemantic && mode != ModeHybrid {
-		return nil, false, fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
+		return nil, Ran{}, fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
 	}
 	vec, eerr := s.embedQuery(ctx, q.Q)
 	if mode == ModeSemantic {
 		if eerr != nil {
-			return nil, false, eerr
+			return nil, Ran{Mode: mode}, eerr
 		}
-		hits, err = s.Store.SemanticSearch(ctx, q, s.Client.Model, vec)
-		return hits, false, err
+		hits, err := s.Store.SemanticSearch(ctx, q, s.Client.Model, vec)
+		return hits, Ran{Mode: mode}, err
 	}
 	// Hybrid: both lists of the whole window, fused, then paged.
 	page := q
@@ -55,14 +72,19 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 		page.Limit = 20
 	}
 	text, terr := s.Store.Search(ctx, page)
+	words := refused(terr)
+	if terr != nil && words == nil {
+		return nil, Ran{Mode: mode}, terr
+	}
+	fellBack := Ran{Mode: ModeText}
 	if eerr != nil {
 		if s.Log != nil {
 			s.Log.Warn("semantic search: the embeddings endpoint did not answer in time; answering with text alone", "budget", s.budget(), "err", eerr)
 		}
 		if terr != nil {
-			return nil, true, terr
+			return nil, fellBack, terr
 		}
-		return pageOf(text, q.Offset, q.Limit), true, nil
+		return pageOf(text, q.Offset, q.Limit), fellBack, nil
 	}
 	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
 	if errors.Is(err, models.ErrVectorsLoading) {
@@ -70,19 +92,26 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 			s.Log.Warn("semantic search: the vector index is still loading; answering with text alone")
 		}
 		if terr != nil {
-			return nil, true, terr
+			return nil, fellBack, terr
 		}
-		return pageOf(text, q.Offset, q.Limit), true, nil
+		return pageOf(text, q.Offset, q.Limit), fellBack, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, Ran{Mode: mode}, err
 	}
-	if terr != nil {
-		// A query FTS5 refuses (plain words with a stray quote) still
-		// has its semantic hits.
-		text = nil
+	// A query FTS5 refuses (plain words with a stray quote) still has its
+	// semantic hits; Words says why there are no word matches.
+	return pageOf(models.FuseRRF(text, sem), q.Offset, q.Limit), Ran{Mode: mode, Words: words}, nil
+}
+
+// refused is err as the query's words refused (a *models.QueryError),
+// or nil when err is nil or another failure.
+func refused(err error) *models.QueryError {
+	var qe *models.QueryError
+	if errors.As(err, &qe) {
+		return qe
 	}
-	return pageOf(models.FuseRRF(text, sem), q.Offset, q.Limit), false, nil
+	return nil
 }
 
 // budget is Budget, or its default.

@@ -207,34 +207,32 @@ func (s *Service) Mode(mode string) (string, error) {
 }
 
 // Search runs q in mode (see Mode) and returns the page as
-// models.Store.Search does, and the mode it ran in: "text" for a hybrid
-// search that fell back because the endpoint did not answer in Budget.
-func (s *Service) Search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, string, error) {
+// models.Store.Search does, and how it ran: in mode "text" for a hybrid
+// search that fell back because the endpoint did not answer in Budget,
+// with Words set when a hybrid search's words could not be read.
+func (s *Service) Search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, Ran, error) {
 	if s == nil {
-		return nil, "", errors.New("no search service")
+		return nil, Ran{}, errors.New("no search service")
 	}
 	m, err := s.Mode(mode)
 	if err != nil {
-		return nil, "", err
+		return nil, Ran{}, err
 	}
 	s.mu.Lock()
 	client := s.client
 	s.mu.Unlock()
 	if m == ModeText {
 		hits, err := s.Store.Search(ctx, q)
-		return hits, ModeText, err
+		return hits, Ran{Mode: ModeText}, err
 	}
 	sr := &Searcher{Store: s.Store, Client: client, Log: s.log(), Budget: s.Budget}
-	hits, fellBack, err := sr.Search(ctx, q, m)
+	hits, ran, err := sr.Search(ctx, q, m)
 	if err != nil && m == ModeSemantic {
 		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrStatus) || errors.Is(err, ErrGarbage) || errors.Is(err, ErrDims) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, m, fmt.Errorf("%w: %v", ErrEndpoint, err)
+			return nil, ran, fmt.Errorf("%w: %v", ErrEndpoint, err)
 		}
 	}
-	if fellBack {
-		m = ModeText
-	}
-	return hits, m, err
+	return hits, ran, err
 }
 
 // NearestWithin embeds text once, waiting at most budget for the

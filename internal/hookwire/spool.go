@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +103,69 @@ func (s Spool) Pending() bool {
 		}
 	}
 	return false
+}
+
+// Waiting counts the events waiting in the spool: the lines of
+// pending.jsonl and of the replay files a replay has not finished, blank
+// ones left out. A line that turns out corrupt is counted too (a replay
+// sets it aside).
+func (s Spool) Waiting() (int, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if !isSpoolFile(e.Name()) {
+			continue
+		}
+		k, err := countLines(filepath.Join(s.Dir, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // replayed between the listing and now
+		}
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// countLines counts the lines of path that hold more than white space,
+// reading it a block at a time (a line may be megabytes long).
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	n, filled := 0, false
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			if filled {
+				n++
+			}
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return n, err
+		}
+		switch b {
+		case '\n':
+			if filled {
+				n++
+			}
+			filled = false
+		case ' ', '\t', '\r':
+		default:
+			filled = true
+		}
+	}
 }
 
 func isSpoolFile(name string) bool {

@@ -365,3 +365,27 @@ func TestSpoolDownKeepsFewFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSpoolWaiting counts the events waiting: the lines of pending.jsonl
+// and of replay files, blank ones left out, whatever else is in the
+// directory (what was set aside is Rejected's).
+func TestSpoolWaiting(t *testing.T) {
+	s := Spool{Dir: filepath.Join(t.TempDir(), "spool")}
+	if n, err := s.Waiting(); n != 0 || err != nil {
+		t.Fatalf("no spool yet: %d, %v", n, err)
+	}
+	os.MkdirAll(filepath.Join(s.Dir, RejectedDir), 0o700)
+	for name, data := range map[string]string{
+		pendingName:                         "{\"a\":1}\n\n  \n{\"b\":2}",
+		"replay-00000000000000000001.jsonl": "{\"c\":3}\n",
+		"notes.txt":                         "x\ny\n",
+		filepath.Join(RejectedDir, "1-event.jsonl"): "{\"d\":4}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Waiting(); n != 3 || err != nil {
+		t.Errorf("waiting: %d, %v; want 3", n, err)
+	}
+}

@@ -89,11 +89,12 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if err := s.get(ctx, "/api/search?"+q.Encode(), &res); err != nil {
 		return "", err
 	}
+	words := wordsNote(res.WordsError)
 	if len(res.Items) == 0 {
 		if in.Offset > 0 {
-			return fmt.Sprintf("No more matches for %s past offset %d.", in.Query, in.Offset), nil
+			return fmt.Sprintf("No more matches for %s past offset %d.%s", in.Query, in.Offset, words), nil
 		}
-		return fmt.Sprintf("No matches for %s%s. Try fewer words, OR, or prefix* forms.", in.Query, filters(in)), nil
+		return fmt.Sprintf("No matches for %s%s. Try fewer words, OR, or prefix* forms.%s", in.Query, filters(in), words), nil
 	}
 	w := newBudget(maxTokens)
 	order := "best first"
@@ -106,7 +107,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	case res.Mode == "hybrid" || res.Mode == "semantic":
 		order += ", " + res.Mode
 	}
-	w.must(fmt.Sprintf("mneme search %s%s (%s):", oneLine(in.Query, 200), filters(in), order))
+	w.must(fmt.Sprintf("mneme search %s%s (%s):%s", oneLine(in.Query, 200), filters(in), order, words))
 	footer := func(shown int) string {
 		next := in.Offset + shown
 		var more string
@@ -281,7 +282,7 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	if in.Offset > 0 {
 		q.Set("offset", strconv.Itoa(in.Offset))
 	}
-	var res api.Page[models.Memory]
+	var res api.MemoryResults
 	if err := s.get(ctx, "/api/memories?"+q.Encode(), &res); err != nil {
 		return "", err
 	}
@@ -289,11 +290,12 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	if asOf != "" {
 		when = " in force on " + oneLine(asOf, 40)
 	}
+	words := wordsNote(res.WordsError)
 	if len(res.Items) == 0 {
-		return fmt.Sprintf("No memories%s match %s. Try fewer words, OR, or prefix* forms.", when, in.Query), nil
+		return fmt.Sprintf("No memories%s match %s. Try fewer words, OR, or prefix* forms.%s", when, in.Query, words), nil
 	}
 	w := newBudget(maxTokens)
-	w.must(fmt.Sprintf("mneme memories%s matching %s (best first):", when, oneLine(in.Query, 200)))
+	w.must(fmt.Sprintf("mneme memories%s matching %s (best first):%s", when, oneLine(in.Query, 200), words))
 	footer := "Only current memories are in force; a superseded one names its replacement; proposed ones await the owner; noted ones are quotes."
 	if asOf != "" {
 		footer = "These were in force on " + oneLine(asOf, 40) + "; the state shown is today's."
@@ -315,6 +317,16 @@ func (s *Server) searchMemories(ctx context.Context, in SearchInput, limit, maxT
 	})
 	w.must(footer)
 	return w.String(), nil
+}
+
+// wordsNote is the line that says a hybrid search's words could not be
+// read (why is the API's wordsError), so its hits are by meaning alone;
+// "" when they were read.
+func wordsNote(why string) string {
+	if why == "" {
+		return ""
+	}
+	return "\nThe words part of the query could not be read: " + why + ". These are matches by meaning only; fix the words to match by words too."
 }
 
 // voice is who said m as Claude reads it: "user" (not "you": the reader

@@ -50,3 +50,32 @@ func TestMCPSearchModes(t *testing.T) {
 		t.Errorf("hybrid with a slow endpoint:\n%s", text)
 	}
 }
+
+// TestMCPSearchSaysWordsUnread: with semantic recall on, a query with an
+// unclosed quote answers by meaning in hybrid mode and says in one line
+// that its words could not be read, and why; mode=text stays a tool
+// error with the same reason.
+func TestMCPSearchSaysWordsUnread(t *testing.T) {
+	fake := embedtest.New(64)
+	defer fake.Close()
+	srv := testutil.NewServer(t, testutil.FastEmbed)
+	srv.SeedFixture(t)
+	w := &world{srv: srv}
+	cs := connect(t, w.api(), mcp.Options{})
+	srv.EnableEmbeddings(t, fake.URL, "m", 64)
+	const q = `which "notes file did we create`
+	const why = `The words part of the query could not be read: a "quoted phrase" is not closed.`
+	text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": q})
+	if !strings.Contains(text, "best first, hybrid") || !strings.Contains(text, why) || !strings.Contains(text, "notes.md") {
+		t.Errorf("hybrid with an unclosed quote:\n%s", text)
+	}
+	if text, isErr := call(t, cs, mcp.ToolSearch, map[string]any{"query": q, "mode": "text"}); !isErr || !strings.Contains(text, `a "quoted phrase" is not closed`) {
+		t.Errorf("mode=text with an unclosed quote: %v %s", isErr, text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": q, "type": "memory"}); !strings.Contains(text, why) {
+		t.Errorf("memories, hybrid with an unclosed quote:\n%s", text)
+	}
+	if text := mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "notes"}); strings.Contains(text, "could not be read") {
+		t.Errorf("a query that reads well:\n%s", text)
+	}
+}

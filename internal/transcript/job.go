@@ -2,6 +2,10 @@ package transcript
 
 import (
 	"context"
+	"errors"
+	"hash/fnv"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 )
@@ -31,9 +35,11 @@ type Job struct {
 	state State
 	seq   int64 // the last State.Seq given out
 	// scan is the last dry run, reused for scanFor (reading a gigabyte
-	// of transcripts takes seconds); an import finishing drops it.
+	// of transcripts takes seconds) while the directory holds the same
+	// files (scanned); an import finishing drops it.
 	scan      *Stats
 	scannedAt time.Time
+	scanned   uint64
 	cancel    context.CancelFunc // stops the running import
 	done      chan struct{}      // closed when it has stopped
 }
@@ -66,6 +72,9 @@ type Preview struct {
 	Dir   string `json:"dir"`
 	Stats Stats  `json:"stats"`
 	Known int    `json:"known"` // sessions already in memory
+	// Missing tells that Dir does not exist (Claude Code has not written
+	// a transcript here yet): nothing to import, and nothing unreadable.
+	Missing bool `json:"missing,omitempty"`
 }
 
 func (j *Job) dir() string {
@@ -91,13 +100,20 @@ func (j *Job) Count() (dir string, files int, bytes int64) {
 	return dir, files, bytes
 }
 
-// Scan is a dry run of the directory (one made within scanFor is reused),
-// with how many of its sessions are stored now.
+// Scan is a dry run of the directory, with how many of its sessions are
+// stored now. One made within scanFor is reused while the directory
+// lists the same transcripts, so a file that appeared since is never
+// missed; a file that grew is counted as it was for up to scanFor.
 func (j *Job) Scan(ctx context.Context) (Preview, error) {
 	p := Preview{Dir: j.dir()}
+	if _, err := os.Stat(p.Dir); errors.Is(err, fs.ErrNotExist) {
+		p.Missing = true
+		return p, nil
+	}
+	files := listing(p.Dir)
 	j.mu.Lock()
 	cached := j.scan
-	if time.Since(j.scannedAt) > scanFor {
+	if time.Since(j.scannedAt) > scanFor || j.scanned != files {
 		cached = nil
 	}
 	j.mu.Unlock()
@@ -111,7 +127,7 @@ func (j *Job) Scan(ctx context.Context) (Preview, error) {
 			return p, err
 		}
 		j.mu.Lock()
-		j.scan, j.scannedAt = &st, time.Now()
+		j.scan, j.scannedAt, j.scanned = &st, time.Now(), files
 		j.mu.Unlock()
 	}
 	p.Stats = st
@@ -120,6 +136,19 @@ func (j *Job) Scan(ctx context.Context) (Preview, error) {
 		p.Known, err = j.Known(ctx, st.SessionIDs)
 	}
 	return p, err
+}
+
+// listing is a hash of the transcripts Find lists in dir, by path and
+// whatever their order (Find's follows their times, which a growing
+// transcript changes): it changes when one appears or goes.
+func listing(dir string) uint64 {
+	var sum uint64
+	for _, f := range Find([]string{dir}, func(Problem) {}) {
+		h := fnv.New64a()
+		h.Write([]byte(f.path))
+		sum += h.Sum64()
+	}
+	return sum
 }
 
 // State is the current or last import's state.
