@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +35,27 @@ func repoRoot() string {
 // make build and an install lay them out, and a no-op Go binary for
 // comparison into a temp dir, once per test process. The dir is removed by
 // TestMain. hookBinary returns mneme-hook's path.
+// toolchainEnv pins the go command's caches to those in force when the
+// test binary started. Tests that set HOME (doctorHome, the install tests)
+// would otherwise send a `go build` to an empty cache under the temporary
+// HOME: a rebuild of every dependency, four minutes on two cores.
+var toolchainEnv = func() []string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(f) != 3 {
+		return nil
+	}
+	return []string{"GOCACHE=" + f[0], "GOMODCACHE=" + f[1], "GOPATH=" + f[2]}
+}()
+
+// goCommand is `go args...` in dir with the caches of toolchainEnv.
+func goCommand(dir string, extraEnv []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), toolchainEnv...), extraEnv...)
+	return cmd
+}
+
 func buildBinaries(tb testing.TB) (mneme, noop string) {
 	tb.Helper()
 	builtBins.once.Do(func() {
@@ -44,9 +66,7 @@ func buildBinaries(tb testing.TB) (mneme, noop string) {
 		// One go build for both: the packages they share compile once.
 		// -buildvcs=false: a clean checkout would stamp them with a pseudo-version
 		// from git, a dirty one not; the test binary itself has neither.
-		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd := goCommand(repoRoot(), []string{"CGO_ENABLED=0"}, "build", "-buildvcs=false", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
 			return
 		}
@@ -67,9 +87,7 @@ func main() {
 	os.Stdout.WriteString("{}\n")
 }
 `), 0o644)
-		cmd = exec.Command("go", "build", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
 		builtBins.out, builtBins.err = cmd.CombinedOutput()
 	})
 	if builtBins.err != nil {
