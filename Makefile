@@ -107,8 +107,8 @@ test: test-deps ## Run every test (race detector on), the real Claude Code e2e s
 	@$(MAKE) --no-print-directory fuzz-short
 
 .PHONY: test-quick
-test-quick: ## The tests to run while changing code: no race detector, browser, PostgreSQL or real Claude Code (-short)
-	$(GO) test -short -count=1 -timeout 20m ./...
+test-quick: ## The tests to run while changing code: no race detector, browser, PostgreSQL, real Claude Code or soak package (-short)
+	$(GO) test -short -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/soak$$')
 
 # The packages whose tests run a second time on PostgreSQL (team mode):
 # with MNEME_TEST_BACKEND=postgres their stores and test workers get a
