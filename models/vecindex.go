@@ -62,10 +62,11 @@ import (
 //
 // A row forgotten or deleted by retention is never returned, whatever the
 // snapshot holds: hits are resolved against the rows' own tables, a row
-// gone there is dropped, marked dead in the snapshot (its vector zeroed
-// in the file) and the scan is run again, so the page stays full. After a
-// forget the scrub (Store.Scrub) loads the index again and zeroes the old
-// file on disk before it is closed.
+// gone there is dropped, marked dead in the snapshot and the scan is run
+// again, so the page stays full. The file holds the vectors encrypted
+// with a key only memory holds (vecidx.FileRecords); after a forget the
+// scrub (Store.Scrub) loads the index again and lets the old file and its
+// key go.
 const (
 	vecRefreshMin      = 5 * time.Second
 	vecMaxAgePostgres  = 30 * time.Second
@@ -82,6 +83,9 @@ const (
 	// docs/performance.md); at least vecRescorePer a result.
 	vecRescore    = 2048
 	vecRescorePer = 64
+	// vecWide: a search estimates the vecWide × vecRescore entries
+	// nearest by Hamming distance (vecidx.Index.Candidates).
+	vecWide = 16
 	// vecSampleRows are the first rows of a load, whose mean centres the
 	// codes (vecidx.NewQuantizer).
 	vecSampleRows   = 4096
@@ -150,6 +154,7 @@ type vecSnapshot struct {
 	loadedAt time.Time
 	loadTook time.Duration
 	gen      uint64
+	seq      uint64 // the load's, in the order loads started
 }
 
 // newSnapshot is an empty snapshot whose codes are fitted to sample,
@@ -322,6 +327,7 @@ func (v *vecSnapshot) bytes() int {
 type vecIndex struct {
 	mu      sync.Mutex
 	gen     uint64 // bumped by VectorsChanged
+	seq     uint64 // the last load started
 	snaps   map[vecKey]*vecSnapshot
 	loading map[vecKey]bool
 	// added holds, per model, the vectors added while a snapshot of it
@@ -400,6 +406,31 @@ func (ix *vecIndex) replaceLocked(k vecKey, nv *vecSnapshot) {
 	}
 }
 
+// reloadVectors loads every loaded index again from the table, now, and
+// lets go of the old one's file (closed, its key dropped, once the
+// searches reading it are done): after a forget or a retention run
+// (Scrub), the vectors of the rows deleted leave the files with the rest
+// of them.
+func (s *Store) reloadVectors(ctx context.Context) error {
+	ix := &s.vecs
+	ix.mu.Lock()
+	var keys []vecKey
+	for k := range ix.snaps {
+		keys = append(keys, k)
+	}
+	gen := ix.gen
+	ix.mu.Unlock()
+	var errs []error
+	for _, k := range keys {
+		ix.mu.Lock()
+		ix.loading[k] = true // a search meanwhile answers with the snapshot it has
+		ix.mu.Unlock()
+		_, err := s.loadInstall(ctx, k, gen)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
 // installLocked makes nv the snapshot of k (under mu), with what was
 // added while it loaded; the batches are dropped once no load of the
 // model runs. It returns the snapshot installed, or nil when the store
@@ -430,6 +461,14 @@ func (s *Store) installLocked(k vecKey, nv *vecSnapshot) (*vecSnapshot, error) {
 			f.Release()
 		}
 		return nil, errors.New("semantic search: the store is closed")
+	}
+	if old := ix.snaps[k]; old != nil && old.seq > nv.seq {
+		// A load that started later (the scrub's) was installed first:
+		// this one may hold rows deleted before it.
+		if f := nv.file(); f != nil {
+			f.Release()
+		}
+		return old, nil
 	}
 	ix.replaceLocked(k, nv)
 	return nv, nil
@@ -497,8 +536,15 @@ func (s *Store) WarmVectors(ctx context.Context, model string, dims int) (int, e
 // load fails, ends the load marked by startLoadLocked so the next search
 // starts another. The caller marked the load and does not hold ix.mu.
 func (s *Store) loadInstall(ctx context.Context, k vecKey, gen uint64) (*vecSnapshot, error) {
-	nv, err := s.loadVectors(ctx, k.model, k.dims, gen)
 	ix := &s.vecs
+	ix.mu.Lock()
+	ix.seq++
+	seq := ix.seq
+	ix.mu.Unlock()
+	nv, err := s.loadVectors(ctx, k.model, k.dims, gen)
+	if nv != nil {
+		nv.seq = seq
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if err != nil {
@@ -604,14 +650,8 @@ func hold(v *vecSnapshot) func() {
 	return f.Release
 }
 
-// markDead records that entry i of v was resolved to no row, and zeroes
-// its vector in the file.
-func (s *Store) markDead(v *vecSnapshot, i int) {
-	v.ix.MarkDead(i)
-	if f := v.file(); f != nil {
-		f.Erase(i)
-	}
-}
+// markDead records that entry i of v was resolved to no row.
+func (s *Store) markDead(v *vecSnapshot, i int) { v.ix.MarkDead(i) }
 
 // loadVectors reads every vector of model of dims values into a snapshot
 // (vectors of another size are left out).

@@ -145,7 +145,7 @@ func (v *vecSnapshot) best(q []float32, f vecFilter, skip map[int]bool, want, ca
 	if v.exact() {
 		return v.ix.Exact(q, want, keep), nil
 	}
-	cands := v.ix.Candidates(v.ix.Quantizer().Prepare(q), candidates, keep)
+	cands := v.ix.Candidates(v.ix.Quantizer().Prepare(q), candidates, vecWide*candidates, keep)
 	best, err := v.ix.Rescore(q, cands)
 	if err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func textLikeVector(seed int64) []float32 {
 	return normalize(v)
 }
 
-var vecDBs sync.Map // rows → *benchDBOnce
+var vecDBs = map[Family]*sync.Map{Uniform: {}, Clustered: {}, TextLike: {}} // rows → *benchDBOnce
 
 // WithVectors is Build's database copied into a directory of its own with
 // the embedding of every observation added (Vector(id), VectorModel), so
@@ -213,13 +213,23 @@ var vecDBs sync.Map // rows → *benchDBOnce
 // is made once per process, and kept in $MNEME_BENCH_CACHE like Build's.
 func WithVectors(tb testing.TB, rows int) *DB {
 	tb.Helper()
-	src := Build(tb, rows)
-	return onceDB(tb, &vecDBs, rows, func() (*DB, error) { return buildVectorDB(src) })
+	return WithFamily(tb, rows, Uniform)
 }
 
-func buildVectorDB(src *DB) (*DB, error) {
+// WithFamily is WithVectors with the vectors of family f (f.Vector(id)),
+// each family in a database of its own.
+func WithFamily(tb testing.TB, rows int, f Family) *DB {
+	tb.Helper()
+	src := Build(tb, rows)
+	return onceDB(tb, vecDBs[f], rows, func() (*DB, error) { return buildVectorDB(src, f) })
+}
+
+func buildVectorDB(src *DB, f Family) (*DB, error) {
 	db := *src
 	db.Dir, db.Built = src.Dir+fmt.Sprintf("-vec%d", VectorDims), 0
+	if f != Uniform {
+		db.Dir += "-" + string(f)
+	}
 	if os.Getenv("MNEME_BENCH_CACHE") == "" {
 		d, err := os.MkdirTemp("", "mneme-bench-vec-")
 		if err != nil {
@@ -244,7 +254,7 @@ func buildVectorDB(src *DB) (*DB, error) {
 		return nil, err
 	}
 	defer store.Close()
-	if err := addVectorsSQLite(sqlDB, db.Observations); err != nil {
+	if err := addVectorsSQLite(sqlDB, db.Observations, f); err != nil {
 		return nil, err
 	}
 	if _, err := sqlDB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
@@ -254,9 +264,9 @@ func buildVectorDB(src *DB) (*DB, error) {
 	return &db, os.WriteFile(done, []byte(db.Built.String()), 0o600)
 }
 
-// addVectorsSQLite stores the vectors of observations 1…n, 50,000 a
-// transaction.
-func addVectorsSQLite(sqlDB *sql.DB, n int) error {
+// addVectorsSQLite stores the vectors of family f of observations 1…n,
+// 50,000 a transaction.
+func addVectorsSQLite(sqlDB *sql.DB, n int, f Family) error {
 	const perTx = 50_000
 	for base := 1; base <= n; base += perTx {
 		tx, err := sqlDB.Begin()
@@ -270,7 +280,7 @@ func addVectorsSQLite(sqlDB *sql.DB, n int) error {
 			return err
 		}
 		for id := base; id < min(base+perTx, n+1); id++ {
-			if _, err := stmt.Exec(VectorModel, models.EncodeVector(Vector(int64(id))), id); err != nil {
+			if _, err := stmt.Exec(VectorModel, models.EncodeVector(f.Vector(int64(id))), id); err != nil {
 				tx.Rollback()
 				return err
 			}

@@ -124,12 +124,78 @@ func better(a, b Candidate) bool {
 
 // Candidates scans the entries kept by keep (nil: all), dead ones left
 // out, and returns the best want by the estimate of their similarity to
-// the prepared query, best first. The chunks are shared among the cores.
-func (x *Index) Candidates(p *Query, want int, keep func(i int) bool) []Candidate {
+// the prepared query, best first. When more than wide entries are kept,
+// only the wide nearest by Hamming distance (ties at the bound included)
+// are estimated: a first pass over the codes at a quarter of the cost.
+// The chunks are shared among the cores.
+func (x *Index) Candidates(p *Query, want, wide int, keep func(i int) bool) []Candidate {
+	if want <= 0 || x.n == 0 {
+		return nil
+	}
 	cb := x.q.CodeBytes()
-	return x.scan(want, keep, func(c *chunk, k, _ int) float32 {
+	// Pass 1: each kept entry's Hamming distance, and how many are at
+	// each.
+	dist := make([]uint16, x.n)
+	hists := make([][]int, runtime.GOMAXPROCS(0))
+	x.each(func(w int, c *chunk, base, end int) {
+		if hists[w] == nil {
+			hists[w] = make([]int, 8*cb+1)
+		}
+		h := hists[w]
+		for k := range end {
+			i := base + k
+			if c.dead[k/64].Load()>>(k%64)&1 == 1 || (keep != nil && !keep(i)) {
+				dist[i] = math.MaxUint16
+				continue
+			}
+			d := p.Hamming(c.codes[k*cb : (k+1)*cb])
+			dist[i] = uint16(d)
+			h[d]++
+		}
+	})
+	bound, kept := 0, 0
+	for b := range 8*cb + 1 {
+		for _, h := range hists {
+			if h != nil {
+				kept += h[b]
+			}
+		}
+		bound = b
+		if kept >= wide {
+			break
+		}
+	}
+	// Pass 2: the estimates of those within the bound.
+	return x.scan(want, func(i int) bool { return dist[i] <= uint16(bound) }, func(c *chunk, k, _ int) float32 {
 		return p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k])
 	})
+}
+
+// each calls f with each chunk (its first entry and how many entries of
+// it the index holds) on the cores, w naming the core (below GOMAXPROCS).
+func (x *Index) each(f func(w int, c *chunk, base, end int)) {
+	n, chunks := x.n, len(x.chunks)
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var next atomic.Int32
+	work := func(w int) {
+		for {
+			ci := int(next.Add(1)) - 1
+			if ci >= chunks {
+				return
+			}
+			base := ci * ChunkEntries
+			f(w, x.chunks[ci], base, min(ChunkEntries, n-base))
+		}
+	}
+	if workers <= 1 {
+		work(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { work(w) })
+	}
+	wg.Wait()
 }
 
 // Exact is Candidates by the exact similarity to q (DotRecord), of
@@ -139,48 +205,31 @@ func (x *Index) Exact(q []float32, want int, keep func(i int) bool) []Candidate 
 	return x.scan(want, keep, func(_ *chunk, _, i int) float32 { return DotRecord(q, m.record(i)) })
 }
 
-// scan is Candidates and Exact: score scores entry k of chunk c, entry i
-// of the index.
+// scan is Candidates' second pass and Exact: score scores entry k of
+// chunk c, entry i of the index.
 func (x *Index) scan(want int, keep func(i int) bool, score func(c *chunk, k, i int) float32) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
 	}
-	n, chunks := x.n, len(x.chunks)
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	var next atomic.Int32
-	best := make([][]Candidate, workers)
-	work := func(w int) {
-		h := candHeap{want: want}
-		for {
-			ci := int(next.Add(1)) - 1
-			if ci >= chunks {
-				break
+	heaps := make([]candHeap, runtime.GOMAXPROCS(0))
+	x.each(func(w int, c *chunk, base, end int) {
+		h := &heaps[w]
+		h.want = want
+		for k := range end {
+			if c.dead[k/64].Load()>>(k%64)&1 == 1 {
+				continue
 			}
-			c := x.chunks[ci]
-			base := ci * ChunkEntries
-			for k := range min(ChunkEntries, n-base) {
-				if c.dead[k/64].Load()>>(k%64)&1 == 1 {
-					continue
-				}
-				i := base + k
-				if keep != nil && !keep(i) {
-					continue
-				}
-				h.offer(Candidate{int32(i), score(c, k, i)})
+			i := base + k
+			if keep != nil && !keep(i) {
+				continue
 			}
+			h.offer(Candidate{int32(i), score(c, k, i)})
 		}
-		best[w] = h.c
+	})
+	var all []Candidate
+	for _, h := range heaps {
+		all = append(all, h.c...)
 	}
-	if workers == 1 {
-		work(0)
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() { work(w) })
-		}
-		wg.Wait()
-	}
-	all := slices.Concat(best...)
 	sortBest(all)
 	return all[:min(len(all), want)]
 }

@@ -19,6 +19,7 @@
 package vecidx
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -88,8 +89,9 @@ func NewQuantizer(dims int, sample [][]float32, seed uint64) *Quantizer {
 // Dims is the size of the vectors.
 func (q *Quantizer) Dims() int { return q.dims }
 
-// CodeBytes is the size of one code.
-func (q *Quantizer) CodeBytes() int { return (q.dims + 7) / 8 }
+// CodeBytes is the size of one code: a bit a dimension, in whole 64-bit
+// words.
+func (q *Quantizer) CodeBytes() int { return (q.dims + 63) / 64 * 8 }
 
 // Encode writes the code of x into code (CodeBytes() bytes) and returns
 // its corrections, one byte each. scratch holds 2 × dims values.
@@ -138,6 +140,7 @@ type Query struct {
 	lut  [][256]int16
 	unit float32 // the value of one unit of an entry
 	q    *Quantizer
+	sign []uint64 // the code of the query's own signs, for Hamming
 }
 
 // Prepare makes the scan form of the query vector v.
@@ -163,7 +166,12 @@ func (q *Quantizer) Prepare(v []float32) *Query {
 			most = max(most, x, -x)
 		}
 	}
-	p := &Query{lut: make([][256]int16, nb), q: q}
+	p := &Query{lut: make([][256]int16, nb), q: q, sign: make([]uint64, nb/8)}
+	for i, x := range o[:q.dims] {
+		if x > 0 {
+			p.sign[i/64] |= 1 << (i % 64)
+		}
+	}
 	if most == 0 {
 		return p
 	}
@@ -193,6 +201,16 @@ func (p *Query) Dot(code []byte) int32 {
 		a0 += int32(lut[k][c[k]])
 	}
 	return a0 + a1 + a2 + a3
+}
+
+// Hamming is the number of dimensions whose sign in code differs from
+// the query's: a cheaper, coarser measure than Dot, to narrow a scan.
+func (p *Query) Hamming(code []byte) int {
+	d := 0
+	for w, s := range p.sign {
+		d += bits.OnesCount64(binary.LittleEndian.Uint64(code[8*w:]) ^ s)
+	}
+	return d
 }
 
 // Estimate is the estimate of ⟨query, x⟩, less a constant of the query,

@@ -2,6 +2,10 @@ package vecidx
 
 import (
 	"bufio"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -99,6 +103,13 @@ func (m *MemRecords) Each(f func(rec []byte) error) error {
 // nothing behind); on Windows, which cannot remove an open file, when it
 // is closed (RemoveStale removes what a crash left).
 //
+// The records are encrypted (AES-256 in counter mode, a record's entry its
+// nonce) with a random key that only the process's memory holds: what
+// the file leaves on the disk, once closed, is noise. So the vectors of
+// rows deleted since it was written (a forget, retention) leave the disk
+// when the index is loaded again and this file let go of, without
+// writing it over.
+//
 // It is closed when its last holder releases it (Acquire, Release): the
 // index that holds it, and each search reading it meanwhile.
 type FileRecords struct {
@@ -107,8 +118,9 @@ type FileRecords struct {
 	size   int
 	n      int64
 	w      *bufio.Writer
+	aes    cipher.Block
+	buf    []byte // Append's
 	refs   atomic.Int32
-	wipe   atomic.Bool
 	closed sync.Once
 	err    error
 }
@@ -119,11 +131,17 @@ const FilePattern = "vectors-*.tmp"
 // CreateFileRecords makes an empty records file of records of size bytes
 // in dir, held once (Release closes it).
 func CreateFileRecords(dir string, size int) (*FileRecords, error) {
+	key := make([]byte, 32)
+	rand.Read(key)
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(dir, FilePattern)
 	if err != nil {
 		return nil, err
 	}
-	r := &FileRecords{f: f, path: f.Name(), size: size, w: bufio.NewWriterSize(f, 1<<20)}
+	r := &FileRecords{f: f, path: f.Name(), size: size, w: bufio.NewWriterSize(f, 1<<20), aes: block, buf: make([]byte, size)}
 	if os.Remove(r.path) == nil {
 		r.path = ""
 	}
@@ -145,11 +163,19 @@ func RemoveStale(dir string) {
 
 // Append implements Records.
 func (r *FileRecords) Append(rec []byte) error {
-	if _, err := r.w.Write(rec[:r.size]); err != nil {
+	r.crypt(r.n, r.buf, rec[:r.size])
+	if _, err := r.w.Write(r.buf); err != nil {
 		return err
 	}
 	r.n++
 	return nil
+}
+
+// crypt encrypts or decrypts entry i's record src into dst.
+func (r *FileRecords) crypt(i int64, dst, src []byte) {
+	var iv [aes.BlockSize]byte
+	binary.BigEndian.PutUint64(iv[:8], uint64(i))
+	cipher.NewCTR(r.aes, iv[:]).XORKeyStream(dst, src)
 }
 
 // Flush implements Records.
@@ -182,61 +208,31 @@ func (r *FileRecords) Score(q []float32, cands []Candidate) error {
 func (r *FileRecords) score(q []float32, cands []Candidate) error {
 	buf := make([]byte, r.size)
 	for j := range cands {
-		if _, err := r.f.ReadAt(buf, int64(cands[j].Entry)*int64(r.size)); err != nil {
+		e := int64(cands[j].Entry)
+		if _, err := r.f.ReadAt(buf, e*int64(r.size)); err != nil {
 			return err
 		}
+		r.crypt(e, buf, buf)
 		cands[j].Score = DotRecord(q, buf)
 	}
 	return nil
 }
 
-// Erase zeroes entry i's record (its row is gone): later reads of it
-// score 0.
-func (r *FileRecords) Erase(i int) error {
-	_, err := r.f.WriteAt(make([]byte, r.size), int64(i)*int64(r.size))
-	return err
-}
-
 // Acquire holds the file open for one more reader.
 func (r *FileRecords) Acquire() { r.refs.Add(1) }
 
-// Release lets go of one hold; the last closes the file (zeroing it
-// first when Wipe was called) and removes it where it was not yet.
+// Release lets go of one hold; the last closes the file (and its key is
+// dropped) and removes it where it was not yet.
 func (r *FileRecords) Release() {
 	if r.refs.Add(-1) == 0 {
-		r.close()
+		r.closed.Do(func() {
+			r.err = r.f.Close()
+			if r.path != "" {
+				r.err = errors.Join(r.err, os.Remove(r.path))
+			}
+			r.aes = nil
+		})
 	}
-}
-
-// Wipe has the file zeroed on disk before it is closed: the vectors of
-// rows forgotten since it was written go with it.
-func (r *FileRecords) Wipe() { r.wipe.Store(true) }
-
-func (r *FileRecords) close() {
-	r.closed.Do(func() {
-		if r.wipe.Load() {
-			r.err = r.zero()
-		}
-		r.err = errors.Join(r.err, r.f.Close())
-		if r.path != "" {
-			r.err = errors.Join(r.err, os.Remove(r.path))
-		}
-	})
-}
-
-// zero overwrites the records with zeros and waits for the disk.
-func (r *FileRecords) zero() error {
-	if err := r.w.Flush(); err != nil {
-		return err
-	}
-	block := make([]byte, 1<<20)
-	size := r.n * int64(r.size)
-	for off := int64(0); off < size; off += int64(len(block)) {
-		if _, err := r.f.WriteAt(block[:min(int64(len(block)), size-off)], off); err != nil {
-			return err
-		}
-	}
-	return r.f.Sync()
 }
 
 // Err is what closing the file went wrong with, if anything.
