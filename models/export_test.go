@@ -7,3 +7,7 @@ package models
 func SetVectorIndexLimits(s *Store, exactRows, rescore int) {
 	s.vecs.exactRows, s.vecs.rescore = exactRows, rescore
 }
+
+// VectorsRescored is how many candidates s's semantic searches have read
+// back so far.
+func VectorsRescored(s *Store) int64 { return s.vecs.rescored.Load() }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mneme-dev/mneme/models/internal/vecidx"
@@ -162,7 +163,7 @@ type vecSnapshot struct {
 func newSnapshot(dims int, gen uint64, sample [][]float32) *vecSnapshot {
 	q := vecidx.NewQuantizer(dims, sample, vecRotationSeed)
 	return &vecSnapshot{
-		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecidx.RecordBytes(dims))),
+		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecidx.RecordBytes(dims)), false),
 		projects: vecNames[string]{index: map[string]int{}}, tools: vecNames[string]{index: map[string]int{}},
 		sessions: vecNames[int64]{index: map[int64]int{}}, bigIDs: map[int]int64{},
 		loadedAt: time.Now(), gen: gen,
@@ -217,14 +218,16 @@ type vecRow struct {
 func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int, shared *[4]bool) error {
 	n := v.ix.Len()
 	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows {
-		if err := v.spill(mem, dir); err != nil {
+		if err := v.spill(mem, dir, scratch); err != nil {
 			return err
 		}
 	}
 	vec := scratch[:v.dims]
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(r.rec))
-	for i := range vec {
-		vec[i] = float32(int8(r.rec[4+i])) * scale
+	if v.ix.Coded() {
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(r.rec))
+		for i := range vec {
+			vec[i] = float32(int8(r.rec[4+i])) * scale
+		}
 	}
 	i, err := v.ix.Add(vec, r.rec, scratch[v.dims:])
 	if err != nil {
@@ -256,8 +259,9 @@ func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int
 	return nil
 }
 
-// spill moves the snapshot's vectors from memory to a file in dir.
-func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string) error {
+// spill moves the snapshot's vectors from memory to a file in dir, and
+// gives them codes.
+func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) error {
 	f, err := vecidx.CreateFileRecords(dir, vecidx.RecordBytes(v.dims))
 	if err != nil {
 		return err
@@ -266,6 +270,7 @@ func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string) error {
 		f.Release()
 		return err
 	}
+	v.ix.Code(scratch)
 	v.ix.MoveRecords(f)
 	return nil
 }
@@ -338,6 +343,9 @@ type vecIndex struct {
 	// exactRows and rescore are vecExactRows and vecRescore, but in
 	// tests.
 	exactRows, rescore int
+	// rescored counts the candidates searches read back, for the
+	// benchmarks.
+	rescored atomic.Int64
 }
 
 // addedBatch is one VectorsAdded call.
@@ -654,23 +662,27 @@ func hold(v *vecSnapshot) func() {
 func (s *Store) markDead(v *vecSnapshot, i int) { v.ix.MarkDead(i) }
 
 // loadVectors reads every vector of model of dims values into a snapshot
-// (vectors of another size are left out).
+// (vectors of another size are left out). One goroutine reads the rows,
+// another adds them (the codes cost about as much as the driver).
 func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (v *vecSnapshot, err error) {
 	start := time.Now()
-	// On SQLite one pass over the table beats a lookup per row through
-	// the (model, project) index.
-	where := "model = ?"
-	if !s.Postgres() {
-		where = "+model = ?"
-	}
-	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, session_id, project, tool_name, created_at, vec FROM embeddings WHERE "+where, model).Rows()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	batches := make(chan []vecRow, 4)
+	done := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = s.readVectors(ctx, model, dims, batches, done)
+	}()
 	defer func() {
+		close(done)
+		for range batches { // the reader stops at its next batch
+		}
+		if err == nil {
+			err = readErr
+		}
 		if err != nil && v != nil && v.file() != nil {
 			v.file().Release()
+			v = nil
 		}
 	}()
 	// The first rows are held until there are enough of them to fit the
@@ -691,39 +703,21 @@ func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uin
 		}
 		return nil
 	}
-	var b sql.RawBytes
-	var rec []byte
-	for rows.Next() {
-		var r vecRow
-		var typ string
-		var created any
-		if err := rows.Scan(&typ, &r.id, &r.session, &r.project, &r.tool, &created, &b); err != nil {
-			return v, err
-		}
-		if r.typ = vecTypeIndex(typ); r.typ < 0 {
-			continue
-		}
-		if v == nil {
-			rec = nil // the sample keeps each
-		}
-		if rec = storedRecord(rec[:0], b, dims); rec == nil {
-			continue
-		}
-		r.rec, r.created = rec, parseStoredTime(created)
-		if v != nil {
-			if err := v.add(r, scratch, s.vecDir(), s.vecExact(), &shared); err != nil {
-				return v, err
+	for batch := range batches {
+		for _, r := range batch {
+			if v != nil {
+				if err := v.add(r, scratch, s.vecDir(), s.vecExact(), &shared); err != nil {
+					return v, err
+				}
+				continue
 			}
-			continue
-		}
-		if sample = append(sample, r); len(sample) == vecSampleRows {
-			if err := fitCodes(); err != nil {
-				return v, err
+			r.rec = slices.Clone(r.rec) // the batch's buffer is the reader's again
+			if sample = append(sample, r); len(sample) == vecSampleRows {
+				if err := fitCodes(); err != nil {
+					return v, err
+				}
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return v, err
 	}
 	if v == nil {
 		if err := fitCodes(); err != nil {
@@ -737,10 +731,75 @@ func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uin
 	return v, nil
 }
 
+// vecBatch is how many rows loadVectors's reader hands over at a time.
+const vecBatch = 512
+
+// readVectors reads the vectors of model of dims values into batches,
+// until done is closed. A batch's records live in a buffer the reader
+// uses again two batches later.
+func (s *Store) readVectors(ctx context.Context, model string, dims int, batches chan<- []vecRow, done <-chan struct{}) error {
+	// On SQLite one pass over the table beats a lookup per row through
+	// the (model, project) index.
+	where := "model = ?"
+	if !s.Postgres() {
+		where = "+model = ?"
+	}
+	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, session_id, project, tool_name, created_at, vec FROM embeddings WHERE "+where, model).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	size := vecidx.RecordBytes(dims)
+	var bufs [6][]byte // more than the channel holds and the adder has
+	var batch []vecRow
+	nbuf := 0
+	send := func() bool {
+		select {
+		case batches <- batch:
+			batch, nbuf = nil, nbuf+1
+			return true
+		case <-done:
+			return false
+		}
+	}
+	var b sql.RawBytes
+	for rows.Next() {
+		var r vecRow
+		var typ string
+		var created any
+		if err := rows.Scan(&typ, &r.id, &r.session, &r.project, &r.tool, &created, &b); err != nil {
+			return err
+		}
+		if r.typ = vecTypeIndex(typ); r.typ < 0 {
+			continue
+		}
+		buf := &bufs[nbuf%len(bufs)]
+		if batch == nil {
+			*buf = (*buf)[:0]
+		}
+		start := len(*buf)
+		if *buf = storedRecord(*buf, b, dims); len(*buf) != start+size {
+			*buf = (*buf)[:start]
+			continue // another size
+		}
+		r.rec, r.created = (*buf)[start:start+size:start+size], parseStoredTime(created)
+		if batch = append(batch, r); len(batch) == vecBatch && !send() {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		send()
+	}
+	return nil
+}
+
 // storedRecord is a stored vector of dims values as a record of the index
 // (vecidx.RecordBytes: scale and int8 values), appended to dst: quantised
-// as stored, or float32 (as first stored) quantised now; nil for a vector
-// of another size.
+// as stored, or float32 (as first stored) quantised now; dst as it was
+// for a vector of another size.
 func storedRecord(dst, b []byte, dims int) []byte {
 	switch len(b) {
 	case 4 + dims:
@@ -752,7 +811,7 @@ func storedRecord(dst, b []byte, dims int) []byte {
 		}
 		return append(dst, EncodeVector(f)...)
 	}
-	return nil
+	return dst
 }
 
 // decodeRecord is a record's values as float32.

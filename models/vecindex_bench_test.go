@@ -93,6 +93,7 @@ func benchVectorIndex(b *testing.B, fam benchdb.Family, rows int) {
 		}
 	}
 	lat := make(latencies, 0, b.N)
+	rescored := models.VectorsRescored(s)
 	b.ResetTimer()
 	for i := range b.N {
 		t0 := time.Now()
@@ -102,6 +103,7 @@ func benchVectorIndex(b *testing.B, fam benchdb.Family, rows int) {
 		lat = append(lat, time.Since(t0))
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(models.VectorsRescored(s)-rescored)/float64(b.N), "rescored/op")
 	lat.report(b, "ms")
 	b.ReportMetric(float64(found[0])/(10*queries), "recall@10")
 	b.ReportMetric(float64(found[1])/(10*queries), "recall@10-project")

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"math"
+	"sync/atomic"
 
 	"github.com/mneme-dev/mneme/models/internal/vecidx"
 )
@@ -81,9 +82,35 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 	return f, true
 }
 
-// keeps reports whether entry i of v passes f.
-func (f *vecFilter) keeps(v *vecSnapshot, i int) bool {
-	m, k := v.meta[i/vecidx.ChunkEntries], i%vecidx.ChunkEntries
+// mask sets the bits of the entries base…base+n−1 of v that pass f and
+// are not in skip (a vecidx.Filter).
+func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []uint64) {
+	m := v.meta[base/vecidx.ChunkEntries]
+	memory := uint8(vecTypeIndex(SearchMemory))
+	if f.project < 0 && f.tool < 0 && f.typ < 0 && f.from == 0 && f.to == math.MaxUint32 && f.session < 0 && f.only == nil {
+		// Every row but memories: the type alone.
+		for k := range n {
+			if m.kind[k]>>6 != memory {
+				kept[k/64] |= 1 << (k % 64)
+			}
+		}
+	} else {
+		for k := range n {
+			if f.keeps(v, m, k, base+k) {
+				kept[k/64] |= 1 << (k % 64)
+			}
+		}
+	}
+	for i := range skip {
+		if k := i - base; k >= 0 && k < n {
+			kept[k/64] &^= 1 << (k % 64)
+		}
+	}
+}
+
+// keeps reports whether entry i of v, k of its metadata chunk m, passes
+// f.
+func (f *vecFilter) keeps(v *vecSnapshot, m *vecMeta, k, i int) bool {
 	kind := m.kind[k]
 	typ, tool := int8(kind>>6), int(kind&vecManyTools)
 	if (f.typ >= 0 && typ != f.typ) || typ == f.skip {
@@ -140,16 +167,17 @@ func (s *Store) vecCandidates(want int) int {
 // best returns the best want entries of v within f (and not in skip) by
 // exact similarity to q: an exact scan of a small snapshot, or the
 // rescored candidates of a scan of the codes.
-func (v *vecSnapshot) best(q []float32, f vecFilter, skip map[int]bool, want, candidates int) ([]vecidx.Candidate, error) {
-	keep := func(i int) bool { return f.keeps(v, i) && !skip[i] }
+func (v *vecSnapshot) best(q []float32, f vecFilter, skip map[int]bool, want, candidates int, rescored *atomic.Int64) ([]vecidx.Candidate, error) {
+	keep := func(base, n int, kept []uint64) { f.mask(v, skip, base, n, kept) }
 	if v.exact() {
 		return v.ix.Exact(q, want, keep), nil
 	}
 	cands := v.ix.Candidates(v.ix.Quantizer().Prepare(q), candidates, vecWide*candidates, keep)
-	best, err := v.ix.Rescore(q, cands)
+	best, err := v.ix.Rescore(q, cands, want)
 	if err != nil {
 		return nil, err
 	}
+	rescored.Add(int64(len(best)))
 	return best[:min(len(best), want)], nil
 }
 
@@ -172,7 +200,7 @@ func (s *Store) semanticSearchIndexed(ctx context.Context, q SearchQuery, model 
 	candidates := s.vecCandidates(want)
 	skip := map[int]bool{}
 	for attempt := 0; ; attempt++ {
-		top, err := v.best(vec, f, skip, want, candidates)
+		top, err := v.best(vec, f, skip, want, candidates, &s.vecs.rescored)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -27,6 +28,7 @@ type Index struct {
 	chunks []*chunk
 	n      int
 	rec    Records
+	coded  bool // entries have codes (Candidates); else only Exact scans
 }
 
 // chunk holds ChunkEntries entries' codes and corrections, and which are
@@ -38,8 +40,47 @@ type chunk struct {
 	dead  [ChunkEntries / 64]atomic.Uint64
 }
 
-// New is an empty index of q's vectors whose exact values are kept in rec.
-func New(q *Quantizer, rec Records) *Index { return &Index{q: q, rec: rec} }
+// New is an empty index of q's vectors whose exact values are kept in
+// rec; coded: with their codes (Candidates), or not until Code is called
+// (a small index in memory is scanned exactly).
+func New(q *Quantizer, rec Records, coded bool) *Index {
+	return &Index{q: q, rec: rec, coded: coded}
+}
+
+// Code gives every entry its code, read back from records in memory, and
+// every entry added from now on. scratch holds 3 × dims values.
+func (x *Index) Code(scratch []float32) {
+	if x.coded {
+		return
+	}
+	m := x.rec.(*MemRecords)
+	cb, v := x.q.CodeBytes(), scratch[:x.q.dims]
+	chunks := make([]*chunk, len(x.chunks))
+	for ci, old := range x.chunks {
+		// A copy: the readers of the uncoded index read the old chunks.
+		c := &chunk{codes: make([]byte, ChunkEntries*cb), f: make([]uint8, ChunkEntries), cx: make([]uint8, ChunkEntries)}
+		for w := range c.dead {
+			c.dead[w].Store(old.dead[w].Load())
+		}
+		for k := range min(ChunkEntries, x.n-ci*ChunkEntries) {
+			decode(m.record(ci*ChunkEntries+k), v)
+			c.f[k], c.cx[k] = x.q.Encode(v, c.codes[k*cb:(k+1)*cb], scratch[x.q.dims:])
+		}
+		chunks[ci] = c
+	}
+	x.chunks, x.coded = chunks, true
+}
+
+// decode writes the values of the stored vector rec into v.
+func decode(rec []byte, v []float32) {
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(rec))
+	for i := range v {
+		v[i] = float32(int8(rec[4+i])) * scale
+	}
+}
+
+// Coded reports whether the entries have codes (Code).
+func (x *Index) Coded() bool { return x.coded }
 
 // Quantizer is the index's quantizer.
 func (x *Index) Quantizer() *Quantizer { return x.q }
@@ -73,14 +114,16 @@ func (x *Index) Add(v []float32, rec []byte, scratch []float32) (int, error) {
 	cb := x.q.CodeBytes()
 	k := x.n % ChunkEntries
 	if k == 0 {
-		x.chunks = append(x.chunks, &chunk{
-			codes: make([]byte, ChunkEntries*cb),
-			f:     make([]uint8, ChunkEntries),
-			cx:    make([]uint8, ChunkEntries),
-		})
+		c := &chunk{}
+		if x.coded {
+			c.codes, c.f, c.cx = make([]byte, ChunkEntries*cb), make([]uint8, ChunkEntries), make([]uint8, ChunkEntries)
+		}
+		x.chunks = append(x.chunks, c)
 	}
-	c := x.chunks[len(x.chunks)-1]
-	c.f[k], c.cx[k] = x.q.Encode(v, c.codes[k*cb:(k+1)*cb], scratch)
+	if x.coded {
+		c := x.chunks[len(x.chunks)-1]
+		c.f[k], c.cx[k] = x.q.Encode(v, c.codes[k*cb:(k+1)*cb], scratch)
+	}
 	x.n++
 	return x.n - 1, nil
 }
@@ -102,7 +145,10 @@ func (x *Index) Dead(i int) bool {
 // Bytes is the memory the index holds: its chunks (codes, corrections,
 // dead marks), whole, and its records' memory.
 func (x *Index) Bytes() int {
-	per := ChunkEntries*(x.q.CodeBytes()+2) + ChunkEntries/8
+	per := ChunkEntries / 8
+	if x.coded {
+		per += ChunkEntries * (x.q.CodeBytes() + 2)
+	}
 	return len(x.chunks)*per + x.rec.Bytes()
 }
 
@@ -122,36 +168,42 @@ func better(a, b Candidate) bool {
 	return a.Entry < b.Entry
 }
 
-// Candidates scans the entries kept by keep (nil: all), dead ones left
-// out, and returns the best want by the estimate of their similarity to
-// the prepared query, best first. When more than wide entries are kept,
-// only the wide nearest by Hamming distance (ties at the bound included)
-// are estimated: a first pass over the codes at a quarter of the cost.
-// The chunks are shared among the cores.
-func (x *Index) Candidates(p *Query, want, wide int, keep func(i int) bool) []Candidate {
+// A Filter says which entries a scan keeps: it sets in kept the bits of
+// the entries base…base+n−1 it keeps (bit k of kept[k/64]: entry base+k;
+// kept is zero when it is called). Dead entries are left out whatever it
+// says. A nil Filter keeps every entry.
+type Filter func(base, n int, kept []uint64)
+
+// Candidates returns the best want entries that f keeps (dead ones left
+// out) by the estimate of their similarity to the prepared query, best
+// first. When f keeps more than wide entries, only the wide nearest by
+// Hamming distance (ties at the bound included) are estimated: a first
+// pass over the codes at a quarter of the cost. The chunks are shared
+// among the cores.
+func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
+	}
+	if !x.coded {
+		panic("vecidx: Candidates of an index without codes")
 	}
 	cb := x.q.CodeBytes()
 	// Pass 1: each kept entry's Hamming distance, and how many are at
 	// each.
-	dist := make([]uint16, x.n)
+	masks := x.masks(f)
+	dist := getDist(x.n)
+	defer putDist(dist)
 	hists := make([][]int, runtime.GOMAXPROCS(0))
-	x.each(func(w int, c *chunk, base, end int) {
+	x.each(func(w int, c *chunk, base, _ int) {
 		if hists[w] == nil {
 			hists[w] = make([]int, 8*cb+1)
 		}
-		h := hists[w]
-		for k := range end {
-			i := base + k
-			if c.dead[k/64].Load()>>(k%64)&1 == 1 || (keep != nil && !keep(i)) {
-				dist[i] = math.MaxUint16
-				continue
-			}
-			d := p.Hamming(c.codes[k*cb : (k+1)*cb])
-			dist[i] = uint16(d)
-			h[d]++
-		}
+		h, d := hists[w], dist[base:]
+		eachBit(masks[base/64:base/64+ChunkEntries/64], func(k int) {
+			v := p.Hamming(c.codes[k*cb : (k+1)*cb])
+			d[k] = uint16(v)
+			h[v]++
+		})
 	})
 	bound, kept := 0, 0
 	for b := range 8*cb + 1 {
@@ -166,14 +218,59 @@ func (x *Index) Candidates(p *Query, want, wide int, keep func(i int) bool) []Ca
 		}
 	}
 	// Pass 2: the estimates of those within the bound.
-	return x.scan(want, func(i int) bool { return dist[i] <= uint16(bound) }, func(c *chunk, k, _ int) float32 {
-		return p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k])
+	return x.scan(want, masks, func(c *chunk, k, i int) (float32, bool) {
+		if dist[i] > uint16(bound) {
+			return 0, false
+		}
+		return p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k]), true
 	})
 }
 
+// masks is the bits of the entries f keeps and are not dead, a word a 64
+// entries, every chunk's in ChunkEntries/64 words.
+func (x *Index) masks(f Filter) []uint64 {
+	const words = ChunkEntries / 64
+	masks := make([]uint64, len(x.chunks)*words)
+	x.each(func(_ int, c *chunk, base, n int) {
+		m := masks[base/64 : base/64+words]
+		if f != nil {
+			f(base, n, m)
+		} else {
+			for k := 0; k < n; k += 64 {
+				m[k/64] = ^uint64(0) >> max(0, 64-(n-k))
+			}
+		}
+		for w := range m {
+			m[w] &^= c.dead[w].Load()
+		}
+	})
+	return masks
+}
+
+// eachBit calls f with the position of each bit set in m, in order.
+func eachBit(m []uint64, f func(k int)) {
+	for w, bitsw := range m {
+		for bitsw != 0 {
+			f(w*64 + bits.TrailingZeros64(bitsw))
+			bitsw &= bitsw - 1
+		}
+	}
+}
+
+var distPool sync.Pool // *[]uint16
+
+func getDist(n int) []uint16 {
+	if d, ok := distPool.Get().(*[]uint16); ok && cap(*d) >= n {
+		return (*d)[:n]
+	}
+	return make([]uint16, n, n+n/8)
+}
+
+func putDist(d []uint16) { distPool.Put(&d) }
+
 // each calls f with each chunk (its first entry and how many entries of
 // it the index holds) on the cores, w naming the core (below GOMAXPROCS).
-func (x *Index) each(f func(w int, c *chunk, base, end int)) {
+func (x *Index) each(f func(w int, c *chunk, base, n int)) {
 	n, chunks := x.n, len(x.chunks)
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	var next atomic.Int32
@@ -200,31 +297,27 @@ func (x *Index) each(f func(w int, c *chunk, base, end int)) {
 
 // Exact is Candidates by the exact similarity to q (DotRecord), of
 // records held in memory: the exact scan. It panics on records on disk.
-func (x *Index) Exact(q []float32, want int, keep func(i int) bool) []Candidate {
+func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
 	m := x.rec.(*MemRecords)
-	return x.scan(want, keep, func(_ *chunk, _, i int) float32 { return DotRecord(q, m.record(i)) })
+	return x.scan(want, x.masks(f), func(_ *chunk, _, i int) (float32, bool) { return DotRecord(q, m.record(i)), true })
 }
 
-// scan is Candidates' second pass and Exact: score scores entry k of
-// chunk c, entry i of the index.
-func (x *Index) scan(want int, keep func(i int) bool, score func(c *chunk, k, i int) float32) []Candidate {
+// scan is Candidates' second pass and Exact: the best want of the
+// entries whose bit is set in masks and that score scores (entry k of
+// chunk c, entry i of the index).
+func (x *Index) scan(want int, masks []uint64, score func(c *chunk, k, i int) (float32, bool)) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
 	}
 	heaps := make([]candHeap, runtime.GOMAXPROCS(0))
-	x.each(func(w int, c *chunk, base, end int) {
+	x.each(func(w int, c *chunk, base, _ int) {
 		h := &heaps[w]
 		h.want = want
-		for k := range end {
-			if c.dead[k/64].Load()>>(k%64)&1 == 1 {
-				continue
+		eachBit(masks[base/64:base/64+ChunkEntries/64], func(k int) {
+			if s, ok := score(c, k, base+k); ok {
+				h.offer(Candidate{int32(base + k), s})
 			}
-			i := base + k
-			if keep != nil && !keep(i) {
-				continue
-			}
-			h.offer(Candidate{int32(i), score(c, k, i)})
-		}
+		})
 	})
 	var all []Candidate
 	for _, h := range heaps {
@@ -293,16 +386,80 @@ func (h *candHeap) down(i int) {
 	}
 }
 
-// Rescore replaces the estimates of cands by their exact similarity to q
-// (Records.Dot), read from the records, best first.
-func (x *Index) Rescore(q []float32, cands []Candidate) ([]Candidate, error) {
+// Rescore reads the records of cands (best first by estimate, as
+// Candidates returns them) and returns them with their exact similarity
+// to q (DotRecord), best first. With want > 0 it reads them a batch at a
+// time and stops once the rest cannot reach the best want: when the best
+// estimate left, plus what the estimates read so far fell short of the
+// exact similarities on average, plus stopSigmas standard deviations of
+// that, is below the want-th similarity found. What it did not read is
+// not returned.
+func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, error) {
 	out := slices.Clone(cands)
-	slices.SortFunc(out, func(a, b Candidate) int { return cmp.Compare(a.Entry, b.Entry) })
-	if err := x.rec.Score(q, out); err != nil {
-		return nil, err
+	if want <= 0 {
+		if err := x.rec.Score(q, sortedByEntry(out)); err != nil {
+			return nil, err
+		}
+		sortBest(out)
+		return out, nil
 	}
+	var n, sum, sum2 float64
+	top := candHeap{want: want} // the best want exact similarities so far
+	byEntry := make([]int, 0, rescoreBatch)
+	read := make([]Candidate, 0, rescoreBatch)
+	done := 0
+	for done < len(out) {
+		next := min(len(out), done+rescoreBatch)
+		if done == 0 {
+			next = min(len(out), max(rescoreBatch, 2*want))
+		}
+		// Read the batch in entry order; keep its estimates to learn
+		// their error.
+		byEntry = byEntry[:0]
+		for i := done; i < next; i++ {
+			byEntry = append(byEntry, i)
+		}
+		slices.SortFunc(byEntry, func(a, b int) int { return cmp.Compare(out[a].Entry, out[b].Entry) })
+		read = read[:0]
+		for _, i := range byEntry {
+			read = append(read, out[i])
+		}
+		if err := x.rec.Score(q, read); err != nil {
+			return nil, err
+		}
+		for j, i := range byEntry {
+			r := float64(read[j].Score - out[i].Score)
+			n, sum, sum2 = n+1, sum+r, sum2+r*r
+			out[i].Score = read[j].Score
+			top.offer(out[i])
+		}
+		done = next
+		if done == len(out) || len(top.c) < want {
+			continue
+		}
+		mean := sum / n
+		sd := math.Sqrt(max(0, sum2/n-mean*mean))
+		if float64(out[done].Score)+mean+stopSigmas*sd < float64(top.c[0].Score) {
+			break
+		}
+	}
+	out = out[:done]
 	sortBest(out)
 	return out, nil
+}
+
+// rescoreBatch is how many candidates Rescore reads at a time; the first
+// batch is at least twice what is wanted.
+const rescoreBatch = 256
+
+// stopSigmas is how many standard deviations of the estimates' error
+// Rescore allows a candidate it does not read.
+const stopSigmas = 5
+
+// sortedByEntry sorts c by entry, in place, and returns it.
+func sortedByEntry(c []Candidate) []Candidate {
+	slices.SortFunc(c, func(a, b Candidate) int { return cmp.Compare(a.Entry, b.Entry) })
+	return c
 }
 
 // RecordBytes is the size of a stored vector of dims values: its scale

@@ -98,7 +98,7 @@ func clustered(r *rand.Rand, n, k, dims int) ([][]float32, func() []float32) {
 // build is an index of vecs with their records in rec.
 func build(t *testing.T, vecs [][]float32, rec Records) *Index {
 	t.Helper()
-	x := New(NewQuantizer(len(vecs[0]), vecs[:min(len(vecs), 500)], 1), rec)
+	x := New(NewQuantizer(len(vecs[0]), vecs[:min(len(vecs), 500)], 1), rec, true)
 	scratch := make([]float32, 2*len(vecs[0]))
 	for _, v := range vecs {
 		if _, err := x.Add(v, record(v), scratch); err != nil {
@@ -124,7 +124,7 @@ func TestCandidatesFindTheNearest(t *testing.T) {
 		q := query()
 		exact := x.Exact(q, 10, nil)
 		cands := x.Candidates(x.Quantizer().Prepare(q), 200, 4000, nil)
-		best, err := x.Rescore(q, cands)
+		best, err := x.Rescore(q, cands, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,11 +165,21 @@ func TestScanInPartsIsTheSequentialScan(t *testing.T) {
 	q := gaussian(r, dims)
 	p := x.Quantizer().Prepare(q)
 	for _, keep := range []func(int) bool{nil, func(i int) bool { return i%3 == 1 }} {
+		var f Filter
+		if keep != nil {
+			f = func(base, n int, kept []uint64) {
+				for k := range n {
+					if keep(base + k) {
+						kept[k/64] |= 1 << (k % 64)
+					}
+				}
+			}
+		}
 		for _, want := range []int{1, 21, 500} {
 			var parts, one [2][]Candidate
 			for _, procs := range []int{4, 1} {
 				prev := runtime.GOMAXPROCS(procs)
-				got := [2][]Candidate{x.Exact(q, want, keep), x.Candidates(p, want, 2000, keep)}
+				got := [2][]Candidate{x.Exact(q, want, f), x.Candidates(p, want, 2000, f)}
 				runtime.GOMAXPROCS(prev)
 				if procs == 4 {
 					parts = got
@@ -213,7 +223,7 @@ func TestFileRecords(t *testing.T) {
 	inMem := build(t, vecs, NewMemRecords(RecordBytes(dims)))
 	q := gaussian(r, dims)
 	cands := inMem.Exact(q, 700, nil) // more than the one-goroutine read
-	got, err := inFile.Rescore(q, cands)
+	got, err := inFile.Rescore(q, cands, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +239,7 @@ func TestFileRecords(t *testing.T) {
 	}
 	f.Acquire() // a search reading it
 	f.Release() // the index lets go: the search still reads
-	if got, _ := inFile.Rescore(q, cands[1:2]); got[0].Score != cands[1].Score {
+	if got, _ := inFile.Rescore(q, cands[1:2], 0); got[0].Score != cands[1].Score {
 		t.Error("the file was closed while a reader held it")
 	}
 	f.Release()

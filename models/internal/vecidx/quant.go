@@ -238,11 +238,12 @@ func newRotation(dims int, seed uint64) *rotation {
 	rt := &rotation{dims: dims, block: dims & -dims}
 	rt.norm = float32(1 / math.Sqrt(float64(rt.block)))
 	for range rotationRounds {
+		// The signs carry each round's normalisation.
 		s := make([]float32, dims)
 		for i := range s {
-			s[i] = 1
+			s[i] = rt.norm
 			if r.IntN(2) == 0 {
-				s[i] = -1
+				s[i] = -rt.norm
 			}
 		}
 		p := make([]int32, dims)
@@ -258,13 +259,14 @@ func newRotation(dims int, seed uint64) *rotation {
 func (rt *rotation) apply(v, tmp []float32) {
 	v, tmp = v[:rt.dims], tmp[:rt.dims]
 	for k := range rt.signs {
-		for i, s := range rt.signs[k] {
-			v[i] *= s * rt.norm
+		signs := rt.signs[k][:len(v)]
+		for i := range v {
+			v[i] *= signs[i]
 		}
 		for b := 0; b < rt.dims; b += rt.block {
 			fwht(v[b : b+rt.block])
 		}
-		for i, j := range rt.perms[k] {
+		for i, j := range rt.perms[k][:len(tmp)] {
 			tmp[i] = v[j]
 		}
 		copy(v, tmp)
@@ -275,10 +277,11 @@ func (rt *rotation) apply(v, tmp []float32) {
 // power of two), in place.
 func fwht(v []float32) {
 	for h := 1; h < len(v); h <<= 1 {
-		for i := 0; i < len(v); i += h << 1 {
-			for j := i; j < i+h; j++ {
-				a, b := v[j], v[j+h]
-				v[j], v[j+h] = a+b, a-b
+		for i := 0; i+2*h <= len(v); i += 2 * h {
+			a, b := v[i:i+h], v[i+h:i+2*h]
+			b = b[:len(a)]
+			for j := range a {
+				a[j], b[j] = a[j]+b[j], a[j]-b[j]
 			}
 		}
 	}
