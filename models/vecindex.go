@@ -275,14 +275,18 @@ func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float3
 	return nil
 }
 
-// entry returns entry i's type index, id and metadata chunk position.
+// entry returns entry i's type index and id.
 func (v *vecSnapshot) entry(i int) (typ int8, id int64) {
 	m, k := v.meta[i/vecidx.ChunkEntries], i%vecidx.ChunkEntries
-	typ, id = int8(m.kind[k]>>6), int64(m.id[k])
+	return int8(m.kind[k] >> 6), v.id(m, k, i)
+}
+
+// id is the id of entry i, k of its metadata chunk m.
+func (v *vecSnapshot) id(m *vecMeta, k, i int) int64 {
 	if m.id[k] == vecBigID {
-		id = v.bigIDs[i]
+		return v.bigIDs[i]
 	}
-	return typ, id
+	return int64(m.id[k])
 }
 
 // grown is v with the vectors of items (vecs[i] is items[i]'s) added, as

@@ -83,58 +83,39 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 }
 
 // mask sets the bits of the entries base…base+n−1 of v that pass f and
-// are not in skip (a vecidx.Filter).
+// are not in skip (a vecidx.Filter): one loop over the chunk's metadata,
+// the filters' tests in it.
 func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []uint64) {
 	m := v.meta[base/vecidx.ChunkEntries]
-	memory := uint8(vecTypeIndex(SearchMemory))
-	if f.project < 0 && f.tool < 0 && f.typ < 0 && f.from == 0 && f.to == math.MaxUint32 && f.session < 0 && f.only == nil {
-		// Every row but memories: the type alone.
-		for k := range n {
-			if m.kind[k]>>6 != memory {
-				kept[k/64] |= 1 << (k % 64)
+	for k := range n {
+		kind := m.kind[k]
+		if typ := int8(kind >> 6); typ == f.skip || (f.typ >= 0 && typ != f.typ) {
+			continue
+		}
+		if t := int(kind & vecManyTools); f.tool >= 0 && t != f.tool && t != vecManyTools {
+			continue
+		}
+		if p := int(m.project[k]); f.project >= 0 && p != f.project && p != vecManyProjects {
+			continue
+		}
+		if c := m.created[k]; c != vecTimeUnknown && (c < f.from || c > f.to) {
+			continue
+		}
+		if f.session >= 0 && int(m.session[k]) == f.session {
+			continue
+		}
+		if f.only != nil {
+			if _, ok := f.only[v.id(m, k, base+k)]; !ok {
+				continue
 			}
 		}
-	} else {
-		for k := range n {
-			if f.keeps(v, m, k, base+k) {
-				kept[k/64] |= 1 << (k % 64)
-			}
-		}
+		kept[k/64] |= 1 << (k % 64)
 	}
 	for i := range skip {
 		if k := i - base; k >= 0 && k < n {
 			kept[k/64] &^= 1 << (k % 64)
 		}
 	}
-}
-
-// keeps reports whether entry i of v, k of its metadata chunk m, passes
-// f.
-func (f *vecFilter) keeps(v *vecSnapshot, m *vecMeta, k, i int) bool {
-	kind := m.kind[k]
-	typ, tool := int8(kind>>6), int(kind&vecManyTools)
-	if (f.typ >= 0 && typ != f.typ) || typ == f.skip {
-		return false
-	}
-	if f.tool >= 0 && tool != f.tool && tool != vecManyTools {
-		return false
-	}
-	if p := int(m.project[k]); f.project >= 0 && p != f.project && p != vecManyProjects {
-		return false
-	}
-	if c := m.created[k]; c != vecTimeUnknown && (c < f.from || c > f.to) {
-		return false
-	}
-	if f.session >= 0 && int(m.session[k]) == f.session {
-		return false
-	}
-	if f.only != nil {
-		_, id := v.entry(i)
-		if _, ok := f.only[id]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // matchesHit reports whether a resolved hit passes q's filters exactly:

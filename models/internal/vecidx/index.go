@@ -188,22 +188,28 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 		panic("vecidx: Candidates of an index without codes")
 	}
 	cb := x.q.CodeBytes()
-	// Pass 1: each kept entry's Hamming distance, and how many are at
-	// each.
-	masks := x.masks(f)
+	// Pass 1: each kept entry's Hamming distance (the others' MaxUint16),
+	// and how many are at each.
 	dist := getDist(x.n)
 	defer putDist(dist)
-	hists := make([][]int, runtime.GOMAXPROCS(0))
-	x.each(func(w int, c *chunk, base, _ int) {
+	workers := runtime.GOMAXPROCS(0)
+	hists := make([][]int, workers)
+	x.each(func(w int, c *chunk, base, n int) {
 		if hists[w] == nil {
 			hists[w] = make([]int, 8*cb+1)
 		}
-		h, d := hists[w], dist[base:]
-		eachBit(masks[base/64:base/64+ChunkEntries/64], func(k int) {
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		h, d := hists[w], dist[base:base+n]
+		for k := range d {
+			if m[k/64]>>(k%64)&1 == 0 {
+				d[k] = math.MaxUint16
+				continue
+			}
 			v := p.Hamming(c.codes[k*cb : (k+1)*cb])
 			d[k] = uint16(v)
 			h[v]++
-		})
+		}
 	})
 	bound, kept := 0, 0
 	for b := range 8*cb + 1 {
@@ -217,34 +223,44 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 			break
 		}
 	}
+	p.Estimated = kept
 	// Pass 2: the estimates of those within the bound.
-	return x.scan(want, masks, func(c *chunk, k, i int) (float32, bool) {
-		if dist[i] > uint16(bound) {
-			return 0, false
-		}
-		return p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k]), true
-	})
-}
-
-// masks is the bits of the entries f keeps and are not dead, a word a 64
-// entries, every chunk's in ChunkEntries/64 words.
-func (x *Index) masks(f Filter) []uint64 {
-	const words = ChunkEntries / 64
-	masks := make([]uint64, len(x.chunks)*words)
-	x.each(func(_ int, c *chunk, base, n int) {
-		m := masks[base/64 : base/64+words]
-		if f != nil {
-			f(base, n, m)
-		} else {
-			for k := 0; k < n; k += 64 {
-				m[k/64] = ^uint64(0) >> max(0, 64-(n-k))
+	heaps := make([]candHeap, workers)
+	x.each(func(w int, c *chunk, base, n int) {
+		h := &heaps[w]
+		h.want = want
+		for k, v := range dist[base : base+n] {
+			if int(v) <= bound {
+				h.offer(Candidate{int32(base + k), p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k])})
 			}
 		}
-		for w := range m {
-			m[w] &^= c.dead[w].Load()
-		}
 	})
-	return masks
+	return best(heaps, want)
+}
+
+// mask sets in m the bits of the entries of chunk c (the index's base…
+// base+n−1) that f keeps and are not dead.
+func (x *Index) mask(f Filter, c *chunk, base, n int, m []uint64) {
+	if f != nil {
+		f(base, n, m)
+	} else {
+		for k := 0; k < n; k += 64 {
+			m[k/64] = ^uint64(0) >> max(0, 64-(n-k))
+		}
+	}
+	for w := range m {
+		m[w] &^= c.dead[w].Load()
+	}
+}
+
+// best is the best want of the heaps' candidates, best first.
+func best(heaps []candHeap, want int) []Candidate {
+	var all []Candidate
+	for _, h := range heaps {
+		all = append(all, h.c...)
+	}
+	sortBest(all)
+	return all[:min(len(all), want)]
 }
 
 // eachBit calls f with the position of each bit set in m, in order.
@@ -298,33 +314,21 @@ func (x *Index) each(f func(w int, c *chunk, base, n int)) {
 // Exact is Candidates by the exact similarity to q (DotRecord), of
 // records held in memory: the exact scan. It panics on records on disk.
 func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
-	m := x.rec.(*MemRecords)
-	return x.scan(want, x.masks(f), func(_ *chunk, _, i int) (float32, bool) { return DotRecord(q, m.record(i)), true })
-}
-
-// scan is Candidates' second pass and Exact: the best want of the
-// entries whose bit is set in masks and that score scores (entry k of
-// chunk c, entry i of the index).
-func (x *Index) scan(want int, masks []uint64, score func(c *chunk, k, i int) (float32, bool)) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
 	}
+	rec := x.rec.(*MemRecords)
 	heaps := make([]candHeap, runtime.GOMAXPROCS(0))
-	x.each(func(w int, c *chunk, base, _ int) {
+	x.each(func(w int, c *chunk, base, n int) {
 		h := &heaps[w]
 		h.want = want
-		eachBit(masks[base/64:base/64+ChunkEntries/64], func(k int) {
-			if s, ok := score(c, k, base+k); ok {
-				h.offer(Candidate{int32(base + k), s})
-			}
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		eachBit(m[:], func(k int) {
+			h.offer(Candidate{int32(base + k), DotRecord(q, rec.record(base+k))})
 		})
 	})
-	var all []Candidate
-	for _, h := range heaps {
-		all = append(all, h.c...)
-	}
-	sortBest(all)
-	return all[:min(len(all), want)]
+	return best(heaps, want)
 }
 
 // sortBest sorts candidates best first.

@@ -141,6 +141,9 @@ type Query struct {
 	unit float32 // the value of one unit of an entry
 	q    *Quantizer
 	sign []uint64 // the code of the query's own signs, for Hamming
+	// Estimated is how many entries the last Candidates with this query
+	// estimated (those its Hamming pass kept).
+	Estimated int
 }
 
 // Prepare makes the scan form of the query vector v.
@@ -187,18 +190,32 @@ func (q *Quantizer) Prepare(v []float32) *Query {
 // Dot is ⟨q − c, b⟩ for the code's ±1 values b (bit set: +1), in units
 // of the query's tables.
 func (p *Query) Dot(code []byte) int32 {
+	if len(p.lut) == 48 { // 384 dimensions: no bounds checks
+		return dot48((*[48][256]int16)(p.lut), (*[48]byte)(code))
+	}
 	lut := p.lut
 	c := code[:len(lut)]
 	var a0, a1, a2, a3 int32
-	k := 0
-	for ; k+4 <= len(c); k += 4 {
-		a0 += int32(lut[k][c[k]])
-		a1 += int32(lut[k+1][c[k+1]])
-		a2 += int32(lut[k+2][c[k+2]])
-		a3 += int32(lut[k+3][c[k+3]])
+	for k := 0; k+8 <= len(c); k += 8 {
+		x := binary.LittleEndian.Uint64(c[k:])
+		t := lut[k : k+8 : k+8]
+		a0 += int32(t[0][uint8(x)]) + int32(t[4][uint8(x>>32)])
+		a1 += int32(t[1][uint8(x>>8)]) + int32(t[5][uint8(x>>40)])
+		a2 += int32(t[2][uint8(x>>16)]) + int32(t[6][uint8(x>>48)])
+		a3 += int32(t[3][uint8(x>>24)]) + int32(t[7][uint8(x>>56)])
 	}
-	for ; k < len(c); k++ {
-		a0 += int32(lut[k][c[k]])
+	return a0 + a1 + a2 + a3
+}
+
+// dot48 is Dot of a 48-byte code.
+func dot48(lut *[48][256]int16, c *[48]byte) int32 {
+	var a0, a1, a2, a3 int32
+	for k := 0; k < 48; k += 8 {
+		x := binary.LittleEndian.Uint64(c[k : k+8])
+		a0 += int32(lut[k][uint8(x)]) + int32(lut[k+4][uint8(x>>32)])
+		a1 += int32(lut[k+1][uint8(x>>8)]) + int32(lut[k+5][uint8(x>>40)])
+		a2 += int32(lut[k+2][uint8(x>>16)]) + int32(lut[k+6][uint8(x>>48)])
+		a3 += int32(lut[k+3][uint8(x>>24)]) + int32(lut[k+7][uint8(x>>56)])
 	}
 	return a0 + a1 + a2 + a3
 }
@@ -206,11 +223,24 @@ func (p *Query) Dot(code []byte) int32 {
 // Hamming is the number of dimensions whose sign in code differs from
 // the query's: a cheaper, coarser measure than Dot, to narrow a scan.
 func (p *Query) Hamming(code []byte) int {
+	if len(p.sign) == 6 {
+		return hamming48((*[6]uint64)(p.sign), (*[48]byte)(code))
+	}
 	d := 0
 	for w, s := range p.sign {
 		d += bits.OnesCount64(binary.LittleEndian.Uint64(code[8*w:]) ^ s)
 	}
 	return d
+}
+
+// hamming48 is Hamming of a 48-byte code.
+func hamming48(s *[6]uint64, c *[48]byte) int {
+	return bits.OnesCount64(binary.LittleEndian.Uint64(c[0:8])^s[0]) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(c[8:16])^s[1]) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(c[16:24])^s[2]) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(c[24:32])^s[3]) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(c[32:40])^s[4]) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(c[40:48])^s[5])
 }
 
 // Estimate is the estimate of ⟨query, x⟩, less a constant of the query,

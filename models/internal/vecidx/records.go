@@ -193,7 +193,7 @@ func (r *FileRecords) DiskBytes() int64 { return r.n * int64(r.size) }
 // Score implements Records: one read a record, in entry order, in two
 // halves at once when there are many.
 func (r *FileRecords) Score(q []float32, cands []Candidate) error {
-	if len(cands) < 512 {
+	if len(cands) < 64 {
 		return r.score(q, cands)
 	}
 	half := len(cands) / 2
