@@ -81,9 +81,9 @@ const (
 	// vecRescore is how many candidates a search over the codes rescores
 	// exactly: enough for a recall@10 of 0.95 against the exact scan on
 	// clustered and text-like vectors at a million rows (see
-	// docs/performance.md); at least vecRescorePer a result.
+	// docs/performance.md); for a deep page, vecRescorePer a result.
 	vecRescore    = 2048
-	vecRescorePer = 64
+	vecRescorePer = 4
 	// vecWide: a search estimates the vecWide × vecRescore entries
 	// nearest by Hamming distance (vecidx.Index.Candidates).
 	vecWide = 16
@@ -435,7 +435,8 @@ func (s *Store) reloadVectors(ctx context.Context) error {
 	var errs []error
 	for _, k := range keys {
 		ix.mu.Lock()
-		ix.loading[k] = true // a search meanwhile answers with the snapshot it has
+		ix.startLoadLocked(k) // or it loads already: this load is the later
+		ix.loading[k] = true  // a search meanwhile answers with the snapshot it has
 		ix.mu.Unlock()
 		_, err := s.loadInstall(ctx, k, gen)
 		errs = append(errs, err)
@@ -642,12 +643,17 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 		return nil, nil, ErrVectorsLoading
 	}
 	ix.mu.Unlock()
-	v, err := s.loadInstall(ctx, k, gen)
-	if err != nil {
+	if _, err := s.loadInstall(ctx, k, gen); err != nil {
 		return nil, nil, err
 	}
+	// The snapshot installed now: the one this load made may have been
+	// replaced, its file let go of, meanwhile.
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	v = ix.snaps[k]
+	if v == nil {
+		return nil, nil, ErrVectorsLoading
+	}
 	return v, hold(v), nil
 }
 

@@ -188,8 +188,8 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 		panic("vecidx: Candidates of an index without codes")
 	}
 	cb := x.q.CodeBytes()
-	// Pass 1: each kept entry's Hamming distance (the others' MaxUint16),
-	// and how many are at each.
+	// Pass 1: each kept entry's Hamming distance, 255 for 255 and over
+	// (the others' too: their hist counts none), and how many are at each.
 	dist := getDist(x.n)
 	defer putDist(dist)
 	workers := runtime.GOMAXPROCS(0)
@@ -203,11 +203,11 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 		h, d := hists[w], dist[base:base+n]
 		for k := range d {
 			if m[k/64]>>(k%64)&1 == 0 {
-				d[k] = math.MaxUint16
+				d[k] = notKept
 				continue
 			}
 			v := p.Hamming(c.codes[k*cb : (k+1)*cb])
-			d[k] = uint16(v)
+			d[k] = uint8(min(v, 254))
 			h[v]++
 		}
 	})
@@ -230,7 +230,7 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 		h := &heaps[w]
 		h.want = want
 		for k, v := range dist[base : base+n] {
-			if int(v) <= bound {
+			if v != notKept && int(v) <= bound {
 				h.offer(Candidate{int32(base + k), p.Estimate(p.Dot(c.codes[k*cb:(k+1)*cb]), c.f[k], c.cx[k])})
 			}
 		}
@@ -273,16 +273,20 @@ func eachBit(m []uint64, f func(k int)) {
 	}
 }
 
-var distPool sync.Pool // *[]uint16
+// notKept is the distance Candidates notes for an entry it does not
+// keep; the others' are at most 254 (all the same past it).
+const notKept = 255
 
-func getDist(n int) []uint16 {
-	if d, ok := distPool.Get().(*[]uint16); ok && cap(*d) >= n {
+var distPool sync.Pool // *[]uint8
+
+func getDist(n int) []uint8 {
+	if d, ok := distPool.Get().(*[]uint8); ok && cap(*d) >= n {
 		return (*d)[:n]
 	}
-	return make([]uint16, n, n+n/8)
+	return make([]uint8, n, n+n/8)
 }
 
-func putDist(d []uint16) { distPool.Put(&d) }
+func putDist(d []uint8) { distPool.Put(&d) }
 
 // each calls f with each chunk (its first entry and how many entries of
 // it the index holds) on the cores, w naming the core (below GOMAXPROCS).

@@ -63,7 +63,7 @@ func BenchmarkRecall(b *testing.B) {
 				exact[i][c.Entry] = true
 			}
 		}
-		for _, c := range []struct{ cands, wide int }{{512, 16}, {1024, 16}, {2048, 4}, {2048, 8}, {2048, 16}, {2048, 32}, {4096, 8}} {
+		for _, c := range []struct{ cands, wide int }{{1024, 16}, {2048, 8}, {2048, 16}, {3072, 8}, {4096, 4}, {4096, 8}, {4096, 16}} {
 			b.Run(fmt.Sprintf("%s/rows=%d/cands=%d/wide=%d", fam, rows, c.cands, c.wide), func(b *testing.B) {
 				found, estimated, read := 0, 0, 0
 				t0 := time.Now()

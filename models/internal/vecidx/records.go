@@ -178,8 +178,17 @@ func (r *FileRecords) crypt(i int64, dst, src []byte) {
 	cipher.NewCTR(r.aes, iv[:]).XORKeyStream(dst, src)
 }
 
-// Flush implements Records.
-func (r *FileRecords) Flush() error { return r.w.Flush() }
+// Flush implements Records. The first makes the write buffer small: a
+// load appends a great many records, the indexer a few at a time.
+func (r *FileRecords) Flush() error {
+	if err := r.w.Flush(); err != nil {
+		return err
+	}
+	if r.w.Size() > 64<<10 {
+		r.w = bufio.NewWriterSize(r.f, 64<<10)
+	}
+	return nil
+}
 
 // Grown implements Records: the same file.
 func (r *FileRecords) Grown() Records { return r }
@@ -217,6 +226,9 @@ func (r *FileRecords) score(q []float32, cands []Candidate) error {
 	}
 	return nil
 }
+
+// Held is how many hold the file open (0: closed).
+func (r *FileRecords) Held() int { return int(r.refs.Load()) }
 
 // Acquire holds the file open for one more reader.
 func (r *FileRecords) Acquire() { r.refs.Add(1) }
