@@ -82,11 +82,11 @@ const (
 	// exactly: enough for a recall@10 of 0.95 against the exact scan on
 	// clustered and text-like vectors at a million rows (see
 	// docs/performance.md); for a deep page, vecRescorePer a result.
-	vecRescore    = 2048
+	vecRescore    = 3072
 	vecRescorePer = 4
 	// vecWide: a search estimates the vecWide × vecRescore entries
 	// nearest by Hamming distance (vecidx.Index.Candidates).
-	vecWide = 16
+	vecWide = 8
 	// vecSampleRows are the first rows of a load, whose mean centres the
 	// codes (vecidx.NewQuantizer).
 	vecSampleRows   = 4096
