@@ -169,6 +169,7 @@ BENCH_RUNS := \
 	./handlers '^BenchmarkStreamLatency$$' 2000x \
 	./models '^BenchmarkSearch(Postgres)?$$' 100x \
 	./models '^BenchmarkSearchHybrid(Postgres)?$$' 50x \
+	./models '^BenchmarkVectorIndex$$' 100x \
 	./internal/recall 'Hook100k$$|Hook100kPostgres$$|Hook100kMemories$$|Context100k$$|Memory100k$$' 500x \
 	./cmd/mneme '^BenchmarkWorkerRSS$$' 1x \
 	./soak '^BenchmarkColdStart$$' 20x

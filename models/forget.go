@@ -395,7 +395,9 @@ type ScrubResult struct {
 //     clears. Observations are written once, so retention, which deletes
 //     only those, scrubs without it;
 //   - the -wal file, which holds the old pages until it is reused, is
-//     checkpointed into the database and truncated to zero bytes.
+//     checkpointed into the database and truncated to zero bytes;
+//   - a loaded vector index is loaded again from the table, and the file
+//     that held its vectors zeroed before it is closed (reloadVectors).
 //
 // The optimize goes through the writer, so ingest queues behind it. VACUUM
 // cannot run in a transaction: it runs beside the writer, whose commits
@@ -406,6 +408,9 @@ type ScrubResult struct {
 func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 	start := time.Now()
 	var res ScrubResult
+	if err := s.reloadVectors(ctx); err != nil {
+		return res, fmt.Errorf("vector index: %w", err)
+	}
 	for _, table := range []string{"prompts", "observations", "summaries", "memories"} {
 		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
 			return res, err

@@ -258,7 +258,7 @@ func (s *Store) Path() string { return s.path }
 // Close stops the writer (after it has committed what it holds) and closes
 // the database.
 func (s *Store) Close() error {
-	s.waitVectorLoads()
+	s.closeVectors()
 	if s.ckptStop != nil {
 		s.ckptOnce.Do(func() { close(s.ckptStop) })
 		<-s.ckptDone

@@ -1,29 +1,45 @@
 package models
 
 import (
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
-	"runtime"
+	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/mneme-dev/mneme/models/internal/vecidx"
 )
 
-// The in-memory vector index: SemanticSearch does not read the embeddings
-// table per search (on SQLite the driver's per-row cost, not the dot
-// products, made an unfiltered 100k scan take 0.33 s). Each model's vectors
-// are loaded once into a compact snapshot — per row its type, id, session,
-// project and tool (interned), creation time, scale and int8 values packed
-// in one slice: 36 bytes + one per dimension, 42 MB per 100k rows at 384
-// dimensions — scanned in memory within the filters; the best few are then
-// resolved to their rows through the store, which drops rows deleted since.
-// Loading reads the whole table once (1.7 s for 100k rows on SQLite on a
-// loaded 2-core machine), which is why reloads are rate-limited and run
-// in the background.
+// The vector index: SemanticSearch does not read the embeddings table per
+// search (on SQLite the driver's per-row cost made an unfiltered 100k scan
+// take 0.33 s). Each model's vectors are loaded once into a snapshot:
+// per row its type, id, session, project, tool and creation time, packed
+// in 13 bytes (vecMeta), and its vector.
+//
+//   - A small snapshot (up to vecExactRows rows) keeps each vector as
+//     stored (int8 and a scale) in memory and a search is an exact scan
+//     within the filters, as it always was.
+//   - A large one keeps a 1-bit code of each vector (vecidx: 48 bytes and
+//     two corrections at 384 dimensions, 63 bytes a row with the
+//     metadata, 63 MB at a million rows) and the vectors themselves in a
+//     file beside the database (vecidx.FileRecords, removed from the
+//     directory as soon as it is made). A search scans the codes within
+//     the filters for its best vecRescore candidates by estimate, reads
+//     those from the file and ranks them exactly: the same similarities
+//     as the exact scan's, for fewer rows. Where the filters leave fewer
+//     rows than that (a small project, OnlyIDs), every row they leave is
+//     rescored: the exact answer.
+//
+// The best few are then resolved to their rows through the store, which
+// drops rows deleted since. Loading reads the whole table once (about
+// 30 s for a million rows on SQLite on a loaded 2-core machine), which is
+// why reloads are rate-limited and run in the background.
 //
 // The worker warms the index in the background when semantic recall
 // starts and after a model change (WarmVectors), so the first search does
@@ -40,18 +56,41 @@ import (
 //   - on PostgreSQL, where another replica may write vectors, when older
 //     than vecMaxAgePostgres (a staleness timer, not commit events);
 //   - on SQLite, when older than vecMaxAgeSQLite (a backstop);
-//   - when it is empty, at most once per vecRefreshMin.
+//   - when it is empty, at most once per vecRefreshMin;
+//
+// and never more often than every vecLoadRatio times its last load took,
+// so that reloading a large index costs at most a twentieth of a core.
 //
 // A row forgotten or deleted by retention is never returned, whatever the
 // snapshot holds: hits are resolved against the rows' own tables, a row
 // gone there is dropped, marked dead in the snapshot and the scan is run
-// again, so the page stays full.
+// again, so the page stays full. The file holds the vectors encrypted
+// with a key only memory holds (vecidx.FileRecords); after a forget the
+// scrub (Store.Scrub) loads the index again and lets the old file and its
+// key go.
 const (
 	vecRefreshMin      = 5 * time.Second
 	vecMaxAgePostgres  = 30 * time.Second
 	vecMaxAgeSQLite    = 5 * time.Minute
-	vecRowOverhead     = 36 // bytes per row besides its dimensions
+	vecLoadRatio       = 20
 	vecResolveAttempts = 4
+	// vecExactRows is the most rows a snapshot keeps in memory and scans
+	// exactly: 13 MB of vectors at 384 dimensions, scanned in a few
+	// milliseconds; above it the codes and the file.
+	vecExactRows = 32 << 10
+	// vecRescore is how many candidates a search over the codes rescores
+	// exactly: enough for a recall@10 of 0.95 against the exact scan on
+	// clustered and text-like vectors at a million rows (see
+	// docs/performance.md); for a deep page, vecRescorePer a result.
+	vecRescore    = 3072
+	vecRescorePer = 4
+	// vecWide: a search estimates the vecWide × vecRescore entries
+	// nearest by Hamming distance (vecidx.Index.Candidates).
+	vecWide = 8
+	// vecSampleRows are the first rows of a load, whose mean centres the
+	// codes (vecidx.NewQuantizer).
+	vecSampleRows   = 4096
+	vecRotationSeed = 0x6d6e656d65 // "mneme": the rotation is the same for every index
 )
 
 // vecTypes are the item types an index entry names by index.
@@ -66,101 +105,251 @@ func vecTypeIndex(typ string) int8 {
 	return -1
 }
 
-// vecSnapshot is one model's vectors as loaded, read-only once built
-// (but for dead).
+// Per-entry values that do not fit their field: a filter on them passes
+// the entry, and the exact check after resolving it decides
+// (SearchQuery.matchesHit).
+const (
+	vecManyTools    = 1<<6 - 1 // the tool of vecMeta.kind
+	vecManyProjects = math.MaxUint16
+	vecManySessions = math.MaxUint16
+	vecBigID        = math.MaxUint32 // the id is in vecSnapshot.bigIDs
+	vecTimeUnknown  = 0              // created before 1970 or after 2106
+)
+
+// vecMeta is the metadata of a chunk of entries, 13 bytes an entry (13 KB
+// a chunk).
+type vecMeta struct {
+	kind    [vecidx.ChunkEntries]uint8 // type index << 6 | tool index
+	project [vecidx.ChunkEntries]uint16
+	session [vecidx.ChunkEntries]uint16
+	created [vecidx.ChunkEntries]uint32 // unix seconds; vecTimeUnknown
+	id      [vecidx.ChunkEntries]uint32 // vecBigID: in bigIDs
+}
+
+// vecMetaBytes is the size of a vecMeta.
+const vecMetaBytes = vecidx.ChunkEntries * 13
+
+// vecNames interns a snapshot's projects, tools or sessions; shared by
+// the snapshots grown from one, copied when one adds to it.
+type vecNames[K comparable] struct {
+	index map[K]int
+	names []K
+}
+
+func (n vecNames[K]) lookup(k K) (int, bool) {
+	i, ok := n.index[k]
+	return i, ok
+}
+
+// vecSnapshot is one model's vectors as loaded, read-only once built but
+// for dead entries (vecidx.Index.MarkDead).
 type vecSnapshot struct {
 	dims     int
-	typ      []int8
-	id       []int64
-	session  []int64
-	project  []int32 // into strs
-	tool     []int32 // into strs
-	created  []int64 // unix nanoseconds
-	scale    []float32
-	vals     []int8 // row i at vals[i*dims:(i+1)*dims]
-	strs     []string
-	strIndex map[string]int32
+	ix       *vecidx.Index
+	meta     []*vecMeta
+	projects vecNames[string]
+	tools    vecNames[string]
+	sessions vecNames[int64]
+	bigIDs   map[int]int64 // entry → id, for ids of 2³² − 1 and over
+	overflow bool          // some project, tool or session has no index
 	loadedAt time.Time
+	loadTook time.Duration
 	gen      uint64
-	// dead are the entries resolved to no row, or replaced by a newer
-	// vector of their row; made with the snapshot, read and written
-	// under vecIndex.mu, shared with the snapshots grown from it.
-	dead map[int]bool
+	seq      uint64 // the load's, in the order loads started
 }
 
-func newSnapshot(dims int, gen uint64) *vecSnapshot {
-	return &vecSnapshot{dims: dims, strIndex: map[string]int32{}, loadedAt: time.Now(), gen: gen, dead: map[int]bool{}}
+// newSnapshot is an empty snapshot whose codes are fitted to sample,
+// keeping its vectors in memory.
+func newSnapshot(dims int, gen uint64, sample [][]float32) *vecSnapshot {
+	q := vecidx.NewQuantizer(dims, sample, vecRotationSeed)
+	return &vecSnapshot{
+		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecidx.RecordBytes(dims)), false),
+		projects: vecNames[string]{index: map[string]int{}}, tools: vecNames[string]{index: map[string]int{}},
+		sessions: vecNames[int64]{index: map[int64]int{}}, bigIDs: map[int]int64{},
+		loadedAt: time.Now(), gen: gen,
+	}
 }
 
-func (v *vecSnapshot) intern(s string) int32 {
-	if i, ok := v.strIndex[s]; ok {
+// exact reports whether the snapshot's vectors are in memory, scanned
+// exactly.
+func (v *vecSnapshot) exact() bool {
+	_, ok := v.ix.Records().(*vecidx.MemRecords)
+	return ok
+}
+
+// file is the snapshot's vectors' file, or nil.
+func (v *vecSnapshot) file() *vecidx.FileRecords {
+	f, _ := v.ix.Records().(*vecidx.FileRecords)
+	return f
+}
+
+// intern is k's index in n, added (n copied first when shared) if there
+// is room below limit; limit when there is not.
+func intern[K comparable](n *vecNames[K], k K, limit int, shared *bool) int {
+	if i, ok := n.index[k]; ok {
 		return i
 	}
-	i := int32(len(v.strs))
-	v.strs = append(v.strs, s)
-	v.strIndex[s] = i
-	return i
+	if len(n.names) >= limit {
+		return limit
+	}
+	if *shared {
+		n.index, n.names, *shared = maps.Clone(n.index), slices.Clone(n.names), false
+	}
+	n.index[k] = len(n.names)
+	n.names = append(n.names, k)
+	return len(n.names) - 1
 }
 
-// add appends one entry.
-func (v *vecSnapshot) add(typ int8, id, session int64, project, tool string, created int64, scale float32, vals []int8) {
-	v.typ = append(v.typ, typ)
-	v.id = append(v.id, id)
-	v.session = append(v.session, session)
-	v.project = append(v.project, v.intern(project))
-	v.tool = append(v.tool, v.intern(tool))
-	v.created = append(v.created, created)
-	v.scale = append(v.scale, scale)
-	v.vals = append(v.vals, vals...)
+// vecRow is a row's vector as read or added, before it joins a snapshot.
+type vecRow struct {
+	typ     int8
+	id      int64
+	session int64
+	project string
+	tool    string
+	created time.Time
+	rec     []byte // as stored: scale and int8 values (vecidx.RecordBytes)
+}
+
+// add appends one entry; dir is where the vectors go to a file once
+// there are more than exactRows of them. The snapshot's tools, projects,
+// sessions and big ids are copied before they change when shared says so
+// (grown: another snapshot reads them), and shared is cleared.
+func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int, shared *[4]bool) error {
+	n := v.ix.Len()
+	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows {
+		if err := v.spill(mem, dir, scratch); err != nil {
+			return err
+		}
+	}
+	vec := scratch[:v.dims]
+	if v.ix.Coded() {
+		scale := math.Float32frombits(binary.LittleEndian.Uint32(r.rec))
+		for i := range vec {
+			vec[i] = float32(int8(r.rec[4+i])) * scale
+		}
+	}
+	i, err := v.ix.Add(vec, r.rec, scratch[v.dims:])
+	if err != nil {
+		return err
+	}
+	k := i % vecidx.ChunkEntries
+	if k == 0 {
+		v.meta = append(v.meta, &vecMeta{})
+	}
+	m := v.meta[len(v.meta)-1]
+	tool := intern(&v.tools, r.tool, vecManyTools, &shared[0])
+	project := intern(&v.projects, r.project, vecManyProjects, &shared[1])
+	session := intern(&v.sessions, r.session, vecManySessions, &shared[2])
+	v.overflow = v.overflow || tool == vecManyTools || project == vecManyProjects || session == vecManySessions
+	m.kind[k] = uint8(r.typ)<<6 | uint8(tool)
+	m.project[k], m.session[k] = uint16(project), uint16(session)
+	if sec := r.created.Unix(); sec > 0 && sec < math.MaxUint32 {
+		m.created[k] = uint32(sec)
+	}
+	if r.id >= 0 && r.id < vecBigID {
+		m.id[k] = uint32(r.id)
+		return nil
+	}
+	m.id[k] = vecBigID
+	if shared[3] {
+		v.bigIDs, shared[3] = maps.Clone(v.bigIDs), false
+	}
+	v.bigIDs[i] = r.id
+	return nil
+}
+
+// spill moves the snapshot's vectors from memory to a file in dir, and
+// gives them codes.
+func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) error {
+	f, err := vecidx.CreateFileRecords(dir, vecidx.RecordBytes(v.dims))
+	if err != nil {
+		return err
+	}
+	if err := mem.Each(f.Append); err != nil {
+		f.Release()
+		return err
+	}
+	v.ix.Code(scratch)
+	v.ix.MoveRecords(f)
+	return nil
+}
+
+// entry returns entry i's type index and id.
+func (v *vecSnapshot) entry(i int) (typ int8, id int64) {
+	m, k := v.meta[i/vecidx.ChunkEntries], i%vecidx.ChunkEntries
+	return int8(m.kind[k] >> 6), v.id(m, k, i)
+}
+
+// id is the id of entry i, k of its metadata chunk m.
+func (v *vecSnapshot) id(m *vecMeta, k, i int) int64 {
+	if m.id[k] == vecBigID {
+		return v.bigIDs[i]
+	}
+	return int64(m.id[k])
 }
 
 // grown is v with the vectors of items (vecs[i] is items[i]'s) added, as
-// a new snapshot: v's readers go on reading v's entries (appends write
-// past them), the strings' index is copied; under vecIndex.mu. An older
-// entry of the same row is marked dead.
-func (v *vecSnapshot) grown(items []EmbedItem, vecs [][]float32) *vecSnapshot {
+// a new snapshot: v's readers go on reading v's entries (adds write past
+// them); under vecIndex.mu. An older entry of the same row is marked
+// dead.
+func (v *vecSnapshot) grown(items []EmbedItem, vecs [][]float32, dir string, exactRows int) (*vecSnapshot, error) {
 	nv := *v
-	nv.strIndex = make(map[string]int32, len(v.strIndex))
-	for k, i := range v.strIndex {
-		nv.strIndex[k] = i
-	}
+	nv.ix = v.ix.Grown()
+	nv.meta = slices.Clip(v.meta) // the last chunk is written past v's entries
+	shared := [4]bool{true, true, true, true}
 	type key struct {
 		typ int8
 		id  int64
 	}
 	again := map[key]bool{}
+	scratch := make([]float32, 3*v.dims)
 	for i, it := range items {
 		t := vecTypeIndex(it.Type)
 		if t < 0 || len(vecs[i]) != v.dims {
 			continue
 		}
 		again[key{t, it.ID}] = true
-		scale, vals := decodeQuantised(EncodeVector(vecs[i]), v.dims)
-		nv.add(t, it.ID, it.SessionID, it.Project, it.Tool, it.CreatedAt.UnixNano(), scale, vals)
-	}
-	for i := range v.id { // one pass: a map lookup per entry
-		if again[key{v.typ[i], v.id[i]}] {
-			v.dead[i] = true
+		r := vecRow{typ: t, id: it.ID, session: it.SessionID, project: it.Project, tool: it.Tool, created: it.CreatedAt, rec: EncodeVector(vecs[i])}
+		if err := nv.add(r, scratch, dir, exactRows, &shared); err != nil {
+			return nil, err
 		}
 	}
-	return &nv
+	for i := range v.ix.Len() { // one pass: a map lookup per entry
+		if typ, id := v.entry(i); again[key{typ, id}] {
+			nv.ix.MarkDead(i)
+		}
+	}
+	if err := nv.ix.Records().Flush(); err != nil {
+		return nil, err
+	}
+	return &nv, nil
 }
 
-// bytes is the snapshot's memory, as stated in the README.
+// bytes is the snapshot's memory: codes, metadata and, for a small one,
+// its vectors, as allocated (whole chunks).
 func (v *vecSnapshot) bytes() int {
-	return len(v.id) * (vecRowOverhead + v.dims)
+	return v.ix.Bytes() + len(v.meta)*vecMetaBytes
 }
 
 // vecIndex holds the snapshots of a store, by model and dimensions.
 type vecIndex struct {
 	mu      sync.Mutex
 	gen     uint64 // bumped by VectorsChanged
+	seq     uint64 // the last load started
 	snaps   map[vecKey]*vecSnapshot
 	loading map[vecKey]bool
 	// added holds, per model, the vectors added while a snapshot of it
 	// loads: the load may have read the table before they committed.
 	added      map[string][]addedBatch
 	background sync.WaitGroup
+	closed     bool
+	// exactRows and rescore are vecExactRows and vecRescore, but in
+	// tests.
+	exactRows, rescore int
+	// rescored counts the candidates searches read back, for the
+	// benchmarks.
+	rescored atomic.Int64
 }
 
 // addedBatch is one VectorsAdded call.
@@ -174,6 +363,17 @@ type addedBatch struct {
 // hybrid search answers with text).
 var ErrVectorsLoading = errors.New("semantic search: the vector index is still loading")
 
+// vecDir is where the vectors' files go: beside the database.
+func (s *Store) vecDir() string { return filepath.Dir(s.path) }
+
+// vecExact is the most rows a snapshot keeps in memory.
+func (s *Store) vecExact() int {
+	if s.vecs.exactRows != 0 {
+		return s.vecs.exactRows
+	}
+	return vecExactRows
+}
+
 // VectorsAdded adds vectors this process just committed (the indexer's
 // batch) to the loaded snapshots of model, so the next search sees them.
 func (s *Store) VectorsAdded(model string, items []EmbedItem, vecs [][]float32) {
@@ -185,7 +385,13 @@ func (s *Store) VectorsAdded(model string, items []EmbedItem, vecs [][]float32) 
 	defer ix.mu.Unlock()
 	for k, v := range ix.snaps {
 		if k.model == model {
-			ix.snaps[k] = v.grown(items, vecs)
+			nv, err := v.grown(items, vecs, s.vecDir(), s.vecExact())
+			if err != nil {
+				// The file could not grow (a full disk): load again later.
+				ix.gen++
+				continue
+			}
+			ix.replaceLocked(k, nv)
 		}
 	}
 	for k := range ix.loading {
@@ -199,26 +405,86 @@ func (s *Store) VectorsAdded(model string, items []EmbedItem, vecs [][]float32) 
 	}
 }
 
-// installLocked makes nv the snapshot of k (under mu), with what was
-// added while it loaded; the batches are dropped once no load of the
-// model runs.
-func (ix *vecIndex) installLocked(k vecKey, nv *vecSnapshot) *vecSnapshot {
-	for _, b := range ix.added[k.model] {
-		nv = nv.grown(b.items, b.vecs)
-	}
+// replaceLocked makes nv the snapshot of k (under mu), letting go of the
+// file of the one it replaces when it is not nv's.
+func (ix *vecIndex) replaceLocked(k vecKey, nv *vecSnapshot) {
+	old := ix.snaps[k]
 	if ix.snaps == nil {
 		ix.snaps = map[vecKey]*vecSnapshot{}
 	}
 	ix.snaps[k] = nv
+	if old != nil && old.file() != nil && old.file() != nv.file() {
+		old.file().Release()
+	}
+}
+
+// reloadVectors loads every loaded index again from the table, now, and
+// lets go of the old one's file (closed, its key dropped, once the
+// searches reading it are done): after a forget or a retention run
+// (Scrub), the vectors of the rows deleted leave the files with the rest
+// of them.
+func (s *Store) reloadVectors(ctx context.Context) error {
+	ix := &s.vecs
+	ix.mu.Lock()
+	var keys []vecKey
+	for k := range ix.snaps {
+		keys = append(keys, k)
+	}
+	gen := ix.gen
+	ix.mu.Unlock()
+	var errs []error
+	for _, k := range keys {
+		ix.mu.Lock()
+		ix.startLoadLocked(k) // or it loads already: this load is the later
+		ix.loading[k] = true  // a search meanwhile answers with the snapshot it has
+		ix.mu.Unlock()
+		_, err := s.loadInstall(ctx, k, gen)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// installLocked makes nv the snapshot of k (under mu), with what was
+// added while it loaded; the batches are dropped once no load of the
+// model runs. It returns the snapshot installed, or nil when the store
+// was closed meanwhile.
+func (s *Store) installLocked(k vecKey, nv *vecSnapshot) (*vecSnapshot, error) {
+	ix := &s.vecs
 	delete(ix.loading, k)
 	still := false
 	for l := range ix.loading {
 		still = still || l.model == k.model
 	}
+	batches := ix.added[k.model]
 	if !still {
 		delete(ix.added, k.model)
 	}
-	return nv
+	for _, b := range batches {
+		g, err := nv.grown(b.items, b.vecs, s.vecDir(), s.vecExact())
+		if err != nil {
+			if f := nv.file(); f != nil {
+				f.Release()
+			}
+			return nil, err
+		}
+		nv = g
+	}
+	if ix.closed {
+		if f := nv.file(); f != nil {
+			f.Release()
+		}
+		return nil, errors.New("semantic search: the store is closed")
+	}
+	if old := ix.snaps[k]; old != nil && old.seq > nv.seq {
+		// A load that started later (the scrub's) was installed first:
+		// this one may hold rows deleted before it.
+		if f := nv.file(); f != nil {
+			f.Release()
+		}
+		return old, nil
+	}
+	ix.replaceLocked(k, nv)
+	return nv, nil
 }
 
 // startLoadLocked marks k loading (under mu); false when it already is.
@@ -233,9 +499,25 @@ func (ix *vecIndex) startLoadLocked(k vecKey) bool {
 	return true
 }
 
+// closeVectors lets go of the snapshots' files; a load that ends later
+// does not install its snapshot.
+func (s *Store) closeVectors() {
+	s.waitVectorLoads()
+	ix := &s.vecs
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.closed = true
+	for k, v := range ix.snaps {
+		if f := v.file(); f != nil {
+			f.Release()
+		}
+		delete(ix.snaps, k)
+	}
+}
+
 // WarmVectors loads the snapshot of model's vectors (of dims values; 0:
 // the size of those stored) unless it is loaded or loading, so the first
-// search does not pay it. It returns how many vectors it loaded.
+// search does not pay the load. It returns how many vectors it loaded.
 func (s *Store) WarmVectors(ctx context.Context, model string, dims int) (int, error) {
 	if dims <= 0 {
 		var b []byte
@@ -260,22 +542,29 @@ func (s *Store) WarmVectors(ctx context.Context, model string, dims int) (int, e
 	if err != nil {
 		return 0, err
 	}
-	return len(v.id), nil
+	return v.ix.Len(), nil
 }
 
 // loadInstall loads k's vectors as of gen and installs them, or, when the
 // load fails, ends the load marked by startLoadLocked so the next search
 // starts another. The caller marked the load and does not hold ix.mu.
 func (s *Store) loadInstall(ctx context.Context, k vecKey, gen uint64) (*vecSnapshot, error) {
-	nv, err := s.loadVectors(ctx, k.model, k.dims, gen)
 	ix := &s.vecs
+	ix.mu.Lock()
+	ix.seq++
+	seq := ix.seq
+	ix.mu.Unlock()
+	nv, err := s.loadVectors(ctx, k.model, k.dims, gen)
+	if nv != nil {
+		nv.seq = seq
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if err != nil {
 		delete(ix.loading, k)
 		return nil, err
 	}
-	return ix.installLocked(k, nv), nil
+	return s.installLocked(k, nv)
 }
 
 type vecKey struct {
@@ -292,7 +581,8 @@ func (s *Store) VectorsChanged() {
 }
 
 // VectorIndexBytes is the memory of the loaded snapshots of model's
-// vectors (0 when none is loaded).
+// vectors (0 when none is loaded): codes, metadata and the vectors of a
+// small one, as allocated.
 func (s *Store) VectorIndexBytes(model string) int {
 	s.vecs.mu.Lock()
 	defer s.vecs.mu.Unlock()
@@ -318,8 +608,9 @@ func (s *Store) waitVectorLoads() { s.vecs.background.Wait() }
 
 // vectorSnapshot returns the snapshot of model's vectors of dims values,
 // loading it the first time and starting a background reload when it is
-// stale.
-func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*vecSnapshot, error) {
+// stale, and what the caller calls once done with it (its file is kept
+// open until then).
+func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*vecSnapshot, func(), error) {
 	ix, k := &s.vecs, vecKey{model, dims}
 	ix.mu.Lock()
 	v, gen := ix.snaps[k], ix.gen
@@ -328,14 +619,14 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 		if s.Postgres() {
 			maxAge = vecMaxAgePostgres
 		}
-		if len(v.id) == 0 {
+		if v.ix.Len() == 0 {
 			// Empty when loaded (warmed before anything was embedded; on
 			// PostgreSQL another replica may embed since): cheap to load
 			// again, and likely stale.
 			maxAge = vecRefreshMin
 		}
 		age := time.Since(v.loadedAt)
-		if age >= vecRefreshMin && (v.gen != gen || age >= maxAge) && ix.startLoadLocked(k) {
+		if age >= vecRefreshMin && age >= vecLoadRatio*v.loadTook && (v.gen != gen || age >= maxAge) && ix.startLoadLocked(k) {
 			ix.background.Add(1)
 			go func() {
 				defer ix.background.Done()
@@ -343,36 +634,120 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 			}()
 		}
 		ix.mu.Unlock()
-		return v, nil
+		return v, hold(v), nil
 	}
 	// Not loaded: this search loads it, unless another load (the warm-up)
 	// is under way, which it does not wait for.
 	if !ix.startLoadLocked(k) {
 		ix.mu.Unlock()
-		return nil, ErrVectorsLoading
+		return nil, nil, ErrVectorsLoading
 	}
 	ix.mu.Unlock()
-	return s.loadInstall(ctx, k, gen)
+	if _, err := s.loadInstall(ctx, k, gen); err != nil {
+		return nil, nil, err
+	}
+	// The snapshot installed now: the one this load made may have been
+	// replaced, its file let go of, meanwhile.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	v = ix.snaps[k]
+	if v == nil {
+		return nil, nil, ErrVectorsLoading
+	}
+	return v, hold(v), nil
+}
+
+// hold keeps v's file open until the function it returns is called;
+// under vecIndex.mu, while v's file is held by the index.
+func hold(v *vecSnapshot) func() {
+	f := v.file()
+	if f == nil {
+		return func() {}
+	}
+	f.Acquire()
+	return f.Release
 }
 
 // markDead records that entry i of v was resolved to no row.
-func (s *Store) markDead(v *vecSnapshot, i int) {
-	s.vecs.mu.Lock()
-	defer s.vecs.mu.Unlock()
-	v.dead[i] = true
-}
-
-// isDead reports whether entry i of v was resolved to no row.
-func (s *Store) isDead(v *vecSnapshot, i int) bool {
-	s.vecs.mu.Lock()
-	defer s.vecs.mu.Unlock()
-	return v.dead[i]
-}
+func (s *Store) markDead(v *vecSnapshot, i int) { v.ix.MarkDead(i) }
 
 // loadVectors reads every vector of model of dims values into a snapshot
-// (vectors of another size are left out).
-func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (*vecSnapshot, error) {
-	v := newSnapshot(dims, gen)
+// (vectors of another size are left out). One goroutine reads the rows,
+// another adds them (the codes cost about as much as the driver).
+func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (v *vecSnapshot, err error) {
+	start := time.Now()
+	batches := make(chan []vecRow, 4)
+	done := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = s.readVectors(ctx, model, dims, batches, done)
+	}()
+	defer func() {
+		close(done)
+		for range batches { // the reader stops at its next batch
+		}
+		if err == nil {
+			err = readErr
+		}
+		if err != nil && v != nil && v.file() != nil {
+			v.file().Release()
+			v = nil
+		}
+	}()
+	// The first rows are held until there are enough of them to fit the
+	// codes to.
+	var sample []vecRow
+	var shared [4]bool
+	scratch := make([]float32, 3*dims)
+	fitCodes := func() error {
+		vecs := make([][]float32, len(sample))
+		for i, r := range sample {
+			vecs[i] = decodeRecord(r.rec, dims)
+		}
+		v = newSnapshot(dims, gen, vecs)
+		for _, r := range sample {
+			if err := v.add(r, scratch, s.vecDir(), s.vecExact(), &shared); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for batch := range batches {
+		for _, r := range batch {
+			if v != nil {
+				if err := v.add(r, scratch, s.vecDir(), s.vecExact(), &shared); err != nil {
+					return v, err
+				}
+				continue
+			}
+			r.rec = slices.Clone(r.rec) // the batch's buffer is the reader's again
+			if sample = append(sample, r); len(sample) == vecSampleRows {
+				if err := fitCodes(); err != nil {
+					return v, err
+				}
+			}
+		}
+	}
+	if v == nil {
+		if err := fitCodes(); err != nil {
+			return v, err
+		}
+	}
+	if err := v.ix.Records().Flush(); err != nil {
+		return v, err
+	}
+	v.loadedAt, v.loadTook = time.Now(), time.Since(start)
+	return v, nil
+}
+
+// vecBatch is how many rows loadVectors's reader hands over at a time.
+const vecBatch = 512
+
+// readVectors reads the vectors of model of dims values into batches,
+// until done is closed. A batch's records live in a buffer the reader
+// uses again two batches later.
+func (s *Store) readVectors(ctx context.Context, model string, dims int, batches chan<- []vecRow, done <-chan struct{}) error {
 	// On SQLite one pass over the table beats a lookup per row through
 	// the (model, project) index.
 	where := "model = ?"
@@ -381,245 +756,80 @@ func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uin
 	}
 	rows, err := s.searchDB(ctx).Raw("SELECT item_type, item_id, session_id, project, tool_name, created_at, vec FROM embeddings WHERE "+where, model).Rows()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var typ, project, tool string
-		var id, session int64
-		var created any
-		var b []byte
-		if err := rows.Scan(&typ, &id, &session, &project, &tool, &created, &b); err != nil {
-			return nil, err
+	size := vecidx.RecordBytes(dims)
+	var bufs [6][]byte // more than the channel holds and the adder has
+	var batch []vecRow
+	nbuf := 0
+	send := func() bool {
+		select {
+		case batches <- batch:
+			batch, nbuf = nil, nbuf+1
+			return true
+		case <-done:
+			return false
 		}
-		t := vecTypeIndex(typ)
-		if t < 0 {
-			continue
-		}
-		scale, vals := decodeQuantised(b, dims)
-		if vals == nil {
-			continue
-		}
-		v.add(t, id, session, project, tool, parseStoredTime(created).UnixNano(), scale, vals)
 	}
-	return v, rows.Err()
+	var b sql.RawBytes
+	for rows.Next() {
+		var r vecRow
+		var typ string
+		var created any
+		if err := rows.Scan(&typ, &r.id, &r.session, &r.project, &r.tool, &created, &b); err != nil {
+			return err
+		}
+		if r.typ = vecTypeIndex(typ); r.typ < 0 {
+			continue
+		}
+		buf := &bufs[nbuf%len(bufs)]
+		if batch == nil {
+			*buf = (*buf)[:0]
+		}
+		start := len(*buf)
+		if *buf = storedRecord(*buf, b, dims); len(*buf) != start+size {
+			*buf = (*buf)[:start]
+			continue // another size
+		}
+		r.rec, r.created = (*buf)[start:start+size:start+size], parseStoredTime(created)
+		if batch = append(batch, r); len(batch) == vecBatch && !send() {
+			return nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		send()
+	}
+	return nil
 }
 
-// decodeQuantised reads a stored vector of dims values as its scale and
-// int8 values: quantised as stored, or float32 (as first stored)
-// quantised now; nil for a vector of another size.
-func decodeQuantised(b []byte, dims int) (float32, []int8) {
+// storedRecord is a stored vector of dims values as a record of the index
+// (vecidx.RecordBytes: scale and int8 values), appended to dst: quantised
+// as stored, or float32 (as first stored) quantised now; dst as it was
+// for a vector of another size.
+func storedRecord(dst, b []byte, dims int) []byte {
 	switch len(b) {
 	case 4 + dims:
+		return append(dst, b...)
 	case 4 * dims:
 		f := make([]float32, dims)
 		for i := range f {
 			f[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 		}
-		b = EncodeVector(f)
-	default:
-		return 0, nil
+		return append(dst, EncodeVector(f)...)
 	}
-	vals := make([]int8, dims)
-	for i := range vals {
-		vals[i] = int8(b[4+i])
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b)), vals
+	return dst
 }
 
-// scanPart is the fewest entries a goroutine of scanSnapshot scans: below
-// it, starting one costs more than it saves.
-const scanPart = 1 << 15
-
-// scanSnapshot returns the best want entries of v by dot product with q
-// within q's filters (by worse: one set, however scanned), in no set
-// order, skipping dead ones. A large snapshot is scanned in parts, one a
-// core, each keeping its own best, merged after.
-func (s *Store) scanSnapshot(v *vecSnapshot, sq SearchQuery, q []float32, want int) []scored {
-	f, ok := v.filterOf(sq)
-	if !ok {
-		return nil
+// decodeRecord is a record's values as float32.
+func decodeRecord(rec []byte, dims int) []float32 {
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(rec))
+	out := make([]float32, dims)
+	for i := range out {
+		out[i] = float32(int8(rec[4+i])) * scale
 	}
-	n := len(v.id)
-	parts := min(runtime.GOMAXPROCS(0), n/scanPart)
-	if parts <= 1 {
-		return s.scanRange(v, f, q, want, 0, n)
-	}
-	best := make([][]scored, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { best[p] = s.scanRange(v, f, q, want, n*p/parts, n*(p+1)/parts) })
-	}
-	wg.Wait()
-	all := slices.Concat(best...)
-	if len(all) > want {
-		sortScored(all)
-		all = all[:want]
-	}
-	return all
-}
-
-// vecFilter is a SearchQuery's filters in a snapshot's terms (-1: any).
-type vecFilter struct {
-	project, tool int32
-	typ, skip     int8
-	from, to      int64
-	session       int64              // excluded; 0: none
-	only          map[int64]struct{} // SearchQuery.OnlyIDs; nil: any
-}
-
-// filterOf is sq's filters in v's terms; false when nothing can match
-// (a project or tool v has never seen, an unknown type).
-func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
-	project, tool, typ := int32(-1), int32(-1), int8(-1)
-	if sq.Project != "" {
-		i, ok := v.strIndex[sq.Project]
-		if !ok {
-			return vecFilter{}, false
-		}
-		project = i
-	}
-	if sq.Tool != "" {
-		i, ok := v.strIndex[sq.Tool]
-		if !ok {
-			return vecFilter{}, false
-		}
-		tool, sq.Type = i, SearchObservation
-	}
-	if sq.Type != "" {
-		if typ = vecTypeIndex(sq.Type); typ < 0 {
-			return vecFilter{}, false
-		}
-	}
-	// Memories are searched on their own (a memory search), never
-	// among the rows of all types.
-	skip := int8(-1)
-	if typ < 0 {
-		skip = vecTypeIndex(SearchMemory)
-	}
-	from, to := int64(math.MinInt64), int64(math.MaxInt64)
-	if !sq.From.IsZero() {
-		from = sq.From.UnixNano()
-	}
-	if !sq.To.IsZero() {
-		to = sq.To.UnixNano()
-	}
-	f := vecFilter{project: project, tool: tool, typ: typ, skip: skip, from: from, to: to, session: sq.ExcludeSessionID}
-	if sq.OnlyIDs != nil {
-		if len(sq.OnlyIDs) == 0 {
-			return vecFilter{}, false
-		}
-		f.only = make(map[int64]struct{}, len(sq.OnlyIDs))
-		for _, id := range sq.OnlyIDs {
-			f.only[id] = struct{}{}
-		}
-	}
-	return f, true
-}
-
-// scanRange is scanSnapshot over the entries lo…hi-1: their best want,
-// as a heap.
-func (s *Store) scanRange(v *vecSnapshot, f vecFilter, q []float32, want, lo, hi int) []scored {
-	h := &minHeap{}
-	dims := v.dims
-	for i := lo; i < hi; i++ {
-		if (f.project >= 0 && v.project[i] != f.project) || (f.tool >= 0 && v.tool[i] != f.tool) || (f.typ >= 0 && v.typ[i] != f.typ) || v.typ[i] == f.skip ||
-			v.created[i] < f.from || v.created[i] >= f.to || (f.session != 0 && v.session[i] == f.session) {
-			continue
-		}
-		if f.only != nil {
-			if _, ok := f.only[v.id[i]]; !ok {
-				continue
-			}
-		}
-		sim := float64(dotInt8(q, v.vals[i*dims:(i+1)*dims]) * v.scale[i])
-		if h.Len() >= want && sim < (*h)[0].sim {
-			continue // cheaper than building c: not even a tie
-		}
-		c := scored{typ: vecTypes[v.typ[i]], id: v.id[i], sim: sim, at: i}
-		if h.Len() >= want && !worse((*h)[0], c) {
-			continue
-		}
-		if s.isDead(v, i) {
-			continue
-		}
-		if h.Len() < want {
-			heap.Push(h, c)
-		} else {
-			(*h)[0] = c
-			heap.Fix(h, 0)
-		}
-	}
-	return *h
-}
-
-// dotInt8 is the dot product of q and the int8 values b (len(b) ==
-// len(q)), unrolled by four.
-func dotInt8(q []float32, b []int8) float32 {
-	b = b[:len(q)]
-	var d0, d1, d2, d3 float32
-	i := 0
-	for ; i+4 <= len(q); i += 4 {
-		d0 += q[i] * float32(b[i])
-		d1 += q[i+1] * float32(b[i+1])
-		d2 += q[i+2] * float32(b[i+2])
-		d3 += q[i+3] * float32(b[i+3])
-	}
-	for ; i < len(q); i++ {
-		d0 += q[i] * float32(b[i])
-	}
-	return d0 + d1 + d2 + d3
-}
-
-// semanticSearchIndexed is SemanticSearch through the in-memory index:
-// the best of the snapshot, resolved to their rows; an entry whose row is
-// gone is marked dead and the scan runs again, so a forgotten row is
-// never returned and the page stays full.
-func (s *Store) semanticSearchIndexed(ctx context.Context, q SearchQuery, model string, vec []float32) ([]SearchHit, error) {
-	v, err := s.vectorSnapshot(ctx, model, len(vec))
-	if err != nil {
-		return nil, err
-	}
-	want := q.Offset + q.Limit + 1
-	for attempt := 0; ; attempt++ {
-		best := s.scanSnapshot(v, q, vec, want)
-		sortScored(best)
-		best = uniqueScored(best)
-		hits, err := s.semanticRows(ctx, best)
-		if err != nil {
-			return nil, err
-		}
-		gone := 0
-		for i, h := range hits {
-			if h.Type == "" {
-				s.markDead(v, best[i].at)
-				gone++
-			}
-		}
-		if gone == 0 || attempt == vecResolveAttempts-1 {
-			hits = loadedHits(hits)
-			if q.Offset >= len(hits) {
-				return []SearchHit{}, nil
-			}
-			return hits[q.Offset:], nil
-		}
-	}
-}
-
-// uniqueScored drops the later of two candidates of one row (its vector
-// read by a load and added as it committed), keeping the order.
-func uniqueScored(best []scored) []scored {
-	type key struct {
-		typ string
-		id  int64
-	}
-	seen := make(map[key]bool, len(best))
-	kept := best[:0]
-	for _, c := range best {
-		if k := (key{c.typ, c.id}); !seen[k] {
-			seen[k] = true
-			kept = append(kept, c)
-		}
-	}
-	return kept
+	return out
 }

@@ -2,22 +2,31 @@ package models
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"reflect"
-	"runtime"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/mneme-dev/mneme/models/internal/vecidx"
 )
 
-// TestVectorIndex: the in-memory index answers as the SQL scan does within
-// every filter; a row forgotten after the index was loaded is never
-// returned and the page stays full; vectors stored after it was loaded
-// are found once the indexer says so (VectorsChanged); its memory is 36
-// bytes plus one per dimension per row.
+// TestVectorIndex: the index answers as the SQL scan does within every
+// filter, kept exactly in memory (a small index) and as codes with the
+// vectors in a file (every row a candidate at this size: the exact answer
+// too); a row forgotten after the index was loaded is never returned and
+// the page stays full; vectors stored after it was loaded are found once
+// the indexer says so (VectorsChanged); its memory is what it allocated.
 func TestVectorIndex(t *testing.T) {
-	forEachBackend(t, testVectorIndex)
+	for _, mode := range []struct {
+		name      string
+		exactRows int
+	}{{"exact", 0}, {"codes", 1}} {
+		t.Run(mode.name, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, f *searchFixture) {
+				f.s.vecs.exactRows = mode.exactRows
+				testVectorIndex(t, f)
+			})
+		})
+	}
 }
 
 func testVectorIndex(t *testing.T, f *searchFixture) {
@@ -56,8 +65,15 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 			t.Errorf("OnlyIDs %v: %v", c.q.OnlyIDs, got)
 		}
 	}
-	if n, want := s.VectorIndexBytes("m1"), rows*(vecRowOverhead+64); n != want {
-		t.Errorf("index memory %d bytes, want %d", n, want)
+	// One chunk of 1,024 entries: the metadata (13 bytes), the dead
+	// marks, and the vectors (68 bytes) exact or codes (8 bytes at 64
+	// dimensions) and two corrections.
+	want := vecidx.ChunkEntries * (8 + 2 + 13)
+	if s.vecs.exactRows == 0 {
+		want = vecidx.ChunkEntries * (68 + 13)
+	}
+	if n := s.VectorIndexBytes("m1"); rows > vecidx.ChunkEntries || n != want+vecidx.ChunkEntries/8 {
+		t.Errorf("index memory %d bytes for %d rows, want %d", n, rows, want+vecidx.ChunkEntries/8)
 	}
 
 	// Forgotten after the index was loaded: never returned, the page
@@ -116,65 +132,4 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	s.waitVectorLoads()
-}
-
-// TestScanInPartsIsTheSequentialScan: a snapshot large enough to be
-// scanned in parallel gives the very candidates one sequential pass
-// gives, ties included (many entries share a vector), with and without
-// filters, dead entries left out.
-func TestScanInPartsIsTheSequentialScan(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	s := openTestStore(t)
-	const dims = 16
-	rng := rand.New(rand.NewPCG(7, 9))
-	n := 5*scanPart + 123
-	v := newSnapshot(dims, 1)
-	shared := make([][]int8, 50) // few distinct vectors: ties everywhere
-	for i := range shared {
-		shared[i] = make([]int8, dims)
-		for j := range shared[i] {
-			shared[i][j] = int8(rng.IntN(255) - 127)
-		}
-	}
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-	for i := range n {
-		v.add(int8(i%3), int64(i/3+1), int64(i%7+1), fmt.Sprintf("p%d", i%4), "Bash", at+int64(i)*int64(time.Second), 1, shared[rng.IntN(len(shared))])
-	}
-	for i := 0; i < n; i += 97 {
-		v.dead[i] = true
-	}
-	q := make([]float32, dims)
-	for i := range q {
-		q[i] = float32(rng.NormFloat64())
-	}
-	for _, sq := range []SearchQuery{{}, {Project: "p2"}, {Type: SearchPrompt}, {ExcludeSessionID: 3, From: time.Unix(0, at+int64(n/2)*int64(time.Second))}} {
-		for _, want := range []int{1, 21, 500} {
-			got := s.scanSnapshot(v, sq, q, want)
-			f, ok := v.filterOf(sq)
-			if !ok {
-				t.Fatalf("%+v: no filter", sq)
-			}
-			seq := s.scanRange(v, f, q, want, 0, n)
-			sortScored(got)
-			sortScored(seq)
-			if len(got) != want || !slices.Equal(got, seq) {
-				t.Fatalf("%+v want %d: the scan in parts gave %d candidates, one pass %d; first differing: %v", sq, want, len(got), len(seq), firstDiff(got, seq))
-			}
-			for _, c := range got {
-				if v.dead[c.at] {
-					t.Fatalf("dead entry %d returned", c.at)
-				}
-			}
-		}
-	}
-}
-
-// firstDiff is the first pair of candidates that differ, for a message.
-func firstDiff(a, b []scored) [2]scored {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return [2]scored{a[i], b[i]}
-		}
-	}
-	return [2]scored{}
 }

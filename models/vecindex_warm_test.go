@@ -14,7 +14,21 @@ import (
 // each, also when they were added while a load ran; a row embedded again
 // is found once, by its new vector.
 func TestVectorIndexWarmsAndGrows(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+	for _, mode := range []struct {
+		name      string
+		exactRows int
+	}{{"exact", 0}, {"codes", 1}} {
+		t.Run(mode.name, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, f *searchFixture) {
+				f.s.vecs.exactRows = mode.exactRows
+				testVectorIndexWarmsAndGrows(t, f)
+			})
+		})
+	}
+}
+
+func testVectorIndexWarmsAndGrows(t *testing.T, f *searchFixture) {
+	{
 		ctx := context.Background()
 		s := f.s
 		rows := embedAll(t, s, "m1")
@@ -71,8 +85,8 @@ func TestVectorIndexWarmsAndGrows(t *testing.T) {
 		live := 0
 		s.vecs.mu.Lock()
 		v := s.vecs.snaps[vecKey{"m1", 64}]
-		for i, id := range v.id {
-			if id == it.ID && vecTypes[v.typ[i]] == SearchObservation && !v.dead[i] {
+		for i := range v.ix.Len() {
+			if typ, id := v.entry(i); id == it.ID && vecTypes[typ] == SearchObservation && !v.ix.Dead(i) {
 				live++
 			}
 		}
@@ -85,6 +99,9 @@ func TestVectorIndexWarmsAndGrows(t *testing.T) {
 		// meanwhile is in the snapshot it installs, once.
 		k := vecKey{"m1", 64}
 		s.vecs.mu.Lock()
+		if f := s.vecs.snaps[k].file(); f != nil {
+			f.Release()
+		}
 		delete(s.vecs.snaps, k)
 		s.vecs.startLoadLocked(k)
 		gen := s.vecs.gen
@@ -100,12 +117,15 @@ func TestVectorIndexWarmsAndGrows(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.vecs.mu.Lock()
-		s.vecs.installLocked(k, nv)
+		_, err = s.installLocked(k, nv)
 		s.vecs.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if h := first("grafana dashboard panel missing"); h.ID != late.ID {
 			t.Errorf("the row added while loading: %+v", h)
 		}
-	})
+	}
 }
 
 // embedNew embeds the pending rows of s for model as the indexer does:
@@ -126,4 +146,61 @@ func embedNew(t *testing.T, s *Store, model string) []EmbedItem {
 	}
 	s.VectorsAdded(model, items, vecs)
 	return items
+}
+
+// TestScrubReloadsVectorIndex: after a forget, the scrub loads the index
+// again from the table, without the forgotten row's vector, and the old
+// file (and its key) is let go of once no search reads it; a search
+// meanwhile answers from the snapshot it holds.
+func TestScrubReloadsVectorIndex(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		s.vecs.exactRows = 1 // codes and a file
+		embedAll(t, s, "m1")
+		if _, err := s.WarmVectors(ctx, "m1", 0); err != nil {
+			t.Fatal(err)
+		}
+		k := vecKey{"m1", 64}
+		s.vecs.mu.Lock()
+		old := s.vecs.snaps[k]
+		s.vecs.mu.Unlock()
+		oldFile := old.file()
+		if oldFile == nil {
+			t.Fatal("no file")
+		}
+		// A search holding the old snapshot while the scrub runs.
+		_, release, err := s.vectorSnapshot(ctx, "m1", 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Writer.Do(ctx, func(tx *Tx) error {
+			_, err := tx.ForgetObservation(f.obs["ws"], nil)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Scrub(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		s.vecs.mu.Lock()
+		nv := s.vecs.snaps[k]
+		s.vecs.mu.Unlock()
+		if nv == old || nv.file() == oldFile {
+			t.Fatal("the scrub did not load the index again")
+		}
+		for i := range nv.ix.Len() {
+			if typ, id := nv.entry(i); vecTypes[typ] == SearchObservation && id == f.obs["ws"] {
+				t.Errorf("the forgotten observation is in the index loaded after the scrub")
+			}
+		}
+		if oldFile.Held() != 1 {
+			t.Errorf("the old file is held %d times while a search reads it, want 1", oldFile.Held())
+		}
+		release()
+		if oldFile.Held() != 0 || oldFile.Err() != nil {
+			t.Errorf("the old file is held %d times once the search is done (%v), want closed", oldFile.Held(), oldFile.Err())
+		}
+	})
 }

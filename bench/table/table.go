@@ -73,7 +73,7 @@ func Compute(spec []Row, res *Results) []Line {
 func computeRow(row Row, res *Results) Line {
 	l := Line{Figure: row.Figure, Baseline: "—", Ratio: "—", Target: "—", Met: "—"}
 	if row.Target != nil {
-		l.Target = row.Target.Op + " " + bound(row.Target.Value) + " " + row.Unit
+		l.Target = strings.TrimSpace(row.Target.Op + " " + bound(row.Target.Value) + " " + row.Unit)
 	}
 	// The benchmarks that reported the metric; the worst of them or the
 	// first.
@@ -98,7 +98,7 @@ func computeRow(row Row, res *Results) Line {
 	if row.Worst {
 		l.Figure += " (worst: " + shortName(name) + ")"
 	}
-	l.Result = num(v) + " " + row.Unit
+	l.Result = strings.TrimSpace(num(v) + " " + row.Unit)
 	if n > 1 {
 		l.Result += fmt.Sprintf(" (median of %d)", n)
 	}
@@ -115,7 +115,7 @@ func computeRow(row Row, res *Results) Line {
 		if bn == 0 {
 			continue
 		}
-		l.Baseline = num(bv) + " " + row.Unit + " " + b.Label
+		l.Baseline = strings.Join(strings.Fields(num(bv)+" "+row.Unit+" "+b.Label), " ")
 		if bv != 0 {
 			l.Ratio = num(v/bv) + "×"
 		}

@@ -43,7 +43,169 @@ func Vector(seed int64) []float32 {
 	return v
 }
 
-var vecDBs sync.Map // rows → *benchDBOnce
+// Family is a kind of synthetic embedding, for measuring an approximate
+// vector index against the exact scan: what it finds depends on how the
+// vectors are spread, and real embeddings are neither uniform nor one
+// tidy cluster each.
+type Family string
+
+// The families. Uniform (Vector) is the worst case for an approximate
+// index: at a million rows the nearest neighbours of a query are barely
+// nearer than any other vector (cosine ≈0.27 against ≈0.05), so there is
+// no structure for a coarse code to keep. Clustered vectors lie around a
+// few thousand centroids; text-like ones are shaped as sentence
+// embeddings are: a common mean direction every vector shares (random
+// pairs have a cosine near 0.3), low-rank topic structure (each text a
+// mix of one to three of 2,048 topics spanning a 64-dimension subspace,
+// topics Zipf-popular) and noise stronger along a few "rogue" axes.
+const (
+	Uniform   Family = "uniform"
+	Clustered Family = "clustered"
+	TextLike  Family = "textlike"
+)
+
+// Families are the families in the order the benchmarks report them.
+var Families = []Family{Uniform, Clustered, TextLike}
+
+// Vector is the embedding of seed in family f, the same on every run:
+// Vector(seed) for Uniform. Rows take their id as seed, queries negative
+// seeds (for Clustered and TextLike a query is drawn as a row is: a new
+// member of a cluster, a new mix of topics).
+func (f Family) Vector(seed int64) []float32 {
+	switch f {
+	case Clustered:
+		return clusteredVector(seed)
+	case TextLike:
+		return textLikeVector(seed)
+	}
+	return Vector(seed)
+}
+
+const (
+	clusters     = 4096 // centroids of Clustered
+	clusterNoise = 0.8  // noise norm around a unit centroid: cos(row, centroid) ≈ 0.78
+	topics       = 2048 // TextLike's topics
+	topicRank    = 64   // the dimension of the subspace they span
+	rogueAxes    = 4    // TextLike's axes of stronger noise
+)
+
+// gaussian fills v with standard normal values from r and returns it.
+func gaussian(r *rand.Rand, v []float32) []float32 {
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
+}
+
+// normalize scales v to unit length and returns it.
+func normalize(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n > 0 {
+		s := float32(1 / math.Sqrt(n))
+		for i := range v {
+			v[i] *= s
+		}
+	}
+	return v
+}
+
+var centroids = sync.OnceValue(func() [][]float32 {
+	r := rand.New(rand.NewPCG(0xc1, 0x05))
+	out := make([][]float32, clusters)
+	for i := range out {
+		out[i] = normalize(gaussian(r, make([]float32, VectorDims)))
+	}
+	return out
+})
+
+func clusteredVector(seed int64) []float32 {
+	r := rand.New(rand.NewPCG(uint64(seed), 0xc1c1c1))
+	c := centroids()[r.IntN(clusters)]
+	v := normalize(gaussian(r, make([]float32, VectorDims)))
+	for i := range v {
+		v[i] = c[i] + clusterNoise*v[i]
+	}
+	return normalize(v)
+}
+
+// textModel is TextLike's fixed parts: the mean direction, the topics and
+// the rogue axes.
+type textModel struct {
+	mean   []float32
+	topics [][]float32
+	rogue  []int
+	zipf   func(r *rand.Rand) int
+}
+
+var textLike = sync.OnceValue(func() *textModel {
+	r := rand.New(rand.NewPCG(0x7e, 0x47))
+	m := &textModel{mean: normalize(gaussian(r, make([]float32, VectorDims)))}
+	basis := make([][]float32, topicRank)
+	for i := range basis {
+		basis[i] = normalize(gaussian(r, make([]float32, VectorDims)))
+	}
+	for range topics {
+		t := make([]float32, VectorDims)
+		for k, b := range basis {
+			// A decaying spectrum: the first directions carry most.
+			w := float32(r.NormFloat64() / math.Sqrt(float64(k+1)))
+			for i := range t {
+				t[i] += w * b[i]
+			}
+		}
+		m.topics = append(m.topics, normalize(t))
+	}
+	m.rogue = r.Perm(VectorDims)[:rogueAxes]
+	// Topic popularity: Zipf over the topics (s = 1.1), drawn with a
+	// table of cumulative weights.
+	cum := make([]float64, topics)
+	var total float64
+	for i := range cum {
+		total += 1 / math.Pow(float64(i+1), 1.1)
+		cum[i] = total
+	}
+	m.zipf = func(r *rand.Rand) int {
+		x := r.Float64() * total
+		lo, hi := 0, topics-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if cum[mid] < x {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		return lo
+	}
+	return m
+})
+
+func textLikeVector(seed int64) []float32 {
+	m := textLike()
+	r := rand.New(rand.NewPCG(uint64(seed), 0x7e7e7e))
+	v := make([]float32, VectorDims)
+	for range 1 + r.IntN(3) {
+		t, w := m.topics[m.zipf(r)], float32(r.ExpFloat64())
+		for i := range v {
+			v[i] += w * t[i]
+		}
+	}
+	normalize(v)
+	noise := gaussian(r, make([]float32, VectorDims))
+	for _, a := range m.rogue {
+		noise[a] *= 6
+	}
+	sd := float32(0.5 / math.Sqrt(VectorDims))
+	for i := range v {
+		v[i] += 0.8*m.mean[i] + sd*noise[i]
+	}
+	return normalize(v)
+}
+
+var vecDBs = map[Family]*sync.Map{Uniform: {}, Clustered: {}, TextLike: {}} // rows → *benchDBOnce
 
 // WithVectors is Build's database copied into a directory of its own with
 // the embedding of every observation added (Vector(id), VectorModel), so
@@ -51,13 +213,23 @@ var vecDBs sync.Map // rows → *benchDBOnce
 // is made once per process, and kept in $MNEME_BENCH_CACHE like Build's.
 func WithVectors(tb testing.TB, rows int) *DB {
 	tb.Helper()
-	src := Build(tb, rows)
-	return onceDB(tb, &vecDBs, rows, func() (*DB, error) { return buildVectorDB(src) })
+	return WithFamily(tb, rows, Uniform)
 }
 
-func buildVectorDB(src *DB) (*DB, error) {
+// WithFamily is WithVectors with the vectors of family f (f.Vector(id)),
+// each family in a database of its own.
+func WithFamily(tb testing.TB, rows int, f Family) *DB {
+	tb.Helper()
+	src := Build(tb, rows)
+	return onceDB(tb, vecDBs[f], rows, func() (*DB, error) { return buildVectorDB(src, f) })
+}
+
+func buildVectorDB(src *DB, f Family) (*DB, error) {
 	db := *src
 	db.Dir, db.Built = src.Dir+fmt.Sprintf("-vec%d", VectorDims), 0
+	if f != Uniform {
+		db.Dir += "-" + string(f)
+	}
 	if os.Getenv("MNEME_BENCH_CACHE") == "" {
 		d, err := os.MkdirTemp("", "mneme-bench-vec-")
 		if err != nil {
@@ -82,7 +254,7 @@ func buildVectorDB(src *DB) (*DB, error) {
 		return nil, err
 	}
 	defer store.Close()
-	if err := addVectorsSQLite(sqlDB, db.Observations); err != nil {
+	if err := addVectorsSQLite(sqlDB, db.Observations, f); err != nil {
 		return nil, err
 	}
 	if _, err := sqlDB.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
@@ -92,9 +264,9 @@ func buildVectorDB(src *DB) (*DB, error) {
 	return &db, os.WriteFile(done, []byte(db.Built.String()), 0o600)
 }
 
-// addVectorsSQLite stores the vectors of observations 1…n, 50,000 a
-// transaction.
-func addVectorsSQLite(sqlDB *sql.DB, n int) error {
+// addVectorsSQLite stores the vectors of family f of observations 1…n,
+// 50,000 a transaction.
+func addVectorsSQLite(sqlDB *sql.DB, n int, f Family) error {
 	const perTx = 50_000
 	for base := 1; base <= n; base += perTx {
 		tx, err := sqlDB.Begin()
@@ -108,7 +280,7 @@ func addVectorsSQLite(sqlDB *sql.DB, n int) error {
 			return err
 		}
 		for id := base; id < min(base+perTx, n+1); id++ {
-			if _, err := stmt.Exec(VectorModel, models.EncodeVector(Vector(int64(id))), id); err != nil {
+			if _, err := stmt.Exec(VectorModel, models.EncodeVector(f.Vector(int64(id))), id); err != nil {
 				tx.Rollback()
 				return err
 			}
