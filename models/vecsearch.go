@@ -87,6 +87,18 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 // the filters' tests in it.
 func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []uint64) {
 	m := v.meta[base/vecidx.ChunkEntries]
+	if f.tool < 0 && f.project < 0 && f.from == 0 && f.to == math.MaxUint32 && f.session < 0 && f.only == nil {
+		// By type alone: a word of entries at a time.
+		for w := range kept {
+			if f.typ >= 0 {
+				kept[w] = m.types[f.typ][w]
+			} else {
+				kept[w] = (m.types[0][w] | m.types[1][w] | m.types[2][w] | m.types[3][w]) &^ m.types[f.skip][w]
+			}
+		}
+		f.unskip(skip, base, n, kept)
+		return
+	}
 	for k := range n {
 		kind := m.kind[k]
 		if typ := int8(kind >> 6); typ == f.skip || (f.typ >= 0 && typ != f.typ) {
@@ -111,6 +123,11 @@ func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []
 		}
 		kept[k/64] |= 1 << (k % 64)
 	}
+	f.unskip(skip, base, n, kept)
+}
+
+// unskip clears the bits of the entries in skip among base…base+n−1.
+func (f *vecFilter) unskip(skip map[int]bool, base, n int, kept []uint64) {
 	for i := range skip {
 		if k := i - base; k >= 0 && k < n {
 			kept[k/64] &^= 1 << (k % 64)

@@ -187,9 +187,74 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 	if !x.coded {
 		panic("vecidx: Candidates of an index without codes")
 	}
+	if len(x.chunks) < 4*sampleChunks {
+		return x.candidatesTwoPass(p, want, wide, f)
+	}
+	// A sample of the chunks tells the distance within which about wide
+	// entries lie, with a margin; then one pass estimates those within
+	// it while their code is in the cache (a second pass would fetch
+	// each again from memory).
 	cb := x.q.CodeBytes()
-	// Pass 1: each kept entry's Hamming distance, 255 for 255 and over
-	// (the others' too: their hist counts none), and how many are at each.
+	hist := make([]int, 8*cb+1)
+	step := len(x.chunks) / sampleChunks
+	sampled := 0
+	for ci := 0; ci < len(x.chunks); ci += step {
+		base := ci * ChunkEntries
+		n := min(ChunkEntries, x.n-base)
+		c := x.chunks[ci]
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		eachBit(m[:], func(k int) { hist[p.Hamming(c.codes[k*cb:(k+1)*cb])]++ })
+		sampled++
+	}
+	scale := float64(len(x.chunks)) / float64(sampled)
+	bound, cum := len(hist)-1, 0
+	for b, h := range hist {
+		if cum += h; float64(cum)*scale >= sampleMargin*float64(wide) {
+			bound = b
+			break
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	heaps := make([]candHeap, workers)
+	counts := make([]int, workers)
+	x.each(func(w int, c *chunk, base, n int) {
+		h := &heaps[w]
+		h.want = want
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		eachBit(m[:], func(k int) {
+			code := c.codes[k*cb : (k+1)*cb]
+			if p.Hamming(code) <= bound {
+				counts[w]++
+				h.offer(Candidate{int32(base + k), p.Estimate(p.Dot(code), c.f[k], c.cx[k])})
+			}
+		})
+	})
+	p.Estimated = 0
+	for _, n := range counts {
+		p.Estimated += n
+	}
+	if p.Estimated < wide && bound < len(hist)-1 {
+		return x.candidatesTwoPass(p, want, wide, f) // the sample misjudged
+	}
+	return best(heaps, want)
+}
+
+// sampleChunks is how many chunks Candidates samples; sampleMargin how
+// many times wide entries its bound aims at.
+const (
+	sampleChunks = 64
+	sampleMargin = 1.5
+)
+
+// candidatesTwoPass is Candidates in two passes: each kept entry's
+// Hamming distance and how many are at each, then the estimates of the
+// wide nearest (ties at the bound included).
+func (x *Index) candidatesTwoPass(p *Query, want, wide int, f Filter) []Candidate {
+	cb := x.q.CodeBytes()
+	// Pass 1: each kept entry's Hamming distance, 254 for 254 and over,
+	// notKept for the others, and how many are at each.
 	dist := getDist(x.n)
 	defer putDist(dist)
 	workers := runtime.GOMAXPROCS(0)

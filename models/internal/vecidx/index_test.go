@@ -148,13 +148,21 @@ func TestCandidatesFindTheNearest(t *testing.T) {
 // a vector), with and without a filter, dead entries left out; exactly
 // and by estimate.
 func TestScanInPartsIsTheSequentialScan(t *testing.T) {
+	for _, n := range []int{5*ChunkEntries + 123, 4*sampleChunks*ChunkEntries + 77} {
+		testScanInParts(t, n)
+	}
+}
+
+// testScanInParts is TestScanInPartsIsTheSequentialScan over n entries:
+// few enough for Candidates' two passes, or enough for its sample.
+func testScanInParts(t *testing.T, n int) {
 	r := rand.New(rand.NewPCG(7, 9))
 	const dims = 16
 	shared := make([][]float32, 50) // few distinct vectors: ties everywhere
 	for i := range shared {
 		shared[i] = gaussian(r, dims)
 	}
-	vecs := make([][]float32, 5*ChunkEntries+123)
+	vecs := make([][]float32, n)
 	for i := range vecs {
 		vecs[i] = shared[r.IntN(len(shared))]
 	}
