@@ -40,21 +40,35 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 	if mode != ModeSemantic && mode != ModeHybrid {
 		return nil, false, fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
 	}
-	vec, eerr := s.embedQuery(ctx, q.Q)
 	if mode == ModeSemantic {
+		vec, eerr := s.embedQuery(ctx, q.Q)
 		if eerr != nil {
 			return nil, false, eerr
 		}
 		hits, err = s.Store.SemanticSearch(ctx, q, s.Client.Model, vec)
 		return hits, false, err
 	}
-	// Hybrid: both lists of the whole window, fused, then paged.
+	// Hybrid: both lists of the whole window, fused, then paged. The
+	// full-text search runs while the query is embedded and its nearest
+	// rows found: it needs neither.
 	page := q
 	page.Offset, page.Limit = 0, min(q.Offset+q.Limit+1, models.MaxSearchWindow)
 	if page.Limit < 20 {
 		page.Limit = 20
 	}
-	text, terr := s.Store.Search(ctx, page)
+	var text []models.SearchHit
+	var terr error
+	textDone := make(chan struct{})
+	go func() {
+		defer close(textDone)
+		text, terr = s.Store.Search(ctx, page)
+	}()
+	vec, eerr := s.embedQuery(ctx, q.Q)
+	var sem []models.SearchHit
+	if eerr == nil {
+		sem, err = s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
+	}
+	<-textDone
 	if eerr != nil {
 		if s.Log != nil {
 			s.Log.Warn("semantic search: the embeddings endpoint did not answer in time; answering with text alone", "budget", s.budget(), "err", eerr)
@@ -64,7 +78,6 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 		}
 		return pageOf(text, q.Offset, q.Limit), true, nil
 	}
-	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
 	if errors.Is(err, models.ErrVectorsLoading) {
 		if s.Log != nil {
 			s.Log.Warn("semantic search: the vector index is still loading; answering with text alone")
