@@ -168,6 +168,11 @@ func better(a, b Candidate) bool {
 	return a.Entry < b.Entry
 }
 
+// An Accept says whether a candidate whose record (RecordBytes and what
+// the user appended) was read is kept: the exact check of what a Filter
+// could only tell roughly. Nil accepts all.
+type Accept func(entry int, rec []byte) bool
+
 // A Filter says which entries a scan keeps: it sets in kept the bits of
 // the entries base…base+n−1 it keeps (bit k of kept[k/64]: entry base+k;
 // kept is zero when it is called). Dead entries are left out whatever it
@@ -381,8 +386,9 @@ func (x *Index) each(f func(w int, c *chunk, base, n int)) {
 }
 
 // Exact is Candidates by the exact similarity to q (DotRecord), of
-// records held in memory: the exact scan. It panics on records on disk.
-func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
+// records held in memory that accept accepts: the exact scan. It panics
+// on records on disk.
+func (x *Index) Exact(q []float32, want int, f Filter, accept Accept) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
 	}
@@ -394,7 +400,10 @@ func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
 		var m [ChunkEntries / 64]uint64
 		x.mask(f, c, base, n, m[:])
 		eachBit(m[:], func(k int) {
-			h.offer(Candidate{int32(base + k), DotRecord(q, rec.record(base+k))})
+			r := rec.record(base + k)
+			if accept == nil || accept(base+k, r) {
+				h.offer(Candidate{int32(base + k), DotRecord(q, r)})
+			}
 		})
 	})
 	return best(heaps, want)
@@ -460,19 +469,20 @@ func (h *candHeap) down(i int) {
 }
 
 // Rescore reads the records of cands (best first by estimate, as
-// Candidates returns them) and returns them with their exact similarity
-// to q (DotRecord), best first. With want > 0 it reads them a batch at a
-// time and stops once the rest cannot reach the best want: when the best
-// estimate left, plus what the estimates read so far fell short of the
-// exact similarities on average, plus stopSigmas standard deviations of
-// that, is below the want-th similarity found. What it did not read is
-// not returned.
-func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, error) {
+// Candidates returns them) and returns those accept accepts with their
+// exact similarity to q (DotRecord), best first. With want > 0 it reads
+// them a batch at a time and stops once the rest cannot reach the best
+// want: when the best estimate left, plus what the estimates read so far
+// fell short of the exact similarities on average, plus stopSigmas
+// standard deviations of that, is below the want-th similarity found.
+// What it did not read is not returned.
+func (x *Index) Rescore(q []float32, cands []Candidate, want int, accept Accept) ([]Candidate, error) {
 	out := slices.Clone(cands)
 	if want <= 0 {
-		if err := x.rec.Score(q, sortedByEntry(out)); err != nil {
+		if err := x.rec.Score(q, sortedByEntry(out), accept); err != nil {
 			return nil, err
 		}
+		out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Entry < 0 })
 		sortBest(out)
 		return out, nil
 	}
@@ -497,10 +507,14 @@ func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, 
 		for _, i := range byEntry {
 			read = append(read, out[i])
 		}
-		if err := x.rec.Score(q, read); err != nil {
+		if err := x.rec.Score(q, read, accept); err != nil {
 			return nil, err
 		}
 		for j, i := range byEntry {
+			if read[j].Entry < 0 {
+				out[i].Entry = -1
+				continue
+			}
 			r := float64(read[j].Score - out[i].Score)
 			n, sum, sum2 = n+1, sum+r, sum2+r*r
 			out[i].Score = read[j].Score
@@ -516,7 +530,7 @@ func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, 
 			break
 		}
 	}
-	out = out[:done]
+	out = slices.DeleteFunc(out[:done], func(c Candidate) bool { return c.Entry < 0 })
 	sortBest(out)
 	return out, nil
 }

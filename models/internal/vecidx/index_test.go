@@ -122,9 +122,9 @@ func TestCandidatesFindTheNearest(t *testing.T) {
 	x := build(t, vecs, NewMemRecords(RecordBytes(64)))
 	for range 20 {
 		q := query()
-		exact := x.Exact(q, 10, nil)
+		exact := x.Exact(q, 10, nil, nil)
 		cands := x.Candidates(x.Quantizer().Prepare(q), 200, 4000, nil)
-		best, err := x.Rescore(q, cands, 0)
+		best, err := x.Rescore(q, cands, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func testScanInParts(t *testing.T, n int) {
 			var parts, one [2][]Candidate
 			for _, procs := range []int{4, 1} {
 				prev := runtime.GOMAXPROCS(procs)
-				got := [2][]Candidate{x.Exact(q, want, f), x.Candidates(p, want, 2000, f)}
+				got := [2][]Candidate{x.Exact(q, want, f, nil), x.Candidates(p, want, 2000, f)}
 				runtime.GOMAXPROCS(prev)
 				if procs == 4 {
 					parts = got
@@ -230,8 +230,8 @@ func TestFileRecords(t *testing.T) {
 	inFile := build(t, vecs, f)
 	inMem := build(t, vecs, NewMemRecords(RecordBytes(dims)))
 	q := gaussian(r, dims)
-	cands := inMem.Exact(q, 700, nil) // more than the one-goroutine read
-	got, err := inFile.Rescore(q, cands, 0)
+	cands := inMem.Exact(q, 700, nil, nil) // more than the one-goroutine read
+	got, err := inFile.Rescore(q, cands, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestFileRecords(t *testing.T) {
 	}
 	f.Acquire() // a search reading it
 	f.Release() // the index lets go: the search still reads
-	if got, _ := inFile.Rescore(q, cands[1:2], 0); got[0].Score != cands[1].Score {
+	if got, _ := inFile.Rescore(q, cands[1:2], 0, nil); got[0].Score != cands[1].Score {
 		t.Error("the file was closed while a reader held it")
 	}
 	f.Release()
