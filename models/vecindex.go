@@ -190,7 +190,7 @@ func newSnapshot(dims int, gen uint64, sample [][]float32) *vecSnapshot {
 	return &vecSnapshot{
 		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecRecordBytes(dims)), false),
 		projects: vecNames[string]{index: map[string]int{}}, tools: vecNames[string]{index: map[string]int{}},
-		bigIDs: map[int]int64{},
+		bigIDs:   map[int]int64{},
 		loadedAt: time.Now(), gen: gen,
 	}
 }
