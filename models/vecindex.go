@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -177,6 +178,7 @@ type vecSnapshot struct {
 	bigIDs   map[int]int64 // entry → id, for ids of 2³² − 1 and over
 	maxID    [4]int64      // the largest id of each type
 	overflow bool          // some project or tool has no index
+	inMemory bool          // no file could be written: the records stay in memory
 	loadedAt time.Time
 	loadTook time.Duration
 	gen      uint64
@@ -242,10 +244,8 @@ type vecRow struct {
 // another snapshot reads them), and shared is cleared.
 func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int, shared *[3]bool) error {
 	n := v.ix.Len()
-	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows {
-		if err := v.spill(mem, dir, scratch); err != nil {
-			return err
-		}
+	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows && !v.inMemory {
+		v.spill(mem, dir, scratch)
 	}
 	vec := scratch[:v.dims]
 	if v.ix.Coded() {
@@ -285,20 +285,25 @@ func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int
 	return nil
 }
 
-// spill moves the snapshot's vectors from memory to a file in dir, and
-// gives them codes.
-func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) error {
-	f, err := vecidx.CreateFileRecords(dir, vecRecordBytes(v.dims))
-	if err != nil {
-		return err
+// spill moves the snapshot's vectors from memory to a file, and gives
+// them codes: a file beside the database, else in the temporary
+// directory (a data directory one cannot write to); where neither can be
+// written, the vectors stay in memory and are scanned exactly.
+func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) {
+	for _, d := range []string{dir, os.TempDir()} {
+		f, err := vecidx.CreateFileRecords(d, vecRecordBytes(v.dims))
+		if err != nil {
+			continue
+		}
+		if err := errors.Join(mem.Each(f.Append), f.Flush()); err != nil {
+			f.Release()
+			continue
+		}
+		v.ix.Code(scratch)
+		v.ix.MoveRecords(f)
+		return
 	}
-	if err := mem.Each(f.Append); err != nil {
-		f.Release()
-		return err
-	}
-	v.ix.Code(scratch)
-	v.ix.MoveRecords(f)
-	return nil
+	v.inMemory = true
 }
 
 // entry returns entry i's type index and id.
@@ -396,6 +401,9 @@ type vecIndex struct {
 	// rescored counts the candidates searches read back, for the
 	// benchmarks.
 	rescored atomic.Int64
+	// stale: the files a process that ended without closing them left
+	// beside the database (on Windows) were removed.
+	stale sync.Once
 }
 
 // addedBatch is one VectorsAdded call.
@@ -722,6 +730,7 @@ func (s *Store) markDead(v *vecSnapshot, i int) { v.ix.MarkDead(i) }
 // another adds them (the codes cost about as much as the driver).
 func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (v *vecSnapshot, err error) {
 	start := time.Now()
+	s.vecs.stale.Do(func() { vecidx.RemoveStale(s.vecDir()) })
 	batches := make(chan []vecRow, 4)
 	done := make(chan struct{})
 	var readErr error

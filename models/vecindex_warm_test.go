@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -201,6 +203,56 @@ func TestScrubReloadsVectorIndex(t *testing.T) {
 		release()
 		if oldFile.Held() != 0 || oldFile.Err() != nil {
 			t.Errorf("the old file is held %d times once the search is done (%v), want closed", oldFile.Held(), oldFile.Err())
+		}
+	})
+}
+
+// TestVectorIndexWithoutAFile: where no file can be written beside the
+// database, the vectors go to one in the temporary directory; where none
+// can be written there either, they stay in memory, scanned exactly; the
+// answers are the SQL scan's either way.
+func TestVectorIndexWithoutAFile(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		embedAll(t, s, "m1")
+		s.vecs.exactRows = 1
+		path := s.path
+		defer func() { s.path = path }()
+		s.path = filepath.Join(t.TempDir(), "gone", "mneme.db") // no such directory
+		for _, c := range []struct {
+			name, tmp string
+			file      bool
+		}{{"temp", t.TempDir(), true}, {"memory", filepath.Join(t.TempDir(), "gone"), false}} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Setenv("TMPDIR", c.tmp)
+				s.vecs.mu.Lock()
+				for k, v := range s.vecs.snaps {
+					if f := v.file(); f != nil {
+						f.Release()
+					}
+					delete(s.vecs.snaps, k)
+				}
+				s.vecs.mu.Unlock()
+				vec := unitVector("flaky websocket reconnect timeout")
+				got, err := s.SemanticSearch(ctx, SearchQuery{Limit: 5}, "m1", vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := s.semanticScanSQL(ctx, SearchQuery{Limit: 5}, "m1", vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(f.keys(got), f.keys(want)) {
+					t.Errorf("index %v, SQL scan %v", f.keys(got), f.keys(want))
+				}
+				s.vecs.mu.Lock()
+				v := s.vecs.snaps[vecKey{"m1", 64}]
+				s.vecs.mu.Unlock()
+				if (v.file() != nil) != c.file || v.exact() == c.file {
+					t.Errorf("file %v, exact %v; want a file: %v", v.file() != nil, v.exact(), c.file)
+				}
+			})
 		}
 	})
 }
