@@ -221,29 +221,65 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	heaps := make([]candHeap, workers)
-	counts := make([]int, workers)
+	found := make([][]Candidate, workers)
 	x.each(func(w int, c *chunk, base, n int) {
-		h := &heaps[w]
-		h.want = want
 		var m [ChunkEntries / 64]uint64
 		x.mask(f, c, base, n, m[:])
+		out := found[w]
 		eachBit(m[:], func(k int) {
 			code := c.codes[k*cb : (k+1)*cb]
 			if p.Hamming(code) <= bound {
-				counts[w]++
-				h.offer(Candidate{int32(base + k), p.Estimate(p.Dot(code), c.f[k], c.cx[k])})
+				out = append(out, Candidate{int32(base + k), p.Estimate(p.Dot(code), c.f[k], c.cx[k])})
 			}
 		})
+		found[w] = out
 	})
-	p.Estimated = 0
-	for _, n := range counts {
-		p.Estimated += n
-	}
-	if p.Estimated < wide && bound < len(hist)-1 {
+	all := slices.Concat(found...)
+	if p.Estimated = len(all); p.Estimated < wide && bound < len(hist)-1 {
 		return x.candidatesTwoPass(p, want, wide, f) // the sample misjudged
 	}
-	return best(heaps, want)
+	top := selectBest(all, want)
+	sortBest(top)
+	return top
+}
+
+// selectBest moves the best k of c (by the total order of better) to its
+// front, in no order, and returns them: quickselect, O(len(c)).
+func selectBest(c []Candidate, k int) []Candidate {
+	if k >= len(c) {
+		return c
+	}
+	lo, hi := 0, len(c)-1
+	for lo < hi {
+		// The median of three as the pivot, moved to hi.
+		mid := lo + (hi-lo)/2
+		if better(c[mid], c[lo]) {
+			c[mid], c[lo] = c[lo], c[mid]
+		}
+		if better(c[hi], c[lo]) {
+			c[hi], c[lo] = c[lo], c[hi]
+		}
+		if better(c[mid], c[hi]) {
+			c[mid], c[hi] = c[hi], c[mid]
+		}
+		pivot, store := c[hi], lo
+		for i := lo; i < hi; i++ {
+			if better(c[i], pivot) {
+				c[i], c[store] = c[store], c[i]
+				store++
+			}
+		}
+		c[store], c[hi] = c[hi], c[store]
+		switch {
+		case store == k:
+			return c[:k]
+		case store < k:
+			lo = store + 1
+		default:
+			hi = store - 1
+		}
+	}
+	return c[:k]
 }
 
 // sampleChunks is how many chunks Candidates samples; sampleMargin how

@@ -258,3 +258,26 @@ func TestFileRecords(t *testing.T) {
 		t.Errorf("left in the directory: %v", names)
 	}
 }
+
+// TestSelectBest: quickselect keeps the very set a sort would, ties
+// included.
+func TestSelectBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 2, 10, 1000} {
+		for _, k := range []int{0, 1, 5, 999, 2000} {
+			c := make([]Candidate, n)
+			for i := range c {
+				c[i] = Candidate{Entry: int32(i), Score: float32(r.IntN(20))} // ties
+			}
+			r.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
+			want := slices.Clone(c)
+			sortBest(want)
+			want = want[:min(k, n)]
+			got := slices.Clone(selectBest(c, k))
+			sortBest(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n %d k %d: %v, want %v", n, k, got, want)
+			}
+		}
+	}
+}
