@@ -125,8 +125,8 @@ const (
 // bit for each type (9.5 KB a chunk). A row's session and its time to the
 // nanosecond are in its record (vecRecord), checked as it is rescored.
 type vecMeta struct {
-	types   [4][vecidx.ChunkEntries / 64]uint64 // the entries of each type
-	kind    [vecidx.ChunkEntries]uint8          // type index << 6 | tool index
+	types   [4][vecidx.ChunkEntries / 64]atomic.Uint64 // the entries of each type (written while read)
+	kind    [vecidx.ChunkEntries]uint8                 // type index << 6 | tool index
 	project [vecidx.ChunkEntries]uint16
 	created [vecidx.ChunkEntries]uint16 // days since 1970; vecDayUnknown
 	id      [vecidx.ChunkEntries]uint32 // vecBigID: in bigIDs
@@ -155,7 +155,7 @@ func recordTail(rec []byte, dims int) (created, session int64) {
 	return int64(binary.LittleEndian.Uint64(t)), int64(binary.LittleEndian.Uint64(t[8:]))
 }
 
-// vecNames interns a snapshot's projects, tools or sessions; shared by
+// vecNames interns a snapshot's projects or tools; shared by
 // the snapshots grown from one, copied when one adds to it.
 type vecNames[K comparable] struct {
 	index map[K]int
@@ -177,7 +177,6 @@ type vecSnapshot struct {
 	tools    vecNames[string]
 	bigIDs   map[int]int64 // entry → id, for ids of 2³² − 1 and over
 	maxID    [4]int64      // the largest id of each type
-	overflow bool          // some project or tool has no index
 	inMemory bool          // no file could be written: the records stay in memory
 	loadedAt time.Time
 	loadTook time.Duration
@@ -265,9 +264,8 @@ func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int
 	m := v.meta[len(v.meta)-1]
 	tool := intern(&v.tools, r.tool, vecManyTools, &shared[0])
 	project := intern(&v.projects, r.project, vecManyProjects, &shared[1])
-	v.overflow = v.overflow || tool == vecManyTools || project == vecManyProjects
 	m.kind[k] = uint8(r.typ)<<6 | uint8(tool)
-	m.types[r.typ][k/64] |= 1 << (k % 64)
+	m.types[r.typ][k/64].Or(1 << (k % 64))
 	v.maxID[r.typ] = max(v.maxID[r.typ], r.id)
 	m.project[k] = uint16(project)
 	if day := r.created.Unix() / 86400; day > 0 && day < math.MaxUint16 {

@@ -91,9 +91,15 @@ func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []
 		// By type alone: a word of entries at a time.
 		for w := range kept {
 			if f.typ >= 0 {
-				kept[w] = m.types[f.typ][w]
+				kept[w] = m.types[f.typ][w].Load()
 			} else {
-				kept[w] = (m.types[0][w] | m.types[1][w] | m.types[2][w] | m.types[3][w]) &^ m.types[f.skip][w]
+				t := &m.types
+				kept[w] = (t[0][w].Load() | t[1][w].Load() | t[2][w].Load() | t[3][w].Load()) &^ t[f.skip][w].Load()
+			}
+			// Not the entries past n: a snapshot grown from this one
+			// adds them to the same chunk meanwhile.
+			if end := n - 64*w; end < 64 {
+				kept[w] &= 1<<max(end, 0) - 1
 			}
 		}
 		f.unskip(skip, base, n, kept)
