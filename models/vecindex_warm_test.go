@@ -263,67 +263,76 @@ func TestVectorIndexWithoutAFile(t *testing.T) {
 // the chunks the snapshots share); every search answers, and at the end
 // the last row added is found.
 func TestVectorIndexGrowsWhileSearched(t *testing.T) {
-	for _, exactRows := range []int{0, 1} {
-		forEachBackend(t, func(t *testing.T, f *searchFixture) {
-			ctx := context.Background()
-			s := f.s
-			s.vecs.exactRows = exactRows
-			embedAll(t, s, "m1")
-			if _, err := s.WarmVectors(ctx, "m1", 0); err != nil {
+	for _, mode := range []struct {
+		name      string
+		exactRows int
+	}{{"exact", 0}, {"codes", 1}} {
+		// Subtests of their own names: a second "sqlite" would be
+		// "sqlite#01", and a '#' in a SQLite path ends it.
+		t.Run(mode.name, func(t *testing.T) { testVectorIndexGrowsWhileSearched(t, mode.exactRows) })
+	}
+}
+
+func testVectorIndexGrowsWhileSearched(t *testing.T, exactRows int) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		s.vecs.exactRows = exactRows
+		embedAll(t, s, "m1")
+		if _, err := s.WarmVectors(ctx, "m1", 0); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						errs <- nil
+						return
+					default:
+					}
+					q := SearchQuery{Limit: 5}
+					if i%2 == 1 {
+						q = SearchQuery{Limit: 5, Project: "alpha", Type: SearchObservation}
+					}
+					if _, err := s.SemanticSearch(ctx, q, "m1", unitVector(fmt.Sprint("query ", i))); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		var last EmbedItem
+		for b := range 11 { // 1,100 rows: past the first chunk
+			err := s.Writer.Do(ctx, func(tx *Tx) error {
+				for i := range 100 {
+					tool := fmt.Sprintf("grow-%d-%d", b, i)
+					o := &Observation{SessionID: f.sessA, Project: "alpha", ToolUseID: &tool, ToolName: "Bash", Kind: KindBash,
+						Title: fmt.Sprintf("growing row %d %d", b, i), Input: `{}`, Output: "x", Files: []string{}, Success: true,
+						Importance: 0.5, CreatedAt: f.baseTime.AddDate(0, 0, 7)}
+					if _, err := tx.InsertObservation(o); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
-			stop := make(chan struct{})
-			errs := make(chan error, 2)
-			for range 2 {
-				go func() {
-					for i := 0; ; i++ {
-						select {
-						case <-stop:
-							errs <- nil
-							return
-						default:
-						}
-						q := SearchQuery{Limit: 5}
-						if i%2 == 1 {
-							q = SearchQuery{Limit: 5, Project: "alpha", Type: SearchObservation}
-						}
-						if _, err := s.SemanticSearch(ctx, q, "m1", unitVector(fmt.Sprint("query ", i))); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
+			items := embedNew(t, s, "m1")
+			last = items[len(items)-1]
+		}
+		close(stop)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
 			}
-			var last EmbedItem
-			for b := range 11 { // 1,100 rows: past the first chunk
-				err := s.Writer.Do(ctx, func(tx *Tx) error {
-					for i := range 100 {
-						tool := fmt.Sprintf("grow-%d-%d", b, i)
-						o := &Observation{SessionID: f.sessA, Project: "alpha", ToolUseID: &tool, ToolName: "Bash", Kind: KindBash,
-							Title: fmt.Sprintf("growing row %d %d", b, i), Input: `{}`, Output: "x", Files: []string{}, Success: true,
-							Importance: 0.5, CreatedAt: f.baseTime.AddDate(0, 0, 7)}
-						if _, err := tx.InsertObservation(o); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				items := embedNew(t, s, "m1")
-				last = items[len(items)-1]
-			}
-			close(stop)
-			for range 2 {
-				if err := <-errs; err != nil {
-					t.Fatal(err)
-				}
-			}
-			hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 1}, "m1", unitVector(last.Text))
-			if err != nil || len(hits) == 0 || hits[0].ID != last.ID {
-				t.Fatalf("the last row added (%d) is not found first: %+v %v", last.ID, hits, err)
-			}
-		})
-	}
+		}
+		hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 1}, "m1", unitVector(last.Text))
+		if err != nil || len(hits) == 0 || hits[0].ID != last.ID {
+			t.Fatalf("the last row added (%d) is not found first: %+v %v", last.ID, hits, err)
+		}
+	})
 }
