@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -18,28 +19,33 @@ import (
 
 // The vector index: SemanticSearch does not read the embeddings table per
 // search (on SQLite the driver's per-row cost made an unfiltered 100k scan
-// take 0.33 s). Each model's vectors are loaded once into a snapshot:
-// per row its type, id, session, project, tool and creation time, packed
-// in 13 bytes (vecMeta), and its vector.
+// take 0.33 s). Each model's vectors are loaded once into a snapshot: per
+// row its type, id, project, tool and day, packed in 9 bytes (vecMeta),
+// and a record of its vector as stored (int8 values and a scale) with its
+// time and session (vecRecordBytes).
 //
-//   - A small snapshot (up to vecExactRows rows) keeps each vector as
-//     stored (int8 and a scale) in memory and a search is an exact scan
-//     within the filters, as it always was.
+//   - A small snapshot (up to vecExactRows rows) keeps the records in
+//     memory and a search is an exact scan within the filters, as it
+//     always was.
 //   - A large one keeps a 1-bit code of each vector (vecidx: 48 bytes and
-//     two corrections at 384 dimensions, 63 bytes a row with the
-//     metadata, 63 MB at a million rows) and the vectors themselves in a
-//     file beside the database (vecidx.FileRecords, removed from the
-//     directory as soon as it is made). A search scans the codes within
-//     the filters for its best vecRescore candidates by estimate, reads
-//     those from the file and ranks them exactly: the same similarities
-//     as the exact scan's, for fewer rows. Where the filters leave fewer
-//     rows than that (a small project, OnlyIDs), every row they leave is
-//     rescored: the exact answer.
+//     two one-byte corrections at 384 dimensions; 60 bytes a row with the
+//     metadata, 60 MB at a million rows) and the records in a file beside
+//     the database (vecidx.FileRecords: removed from the directory as
+//     soon as it is made, encrypted with a key only memory holds). A
+//     search scans the codes within the filters (a Hamming pass, then the
+//     estimates of the nearest vecWide × vecRescore) for its best
+//     vecRescore candidates, reads those records back, checks their time
+//     and session exactly and ranks them by the exact similarity: the
+//     same similarities as the exact scan's, for a few thousand rows. It
+//     stops reading once the candidates left cannot reach the page. Where
+//     the filters leave fewer rows than that (a small project, OnlyIDs),
+//     every row they leave is rescored: the exact answer.
 //
 // The best few are then resolved to their rows through the store, which
-// drops rows deleted since. Loading reads the whole table once (about
-// 30 s for a million rows on SQLite on a loaded 2-core machine), which is
-// why reloads are rate-limited and run in the background.
+// drops rows deleted since. Loading reads the whole table once (8 to 30 s
+// for a million rows on SQLite on the loaded 2-core machine: the driver
+// on one goroutine, the codes on another), which is why reloads are
+// rate-limited and run in the background.
 //
 // The worker warms the index in the background when semantic recall
 // starts and after a model change (WarmVectors), so the first search does
@@ -111,25 +117,45 @@ func vecTypeIndex(typ string) int8 {
 const (
 	vecManyTools    = 1<<6 - 1 // the tool of vecMeta.kind
 	vecManyProjects = math.MaxUint16
-	vecManySessions = math.MaxUint16
 	vecBigID        = math.MaxUint32 // the id is in vecSnapshot.bigIDs
-	vecTimeUnknown  = 0              // created before 1970 or after 2106
+	vecDayUnknown   = 0              // created before 1970-01-02 or after 2149
 )
 
-// vecMeta is the metadata of a chunk of entries, 13 bytes an entry (13 KB
-// a chunk).
+// vecMeta is the metadata of a chunk of entries, 9 bytes an entry and a
+// bit for each type (9.5 KB a chunk). A row's session and its time to the
+// nanosecond are in its record (vecRecord), checked as it is rescored.
 type vecMeta struct {
-	kind    [vecidx.ChunkEntries]uint8 // type index << 6 | tool index
+	types   [4][vecidx.ChunkEntries / 64]atomic.Uint64 // the entries of each type (written while read)
+	kind    [vecidx.ChunkEntries]uint8                 // type index << 6 | tool index
 	project [vecidx.ChunkEntries]uint16
-	session [vecidx.ChunkEntries]uint16
-	created [vecidx.ChunkEntries]uint32 // unix seconds; vecTimeUnknown
+	created [vecidx.ChunkEntries]uint16 // days since 1970; vecDayUnknown
 	id      [vecidx.ChunkEntries]uint32 // vecBigID: in bigIDs
 }
 
 // vecMetaBytes is the size of a vecMeta.
-const vecMetaBytes = vecidx.ChunkEntries * 13
+const vecMetaBytes = vecidx.ChunkEntries*9 + vecidx.ChunkEntries/2
 
-// vecNames interns a snapshot's projects, tools or sessions; shared by
+// vecTail is what a record holds after the vector (vecidx.RecordBytes):
+// the row's creation time (unix nanoseconds) and session, little-endian
+// int64s, for the exact check of those filters as a candidate is read.
+const vecTail = 16
+
+// vecRecordBytes is the size of a record of a dims-value vector.
+func vecRecordBytes(dims int) int { return vecidx.RecordBytes(dims) + vecTail }
+
+// appendTail appends the record's tail to rec.
+func appendTail(rec []byte, created time.Time, session int64) []byte {
+	rec = binary.LittleEndian.AppendUint64(rec, uint64(created.UnixNano()))
+	return binary.LittleEndian.AppendUint64(rec, uint64(session))
+}
+
+// recordTail reads a record's tail.
+func recordTail(rec []byte, dims int) (created, session int64) {
+	t := rec[vecidx.RecordBytes(dims):]
+	return int64(binary.LittleEndian.Uint64(t)), int64(binary.LittleEndian.Uint64(t[8:]))
+}
+
+// vecNames interns a snapshot's projects or tools; shared by
 // the snapshots grown from one, copied when one adds to it.
 type vecNames[K comparable] struct {
 	index map[K]int
@@ -149,9 +175,9 @@ type vecSnapshot struct {
 	meta     []*vecMeta
 	projects vecNames[string]
 	tools    vecNames[string]
-	sessions vecNames[int64]
 	bigIDs   map[int]int64 // entry → id, for ids of 2³² − 1 and over
-	overflow bool          // some project, tool or session has no index
+	maxID    [4]int64      // the largest id of each type
+	inMemory bool          // no file could be written: the records stay in memory
 	loadedAt time.Time
 	loadTook time.Duration
 	gen      uint64
@@ -163,9 +189,9 @@ type vecSnapshot struct {
 func newSnapshot(dims int, gen uint64, sample [][]float32) *vecSnapshot {
 	q := vecidx.NewQuantizer(dims, sample, vecRotationSeed)
 	return &vecSnapshot{
-		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecidx.RecordBytes(dims)), false),
+		dims: dims, ix: vecidx.New(q, vecidx.NewMemRecords(vecRecordBytes(dims)), false),
 		projects: vecNames[string]{index: map[string]int{}}, tools: vecNames[string]{index: map[string]int{}},
-		sessions: vecNames[int64]{index: map[int64]int{}}, bigIDs: map[int]int64{},
+		bigIDs:   map[int]int64{},
 		loadedAt: time.Now(), gen: gen,
 	}
 }
@@ -208,19 +234,17 @@ type vecRow struct {
 	project string
 	tool    string
 	created time.Time
-	rec     []byte // as stored: scale and int8 values (vecidx.RecordBytes)
+	rec     []byte // the record: scale and int8 values as stored, the tail (vecRecordBytes)
 }
 
 // add appends one entry; dir is where the vectors go to a file once
-// there are more than exactRows of them. The snapshot's tools, projects,
-// sessions and big ids are copied before they change when shared says so
-// (grown: another snapshot reads them), and shared is cleared.
-func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int, shared *[4]bool) error {
+// there are more than exactRows of them. The snapshot's tools, projects
+// and big ids are copied before they change when shared says so (grown:
+// another snapshot reads them), and shared is cleared.
+func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int, shared *[3]bool) error {
 	n := v.ix.Len()
-	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows {
-		if err := v.spill(mem, dir, scratch); err != nil {
-			return err
-		}
+	if mem, ok := v.ix.Records().(*vecidx.MemRecords); ok && n >= exactRows && !v.inMemory {
+		v.spill(mem, dir, scratch)
 	}
 	vec := scratch[:v.dims]
 	if v.ix.Coded() {
@@ -240,39 +264,44 @@ func (v *vecSnapshot) add(r vecRow, scratch []float32, dir string, exactRows int
 	m := v.meta[len(v.meta)-1]
 	tool := intern(&v.tools, r.tool, vecManyTools, &shared[0])
 	project := intern(&v.projects, r.project, vecManyProjects, &shared[1])
-	session := intern(&v.sessions, r.session, vecManySessions, &shared[2])
-	v.overflow = v.overflow || tool == vecManyTools || project == vecManyProjects || session == vecManySessions
 	m.kind[k] = uint8(r.typ)<<6 | uint8(tool)
-	m.project[k], m.session[k] = uint16(project), uint16(session)
-	if sec := r.created.Unix(); sec > 0 && sec < math.MaxUint32 {
-		m.created[k] = uint32(sec)
+	m.types[r.typ][k/64].Or(1 << (k % 64))
+	v.maxID[r.typ] = max(v.maxID[r.typ], r.id)
+	m.project[k] = uint16(project)
+	if day := r.created.Unix() / 86400; day > 0 && day < math.MaxUint16 {
+		m.created[k] = uint16(day)
 	}
 	if r.id >= 0 && r.id < vecBigID {
 		m.id[k] = uint32(r.id)
 		return nil
 	}
 	m.id[k] = vecBigID
-	if shared[3] {
-		v.bigIDs, shared[3] = maps.Clone(v.bigIDs), false
+	if shared[2] {
+		v.bigIDs, shared[2] = maps.Clone(v.bigIDs), false
 	}
 	v.bigIDs[i] = r.id
 	return nil
 }
 
-// spill moves the snapshot's vectors from memory to a file in dir, and
-// gives them codes.
-func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) error {
-	f, err := vecidx.CreateFileRecords(dir, vecidx.RecordBytes(v.dims))
-	if err != nil {
-		return err
+// spill moves the snapshot's vectors from memory to a file, and gives
+// them codes: a file beside the database, else in the temporary
+// directory (a data directory one cannot write to); where neither can be
+// written, the vectors stay in memory and are scanned exactly.
+func (v *vecSnapshot) spill(mem *vecidx.MemRecords, dir string, scratch []float32) {
+	for _, d := range []string{dir, os.TempDir()} {
+		f, err := vecidx.CreateFileRecords(d, vecRecordBytes(v.dims))
+		if err != nil {
+			continue
+		}
+		if err := errors.Join(mem.Each(f.Append), f.Flush()); err != nil {
+			f.Release()
+			continue
+		}
+		v.ix.Code(scratch)
+		v.ix.MoveRecords(f)
+		return
 	}
-	if err := mem.Each(f.Append); err != nil {
-		f.Release()
-		return err
-	}
-	v.ix.Code(scratch)
-	v.ix.MoveRecords(f)
-	return nil
+	v.inMemory = true
 }
 
 // entry returns entry i's type index and id.
@@ -297,11 +326,14 @@ func (v *vecSnapshot) grown(items []EmbedItem, vecs [][]float32, dir string, exa
 	nv := *v
 	nv.ix = v.ix.Grown()
 	nv.meta = slices.Clip(v.meta) // the last chunk is written past v's entries
-	shared := [4]bool{true, true, true, true}
+	shared := [3]bool{true, true, true}
 	type key struct {
 		typ int8
 		id  int64
 	}
+	// The rows that may have an entry already: embedded again, or added
+	// while a load that read them ran. A new row's id is past the
+	// largest its type had.
 	again := map[key]bool{}
 	scratch := make([]float32, 3*v.dims)
 	for i, it := range items {
@@ -309,15 +341,32 @@ func (v *vecSnapshot) grown(items []EmbedItem, vecs [][]float32, dir string, exa
 		if t < 0 || len(vecs[i]) != v.dims {
 			continue
 		}
-		again[key{t, it.ID}] = true
-		r := vecRow{typ: t, id: it.ID, session: it.SessionID, project: it.Project, tool: it.Tool, created: it.CreatedAt, rec: EncodeVector(vecs[i])}
+		if it.ID <= v.maxID[t] {
+			again[key{t, it.ID}] = true
+		}
+		r := vecRow{typ: t, id: it.ID, session: it.SessionID, project: it.Project, tool: it.Tool, created: it.CreatedAt,
+			rec: appendTail(EncodeVector(vecs[i]), it.CreatedAt, it.SessionID)}
 		if err := nv.add(r, scratch, dir, exactRows, &shared); err != nil {
 			return nil, err
 		}
 	}
-	for i := range v.ix.Len() { // one pass: a map lookup per entry
-		if typ, id := v.entry(i); again[key{typ, id}] {
-			nv.ix.MarkDead(i)
+	if len(again) > 0 {
+		// One pass over the ids, through a filter of their low 16 bits,
+		// a lookup on a match: a millisecond at a million rows.
+		var low [1 << 10]uint64
+		for k := range again {
+			id := uint32(min(k.id, vecBigID))
+			low[id>>6&1023] |= 1 << (id & 63)
+		}
+		for ci, m := range v.meta {
+			for k := range min(vecidx.ChunkEntries, v.ix.Len()-ci*vecidx.ChunkEntries) {
+				if id := m.id[k]; low[id>>6&1023]>>(id&63)&1 == 1 {
+					i := ci*vecidx.ChunkEntries + k
+					if typ, id := v.entry(i); again[key{typ, id}] {
+						nv.ix.MarkDead(i)
+					}
+				}
+			}
 		}
 	}
 	if err := nv.ix.Records().Flush(); err != nil {
@@ -350,6 +399,9 @@ type vecIndex struct {
 	// rescored counts the candidates searches read back, for the
 	// benchmarks.
 	rescored atomic.Int64
+	// stale: the files a process that ended without closing them left
+	// beside the database (on Windows) were removed.
+	stale sync.Once
 }
 
 // addedBatch is one VectorsAdded call.
@@ -676,6 +728,7 @@ func (s *Store) markDead(v *vecSnapshot, i int) { v.ix.MarkDead(i) }
 // another adds them (the codes cost about as much as the driver).
 func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uint64) (v *vecSnapshot, err error) {
 	start := time.Now()
+	s.vecs.stale.Do(func() { vecidx.RemoveStale(s.vecDir()) })
 	batches := make(chan []vecRow, 4)
 	done := make(chan struct{})
 	var readErr error
@@ -698,7 +751,7 @@ func (s *Store) loadVectors(ctx context.Context, model string, dims int, gen uin
 	// The first rows are held until there are enough of them to fit the
 	// codes to.
 	var sample []vecRow
-	var shared [4]bool
+	var shared [3]bool
 	scratch := make([]float32, 3*dims)
 	fitCodes := func() error {
 		vecs := make([][]float32, len(sample))
@@ -759,7 +812,7 @@ func (s *Store) readVectors(ctx context.Context, model string, dims int, batches
 		return err
 	}
 	defer rows.Close()
-	size := vecidx.RecordBytes(dims)
+	size := vecRecordBytes(dims)
 	var bufs [6][]byte // more than the channel holds and the adder has
 	var batch []vecRow
 	nbuf := 0
@@ -788,11 +841,13 @@ func (s *Store) readVectors(ctx context.Context, model string, dims int, batches
 			*buf = (*buf)[:0]
 		}
 		start := len(*buf)
-		if *buf = storedRecord(*buf, b, dims); len(*buf) != start+size {
+		if *buf = storedRecord(*buf, b, dims); len(*buf) != start+size-vecTail {
 			*buf = (*buf)[:start]
 			continue // another size
 		}
-		r.rec, r.created = (*buf)[start:start+size:start+size], parseStoredTime(created)
+		r.created = parseStoredTime(created)
+		*buf = appendTail(*buf, r.created, r.session)
+		r.rec = (*buf)[start : start+size : start+size]
 		if batch = append(batch, r); len(batch) == vecBatch && !send() {
 			return nil
 		}

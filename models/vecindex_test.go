@@ -65,12 +65,13 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 			t.Errorf("OnlyIDs %v: %v", c.q.OnlyIDs, got)
 		}
 	}
-	// One chunk of 1,024 entries: the metadata (13 bytes), the dead
-	// marks, and the vectors (68 bytes) exact or codes (8 bytes at 64
-	// dimensions) and two corrections.
-	want := vecidx.ChunkEntries * (8 + 2 + 13)
+	// One chunk of 1,024 entries: the metadata (9 bytes and a bit for
+	// each type), the dead marks, and the records (68 bytes at 64
+	// dimensions, and 16 of time and session) or codes (8 bytes) and two
+	// corrections.
+	want := vecidx.ChunkEntries*(8+2+9) + vecidx.ChunkEntries/2
 	if s.vecs.exactRows == 0 {
-		want = vecidx.ChunkEntries * (68 + 13)
+		want = vecidx.ChunkEntries*(84+9) + vecidx.ChunkEntries/2
 	}
 	if n := s.VectorIndexBytes("m1"); rows > vecidx.ChunkEntries || n != want+vecidx.ChunkEntries/8 {
 		t.Errorf("index memory %d bytes for %d rows, want %d", n, rows, want+vecidx.ChunkEntries/8)

@@ -3,6 +3,9 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -201,6 +204,135 @@ func TestScrubReloadsVectorIndex(t *testing.T) {
 		release()
 		if oldFile.Held() != 0 || oldFile.Err() != nil {
 			t.Errorf("the old file is held %d times once the search is done (%v), want closed", oldFile.Held(), oldFile.Err())
+		}
+	})
+}
+
+// TestVectorIndexWithoutAFile: where no file can be written beside the
+// database, the vectors go to one in the temporary directory; where none
+// can be written there either, they stay in memory, scanned exactly; the
+// answers are the SQL scan's either way.
+func TestVectorIndexWithoutAFile(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		embedAll(t, s, "m1")
+		s.vecs.exactRows = 1
+		path := s.path
+		defer func() { s.path = path }()
+		s.path = filepath.Join(t.TempDir(), "gone", "mneme.db") // no such directory
+		for _, c := range []struct {
+			name, tmp string
+			file      bool
+		}{{"temp", t.TempDir(), true}, {"memory", filepath.Join(t.TempDir(), "gone"), false}} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Setenv("TMPDIR", c.tmp)
+				s.vecs.mu.Lock()
+				for k, v := range s.vecs.snaps {
+					if f := v.file(); f != nil {
+						f.Release()
+					}
+					delete(s.vecs.snaps, k)
+				}
+				s.vecs.mu.Unlock()
+				vec := unitVector("flaky websocket reconnect timeout")
+				got, err := s.SemanticSearch(ctx, SearchQuery{Limit: 5}, "m1", vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := s.semanticScanSQL(ctx, SearchQuery{Limit: 5}, "m1", vec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(f.keys(got), f.keys(want)) {
+					t.Errorf("index %v, SQL scan %v", f.keys(got), f.keys(want))
+				}
+				s.vecs.mu.Lock()
+				v := s.vecs.snaps[vecKey{"m1", 64}]
+				s.vecs.mu.Unlock()
+				if (v.file() != nil) != c.file || v.exact() == c.file {
+					t.Errorf("file %v, exact %v; want a file: %v", v.file() != nil, v.exact(), c.file)
+				}
+			})
+		}
+	})
+}
+
+// TestVectorIndexGrowsWhileSearched: searches run while the indexer adds
+// vectors past a chunk's end, in both modes (the race detector watches
+// the chunks the snapshots share); every search answers, and at the end
+// the last row added is found.
+func TestVectorIndexGrowsWhileSearched(t *testing.T) {
+	for _, mode := range []struct {
+		name      string
+		exactRows int
+	}{{"exact", 0}, {"codes", 1}} {
+		// Subtests of their own names: a second "sqlite" would be
+		// "sqlite#01", and a '#' in a SQLite path ends it.
+		t.Run(mode.name, func(t *testing.T) { testVectorIndexGrowsWhileSearched(t, mode.exactRows) })
+	}
+}
+
+func testVectorIndexGrowsWhileSearched(t *testing.T, exactRows int) {
+	forEachBackend(t, func(t *testing.T, f *searchFixture) {
+		ctx := context.Background()
+		s := f.s
+		s.vecs.exactRows = exactRows
+		embedAll(t, s, "m1")
+		if _, err := s.WarmVectors(ctx, "m1", 0); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						errs <- nil
+						return
+					default:
+					}
+					q := SearchQuery{Limit: 5}
+					if i%2 == 1 {
+						q = SearchQuery{Limit: 5, Project: "alpha", Type: SearchObservation}
+					}
+					if _, err := s.SemanticSearch(ctx, q, "m1", unitVector(fmt.Sprint("query ", i))); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		var last EmbedItem
+		for b := range 11 { // 1,100 rows: past the first chunk
+			err := s.Writer.Do(ctx, func(tx *Tx) error {
+				for i := range 100 {
+					tool := fmt.Sprintf("grow-%d-%d", b, i)
+					o := &Observation{SessionID: f.sessA, Project: "alpha", ToolUseID: &tool, ToolName: "Bash", Kind: KindBash,
+						Title: fmt.Sprintf("growing row %d %d", b, i), Input: `{}`, Output: "x", Files: []string{}, Success: true,
+						Importance: 0.5, CreatedAt: f.baseTime.AddDate(0, 0, 7)}
+					if _, err := tx.InsertObservation(o); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := embedNew(t, s, "m1")
+			last = items[len(items)-1]
+		}
+		close(stop)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 1}, "m1", unitVector(last.Text))
+		if err != nil || len(hits) == 0 || hits[0].ID != last.ID {
+			t.Fatalf("the last row added (%d) is not found first: %+v %v", last.ID, hits, err)
 		}
 	})
 }

@@ -4,25 +4,32 @@ import (
 	"context"
 	"math"
 	"sync/atomic"
+	"time"
 
 	"github.com/mneme-dev/mneme/models/internal/vecidx"
 )
 
 // vecFilter is a SearchQuery's filters in a snapshot's terms (-1: any).
-// It keeps every entry that matches and, where an entry's value did not
-// fit its field (vecManyProjects…, a time to the second), a few that do
-// not: the exact check after resolving (matchesHit) drops those.
+// The scan keeps every entry that matches and, where its metadata is
+// rough (a time to the day, vecManyProjects…), a few that do not: a
+// candidate's time and session are checked exactly as it is read
+// (accept), and the rest after resolving it (matchesHit).
 type vecFilter struct {
-	project, tool, session int // session: excluded
-	typ, skip              int8
-	from, to               uint32             // unix seconds, both inclusive
-	only                   map[int64]struct{} // SearchQuery.OnlyIDs; nil: any
+	project, tool  int
+	typ, skip      int8
+	fromDay, toDay uint16             // days since 1970, both inclusive
+	from, to       int64              // unix nanoseconds, To exclusive
+	dated          bool               // from or to is set
+	excludeSession int64              // 0: none
+	only           map[int64]struct{} // SearchQuery.OnlyIDs; nil: any
+	dims           int
 }
 
 // filterOf is sq's filters in v's terms; false when nothing can match
 // (a project or tool v has never seen, an unknown type).
 func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
-	f := vecFilter{project: -1, tool: -1, session: -1, typ: -1, skip: -1, from: 0, to: math.MaxUint32}
+	f := vecFilter{project: -1, tool: -1, typ: -1, skip: -1, toDay: math.MaxUint16, from: math.MinInt64, to: math.MaxInt64,
+		excludeSession: sq.ExcludeSessionID, dims: v.dims}
 	if sq.Project != "" {
 		i, ok := v.projects.lookup(sq.Project)
 		if !ok && len(v.projects.names) < vecManyProjects {
@@ -53,22 +60,15 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 		// among the rows of all types.
 		f.skip = vecTypeIndex(SearchMemory)
 	}
+	day := func(t time.Time) uint16 {
+		return uint16(min(max(t.Unix()/86400, 0), math.MaxUint16))
+	}
 	if !sq.From.IsZero() {
-		f.from = uint32(min(max(sq.From.Unix(), 0), math.MaxUint32))
+		f.from, f.fromDay, f.dated = sq.From.UnixNano(), day(sq.From), true
 	}
 	if !sq.To.IsZero() {
-		// created < To: at most the second of To's last nanosecond.
-		last := sq.To.Add(-1)
-		if last.Unix() < 0 {
-			f.to = 0
-		} else {
-			f.to = uint32(min(last.Unix(), math.MaxUint32))
-		}
-	}
-	if sq.ExcludeSessionID != 0 {
-		if i, ok := v.sessions.lookup(sq.ExcludeSessionID); ok {
-			f.session = i
-		}
+		// created < To: at most the day of To's last nanosecond.
+		f.to, f.toDay, f.dated = sq.To.UnixNano(), day(sq.To.Add(-1)), true
 	}
 	if sq.OnlyIDs != nil {
 		if len(sq.OnlyIDs) == 0 {
@@ -87,6 +87,24 @@ func (v *vecSnapshot) filterOf(sq SearchQuery) (vecFilter, bool) {
 // the filters' tests in it.
 func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []uint64) {
 	m := v.meta[base/vecidx.ChunkEntries]
+	if f.tool < 0 && f.project < 0 && !f.dated && f.only == nil {
+		// By type alone: a word of entries at a time.
+		for w := range kept {
+			if f.typ >= 0 {
+				kept[w] = m.types[f.typ][w].Load()
+			} else {
+				t := &m.types
+				kept[w] = (t[0][w].Load() | t[1][w].Load() | t[2][w].Load() | t[3][w].Load()) &^ t[f.skip][w].Load()
+			}
+			// Not the entries past n: a snapshot grown from this one
+			// adds them to the same chunk meanwhile.
+			if end := n - 64*w; end < 64 {
+				kept[w] &= 1<<max(end, 0) - 1
+			}
+		}
+		f.unskip(skip, base, n, kept)
+		return
+	}
 	for k := range n {
 		kind := m.kind[k]
 		if typ := int8(kind >> 6); typ == f.skip || (f.typ >= 0 && typ != f.typ) {
@@ -98,10 +116,7 @@ func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []
 		if p := int(m.project[k]); f.project >= 0 && p != f.project && p != vecManyProjects {
 			continue
 		}
-		if c := m.created[k]; c != vecTimeUnknown && (c < f.from || c > f.to) {
-			continue
-		}
-		if f.session >= 0 && int(m.session[k]) == f.session {
+		if c := m.created[k]; c != vecDayUnknown && (c < f.fromDay || c > f.toDay) {
 			continue
 		}
 		if f.only != nil {
@@ -111,6 +126,23 @@ func (f *vecFilter) mask(v *vecSnapshot, skip map[int]bool, base, n int, kept []
 		}
 		kept[k/64] |= 1 << (k % 64)
 	}
+	f.unskip(skip, base, n, kept)
+}
+
+// accept is the exact check of f's time and session on a candidate's
+// record, or nil when f has neither.
+func (f *vecFilter) accept() vecidx.Accept {
+	if !f.dated && f.excludeSession == 0 {
+		return nil
+	}
+	return func(_ int, rec []byte) bool {
+		created, session := recordTail(rec, f.dims)
+		return created >= f.from && created < f.to && (f.excludeSession == 0 || session != f.excludeSession)
+	}
+}
+
+// unskip clears the bits of the entries in skip among base…base+n−1.
+func (f *vecFilter) unskip(skip map[int]bool, base, n int, kept []uint64) {
 	for i := range skip {
 		if k := i - base; k >= 0 && k < n {
 			kept[k/64] &^= 1 << (k % 64)
@@ -150,11 +182,12 @@ func (s *Store) vecCandidates(want int) int {
 // rescored candidates of a scan of the codes.
 func (v *vecSnapshot) best(q []float32, f vecFilter, skip map[int]bool, want, candidates int, rescored *atomic.Int64) ([]vecidx.Candidate, error) {
 	keep := func(base, n int, kept []uint64) { f.mask(v, skip, base, n, kept) }
+	accept := f.accept()
 	if v.exact() {
-		return v.ix.Exact(q, want, keep), nil
+		return v.ix.Exact(q, want, keep, accept), nil
 	}
 	cands := v.ix.Candidates(v.ix.Quantizer().Prepare(q), candidates, vecWide*candidates, keep)
-	best, err := v.ix.Rescore(q, cands, want)
+	best, err := v.ix.Rescore(q, cands, want, accept)
 	if err != nil {
 		return nil, err
 	}

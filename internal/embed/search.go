@@ -57,21 +57,36 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 	if mode != ModeSemantic && mode != ModeHybrid {
 		return nil, Ran{}, fmt.Errorf("%w: mode must be hybrid, text or semantic", models.ErrInvalid)
 	}
-	vec, eerr := s.embedQuery(ctx, q.Q)
 	if mode == ModeSemantic {
+		vec, eerr := s.embedQuery(ctx, q.Q)
 		if eerr != nil {
 			return nil, Ran{Mode: mode}, eerr
 		}
 		hits, err := s.Store.SemanticSearch(ctx, q, s.Client.Model, vec)
 		return hits, Ran{Mode: mode}, err
 	}
-	// Hybrid: both lists of the whole window, fused, then paged.
+	// Hybrid: both lists of the whole window, fused, then paged. The
+	// full-text search runs while the query is embedded and its nearest
+	// rows found: it needs neither.
 	page := q
 	page.Offset, page.Limit = 0, min(q.Offset+q.Limit+1, models.MaxSearchWindow)
 	if page.Limit < 20 {
 		page.Limit = 20
 	}
-	text, terr := s.Store.Search(ctx, page)
+	var text []models.SearchHit
+	var terr error
+	textDone := make(chan struct{})
+	go func() {
+		defer close(textDone)
+		text, terr = s.Store.Search(ctx, page)
+	}()
+	vec, eerr := s.embedQuery(ctx, q.Q)
+	var sem []models.SearchHit
+	var err error
+	if eerr == nil {
+		sem, err = s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
+	}
+	<-textDone
 	words := refused(terr)
 	if terr != nil && words == nil {
 		return nil, Ran{Mode: mode}, terr
@@ -86,7 +101,6 @@ func (s *Searcher) Search(ctx context.Context, q models.SearchQuery, mode string
 		}
 		return pageOf(text, q.Offset, q.Limit), fellBack, nil
 	}
-	sem, err := s.Store.SemanticSearch(ctx, page, s.Client.Model, vec)
 	if errors.Is(err, models.ErrVectorsLoading) {
 		if s.Log != nil {
 			s.Log.Warn("semantic search: the vector index is still loading; answering with text alone")

@@ -168,6 +168,11 @@ func better(a, b Candidate) bool {
 	return a.Entry < b.Entry
 }
 
+// An Accept says whether a candidate whose record (RecordBytes and what
+// the user appended) was read is kept: the exact check of what a Filter
+// could only tell roughly. Nil accepts all.
+type Accept func(entry int, rec []byte) bool
+
 // A Filter says which entries a scan keeps: it sets in kept the bits of
 // the entries base…base+n−1 it keeps (bit k of kept[k/64]: entry base+k;
 // kept is zero when it is called). Dead entries are left out whatever it
@@ -187,9 +192,110 @@ func (x *Index) Candidates(p *Query, want, wide int, f Filter) []Candidate {
 	if !x.coded {
 		panic("vecidx: Candidates of an index without codes")
 	}
+	if len(x.chunks) < 4*sampleChunks {
+		return x.candidatesTwoPass(p, want, wide, f)
+	}
+	// A sample of the chunks tells the distance within which about wide
+	// entries lie, with a margin; then one pass estimates those within
+	// it while their code is in the cache (a second pass would fetch
+	// each again from memory).
 	cb := x.q.CodeBytes()
-	// Pass 1: each kept entry's Hamming distance, 255 for 255 and over
-	// (the others' too: their hist counts none), and how many are at each.
+	hist := make([]int, 8*cb+1)
+	step := len(x.chunks) / sampleChunks
+	sampled := 0
+	for ci := 0; ci < len(x.chunks); ci += step {
+		base := ci * ChunkEntries
+		n := min(ChunkEntries, x.n-base)
+		c := x.chunks[ci]
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		eachBit(m[:], func(k int) { hist[p.Hamming(c.codes[k*cb:(k+1)*cb])]++ })
+		sampled++
+	}
+	scale := float64(len(x.chunks)) / float64(sampled)
+	bound, cum := len(hist)-1, 0
+	for b, h := range hist {
+		if cum += h; float64(cum)*scale >= sampleMargin*float64(wide) {
+			bound = b
+			break
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	found := make([][]Candidate, workers)
+	x.each(func(w int, c *chunk, base, n int) {
+		var m [ChunkEntries / 64]uint64
+		x.mask(f, c, base, n, m[:])
+		out := found[w]
+		eachBit(m[:], func(k int) {
+			code := c.codes[k*cb : (k+1)*cb]
+			if p.Hamming(code) <= bound {
+				out = append(out, Candidate{int32(base + k), p.Estimate(p.Dot(code), c.f[k], c.cx[k])})
+			}
+		})
+		found[w] = out
+	})
+	all := slices.Concat(found...)
+	if p.Estimated = len(all); p.Estimated < wide && bound < len(hist)-1 {
+		return x.candidatesTwoPass(p, want, wide, f) // the sample misjudged
+	}
+	top := selectBest(all, want)
+	sortBest(top)
+	return top
+}
+
+// selectBest moves the best k of c (by the total order of better) to its
+// front, in no order, and returns them: quickselect, O(len(c)).
+func selectBest(c []Candidate, k int) []Candidate {
+	if k >= len(c) {
+		return c
+	}
+	lo, hi := 0, len(c)-1
+	for lo < hi {
+		// The median of three as the pivot, moved to hi.
+		mid := lo + (hi-lo)/2
+		if better(c[mid], c[lo]) {
+			c[mid], c[lo] = c[lo], c[mid]
+		}
+		if better(c[hi], c[lo]) {
+			c[hi], c[lo] = c[lo], c[hi]
+		}
+		if better(c[mid], c[hi]) {
+			c[mid], c[hi] = c[hi], c[mid]
+		}
+		pivot, store := c[hi], lo
+		for i := lo; i < hi; i++ {
+			if better(c[i], pivot) {
+				c[i], c[store] = c[store], c[i]
+				store++
+			}
+		}
+		c[store], c[hi] = c[hi], c[store]
+		switch {
+		case store == k:
+			return c[:k]
+		case store < k:
+			lo = store + 1
+		default:
+			hi = store - 1
+		}
+	}
+	return c[:k]
+}
+
+// sampleChunks is how many chunks Candidates samples; sampleMargin how
+// many times wide entries its bound aims at.
+const (
+	sampleChunks = 64
+	sampleMargin = 1.5
+)
+
+// candidatesTwoPass is Candidates in two passes: each kept entry's
+// Hamming distance and how many are at each, then the estimates of the
+// wide nearest (ties at the bound included).
+func (x *Index) candidatesTwoPass(p *Query, want, wide int, f Filter) []Candidate {
+	cb := x.q.CodeBytes()
+	// Pass 1: each kept entry's Hamming distance, 254 for 254 and over,
+	// notKept for the others, and how many are at each.
 	dist := getDist(x.n)
 	defer putDist(dist)
 	workers := runtime.GOMAXPROCS(0)
@@ -316,8 +422,9 @@ func (x *Index) each(f func(w int, c *chunk, base, n int)) {
 }
 
 // Exact is Candidates by the exact similarity to q (DotRecord), of
-// records held in memory: the exact scan. It panics on records on disk.
-func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
+// records held in memory that accept accepts: the exact scan. It panics
+// on records on disk.
+func (x *Index) Exact(q []float32, want int, f Filter, accept Accept) []Candidate {
 	if want <= 0 || x.n == 0 {
 		return nil
 	}
@@ -329,7 +436,10 @@ func (x *Index) Exact(q []float32, want int, f Filter) []Candidate {
 		var m [ChunkEntries / 64]uint64
 		x.mask(f, c, base, n, m[:])
 		eachBit(m[:], func(k int) {
-			h.offer(Candidate{int32(base + k), DotRecord(q, rec.record(base+k))})
+			r := rec.record(base + k)
+			if accept == nil || accept(base+k, r) {
+				h.offer(Candidate{int32(base + k), DotRecord(q, r)})
+			}
 		})
 	})
 	return best(heaps, want)
@@ -395,19 +505,20 @@ func (h *candHeap) down(i int) {
 }
 
 // Rescore reads the records of cands (best first by estimate, as
-// Candidates returns them) and returns them with their exact similarity
-// to q (DotRecord), best first. With want > 0 it reads them a batch at a
-// time and stops once the rest cannot reach the best want: when the best
-// estimate left, plus what the estimates read so far fell short of the
-// exact similarities on average, plus stopSigmas standard deviations of
-// that, is below the want-th similarity found. What it did not read is
-// not returned.
-func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, error) {
+// Candidates returns them) and returns those accept accepts with their
+// exact similarity to q (DotRecord), best first. With want > 0 it reads
+// them a batch at a time and stops once the rest cannot reach the best
+// want: when the best estimate left, plus what the estimates read so far
+// fell short of the exact similarities on average, plus stopSigmas
+// standard deviations of that, is below the want-th similarity found.
+// What it did not read is not returned.
+func (x *Index) Rescore(q []float32, cands []Candidate, want int, accept Accept) ([]Candidate, error) {
 	out := slices.Clone(cands)
 	if want <= 0 {
-		if err := x.rec.Score(q, sortedByEntry(out)); err != nil {
+		if err := x.rec.Score(q, sortedByEntry(out), accept); err != nil {
 			return nil, err
 		}
+		out = slices.DeleteFunc(out, func(c Candidate) bool { return c.Entry < 0 })
 		sortBest(out)
 		return out, nil
 	}
@@ -432,10 +543,14 @@ func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, 
 		for _, i := range byEntry {
 			read = append(read, out[i])
 		}
-		if err := x.rec.Score(q, read); err != nil {
+		if err := x.rec.Score(q, read, accept); err != nil {
 			return nil, err
 		}
 		for j, i := range byEntry {
+			if read[j].Entry < 0 {
+				out[i].Entry = -1
+				continue
+			}
 			r := float64(read[j].Score - out[i].Score)
 			n, sum, sum2 = n+1, sum+r, sum2+r*r
 			out[i].Score = read[j].Score
@@ -451,7 +566,7 @@ func (x *Index) Rescore(q []float32, cands []Candidate, want int) ([]Candidate, 
 			break
 		}
 	}
-	out = out[:done]
+	out = slices.DeleteFunc(out[:done], func(c Candidate) bool { return c.Entry < 0 })
 	sortBest(out)
 	return out, nil
 }

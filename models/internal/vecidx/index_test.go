@@ -122,9 +122,9 @@ func TestCandidatesFindTheNearest(t *testing.T) {
 	x := build(t, vecs, NewMemRecords(RecordBytes(64)))
 	for range 20 {
 		q := query()
-		exact := x.Exact(q, 10, nil)
+		exact := x.Exact(q, 10, nil, nil)
 		cands := x.Candidates(x.Quantizer().Prepare(q), 200, 4000, nil)
-		best, err := x.Rescore(q, cands, 0)
+		best, err := x.Rescore(q, cands, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,13 +148,21 @@ func TestCandidatesFindTheNearest(t *testing.T) {
 // a vector), with and without a filter, dead entries left out; exactly
 // and by estimate.
 func TestScanInPartsIsTheSequentialScan(t *testing.T) {
+	for _, n := range []int{5*ChunkEntries + 123, 4*sampleChunks*ChunkEntries + 77} {
+		testScanInParts(t, n)
+	}
+}
+
+// testScanInParts is TestScanInPartsIsTheSequentialScan over n entries:
+// few enough for Candidates' two passes, or enough for its sample.
+func testScanInParts(t *testing.T, n int) {
 	r := rand.New(rand.NewPCG(7, 9))
 	const dims = 16
 	shared := make([][]float32, 50) // few distinct vectors: ties everywhere
 	for i := range shared {
 		shared[i] = gaussian(r, dims)
 	}
-	vecs := make([][]float32, 5*ChunkEntries+123)
+	vecs := make([][]float32, n)
 	for i := range vecs {
 		vecs[i] = shared[r.IntN(len(shared))]
 	}
@@ -179,7 +187,7 @@ func TestScanInPartsIsTheSequentialScan(t *testing.T) {
 			var parts, one [2][]Candidate
 			for _, procs := range []int{4, 1} {
 				prev := runtime.GOMAXPROCS(procs)
-				got := [2][]Candidate{x.Exact(q, want, f), x.Candidates(p, want, 2000, f)}
+				got := [2][]Candidate{x.Exact(q, want, f, nil), x.Candidates(p, want, 2000, f)}
 				runtime.GOMAXPROCS(prev)
 				if procs == 4 {
 					parts = got
@@ -222,8 +230,8 @@ func TestFileRecords(t *testing.T) {
 	inFile := build(t, vecs, f)
 	inMem := build(t, vecs, NewMemRecords(RecordBytes(dims)))
 	q := gaussian(r, dims)
-	cands := inMem.Exact(q, 700, nil) // more than the one-goroutine read
-	got, err := inFile.Rescore(q, cands, 0)
+	cands := inMem.Exact(q, 700, nil, nil) // more than the one-goroutine read
+	got, err := inFile.Rescore(q, cands, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +247,7 @@ func TestFileRecords(t *testing.T) {
 	}
 	f.Acquire() // a search reading it
 	f.Release() // the index lets go: the search still reads
-	if got, _ := inFile.Rescore(q, cands[1:2], 0); got[0].Score != cands[1].Score {
+	if got, _ := inFile.Rescore(q, cands[1:2], 0, nil); got[0].Score != cands[1].Score {
 		t.Error("the file was closed while a reader held it")
 	}
 	f.Release()
@@ -248,5 +256,28 @@ func TestFileRecords(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 0 {
 		t.Errorf("left in the directory: %v", names)
+	}
+}
+
+// TestSelectBest: quickselect keeps the very set a sort would, ties
+// included.
+func TestSelectBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 2, 10, 1000} {
+		for _, k := range []int{0, 1, 5, 999, 2000} {
+			c := make([]Candidate, n)
+			for i := range c {
+				c[i] = Candidate{Entry: int32(i), Score: float32(r.IntN(20))} // ties
+			}
+			r.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
+			want := slices.Clone(c)
+			sortBest(want)
+			want = want[:min(k, n)]
+			got := slices.Clone(selectBest(c, k))
+			sortBest(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n %d k %d: %v, want %v", n, k, got, want)
+			}
+		}
 	}
 }

@@ -59,7 +59,7 @@ func BenchmarkRecall(b *testing.B) {
 		for i := range qs {
 			qs[i] = fam.Vector(-int64(i) - 1)
 			exact[i] = map[int32]bool{}
-			for _, c := range x.Exact(qs[i], k, nil) {
+			for _, c := range x.Exact(qs[i], k, nil, nil) {
 				exact[i][c.Entry] = true
 			}
 		}
@@ -71,7 +71,7 @@ func BenchmarkRecall(b *testing.B) {
 					q := qs[i%queries]
 					p := x.Quantizer().Prepare(q)
 					cands := x.Candidates(p, c.cands, c.wide*c.cands, nil)
-					best, err := x.Rescore(q, cands, k+1)
+					best, err := x.Rescore(q, cands, k+1, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -14,9 +14,11 @@ import (
 )
 
 // Records keeps the exact vectors of an Index, entry i the i-th appended,
-// each as stored (RecordBytes): in memory for a small index (MemRecords),
-// in a file for a large one (FileRecords), where rescoring a few thousand
-// candidates reads them back.
+// each as stored (RecordBytes) and what its user appends to it (models:
+// the row's time and session, to check its filters exactly): in memory
+// for a small index (MemRecords), in a file for a large one
+// (FileRecords), where rescoring a few thousand candidates reads them
+// back.
 //
 // Like an Index, records are appended by one writer, which the caller
 // serialises, and read by many: a reader reads only the entries of the
@@ -27,8 +29,9 @@ type Records interface {
 	// Flush makes the records appended so far readable.
 	Flush() error
 	// Score sets the Score of each candidate (sorted by entry) to the
-	// exact similarity of its record to q (DotRecord).
-	Score(q []float32, cands []Candidate) error
+	// exact similarity of its record to q (DotRecord), or its Entry to
+	// -1 when accept (nil: all) refuses its record.
+	Score(q []float32, cands []Candidate, accept Accept) error
 	// Grown is the records an index grown from one holding these
 	// appends to (Index.Grown).
 	Grown() Records
@@ -67,9 +70,15 @@ func (m *MemRecords) record(i int) []byte {
 }
 
 // Score implements Records.
-func (m *MemRecords) Score(q []float32, cands []Candidate) error {
+func (m *MemRecords) Score(q []float32, cands []Candidate, accept Accept) error {
 	for j := range cands {
-		cands[j].Score = DotRecord(q, m.record(int(cands[j].Entry)))
+		e := int(cands[j].Entry)
+		rec := m.record(e)
+		if accept != nil && !accept(e, rec) {
+			cands[j].Entry = -1
+			continue
+		}
+		cands[j].Score = DotRecord(q, rec)
 	}
 	return nil
 }
@@ -201,20 +210,20 @@ func (r *FileRecords) DiskBytes() int64 { return r.n * int64(r.size) }
 
 // Score implements Records: one read a record, in entry order, in two
 // halves at once when there are many.
-func (r *FileRecords) Score(q []float32, cands []Candidate) error {
+func (r *FileRecords) Score(q []float32, cands []Candidate, accept Accept) error {
 	if len(cands) < 64 {
-		return r.score(q, cands)
+		return r.score(q, cands, accept)
 	}
 	half := len(cands) / 2
 	var err1 error
 	var wg sync.WaitGroup
-	wg.Go(func() { err1 = r.score(q, cands[:half]) })
-	err2 := r.score(q, cands[half:])
+	wg.Go(func() { err1 = r.score(q, cands[:half], accept) })
+	err2 := r.score(q, cands[half:], accept)
 	wg.Wait()
 	return errors.Join(err1, err2)
 }
 
-func (r *FileRecords) score(q []float32, cands []Candidate) error {
+func (r *FileRecords) score(q []float32, cands []Candidate, accept Accept) error {
 	buf := make([]byte, r.size)
 	for j := range cands {
 		e := int64(cands[j].Entry)
@@ -222,6 +231,10 @@ func (r *FileRecords) score(q []float32, cands []Candidate) error {
 			return err
 		}
 		r.crypt(e, buf, buf)
+		if accept != nil && !accept(int(e), buf) {
+			cands[j].Entry = -1
+			continue
+		}
 		cands[j].Score = DotRecord(q, buf)
 	}
 	return nil
