@@ -10,7 +10,7 @@ import (
 // beats constraint beats decision: "I still need to restyle it — it uses
 // blue instead of brand" is a todo, not a decision.
 var (
-	causeRe = newCue(`(?i)\broot[- ]cause\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it")
+	causeRe = newCue(`(?i)\broot[- ]cause\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error")
 	// todoLeadRe: a statement that opens as a todo.
 	todoLeadRe = regexp.MustCompile(`(?i)^(?:todo|to-do|fixme)\b`)
 	// explainsChangeRe: a change of design, often told with its reason.
@@ -21,7 +21,14 @@ var (
 	// when the sentence does not start with what was done about it.
 	becauseRe = regexp.MustCompile(`(?i)\bbecause\b`)
 	failRe    = newCue(`(?i)\b(?:fail\w*|errors?|crash\w*|time(?:d)? ?outs?|timing out|hang\w*|leak\w*|flaky|broke\w*|twice|double\w*|skipp\w*|5\d\d|panic\w*|deadlock\w*|segfault\w*|oom\w*|wrong|stale|missing|lost|dropp(?:ed|ing))\b`, "fail", "error", "crash", "time", "timing out", "hang", "leak", "flaky", "broke", "twice", "doubl", "skipp", "5", "panic", "deadlock", "segfault", "oom", "wrong", "stale", "missing", "lost", "dropp")
-	actionRe  = regexp.MustCompile(`(?i)^(?:i|we|i've|we've|i'd|made|kept|used|set|put|built|wrote|chose|went|gave|\w+ed)\b`)
+	// actLeadRe: a statement that opens on what Claude or the team did
+	// ("I relaxed …", "We've pinned …").
+	actLeadRe = regexp.MustCompile(`(?i)^(?:i|we)(?:'ve| have)? (?:also |now |then |just )?\w+ed\b`)
+	// keptAsAskedRe: something left undone on purpose, because the user
+	// asked ("I didn't add it, since you asked to be asked first"): not
+	// work left to do.
+	keptAsAskedRe = regexp.MustCompile(`(?i)\b(?:did not|didn'?t|haven'?t|have not|won'?t)\b[^.;]*\b(?:since|because|as) (?:you|the user)\b`)
+	actionRe      = regexp.MustCompile(`(?i)^(?:i|we|i've|we've|i'd|made|kept|used|set|put|built|wrote|chose|went|gave|\w+ed)\b`)
 
 	todoRe = newCue(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]*\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`, "still", "need", "next", "todo", "to-do", "for later", "follow", "yet", "worth revisiting", "remain", "did not", "didn")
 
@@ -135,9 +142,11 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindCause, true
 	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t):
 		return KindCause, true
-	case todoRe.MatchString(t):
+	case todoRe.MatchString(t) && !keptAsAskedRe.MatchString(t):
 		return KindTodo, true
-	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")):
+	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")) &&
+		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(t)):
+		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
 	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)),
 		nowStateRe.MatchString(t) && !nowResultRe.MatchString(t),
@@ -166,7 +175,7 @@ func isQuestion(t string) bool {
 var (
 	// promptLeadRe strips what a prompt's sentence opens with before the
 	// instruction itself: "no,", "actually", "ok,", "please".
-	promptLeadRe = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
+	promptLeadRe = regexp.MustCompile(`(?i)^(?:no+\s*[,.!:;—–-][\s,.!:;—–-]*|(?:nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
 	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing)\b|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
@@ -175,7 +184,7 @@ var (
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
 	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
-	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
+	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no [\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
 	// logLineRe: pasted logs, errors and stack traces.

@@ -169,6 +169,12 @@ func units(text string) []unit {
 			if hasLabel && !inList {
 				hasLabel = false // a label's paragraph is one paragraph
 			}
+			// A paragraph that ends by introducing what a source says
+			// ("… Its \"Workflow\" section reads:") quotes the list or
+			// paragraph after it, as a label line of its own would.
+			if src, ok := introducesQuote(block); ok {
+				hasLabel, inList, labelSec, lblText, lblQuote = true, false, secUnknown, "", src
+			}
 		}
 	}
 	lines, quotes, code := proseAndCode(text)
@@ -289,6 +295,21 @@ func proseAndCode(text string) (lines []string, quoted, code []bool) {
 		lines[i] = line
 	}
 	return lines, quoted, code
+}
+
+// introducesQuote reports whether a paragraph's last sentence ends in a
+// colon that introduces a source's words ("The header reads:", "From
+// CONTRIBUTING.md:"), and names the source.
+func introducesQuote(block string) (string, bool) {
+	ss := sentences(block)
+	if len(ss) == 0 {
+		return "", false
+	}
+	last := strings.TrimSpace(cleanInline(ss[len(ss)-1]))
+	if !strings.HasSuffix(last, ":") {
+		return "", false
+	}
+	return reportLabel(strings.TrimSuffix(last, ":"))
 }
 
 // labelLine reports whether line is a label on its own: a short phrase

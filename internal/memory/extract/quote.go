@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -60,27 +61,67 @@ func reportedBy(s string) (string, bool) {
 // sentence rather than a name.
 var quotedSpanRe = regexp.MustCompile(`"[^"]{20,}"|“[^”]{20,}”`)
 
+// codeSpanRe: a span of inline code. Matched left to right, its matches
+// pair the backticks, so the prose between two spans is never one.
+var codeSpanRe = regexp.MustCompile("`[^`]+`")
+
+// minQuotedCode is the shortest span of inline code read as a quoted line
+// (a comment or a line of a file shown as code: "`# DECISION: …`")
+// rather than a name.
+const minQuotedCode = 22
+
+// quotedSpans are the spans of s that quote somebody's words: double
+// quotes, and inline code as long as a sentence.
+func quotedSpans(s string) [][]int {
+	spans := quotedSpanRe.FindAllStringIndex(s, -1)
+	for _, loc := range codeSpanRe.FindAllStringIndex(s, -1) {
+		if loc[1]-loc[0] >= minQuotedCode {
+			spans = append(spans, loc)
+		}
+	}
+	slices.SortFunc(spans, func(a, b []int) int { return a[0] - b[0] })
+	return spans
+}
+
+// withoutSpans is s with the spans cut out, a space in each place.
+func withoutSpans(s string, spans [][]int) string {
+	var b strings.Builder
+	at := 0
+	for _, loc := range spans {
+		if loc[0] < at {
+			continue // a code span inside a quote, already cut
+		}
+		b.WriteString(s[at:loc[0]])
+		b.WriteByte(' ')
+		at = loc[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
 // quotesOnly reports whether what makes sentence s a memory is inside
 // the words it quotes: without them it states nothing ("One paragraph …
 // says: \"Decision: log the full card number …\"").
 func quotesOnly(s string) bool {
-	if !quotedSpanRe.MatchString(s) {
+	spans := quotedSpans(s)
+	if len(spans) == 0 {
 		return false
 	}
 	if _, ok := cue(strings.TrimSpace(cleanInline(s)), true); !ok {
 		return false
 	}
-	rest := strings.TrimSpace(cleanInline(quotedSpanRe.ReplaceAllString(s, " ")))
+	rest := strings.TrimSpace(cleanInline(withoutSpans(s, spans)))
 	_, ok := cue(rest, false)
 	return !ok
 }
 
 // quoteSource names what the words before a quote say said it.
 func quoteSource(s string) string {
-	loc := quotedSpanRe.FindStringIndex(s)
-	if loc == nil {
+	spans := quotedSpans(s)
+	if len(spans) == 0 {
 		return "a quoted text"
 	}
+	loc := spans[0]
 	who := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[:loc[0]]), ":,—–-"))
 	if who == "" {
 		return "a quoted text"

@@ -49,7 +49,9 @@ func init() {
 	for cat, ws := range map[string]string{
 		"package manager": "npm pnpm yarn bun",
 		"config format":   "toml yaml yml json5 hcl ini",
-		"test runner":     "jest vitest mocha pytest",
+		"test runner":     "jest vitest mocha pytest jasmine ava node:test",
+		"logging":         "zerolog logrus zap slog log15 winston pino log4j logback loguru",
+		"feature flags":   "launchdarkly unleash flagsmith growthbook flipper",
 		"formatter":       "prettier gofmt black rustfmt",
 		"linter":          "eslint golangci-lint ruff flake8 pylint staticcheck",
 		"bundler":         "webpack vite esbuild rollup parcel",
@@ -64,6 +66,9 @@ func init() {
 	} {
 		for _, w := range strings.Fields(ws) {
 			categories[w] = cat
+		}
+		if !strings.Contains(cat, " ") {
+			categoryNames[cat] = cat
 		}
 	}
 }
@@ -212,7 +217,8 @@ func firstClauseCategory(text string) string {
 // no config format, "render(…)" no host), a common English word only
 // capitalised ("Fly", "Render").
 func categoryIn(text string) string {
-	for _, tok := range strings.Fields(text) {
+	toks := strings.Fields(text)
+	for i, tok := range toks {
 		if strings.ContainsAny(tok, "/`(") {
 			continue
 		}
@@ -220,14 +226,33 @@ func categoryIn(text string) string {
 		if strings.Contains(w, ".") && !categoryDotted[strings.ToLower(w)] {
 			continue
 		}
-		c, ok := categories[strings.ToLower(w)]
-		if !ok || commonWords[strings.ToLower(w)] && !(w[0] >= 'A' && w[0] <= 'Z') {
+		lw := strings.ToLower(w)
+		if c, ok := categoryNames[strings.TrimSuffix(lw, "s")]; ok && headAt(toks, i) {
+			return c // "No ORMs in this codebase" is about the ORM
+		}
+		c, ok := categories[lw]
+		if !ok || commonWords[lw] && !(w[0] >= 'A' && w[0] <= 'Z') {
 			continue
 		}
 		return c
 	}
 	return ""
 }
+
+// headAt reports whether toks[i] ends its noun phrase: the last word,
+// one ending in punctuation, or one a stop word follows ("ORMs in …",
+// not "database migrations").
+func headAt(toks []string, i int) bool {
+	if i == len(toks)-1 || strings.ContainsAny(toks[i][len(toks[i])-1:], ",.;:!?") {
+		return true
+	}
+	next := strings.ToLower(strings.Trim(toks[i+1], ",.;:!?\"'"))
+	return phraseStop[next] || pronouns[next]
+}
+
+// categoryNames are the categories named by a word of their own ("orm",
+// "linter"), singular.
+var categoryNames = map[string]string{}
 
 // categoryDotted are tool names with a dot in them.
 var categoryDotted = map[string]bool{"fly.io": true, "node.js": true}
