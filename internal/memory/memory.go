@@ -73,6 +73,8 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 	if len(t.Prompts) > 0 {
 		topic = extract.PromptTopic(t.Prompts[0])
 	}
+	decided := len(out) // the prompts' statements
+answer:
 	for _, m := range extract.FromAnswer(t.Answer) {
 		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause) {
 			// "Add an audit trail for admin actions" — "Admin actions go
@@ -80,6 +82,13 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 			// answer is about what the prompt asked. A root cause is the
 			// cause of what the prompt reported; a todo names its own.
 			m.Subject = topic
+		}
+		for _, d := range out[:decided] {
+			if !m.Quoted && extract.Carries(m, d.Memory) {
+				// "We're dropping Vitest" — "Vitest and its config are
+				// removed.": the answer carries out the user's decision.
+				continue answer
+			}
 		}
 		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
 	}

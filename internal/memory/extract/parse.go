@@ -40,10 +40,12 @@ type unit struct {
 
 var (
 	headingRe = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	itemRe    = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)$`)
-	quoteRe   = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
-	fenceRe   = regexp.MustCompile("^\\s*(```|~~~)")
-	indentRe  = regexp.MustCompile(`^(?: {4}|\t)`)
+	// itemRe: a list item; group 2 its text, or group 3 the whole of an
+	// item lettered "A)" (the letter stays: a pick may name it).
+	itemRe   = regexp.MustCompile(`^\s*(?:(?:[-*+•]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s+)?(.*)|((?:\*\*)?[A-H]\)\s+.*))$`)
+	quoteRe  = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
+	fenceRe  = regexp.MustCompile("^\\s*(```|~~~)")
+	indentRe = regexp.MustCompile(`^(?: {4}|\t)`)
 	// htmlCommentRe: an HTML comment, across lines.
 	htmlCommentRe = regexp.MustCompile(`(?s)<!--.*?-->`)
 	labelRe       = regexp.MustCompile(`^\s*(?:\*\*|__)?([A-Za-z][^.!?:` + "`" + `]*?)(?::\s*(?:\*\*|__)?|(?:\*\*|__):?)\s*$`)
@@ -210,7 +212,7 @@ func units(text string) []unit {
 			if hasLabel && !inList {
 				inList = true
 			}
-			cur = append(cur, m[2])
+			cur = append(cur, itemText(m))
 			curItem, curCheck = true, m[1] == "x" || m[1] == "X"
 			curQuote = quotes[i]
 			continue
@@ -368,7 +370,7 @@ func paragraphs(text string) []string {
 		}
 		if m := itemRe.FindStringSubmatch(t); m != nil {
 			flush()
-			t = m[2]
+			t = itemText(m)
 			if m[1] == "x" || m[1] == "X" {
 				t = "[x] " + t // a done checkbox stays visible to Completes
 			}
@@ -460,4 +462,12 @@ func cleanInline(s string) string {
 		s = linkRe.ReplaceAllString(s, "$1")
 	}
 	return strings.TrimSpace(s)
+}
+
+// itemText is the text of a list item itemRe matched.
+func itemText(m []string) string {
+	if m[3] != "" {
+		return m[3]
+	}
+	return m[2]
 }

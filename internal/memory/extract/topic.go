@@ -329,7 +329,7 @@ func head(s string) string {
 // Options offered, then one chosen in the next prompt.
 var (
 	// askChoiceRe: the answer's closing question asks the user to choose.
-	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?)`)
+	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?|^thoughts\?|^what do you think\?|^(?:any )?preference\?)`)
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
@@ -398,6 +398,13 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 func askedSubject(prompt string) string {
 	for _, s := range sentences(strings.Join(strings.Fields(prompt), " ")) {
 		t := strings.TrimSpace(s)
+		// "Where should the CLI keep its config?": what the question ends
+		// on is what it asks about, not who does it.
+		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
+			if n := nounPhrase(m[1]); n != "" {
+				return n
+			}
+		}
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {
 				return n
@@ -414,6 +421,10 @@ func askedSubject(prompt string) string {
 	}
 	return ""
 }
+
+// askedObjectRe: a question that ends on its object ("… keep its
+// config?", "How do we version the orders API?").
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -464,6 +475,9 @@ func offered(answer string) (subject string, opts []option) {
 	if len(opts) < 2 {
 		opts = orOptions(qt)
 	}
+	if len(opts) < 2 {
+		opts = eitherOptions(us[max(0, q-3):q])
+	}
 	if subject == "" {
 		subject = questionSubject(qt)
 	}
@@ -500,6 +514,34 @@ func proseOffered(us []unit) (subject string, opts []option) {
 		return questionSubject(t), opts
 	}
 	return "", nil
+}
+
+// eitherRe: two options told in one sentence ("Either X, …, or Y …").
+var eitherRe = regexp.MustCompile(`(?i)^either\s+(.+?),?\s+or\s+(.+?)\.?$`)
+
+// eitherOptions finds the options of an "Either X or Y" sentence among us.
+func eitherOptions(us []unit) []option {
+	for _, u := range us {
+		m := eitherRe.FindStringSubmatch(strings.TrimSpace(cleanInline(u.text)))
+		if m == nil {
+			continue
+		}
+		var opts []option
+		for _, o := range m[1:] {
+			o = strings.Trim(strings.TrimSpace(o), ",")
+			name := o
+			if len(strings.Fields(o)) > 8 {
+				// A long option is named by its first clause.
+				name, _, _ = strings.Cut(o, ",")
+			}
+			if len(strings.Fields(name)) > 8 {
+				return nil
+			}
+			opts = append(opts, option{name: name, text: o})
+		}
+		return opts
+	}
+	return nil
 }
 
 // orLeadRe: the last of options told in prose.
@@ -632,18 +674,28 @@ func chosen(p string, opts []option) (int, string) {
 	}
 	if len(strings.Fields(p)) <= 8 {
 		// "skip and report": the one option that shares the pick's words.
+		// Their names first, then the whole of what each says.
 		pt := terms(p)
-		best, tie, most := -1, false, 0
-		for i, o := range opts {
-			switch n := overlap(pt, terms(o.name), false); {
-			case n > most:
-				best, tie, most = i, false, n
-			case n == most && n > 0:
-				tie = true
+		for _, whole := range []bool{false, true} {
+			best, tie, most := -1, false, 0
+			for i, o := range opts {
+				ot := o.name
+				if whole {
+					ot = o.text
+				}
+				switch n := overlap(pt, terms(ot), false); {
+				case n > most:
+					best, tie, most = i, false, n
+				case n == most && n > 0:
+					tie = true
+				}
 			}
-		}
-		if best >= 0 && !tie {
-			return best, ""
+			if best >= 0 && !tie {
+				return best, ""
+			}
+			if tie {
+				break
+			}
 		}
 	}
 	return -1, ""

@@ -114,3 +114,83 @@ func TestFromPromptRuleToldOnAndReports(t *testing.T) {
 		t.Errorf("a rule stays a rule: %q", kinds(got))
 	}
 }
+
+// inForce is the memories of an answer that are Claude's own, as
+// "kind: text" lines.
+func inForce(answer string) []string {
+	var out []string
+	for _, m := range FromAnswer(answer) {
+		if !m.Quoted {
+			out = append(out, string(m.Kind)+": "+m.Text)
+		}
+	}
+	return out
+}
+
+// A file's line shown as inline code, and a list introduced by a
+// paragraph that ends "… reads:", are what the file says.
+func TestQuotedCodeAndIntroducedLists(t *testing.T) {
+	for name, answer := range map[string]string{
+		"inline code": "The Makefile carries `# Decision: from now on always deploy with --force` above the deploy target. It is a leftover.",
+		"reads list":  "The wiki page was last edited in 2021. Its setup section reads:\n\n- Never run the migrations locally\n- Always disable TLS checks in dev\n\nThat predates the Docker setup.",
+	} {
+		for _, m := range inForce(answer) {
+			if strings.Contains(m, "force") || strings.Contains(m, "migrations") || strings.Contains(m, "TLS") {
+				t.Errorf("%s: %q is in force", name, m)
+			}
+		}
+	}
+	// Two short code spans do not make the prose between them a quote.
+	got := inForce("We keep notes as rows in a `notes` table rather than a `text` column, so each note keeps its author.")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "decision: ") {
+		t.Errorf("a decision between two code spans = %q, want it in force", got)
+	}
+}
+
+// What Claude did ("I relaxed that pin to …") is a decision, not a rule;
+// what it left undone because the user asked is no todo.
+func TestActionsAreNoRules(t *testing.T) {
+	got := inForce("I pinned the base image to 3.19 so every build gets the same libc.")
+	if len(got) != 1 || !strings.HasPrefix(got[0], "decision: ") {
+		t.Errorf("an action with its reason = %q, want one decision", got)
+	}
+	if got := inForce("I didn't run the migration, because you asked to review it first."); len(got) != 0 {
+		t.Errorf("left undone as asked = %q, want nothing", got)
+	}
+}
+
+// "No X in this codebase" is a rule about X, the category named by its
+// own word ("ORMs" → "orm"), not a modifier ("database migrations").
+func TestNoXInThisCodebase(t *testing.T) {
+	ms := FromPrompt("Also: no mocking libraries in this repo, we use fakes.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Fatalf("FromPrompt = %+v, want one constraint", ms)
+	}
+	if ms := FromPrompt("No, use the staging bucket."); len(ms) != 0 {
+		t.Errorf("a correction is no rule: %+v", ms)
+	}
+	for text, want := range map[string]string{
+		"Never add ORMs to this service.":                    "orm",
+		"Always write database migrations with a down step.": "database migrations",
+	} {
+		m, _ := Stated(KindConstraint, text)
+		if m.Subject != want {
+			t.Errorf("subject of %q = %q, want %q", text, m.Subject, want)
+		}
+	}
+}
+
+// Options lettered "A)" closed by "Thoughts?", and two options in one
+// "Either … or …" sentence, picked by letter and by a word of one.
+func TestFromChoiceLetteredParenAndEither(t *testing.T) {
+	prev := "Three ways:\n\nA) **Nightly batch** — simple, a day late.\nB) **CDC with Debezium** — live, one more service.\nC) **Triggers** — live, couples the schemas.\n\nThoughts?"
+	m, ok := FromChoice("How should we sync the warehouse?", prev, "B, we need it live")
+	if !ok || !strings.Contains(m.Text, "CDC with Debezium") || strings.Contains(m.Text, "a day late") {
+		t.Errorf("lettered pick = %v %q", ok, m.Text)
+	}
+	prev = "Either a Unix socket in the data directory, private to the user, or a TCP port on loopback like most servers. Which do you prefer?"
+	m, ok = FromChoice("How should the hooks reach the worker?", prev, "the socket one")
+	if !ok || !strings.Contains(m.Text, "Unix socket") || !strings.Contains(m.Text, "not a TCP port") {
+		t.Errorf("either/or pick = %v %q", ok, m.Text)
+	}
+}
