@@ -130,11 +130,23 @@ func matchesWant(m models.Memory, kind, key, speaker, subject string) bool {
 		return false
 	}
 	for _, alt := range strings.Split(subject, "|") {
-		if alt = strings.ToLower(strings.TrimSpace(alt)); alt != "" && strings.Contains(strings.ToLower(m.Subject), alt) {
+		if alt = strings.ToLower(strings.TrimSpace(alt)); alt != "" && strings.Contains(singular(m.Subject), singular(alt)) {
 			return true
 		}
 	}
 	return subject == ""
+}
+
+// singular is s lowercased with each word's plural "s" dropped, so that a
+// subject "commit" matches a label "commits" and "migrations" "migration".
+func singular(s string) string {
+	f := strings.Fields(strings.ToLower(s))
+	for i, w := range f {
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			f[i] = strings.TrimSuffix(w, "s")
+		}
+	}
+	return strings.Join(f, " ")
 }
 
 func (s *trustScore) add(sc scenario, ms []models.Memory) {
