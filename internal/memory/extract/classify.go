@@ -145,7 +145,7 @@ func cue(t string, item bool) (Kind, bool) {
 	case todoRe.MatchString(t) && !keptAsAskedRe.MatchString(t):
 		return KindTodo, true
 	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")) &&
-		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(t)):
+		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(beforeReason(t))):
 		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
 	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)),
@@ -155,6 +155,18 @@ func cue(t string, item bool) (Kind, bool) {
 	}
 	return "", false
 }
+
+// beforeReason is t up to the reason it gives ("since the numbers must
+// be live": the rule is the reason's, not the statement's).
+func beforeReason(t string) string {
+	if loc := reasonRe.FindStringIndex(t); loc != nil {
+		return t[:loc[0]]
+	}
+	return t
+}
+
+// reasonRe: what opens a statement's reason.
+var reasonRe = regexp.MustCompile(`(?i)\b(?:because|since|so that|as)\b`)
 
 // beforeBecause is t up to its first "because": the failure a change's
 // reason tells ("instead of the cron, because the cron was missing
@@ -184,7 +196,7 @@ var (
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
 	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
-	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no [\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b`)
+	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no [\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
 	// logLineRe: pasted logs, errors and stack traces.

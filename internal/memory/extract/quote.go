@@ -14,7 +14,7 @@ import (
 var (
 	// docNounRe: what a reported statement's speaker is when it is a
 	// document or a program, not a person of the project.
-	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
+	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
 	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
@@ -43,7 +43,7 @@ func reportedBy(s string) (string, bool) {
 	if loc == nil || loc[0] > 90 {
 		return "", false
 	}
-	who := t[:loc[0]]
+	who := strings.TrimRight(t[:loc[0]], " ,;:—") // "RFC 6265bis, section 4.1.2.5, puts it …"
 	if i := strings.LastIndexAny(who, ";,:—"); i >= 0 {
 		who = who[i+1:] // the clause the verb is in: "The build works; it writes …"
 	}

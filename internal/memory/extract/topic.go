@@ -323,8 +323,16 @@ func sameTopic(a, b string) bool {
 
 func head(s string) string {
 	f := strings.Fields(s)
-	return stem(f[len(f)-1])
+	h := stem(f[len(f)-1])
+	if w, ok := sameNoun[h]; ok {
+		return w
+	}
+	return h
 }
+
+// sameNoun maps a noun's other spellings and short forms, stemmed, to one.
+var sameNoun = map[string]string{"mail": "email", "e-mail": "email", "db": "database", "configuration": "config",
+	"repository": "repo", "authentication": "auth", "documentation": "doc"}
 
 // Options offered, then one chosen in the next prompt.
 var (
@@ -401,7 +409,7 @@ func askedSubject(prompt string) string {
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
 		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
-			if n := nounPhrase(m[1]); n != "" {
+			if n := nounPhrase(m[1] + m[2]); n != "" {
 				return n
 			}
 		}
@@ -424,7 +432,7 @@ func askedSubject(prompt string) string {
 
 // askedObjectRe: a question that ends on its object ("… keep its
 // config?", "How do we version the orders API?").
-var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -569,7 +577,7 @@ func proseOptionName(s string) string {
 func optionName(item string) string {
 	t := letterLeadRe.ReplaceAllString(strings.TrimSpace(item), "$1")
 	if m := boldRe.FindStringSubmatch(t); m != nil && strings.Index(t, m[0]) <= 3 {
-		return strings.Trim(strings.TrimSpace(m[1]+m[2]), ":.`")
+		return strings.Trim(strings.TrimSpace(strings.ReplaceAll(m[1]+m[2], "`", "")), ":.")
 	}
 	t = cleanInline(t)
 	if m := tickRe.FindStringSubmatch(t); m != nil && strings.Index(t, m[0]) == 0 {
