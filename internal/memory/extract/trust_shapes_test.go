@@ -194,3 +194,18 @@ func TestFromChoiceLetteredParenAndEither(t *testing.T) {
 		t.Errorf("either/or pick = %v %q", ok, m.Text)
 	}
 }
+
+// "X, section N, puts it this way: …" reports X; "Use X for all Y" in a
+// prompt is a rule.
+func TestReportedWithTrailingCommaAndUseForAll(t *testing.T) {
+	if got := inForce("OWASP's cheat sheet, section 3.2, puts it this way: tokens must always be rotated on login."); len(got) != 0 {
+		t.Errorf("a reported rule = %q, want none in force", got)
+	}
+	ms := FromPrompt("Use zod for all request validation.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("FromPrompt = %+v, want one constraint", ms)
+	}
+	if got := inForce("I added a covering index rather than a cache, since the counts must be live."); len(got) != 1 || !strings.HasPrefix(got[0], "decision: ") {
+		t.Errorf("an action whose reason says must = %q, want one decision", got)
+	}
+}
