@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"github.com/mneme-dev/mneme/internal/embed"
+	"github.com/mneme-dev/mneme/internal/settings"
 
 	"log/slog"
 	"sync"
@@ -34,12 +35,9 @@ type Handler struct {
 	// Quarantined counts the spooled events set aside as refused for
 	// good, shown on /api/health and in the viewer; nil is none.
 	Quarantined func() api.Quarantine
-	// AfterSettings, if set, is told of settings just saved (after they
-	// were applied to capture), e.g. to run retention at once.
-	AfterSettings func(models.Settings)
-	// SettingsLock, if set, is held while settings are saved and applied:
-	// the worker applies another replica's change under it too.
-	SettingsLock sync.Locker
+	// Settings owns the settings in force: handlers read, prepare and
+	// save them through it only.
+	Settings *settings.Service
 	// Auth holds the worker's secret, the login cookie and the one-time
 	// login links.
 	Auth *auth.Keeper

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"time"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/settings"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -51,46 +51,27 @@ func publicSettings(st models.Settings) settingsJSON {
 
 // ShowSettingsJSON serves GET /api/settings. Secrets are never returned.
 func (h *Handler) ShowSettingsJSON(c *fiber.Ctx) error {
-	return c.JSON(publicSettings(h.Capture.Policy().Settings))
+	return c.JSON(publicSettings(h.Settings.Current()))
 }
 
 // UpdateSettingsJSON serves PUT /api/settings. The body is decoded over the
 // settings in force (fields left out keep their value), validated as a
 // whole (422 with per-field errors), stored, applied and announced.
 func (h *Handler) UpdateSettingsJSON(c *fiber.Ctx) error {
-	cur := h.Capture.Policy().Settings
+	cur := h.Settings.Current()
 	proposed, clearKey, err := models.PatchSettings(cur, c.Body())
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	next, _ := models.UpdateSettings(cur, proposed, clearKey)
-	if models.PatchEmbeddingsClear(c.Body()) {
-		next.Embeddings.APIKey = ""
-	}
+	next, _ := h.Settings.Prepare(cur, settings.Edit{Proposed: proposed, ClearSummarizerKey: clearKey,
+		ClearEmbeddingsKey: models.PatchEmbeddingsClear(c.Body())})
 	if d := dangerousChanges(cur, next); len(d) > 0 && !h.mayChangeDangerous(c, "") {
 		return fiber.NewError(fiber.StatusForbidden, dangerousRefusal(d))
 	}
-	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
+	if err := h.Settings.Save(c.UserContext(), cur, next); err != nil {
 		return err
 	}
 	return c.JSON(publicSettings(next))
-}
-
-// saveSettings stores settings (models.Store.SaveSettings: validated,
-// with their settings_changed event) and applies them.
-func (h *Handler) saveSettings(ctx context.Context, cur, next models.Settings) error {
-	if h.SettingsLock != nil {
-		h.SettingsLock.Lock()
-		defer h.SettingsLock.Unlock()
-	}
-	if err := h.Store.SaveSettings(ctx, cur, next); err != nil {
-		return err
-	}
-	h.Capture.SetSettings(next)
-	if h.AfterSettings != nil {
-		h.AfterSettings(next)
-	}
-	return nil
 }
 
 // testRuleInput is POST /api/settings/test-rule.

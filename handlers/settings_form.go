@@ -12,6 +12,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/internal/retention"
+	"github.com/mneme-dev/mneme/internal/settings"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/views"
 )
@@ -67,12 +68,10 @@ func (h *Handler) renderSettings(c *fiber.Ctx, p views.SettingsPage, status int)
 // to confirm; success redirects to the page (303), back at the place the
 // form says it was saved from (the hidden at and builtinOpen).
 func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
-	cur := h.Capture.Policy().Settings
+	cur := h.Settings.Current()
 	proposed, clearKey, errs := settingsFromForm(c, cur)
-	next, keyDropped := models.UpdateSettings(cur, proposed, clearKey)
-	if c.FormValue("embeddings.clearApiKey") == "on" {
-		next.Embeddings.APIKey = ""
-	}
+	next, keyDropped := h.Settings.Prepare(cur, settings.Edit{Proposed: proposed, ClearSummarizerKey: clearKey,
+		ClearEmbeddingsKey: c.FormValue("embeddings.clearApiKey") == "on"})
 	page := views.SettingsPage{S: next, APIKeySet: next.Summarizer.APIKey != "", EmbeddingsKeySet: next.Embeddings.APIKey != "",
 		At: views.SettingsPlace(c.FormValue("at")), BuiltinOpen: c.FormValue("builtinOpen") == "1"}
 	page.S.Summarizer.APIKey, page.S.Embeddings.APIKey = "", ""
@@ -109,7 +108,7 @@ func (h *Handler) SaveSettingsForm(c *fiber.Ctx) error {
 			return h.renderSettings(c, page, fiber.StatusOK)
 		}
 	}
-	if err := h.saveSettings(c.UserContext(), cur, next); err != nil {
+	if err := h.Settings.Save(c.UserContext(), cur, next); err != nil {
 		return err
 	}
 	back := url.Values{"saved": {"1"}}

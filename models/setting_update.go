@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -33,23 +34,23 @@ var ErrMalformedSettings = errors.New("malformed JSON")
 //   - A key belongs to the endpoint it was entered for: when baseUrl
 //     changes and the key is not entered again, the stored key is dropped
 //     rather than sent to the new address (keyDropped). The embeddings
-//     endpoint's key follows the same rules (UpdateEmbeddingsKey); clearing
+//     endpoint's key follows the same rules (updateEmbeddingsKey); clearing
 //     it is the caller's, after this.
 func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
 	next = proposed
 	keyDropped = updateKey(&next.Summarizer.APIKey, cur.Summarizer.APIKey, next.Summarizer.BaseURL, cur.Summarizer.BaseURL, clearKey)
-	if UpdateEmbeddingsKey(cur, &next, false) {
+	if updateEmbeddingsKey(cur, &next, false) {
 		keyDropped = true
 	}
 	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
 	return next, keyDropped
 }
 
-// UpdateEmbeddingsKey applies the write-only key rules of UpdateSettings
+// updateEmbeddingsKey applies the write-only key rules of UpdateSettings
 // to the embeddings endpoint's key in next (cur: the settings in force):
 // an empty key or a status word keeps the stored one, clearKey removes
 // it, and a URL change without a new key drops it (keyDropped).
-func UpdateEmbeddingsKey(cur Settings, next *Settings, clearKey bool) (keyDropped bool) {
+func updateEmbeddingsKey(cur Settings, next *Settings, clearKey bool) (keyDropped bool) {
 	return updateKey(&next.Embeddings.APIKey, cur.Embeddings.APIKey, next.Embeddings.URL, cur.Embeddings.URL, clearKey)
 }
 
@@ -207,7 +208,7 @@ func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
 	if embKeyChanged {
 		if err := s.SaveEmbeddingsKey(next.Embeddings.APIKey); err != nil {
 			if keyChanged {
-				_ = s.SaveAPIKey(cur.Summarizer.APIKey)
+				err = errors.Join(err, putBack("the summarizer's", s.SaveAPIKey(cur.Summarizer.APIKey)))
 			}
 			return err
 		}
@@ -222,12 +223,22 @@ func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
 		return err
 	})
 	if err != nil && keyChanged {
-		_ = s.SaveAPIKey(cur.Summarizer.APIKey)
+		err = errors.Join(err, putBack("the summarizer's", s.SaveAPIKey(cur.Summarizer.APIKey)))
 	}
 	if err != nil && embKeyChanged {
-		_ = s.SaveEmbeddingsKey(cur.Embeddings.APIKey)
+		err = errors.Join(err, putBack("the embeddings endpoint's", s.SaveEmbeddingsKey(cur.Embeddings.APIKey)))
 	}
 	return err
+}
+
+// putBack names a failure to put a key file back after a failed save
+// (nil when it was put back): the key on disk is then the new one while
+// the settings stored are the old.
+func putBack(whose string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("putting %s key back: %w", whose, err)
 }
 
 // changedSections names the top-level sections that differ.

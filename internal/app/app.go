@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/settings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -154,7 +154,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		}
 		return svc.Policy()
 	}
-	settings := func() models.Settings { return policy().Settings }
+	inForce := func() models.Settings { return policy().Settings }
 	clean := func(s string) string { return policy().Clean(s) }
 	opts.Log = newCleanLogger(opts.Log, clean)
 	idKey, err := privacy.LoadIDKey(opts.DataDir)
@@ -169,7 +169,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: readOnly.Load}
 	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
 		FailureBudget: opts.FailureHintBudget, Log: opts.Log}
-	queue := summarize.NewQueue(store, settings, clean, opts.Log)
+	queue := summarize.NewQueue(store, inForce, clean, opts.Log)
 	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Failures: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
 	if err != nil {
 		broker.Close()
@@ -178,7 +178,7 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	}
 	// Retention's first run is a minute away: starting it here, before
 	// anything is published, lets the settings follow-up below kick it.
-	retain := retention.Start(store, settings, opts.Log)
+	retain := retention.Start(store, inForce, opts.Log)
 	// What follows a settings change, here or (on PostgreSQL) another
 	// replica's: the hook's rules file, a retention run, and semantic
 	// recall following its endpoint.
@@ -187,14 +187,14 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		retain.Kick()
 		semantic.Apply(st.Embeddings)
 	}
+	conf := settings.New(store, svc, after, opts.Log)
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
 	// before the stream does. On PostgreSQL another replica's settings
-	// change is applied here too (settingsChanged).
-	settingsMu := &sync.Mutex{} // saving settings here, applying another replica's
+	// change is applied here too (settings.Service.Changed).
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
 		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
-			go settingsChanged(ctx, store, svc, settingsMu, after, opts.Log)
+			go conf.Changed(ctx)
 		}
 		broker.Publish(ev)
 	})
@@ -251,12 +251,12 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
-	w.Semantic.Start(context.WithoutCancel(ctx), settings().Embeddings)
+	w.Semantic.Start(context.WithoutCancel(ctx), inForce().Embeddings)
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
 		Build: opts.Build, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		AfterSettings: after, SettingsLock: settingsMu,
+		Settings:      conf,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
 	}
 	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
@@ -269,45 +269,6 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-// settingsChanged applies the settings stored now, on a settings_changed
-// event of any replica of a PostgreSQL store: another replica's change
-// of the embeddings endpoint, the privacy rules or retention takes effect
-// here without a restart, through after. This replica's own save is heard
-// too; under mu, which saving settings here holds, the settings read are
-// those its handler applied already, so nothing is applied twice. The
-// keys are each replica's own (files in its data directory); as when one
-// saves settings, a key is dropped rather than sent to an endpoint whose
-// address changed.
-func settingsChanged(ctx context.Context, store *models.Store, svc *capture.Service, mu *sync.Mutex, after func(models.Settings), log *slog.Logger) {
-	mu.Lock()
-	defer mu.Unlock()
-	st, err := store.LoadSettings(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Warn("another replica changed the settings; reading them failed", "err", err)
-		}
-		return
-	}
-	cur := svc.Policy().Settings
-	if st.Embeddings.URL != cur.Embeddings.URL && st.Embeddings.APIKey != "" {
-		st.Embeddings.APIKey = ""
-		if err := store.SaveEmbeddingsKey(""); err != nil {
-			log.Warn("another replica moved the embeddings endpoint; dropping this replica's key failed", "err", err)
-		}
-	}
-	if st.Summarizer.BaseURL != cur.Summarizer.BaseURL && st.Summarizer.APIKey != "" {
-		st.Summarizer.APIKey = ""
-		if err := store.SaveAPIKey(""); err != nil {
-			log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
-		}
-	}
-	if reflect.DeepEqual(st, cur) {
-		return // this replica's own save, applied already by its handler
-	}
-	svc.SetSettings(st)
-	after(st)
 }
 
 // Log is the worker's logger: what it was given, behind the privacy

@@ -243,3 +243,29 @@ func TestTestHelpersOnlyInTests(t *testing.T) {
 	onlyImportedBy(t, "internal/testutil", "test helpers are for tests")
 	onlyImportedBy(t, "internal/pgtest", "a throwaway PostgreSQL is for tests", "internal/testutil", "models/benchdb")
 }
+
+// Settings have one owner, internal/settings: outside models (which
+// stores them) only it calls SaveSettings, and only the composition root
+// and the handlers use it.
+func TestSettingsSavedInOnePlace(t *testing.T) {
+	onlyImportedBy(t, "internal/settings", "the settings service is built by the app and called by handlers", "internal/app", "handlers")
+	fset := token.NewFileSet()
+	for _, p := range packages(t) {
+		if under(p.rel(), "models") || p.rel() == "internal/settings" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			path := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "SaveSettings" || sel.Sel.Name == "UpdateSettings") {
+					t.Errorf("%s: %s outside internal/settings: settings are saved in one place", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+}
