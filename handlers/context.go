@@ -12,7 +12,7 @@ import (
 // contextPreview builds exactly what a new session of project would be
 // given now, with its size.
 func (h *Handler) contextPreview(ctx context.Context, project string) (views.ContextPreview, error) {
-	p := views.ContextPreview{Project: project, MaxTokens: h.Capture.Policy().Settings.Injection.MaxInjectTokens}
+	p := views.ContextPreview{Project: project, MaxTokens: h.Settings.Policy().Settings.Injection.MaxInjectTokens}
 	if project == "" {
 		return p, nil
 	}

@@ -104,7 +104,7 @@ func (h *Handler) clean(s string) string {
 	if s == "" || h.Capture == nil {
 		return s
 	}
-	return h.Capture.Policy().Clean(s)
+	return h.Settings.Policy().Clean(s)
 }
 
 // embeddingsHealth is semantic recall's state, its error redacted.

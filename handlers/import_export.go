@@ -37,7 +37,7 @@ func (h *Handler) ImportExportRows(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := fullexport.Restore(c.UserContext(), h.Store, h.Capture.Policy(), batch, time.Now())
+	res, err := fullexport.Restore(c.UserContext(), h.Store, h.Settings.Policy(), batch, time.Now())
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (h *Handler) ImportExportMemories(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := fullexport.RestoreMemories(c.UserContext(), h.Store, h.Capture.Policy(), ms, time.Now())
+	res, err := fullexport.RestoreMemories(c.UserContext(), h.Store, h.Settings.Policy(), ms, time.Now())
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/memory"
-	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -166,36 +165,8 @@ func (h *Handler) Remember(c *fiber.Ctx) error {
 	if strings.TrimSpace(in.Project) == "" {
 		return badRequest("project is required")
 	}
-	pol := h.Capture.Policy()
-	m := models.Memory{Project: pol.Clean(in.Project), Kind: in.Kind, Text: pol.Clean(in.Text), Source: in.Source, State: models.MemoryCurrent}
-	m.Speaker = models.SpeakerClaude
-	if in.Source == models.SourceUser {
-		m.Speaker = models.SpeakerUser
-	}
-	if person := capture.PersonFrom(c.UserContext()); person != "" {
-		m.Speaker, m.SpeakerRef = models.SpeakerTeammate, person
-		if !pol.Settings.Memory.Trusts(person) {
-			m.State = models.MemoryProposed
-		}
-	}
-	for _, f := range in.Files {
-		if f = pol.Clean(f); f != "" {
-			m.Files = append(m.Files, f)
-		}
-	}
-	// Named as an extracted memory is (its terms, identifiers and subject),
-	// so a later memory on its subject can replace it, and accepting it
-	// replaces what it should.
-	if st, ok := extract.Stated(extract.Kind(m.Kind), m.Text); ok {
-		m.Idents, m.Terms, m.Change, m.Subject = st.Idents, st.Terms, st.Change, st.Subject
-		if len(m.Files) == 0 {
-			m.Files = st.Files
-		}
-	}
-	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
-		_, err := tx.InsertMemory(&m)
-		return err
-	})
+	m, err := memory.Remember(c.UserContext(), h.Store, h.Settings.Policy(),
+		models.Memory{Project: in.Project, Kind: in.Kind, Text: in.Text, Source: in.Source, Files: in.Files}, capture.PersonFrom(c.UserContext()))
 	if err != nil {
 		return err
 	}
@@ -228,46 +199,11 @@ func (h *Handler) ChangeMemory(c *fiber.Ctx) error {
 	return c.JSON(m)
 }
 
-// changeMemory applies one change to memory id, the edited text cleaned
-// by the privacy pipeline.
+// changeMemory applies one change to memory id (memory.Change: an
+// edited text cleaned by the privacy pipeline).
 func (h *Handler) changeMemory(c *fiber.Ctx, id int64, in MemoryChange) (*models.Memory, error) {
-	var m *models.Memory
-	var replaced []int64
-	if in.Action == "accept" {
-		// What the proposal replaces once in force, read off the writer.
-		p, err := h.Store.MemoryByID(c.UserContext(), id)
-		if err != nil {
-			return nil, err
-		}
-		if replaced, err = memory.Replaced(c.UserContext(), h.Store, *p); err != nil {
-			return nil, err
-		}
+	if !memory.KnownChange(in.Action) {
+		return nil, badRequest("action must be pin, unpin, retire, reinstate, edit, accept or reject")
 	}
-	err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error {
-		var err error
-		switch in.Action {
-		case "pin", "unpin":
-			m, err = tx.PinMemory(id, in.Action == "pin")
-		case "retire":
-			m, err = tx.SetMemoryState(id, models.MemoryRetired)
-		case "reinstate":
-			m, err = tx.SetMemoryState(id, models.MemoryCurrent)
-		case "edit":
-			m, err = tx.EditMemory(id, h.Capture.Policy().Clean(in.Text))
-		case "accept":
-			if m, err = tx.AcceptMemory(id); err == nil {
-				for _, old := range replaced {
-					if _, err = tx.SupersedeMemory(old, id); err != nil {
-						break
-					}
-				}
-			}
-		case "reject":
-			m, err = tx.RejectMemory(id)
-		default:
-			err = badRequest("action must be pin, unpin, retire, reinstate, edit, accept or reject")
-		}
-		return err
-	})
-	return m, err
+	return memory.Change(c.UserContext(), h.Store, h.Settings.Policy(), id, in.Action, in.Text)
 }

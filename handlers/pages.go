@@ -424,7 +424,7 @@ func (h *Handler) ShowStats(c *fiber.Ctx) error {
 
 // llmSpend reads the token ledger against the daily budget in force.
 func (h *Handler) llmSpend(ctx context.Context) (views.LLMSpend, error) {
-	sum := h.Capture.Policy().Settings.Summarizer
+	sum := h.Settings.Policy().Settings.Summarizer
 	t, err := h.Store.LedgerTotals(ctx, time.Now().UTC(), 30, sum.DailyTokenBudget)
 	if err != nil {
 		return views.LLMSpend{}, err

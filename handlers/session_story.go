@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/mneme-dev/mneme/internal/api"
+	"github.com/mneme-dev/mneme/internal/edit"
 	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/models"
@@ -77,8 +78,7 @@ func (h *Handler) RenameSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	title := h.Capture.Policy().Clean(strings.Clone(c.FormValue("title")))
-	if err := h.Store.Writer.Do(c.UserContext(), func(tx *models.Tx) error { return tx.SetSessionTitle(id, title) }); err != nil {
+	if err := edit.RenameSession(c.UserContext(), h.Store, h.Settings.Policy(), id, strings.Clone(c.FormValue("title"))); err != nil {
 		return err
 	}
 	return c.Redirect("/sessions/"+strconv.FormatInt(id, 10), fiber.StatusSeeOther)

@@ -145,7 +145,7 @@ func (h *Handler) ReapplyRedactionJSON(c *fiber.Ctx) error {
 	if err := json.Unmarshal(c.Body(), &in); err != nil || !in.Confirm {
 		return badRequest(`re-applying redaction rewrites stored data: send {"confirm": true}`)
 	}
-	res, err := retention.Reapply(c.UserContext(), h.Store, h.Capture.Policy().Redactor)
+	res, err := retention.Reapply(c.UserContext(), h.Store, h.Settings.Policy().Redactor)
 	if err != nil {
 		return err
 	}

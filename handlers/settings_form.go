@@ -20,7 +20,7 @@ import (
 // ShowSettings serves GET /settings: the editor, and the context preview
 // for ?project= (default: the most recently active project).
 func (h *Handler) ShowSettings(c *fiber.Ctx) error {
-	st := h.Capture.Policy().Settings
+	st := h.Settings.Policy().Settings
 	p := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != "",
 		At: views.SettingsPlace(c.Query("at")), BuiltinOpen: c.Query("open") == "builtin"}
 	switch {
@@ -136,13 +136,13 @@ func settingsBack(q url.Values, at string) string {
 // box ticked, the current rules rewrite everything stored.
 func (h *Handler) ReapplyRedactionForm(c *fiber.Ctx) error {
 	if c.FormValue("confirm") != "yes" {
-		st := h.Capture.Policy().Settings
+		st := h.Settings.Policy().Settings
 		page := views.SettingsPage{S: st, APIKeySet: st.Summarizer.APIKey != "", EmbeddingsKeySet: st.Embeddings.APIKey != "",
 			Errors: map[string]string{"confirm": "tick the box to confirm: this rewrites stored data"}}
 		page.S.Summarizer.APIKey, page.S.Embeddings.APIKey = "", ""
 		return h.renderSettings(c, page, fiber.StatusUnprocessableEntity)
 	}
-	res, err := retention.Reapply(c.UserContext(), h.Store, h.Capture.Policy().Redactor)
+	res, err := retention.Reapply(c.UserContext(), h.Store, h.Settings.Policy().Redactor)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func TestStatsShowsTokenBudget(t *testing.T) {
 
 	st := srv.Capture.Policy().Settings
 	st.Summarizer.DailyTokenBudget = 1000
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {
 		return tx.RecordTokens(&models.LedgerEntry{SessionID: 1, Generator: "claude-cli", InputTokens: 900, OutputTokens: 300, CostUSD: 0.42})
 	})

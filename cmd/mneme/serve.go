@@ -161,12 +161,6 @@ func serve(ctx context.Context, o serveOptions) (int, error) {
 	// The spool directory exists from the start, so hooks can still spool
 	// into it if the data directory later becomes read-only.
 	_ = os.MkdirAll(w.Spool.Dir, 0o700)
-	w.Spool.OnReject = func(reason string) {
-		log.Warn("spooled event set aside in spool/rejected/", "reason", reason)
-	}
-	w.Fallback.OnReject = func(reason string) {
-		log.Warn("spooled event set aside in the fallback spool's rejected/", "dir", w.Fallback.Dir, "reason", reason)
-	}
 	if n, err := w.ReplaySpool(ctx); err != nil {
 		log.Warn("spool replay stopped", "err", err)
 	} else if n > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/settings"
 	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -28,7 +29,11 @@ var Base = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 // spool sets it) and its summaries as the summarizer stores them
 // (Tx.InsertSummary). It returns the rows by key.
 func Build(ctx context.Context, store *models.Store, log *slog.Logger) (map[string]Ref, error) {
-	svc, err := capture.New(ctx, store, capture.Deps{Log: log})
+	conf, err := settings.Load(ctx, store, nil)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := capture.New(store, capture.Deps{Policy: conf.Policy, Log: log})
 	if err != nil {
 		return nil, err
 	}

@@ -78,8 +78,11 @@ type Worker struct {
 	Store   *models.Store
 	Broker  *sse.Broker
 	Capture *capture.Service
-	Handler *handlers.Handler
-	App     *fiber.App
+	// Settings owns the settings in force: read, save and apply them
+	// through it.
+	Settings *settings.Service
+	Handler  *handlers.Handler
+	App      *fiber.App
 	// Spool is <data>/spool, where `mneme hook` puts events the worker
 	// could not take; Fallback is the per-user directory the hook uses
 	// when the data directory cannot be written (hookwire.FallbackSpoolDir).
@@ -106,10 +109,16 @@ type Worker struct {
 	readOnlyCause string
 	restart       chan struct{}
 	restartOnce   sync.Once
+	// stops are what New started, in order; stop runs them in reverse.
+	stops           []func() error
+	shutdownTimeout time.Duration
 }
 
-// New opens the database in opts.DataDir and assembles the worker.
-func New(ctx context.Context, opts Options) (*Worker, error) {
+// New opens the database in opts.DataDir and assembles the worker. Each
+// part is built after what it uses, and each part that runs is added to
+// the worker's stop list as it starts: a failure stops what started, in
+// reverse, and so does Shutdown.
+func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -117,125 +126,112 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(opts.DataDir, "mneme.db")
-	var store *models.Store
-	if opts.DatabaseURL != "" {
-		store, err = models.OpenURL(opts.DatabaseURL, opts.DataDir)
-	} else {
-		store, err = models.Open(path)
-	}
-	// The database cannot be opened for writing (after a clean shutdown,
-	// in a read-only data directory, SQLite cannot create the -wal and
-	// -shm files it needs): serve it read-only, so that a worker runs to
-	// say what is wrong while hooks spool (see below). A PostgreSQL
-	// server that refuses writes is not a data directory's problem: the
-	// worker does not start.
-	openErr := err
-	if err != nil && opts.DatabaseURL == "" && models.CannotWrite(err) {
-		store, err = models.OpenReadOnly(path)
+	w := &Worker{dataDir: opts.DataDir, readOnly: new(atomic.Bool), restart: make(chan struct{})}
+	defer func() {
 		if err != nil {
-			err = fmt.Errorf("%w; nor could it be opened read-only: %w", openErr, err)
+			w.stop()
 		}
-	}
+	}()
+	store, openErr, err := openStore(opts)
 	if err != nil {
 		return nil, err
+	}
+	w.Store = store
+	w.stops = append(w.stops, w.closeStore)
+	// The privacy pipeline of every stored string is also the logs' and
+	// the hook's: the settings in force are loaded first, every part of
+	// the worker logs through them, they share the key of cleaned
+	// identifiers with the hook, and hand the hook its rules.
+	idKey, idErr := privacy.LoadIDKey(opts.DataDir)
+	conf, err := settings.Load(ctx, store, idKey)
+	if err != nil {
+		return nil, err
+	}
+	clean := func(s string) string { return conf.Policy().Clean(s) }
+	log := newCleanLogger(opts.Log, clean)
+	w.log, w.Settings = log, conf
+	if idErr != nil {
+		log.Warn("no key for cleaned identifiers: they are hashed without one", "err", idErr)
 	}
 	broker := sse.NewBroker()
-	// The privacy pipeline of every stored string is also the logs' and
-	// the hook's: every part of the worker logs through it (until the
-	// capture service holds the stored settings, through the built-in
-	// ones), it shares the key of cleaned identifiers with the hook, and
-	// hands the hook its rules.
-	var svc *capture.Service
-	builtin := shape.NewPolicy(models.DefaultSettings())
-	policy := func() *shape.Policy {
-		if svc == nil {
-			return builtin
-		}
-		return svc.Policy()
-	}
-	inForce := func() models.Settings { return policy().Settings }
-	clean := func(s string) string { return policy().Clean(s) }
-	opts.Log = newCleanLogger(opts.Log, clean)
-	idKey, err := privacy.LoadIDKey(opts.DataDir)
+	w.Broker = broker
+	w.stops = append(w.stops, func() error { broker.Close(); return nil })
+	// The context builder, the summary queue and the capture service read
+	// the settings in force through conf.
+	semantic := &embed.Service{Store: store, Log: log, Tuning: opts.Embed, ReadOnly: w.readOnly.Load}
+	rb := &recall.Builder{Store: store, Policy: conf.Policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
+		FailureBudget: opts.FailureHintBudget, Log: log}
+	queue := summarize.NewQueue(store, conf.Current, clean, log)
+	svc, err := capture.New(store, capture.Deps{Context: rb, Files: rb, Failures: rb, Summaries: queue, Policy: conf.Policy, Log: log})
 	if err != nil {
-		opts.Log.Warn("no key for cleaned identifiers: they are hashed without one", "err", err)
-		idKey = nil
-	}
-	// The context builder, the summary queue and the capture service
-	// read the settings in force (the capture service's: settings_changed
-	// swaps them) through policy.
-	readOnly := new(atomic.Bool) // the worker's (see below); semantic recall's state says it
-	semantic := &embed.Service{Store: store, Log: opts.Log, Tuning: opts.Embed, ReadOnly: readOnly.Load}
-	rb := &recall.Builder{Store: store, Policy: policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
-		FailureBudget: opts.FailureHintBudget, Log: opts.Log}
-	queue := summarize.NewQueue(store, inForce, clean, opts.Log)
-	svc, err = capture.New(ctx, store, capture.Deps{Context: rb, Files: rb, Failures: rb, Summaries: queue, IDKey: idKey, Log: opts.Log})
-	if err != nil {
-		broker.Close()
-		store.Close()
 		return nil, err
 	}
+	w.Capture, w.Summaries, w.Semantic = svc, queue, semantic
 	// Retention's first run is a minute away: starting it here, before
 	// anything is published, lets the settings follow-up below kick it.
-	retain := retention.Start(store, inForce, opts.Log)
+	retain := retention.Start(store, conf.Current, log)
+	w.Retention = retain
+	w.stops = append(w.stops, func() error { retain.Stop(); return nil })
 	// What follows a settings change, here or (on PostgreSQL) another
 	// replica's: the hook's rules file, a retention run, and semantic
 	// recall following its endpoint.
-	after := func(st models.Settings) {
-		writeRules(opts.DataDir, opts.Log, st)
-		retain.Kick()
-		semantic.Apply(st.Embeddings)
-	}
-	conf := settings.New(store, svc, after, opts.Log)
+	conf.OnChange(func(st models.Settings) { writeRules(opts.DataDir, log, st) })
+	conf.OnChange(func(models.Settings) { retain.Kick() })
+	conf.OnChange(func(st models.Settings) { semantic.Apply(st.Embeddings) })
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
 	// before the stream does. On PostgreSQL another replica's settings
-	// change is applied here too (settings.Service.Changed).
+	// change is applied here too.
 	store.Writer.OnCommit(func(ev models.Event) {
 		svc.Committed(ev)
 		if ev.Kind == models.EventSettingsChanged && store.Postgres() {
-			go conf.Changed(ctx)
+			go func() {
+				if err := conf.Changed(ctx); err != nil {
+					log.Warn("applying another replica's settings", "err", err)
+				}
+			}()
 		}
 		broker.Publish(ev)
 	})
-	w := &Worker{
-		Store: store, Broker: broker, Capture: svc, Summaries: queue, Retention: retain, Semantic: semantic,
-		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
-		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},
-		dataDir:  opts.DataDir, log: opts.Log, readOnly: readOnly, restart: make(chan struct{}),
-	}
+	// The spools: the data directory's, and the per-user fallback the
+	// hook uses when the data directory cannot be written. An event
+	// replay refuses for good is set aside in their rejected/ and logged.
+	w.Spool = hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool"), OnReject: func(reason string) {
+		log.Warn("spooled event set aside in spool/rejected/", "reason", reason)
+	}}
+	fallback := hookwire.FallbackSpoolDir(opts.DataDir)
+	w.Fallback = hookwire.Spool{Dir: fallback, OnReject: func(reason string) {
+		log.Warn("spooled event set aside in the fallback spool's rejected/", "dir", fallback, "reason", reason)
+	}}
 	// Summary queue: jobs persist in the database and resume after a restart.
 	// Its start is the worker's first write: a database that cannot be
 	// written (a read-only data directory, immutable files) fails it. The
 	// worker then runs read-only, so that /api/health and the viewer say
 	// what is wrong while hooks spool; see RestartNeeded.
 	if store.ReadOnly() {
-		if info, err := os.Stat(path + "-wal"); err == nil && info.Size() > 0 {
+		if info, err := os.Stat(filepath.Join(opts.DataDir, "mneme.db-wal")); err == nil && info.Size() > 0 {
 			// Only when SQLite's -shm file is gone too (see
 			// models.OpenReadOnly): what the -wal holds shows again
 			// once the database can be opened for writing.
-			opts.Log.Warn("serving the database without the commits in its -wal file", "bytes", info.Size())
+			log.Warn("serving the database without the commits in its -wal file", "bytes", info.Size())
 		}
 		w.readOnly.Store(true)
 		w.readOnlyErr, w.readOnlyCause = openErr, w.diagnose()
-		opts.Log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
+		log.Warn("the database cannot be opened for writing: serving it read-only", "err", openErr, "cause", w.readOnlyCause)
 	}
-	writeRules(opts.DataDir, opts.Log, svc.Policy().Settings)
-	if err := w.Summaries.Start(); err != nil && !w.ReadOnly() {
+	writeRules(opts.DataDir, log, conf.Current())
+	if err := queue.Start(); err != nil && !w.ReadOnly() {
 		if !models.IsReadOnly(err) {
-			w.Summaries.Stop()
-			retain.Stop()
-			broker.Close()
-			store.Close()
+			queue.Stop()
 			return nil, err
 		}
 		w.readOnly.Store(true)
 		w.readOnlyErr, w.readOnlyCause = err, w.diagnose()
-		opts.Log.Warn("the database cannot be written: serving it read-only", "err", err, "cause", w.readOnlyCause)
+		log.Warn("the database cannot be written: serving it read-only", "err", err, "cause", w.readOnlyCause)
 	}
+	w.stops = append(w.stops, func() error { queue.Stop(); return nil }) // a job in progress stays queued for the next start
 	if !w.ReadOnly() {
-		if err := classifyStored(ctx, store, opts.Log); err != nil {
-			opts.Log.Warn("classifying the commands of older observations", "err", err)
+		if err := classifyStored(ctx, store, log); err != nil {
+			log.Warn("classifying the commands of older observations", "err", err)
 		}
 	}
 	w.CheckHealth()
@@ -251,24 +247,79 @@ func New(ctx context.Context, opts Options) (*Worker, error) {
 		},
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
-	w.Semantic.Start(context.WithoutCancel(ctx), inForce().Embeddings)
+	w.stops = append(w.stops, func() error { w.Import.Stop(); return nil }) // an import in progress stops; run again, it goes on
+	semantic.Start(context.WithoutCancel(ctx), conf.Current().Embeddings)
+	w.stops = append(w.stops, func() error { semantic.Stop(); return nil }) // what is not embedded yet is embedded after the next start
 	w.Handler = &handlers.Handler{
-		Store: store, Capture: svc, Broker: broker, Log: opts.Log, Auth: keeper,
+		Store: store, Capture: svc, Settings: conf, Broker: broker, Log: log, Auth: keeper,
 		Build: opts.Build, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		Settings:      conf,
-		StreamOptions: opts.Stream, Import: w.Import, Semantic: w.Semantic,
+		StreamOptions: opts.Stream, Import: w.Import, Semantic: semantic,
 	}
-	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: opts.Log}, w.Handler)
+	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
 	if err != nil {
-		w.Summaries.Stop()
-		w.Retention.Stop()
-		w.Semantic.Stop()
-		broker.Close()
-		store.Close()
 		return nil, err
 	}
+	// Serving stops first: the live streams end (they never would on
+	// their own), then the server waits for requests in flight.
+	w.stops = append(w.stops, func() error {
+		broker.Close()
+		return w.App.ShutdownWithTimeout(w.shutdownTimeout)
+	})
 	return w, nil
+}
+
+// openStore opens the worker's database: PostgreSQL at opts.DatabaseURL,
+// else the SQLite file in the data directory. A SQLite database that
+// cannot be opened for writing (after a clean shutdown, in a read-only
+// data directory, SQLite cannot create the -wal and -shm files it needs)
+// is opened read-only, so that a worker runs to say what is wrong while
+// hooks spool; openErr is why. A PostgreSQL server that refuses writes is
+// not a data directory's problem: the worker does not start.
+func openStore(opts Options) (store *models.Store, openErr, err error) {
+	path := filepath.Join(opts.DataDir, "mneme.db")
+	if opts.DatabaseURL != "" {
+		store, err = models.OpenURL(opts.DatabaseURL, opts.DataDir)
+		return store, nil, err
+	}
+	store, err = models.Open(path)
+	if err != nil && models.CannotWrite(err) {
+		openErr = err
+		store, err = models.OpenReadOnly(path)
+		if err != nil {
+			err = fmt.Errorf("%w; nor could it be opened read-only: %w", openErr, err)
+		}
+	}
+	return store, openErr, err
+}
+
+// stop stops what New started, in reverse, and returns the first error.
+func (w *Worker) stop() error {
+	var first error
+	for i := len(w.stops) - 1; i >= 0; i-- {
+		if err := w.stops[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	w.stops = nil
+	return first
+}
+
+// closeStore closes the store once its writer drained. Once the writer has
+// committed what it holds, every commit moves from the -wal file into the
+// database file and the -wal is emptied: closing the connections usually
+// does that too, but not always (in about one stop in four under the race
+// detector the -wal kept its commits), and a database file that holds
+// everything can be served read-only (models.OpenReadOnly) if the data
+// directory is read-only at the next start.
+func (w *Worker) closeStore() error {
+	w.Store.Writer.Close()
+	if !w.Store.ReadOnly() && !w.Store.Postgres() {
+		if err := w.Store.CheckpointTruncate(); err != nil && w.log != nil {
+			w.log.Warn("checkpoint at shutdown", "err", err)
+		}
+	}
+	return w.Store.Close()
 }
 
 // Log is the worker's logger: what it was given, behind the privacy
@@ -357,31 +408,11 @@ func (w *Worker) ReadOnly() bool { return w.readOnly.Load() }
 func (w *Worker) RestartNeeded() <-chan struct{} { return w.restart }
 
 // Shutdown ends open streams, stops the HTTP server (waiting up to timeout
-// for requests in flight), and closes the store after its writer drained.
+// for requests in flight), stops the background parts, and closes the
+// store after its writer drained: what New started, in reverse.
 func (w *Worker) Shutdown(timeout time.Duration) error {
-	w.Broker.Close()
-	err := w.App.ShutdownWithTimeout(timeout)
-	w.Import.Stop()    // an import in progress stops; run again, it goes on
-	w.Summaries.Stop() // a job in progress stays queued for the next start
-	w.Retention.Stop()
-	w.Semantic.Stop() // what is not embedded yet is embedded after the next start
-	// Once the writer has committed what it holds, move every commit from
-	// the -wal file into the database file and empty the -wal: closing the
-	// connections usually does that too, but not always (in about one
-	// stop in four under the race detector the -wal kept its commits), and
-	// a database file that holds everything can be served read-only
-	// (models.OpenReadOnly) if the data directory is read-only at the next
-	// start.
-	w.Store.Writer.Close()
-	if !w.Store.ReadOnly() && !w.Store.Postgres() {
-		if cerr := w.Store.CheckpointTruncate(); cerr != nil {
-			w.log.Warn("checkpoint at shutdown", "err", cerr)
-		}
-	}
-	if cerr := w.Store.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	w.shutdownTimeout = timeout
+	return w.stop()
 }
 
 // classifyStored gives the Bash observations an older mneme stored their

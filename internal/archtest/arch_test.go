@@ -248,7 +248,7 @@ func TestTestHelpersOnlyInTests(t *testing.T) {
 // stores them) only it calls SaveSettings, and only the composition root
 // and the handlers use it.
 func TestSettingsSavedInOnePlace(t *testing.T) {
-	onlyImportedBy(t, "internal/settings", "the settings service is built by the app and called by handlers", "internal/app", "handlers")
+	onlyImportedBy(t, "internal/settings", "the settings service is built by the app (and the search benchmark's corpus builder) and called by handlers", "internal/app", "handlers", "eval/search")
 	fset := token.NewFileSet()
 	for _, p := range packages(t) {
 		if under(p.rel(), "models") || p.rel() == "internal/settings" {
@@ -268,4 +268,48 @@ func TestSettingsSavedInOnePlace(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Handlers decode, call one service, respond: they open no transaction
+// (no Writer in their code) and hand stored text to a service that cleans
+// it, so what reaches the store went through the privacy pipeline there.
+func TestHandlersOpenNoTransactions(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range packages(t) {
+		if p.rel() != "handlers" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Writer" && isStoreExpr(sel.X) {
+					t.Errorf("%s: a handler reaches the store's writer: open the transaction in a service", fset.Position(sel.Pos()))
+				}
+				return true
+			})
+		}
+	}
+}
+
+// The engines and services below the handlers never import them (nor
+// web): the HTTP layer sits on top, and only the composition root and the
+// test helpers reach it.
+func TestEnginesDoNotImportHandlers(t *testing.T) {
+	for _, target := range []string{"handlers", "web"} {
+		onlyImportedBy(t, target, "the HTTP layer sits on top of the services", "internal/app", "cmd/mneme", "internal/testutil", "web")
+	}
+}
+
+// isStoreExpr reports whether x names the store: h.Store, s.Store, store.
+func isStoreExpr(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.SelectorExpr:
+		return x.Sel.Name == "Store"
+	case *ast.Ident:
+		return x.Name == "store" || x.Name == "Store"
+	}
+	return false
 }

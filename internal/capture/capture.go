@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
@@ -66,8 +65,7 @@ type Service struct {
 	// Failures answers a failure seen before; nil answers nothing.
 	Failures FailureRecaller
 
-	policy   atomic.Pointer[shape.Policy]
-	idKey    []byte   // keys the hash of cleaned identifiers (Deps.IDKey)
+	policy   func() *shape.Policy
 	sessions sync.Map // claude session id → models.SessionRef
 	turns    sync.Map // session database id → promptTurn: its latest known prompt
 	hashes   filestate.Cache
@@ -83,40 +81,26 @@ type Deps struct {
 	Files     FileRecaller
 	Failures  FailureRecaller
 	Summaries SummaryQueue
-	// IDKey keys the hash of cleaned identifiers (privacy.LoadIDKey: the
-	// hook uses the same one); nil hashes them without a key.
-	IDKey []byte
+	// Policy is the settings in force, compiled (settings.Service.Policy):
+	// required.
+	Policy func() *shape.Policy
 	// Log is the worker's logger: the service logs what it cannot do for
 	// an event (context, summaries) there.
 	Log *slog.Logger
 }
 
-// New builds the service with the stored settings and its dependencies.
-func New(ctx context.Context, store *models.Store, d Deps) (*Service, error) {
-	if d.Log == nil {
-		return nil, errors.New("capture.New: no logger")
+// New builds the service over store with its dependencies.
+func New(store *models.Store, d Deps) (*Service, error) {
+	if d.Log == nil || d.Policy == nil {
+		return nil, errors.New("capture.New: no logger or no policy")
 	}
-	st, err := store.LoadSettings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s := &Service{Store: store, Context: d.Context, Files: d.Files, Failures: d.Failures, Summaries: d.Summaries, idKey: d.IDKey,
-		log: d.Log, disk: disk{projects: hookwire.NewProjects(hookwire.DefaultProjects)}, now: func() time.Time { return time.Now().UTC() }}
-	s.SetSettings(st)
-	return s, nil
+	return &Service{Store: store, Context: d.Context, Files: d.Files, Failures: d.Failures, Summaries: d.Summaries, policy: d.Policy,
+		log: d.Log, disk: disk{projects: hookwire.NewProjects(hookwire.DefaultProjects)}, now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
-// SetSettings swaps in new runtime settings; they apply to the next event.
-func (s *Service) SetSettings(st models.Settings) {
-	p := shape.NewPolicy(st)
-	if key := s.idKey; key != nil {
-		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
-	}
-	s.policy.Store(p)
-}
-
-// Policy is the compiled settings in force.
-func (s *Service) Policy() *shape.Policy { return s.policy.Load() }
+// Policy is the compiled settings in force (Deps.Policy): each event is
+// cleaned by the policy in force when it arrives.
+func (s *Service) Policy() *shape.Policy { return s.policy() }
 
 // Handle ingests one event and returns what the hook must print. It reads
 // top to bottom: the payload is cleaned whole at the door (one call,

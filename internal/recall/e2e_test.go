@@ -109,7 +109,7 @@ func TestMaxInjectTokensChangesSessionStart(t *testing.T) {
 	if err := st.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	small := additional(t, srv.Hook(t, "session-start", ev("n2", "SessionStart", map[string]any{"source": "startup"})))
 	t.Logf("2000 tokens: %d bytes; 150 tokens: %d bytes", len(big), len(small))
 	if len(small) == 0 || len(small) > 600 || len(small) >= len(big) || recall.EstimateTokens(small) > 150 {

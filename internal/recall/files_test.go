@@ -225,26 +225,26 @@ func TestFileGateFixedAndBudget(t *testing.T) {
 	if err := st.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	small := gate(t, srv, "c", dir, "Read", path)
 	t.Logf("70 tokens:\n%s", small)
 	if small == "" || len(small) > 280 || !strings.HasSuffix(small, recall.CloseTag) || strings.Count(small, "\n- ") >= 3 {
 		t.Errorf("70 tokens gave %d bytes: %q", len(small), small)
 	}
 	st.Injection.FileRecallTokens = 10 // not even the header fits: nothing
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	if tiny := gate(t, srv, "d", dir, "Read", path); tiny != "" {
 		t.Errorf("10 tokens: %q", tiny)
 	}
 	st.Injection.FileRecallTokens = 200
 	st.Injection.FileRecallEnabled = false
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	if off := gate(t, srv, "e", dir, "Read", path); off != "" {
 		t.Errorf("switched off: %q", off)
 	}
 	// Nothing was given to d and e: switched on again, they get it.
 	st.Injection.FileRecallEnabled = true
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 	if on := gate(t, srv, "e", dir, "Read", path); on == "" {
 		t.Errorf("a session given nothing before gets the file later")
 	}

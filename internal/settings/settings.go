@@ -1,7 +1,8 @@
-// Package settings owns the settings in force: it turns an edit into the
-// settings to store (the rules every edit obeys), stores them with their
-// settings_changed event, applies them to capture, and runs what follows
-// a change — the hook's rules file, a retention run, semantic recall
+// Package settings owns the settings in force: it loads them and holds
+// them compiled (the privacy policy every part of the worker reads),
+// turns an edit into the settings to store (the rules every edit obeys),
+// stores them with their settings_changed event, puts them in force, and
+// runs what follows a change — the hook's rules file, a retention run, semantic recall
 // following its endpoint — for a save here and for another replica's
 // save on PostgreSQL. Handlers decode an edit and call it; nothing else
 // stores settings.
@@ -9,37 +10,73 @@ package settings
 
 import (
 	"context"
-	"log/slog"
+	"errors"
+	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
-	"github.com/mneme-dev/mneme/internal/capture"
+	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/models"
 )
 
 // Service is the one owner of the settings in force.
 type Service struct {
-	store   *models.Store
-	capture *capture.Service
-	after   func(models.Settings)
-	log     *slog.Logger
+	store  *models.Store
+	idKey  []byte // keys the hash of cleaned identifiers (privacy.LoadIDKey)
+	policy atomic.Pointer[shape.Policy]
 	// mu is held while settings are stored and applied, here or from
-	// another replica, so that a save is applied once.
-	mu sync.Mutex
+	// another replica, so that a save is applied once; it guards after.
+	mu    sync.Mutex
+	after []func(models.Settings)
 }
 
-// New returns the service over store; capture holds the settings in
-// force, and after runs the follow-ups of a change (nil: none).
-func New(store *models.Store, capture *capture.Service, after func(models.Settings), log *slog.Logger) *Service {
-	if after == nil {
-		after = func(models.Settings) {}
+// Load reads the stored settings and compiles them into the policy in
+// force; idKey keys the hash of cleaned identifiers (nil hashes them
+// without a key).
+func Load(ctx context.Context, store *models.Store, idKey []byte) (*Service, error) {
+	st, err := store.LoadSettings(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return &Service{store: store, capture: capture, after: after, log: log}
+	s := &Service{store: store, idKey: idKey}
+	s.use(st)
+	return s, nil
+}
+
+// OnChange adds a follow-up of every change applied (a save here, or
+// another replica's): the hook's rules file, a retention run, semantic
+// recall following its endpoint. Follow-ups run in the order added.
+func (s *Service) OnChange(f func(models.Settings)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.after = append(s.after, f)
+}
+
+// Policy is the compiled settings in force: the privacy pipeline every
+// stored string goes through, and the settings themselves.
+func (s *Service) Policy() *shape.Policy { return s.policy.Load() }
+
+// use compiles st into the policy in force; it applies to the next event.
+func (s *Service) use(st models.Settings) {
+	p := shape.NewPolicy(st)
+	if key := s.idKey; key != nil {
+		p.Redactor = p.Redactor.WithIDKey(func() []byte { return key })
+	}
+	s.policy.Store(p)
+}
+
+// apply puts st in force and runs the follow-ups; mu is held.
+func (s *Service) apply(st models.Settings) {
+	s.use(st)
+	for _, f := range s.after {
+		f(st)
+	}
 }
 
 // Current returns the settings in force, secrets included: never hand
 // them to a client as they are.
-func (s *Service) Current() models.Settings { return s.capture.Policy().Settings }
+func (s *Service) Current() models.Settings { return s.Policy().Settings }
 
 // Edit is a user's change to the settings: the settings in force with the
 // edit applied, and the endpoint keys to remove.
@@ -62,15 +99,14 @@ func (s *Service) Prepare(cur models.Settings, edit Edit) (next models.Settings,
 
 // Save validates next, stores it over cur (models.Store.SaveSettings:
 // keys in their files, the settings and their event in one transaction),
-// applies it to capture and runs the follow-ups.
+// puts it in force and runs the follow-ups.
 func (s *Service) Save(ctx context.Context, cur, next models.Settings) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.store.SaveSettings(ctx, cur, next); err != nil {
 		return err
 	}
-	s.capture.SetSettings(next)
-	s.after(next)
+	s.apply(next)
 	return nil
 }
 
@@ -82,32 +118,33 @@ func (s *Service) Save(ctx context.Context, cur, next models.Settings) error {
 // twice. The keys are each replica's own (files in its data directory):
 // as when one saves settings, a key is dropped rather than sent to an
 // endpoint whose address changed.
-func (s *Service) Changed(ctx context.Context) {
+func (s *Service) Changed(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.store.LoadSettings(ctx)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("another replica changed the settings; reading them failed", "err", err)
+		if ctx.Err() != nil {
+			return nil // the worker is stopping
 		}
-		return
+		return fmt.Errorf("another replica changed the settings; reading them failed: %w", err)
 	}
 	cur := s.Current()
+	var errs []error
 	if st.Embeddings.URL != cur.Embeddings.URL && st.Embeddings.APIKey != "" {
 		st.Embeddings.APIKey = ""
 		if err := s.store.SaveEmbeddingsKey(""); err != nil {
-			s.log.Warn("another replica moved the embeddings endpoint; dropping this replica's key failed", "err", err)
+			errs = append(errs, fmt.Errorf("another replica moved the embeddings endpoint; dropping this replica's key failed: %w", err))
 		}
 	}
 	if st.Summarizer.BaseURL != cur.Summarizer.BaseURL && st.Summarizer.APIKey != "" {
 		st.Summarizer.APIKey = ""
 		if err := s.store.SaveAPIKey(""); err != nil {
-			s.log.Warn("another replica moved the summarizer's endpoint; dropping this replica's key failed", "err", err)
+			errs = append(errs, fmt.Errorf("another replica moved the summarizer's endpoint; dropping this replica's key failed: %w", err))
 		}
 	}
 	if reflect.DeepEqual(st, cur) {
-		return // this replica's own save, applied already by Save
+		return errors.Join(errs...) // this replica's own save, applied already by Save
 	}
-	s.capture.SetSettings(st)
-	s.after(st)
+	s.apply(st)
+	return errors.Join(errs...)
 }

@@ -2,12 +2,10 @@ package settings
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mneme-dev/mneme/internal/capture"
 	"github.com/mneme-dev/mneme/internal/privacy"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -24,33 +22,31 @@ func TestChangedAppliesOnlyNews(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	log := slog.New(slog.DiscardHandler)
-	svc, err := capture.New(ctx, store, capture.Deps{Log: log})
+	conf, err := Load(ctx, store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var applied []models.Settings
-	after := func(st models.Settings) { applied = append(applied, st) }
-	conf := New(store, svc, after, log)
+	conf.OnChange(func(st models.Settings) { applied = append(applied, st) })
 
-	conf.Changed(ctx)
+	mustChange(t, conf)
 	if len(applied) != 0 {
 		t.Fatalf("the settings in force were applied again: %d times", len(applied))
 	}
-	cur := svc.Policy().Settings
+	cur := conf.Current()
 	next := cur
 	next.Retention.ObservationDays = cur.Retention.ObservationDays + 30
 	if err := store.SaveSettings(ctx, cur, next); err != nil { // as another replica would
 		t.Fatal(err)
 	}
-	conf.Changed(ctx)
+	mustChange(t, conf)
 	if len(applied) != 1 || applied[0].Retention.ObservationDays != next.Retention.ObservationDays {
 		t.Fatalf("another replica's change applied %d times: %+v", len(applied), applied)
 	}
-	if got := svc.Policy().Settings.Retention.ObservationDays; got != next.Retention.ObservationDays {
+	if got := conf.Current().Retention.ObservationDays; got != next.Retention.ObservationDays {
 		t.Errorf("capture holds retention %d days, want %d", got, next.Retention.ObservationDays)
 	}
-	conf.Changed(ctx) // heard again: nothing new
+	mustChange(t, conf) // heard again: nothing new
 	if len(applied) != 1 {
 		t.Errorf("the same change applied %d times", len(applied))
 	}
@@ -68,7 +64,7 @@ func TestChangedAppliesOnlyNews(t *testing.T) {
 	if len(applied) != 2 || !slices.Equal(applied[1].Privacy.ExcludedProjects, own.Privacy.ExcludedProjects) {
 		t.Fatalf("Save ran the follow-ups %d times, want once more", len(applied))
 	}
-	conf.Changed(ctx)
+	mustChange(t, conf)
 	if len(applied) != 2 {
 		t.Errorf("this replica's own save applied again (%d applications)", len(applied))
 	}
@@ -81,7 +77,7 @@ func TestPrepareClearsKeys(t *testing.T) {
 	cur := models.DefaultSettings()
 	cur.Summarizer.BaseURL, cur.Summarizer.APIKey = "https://a.example/v1", "sk-old"
 	cur.Embeddings = models.EmbeddingsSettings{URL: "http://127.0.0.1:9/", Model: "m", Dimensions: 8, APIKey: "ek-old"}
-	conf := New(nil, nil, nil, slog.New(slog.DiscardHandler))
+	conf := &Service{}
 
 	proposed := cur
 	proposed.Summarizer.BaseURL, proposed.Summarizer.APIKey = "https://b.example/v1", models.APIKeySet
@@ -99,5 +95,12 @@ func TestPrepareClearsKeys(t *testing.T) {
 	next, dropped = conf.Prepare(cur, Edit{Proposed: cur})
 	if dropped || next.Summarizer.APIKey != "sk-old" || next.Embeddings.APIKey != "ek-old" {
 		t.Errorf("an edit that changes no endpoint kept keys %q %q (dropped %v)", next.Summarizer.APIKey, next.Embeddings.APIKey, dropped)
+	}
+}
+
+func mustChange(t *testing.T, conf *Service) {
+	t.Helper()
+	if err := conf.Changed(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

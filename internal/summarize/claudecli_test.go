@@ -319,5 +319,5 @@ func setSummarizer(t *testing.T, srv *testutil.Server, edit func(*models.Summari
 	if err := srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error { return tx.WriteSettings(st) }); err != nil {
 		t.Fatal(err)
 	}
-	srv.Capture.SetSettings(st)
+	srv.UseSettings(t, st)
 }

@@ -416,3 +416,12 @@ func FilesHolding(t testing.TB, dir, needle string) []string {
 	}
 	return found
 }
+
+// UseSettings saves st as the user would (validated, stored, in force,
+// followed up) and fails the test if it cannot.
+func (s *Server) UseSettings(t testing.TB, st models.Settings) {
+	t.Helper()
+	if err := s.Settings.Save(context.Background(), s.Settings.Current(), st); err != nil {
+		t.Fatalf("saving settings: %v", err)
+	}
+}
