@@ -162,20 +162,22 @@ type filterText struct {
 	lower string
 	pairs []uint64 // 1<<16 bits, the pair a<<8|b at bit a<<8|b; nil: see short
 	// short holds the pairs of a text too short for pairs, hashed into
-	// 256 bits (shortPair): most fields of an event (a command, a path, an
-	// id) are, and a Contains of every literal in each was what the
-	// worker spent most on cleaning them. Two pairs may share a bit, so a
+	// 1024 bits (shortPair): most fields of an event (a command, a path,
+	// an id, a small JSON object) are, and for them a Contains of every
+	// literal was most of the cleaning, and the 8 kB of pairs most of what
+	// the worker allocated per event. Two pairs may share a bit, so a
 	// literal whose pairs are all set is still looked for.
-	short [4]uint64
+	short [16]uint64
 }
 
 // pairsUpTo is the longest text whose pairs are listed: past it, the
 // set fills up and costs more than it saves.
 const pairsUpTo = 256 << 10
 
-// shortUpTo is the longest text whose pairs are hashed into short: the
-// 256 bits stay sparse enough to tell most literals apart.
-const shortUpTo = 64
+// shortUpTo bounds the texts whose pairs are hashed into short: up to
+// 255 pairs fill about a fifth of its bits, so a literal of a few pairs
+// absent from the text is still told apart without a scan.
+const shortUpTo = 256
 
 // newFilterText is small enough to inline, so the filterText stays on its
 // caller's stack.
@@ -203,8 +205,9 @@ func (t *filterText) index() {
 	}
 }
 
-// shortPair hashes the byte pair a, b to one of 256 bits.
-func shortPair(a, b byte) uint { return (uint(a)*131 + uint(b)) & 255 }
+// shortPair hashes the byte pair a, b to one of 1024 bits (the top bits
+// of a multiplicative hash).
+func shortPair(a, b byte) uint { return uint((uint32(a)<<8|uint32(b))*2654435761) >> 22 }
 
 // contains reports whether the text holds lit.
 func (t *filterText) contains(lit string) bool {
