@@ -44,17 +44,26 @@ type Writer struct {
 	expected atomic.Int64
 	batches  atomic.Uint64
 	nops     atomic.Uint64
+	alone    atomic.Uint64
+
+	// The size and duration of the last commit, for fill (the writer's
+	// goroutine only).
+	lastSize int
+	lastTook time.Duration
 }
 
 // WriterStats counts committed transactions and the operations they held.
 type WriterStats struct {
 	Batches uint64 `json:"batches"`
 	Ops     uint64 `json:"ops"`
+	// Alone counts the operations committed in a transaction of their
+	// own: a batch of one, or a batch re-run one by one after a failure.
+	Alone uint64 `json:"alone"`
 }
 
 // Stats reports how well group commit is grouping.
 func (w *Writer) Stats() WriterStats {
-	return WriterStats{Batches: w.batches.Load(), Ops: w.nops.Load()}
+	return WriterStats{Batches: w.batches.Load(), Ops: w.nops.Load(), Alone: w.alone.Load()}
 }
 
 type expectKey struct{}
@@ -208,8 +217,13 @@ func (w *Writer) loop() {
 	}
 }
 
-// fill adds what is queued to batch, then waits (at most maxLinger) for
-// the operations callers announced with Expect and have not queued yet.
+// fill adds what is queued to batch, then waits for more: for the
+// operations callers announced with Expect and have not queued yet (at
+// most maxLinger), and for as many operations as the last commit held (at
+// most as long as that commit took). Callers are mostly closed loops (a
+// session's next hook waits for this one's answer): those the last commit
+// acknowledged come back within about a commit's time, and joining this
+// commit costs them less than a commit of their own.
 func (w *Writer) fill(batch []*writeOp) []*writeOp {
 	var linger *time.Timer
 	defer func() {
@@ -232,11 +246,16 @@ func (w *Writer) fill(batch []*writeOp) []*writeOp {
 			runtime.Gosched()
 			continue
 		}
-		if w.expected.Load() <= 0 {
+		expected := w.expected.Load() > 0
+		if !expected && len(batch) >= w.lastSize {
 			return batch
 		}
 		if linger == nil {
-			linger = time.NewTimer(maxLinger)
+			wait := maxLinger
+			if !expected {
+				wait = min(wait, w.lastTook)
+			}
+			linger = time.NewTimer(wait)
 		}
 		select {
 		case op := <-w.ops:
@@ -259,6 +278,8 @@ func (w *Writer) fill(batch []*writeOp) []*writeOp {
 // must therefore be safe to run twice (they only write through tx and reset
 // what they return).
 func (w *Writer) commit(batch []*writeOp) {
+	start := time.Now()
+	defer func() { w.lastSize, w.lastTook = len(batch), time.Since(start) }()
 	w.batches.Add(1)
 	w.nops.Add(uint64(len(batch)))
 	if len(batch) > 1 {
@@ -308,6 +329,7 @@ func (w *Writer) runBatch(batch []*writeOp) (opFailed bool, err error) {
 
 // runAlone commits one operation in its own transaction.
 func (w *Writer) runAlone(op *writeOp) error {
+	w.alone.Add(1)
 	tx, st := w.begin()
 	if tx.Error != nil {
 		return fmt.Errorf("begin: %w", tx.Error)

@@ -158,9 +158,12 @@ func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, ev
 		st := s.Store.Writer.Stats()
 		ws.Batches += st.Batches
 		ws.Ops += st.Ops
+		ws.Alone += st.Alone
 	}
 	if ws.Batches > 0 {
 		b.ReportMetric(float64(ws.Ops)/float64(ws.Batches), "ops/commit")
+		// The share of operations that paid for a commit of their own.
+		b.ReportMetric(100*float64(ws.Alone)/float64(ws.Ops), "alone-%")
 	}
 	if srv.Store.Postgres() {
 		return // the baselines below are SQLite's

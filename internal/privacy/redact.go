@@ -154,36 +154,76 @@ func (r *Redactor) mayMatch(text *filterText) bool {
 }
 
 // filterText is a lower-cased text for the literal prefilter, with the set
-// of its adjacent byte pairs when it is not long: a literal one of whose
-// pairs the text lacks is not in it, known without a scan. (A Contains
-// for each of the rules' ~200 literals was a quarter of what a hook spends
-// cleaning a tool event.)
+// of its adjacent byte pairs: a literal one of whose pairs the text lacks
+// is not in it, known without a scan. (A Contains for each of the rules'
+// ~200 literals was a quarter of what a hook spends cleaning a tool
+// event.)
 type filterText struct {
 	lower string
-	pairs []uint64 // 1<<16 bits, the pair a<<8|b at bit a<<8|b; nil: scan
+	pairs []uint64 // 1<<16 bits, the pair a<<8|b at bit a<<8|b; nil: see short
+	// short holds the pairs of a text too short for pairs, hashed into
+	// 1024 bits (shortPair): most fields of an event (a command, a path,
+	// an id, a small JSON object) are, and for them a Contains of every
+	// literal was most of the cleaning, and the 8 kB of pairs most of what
+	// the worker allocated per event. Two pairs may share a bit, so a
+	// literal whose pairs are all set is still looked for.
+	short [16]uint64
 }
 
 // pairsUpTo is the longest text whose pairs are listed: past it, the
 // set fills up and costs more than it saves.
 const pairsUpTo = 256 << 10
 
+// shortUpTo bounds the texts whose pairs are hashed into short: up to
+// 255 pairs fill about a fifth of its bits, so a literal of a few pairs
+// absent from the text is still told apart without a scan.
+const shortUpTo = 256
+
+// newFilterText is small enough to inline, so the filterText stays on its
+// caller's stack.
 func newFilterText(lower string) *filterText {
 	t := &filterText{lower: lower}
-	if len(lower) >= 64 && len(lower) <= pairsUpTo {
+	t.index()
+	return t
+}
+
+// index sets the pairs of the text.
+func (t *filterText) index() {
+	lower := t.lower
+	switch {
+	case len(lower) < shortUpTo:
+		for i := 0; i+1 < len(lower); i++ {
+			k := shortPair(lower[i], lower[i+1])
+			t.short[k>>6] |= 1 << (k & 63)
+		}
+	case len(lower) <= pairsUpTo:
 		t.pairs = make([]uint64, 1<<16/64)
 		for i := 0; i+1 < len(lower); i++ {
 			k := uint(lower[i])<<8 | uint(lower[i+1])
 			t.pairs[k>>6] |= 1 << (k & 63)
 		}
 	}
-	return t
 }
+
+// shortPair hashes the byte pair a, b to one of 1024 bits (the top bits
+// of a multiplicative hash).
+func shortPair(a, b byte) uint { return uint((uint32(a)<<8|uint32(b))*2654435761) >> 22 }
 
 // contains reports whether the text holds lit.
 func (t *filterText) contains(lit string) bool {
-	if t.pairs != nil {
+	switch {
+	case t.pairs != nil:
 		for i := 0; i+1 < len(lit); i++ {
 			if k := uint(lit[i])<<8 | uint(lit[i+1]); t.pairs[k>>6]&(1<<(k&63)) == 0 {
+				return false
+			}
+		}
+	case len(t.lower) < shortUpTo:
+		if len(lit) > len(t.lower) {
+			return false
+		}
+		for i := 0; i+1 < len(lit); i++ {
+			if k := shortPair(lit[i], lit[i+1]); t.short[k>>6]&(1<<(k&63)) == 0 {
 				return false
 			}
 		}

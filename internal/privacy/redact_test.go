@@ -571,3 +571,27 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// The prefilter of a short text (its pairs hashed, see filterText.short)
+// finds every rule literal a text holds, as strings.Contains does.
+func TestFilterTextShort(t *testing.T) {
+	r := Builtins()
+	var lits []string
+	for _, rule := range r.rules {
+		rule.parse()
+		lits = append(lits, rule.need...)
+	}
+	for _, lit := range lits {
+		for _, text := range []string{lit, "x " + lit + "=1", lit[:len(lit)/2], "go build ./... && echo " + lit} {
+			if len(text) >= shortUpTo {
+				continue
+			}
+			f := newFilterText(text)
+			for _, l := range lits {
+				if got, want := f.contains(l), strings.Contains(text, l); got != want {
+					t.Fatalf("%q holds %q: %v, want %v", text, l, got, want)
+				}
+			}
+		}
+	}
+}
