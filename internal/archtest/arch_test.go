@@ -142,23 +142,16 @@ func TestSQLOnlyInModels(t *testing.T) {
 		if under(p.rel(), "models") || p.rel() == "internal/pgtest" || p.rel() == "eval/search" {
 			continue
 		}
-		for _, name := range p.GoFiles {
-			path := filepath.Join(p.Dir, name)
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				lit, ok := n.(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				if s, err := strconv.Unquote(lit.Value); err == nil && sqlText.MatchString(s) {
-					t.Errorf("%s: SQL outside models: %.60q", fset.Position(lit.Pos()), s)
-				}
+		inspectFiles(t, fset, p, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
 				return true
-			})
-		}
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && sqlText.MatchString(s) {
+				t.Errorf("%s: SQL outside models: %.60q", fset.Position(lit.Pos()), s)
+			}
+			return true
+		})
 	}
 }
 
@@ -254,19 +247,12 @@ func TestSettingsSavedInOnePlace(t *testing.T) {
 		if under(p.rel(), "models") || p.rel() == "internal/settings" {
 			continue
 		}
-		for _, name := range p.GoFiles {
-			path := filepath.Join(p.Dir, name)
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
+		inspectFiles(t, fset, p, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "SaveSettings" || sel.Sel.Name == "UpdateSettings") {
+				t.Errorf("%s: %s outside internal/settings: settings are saved in one place", fset.Position(sel.Pos()), sel.Sel.Name)
 			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "SaveSettings" || sel.Sel.Name == "UpdateSettings") {
-					t.Errorf("%s: %s outside internal/settings: settings are saved in one place", fset.Position(sel.Pos()), sel.Sel.Name)
-				}
-				return true
-			})
-		}
+			return true
+		})
 	}
 }
 
@@ -279,18 +265,12 @@ func TestHandlersOpenNoTransactions(t *testing.T) {
 		if p.rel() != "handlers" {
 			continue
 		}
-		for _, name := range p.GoFiles {
-			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
+		inspectFiles(t, fset, p, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Writer" && isStoreExpr(sel.X) {
+				t.Errorf("%s: a handler reaches the store's writer: open the transaction in a service", fset.Position(sel.Pos()))
 			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Writer" && isStoreExpr(sel.X) {
-					t.Errorf("%s: a handler reaches the store's writer: open the transaction in a service", fset.Position(sel.Pos()))
-				}
-				return true
-			})
-		}
+			return true
+		})
 	}
 }
 
@@ -312,4 +292,17 @@ func isStoreExpr(x ast.Expr) bool {
 		return x.Name == "store" || x.Name == "Store"
 	}
 	return false
+}
+
+// inspectFiles parses each of p's own (non-test) Go files and walks it
+// with f, as ast.Inspect does.
+func inspectFiles(t *testing.T, fset *token.FileSet, p pkg, f func(ast.Node) bool) {
+	t.Helper()
+	for _, name := range p.GoFiles {
+		file, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, f)
+	}
 }
