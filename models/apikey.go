@@ -17,18 +17,18 @@ import (
 // backup, an export, a file attached to a bug report) carries no key.
 const APIKeyFile = "apikey"
 
-// APIKeyPath is where the store keeps the API key.
-func (s *Store) APIKeyPath() string { return filepath.Join(filepath.Dir(s.path), APIKeyFile) }
+// apiKeyPath is where the store keeps the API key.
+func (s *Store) apiKeyPath() string { return filepath.Join(filepath.Dir(s.path), APIKeyFile) }
 
 // EmbeddingsKeyFile is the file, beside APIKeyFile, that holds the
 // embeddings endpoint's key, kept the same way.
 const EmbeddingsKeyFile = "embeddings-key"
 
 // LoadAPIKey reads the API key; a missing file is no key.
-func (s *Store) LoadAPIKey() (string, error) { return loadKeyFile(s.APIKeyPath()) }
+func (s *Store) LoadAPIKey() (string, error) { return loadKeyFile(s.apiKeyPath()) }
 
 // SaveAPIKey replaces the API key, or removes the file for an empty key.
-func (s *Store) SaveAPIKey(key string) error { return saveKeyFile(s.APIKeyPath(), key) }
+func (s *Store) SaveAPIKey(key string) error { return saveKeyFile(s.apiKeyPath(), key) }
 
 // LoadEmbeddingsKey reads the embeddings endpoint's key; a missing file
 // is no key.

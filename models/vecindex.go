@@ -57,7 +57,7 @@ import (
 // indexer), so a search sees them at once; the older entry of a row
 // embedded again is marked dead. The snapshot is also reloaded in the
 // background (the search that notices answers with the snapshot it has)
-//   - after VectorsChanged (vectors changed some other way), at most once
+//   - after vectorsChanged (vectors changed some other way), at most once
 //     per vecRefreshMin;
 //   - on PostgreSQL, where another replica may write vectors, when older
 //     than vecMaxAgePostgres (a staleness timer, not commit events);
@@ -384,7 +384,7 @@ func (v *vecSnapshot) bytes() int {
 // vecIndex holds the snapshots of a store, by model and dimensions.
 type vecIndex struct {
 	mu      sync.Mutex
-	gen     uint64 // bumped by VectorsChanged
+	gen     uint64 // bumped by vectorsChanged
 	seq     uint64 // the last load started
 	snaps   map[vecKey]*vecSnapshot
 	loading map[vecKey]bool
@@ -624,9 +624,9 @@ type vecKey struct {
 	dims  int
 }
 
-// VectorsChanged tells the in-memory vector index that vectors were
+// vectorsChanged tells the in-memory vector index that vectors were
 // stored: the next semantic search reloads them in the background.
-func (s *Store) VectorsChanged() {
+func (s *Store) vectorsChanged() {
 	s.vecs.mu.Lock()
 	s.vecs.gen++
 	s.vecs.mu.Unlock()

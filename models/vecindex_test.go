@@ -14,7 +14,7 @@ import (
 // vectors in a file (every row a candidate at this size: the exact answer
 // too); a row forgotten after the index was loaded is never returned and
 // the page stays full; vectors stored after it was loaded are found once
-// the indexer says so (VectorsChanged); its memory is what it allocated.
+// the indexer says so (vectorsChanged); its memory is what it allocated.
 func TestVectorIndex(t *testing.T) {
 	for _, mode := range []struct {
 		name      string
@@ -117,7 +117,7 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 		t.Fatal(err)
 	}
 	embedAll(t, s, "m1")
-	s.VectorsChanged()
+	s.vectorsChanged()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		hits, err := s.SemanticSearch(ctx, SearchQuery{Limit: 1}, "m1", unitVector("kubernetes pod eviction storm"))
