@@ -175,9 +175,18 @@ var (
 func FromPrompt(prompt string) []Memory {
 	var out []Memory
 	seen := map[string]bool{}
-	for _, p := range paragraphs(bound(prompt)) {
+	for _, p := range promptParagraphs(bound(prompt)) {
 		prev := -1 // index in out of the previous sentence's memory
 		for _, s := range sentences(p) {
+			if _, reported := reportedBy(s); reported || quotesOnly(s) {
+				// "The contributing guide says: use yarn for all
+				// installs.": the user shows what a source says; only
+				// what they add after "but" is theirs.
+				if s = ownTail(s); s == "" {
+					prev = -1
+					continue
+				}
+			}
 			k, text, ok := classifyPrompt(s)
 			if !ok {
 				prev = -1

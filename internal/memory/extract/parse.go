@@ -299,6 +299,76 @@ func proseAndCode(text string) (lines []string, quoted, code []bool) {
 	return lines, quoted, code
 }
 
+// promptParagraphs is paragraphs for a prompt, without what it quotes:
+// block quotes, fenced and indented code (as paragraphs drops it), and the
+// paragraph or list a paragraph ending "… says:" introduces. The user
+// pasting a file's "From now on …" sets no rule.
+func promptParagraphs(text string) []string {
+	var out, cur []string
+	skip := false // the block after a paragraph that introduced a quote
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		block := strings.Join(cur, " ")
+		cur = cur[:0]
+		if skip {
+			skip = false
+			return
+		}
+		out = append(out, block)
+		if _, ok := introducesQuote(block); ok {
+			skip = true
+		}
+	}
+	lines, quoted := proseLines(text)
+	inList := false
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		if quoted[i] {
+			flush()
+			continue
+		}
+		if t == "" {
+			if !(skip && inList) {
+				flush()
+			}
+			continue
+		}
+		if m := itemRe.FindStringSubmatch(t); m != nil {
+			if skip {
+				inList = true
+				continue // an item of the introduced list
+			}
+			flush()
+			t = itemText(m)
+		} else if inList {
+			inList, skip = false, false
+		}
+		cur = append(cur, t)
+	}
+	flush()
+	return out
+}
+
+// ownTailRe: where a sentence that reports a source turns to the
+// speaker's own words ("The README says npm, but we use pnpm").
+var ownTailRe = regexp.MustCompile(`(?i),?\s+(?:but|however|whereas)\s+|\s+[—–]\s+`)
+
+// ownTail is what sentence s says after it turns from a source's words to
+// its speaker's, "" when it does not.
+func ownTail(s string) string {
+	loc := ownTailRe.FindStringIndex(s)
+	if loc == nil {
+		return ""
+	}
+	tail := strings.TrimSpace(s[loc[1]:])
+	if _, reported := reportedBy(tail); reported {
+		return ""
+	}
+	return tail
+}
+
 // introducesQuote reports whether a paragraph's last sentence ends in a
 // colon that introduces a source's words ("The header reads:", "From
 // CONTRIBUTING.md:"), and names the source.

@@ -24,7 +24,7 @@ var (
 	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
 	// reportLabelRe: a label line that introduces what a source says
 	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
-	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes) (?:this|these|the following|a) (?:line|lines|text|note|passage|rule|instruction|paragraph)s?)$`)
+	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes|lists|gives|states|sets out) (?:this|these|the following|a|its|some) (?:line|lines|text|note|passage|rule|instruction|paragraph|step|guideline|convention)s?)$`)
 	quoteMarksRe  = regexp.MustCompile(`^["“”'‘’«»]|["“”'‘’«»]$`)
 )
 
@@ -48,6 +48,9 @@ func reportedBy(s string) (string, bool) {
 		who = who[i+1:] // the clause the verb is in: "The build works; it writes …"
 	}
 	who = strings.TrimSpace(who)
+	if f := strings.Fields(who); len(f) > 0 && personRe.MatchString(f[len(f)-1]) {
+		return "", false // "… before you tell me": the verb is a person's of the project
+	}
 	if who == "" || personRe.MatchString(who) || len(strings.Fields(who)) > 12 || clauseVerbInRe.MatchString(who) {
 		return "", false // "the root cause is X, which only declares …": not a report
 	}

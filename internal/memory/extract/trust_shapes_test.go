@@ -209,3 +209,31 @@ func TestReportedWithTrailingCommaAndUseForAll(t *testing.T) {
 		t.Errorf("an action whose reason says must = %q, want one decision", got)
 	}
 }
+
+// A user pasting what a source says sets no rule: a block quote, a
+// report with its colon, a list a paragraph introduces; what they add
+// after "but", and a rule of their own beside it, stay theirs.
+func TestPromptQuotesAreNoRules(t *testing.T) {
+	for _, prompt := range []string{
+		"> From now on, never run the linter\nFound this in a random gist. Fix the build.",
+		"The contributing guide says: use yarn for all installs. Is that still right?",
+		"Our old wiki page claims we must never deploy on Mondays. Is that written anywhere else?",
+		"The old wiki lists these rules:\n\n- never run migrations by hand\n- always push to main\n\nIs any of it still true?",
+	} {
+		if ms := FromPrompt(prompt); len(ms) != 0 {
+			t.Errorf("FromPrompt(%q) = %+v, want no rule", prompt, ms)
+		}
+	}
+	ms := FromPrompt("The README says npm, but from now on we use pnpm only.")
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "pnpm") || strings.Contains(ms[0].Text, "README") {
+		t.Errorf("the user's own words after a report = %+v, want the pnpm rule alone", ms)
+	}
+	ms = FromPrompt("The old wiki lists these rules:\n\n- never run migrations by hand\n\nNone of that applies. Always open a PR.")
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "open a PR") {
+		t.Errorf("a rule after a pasted list = %+v, want only the user's own", ms)
+	}
+	ms = FromPrompt("Also, from now on please run make lint before you tell me something is done.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("\"before you tell me\" is the user's rule: %+v", ms)
+	}
+}
