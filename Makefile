@@ -226,11 +226,17 @@ bench-compare: build ## Side by side with claude-mem (fetched with bun from npm 
 screenshots: ## Save PNGs of every viewer page, both themes and a narrow window, to .cache/screenshots
 	MNEME_SCREENSHOTS=$(CURDIR)/.cache/screenshots $(GO) test -count=1 -run TestScreenshots ./web/
 
+# staticcheck, pinned; `go run pkg@version` builds it with its own
+# dependencies (a tool directive would raise golang.org/x/text and x/tools
+# in mneme's own build).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 .PHONY: lint
-lint: ## gofmt check and go vet
+lint: ## gofmt check, go vet and staticcheck (pinned; run in its own module, so go.mod keeps mneme's dependencies only)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 .PHONY: check-generated
 check-generated: ## Fail if templ's generated code is not current

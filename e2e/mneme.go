@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,13 +48,9 @@ func RemoveMnemeBin() {
 	}
 }
 
-// goTool returns the go command that runs these tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); isExecutable(p) {
-		return p
-	}
-	return "go"
-}
+// goTool returns the go command that runs these tests: go test puts its
+// own first on PATH.
+func goTool() string { return "go" }
 
 // MnemeBin builds ./cmd/mneme and ./cmd/mneme-hook side by side once per
 // test binary (CGO_ENABLED=0, as released, and laid out as make build does,

@@ -154,10 +154,8 @@ func TestImportExportRowsRefusesCraftedMemory(t *testing.T) {
 		`"promptNumber":-3`:                          `memories[0].promptNumber -3 is out of range`,
 	}
 	var body strings.Builder
-	var ids []string
 	for field := range crafted {
 		id := "crafted-" + field[1:5]
-		ids = append(ids, id)
 		m := `{"kind":"decision","state":"current","source":"answer","text":"Use X","promptNumber":1,"createdAt":"` + at + `",` + field + `}`
 		body.WriteString(`{"session":{"claudeSessionId":"` + id + `","project":"app","status":"active","startedAt":"` + at + `"},"memories":[` + m + "]}\n")
 	}

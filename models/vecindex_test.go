@@ -61,7 +61,7 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v %q: index %v, SQL scan %v", c.q, c.text, got, want)
 		}
-		if c.q.OnlyIDs != nil && len(c.q.OnlyIDs) > 0 && (len(got) == 0 || len(got) > len(c.q.OnlyIDs)) {
+		if len(c.q.OnlyIDs) > 0 && (len(got) == 0 || len(got) > len(c.q.OnlyIDs)) {
 			t.Errorf("OnlyIDs %v: %v", c.q.OnlyIDs, got)
 		}
 	}

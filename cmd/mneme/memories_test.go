@@ -101,7 +101,7 @@ func TestMemoriesCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = mneme("memories", "--project", "app")
-	if !strings.Contains(out, line(proposal)+"  bob ") {
+	if code != 0 || !strings.Contains(out, line(proposal)+"  bob ") {
 		t.Errorf("the accepted memory is not in force:\n%s", out)
 	}
 

@@ -13,11 +13,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,10 +48,7 @@ var (
 func packages(t *testing.T) []pkg {
 	t.Helper()
 	listOnce.Do(func() {
-		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goCmd); err != nil {
-			goCmd = "go"
-		}
+		goCmd := "go" // go test puts the go command that runs it first on PATH
 		cmd := exec.Command(goCmd, "list", "-json", module+"/...")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -31,10 +30,7 @@ type checked struct {
 // dependencies, so each call can be followed to the function it calls.
 func typeCheck(t *testing.T, rels ...string) map[string]checked {
 	t.Helper()
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
-	}
+	goCmd := "go" // go test puts the go command that runs it first on PATH
 	args := []string{"list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export"}
 	for _, r := range rels {
 		args = append(args, module+"/"+r)

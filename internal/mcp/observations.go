@@ -220,11 +220,3 @@ func runeStart(s string, i int) int {
 	}
 	return i
 }
-
-func joinIDs(ids []int64) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprintf("#%d", id)
-	}
-	return strings.Join(parts, ", ")
-}

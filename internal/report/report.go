@@ -353,12 +353,6 @@ func (sd *sessionData) memoryDate(m *models.Memory) string {
 	return t.Format(time.DateOnly)
 }
 
-// memoryHead is a memory's kind, who said it and when: "Decision,
-// Claude, 11-27".
-func (sd *sessionData) memoryHead(m *models.Memory) string {
-	return memoryKindLabel(m.Kind) + ", " + memoryVoice(m, sd.person) + ", " + sd.memoryDate(m)
-}
-
 // memoryState is a memory's state as a report shows it: "current",
 // "current, pinned".
 func memoryState(m *models.Memory) string {

@@ -64,11 +64,11 @@ func (a *AnthropicAPI) Summarize(ctx context.Context, in *Input) (Result, error)
 		if errors.As(err, &apiErr) {
 			switch apiErr.StatusCode {
 			case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-				return res, &Permanent{fmt.Errorf("Messages API refused the request: %d", apiErr.StatusCode)}
+				return res, &Permanent{fmt.Errorf("the Messages API refused the request: %d", apiErr.StatusCode)}
 			}
-			return res, fmt.Errorf("Messages API error %d", apiErr.StatusCode)
+			return res, fmt.Errorf("the Messages API answered %d", apiErr.StatusCode)
 		}
-		return res, fmt.Errorf("Messages API: %w", err)
+		return res, fmt.Errorf("the Messages API: %w", err)
 	}
 	if msg.Model != "" {
 		res.Model = string(msg.Model)

@@ -302,7 +302,7 @@ var (
 	sentenceEnd = regexp.MustCompile(`([.!?])\s+`)
 	nextHint    = regexp.MustCompile(`(?i)\b(next step|next,|todo|remaining|still need|not yet|left to|follow[- ]up|you (can|could|may|might|should) |i('d| would) (suggest|recommend)|consider )`)
 	nextPrefix  = regexp.MustCompile(`(?i)^(next steps?|next|todo)\s*[:,\-–]\s*`)
-	markdownRe  = regexp.MustCompile("(?m)^\\s*(#+|[-*]|\\d+\\.)\\s+")
+	markdownRe  = regexp.MustCompile(`(?m)^\s*(#+|[-*]|\d+\.)\s+`)
 )
 
 // Sentences splits text into plain sentences, dropping markdown markers.

@@ -25,7 +25,6 @@ var (
 	// reportLabelRe: a label line that introduces what a source says
 	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
 	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes|lists|gives|states|sets out) (?:this|these|the following|a|its|some) (?:line|lines|text|note|passage|rule|instruction|paragraph|step|guideline|convention)s?)$`)
-	quoteMarksRe  = regexp.MustCompile(`^["“”'‘’«»]|["“”'‘’«»]$`)
 )
 
 // reportedBy reports whether sentence s tells what a document or command
