@@ -87,7 +87,7 @@ func TestAnthropicAPI(t *testing.T) {
 	}{
 		{"success", []reply{{200, messageBody(strictAnswer)}}, "", false, 1},
 		{"429 then success", []reply{{429, apiErr("rate_limit_error")}, {200, messageBody(strictAnswer)}}, "", false, 2},
-		{"500 every time", []reply{{500, apiErr("api_error")}}, "Messages API error 500", false, 3},
+		{"500 every time", []reply{{500, apiErr("api_error")}}, "the Messages API answered 500", false, 3},
 		{"malformed body", []reply{{200, `{"id":"msg_01","type":"message","content":[{"type":"text","text":`}}, "Messages API", false, 1},
 		{"not the format", []reply{{200, messageBody("Here is your summary: all good.")}}, "not in the summary format", true, 1},
 		{"bad key", []reply{{401, apiErr("authentication_error")}}, "refused the request: 401", true, 1},
