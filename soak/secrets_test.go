@@ -408,9 +408,13 @@ func eachKind(t *testing.T, f func(i int, k secretKind)) {
 // Each hook run is a process (two for a teammate's), so make test sends
 // every kind's session through the four hook paths (worker down, up, a
 // teammate's worker down, up) in rotation: each kind goes through all four,
-// and each field and tool shape through all four across the kinds. make
-// soak (MNEME_SOAK=1) sends every event through every path; the cuts and
-// the direct HTTP routes get every event in both.
+// and each field and tool shape through all four across the kinds. The
+// cuts go to the HTTP route for every kind; through the hook (payloads of
+// up to 2 MB, a fifth of a second of the hook's CPU each) every other kind
+// takes every other cut, so each cut meets half the kinds' rules. make
+// soak (MNEME_SOAK=1) sends every event through every path, every cut
+// through the hook for every kind; the direct HTTP routes get every event
+// in both.
 func TestSecretsNeverStored(t *testing.T) {
 	dir := t.TempDir()
 	p := startWorker(t, dir)
@@ -516,7 +520,10 @@ func TestSecretsNeverStored(t *testing.T) {
 			runHook(p.Port, ev)
 			events.Add(1)
 		}
-		for _, ev := range cutEvents(k, fmt.Sprintf("hookcut%d", i), true) {
+		for j, ev := range cutEvents(k, fmt.Sprintf("hookcut%d", i), true) {
+			if !Long() && (i+j)%2 != 0 {
+				continue
+			}
 			runHook(p.Port, ev)
 			events.Add(1)
 		}
