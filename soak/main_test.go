@@ -40,6 +40,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// parallel lets the short tests overlap (go test runs GOMAXPROCS of them
+// at once): each has its own worker process, data directory and port, and
+// most of its time is spent waiting on that worker (health checks,
+// replays, restarts) or on hook processes. make soak (MNEME_SOAK=1) runs
+// them one at a time: its figures (RSS curves, latencies) are of one test
+// alone.
+func parallel(t *testing.T) {
+	if !Long() {
+		t.Parallel()
+	}
+}
+
 // startWorker runs `mneme serve` on dataDir and stops it when the test ends.
 func startWorker(t testing.TB, dataDir string, env ...string) *Proc {
 	t.Helper()

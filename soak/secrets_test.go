@@ -416,6 +416,7 @@ func eachKind(t *testing.T, f func(i int, k secretKind)) {
 // through the hook for every kind; the direct HTTP routes get every event
 // in both.
 func TestSecretsNeverStored(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	put := func(path, body string) {
