@@ -104,6 +104,9 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.DatabaseURL == "" {
+		seedSchema(dataDir)
+	}
 	w, err := app.New(context.Background(), o)
 	if err != nil {
 		ln.Close()
