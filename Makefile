@@ -102,7 +102,7 @@ RACE := -race -gcflags='modernc.org/sqlite/lib=-race=false' -gcflags='modernc.or
 # and web 12.6 minutes), so it is generous.
 test: test-deps ## Run every test (race detector on), the real Claude Code e2e suite, and the store's tests again on PostgreSQL
 	CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m ./...
-	$(GO) test -count=1 -run '^TestHookOversizedPayload$$' ./hooks/
+	$(GO) test -count=1 -run '^(TestHookOversizedPayload|TestVectorIndexRecall)$$' ./hooks/ ./models/
 	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory fuzz-short
 
@@ -119,6 +119,7 @@ PG_PACKAGES := ./models ./models/pgmigrate ./handlers ./internal/app ./internal/
 .PHONY: test-postgres
 test-postgres: test-deps-postgres ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
 	MNEME_TEST_BACKEND=postgres CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 30m $(PG_PACKAGES)
+	MNEME_TEST_BACKEND=postgres $(GO) test -count=1 -run '^TestVectorIndexRecall$$' ./models/
 
 .PHONY: test-deps-postgres
 test-deps-postgres: ## Install PostgreSQL's server programs (Debian's postgresql) through apt-get when root and they are missing

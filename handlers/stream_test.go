@@ -483,8 +483,9 @@ func TestStreamBrokerOverflow(t *testing.T) {
 }
 
 // settledGoroutines waits up to 20 s for the goroutine count to fall to
-// limit and returns it. fasthttp keeps idle workers of its pool for 10 s
-// before reaping them, so a fair count waits that long.
+// limit and returns it. fasthttp keeps idle workers of its pool for a
+// while before reaping them (testutil.IdleWorkerReap, twice over at most),
+// so a fair count waits that long.
 func settledGoroutines(limit int) int {
 	n := runtime.NumGoroutine()
 	for deadline := time.Now().Add(20 * time.Second); n > limit && time.Now().Before(deadline); {
@@ -512,7 +513,9 @@ func streamGoroutines() int {
 func TestStreamClientsCleanedUp(t *testing.T) {
 	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "gc", "alpha", "warm up")
-	time.Sleep(11 * time.Second) // let fasthttp reap the warm-up's idle workers
+	// Let fasthttp reap the warm-up's idle workers: its pool checks every
+	// IdleWorkerReap for workers idle that long.
+	time.Sleep(2*testutil.IdleWorkerReap + time.Second)
 	before := runtime.NumGoroutine()
 	clients := make([]*rawSSE, 50)
 	for i := range clients {

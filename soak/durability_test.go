@@ -37,6 +37,7 @@ func burstEvents(n int) []Event {
 // the database after a restart, none twice; replaying every event (as the
 // hooks' spool would) then leaves exactly one row per event.
 func TestKillDuringBurst(t *testing.T) {
+	parallel(t)
 	n := scale(2000, 10000)
 	dir := t.TempDir()
 	p := startWorker(t, dir)

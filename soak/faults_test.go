@@ -115,6 +115,7 @@ func chattr(flag string, paths ...string) error {
 // directory is writable again the spooled event is stored and nothing that
 // was stored before is damaged.
 func TestReadOnlyDataDir(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	ids := ingestN(t, p, "readonly", 20)
@@ -177,6 +178,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 // reports the problem on /api/health and in the viewer; once the files
 // are writable again it restarts itself and stores what was spooled.
 func TestSharedMemoryImmutable(t *testing.T) {
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for chattr +i")
 	}
@@ -327,6 +329,7 @@ func fileExists(path string) bool {
 // TestDiskFull runs the worker on a small tmpfs and fills it. Mounting needs
 // root; elsewhere the test is skipped with the reason.
 func TestDiskFull(t *testing.T) {
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs (disk-full is simulated with a real full filesystem)")
 	}
@@ -442,6 +445,7 @@ func fill(t *testing.T, path string) {
 // a message saying so, the hook answers Claude Code at once and spools, and
 // once the lock is gone the spooled events are stored and nothing is lost.
 func TestLockedDatabase(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	ids := ingestN(t, p, "locked", 10)
@@ -523,6 +527,7 @@ func postRaw(t *testing.T, p *Proc, slug string, body []byte) (int, string) {
 // version field): the good and old lines are stored in order, the other two
 // are set aside in spool/rejected/ with their reason and logged.
 func TestSpoolDamage(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	spool := filepath.Join(dir, "spool")
 	os.MkdirAll(spool, 0o700)
@@ -580,6 +585,7 @@ func TestSpoolDamage(t *testing.T) {
 // does) earlier than rows already stored, and later than now: all are
 // stored, none twice, and the event log keeps its id order for SSE replay.
 func TestClockWentBack(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	ids := ingestN(t, p, "clock", 5)
@@ -610,6 +616,7 @@ func TestClockWentBack(t *testing.T) {
 // Code's time; the rest is replayed by later hooks and the worker itself,
 // and every event is stored once, in order.
 func TestSpoolBacklogBounded(t *testing.T) {
+	parallel(t)
 	n := scale(1000, 5000)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
@@ -656,6 +663,7 @@ func TestSpoolBacklogBounded(t *testing.T) {
 // spooled; once the directory is writable again the worker restarts
 // itself and stores them, and nothing stored before is lost.
 func TestReadOnlyAfterCleanShutdown(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	ids := ingestN(t, p, "roclean", 20)

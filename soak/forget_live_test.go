@@ -41,6 +41,7 @@ type forgetAsk struct {
 // spooled it, and the spool's replay stopped there, holding up every
 // later event of every session).
 func TestForgetLiveSessions(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	const sessions, forgets = 4, 2

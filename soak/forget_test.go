@@ -44,6 +44,7 @@ func forgetEvents(session, project, mark string) [][2]string {
 // search, the full export and the stream's replay hold their text, and
 // the session that was kept is intact.
 func TestForgetLeavesNoTrace(t *testing.T) {
+	parallel(t)
 	const mark, mark2 = "Wombat5521PrivateNote", "Platypus0917OtherNote"
 	dir := t.TempDir()
 	p := startWorker(t, dir)

@@ -40,6 +40,7 @@ func nested(depth int) json.RawMessage {
 // (at most the output cap, valid UTF-8, no NUL, no private content), or
 // refused with a clear 4xx and nothing stored; memory and time stay bounded.
 func TestHostileInput(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	p := startWorker(t, dir)
 	rssBefore, _ := RSSKiB(p.PID())

@@ -40,6 +40,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// parallel lets the short tests overlap (go test runs GOMAXPROCS of them
+// at once): each has its own worker process, data directory and port, and
+// most of its time is spent waiting on that worker (health checks,
+// replays, restarts) or on hook processes. make soak (MNEME_SOAK=1) runs
+// them one at a time: its figures (RSS curves, latencies) are of one test
+// alone.
+func parallel(t *testing.T) {
+	if !Long() {
+		t.Parallel()
+	}
+}
+
 // startWorker runs `mneme serve` on dataDir and stops it when the test ends.
 func startWorker(t testing.TB, dataDir string, env ...string) *Proc {
 	t.Helper()
@@ -153,17 +165,27 @@ func duplicates(ids map[string]int) []string {
 // hook runs the built `mneme hook` against p's port and data directory.
 func hook(t testing.TB, port int, dataDir, slug string, body []byte, env ...string) HookResult {
 	t.Helper()
+	r, err := tryHook(port, dataDir, slug, body, env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tryHook is hook for a goroutine other than the test's (which must not
+// call t.Fatal): it returns what went wrong instead.
+func tryHook(port int, dataDir, slug string, body []byte, env ...string) (HookResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r := Hook(ctx, bin, port, dataDir, slug, body, env...)
 	if r.Err != nil {
-		t.Fatalf("mneme hook %s: %v\nstderr: %s", slug, r.Err, r.Stderr)
+		return r, fmt.Errorf("mneme hook %s: %v\nstderr: %s", slug, r.Err, r.Stderr)
 	}
 	out := strings.TrimSpace(string(r.Stdout))
 	if !strings.HasPrefix(out, "{") || !strings.HasSuffix(out, "}") {
-		t.Fatalf("mneme hook %s printed %q, want JSON", slug, out)
+		return r, fmt.Errorf("mneme hook %s printed %q, want JSON", slug, out)
 	}
-	return r
+	return r, nil
 }
 
 // scale picks the short or the long (MNEME_SOAK=1) figure.

@@ -27,6 +27,7 @@ type sample struct {
 // worker's log or the hooks' stderr; every event ends up stored; the
 // worker's RSS and goroutine count must not grow (the curve is printed).
 func TestParallelSessions(t *testing.T) {
+	parallel(t)
 	duration := scale(15*time.Second, 3*time.Minute)
 	every := scale(time.Second, 10*time.Second)
 	dir := t.TempDir()

@@ -74,6 +74,7 @@ func (r *streamReader) snapshot() []int64 {
 // restarted, a client of A resuming with the Last-Event-ID it had on B
 // gets the rest of the log, then live events from both.
 func TestReplicaKillDuringBurst(t *testing.T) {
+	parallel(t)
 	url := pgtest.URL(t)
 	env := "MNEME_DATABASE_URL=" + url
 	a := startWorker(t, t.TempDir(), env)

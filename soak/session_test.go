@@ -13,6 +13,7 @@ import (
 // auto-start disabled: the hooks must answer at once and spool, and after
 // the worker is back every event is stored once, in order.
 func TestWorkerDownMidSession(t *testing.T) {
+	parallel(t)
 	const total = 500
 	dir := t.TempDir()
 	p := startWorker(t, dir)

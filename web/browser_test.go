@@ -39,6 +39,17 @@ type browser struct {
 	dialogs atomic.Int32 // alert/confirm/prompt dialogs that opened
 }
 
+// parallelBrowser lets a browser test run beside another (go test runs
+// GOMAXPROCS of them at once): each has its own worker, data directory,
+// port and Chromium with its own profile, and most of its time is spent
+// waiting on the page. Not for a test that sets the environment, restarts
+// a worker on its old port (another test's listener may take it) or
+// builds binaries.
+func parallelBrowser(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // newBrowser starts Chromium for t; it skips the test when there is none.
 func newBrowser(t *testing.T, width, height int) *browser {
 	t.Helper()
@@ -110,9 +121,13 @@ func eval[T any](t *testing.T, b *browser, expr string) T {
 	return v
 }
 
-// waitFor polls a JavaScript predicate until it holds, failing after d.
+// waitFor polls a JavaScript predicate until it holds, failing after d,
+// or after a minute when d is shorter: a wait on a loaded machine running
+// two browser tests at once under the race detector is no failure, and a
+// predicate that holds returns as soon as it does.
 func (b *browser) waitFor(t *testing.T, what, predicate string, d time.Duration) {
 	t.Helper()
+	d = max(d, time.Minute)
 	if _, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](predicate,
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(d))); err != nil {
 		html, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("feed") ? document.getElementById("feed").innerHTML.slice(0, 1500) : document.body.innerText.slice(0, 1500)`))
@@ -156,6 +171,7 @@ func prompt(session, id, text string) map[string]any {
 // at the top of an open feed without a reload — a tool call, a failure, a
 // prompt — and an XSS payload in tool output stays text.
 func TestBrowserLiveFeed(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)
@@ -268,6 +284,7 @@ func TestBrowserReconnect(t *testing.T) {
 // TestBrowserSearchAndSession: search shows highlighted hits, a hit leads
 // to the session, whose page shows the timeline and the export menu.
 func TestBrowserSearchAndSession(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)
@@ -316,6 +333,7 @@ func TestBrowserSearchAndSession(t *testing.T) {
 // TestBrowserLoadMoreAndTheme: "load more" appends the next page in place;
 // the theme switch cycles system → light → dark and survives a reload.
 func TestBrowserLoadMoreAndTheme(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	for i := range 60 {
 		srv.Hook(t, "post-tool-use", bashCall("many", fmt.Sprintf("toolu_%02d", i), fmt.Sprintf("echo row-%02d", i), "ok"))
@@ -352,6 +370,7 @@ func TestBrowserLoadMoreAndTheme(t *testing.T) {
 // TestBrowserFilteredLiveFeed: with "failures only", live rows that do not
 // match the filter stay out (the server answers their fragment with 204).
 func TestBrowserFilteredLiveFeed(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1280, 800)

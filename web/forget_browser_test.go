@@ -17,6 +17,7 @@ import (
 // comes back without it, and the feed open in another tab drops it live,
 // without a reload. Then the whole session goes the same way.
 func TestBrowserForget(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "user-prompt-submit", prompt("forget-1", "p-f1", "look at the deploy script"))
 	srv.Hook(t, "post-tool-use", bashCall("forget-1", "toolu_f1", "cat deploy.sh", "secret-ish deploy notes"))

@@ -27,6 +27,7 @@ const newestFirst = `(function(){var t=[...document.querySelectorAll("#feed > .r
 // card, its turn's: live on an open feed, after a reload, and on the
 // session page; no interim card, no session summary repeating it.
 func TestBrowserOneTurnOneCard(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	b := newBrowser(t, 1366, 900)
 	b.login(t, srv)
@@ -74,6 +75,7 @@ func TestBrowserOneTurnOneCard(t *testing.T) {
 // ended") at their own time, under today's work, live and after a reload;
 // each imported one-turn session has one summary card.
 func TestBrowserImportedHistory(t *testing.T) {
+	parallelBrowser(t)
 	const sessions = 3
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, sessions, "5e"))
 	start := time.Now().UTC()
@@ -147,6 +149,7 @@ func TestBrowserImportedHistory(t *testing.T) {
 // Claude Code (`mneme install`), how many transcripts Import would read,
 // and links to it; the first live row replaces the welcome.
 func TestBrowserFirstRun(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 4, "5f"))
 	b := newBrowser(t, 1366, 900)
 	b.login(t, srv)
@@ -183,6 +186,7 @@ func TestBrowserFirstRun(t *testing.T) {
 // in the viewer's style, saying which command gives a fresh link; a wrong
 // secret is not echoed back.
 func TestBrowserLoginPage(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	b := newBrowser(t, 1366, 900)
 	for _, path := range []string{"/", "/login?token=made-up-expired-link"} {
@@ -235,6 +239,7 @@ func TestBrowserLoginPage(t *testing.T) {
 // TestBrowserKindFilter: the feed's kind filter reads as words, not ids,
 // and shows only prompts or only summaries, live rows included.
 func TestBrowserKindFilter(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	testutil.WaitJobs(t, srv.Store, 60*time.Second)
@@ -278,6 +283,7 @@ func TestBrowserKindFilter(t *testing.T) {
 // index of its sections; a refused save brings the first bad field into
 // view and focuses it, however far down the form it is.
 func TestBrowserSettingsIndexAndFirstError(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	b := newBrowser(t, 1366, 768)
 	b.login(t, srv)

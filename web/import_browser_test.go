@@ -17,6 +17,7 @@ import (
 // second start while it runs gets a clear message; the feed then shows the
 // imported history.
 func TestBrowserImport(t *testing.T) {
+	parallelBrowser(t)
 	const sessions = 240
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, sessions, "b0"))
 	srv.SeedFixture(t) // one session of the kind, captured live, is not in dir

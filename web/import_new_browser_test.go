@@ -14,6 +14,7 @@ import (
 // sessions it added from those already in memory, live and after a reload;
 // importing the same transcripts again adds nothing and says so.
 func TestBrowserImportSaysWhatIsNew(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 2, "n0"))
 	b := newBrowser(t, 1366, 900)
 	b.login(t, srv)

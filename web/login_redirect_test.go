@@ -63,6 +63,7 @@ func TestLoginNextStaysLocal(t *testing.T) {
 // origin: the phishing site on another loopback port is never asked for
 // anything.
 func TestBrowserLoginStaysOnOrigin(t *testing.T) {
+	parallelBrowser(t)
 	b := newBrowser(t, 1000, 700)
 	var phished atomic.Int32
 	phish := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,7 @@ import (
 // the page is open arrives in its kind's list without a reload, and one
 // retired elsewhere leaves the in-force list live.
 func TestBrowserMemory(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	ms := []models.Memory{
 		{Project: "memproj", Source: models.SourceUser, Kind: models.MemoryConstraint, Text: "Never call the network from unit tests"},

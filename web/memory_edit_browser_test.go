@@ -41,6 +41,7 @@ const rowBoxJS = `(function(id){
 // again; Escape cancels too. The jump links at the top take the page to
 // each kind's list, and the page never scrolls sideways.
 func TestBrowserMemoryEditCancelAndJump(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	var ms []models.Memory
 	for i, kind := range []string{models.MemoryConstraint, models.MemoryDecision, models.MemoryCause, models.MemoryTodo} {

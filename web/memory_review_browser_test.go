@@ -17,6 +17,7 @@ import (
 // row's form) puts it in force, in its kind's list as the teammate's,
 // and the review list is gone; As of a date lists what was in force then.
 func TestBrowserMemoryReview(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	ms := []models.Memory{
 		{Project: "memproj", Source: models.SourcePrompt, Kind: models.MemoryConstraint, Text: "Never call the network from unit tests",

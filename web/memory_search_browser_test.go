@@ -20,6 +20,7 @@ import (
 // fits 400 px without scrolling sideways, in both themes (screenshots
 // with MNEME_SCREENSHOTS).
 func TestBrowserMemorySearch(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	ms := []models.Memory{
 		{Project: "memproj", Source: models.SourceUser, Kind: models.MemoryConstraint, Text: "Never run database migrations inside the request handler"},

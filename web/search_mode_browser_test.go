@@ -20,6 +20,7 @@ import (
 // "Words only" in the toggle searches again at once by words (nothing
 // matches every word), "Meaning only" by meaning; the page says which ran.
 func TestBrowserSearchModeToggle(t *testing.T) {
+	parallelBrowser(t)
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)

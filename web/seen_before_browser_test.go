@@ -15,6 +15,7 @@ import (
 // the earlier failure and its fix; following the fix's link opens the
 // earlier session at that row; the later session's page marks it too.
 func TestSeenBeforeBrowser(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	failure := func(dur string) string {
 		return "Exit code 1\n--- FAIL: TestLoadConfig (" + dur + ")\nFAIL\nFAIL\tgithub.com/acme/app/load\t" + dur + "\nFAIL"

@@ -19,6 +19,7 @@ import (
 // column inside its card, and at 400 px becomes cards that fit the
 // screen, in both themes. Overflow is measured, not pixels compared.
 func TestBrowserSessionsListFits(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	if status, body := srv.Do(t, "POST", "/api/tokens", `{"person":"alexandra-the-reviewer"}`, nil); status != 200 {
 		t.Fatalf("token: %d %s", status, body)

@@ -56,6 +56,7 @@ func seedSettingsDemo(t *testing.T, srv *testutil.Server) {
 // budget change applies at once and the preview shows the smaller block;
 // the live rule test and preview refresh work.
 func TestBrowserSettings(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	seedSettingsDemo(t, srv)
 	before := getSettings(t, srv)
@@ -140,6 +141,7 @@ func TestBrowserSettings(t *testing.T) {
 // worker's cookie in the browser) and posts a prompt to the hook endpoint.
 // Both are refused and nothing changes.
 func TestBrowserSettingsCrossOriginRefused(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	seedSettingsDemo(t, srv)
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -214,6 +216,7 @@ func shot(t *testing.T, b *browser, name string) {
 // still unfolded, with the notice in view there; a change in another
 // section comes back to that section.
 func TestBrowserSettingsBuiltinsFitAndPlace(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	seedSettingsDemo(t, srv)
 	b := newBrowser(t, 1366, 900)

@@ -17,6 +17,7 @@ import (
 // the session's files list; one whose file is gone, "gone since"; an
 // untouched file, no badge.
 func TestStaleBadges(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	dir := t.TempDir()
 	for i, name := range []string{"changed.go", "gone.go", "same.go"} {

@@ -69,6 +69,7 @@ func js(s string) string { return fmt.Sprintf("%q", s) }
 // not there. A title typed in the page's rename form replaces it there,
 // passes the redaction rules, and outlives the summary that comes later.
 func TestBrowserSessionTitles(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	srv.Hook(t, "user-prompt-submit", prompt("titled-1", "p-t1", "Make the importer skip broken transcripts\nand say how many it skipped."))
@@ -133,6 +134,7 @@ func TestBrowserSessionTitles(t *testing.T) {
 // happened — the request, the outcome, the failure and whether it was
 // fixed, the files touched — and only then the timeline.
 func TestBrowserSessionStoryFirst(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	const s = "story-1"
 	srv.Hook(t, "user-prompt-submit", prompt(s, "p-s1", "The store tests fail when migrations run twice. Make Migrate idempotent."))
@@ -186,6 +188,7 @@ func TestBrowserSessionStoryFirst(t *testing.T) {
 // and status (active → completed) change, all without a reload; the live
 // dot says live.
 func TestBrowserLiveSessionPage(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	const s = "live-page"
 	srv.Hook(t, "user-prompt-submit", prompt(s, "p-l1", "Tidy the parser"))
@@ -229,6 +232,7 @@ func TestBrowserLiveSessionPage(t *testing.T) {
 // TestBrowserLiveSessionsList: an open session list adds a new session
 // at the top, by its title, and its counts and status change in place.
 func TestBrowserLiveSessionsList(t *testing.T) {
+	parallelBrowser(t)
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	b := newBrowser(t, 1366, 900)

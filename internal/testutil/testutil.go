@@ -61,6 +61,11 @@ func FastStream(o *app.Options) {
 	o.Stream = handlers.StreamOptions{KeepAlive: 100 * time.Millisecond, WriteTimeout: 2 * time.Second}
 }
 
+// IdleWorkerReap is how long a test worker's fasthttp server keeps an idle
+// connection worker: its pool checks every IdleWorkerReap, so a worker
+// left idle is gone within twice that.
+const IdleWorkerReap = time.Second
+
 // NewServer starts a worker on a random loopback port with its data in a
 // fresh temp dir. It is shut down when the test ends.
 func NewServer(t testing.TB, opts ...Option) *Server {
@@ -104,6 +109,9 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.DatabaseURL == "" {
+		seedSchema(dataDir)
+	}
 	w, err := app.New(context.Background(), o)
 	if err != nil {
 		ln.Close()
@@ -112,6 +120,11 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 		}
 		t.Fatal(err)
 	}
+	// fasthttp ends a connection worker idle for 10 s (its default);
+	// tests that count goroutines wait for that (handlers'
+	// TestStreamClientsCleanedUp). A test worker ends them after a
+	// second. Set before the listeners start, which read it.
+	w.App.Server().MaxIdleWorkerDuration = IdleWorkerReap
 	go w.App.Listener(ln)
 	if sock != nil {
 		go w.App.Listener(sock)
