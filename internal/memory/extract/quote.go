@@ -35,7 +35,7 @@ func reportedBy(s string) (string, bool) {
 	if t == "" {
 		return "", false
 	}
-	if m := accordingRe.FindStringSubmatch(t); m != nil && docNounRe.MatchString(m[1]) || m != nil && looksLikeSource(m[1]) {
+	if m := accordingRe.FindStringSubmatch(t); m != nil && !standingLeadRe.MatchString(t) && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true
 	}
 	loc := reportVerbRe.FindStringIndex(t)
@@ -58,6 +58,10 @@ func reportedBy(s string) (string, bool) {
 	}
 	return sourceName(who), true
 }
+
+// standingLeadRe: a rule's own opening, whose "from" names no source
+// ("From now on always use pnpm for the scripts in this repo").
+var standingLeadRe = regexp.MustCompile(`(?i)^from (?:now|here) on\b`)
 
 // quotedSpanRe: words in double quotes, long enough to be somebody's
 // sentence rather than a name.

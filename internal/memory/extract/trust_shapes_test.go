@@ -232,6 +232,10 @@ func TestPromptQuotesAreNoRules(t *testing.T) {
 	if len(ms) != 1 || !strings.Contains(ms[0].Text, "open a PR") {
 		t.Errorf("a rule after a pasted list = %+v, want only the user's own", ms)
 	}
+	ms = FromPrompt("From now on always use pnpm for the scripts in this repo, never npm.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("\"From now on …\" names no source: %+v", ms)
+	}
 	ms = FromPrompt("Also, from now on please run make lint before you tell me something is done.")
 	if len(ms) != 1 || ms[0].Kind != KindConstraint {
 		t.Errorf("\"before you tell me\" is the user's rule: %+v", ms)
