@@ -60,35 +60,28 @@ func newBrowser(t *testing.T, width, height int) *browser {
 	if path == "" {
 		t.Skip("chromium not found (install Debian's chromium or set $CHROMIUM): browser tests skipped")
 	}
-	profile := t.TempDir()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(width, height),
+	// Chromium sometimes dies as it starts on a machine running many
+	// processes at once (its zygote's pipe breaks: seen once in a full
+	// make test, for about half a minute, never alone); a start that
+	// fails is tried again with a fresh profile, waiting longer each time
+	// (2, 4, 8, 16 s), and only the fifth failure fails the test.
+	var b *browser
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := startChromium(t, path, width, height)
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height)))
+		if err == nil {
+			t.Cleanup(cancel)
+			b = &browser{ctx: ctx}
+			break
+		}
+		cancel()
+		if attempt == 5 {
+			t.Fatalf("start chromium: %v", err)
+		}
+		t.Logf("start chromium (attempt %d of 5): %v", attempt, err)
+		time.Sleep(time.Second << attempt)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelTab()
-		cancelAlloc()
-	})
-	b := &browser{ctx: ctx}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	ctx := b.ctx
 	// A dialog would mean script ran that we did not write: count it and
 	// close it so the page does not hang.
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
@@ -108,6 +101,35 @@ func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	if err := chromedp.Do(b.ctx, steps...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// startChromium starts a headless Chromium with a fresh profile and opens
+// a tab; cancel closes both.
+func startChromium(t *testing.T, path string, width, height int) (ctx context.Context, cancel func()) {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+	return ctx, func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
 	}
 }
 
