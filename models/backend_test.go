@@ -1,13 +1,11 @@
 package models
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/pgtest"
+	"github.com/mneme-dev/mneme/internal/testutil/seed"
 )
 
 // openTestStore opens a fresh store for a test of what the store does:
@@ -44,48 +42,14 @@ func openTestStoreIn(t testing.TB, dir string) *Store {
 // Applying the migrations was most of opening a store (about a second of
 // CPU under -race). The migrations are tested by the tests that open
 // their own databases (Open, old schemas).
-var schemaTemplate = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "mneme-schema-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "mneme.db")
+var schemaTemplate = seed.Template(func(path string) error {
 	s, err := Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := s.Close(); err != nil {
-		return nil, err
-	}
-	// The last connection's close checkpoints the WAL into the file and
-	// removes it; a -wal left would hold part of the schema.
-	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
-		return nil, errors.New("schema template: the WAL was not checkpointed")
-	}
-	return os.ReadFile(path)
+	return s.Close()
 })
 
 // seedSchema copies schemaTemplate to dir's mneme.db when there is none
 // yet; where it cannot, the store migrates as it would.
-func seedSchema(dir string) {
-	path := filepath.Join(dir, "mneme.db")
-	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	b, err := schemaTemplate()
-	if err != nil {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-}
+func seedSchema(dir string) { seed.Copy(filepath.Join(dir, "mneme.db"), schemaTemplate) }

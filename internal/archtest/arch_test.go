@@ -229,6 +229,7 @@ func TestTestHelpersOnlyInTests(t *testing.T) {
 	onlyImportedBy(t, "models/modelstest", "raw SQL is for tests", "internal/testutil")
 	onlyImportedBy(t, "models/benchdb", "benchmark databases are for benchmarks")
 	onlyImportedBy(t, "internal/testutil", "test helpers are for tests")
+	onlyImportedBy(t, "internal/testutil/seed", "a migrated test database is for tests", "internal/testutil")
 	onlyImportedBy(t, "internal/pgtest", "a throwaway PostgreSQL is for tests", "internal/testutil", "models/benchdb")
 }
 
