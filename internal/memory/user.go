@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/internal/shape"
@@ -106,11 +107,4 @@ func Change(ctx context.Context, store *models.Store, pol *shape.Policy, id int6
 }
 
 // KnownChange reports whether action is one Change applies.
-func KnownChange(action string) bool {
-	for _, c := range changes {
-		if c == action {
-			return true
-		}
-	}
-	return false
-}
+func KnownChange(action string) bool { return slices.Contains(changes, action) }
