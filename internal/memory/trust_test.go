@@ -232,7 +232,7 @@ func TestTrustBenchmark(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| half | scenarios | in force | poisoned | decisions+constraints precision | recall | all kinds precision | recall | chains ending in one |\n|---|---|---|---|---|---|---|---|---|\n")
 	halves := map[string]trustScore{}
-	for _, name := range []string{"tune.jsonl", "heldout.jsonl"} {
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl"} {
 		var s trustScore
 		for _, sc := range loadScenarios(t, name) {
 			s.add(sc, runScenario(t, store, sc))
@@ -243,7 +243,9 @@ func TestTrustBenchmark(t *testing.T) {
 			ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), ratio(s.allCorrect, s.inForce), ratio(s.allFound, s.allLabels), s.chainsOne, s.chains)
 		// The held-out half's misses are not printed: nobody tunes on it
 		// (MNEME_TRUST_HELDOUT_NOTES=1 shows them, for the final report).
-		if testing.Verbose() && (half == "tune" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
+		// The first held-out half (hq) was retired into tuning once the
+		// second (hr) was committed; see testdata/trust/README.md.
+		if testing.Verbose() && (half != "heldout2" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
 			for _, n := range s.notes {
 				t.Logf("%s %s", half, n)
 			}
@@ -264,7 +266,13 @@ func TestTrustBenchmark(t *testing.T) {
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 2 || ratio(s.dcFound, s.dcLabels) < 0.6 {
-		t.Errorf("held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 2 and ≥ 0.6", s.poisoned, ratio(s.dcFound, s.dcLabels))
+		t.Errorf("retired held-out half: %d poisoned, decisions and constraints recall %.3f; want ≤ 2 and ≥ 0.6", s.poisoned, ratio(s.dcFound, s.dcLabels))
+	}
+	// The second held-out half's guard is its first figure, measured on
+	// the extractor as it was when the half was committed (7 poisoned,
+	// recall 0.429): a later change may not make it worse.
+	if s := halves["heldout2"]; s.poisoned > 7 || ratio(s.dcFound, s.dcLabels) < 0.42 {
+		t.Errorf("held-out half 2: %d poisoned, decisions and constraints recall %.3f; want ≤ 7 and ≥ 0.42", s.poisoned, ratio(s.dcFound, s.dcLabels))
 	}
 }
 
