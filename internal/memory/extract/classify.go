@@ -52,6 +52,10 @@ var (
 	// describesRe: "always"/"never" before a verb in the third person
 	// tells what code does ("it never retries"), not a rule.
 	describesRe = regexp.MustCompile(`(?i)\b(?:always|never)\s+\w*[^s\W]s\b`)
+	// neverDidRe: so does "never" before a past tense ("it was added once
+	// and never touched again"): what happened, not a rule — unless a
+	// present passive makes it one ("generated files are never edited").
+	neverDidRe = regexp.MustCompile(`(?i)\b(\w+)\s+never\s+(?:\w+ed|ran|got|went|came|made|saw|took|held|left|built|caught|wrote|written|done|seen|taken)\b`)
 
 	// rationaleRe marks an edit given with its reason: in a list of changes
 	// such an item is a decision, a bare edit is not.
@@ -144,7 +148,7 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindCause, true
 	case todoRe.MatchString(t) && !keptAsAskedRe.MatchString(t):
 		return KindTodo, true
-	case constraintRe.MatchString(t) && constraintRe.MatchString(describesRe.ReplaceAllString(t, "")) &&
+	case constraintRe.MatchString(t) && constraintRe.MatchString(withoutDescriptions(t)) &&
 		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(beforeReason(t))):
 		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
@@ -154,6 +158,19 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindDecision, true
 	}
 	return "", false
+}
+
+// withoutDescriptions is t without the "always" and "never" that tell
+// what code does or what happened rather than set a rule.
+func withoutDescriptions(t string) string {
+	t = describesRe.ReplaceAllString(t, "")
+	return neverDidRe.ReplaceAllStringFunc(t, func(m string) string {
+		switch strings.ToLower(strings.Fields(m)[0]) {
+		case "is", "are", "be", "get", "gets":
+			return m
+		}
+		return ""
+	})
 }
 
 // beforeReason is t up to the reason it gives ("since the numbers must
@@ -190,7 +207,7 @@ var (
 	promptLeadRe = regexp.MustCompile(`(?i)^(?:no+\s*[,.!:;—–-][\s,.!:;—–-]*|(?:nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
-	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing)\b|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
+	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) (?:dropped|gone|out|retired)(?: too| as well)?\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)

@@ -33,7 +33,9 @@ func init() {
 	sits sit will would should must can could has have had now again still also only just then
 	stores store stored holds hold keeps keep handles handle comes come moved moves from in on to into at for with by of
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
-	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't`) {
+	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
+	without unless until before after when if than per via across over under about like between through during
+	within against except behind`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -110,16 +112,25 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if s, strong := clauseSubject(text); s != "" {
 		return s, strong && !genericHeads[head(s)]
 	}
+	general := "" // "the real root cause": the last resort
 	for _, sm := range detRe.FindAllStringSubmatch(text, 8) {
 		if s := nounPhrase(sm[1]); s != "" {
-			return s, false
+			if !genericHeads[head(s)] {
+				return s, false
+			}
+			if general == "" {
+				general = s
+			}
 		}
 	}
 	if c := categoryIn(text); c != "" {
 		return c, true
 	}
-	if len(m.Idents) > 0 {
+	if len(m.Idents) > 0 && (general == "" || len(strings.Fields(general)) == 1 || strings.Contains(general, "cause")) {
 		return strings.ToLower(m.Idents[0]), false
+	}
+	if general != "" {
+		return general, false
 	}
 	_ = label
 	return "", false
@@ -209,8 +220,14 @@ func firstClauseCategory(text string) string {
 	if i := strings.IndexAny(text, ",;:—"); i > 0 {
 		first = text[:i]
 	}
+	if loc := alternativeRe.FindStringIndex(first); loc != nil {
+		first = first[:loc[0]] // "temp-file-and-rename over a lock row in Postgres"
+	}
 	return categoryIn(first)
 }
+
+// alternativeRe opens what a choice was made over.
+var alternativeRe = regexp.MustCompile(`(?i)\s(?:over|instead of|rather than|not)\s`)
 
 // categoryIn is the category of the first tool text names as a word of
 // its own: not inside a path, a file name or code ("api/openapi.yaml" is
@@ -296,6 +313,10 @@ func nounPhrase(p string) string {
 		w = strings.Trim(w, ",.;:!?'\"()")
 		if w == "" || phraseStop[w] || pronouns[w] {
 			break
+		}
+		if owner, ok := strings.CutSuffix(w, "'s"); ok && !end && owner != "" {
+			kept = kept[:0] // "botocore's retry mode": the owner is not the head
+			continue
 		}
 		kept = append(kept, w)
 		if end {
