@@ -46,7 +46,7 @@ func reportedBy(s string) (string, bool) {
 	if i := strings.LastIndexAny(who, ";,:—"); i >= 0 {
 		who = who[i+1:] // the clause the verb is in: "The build works; it writes …"
 	}
-	who = strings.TrimSpace(who)
+	who = strings.TrimSpace(connectiveRe.ReplaceAllString(strings.TrimSpace(who), "")) // "So the ADR picks …"
 	if f := strings.Fields(who); len(f) > 0 && personRe.MatchString(f[len(f)-1]) {
 		return "", false // "… before you tell me": the verb is a person's of the project
 	}
@@ -140,6 +140,9 @@ func quoteSource(s string) string {
 
 // clauseVerbInRe: words before a report verb that make it a clause of
 // its own, not the reporting one.
+// connectiveRe: what links a sentence to the one before it.
+var connectiveRe = regexp.MustCompile(`(?i)^(?:so|and|but|then|also|yet|still|now|here|thus|hence)\b,?\s*`)
+
 var clauseVerbInRe = regexp.MustCompile(`(?i)\b(?:is|was|are|were|which|that|who|turned out|because|so)\b`)
 
 // looksLikeSource: a file path, a backticked name or a URL.

@@ -109,13 +109,16 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if c := firstClauseCategory(text); c != "" {
 		return c, true
 	}
-	if s, strong := clauseSubject(text); s != "" {
-		return s, strong && !genericHeads[head(s)]
-	}
 	general := "" // "the real root cause": the last resort
+	if s, strong := clauseSubject(text); s != "" {
+		if !genericHeads[head(s)] {
+			return s, strong
+		}
+		general = s
+	}
 	for _, sm := range detRe.FindAllStringSubmatch(text, 8) {
 		if s := nounPhrase(sm[1]); s != "" {
-			if !genericHeads[head(s)] {
+			if !genericHeads[head(s)] && general == "" {
 				return s, false
 			}
 			if general == "" {
@@ -502,6 +505,9 @@ func offered(answer string) (subject string, opts []option) {
 	}
 	qt := strings.TrimSpace(cleanInline(us[q].text))
 	if len(opts) < 2 {
+		opts = headedOptions(us[:q])
+	}
+	if len(opts) < 2 {
 		opts = orOptions(qt)
 	}
 	if len(opts) < 2 {
@@ -510,6 +516,12 @@ func offered(answer string) (subject string, opts []option) {
 	if subject == "" {
 		subject = questionSubject(qt)
 	}
+	for i := 0; subject == "" && i < q; i++ {
+		// "Before I build it — where should the cache live?"
+		if t := strings.TrimSpace(cleanInline(us[i].text)); isQuestion(t) {
+			subject = questionSubject(t)
+		}
+	}
 	if subject == "" && len(opts) > 0 {
 		if c, ok := categories[strings.ToLower(opts[0].name)]; ok {
 			subject = c
@@ -517,6 +529,30 @@ func offered(answer string) (subject string, opts []option) {
 	}
 	return subject, opts
 }
+
+// headedOptions finds options told as paragraphs that each open on a
+// bold heading naming them ("**Option A — `anyhow` everywhere.** Every
+// function …").
+func headedOptions(us []unit) []option {
+	var opts []option
+	para := -1
+	for _, u := range us {
+		if u.item || u.quoted || u.para == para {
+			continue
+		}
+		para = u.para
+		if m := optionHeadRe.FindStringSubmatch(strings.TrimSpace(u.text)); m != nil {
+			if n := optionName(m[1]); n != "" {
+				opts = append(opts, option{name: n, text: u.text})
+			}
+		}
+	}
+	return opts
+}
+
+// optionHeadRe: a paragraph's bold heading naming an option ("**Option
+// A — anyhow everywhere.**", "**Approach 2: a queue**").
+var optionHeadRe = regexp.MustCompile(`(?i)^(?:\*\*|__)(?:option|approach|choice|alternative)\s+(?:[A-H]|\d)\s*[—–:.)-]\s*(.+?)(?:\*\*|__|$)`)
 
 // proseOffered finds options told as paragraphs after the question that
 // asks to choose ("… which behaviour do you want? / Reject the whole
@@ -652,6 +688,9 @@ func waysSubject(label string) string {
 // questionSubject is the subject a choosing question names: "should the
 // rate limiter be per API key or per IP?" → "rate limiter".
 func questionSubject(q string) string {
+	if m := whereLivesRe.FindStringSubmatch(q); m != nil && len(strings.Fields(m[1])) <= 3 {
+		return strings.ToLower(m[1]) // "where should the session store live?"
+	}
 	for _, sm := range detRe.FindAllStringSubmatch(q, 4) {
 		if s := nounPhrase(sm[1]); s != "" {
 			return s
@@ -659,6 +698,10 @@ func questionSubject(q string) string {
 	}
 	return ""
 }
+
+// whereLivesRe: a question about where or how a thing should be, its
+// subject whole ("where should the session store live?").
+var whereLivesRe = regexp.MustCompile(`(?i)\b(?:where|how)\s+(?:should|will|would|do|does|can|could|shall)\s+(?:the|our|its|their|this)\s+([a-z][\w -]{1,40}?)\s+(?:live|go|run|be stored|be kept|be hosted|be deployed|work|behave|look|be structured|be handled)\s*\?`)
 
 // chosen finds which option prompt p picks, and the rest of p (the
 // reason): an option named first in p, or an ordinal.

@@ -241,3 +241,76 @@ func TestPromptQuotesAreNoRules(t *testing.T) {
 		t.Errorf("\"before you tell me\" is the user's rule: %+v", ms)
 	}
 }
+
+// A design record that picks, mandates or forbids is reported, not said
+// by Claude; what happened once ("never touched again") is no rule.
+func TestReportsByRecordsAndNarrativeNever(t *testing.T) {
+	for _, s := range []string{
+		"So the ADR picks Kafka, but nobody wired it up.",
+		"The style guide mandates tabs in every Makefile.",
+		"Our runbook forbids restarting the primary during business hours.",
+	} {
+		if _, ok := reportedBy(s); !ok {
+			t.Errorf("reportedBy(%q) = false, want a report", s)
+		}
+	}
+	for _, s := range []string{
+		"The migration was written in 2023 and never touched again.",
+		"The flag was added for the beta and never removed.",
+	} {
+		for _, m := range FromAnswer(s) {
+			if m.Kind == KindConstraint {
+				t.Errorf("FromAnswer(%q) = a constraint %q, want no rule", s, m.Text)
+			}
+		}
+	}
+	if ms := FromAnswer("Vendored files are never edited by hand; run `make vendor` instead."); len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("a present passive with never is a rule: %v", ms)
+	}
+}
+
+// "We no longer use X" and "X is dropped too" in a prompt are the
+// user's decisions, changes that retire X.
+func TestFromPromptRetirements(t *testing.T) {
+	for _, p := range []string{
+		"We no longer use Mocha — port the specs to node:test.",
+		"Webpack is dropped too.",
+		"We're ditching Sentry, the bill is too high.",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) == 0 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("FromPrompt(%q) = %v, want a decision stating a change", p, ms)
+		}
+	}
+}
+
+// A possessive is not what a phrase is about, and a generic head ("the
+// underlying cause") gives way to a better subject.
+func TestSubjectSkipsOwnersAndGenericHeads(t *testing.T) {
+	for text, want := range map[string]string{
+		"Used Django's cached template loader so templates are parsed once.": "cached template loader",
+		"The underlying cause is in `billing/sync.py`: `sync_all` opens a session per row.": "sync_all",
+	} {
+		m, ok := Stated(KindDecision, text)
+		if !ok {
+			t.Fatalf("Stated(%q) failed", text)
+		}
+		if got := subjectOf(m, ""); got != want {
+			t.Errorf("subject of %q = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// Options under bold headings, picked by an ordinal; a question early in
+// the answer names the subject when the closing one does not.
+func TestFromChoiceHeadedOptions(t *testing.T) {
+	prev := "Before I write it — how should the importer report bad rows?\n\n**Option A — abort.** Stop at the first bad row and roll back.\n\n**Option B — a reject file.** Skip bad rows and write them to `rejects.csv`.\n\nWhich do you prefer?"
+	m, ok := FromChoice("Make the CSV importer robust.", prev, "the second one, ops can fix the rows by hand")
+	if !ok || !strings.Contains(m.Text, "a reject file") || !strings.Contains(m.Text, "not abort") {
+		t.Fatalf("FromChoice = %v %q, want the reject file chosen over abort", ok, m.Text)
+	}
+	prev = "Before I build it — where should the session store live?\n\n- **Postgres**: one less service.\n- **Valkey**: faster, and it expires keys itself.\n\nWhich should I use?"
+	if m, ok := FromChoice("Sessions are in memory today.", prev, "Valkey"); !ok || m.Subject != "session store" {
+		t.Errorf("FromChoice = %v, subject %q; want the session store", ok, m.Subject)
+	}
+}
