@@ -288,7 +288,7 @@ func TestFromPromptRetirements(t *testing.T) {
 // underlying cause") gives way to a better subject.
 func TestSubjectSkipsOwnersAndGenericHeads(t *testing.T) {
 	for text, want := range map[string]string{
-		"Used Django's cached template loader so templates are parsed once.": "cached template loader",
+		"Used Django's cached template loader so templates are parsed once.":                "cached template loader",
 		"The underlying cause is in `billing/sync.py`: `sync_all` opens a session per row.": "sync_all",
 	} {
 		m, ok := Stated(KindDecision, text)
