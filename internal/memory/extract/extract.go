@@ -117,6 +117,21 @@ func FromAnswer(answer string) []Memory {
 			last = i
 			continue
 		}
+		if n := len(out); k == KindDecision && n > 0 && last == i-1 && !u.item && us[last].para == u.para &&
+			out[n-1].Kind == k && retirementRe.MatchString(out[n-1].Text) && !retirementRe.MatchString(cleanInline(u.text)) {
+			// "We no longer use MLflow. Runs log to W&B.": one change,
+			// what goes and what replaces it, about what replaces it.
+			if m, ok := newMemory(k, out[n-1].Text+" "+u.text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				own, _ := newMemory(k, u.text, map[string]bool{})
+				m.Evidence = out[n-1].Evidence + " " + u.raw
+				m.Subject, m.WeakSubject = subjectStrength(own, u.label)
+				m.WeakSubject = !m.WeakSubject
+				m.Change = true
+				out[n-1] = m
+			}
+			last = i
+			continue
+		}
 		text := u.text
 		if i > 0 && pickedItRe.MatchString(cleanInline(u.text)) && !us[i-1].quoted && us[i-1].para == u.para && last != i-1 {
 			// "Components are styled with styled-components. I picked it
@@ -192,6 +207,19 @@ func FromPrompt(prompt string) []Memory {
 				prev = -1
 				continue
 			}
+			if n := len(out); prev == n-1 && n > 0 && retirementRe.MatchString(out[n-1].Text) && !retirementRe.MatchString(text) {
+				// "Vitest is dropped too. From now on tests use node --test.":
+				// one change, what goes and what replaces it.
+				if m, ok := newMemory(k, out[n-1].Text+" "+text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+					m.Change = true
+					m.Evidence = out[n-1].Evidence + " " + s
+					if m.Subject = subjectOf(m, ""); m.Subject == "" {
+						m.Subject = out[n-1].Subject
+					}
+					out[n-1] = m
+					continue
+				}
+			}
 			if n := len(out); prev == n-1 && n > 0 && out[n-1].Kind == k && k == KindConstraint {
 				// "Never deploy on Fridays. If I ask for a deploy on a
 				// Friday, remind me and stop.": one rule, told on.
@@ -217,6 +245,10 @@ func FromPrompt(prompt string) []Memory {
 	}
 	return out
 }
+
+// retirementRe: a statement that only retires something ("Vitest is
+// dropped too.", "We no longer use Jest.").
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}[.!]?$|^[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) (?:dropped|gone|out|retired)(?: too| as well)?[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named

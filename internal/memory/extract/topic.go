@@ -49,22 +49,33 @@ func init() {
 		genericHeads[w] = true
 	}
 	for cat, ws := range map[string]string{
-		"package manager": "npm pnpm yarn bun",
-		"config format":   "toml yaml yml json5 hcl ini",
-		"test runner":     "jest vitest mocha pytest jasmine ava node:test",
-		"logging":         "zerolog logrus zap slog log15 winston pino log4j logback loguru",
-		"feature flags":   "launchdarkly unleash flagsmith growthbook flipper",
-		"formatter":       "prettier gofmt black rustfmt",
-		"linter":          "eslint golangci-lint ruff flake8 pylint staticcheck",
-		"bundler":         "webpack vite esbuild rollup parcel",
-		"database":        "postgres postgresql mysql mariadb sqlite mongodb",
-		"orm":             "gorm prisma sqlalchemy typeorm sequelize",
-		"http framework":  "fiber gin echo chi express fastapi flask django",
-		"styling":         "styled-components emotion tailwind tailwindcss sass scss less css-modules vanilla-extract stitches",
-		"job queue":       "sidekiq goodjob good_job celery rq bullmq resque delayed_job oban asynq",
-		"message broker":  "kafka rabbitmq nats activemq",
-		"token signing":   "hs256 rs256 es256 eddsa",
-		"hosting":         "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
+		"package manager":        "npm pnpm yarn bun poetry pipenv uv",
+		"config format":          "toml yaml yml json5 hcl ini",
+		"test runner":            "jest vitest mocha pytest jasmine ava node:test rspec minitest junit xunit nunit kotest phpunit",
+		"error handling":         "anyhow thiserror eyre snafu",
+		"experiment tracking":    "mlflow tensorboard wandb",
+		"error tracking":         "sentry bugsnag rollbar honeybadger",
+		"monitoring":             "datadog prometheus grafana newrelic",
+		"search engine":          "elasticsearch opensearch meilisearch typesense algolia",
+		"ci":                     "jenkins circleci buildkite travis",
+		"infrastructure as code": "terraform pulumi opentofu",
+		"auth provider":          "auth0 keycloak clerk okta cognito",
+		"state management":       "redux zustand mobx recoil pinia vuex",
+		"http client":            "axios httpx reqwest okhttp retrofit",
+		"migrations tool":        "alembic flyway liquibase goose",
+		"logging":                "zerolog logrus zap slog log15 winston pino log4j logback loguru",
+		"feature flags":          "launchdarkly unleash flagsmith growthbook flipper",
+		"formatter":              "prettier gofmt black rustfmt",
+		"linter":                 "eslint golangci-lint ruff flake8 pylint staticcheck rubocop clippy ktlint swiftlint phpstan biome",
+		"bundler":                "webpack vite esbuild rollup parcel",
+		"database":               "postgres postgresql mysql mariadb sqlite mongodb",
+		"orm":                    "gorm prisma sqlalchemy typeorm sequelize diesel ecto hibernate eloquent drizzle",
+		"http framework":         "fiber gin echo chi express fastapi flask django",
+		"styling":                "styled-components emotion tailwind tailwindcss sass scss less css-modules vanilla-extract stitches",
+		"job queue":              "sidekiq goodjob good_job celery rq bullmq resque delayed_job oban asynq",
+		"message broker":         "kafka rabbitmq nats activemq",
+		"token signing":          "hs256 rs256 es256 eddsa",
+		"hosting":                "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
 	} {
 		for _, w := range strings.Fields(ws) {
 			categories[w] = cat
@@ -317,6 +328,9 @@ func nounPhrase(p string) string {
 		if w == "" || phraseStop[w] || pronouns[w] {
 			break
 		}
+		if len(kept) > 0 && len(w) >= 4 && strings.HasSuffix(w, "ed") && !edNouns[w] {
+			break // "the MLflow box died twice": a verb ends the phrase
+		}
 		if owner, ok := strings.CutSuffix(w, "'s"); ok && !end && owner != "" {
 			kept = kept[:0] // "botocore's retry mode": the owner is not the head
 			continue
@@ -331,6 +345,9 @@ func nounPhrase(p string) string {
 	}
 	return strings.Join(kept, " ")
 }
+
+// edNouns end in "ed" but are no verbs.
+var edNouns = map[string]bool{"seed": true, "speed": true, "feed": true, "need": true, "embed": true, "shared": true, "signed": true, "nested": true, "cached": true, "hashed": true, "based": true}
 
 // sameTopic reports whether two subjects are one: equal, or the same head
 // noun (the last word, stemmed), unless that noun is too general.

@@ -314,3 +314,23 @@ func TestFromChoiceHeadedOptions(t *testing.T) {
 		t.Errorf("FromChoice = %v, subject %q; want the session store", ok, m.Subject)
 	}
 }
+
+// A statement that only retires something, followed by what replaces
+// it, is one change about the replacement.
+func TestRetirementThenReplacement(t *testing.T) {
+	ms := FromPrompt("Cypress is dropped too. From now on end-to-end tests use Playwright, headless.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || !ms[0].Change || !strings.Contains(ms[0].Text, "Playwright") {
+		t.Errorf("FromPrompt = %v, want one constraint that states the change to Playwright", ms)
+	}
+	ms = FromAnswer("Done — we no longer use Pingdom. Uptime checks now run in Grafana Cloud, and the Pingdom API key is gone from the repo.")
+	if len(ms) != 1 || !ms[0].Change || !strings.Contains(ms[0].Text, "Grafana Cloud") {
+		t.Errorf("FromAnswer = %v, want one decision that states the change to Grafana Cloud", ms)
+	}
+}
+
+// A verb after a noun ends the phrase ("the worker box crashed …").
+func TestNounPhraseEndsAtAVerb(t *testing.T) {
+	if got := PromptTopic("The worker box crashed twice this week and nobody wants to babysit it."); got != "worker box" {
+		t.Errorf("PromptTopic = %q, want %q", got, "worker box")
+	}
+}
