@@ -56,7 +56,7 @@ var (
 	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root )?cause|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
 	secDecisionRe   = regexp.MustCompile(`^(?:(?:key |main |design |technical |important )?decisions?(?: made)?|design (?:choices|notes)|choices|approach|trade-?offs|rationale|reasoning|why|(?:what i )?changed? (?:and|&) why|what i changed and why|changes and why)$`)
 	secConstraintRe = regexp.MustCompile(`^(?:constraints?|rules?|conventions?|requirements|house rules|ground rules)$`)
-	secChangeRe     = regexp.MustCompile(`^(?:(?:key |main )?changes(?: made)?|what (?:i )?(?:changed|did)|what changed|here'?s what i (?:changed|did)|summary of changes|modifications|updates)$`)
+	secChangeRe     = regexp.MustCompile(`^(?:(?:key |main )?changes(?: made)?|what (?:i |we )?(?:changed|did)(?: instead| differently| here| about it)?|what changed|here'?s what i (?:changed|did)(?: instead)?|(?:the )?(?:plan|approach) i took|instead|summary of changes|modifications|updates)$`)
 	secFixRe        = regexp.MustCompile(`^(?:(?:the )?fix(?:es)?|solution|resolution|what i fixed)$`)
 	secSkipRe       = regexp.MustCompile(`^(?:tests?|testing|verification|verified|how to (?:test|try|run)(?: it)?|to (?:try|test|run) it(?: locally)?|usage|(?:changed )?files(?: changed| touched)?|output|results?|run it with|commands?|example)$`)
 	secNoneRe       = regexp.MustCompile(`^(?:summary|notes?|details|context|heads up|important|warning|caveats?|nb|ps|fyi|update|status|done|result)$`)

@@ -110,6 +110,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		}
 		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
 	}
+	if sm := frontedTopicRe.FindStringSubmatch(text); sm != nil {
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "For the rate limits, I moved them …"
+		}
+	}
 	if sm := requiresRe.FindStringSubmatch(text); sm != nil {
 		return strings.ToLower(sm[1]) + " version", true // requires-python = ">=3.11"
 	}
@@ -207,8 +212,9 @@ func clauseSubject(text string) (string, bool) {
 		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
 		if s := nounPhrase(rest); s != "" {
 			// "Replaced the swag comments with …": what was replaced is
-			// the old choice, not what the statement is about.
-			return s, !replaceVerbs[verb]
+			// the old choice, not what the statement is about; "went
+			// with temp files" names the choice, not what it is for.
+			return s, !replaceVerbs[verb] && !choiceVerbs[verb]
 		}
 		if !genericVerbs[verb] {
 			return verb, false
@@ -225,6 +231,13 @@ func clauseSubject(text string) (string, bool) {
 
 // replaceVerbs name what they take away: their object is the old choice.
 var replaceVerbs = map[string]bool{"replace": true, "replaced": true, "drop": true, "dropped": true, "remove": true, "removed": true}
+
+// choiceVerbs name what was chosen: their object is the choice.
+var choiceVerbs = map[string]bool{"chose": true, "picked": true, "went with": true, "go with": true, "stick with": true, "adopt": true, "adopted": true, "prefer": true}
+
+// frontedTopicRe: a statement that names its subject before it starts
+// ("For the rate limits, I moved them …", "As for logging, …").
+var frontedTopicRe = regexp.MustCompile(`(?i)^(?:for|as for|as to|regarding|on) (?:the |our |its )?([A-Za-z][\w /-]{1,40}?),\s`)
 
 // firstClauseCategory is the category of a tool the statement's first
 // clause names ("We're moving off Heroku to Fly.io" → "hosting"); a tool
@@ -459,7 +472,7 @@ func askedSubject(prompt string) string {
 				return n
 			}
 		}
-		if sub, _ := clauseSubject(t); sub != "" && !genericHeads[sub] && !clauseVerbRe.MatchString(sub+" ") {
+		if sub, _ := clauseSubject(t); sub != "" && !genericHeads[sub] && !(clauseVerbRe.MatchString(sub+" ") && !strings.Contains(sub, " ")) {
 			return sub // a noun phrase, not the verb alone ("We dropped 3.9 support")
 		}
 		for _, sm := range detRe.FindAllStringSubmatch(t, 4) {

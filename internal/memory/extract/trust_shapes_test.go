@@ -334,3 +334,24 @@ func TestNounPhraseEndsAtAVerb(t *testing.T) {
 		t.Errorf("PromptTopic = %q, want %q", got, "worker box")
 	}
 }
+
+// Where a statement names its subject: fronted ("For the retries, …"),
+// not the choice a "went with" names, and a task's object even when its
+// first word is also a verb ("a deploy script").
+func TestSubjectFrontedChoiceAndTask(t *testing.T) {
+	m, _ := Stated(KindDecision, "For the retry budget, I moved it from a constant to `config/retries.toml`, so ops can tune it.")
+	if s, strong := subjectStrength(m, ""); s != "retry budget" || !strong {
+		t.Errorf("fronted subject = %q %v, want retry budget, strong", s, strong)
+	}
+	m, _ = Stated(KindDecision, "I went with a advisory lock over a lock file, because the lock dies with the session.")
+	if _, strong := subjectStrength(m, ""); strong {
+		t.Error("what 'went with' names is the choice: a weak subject, the prompt's topic is better")
+	}
+	if got := PromptTopic("Write a deploy script for the Phoenix app, one VM behind Caddy."); got != "deploy script" {
+		t.Errorf("PromptTopic = %q, want deploy script", got)
+	}
+	ms := FromAnswer("What I did instead:\n- Each job runs in its own transaction that rolls back on error, so a failed job leaves no rows behind.")
+	if len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("an edit with its reason under 'What I did instead:' = %v, want a decision", ms)
+	}
+}
