@@ -90,6 +90,14 @@ func FromAnswer(answer string) []Memory {
 			// through the API": a change of design, told as before/after.
 			k, ok = KindDecision, true
 		}
+		if !ok && !u.item && i-last <= 2 && len(out) > 0 && out[len(out)-1].Kind == KindCause {
+			// "… so pg_dump can't get a slot. I moved the backup's cron to
+			// 03:30": what Claude did about the cause just found.
+			if t := strings.TrimSpace(cleanInline(u.text)); fixActRe.MatchString(t) && (rationaleRe.MatchString(t) || fixWhyRe.MatchString(t)) &&
+				!actNotChoiceRe.MatchString(t) && !testOnlyRe.MatchString(t) {
+				k, ok = KindDecision, true
+			}
+		}
 		if !ok {
 			continue
 		}
@@ -180,6 +188,13 @@ var (
 	pickedItRe = regexp.MustCompile(`(?i)^(?:i|we)(?:'ve)? (?:picked|chose|went with|prefer(?:red)?|kept) (?:it|this|that|them|these|those)\b`)
 	// doneLeadRe: "Done — …", "Done: …" opening a statement.
 	doneLeadRe = regexp.MustCompile(`(?i)^\s*(?:all )?done\s*(?:[—–:]|--?)\s*`)
+	// fixActRe: what Claude did, told as an act ("I moved …", "I bump
+	// …", "We now sort …").
+	fixActRe = regexp.MustCompile(`(?i)^(?:so |then |instead, )?(?:i|we)(?:'ve| have)? (?:also |now |then |just )?(?:\w+ed|sort|set|put|made|make|gave|took|rebuilt|built|kept|wrote|split|bump|pin|move|switch|cap|raise|lower|drop)\b`)
+	// fixWhyRe: a fix told with why it fixes ("…, which has the patched
+	// openssl", "…, after the reporting job finishes"); a bare fix is
+	// routine.
+	fixWhyRe   = regexp.MustCompile(`(?i), (?:which (?:has|is|fixes|avoids|keeps|includes|ships|contains|doesn'?t|does not)|after (?:the|it|its|every|each))\b`)
 	anaphoraRe = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
 )
 

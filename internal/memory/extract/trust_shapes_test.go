@@ -355,3 +355,16 @@ func TestSubjectFrontedChoiceAndTask(t *testing.T) {
 		t.Errorf("an edit with its reason under 'What I did instead:' = %v, want a decision", ms)
 	}
 }
+
+// What Claude did about a cause it just found is a decision when told
+// with why it fixes it; a bare fix is routine.
+func TestFixAfterCause(t *testing.T) {
+	ms := FromAnswer("The root cause is that the sitemap job runs at 01:00, while the nightly import still holds the lock. I moved the sitemap job to 02:30, after the import finishes.")
+	if len(ms) != 2 || ms[1].Kind != KindDecision || !strings.Contains(ms[1].Text, "02:30") {
+		t.Errorf("FromAnswer = %v, want the cause and the fix as a decision", ms)
+	}
+	ms = FromAnswer("The root cause is that the sitemap job runs at 01:00, while the nightly import still holds the lock. I moved the sitemap job to 02:30.")
+	if len(ms) != 1 {
+		t.Errorf("FromAnswer = %v, want only the cause: a bare fix is routine", ms)
+	}
+}
