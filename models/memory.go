@@ -684,7 +684,7 @@ func (q MemorySearch) Keeps(m Memory) bool {
 // SearchMemories finds the memories matching q.Q, best first (bm25 on
 // SQLite, ts_rank on PostgreSQL), one more than Limit when there are more.
 func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, error) {
-	match, err := NormalizeQuery(q.Q)
+	match, err := normalizeQuery(q.Q)
 	if err != nil {
 		return nil, err
 	}
