@@ -16,15 +16,16 @@ import (
 
 // Search on PostgreSQL: each content table has a stored tsvector column
 // fts with a GIN index (migrations_postgres.go), always current, so there
-// is no index to flush. A query is translated once per table
-// (searchq.Parse, then Node.Render with the table's pgColumnWeights), then answered in two round trips whatever the
-// number of tables (on a busy server a round trip costs more than a GIN
-// lookup): the probe and the ranking in one statement (probeRankPG: each
-// table's matches read once, counted up to RankLimit unless the
-// planner's statistics already say a word of the query is in far more
-// rows (mneme_common), and its best Offset+Limit+1 by ts_rank or newest
-// first as on SQLite, with what the reranking weighs), and the page's
-// details and ts_headline snippets (one UNION ALL).
+// is no index to flush. A query is parsed once (searchq.Parse) and
+// written out per table (Node.Render with its pgColumnWeights), then
+// answered in two round trips whatever the number of tables (on a busy
+// server a round trip costs more than a GIN lookup): the probe and the
+// ranking in one statement (probeRankPG: each table's matches read once,
+// counted up to RankLimit unless the planner's statistics already say a
+// word of the query is in far more rows (mneme_common), and its best
+// Offset+Limit+1 by ts_rank or newest first as on SQLite, with what the
+// reranking weighs), and the page's details and ts_headline snippets
+// (one UNION ALL).
 //
 // Rank and Score: a hit's Rank is -ts_rank (lower is better, like bm25)
 // and its Score ts_rank. ts_rank has no IDF and lies in 0..1: a word

@@ -106,7 +106,9 @@ const MaxLen = 1000
 // characters FTS5 refuses outside quotes (foo_test.go, mneme-dev,
 // src/app.ts, http://x) is wrapped in quotes, which searches it as the
 // phrase of its tokens, as the user meant. A word that starts with '-' is
-// refused with a hint (FTS5 has no '-' operator; use NOT).
+// refused with a hint (FTS5 has no '-' operator; use NOT), as are a prefix
+// shorter than three letters, an empty query, a long one and invalid
+// UTF-8: each as an *Error.
 func Normalize(q string) (string, error) {
 	q = strings.TrimSpace(q)
 	if q == "" {
@@ -183,8 +185,8 @@ func bareword(w string) bool {
 // match (a query Normalize prepared): its words, prefix* words and the
 // words of its "phrases", each quoted, joined by OR; operators, column
 // filters, ^ and NEAR distances left out. single tells that match is no
-// more than that already: one term, or terms joined by OR. Search uses it
-// to tell cheaply what ranking would cost (models' RankTermRows).
+// more than that already: one term, or terms joined by OR. models' Search
+// uses it to tell cheaply what ranking would cost (RankTermRows).
 func Terms(match string) (terms string, single bool) {
 	var list []string
 	seen := map[string]bool{}

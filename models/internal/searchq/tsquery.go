@@ -157,8 +157,9 @@ type tsParser struct {
 	pos   int
 }
 
-// Parse parses match (FTS5 syntax, as Normalize returns it). A nil tree
-// with no error is a query without a single word (only punctuation).
+// Parse parses match (FTS5 syntax, as Normalize returns it); what has no
+// tsquery form is refused as an *Error. A nil tree with no error is a
+// query without a single word (only punctuation).
 func Parse(match string) (*Node, error) {
 	items, err := tsLex(match)
 	if err != nil {
