@@ -24,15 +24,15 @@ func (s *Store) apiKeyPath() string { return filepath.Join(filepath.Dir(s.path),
 // embeddings endpoint's key, kept the same way.
 const EmbeddingsKeyFile = "embeddings-key"
 
-// LoadAPIKey reads the API key; a missing file is no key.
-func (s *Store) LoadAPIKey() (string, error) { return loadKeyFile(s.apiKeyPath()) }
+// loadAPIKey reads the API key; a missing file is no key.
+func (s *Store) loadAPIKey() (string, error) { return loadKeyFile(s.apiKeyPath()) }
 
 // SaveAPIKey replaces the API key, or removes the file for an empty key.
 func (s *Store) SaveAPIKey(key string) error { return saveKeyFile(s.apiKeyPath(), key) }
 
-// LoadEmbeddingsKey reads the embeddings endpoint's key; a missing file
+// loadEmbeddingsKey reads the embeddings endpoint's key; a missing file
 // is no key.
-func (s *Store) LoadEmbeddingsKey() (string, error) { return loadKeyFile(s.embeddingsKeyPath()) }
+func (s *Store) loadEmbeddingsKey() (string, error) { return loadKeyFile(s.embeddingsKeyPath()) }
 
 // SaveEmbeddingsKey replaces the embeddings endpoint's key, or removes
 // its file for an empty key.
@@ -96,7 +96,7 @@ func saveKeyFile(path, key string) error {
 // without it, with secure_delete on so the freed bytes are zeroed, and
 // checkpoints so the -wal does not keep the old page either.
 func (s *Store) moveAPIKeyOut(ctx context.Context, st Settings) error {
-	if cur, err := s.LoadAPIKey(); err != nil {
+	if cur, err := s.loadAPIKey(); err != nil {
 		return err
 	} else if cur == "" {
 		if err := s.SaveAPIKey(st.Summarizer.APIKey); err != nil {

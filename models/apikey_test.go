@@ -42,7 +42,7 @@ func TestAPIKeyMovedOutOfOldDatabase(t *testing.T) {
 	if got.Summarizer.APIKey != key || got.Summarizer.Kind != "anthropic-api" {
 		t.Fatalf("loaded %q / %q", got.Summarizer.APIKey, got.Summarizer.Kind)
 	}
-	if k, _ := s.LoadAPIKey(); k != key {
+	if k, _ := s.loadAPIKey(); k != key {
 		t.Fatalf("the key file holds %q", k)
 	}
 	if err := s.Close(); err != nil {

@@ -64,7 +64,7 @@ func CheckFile(path string) (FileCheck, error) {
 		return fc, fmt.Errorf("%w: %s is not a regular file", ErrInvalid, path)
 	}
 	fc.Bytes = info.Size()
-	db, sqlDB, err := openDB(ReadOnlyDSN(path, true))
+	db, sqlDB, err := openDB(readOnlyDSN(path, true))
 	if err != nil {
 		return fc, fmt.Errorf("%w: %s: %v", ErrDamaged, path, err)
 	}
@@ -222,7 +222,7 @@ func QuickCheck(path string) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	_, sqlDB, err := openDB(ReadOnlyDSN(path, false))
+	_, sqlDB, err := openDB(readOnlyDSN(path, false))
 	if err != nil {
 		return "", err
 	}

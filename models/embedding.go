@@ -191,16 +191,6 @@ func EncodeVector(v []float32) []byte {
 	return b
 }
 
-// EncodeVectorFloat32 is v as little-endian float32s, the encoding of the
-// first vectors stored (still read: dotEncoded tells them by length).
-func EncodeVectorFloat32(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
 // dotEncoded is the dot product of q and a stored vector (quantised, or
 // float32 as first stored), or ok false when their lengths differ (a
 // vector of another model's size).
@@ -492,12 +482,12 @@ func (s *Store) semanticRows(ctx context.Context, cands []scored) ([]SearchHit, 
 	return out, nil
 }
 
-// RRFK is reciprocal rank fusion's constant: a hit at rank r (from 1) of
-// a list adds 1/(RRFK+r) to its fused score.
-const RRFK = 60
+// rrfK is reciprocal rank fusion's constant: a hit at rank r (from 1) of
+// a list adds 1/(rrfK+r) to its fused score.
+const rrfK = 60
 
 // FuseRRF merges ranked lists of hits (full-text, semantic) by reciprocal
-// rank fusion: each hit scores the sum of 1/(RRFK+rank) over the lists it
+// rank fusion: each hit scores the sum of 1/(rrfK+rank) over the lists it
 // is in, best first (ties: the earlier list's order). A hit keeps the
 // fields of the first list that has it (a full-text hit its marked
 // snippet); its Score becomes the fused score and Rank its negation.
@@ -518,7 +508,7 @@ func FuseRRF(lists ...[]SearchHit) []SearchHit {
 				h.Score, h.Ranked = 0, true
 				out = append(out, h)
 			}
-			out[i].Score += 1 / float64(RRFK+r+1)
+			out[i].Score += 1 / float64(rrfK+r+1)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })

@@ -28,7 +28,7 @@ func BenchmarkSemanticSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	load := float64(time.Since(t0)) / 1e6
-	indexPerRow := float64(s.VectorIndexBytes("bench")) / float64(rows)
+	indexPerRow := float64(s.vectorIndexBytes("bench")) / float64(rows)
 	for _, c := range []struct {
 		name string
 		q    SearchQuery

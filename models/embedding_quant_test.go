@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -51,7 +52,7 @@ func TestQuantisedRecall(t *testing.T) {
 		vecs, enc, old := make([][]float32, rows), make([][]byte, rows), make([][]byte, rows)
 		for i := range vecs {
 			vecs[i] = set.gen()
-			enc[i], old[i] = EncodeVector(vecs[i]), EncodeVectorFloat32(vecs[i])
+			enc[i], old[i] = EncodeVector(vecs[i]), encodeFloat32(vecs[i])
 		}
 		if len(enc[0]) != dims+4 {
 			t.Fatalf("a quantised vector takes %d bytes", len(enc[0]))
@@ -92,4 +93,14 @@ func TestQuantisedRecall(t *testing.T) {
 			t.Errorf("%s: recall@%d %.3f < %.2f", set.name, k, recall, set.want)
 		}
 	}
+}
+
+// encodeFloat32 is v as little-endian float32s, the encoding of the first
+// vectors stored (still read: dotEncoded tells them by length).
+func encodeFloat32(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }

@@ -11,3 +11,7 @@ func SetVectorIndexLimits(s *Store, exactRows, rescore int) {
 // VectorsRescored is how many candidates s's semantic searches have read
 // back so far.
 func VectorsRescored(s *Store) int64 { return s.vecs.rescored.Load() }
+
+// VectorIndexBytes is the memory of s's loaded vector index snapshots of
+// model, for the benchmarks outside the package.
+func VectorIndexBytes(s *Store, model string) int { return s.vectorIndexBytes(model) }

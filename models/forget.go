@@ -412,7 +412,7 @@ func (s *Store) Scrub(ctx context.Context, rebuild bool) (ScrubResult, error) {
 		return res, fmt.Errorf("vector index: %w", err)
 	}
 	for _, table := range []string{"prompts", "observations", "summaries", "memories"} {
-		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
+		if err := s.Writer.Do(ctx, func(tx *Tx) error { return tx.optimizeFTS(table) }); err != nil {
 			return res, err
 		}
 	}

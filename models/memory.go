@@ -148,17 +148,17 @@ func (m *Memory) Voice() string {
 	return "unknown"
 }
 
-// SpeakerLabel is the speaker as EndedBy records it: the speaker, or
+// speakerLabel is the speaker as EndedBy records it: the speaker, or
 // "teammate:NAME".
-func (m *Memory) SpeakerLabel() string {
+func (m *Memory) speakerLabel() string {
 	if m.Speaker == SpeakerTeammate && m.SpeakerRef != "" {
 		return SpeakerTeammate + ":" + m.SpeakerRef
 	}
 	return m.Speaker
 }
 
-// InForceOn reports whether the memory was in force at t.
-func (m *Memory) InForceOn(t time.Time) bool {
+// inForceOn reports whether the memory was in force at t.
+func (m *Memory) inForceOn(t time.Time) bool {
 	return m.InForceAt != nil && !m.InForceAt.After(t) && (m.EndedAt == nil || m.EndedAt.After(t))
 }
 
@@ -369,7 +369,7 @@ func (tx *Tx) SupersedeMemory(old, newer int64) (changed bool, err error) {
 	}
 	now := nowMicro()
 	_, changed, err = tx.updateMemory(old, "state = 'current' AND NOT pinned", "state = ?, superseded_by = ?, ended_at = ?, ended_by = ?",
-		MemorySuperseded, newer, now, n.SpeakerLabel())
+		MemorySuperseded, newer, now, n.speakerLabel())
 	return changed, err
 }
 
@@ -532,17 +532,17 @@ func (s *Store) Memories(ctx context.Context, f MemoryFilter) ([]Memory, error) 
 	}
 	kept := out[:0]
 	for _, m := range out {
-		if m.NamesFile(f.File) {
+		if m.namesFile(f.File) {
 			kept = append(kept, m)
 		}
 	}
 	return kept, nil
 }
 
-// NamesFile reports whether the memory names the file at path: the same
+// namesFile reports whether the memory names the file at path: the same
 // path, or one path a suffix of the other on a "/" boundary
 // ("internal/x.go" names "/home/me/repo/internal/x.go").
-func (m *Memory) NamesFile(path string) bool {
+func (m *Memory) namesFile(path string) bool {
 	for _, f := range m.Files {
 		if f == path || strings.HasSuffix(path, "/"+strings.TrimPrefix(f, "./")) || strings.HasSuffix(f, "/"+path) {
 			return true
@@ -676,7 +676,7 @@ func (q MemorySearch) Keeps(m Memory) bool {
 		return false
 	}
 	if q.AsOf != nil {
-		return m.InForceOn(*q.AsOf)
+		return m.inForceOn(*q.AsOf)
 	}
 	return len(q.States) == 0 || slices.Contains(q.States, m.State)
 }
@@ -684,7 +684,7 @@ func (q MemorySearch) Keeps(m Memory) bool {
 // SearchMemories finds the memories matching q.Q, best first (bm25 on
 // SQLite, ts_rank on PostgreSQL), one more than Limit when there are more.
 func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, error) {
-	match, err := NormalizeQuery(q.Q)
+	match, err := normalizeQuery(q.Q)
 	if err != nil {
 		return nil, err
 	}

@@ -408,9 +408,9 @@ const pgPhrasePairsMigration = `CREATE OR REPLACE FUNCTION mneme_pairs(v tsvecto
 // that read it. searchPG reads it twice:
 //
 //   - mneme_common_rows: how many rows, at least, hold one of the words
-//     a query's every match is implied by (tsNode.implied: a word, or the
-//     words of an OR, each word standing for its lexeme, and a prefix for
-//     the most common lexeme it begins). A table whose count is
+//     a query's every match is implied by (searchq's Node.Implied: a word,
+//     or the words of an OR, each word standing for its lexeme, and a
+//     prefix for the most common lexeme it begins). A table whose count is
 //     pgCommonFactor times the rank limit is not counted: counting
 //     20,000 matches of one word built a GIN bitmap of all of them (13
 //     ms at 1M observations), and a prefix of 100,000 took 75 ms, to learn

@@ -46,7 +46,7 @@ func (tx *Tx) RecordPrompt(sessionID int64, project, promptID, text string, priv
 	// the same statement: a prompt costs no extra write.
 	title := ""
 	if !private {
-		title = TitleFrom(text)
+		title = titleFrom(text)
 	}
 	var number int
 	err := tx.db.Raw(`UPDATE sessions SET prompt_counter = prompt_counter + 1,

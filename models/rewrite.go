@@ -235,12 +235,12 @@ func (tx *Tx) RefreshTitles(ids []int64) ([]int64, error) {
 	return changed, nil
 }
 
-// OptimizeFTS merges the full-text index of table (prompts, observations
+// optimizeFTS merges the full-text index of table (prompts, observations
 // or summaries) into one segment, with secure_delete on: text rewritten
 // since does not linger in old segments. On PostgreSQL there is nothing
 // to merge: the fts column is rewritten with its row, and the old row
 // version is PostgreSQL's to vacuum.
-func (tx *Tx) OptimizeFTS(table string) error {
+func (tx *Tx) optimizeFTS(table string) error {
 	switch table {
 	case "prompts", "observations", "summaries", "memories":
 	default:

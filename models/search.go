@@ -65,7 +65,7 @@ type SearchQuery struct {
 	// Q is FTS5 query syntax: words (implicit AND), AND/OR/NOT, NEAR(),
 	// prefix*, ^initial, "phrases", column filters (title:, input:, output:,
 	// files: on observations; text: on prompts; request:, learned:, … on
-	// summaries) and parentheses. See NormalizeQuery for the one rewrite
+	// summaries) and parentheses. See searchq.Normalize for the one rewrite
 	// applied before it reaches MATCH.
 	Q string
 	// Project restricts hits to one project ("" for all).
@@ -147,7 +147,7 @@ type SearchHit struct {
 // and {column groups} are refused as *QueryError) and ranked by ts_rank:
 // see searchPG.
 func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
-	match, err := NormalizeQuery(q.Q)
+	match, err := normalizeQuery(q.Q)
 	if err != nil {
 		return nil, err
 	}

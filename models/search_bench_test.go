@@ -297,7 +297,7 @@ func benchHybrid(b *testing.B, s *models.Store, db *benchdb.DB) {
 		b.Fatal(err)
 	}
 	load := time.Since(t0)
-	indexMB := float64(s.VectorIndexBytes(benchdb.VectorModel)) / 1e6
+	indexMB := float64(models.VectorIndexBytes(s, benchdb.VectorModel)) / 1e6
 	// hybrid runs the two lists at once, as embed.Searcher does (the
 	// full text while the query is embedded and searched by meaning);
 	// hybrid-sequential one after the other, as it did before.

@@ -10,37 +10,6 @@ import (
 	"time"
 )
 
-// TestTSQueryImplied: the words a row holding one of matches the query
-// come from a lone word and both sides of an OR, never from an AND, a
-// NOT, a phrase or a column filter.
-func TestTSQueryImplied(t *testing.T) {
-	for _, tt := range []struct {
-		q      string
-		words  []string
-		prefix []bool
-	}{
-		{`word`, []string{"word"}, []bool{false}},
-		{`migr*`, []string{"migr"}, []bool{true}},
-		{`a OR b*`, []string{"a", "b"}, []bool{false, true}},
-		{`a OR (b c)`, []string{"a"}, []bool{false}},
-		{`a OR "b c"`, []string{"a"}, []bool{false}},
-		{`a b`, nil, nil},
-		{`a NOT b`, nil, nil},
-		{`"a b"`, nil, nil},
-		{`title:a`, nil, nil},
-		{`title:a OR b`, []string{"b"}, []bool{false}},
-	} {
-		tree, err := tsParse(tt.q)
-		if err != nil {
-			t.Fatalf("tsParse(%q): %v", tt.q, err)
-		}
-		words, prefix := tree.implied()
-		if !reflect.DeepEqual(words, tt.words) || !reflect.DeepEqual(prefix, tt.prefix) {
-			t.Errorf("implied(%q) = %q %v, want %q %v", tt.q, words, prefix, tt.words, tt.prefix)
-		}
-	}
-}
-
 // TestCommonRowsPG: mneme_common holds the statistics' counts of the
 // most common lexemes (hashed: no captured text), is copied again only
 // after an ANALYZE, and a search whose word the statistics put in

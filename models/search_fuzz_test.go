@@ -9,7 +9,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
-// FuzzSearch sends arbitrary query strings through NormalizeQuery and Search
+// FuzzSearch sends arbitrary query strings through Search
 // against a real database: every query either runs or is refused with a
 // *QueryError (a clear message, HTTP 400), never a raw SQLite error.
 func FuzzSearch(f *testing.F) {

@@ -9,36 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// TestTSQueryPhrases: the phrases every match must hold, which the pair
-// index narrows by, come from AND and the left of NOT, never from an OR.
-func TestTSQueryPhrases(t *testing.T) {
-	for _, tt := range []struct {
-		q    string
-		want []string
-	}{
-		{`"broker http"`, []string{"broker http"}},
-		{`"a b c" d`, []string{"a b c"}},
-		{`"a b" AND "c d"`, []string{"a b", "c d"}},
-		{`"a b" NOT "c d"`, []string{"a b"}},
-		{`"a b" OR "c d"`, nil},
-		{`("a b" OR c) "d e"`, []string{"d e"}},
-		{`"models.go"*`, []string{"models go*"}},
-		{`title:"Foo Bar"`, []string{"foo bar"}},
-		{`foo_test.go`, []string{"foo test go"}}, // one token, three words: a phrase
-		{`"single"`, nil},
-		{`word`, nil},
-	} {
-		tree, err := tsParse(tt.q)
-		if err != nil {
-			t.Fatalf("tsParse(%q): %v", tt.q, err)
-		}
-		if got := tree.phrases(); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("phrases(%q) = %q, want %q", tt.q, got, tt.want)
-		}
-	}
-}
+	"github.com/mneme-dev/mneme/models/internal/searchq"
+)
 
 // TestPhrasePairsPG: the pair index never loses a phrase match. Over
 // random texts of a small vocabulary with stopwords (so pairs repeat,
@@ -104,11 +77,11 @@ func TestPhrasePairsPG(t *testing.T) {
 		`"the running"`, `"running the event"`, `"the of"`, `"go test" OR "json timeout"`)
 	narrowed := 0
 	for _, q := range queries {
-		tree, err := tsParse(q)
+		tree, err := searchq.Parse(q)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		ts, err := tree.render(SearchObservation)
+		ts, err := tree.Render(pgColumnWeights[SearchObservation])
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -119,7 +92,7 @@ func TestPhrasePairsPG(t *testing.T) {
 		if len(want) == 0 {
 			want = []int64{}
 		}
-		if len(q) <= maxQueryLen { // not the pair too long for a lexeme: only the SQL below
+		if len(q) <= searchq.MaxLen { // not the pair too long for a lexeme: only the SQL below
 			hits, err := s.Search(ctx, SearchQuery{Q: q, Type: SearchObservation, Limit: 1000})
 			if err != nil {
 				t.Fatalf("Search(%s): %v", q, err)
@@ -135,7 +108,7 @@ func TestPhrasePairsPG(t *testing.T) {
 		} else if len(want) != 1 {
 			t.Errorf("%.30s…: %d rows match, want the one", q, len(want))
 		}
-		if ph := tree.phrases(); len(ph) > 0 {
+		if ph := tree.Phrases(); len(ph) > 0 {
 			var lost, passed, words int
 			if err := s.db.Raw(`SELECT count(*) FILTER (WHERE fts @@ q AND NOT COALESCE(mneme_pairs(fts) @@ p, true)),
 					count(*) FILTER (WHERE mneme_pairs(fts) @@ p), count(*) FILTER (WHERE fts @@ replace(q::text, '<->', '&')::tsquery)

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,25 +10,41 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mneme-dev/mneme/models/internal/searchq"
 )
 
 // Search on PostgreSQL: each content table has a stored tsvector column
 // fts with a GIN index (migrations_postgres.go), always current, so there
-// is no index to flush. A query is translated once per table
-// (search_tsquery.go), then answered in two round trips whatever the
-// number of tables (on a busy server a round trip costs more than a GIN
-// lookup): the probe and the ranking in one statement (probeRankPG: each
-// table's matches read once, counted up to RankLimit unless the
-// planner's statistics already say a word of the query is in far more
-// rows (mneme_common), and its best Offset+Limit+1 by ts_rank or newest
-// first as on SQLite, with what the reranking weighs), and the page's
-// details and ts_headline snippets (one UNION ALL).
+// is no index to flush. A query is parsed once (searchq.Parse) and
+// written out per table (Node.Render with its pgColumnWeights), then
+// answered in two round trips whatever the number of tables (on a busy
+// server a round trip costs more than a GIN lookup): the probe and the
+// ranking in one statement (probeRankPG: each table's matches read once,
+// counted up to RankLimit unless the planner's statistics already say a
+// word of the query is in far more rows (mneme_common), and its best
+// Offset+Limit+1 by ts_rank or newest first as on SQLite, with what the
+// reranking weighs), and the page's details and ts_headline snippets
+// (one UNION ALL).
 //
 // Rank and Score: a hit's Rank is -ts_rank (lower is better, like bm25)
 // and its Score ts_rank. ts_rank has no IDF and lies in 0..1: a word
 // found once in a title scores 0.61, once in an output 0.15. Nothing
 // outside this package thresholds Search's Score; the related-memory
 // lookup, which does, reads RelatedObservations (pgRelatedScale).
+
+// pgColumnWeights maps, per search type, the columns a query may filter on
+// to the tsvector weights their text has in migrations_postgres.go. ""
+// is every weight: a prompt has one column. Two columns that share a
+// weight (learned and completed) cannot be told apart: learned:x also
+// finds x in completed.
+var pgColumnWeights = map[string]map[string]string{
+	SearchObservation: {"title": "A", "files": "B", "input": "C", "output": "D"},
+	SearchPrompt:      {"text": ""},
+	SearchMemory:      {"text": ""},
+	SearchSummary: {"request": "A", "learned": "B", "completed": "B",
+		"investigated": "C", "next_steps": "C", "last_assistant_message": "D"},
+}
 
 // pgTable is how one content table is searched on PostgreSQL.
 type pgTable struct {
@@ -111,12 +126,12 @@ type pgQuery struct {
 	t     *pgTable
 	q     string
 	large bool
-	// phrases are the phrases every match contains (tsNode.phrases),
+	// phrases are the phrases every match contains (Node.Phrases),
 	// looked up first in the table's index of word pairs (mneme_pairs,
 	// PostgreSQL migration 9).
 	phrases []string
 	// implied are the words (and whether each is a prefix) a row holding
-	// one of matches (tsNode.implied): when the statistics say one is in
+	// one of matches (Node.Implied): when the statistics say one is in
 	// pgCommonFactor times RankLimit rows, the matches are not counted.
 	implied       []string
 	impliedPrefix []bool
@@ -144,7 +159,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	if err := q.checkPage(); err != nil {
 		return nil, err
 	}
-	tree, err := tsParse(match)
+	tree, err := searchq.Parse(match)
 	if err != nil {
 		return nil, queryErr(err, q.Q)
 	}
@@ -152,8 +167,8 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	var qerr error
 	// What every match must contain, and the words that imply a match:
 	// the same whatever the table.
-	phrases := tree.phrases()
-	words, prefix := tree.implied()
+	phrases := tree.Phrases()
+	words, prefix := tree.Implied()
 	for i := range pgTables {
 		t := &pgTables[i]
 		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
@@ -161,7 +176,7 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 		}
 		var ts string
 		if tree != nil {
-			if ts, err = tree.render(t.typ); err != nil {
+			if ts, err = tree.Render(pgColumnWeights[t.typ]); err != nil {
 				qerr = err // a column t does not have: skip t, as FTS5 does
 				continue
 			}
@@ -217,15 +232,6 @@ func (s *Store) refreshCommon(ctx context.Context) {
 	_ = s.db.WithContext(ctx).Exec(`SELECT mneme_refresh_common()`).Error
 }
 
-// queryErr sets the user's query on a *QueryError.
-func queryErr(err error, q string) error {
-	var qe *QueryError
-	if errors.As(err, &qe) {
-		qe.Query = q
-	}
-	return err
-}
-
 // probeRankPG probes and ranks every table in one statement, one round
 // trip (on a busy server each costs more than these GIN lookups), reading
 // each table's matches once: per table, up to RankLimit+1 matches are
@@ -242,7 +248,7 @@ func queryErr(err error, q string) error {
 // the rows holding them, from the pair index (see pgPairRows).
 //
 // Before any count, the statistics (mneme_common_rows): when one of
-// the words that imply a match (tsNode.implied) is, by them, in
+// the words that imply a match (Node.Implied) is, by them, in
 // pgCommonFactor × RankLimit rows of a table, no table is counted and
 // every table lists its newest matches, as the counts would have said:
 // a GIN bitmap of every match of a common word or prefix (20,000 to
@@ -531,11 +537,11 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 // keywords joined by OR, a file name as a phrase) into a to_tsquery
 // string for the table of search type typ; "" when it has no word.
 func pgTSQuery(match, typ string) (string, error) {
-	tree, err := tsParse(match)
+	tree, err := searchq.Parse(match)
 	if err != nil || tree == nil {
 		return "", queryErr(err, match)
 	}
-	ts, err := tree.render(typ)
+	ts, err := tree.Render(pgColumnWeights[typ])
 	return ts, queryErr(err, match)
 }
 

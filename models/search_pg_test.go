@@ -8,85 +8,6 @@ import (
 	"testing"
 )
 
-// TestTSQuery: FTS5 syntax, as NormalizeQuery leaves it, written as
-// to_tsquery strings per table, and what has no tsquery form refused.
-func TestTSQuery(t *testing.T) {
-	tests := []struct {
-		q         string
-		obs       string // observations; "!" + message for an error
-		prompt    string // prompts
-		summary   string // summaries
-		errSubstr string // an error of the whole query
-	}{
-		{q: "go test", obs: "('go' & 'test')"},
-		{q: "a AND b", obs: "('a' & 'b')"},
-		{q: "a OR b", obs: "('a' | 'b')"},
-		{q: "a NOT b", obs: "('a' & !'b')"},
-		{q: "a b NOT c OR d", obs: "((('a' & 'b') & !'c') | 'd')"},
-		{q: "a OR b AND c", obs: "('a' | ('b' & 'c'))"},
-		{q: "(a OR b) c", obs: "(('a' | 'b') & 'c')"},
-		{q: `"schema version 4"`, obs: "('schema' <-> 'version' <-> '4')"},
-		{q: `"foo_test.go"`, obs: "('foo' <-> 'test' <-> 'go')"},
-		{q: "Migrat*", obs: "'migrat':*"},
-		{q: `"models.go"*`, obs: "('models' <-> 'go':*)"},
-		{q: `"he said ""hi"""`, obs: "('he' <-> 'said' <-> 'hi')"},
-		{q: "title:foo", obs: "'foo':A", prompt: "!unknown column \"title\"", summary: "!unknown column \"title\""},
-		{q: "title:foo*", obs: "'foo':*A"},
-		{q: `title:"a b"`, obs: "('a':A <-> 'b':A)"},
-		{q: "title:(a OR b)", obs: "('a':A | 'b':A)"},
-		{q: "text:foo", obs: "!unknown column \"text\"", prompt: "'foo'"},
-		{q: "learned:foo completed:bar", obs: "!unknown column \"learned\"", summary: "('foo':B & 'bar':B)"},
-		{q: "request:foo OR next_steps:bar", obs: "!unknown column \"request\"", summary: "('foo':A | 'bar':C)"},
-		{q: "über", obs: "'über'"},
-		{q: `"..."`, obs: ""},
-		{q: `"..." OR a`, obs: "'a'"},
-		{q: "NEAR(a b, 3)", errSubstr: "NEAR() is not supported"},
-		{q: "^a", errSubstr: "^ (a column's first word) is not supported"},
-		{q: "{title files}:a", errSubstr: "column groups"},
-		{q: "a + b", errSubstr: "phrase concatenation"},
-		{q: "a,b", errSubstr: "NEAR()'s"},
-		{q: `"open`, errSubstr: "not closed"},
-		{q: `"open""`, errSubstr: "not closed"},
-		{q: "OR a", errSubstr: `syntax error near "OR"`},
-		{q: "a NOT", errSubstr: "ends too early"},
-		{q: "(a", errSubstr: "ends too early"},
-		{q: "a)", errSubstr: `syntax error near ")"`},
-		{q: "title:(a files:b)", errSubstr: "leave no column"},
-		{q: "*", errSubstr: "cannot start with '*'"},
-		{q: "NEAR", obs: "'near'"},
-	}
-	for _, tt := range tests {
-		tree, err := tsParse(tt.q)
-		if tt.errSubstr != "" {
-			var qe *QueryError
-			if !errors.As(err, &qe) || !strings.Contains(err.Error(), tt.errSubstr) {
-				t.Errorf("tsParse(%q): err = %v, want a QueryError saying %q", tt.q, err, tt.errSubstr)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("tsParse(%q): %v", tt.q, err)
-			continue
-		}
-		for typ, want := range map[string]string{SearchObservation: tt.obs, SearchPrompt: tt.prompt, SearchSummary: tt.summary} {
-			if want == "" && typ != SearchObservation {
-				continue // not checked for this table
-			}
-			got := ""
-			if tree != nil {
-				got, err = tree.render(typ)
-				if err != nil {
-					got = "!" + err.(*QueryError).Msg
-				}
-			}
-			if strings.HasPrefix(want, "!") && strings.HasPrefix(got, want) || got == want {
-				continue
-			}
-			t.Errorf("render(%q) for %s = %q, want %q", tt.q, typ, got, want)
-		}
-	}
-}
-
 // TestSearchRankTitleFirst: a word in a title outranks the same word in
 // an output or a prompt, on both backends.
 func TestSearchRankTitleFirst(t *testing.T) {
@@ -189,8 +110,8 @@ func TestRecallLookups(t *testing.T) {
 func TestOptimizeFTSPostgres(t *testing.T) {
 	s := openPGTestStore(t)
 	for _, table := range []string{"prompts", "observations", "summaries"} {
-		if err := s.WriteQuietly(context.Background(), func(tx *Tx) error { return tx.OptimizeFTS(table) }); err != nil {
-			t.Errorf("OptimizeFTS(%s): %v", table, err)
+		if err := s.WriteQuietly(context.Background(), func(tx *Tx) error { return tx.optimizeFTS(table) }); err != nil {
+			t.Errorf("optimizeFTS(%s): %v", table, err)
 		}
 	}
 }

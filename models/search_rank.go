@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gorm.io/gorm"
+
+	"github.com/mneme-dev/mneme/models/internal/searchq"
 )
 
 // Ranking: how Search probes, ranks and pages the hits of each full-text
@@ -87,7 +89,7 @@ func (s *Store) search(ctx context.Context, q SearchQuery, match string) ([]Sear
 		return nil, err
 	}
 	want := q.Offset + q.Limit + 1
-	terms, single := termsQuery(match)
+	terms, single := searchq.Terms(match)
 	// Once a table is large, no search is ranked, and the others need no
 	// probe: FTS5 accepts or refuses a query the same way on every table,
 	// but for its column filters (col:), which only some tables have.

@@ -10,44 +10,6 @@ import (
 	"github.com/mneme-dev/mneme/internal/pgtest"
 )
 
-func TestTermsQuery(t *testing.T) {
-	tests := []struct {
-		match, terms string
-		single       bool
-	}{
-		{"websocket", `"websocket"`, true},
-		{"migr*", `"migr"*`, true},
-		{"a OR b OR a", `"a" OR "b"`, true},
-		{"(a OR b)", `"a" OR "b"`, true},
-		{"a b", `"a" OR "b"`, false},
-		{"a AND b", `"a" OR "b"`, false},
-		{"a NOT b", `"a" OR "b"`, false},
-		{`"broker http"`, `"broker" OR "http"`, false},
-		{`"one"`, `"one"`, true},
-		{`"foo_test.go"`, `"foo" OR "test" OR "go"`, false},
-		{`"models.go"*`, `"models" OR "go"*`, false},
-		{`"say ""hi"""`, `"say" OR "hi"`, false},
-		{"title:reconnect", `"reconnect"`, false},
-		{`title:"a b"`, `"a" OR "b"`, false},
-		{"title:migr*", `"migr"*`, false},
-		{"^start", `"start"`, false},
-		{"NEAR(a b, 3)", `"a" OR "b"`, false},
-		{"NEAR(a 10 b)", `"a" OR "10" OR "b"`, false},
-		{"{title input}: x", `"x"`, false},
-		{"(a OR b) c", `"a" OR "b" OR "c"`, false},
-		{"a (b OR c)", `"a" OR "b" OR "c"`, false},
-		{"über*", `"über"*`, true},
-		{`"..."`, "", true},
-		{"a + b", `"a" OR "b"`, false},
-	}
-	for _, tt := range tests {
-		terms, single := termsQuery(tt.match)
-		if terms != tt.terms || single != tt.single {
-			t.Errorf("termsQuery(%q) = %q, %v; want %q, %v", tt.match, terms, single, tt.terms, tt.single)
-		}
-	}
-}
-
 // TestSearchCommonTermsNewestFirst: past RankTermRows rows holding a term
 // of the query, hits come newest first even when few rows match (bm25
 // would walk every row of each term).

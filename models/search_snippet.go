@@ -1,8 +1,11 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mneme-dev/mneme/models/internal/searchq"
 )
 
 // Snippets and query errors: what a search answers besides its hits.
@@ -56,8 +59,9 @@ func SplitSnippet(s string) []SnippetPart {
 	return parts
 }
 
-// QueryError is an FTS5 query that SQLite refused, with a message fit for
-// the user. It matches ErrInvalid (errors.Is), so handlers answer 400.
+// QueryError is a search query refused, by the query language
+// (searchq) or by SQLite, with a message fit for the user. It matches
+// ErrInvalid (errors.Is), so handlers answer 400.
 type QueryError struct {
 	Query string
 	Msg   string
@@ -68,6 +72,26 @@ func (e *QueryError) Error() string { return "invalid search query: " + e.Msg }
 
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *QueryError) Is(target error) bool { return target == ErrInvalid }
+
+// queryErr turns the query language's refusal (a *searchq.Error) into a
+// *QueryError about the user's query q, and sets q on a *QueryError.
+func queryErr(err error, q string) error {
+	var se *searchq.Error
+	if errors.As(err, &se) {
+		return &QueryError{Query: q, Msg: se.Msg}
+	}
+	var qe *QueryError
+	if errors.As(err, &qe) {
+		qe.Query = q
+	}
+	return err
+}
+
+// normalizeQuery is searchq.Normalize, a refusal as a *QueryError.
+func normalizeQuery(q string) (string, error) {
+	match, err := searchq.Normalize(q)
+	return match, queryErr(err, strings.TrimSpace(q))
+}
 
 // ftsError turns SQLite's complaint about a MATCH expression into a
 // *QueryError; other errors pass through unchanged.

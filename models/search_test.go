@@ -391,29 +391,6 @@ func testSearchTimeout(t *testing.T, f *searchFixture) {
 	}
 }
 
-func TestNormalizeQuery(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"go test", "go test"},
-		{"foo_test.go", `"foo_test.go"`},
-		{"mneme-dev/mneme", `"mneme-dev/mneme"`},
-		{"models.go*", `"models.go"*`},
-		{"title:foo.go", `title:"foo.go"`},
-		{"http://x.y", `"http://x.y"`},
-		{`"already quoted.go" OR x`, `"already quoted.go" OR x`},
-		{"(a.b OR c) NOT d", `("a.b" OR c) NOT d`},
-		{"NEAR(a b, 3)", "NEAR(a b, 3)"},
-		{"^start", "^start"},
-		{"über", "über"},
-		{`say "he said ""hi""" now`, `say "he said ""hi""" now`},
-	}
-	for _, tt := range tests {
-		got, err := NormalizeQuery(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("NormalizeQuery(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
 func TestSplitSnippet(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -23,12 +23,12 @@ const TitleMax = 120
 // autoTitleLen is about where an automatic title is cut.
 const autoTitleLen = 80
 
-// TitleFrom makes a session title from a text: its first line that is
+// titleFrom makes a session title from a text: its first line that is
 // not blank, with runs of white space made one space and Markdown
 // heading or list marks dropped; past autoTitleLen characters it is cut at
 // its first sentence's end (without its full stop) when that is not too
 // short, else at a word boundary with "…".
-func TitleFrom(text string) string {
+func titleFrom(text string) string {
 	line := ""
 	for l := range strings.Lines(text) {
 		l = strings.TrimLeft(strings.TrimSpace(l), "#>*-• \t")
@@ -67,7 +67,7 @@ const titleSourcesSQL = `SELECT s.id,
 // autoTitle is the first of the title sources that makes a title.
 func autoTitle(sources ...string) string {
 	for _, s := range sources {
-		if t := TitleFrom(s); t != "" {
+		if t := titleFrom(s); t != "" {
 			return t
 		}
 	}

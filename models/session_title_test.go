@@ -21,15 +21,15 @@ func TestTitleFrom(t *testing.T) {
 		{long, "Refactor the payment retry loop so that it backs off exponentially and gives up…"},
 		{strings.Repeat("x", 200), strings.Repeat("x", 80) + "…"},
 	} {
-		got := TitleFrom(c.in)
+		got := titleFrom(c.in)
 		if got != c.want {
-			t.Errorf("TitleFrom(%q) = %q, want %q", c.in, got, c.want)
+			t.Errorf("titleFrom(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if n := utf8.RuneCountInString(got); n > autoTitleLen+1 {
-			t.Errorf("TitleFrom(%q) has %d characters", c.in, n)
+			t.Errorf("titleFrom(%q) has %d characters", c.in, n)
 		}
-		if TitleFrom(got) != got {
-			t.Errorf("TitleFrom is not stable on %q", got)
+		if titleFrom(got) != got {
+			t.Errorf("titleFrom is not stable on %q", got)
 		}
 	}
 }

@@ -100,8 +100,8 @@ func (e EmbeddingsSettings) Enabled() bool {
 	return strings.TrimSpace(e.URL) != "" && strings.TrimSpace(e.Model) != ""
 }
 
-// MaxEmbeddingDims bounds the dimensions setting.
-const MaxEmbeddingDims = 8192
+// maxEmbeddingDims bounds the dimensions setting.
+const maxEmbeddingDims = 8192
 
 // MemorySettings control memories (see Memory): which kinds are
 // extracted from turns, and the share of the SessionStart budget they may
@@ -223,10 +223,10 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 // Bounds of the file gate's settings: a few lines, a small budget (it
 // comes before a tool call, not once per session).
 const (
-	MaxFileRecallCount  = 10
-	MaxFileRecallTokens = 1000
-	// MaxFailureHintTokens bounds the failure hint's budget.
-	MaxFailureHintTokens = 1000
+	maxFileRecallCount  = 10
+	maxFileRecallTokens = 1000
+	// maxFailureHintTokens bounds the failure hint's budget.
+	maxFailureHintTokens = 1000
 )
 
 // MaxInjectBytes is Claude Code's limit on additionalContext; beyond it the
@@ -295,14 +295,14 @@ func (s *Settings) Validate() error {
 	if s.Injection.RelatedCount < 0 || s.Injection.RelatedCount > 5 {
 		add("injection.relatedCount", "must be between 0 and 5")
 	}
-	if s.Injection.FileRecallCount < 0 || s.Injection.FileRecallCount > MaxFileRecallCount {
-		add("injection.fileRecallCount", "must be between 0 and %d", MaxFileRecallCount)
+	if s.Injection.FileRecallCount < 0 || s.Injection.FileRecallCount > maxFileRecallCount {
+		add("injection.fileRecallCount", "must be between 0 and %d", maxFileRecallCount)
 	}
-	if s.Injection.FileRecallTokens < 0 || s.Injection.FileRecallTokens > MaxFileRecallTokens {
-		add("injection.fileRecallTokens", "must be between 0 and %d", MaxFileRecallTokens)
+	if s.Injection.FileRecallTokens < 0 || s.Injection.FileRecallTokens > maxFileRecallTokens {
+		add("injection.fileRecallTokens", "must be between 0 and %d", maxFileRecallTokens)
 	}
-	if s.Injection.FailureHintTokens < 0 || s.Injection.FailureHintTokens > MaxFailureHintTokens {
-		add("injection.failureHintTokens", "must be between 0 and %d", MaxFailureHintTokens)
+	if s.Injection.FailureHintTokens < 0 || s.Injection.FailureHintTokens > maxFailureHintTokens {
+		add("injection.failureHintTokens", "must be between 0 and %d", maxFailureHintTokens)
 	}
 	if s.Retention.ObservationDays < 0 || s.Retention.ObservationDays > 36500 {
 		add("retention.observationDays", "must be between 0 (keep forever) and 36500")
@@ -332,8 +332,8 @@ func (s *Settings) Validate() error {
 			add("embeddings.model", "needs a model name when the URL is set, e.g. nomic-embed-text")
 		}
 	}
-	if s.Embeddings.Dimensions < 0 || s.Embeddings.Dimensions > MaxEmbeddingDims {
-		add("embeddings.dimensions", "must be between 0 (whatever the model answers) and %d", MaxEmbeddingDims)
+	if s.Embeddings.Dimensions < 0 || s.Embeddings.Dimensions > maxEmbeddingDims {
+		add("embeddings.dimensions", "must be between 0 (whatever the model answers) and %d", maxEmbeddingDims)
 	}
 	if len(errs) > 0 {
 		return &ValidationError{Fields: errs}
@@ -383,12 +383,12 @@ func (s *Store) LoadSettings(ctx context.Context) (Settings, error) {
 			return out, fmt.Errorf("move the API key out of the database: %w", err)
 		}
 	}
-	key, err := s.LoadAPIKey()
+	key, err := s.loadAPIKey()
 	if err != nil {
 		return out, err
 	}
 	out.Summarizer.APIKey = key
-	if out.Embeddings.APIKey, err = s.LoadEmbeddingsKey(); err != nil {
+	if out.Embeddings.APIKey, err = s.loadEmbeddingsKey(); err != nil {
 		return out, err
 	}
 	return out, nil

@@ -180,7 +180,7 @@ func (s *Store) checkpointer() {
 	}
 }
 
-// ReadOnlyDSN is the connection string of a database that cannot be
+// readOnlyDSN is the connection string of a database that cannot be
 // written: mode=ro, no pragma that writes (journal_mode), no BEGIN
 // IMMEDIATE. With immutable, SQLite also takes no locks and needs no -shm
 // file: a WAL database opened read-only otherwise needs its -shm file to
@@ -188,7 +188,7 @@ func (s *Store) checkpointer() {
 // in a read-only directory it is neither, so the open fails with "unable
 // to open database file (14)". An immutable open does not read a -wal
 // file: see OpenReadOnly.
-func ReadOnlyDSN(path string, immutable bool) string {
+func readOnlyDSN(path string, immutable bool) string {
 	q := commonPragmas()
 	q.Set("mode", "ro")
 	if immutable {
@@ -206,7 +206,7 @@ func ReadOnlyDSN(path string, immutable bool) string {
 // the event).
 //
 // It tries mode=ro first, which reads a -wal file as usual but needs -shm
-// (see ReadOnlyDSN), then mode=ro with immutable=1. The latter does not see
+// (see readOnlyDSN), then mode=ro with immutable=1. The latter does not see
 // what a -wal file holds; after a clean shutdown there is none, and
 // otherwise those commits are still in the file for the next writable open.
 func OpenReadOnly(path string) (*Store, error) {
@@ -229,7 +229,7 @@ func OpenReadOnly(path string) (*Store, error) {
 }
 
 func openReadOnly(path string, immutable bool) (*Store, error) {
-	db, sqlDB, err := openDB(ReadOnlyDSN(path, immutable))
+	db, sqlDB, err := openDB(readOnlyDSN(path, immutable))
 	if err != nil {
 		return nil, err
 	}

@@ -632,10 +632,10 @@ func (s *Store) vectorsChanged() {
 	s.vecs.mu.Unlock()
 }
 
-// VectorIndexBytes is the memory of the loaded snapshots of model's
+// vectorIndexBytes is the memory of the loaded snapshots of model's
 // vectors (0 when none is loaded): codes, metadata and the vectors of a
 // small one, as allocated.
-func (s *Store) VectorIndexBytes(model string) int {
+func (s *Store) vectorIndexBytes(model string) int {
 	s.vecs.mu.Lock()
 	defer s.vecs.mu.Unlock()
 	n := 0

@@ -108,6 +108,6 @@ func benchVectorIndex(b *testing.B, fam benchdb.Family, rows int) {
 	b.ReportMetric(float64(found[0])/(10*queries), "recall@10")
 	b.ReportMetric(float64(found[1])/(10*queries), "recall@10-project")
 	b.ReportMetric(float64(load.Milliseconds()), "load-ms")
-	b.ReportMetric(float64(s.VectorIndexBytes(benchdb.VectorModel))/1e6, "index-MB")
+	b.ReportMetric(float64(models.VectorIndexBytes(s, benchdb.VectorModel))/1e6, "index-MB")
 	b.ReportMetric(float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc))/1e6, "heap-MB")
 }

@@ -73,7 +73,7 @@ func testVectorIndex(t *testing.T, f *searchFixture) {
 	if s.vecs.exactRows == 0 {
 		want = vecidx.ChunkEntries*(84+9) + vecidx.ChunkEntries/2
 	}
-	if n := s.VectorIndexBytes("m1"); rows > vecidx.ChunkEntries || n != want+vecidx.ChunkEntries/8 {
+	if n := s.vectorIndexBytes("m1"); rows > vecidx.ChunkEntries || n != want+vecidx.ChunkEntries/8 {
 		t.Errorf("index memory %d bytes for %d rows, want %d", n, rows, want+vecidx.ChunkEntries/8)
 	}
 

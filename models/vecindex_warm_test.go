@@ -38,7 +38,7 @@ func testVectorIndexWarmsAndGrows(t *testing.T, f *searchFixture) {
 		if n, err := s.WarmVectors(ctx, "m1", 0); err != nil || n != rows {
 			t.Fatalf("warm: %d %v, want %d", n, err, rows)
 		}
-		if s.VectorIndexBytes("m1") == 0 {
+		if s.vectorIndexBytes("m1") == 0 {
 			t.Fatal("nothing loaded by the warm-up")
 		}
 		if n, err := s.WarmVectors(ctx, "m1", 64); err != nil || n != 0 {

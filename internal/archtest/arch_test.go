@@ -222,6 +222,45 @@ func TestHookClientStaysApart(t *testing.T) {
 	}
 }
 
+// The engines beside the store and the services are pure: the search
+// query language (models/internal/searchq) and the vector index
+// (models/internal/vecidx) import only the standard library, so models
+// keeps every row and its SQL, and the engines are tested without a
+// database; so do the readers of stored text the migrations reuse
+// (internal/outcome, internal/failsig), the memory extractor and the
+// seed the store's own tests copy (internal/testutil/seed). The value
+// lists what each may import of the module besides.
+func TestEnginesStandardLibraryOnly(t *testing.T) {
+	pure := map[string][]string{
+		"models/internal/searchq": nil,
+		"models/internal/vecidx":  nil,
+		"internal/outcome":        nil,
+		"internal/failsig":        {"internal/outcome"},
+		"internal/memory/extract": nil,
+		"internal/testutil/seed":  nil,
+	}
+	seen := 0
+	for _, p := range packages(t) {
+		may, ok := pure[p.rel()]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				if !slices.Contains(may, rel) {
+					t.Errorf("%s imports %s: it stays on the standard library", p.rel(), imp)
+				}
+			} else if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+				t.Errorf("%s imports the third-party %s: it stays on the standard library", p.rel(), imp)
+			}
+		}
+	}
+	if seen != len(pure) {
+		t.Errorf("found %d of the %d standard-library-only packages: one moved or was renamed", seen, len(pure))
+	}
+}
+
 // The test helpers are for tests: models/modelstest (raw SQL), the
 // benchmark databases and internal/testutil are imported by test files
 // only (and modelstest by testutil).

@@ -1,4 +1,10 @@
-package models
+// Package searchq is the search query language: the user's query, in
+// FTS5's syntax, checked and prepared for SQLite's MATCH (Normalize), its
+// terms listed for the cost probe (Terms), and parsed into a tree
+// (Parse) written out as PostgreSQL's to_tsquery (Node.Render). One
+// lexer (scanQuery) reads for all three. It needs no database, and
+// imports only the standard library; models runs the queries.
+package searchq
 
 import (
 	"fmt"
@@ -7,9 +13,13 @@ import (
 	"unicode/utf8"
 )
 
-// The query language: one lexer (scanQuery) read by NormalizeQuery, which
-// prepares the user's FTS5 query for MATCH, and by termsQuery, which
-// lists its terms for the cost probe. No database is needed here.
+// Error is a query the language refuses, with a message fit for the user.
+type Error struct {
+	Msg string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Msg }
 
 // tokenKind is what a piece of a query is.
 type tokenKind int
@@ -87,26 +97,28 @@ var ftsColumns = map[string]bool{
 	"next_steps": true, "last_assistant_message": true,
 }
 
-// maxQueryLen bounds the query text handed to FTS5.
-const maxQueryLen = 1000
+// MaxLen bounds the query text handed to FTS5.
+const MaxLen = 1000
 
-// NormalizeQuery checks q and prepares it for FTS5 MATCH. The user's syntax
+// Normalize checks q and prepares it for FTS5 MATCH. The user's syntax
 // goes through unchanged — AND/OR/NOT, NEAR(), prefix*, ^, "phrases",
 // column: filters, parentheses — with one rewrite: a bare word holding
 // characters FTS5 refuses outside quotes (foo_test.go, mneme-dev,
 // src/app.ts, http://x) is wrapped in quotes, which searches it as the
 // phrase of its tokens, as the user meant. A word that starts with '-' is
-// refused with a hint (FTS5 has no '-' operator; use NOT).
-func NormalizeQuery(q string) (string, error) {
+// refused with a hint (FTS5 has no '-' operator; use NOT), as are a prefix
+// shorter than three letters, an empty query, a long one and invalid
+// UTF-8: each as an *Error.
+func Normalize(q string) (string, error) {
 	q = strings.TrimSpace(q)
 	if q == "" {
-		return "", &QueryError{Msg: "enter something to search for"}
+		return "", &Error{Msg: "enter something to search for"}
 	}
-	if len(q) > maxQueryLen {
-		return "", &QueryError{Query: q, Msg: fmt.Sprintf("the query is longer than %d bytes", maxQueryLen)}
+	if len(q) > MaxLen {
+		return "", &Error{Msg: fmt.Sprintf("the query is longer than %d bytes", MaxLen)}
 	}
 	if !utf8.ValidString(q) {
-		return "", &QueryError{Query: q, Msg: "the query is not valid UTF-8"}
+		return "", &Error{Msg: "the query is not valid UTF-8"}
 	}
 	var b strings.Builder
 	for _, t := range scanQuery(q) {
@@ -116,7 +128,7 @@ func NormalizeQuery(q string) (string, error) {
 			b.WriteString(t.Raw)
 			continue
 		}
-		w, err := normalizeWord(t.Raw, q)
+		w, err := normalizeWord(t.Raw)
 		if err != nil {
 			return "", err
 		}
@@ -126,18 +138,18 @@ func NormalizeQuery(q string) (string, error) {
 }
 
 // normalizeWord quotes one bare word of a query when FTS5 would refuse it.
-func normalizeWord(w, q string) (string, error) {
+func normalizeWord(w string) (string, error) {
 	if w == "*" || w == "+" || w == "^" {
 		return w, nil
 	}
 	if strings.HasPrefix(w, "-") && len(w) > 1 {
-		return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: FTS5 has no '-' operator; write NOT %s to exclude it, or quote it", w, strings.TrimLeft(w, "-"))}
+		return "", &Error{Msg: fmt.Sprintf("%q: FTS5 has no '-' operator; write NOT %s to exclude it, or quote it", w, strings.TrimLeft(w, "-"))}
 	}
 	core, prefix := w, ""
 	if strings.HasSuffix(core, "*") {
 		core, prefix = strings.TrimSuffix(core, "*"), "*"
 		if n := utf8.RuneCountInString(strings.TrimLeft(core, "^")); n > 0 && n < minPrefix && !strings.Contains(core, ":") {
-			return "", &QueryError{Query: q, Msg: fmt.Sprintf("%q: a prefix search needs at least %d letters before the *", w, minPrefix)}
+			return "", &Error{Msg: fmt.Sprintf("%q: a prefix search needs at least %d letters before the *", w, minPrefix)}
 		}
 	}
 	caret := ""
@@ -146,7 +158,7 @@ func normalizeWord(w, q string) (string, error) {
 	}
 	// col:word keeps its column filter when col is a real column.
 	if i := strings.IndexByte(core, ':'); i > 0 && ftsColumns[strings.ToLower(core[:i])] {
-		rest, err := normalizeWord(core[i+1:]+prefix, q)
+		rest, err := normalizeWord(core[i+1:] + prefix)
 		if err != nil {
 			return "", err
 		}
@@ -169,13 +181,13 @@ func bareword(w string) bool {
 	return true
 }
 
-// termsQuery returns an FTS5 query matching the rows that hold any term of
-// match (a query NormalizeQuery prepared): its words, prefix* words and the
+// Terms returns an FTS5 query matching the rows that hold any term of
+// match (a query Normalize prepared): its words, prefix* words and the
 // words of its "phrases", each quoted, joined by OR; operators, column
 // filters, ^ and NEAR distances left out. single tells that match is no
-// more than that already: one term, or terms joined by OR. Search uses it
-// to tell cheaply what ranking would cost (see RankTermRows).
-func termsQuery(match string) (terms string, single bool) {
+// more than that already: one term, or terms joined by OR. models' Search
+// uses it to tell cheaply what ranking would cost (RankTermRows).
+func Terms(match string) (terms string, single bool) {
 	var list []string
 	seen := map[string]bool{}
 	add := func(words []string, prefix bool) {

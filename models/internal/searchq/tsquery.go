@@ -1,4 +1,4 @@
-package models
+package searchq
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// The query language on PostgreSQL: the FTS5 syntax NormalizeQuery
-// prepares is parsed into a small tree (tsParse) and written out per table
-// as a to_tsquery('english', …) string (tsNode.render). The words come
-// from ftsWords, the letter and digit runs mneme_words cuts the indexed
-// text into, each quoted as a lexeme; to_tsquery then stems them and drops
+// The query language on PostgreSQL: the FTS5 syntax Normalize prepares is
+// parsed into a small tree (Parse) and written out per table as a
+// to_tsquery('english', …) string (Node.Render). The words come from
+// ftsWords, the letter and digit runs mneme_words cuts the indexed text
+// into, each quoted as a lexeme; to_tsquery then stems them and drops
 // stopwords as to_tsvector did.
 //
 //	FTS5                    to_tsquery
@@ -24,29 +24,16 @@ import (
 //
 // Precedence is FTS5's: implicit AND binds tightest, then NOT, AND, OR.
 // A column filter becomes the weight that column's text has in the
-// table's fts column (see pgColumnWeights); a column the table does not
+// table's fts column (Render's weights); a column the table does not
 // have makes that table answer nothing, as FTS5 skips it. NEAR(),
 // ^initial, + and {column groups} have no tsquery form and are refused.
 
-// pgColumnWeights maps, per search type, the columns a query may filter on
-// to the tsvector weights their text has in migrations_postgres.go. ""
-// is every weight: a prompt has one column. Two columns that share a
-// weight (learned and completed) cannot be told apart: learned:x also
-// finds x in completed.
-var pgColumnWeights = map[string]map[string]string{
-	SearchObservation: {"title": "A", "files": "B", "input": "C", "output": "D"},
-	SearchPrompt:      {"text": ""},
-	SearchMemory:      {"text": ""},
-	SearchSummary: {"request": "A", "learned": "B", "completed": "B",
-		"investigated": "C", "next_steps": "C", "last_assistant_message": "D"},
-}
-
-// tsNode is a parsed query: a term (op 0), or l op r with op '&', '|' or
+// Node is a parsed query: a term (op 0), or l op r with op '&', '|' or
 // '!' (l AND NOT r). A term is a word or a phrase: its words, whether the
 // last is a prefix, and the columns it is limited to (nil for all).
-type tsNode struct {
+type Node struct {
 	op     byte
-	l, r   *tsNode
+	l, r   *Node
 	words  []string
 	prefix bool
 	cols   []string
@@ -58,7 +45,7 @@ type tsNode struct {
 type tsItem struct {
 	kind string // "term", "op", "(", ")", "col"
 	op   string
-	term *tsNode
+	term *Node
 	col  string
 }
 
@@ -74,18 +61,18 @@ func tsLex(match string) ([]tsItem, error) {
 		case tokSpace:
 		case tokPhrase:
 			if !phraseClosed(t.Raw) {
-				return nil, &QueryError{Msg: `a "quoted phrase" is not closed`}
+				return nil, &Error{Msg: `a "quoted phrase" is not closed`}
 			}
-			out = append(out, tsItem{kind: "term", term: &tsNode{words: lowerWords(t.Text), prefix: t.Star}})
+			out = append(out, tsItem{kind: "term", term: &Node{words: lowerWords(t.Text), prefix: t.Star}})
 			skipStar = t.Star
 		case tokPunct:
 			switch t.Raw {
 			case "(", ")":
 				out = append(out, tsItem{kind: t.Raw})
 			case "{", "}":
-				return nil, &QueryError{Msg: "column groups {col1 col2}: are not supported on PostgreSQL; write (col1:word OR col2:word)"}
+				return nil, &Error{Msg: "column groups {col1 col2}: are not supported on PostgreSQL; write (col1:word OR col2:word)"}
 			default:
-				return nil, &QueryError{Msg: `a ',' outside a "quoted phrase" is only NEAR()'s, which PostgreSQL does not support; quote it or leave it out`}
+				return nil, &Error{Msg: `a ',' outside a "quoted phrase" is only NEAR()'s, which PostgreSQL does not support; quote it or leave it out`}
 			}
 		case tokWord:
 			w := t.Raw
@@ -99,11 +86,11 @@ func tsLex(match string) ([]tsItem, error) {
 				out = append(out, tsItem{kind: "op", op: w})
 				continue
 			case w == "NEAR" && nextIs(toks[i+1:], "("):
-				return nil, &QueryError{Msg: `NEAR() is not supported on PostgreSQL; write a "quoted phrase" for words next to each other, or the words alone to find them anywhere in the text`}
+				return nil, &Error{Msg: `NEAR() is not supported on PostgreSQL; write a "quoted phrase" for words next to each other, or the words alone to find them anywhere in the text`}
 			case w == "*":
-				return nil, &QueryError{Msg: "a query cannot start with '*'; put the * right after a word prefix, like migr*"}
+				return nil, &Error{Msg: "a query cannot start with '*'; put the * right after a word prefix, like migr*"}
 			case w == "+":
-				return nil, &QueryError{Msg: `'+' (phrase concatenation) is not supported on PostgreSQL; write the words as one "quoted phrase"`}
+				return nil, &Error{Msg: `'+' (phrase concatenation) is not supported on PostgreSQL; write the words as one "quoted phrase"`}
 			}
 			col := ""
 			if k := strings.IndexByte(w, ':'); k > 0 && ftsColumns[strings.ToLower(w[:k])] {
@@ -114,9 +101,9 @@ func tsLex(match string) ([]tsItem, error) {
 				}
 			}
 			if strings.HasPrefix(w, "^") {
-				return nil, &QueryError{Msg: fmt.Sprintf("%q: ^ (a column's first word) is not supported on PostgreSQL; leave out the ^", t.Raw)}
+				return nil, &Error{Msg: fmt.Sprintf("%q: ^ (a column's first word) is not supported on PostgreSQL; leave out the ^", t.Raw)}
 			}
-			n := &tsNode{}
+			n := &Node{}
 			if strings.HasSuffix(w, "*") {
 				w, n.prefix = strings.TrimSuffix(w, "*"), true
 			}
@@ -170,9 +157,10 @@ type tsParser struct {
 	pos   int
 }
 
-// tsParse parses match (FTS5 syntax, as NormalizeQuery returns it). A nil
-// tree with no error is a query without a single word (only punctuation).
-func tsParse(match string) (*tsNode, error) {
+// Parse parses match (FTS5 syntax, as Normalize returns it); what has no
+// tsquery form is refused as an *Error. A nil tree with no error is a
+// query without a single word (only punctuation).
+func Parse(match string) (*Node, error) {
 	items, err := tsLex(match)
 	if err != nil {
 		return nil, err
@@ -204,7 +192,7 @@ func (p *tsParser) peekOp(op string) bool {
 func (p *tsParser) unexpected() error {
 	it := p.peek()
 	if it == nil {
-		return &QueryError{Msg: "the query ends too early (an operator or a parenthesis is missing its other side)"}
+		return &Error{Msg: "the query ends too early (an operator or a parenthesis is missing its other side)"}
 	}
 	near := it.op
 	switch it.kind {
@@ -213,23 +201,23 @@ func (p *tsParser) unexpected() error {
 	case "col":
 		near = it.col + ":"
 	}
-	return &QueryError{Msg: fmt.Sprintf(`syntax error near %q (operators are AND, OR and NOT; quote words that contain them: "and")`, near)}
+	return &Error{Msg: fmt.Sprintf(`syntax error near %q (operators are AND, OR and NOT; quote words that contain them: "and")`, near)}
 }
 
-func (p *tsParser) or(cols []string) (*tsNode, error) {
+func (p *tsParser) or(cols []string) (*Node, error) {
 	return p.binary(cols, "OR", '|', p.and)
 }
 
-func (p *tsParser) and(cols []string) (*tsNode, error) {
+func (p *tsParser) and(cols []string) (*Node, error) {
 	return p.binary(cols, "AND", '&', p.not)
 }
 
-func (p *tsParser) not(cols []string) (*tsNode, error) {
+func (p *tsParser) not(cols []string) (*Node, error) {
 	return p.binary(cols, "NOT", '!', p.seq)
 }
 
 // binary parses operands joined by the operator word, left to right.
-func (p *tsParser) binary(cols []string, word string, op byte, operand func([]string) (*tsNode, error)) (*tsNode, error) {
+func (p *tsParser) binary(cols []string, word string, op byte, operand func([]string) (*Node, error)) (*Node, error) {
 	l, err := operand(cols)
 	if err != nil {
 		return nil, err
@@ -246,7 +234,7 @@ func (p *tsParser) binary(cols []string, word string, op byte, operand func([]st
 }
 
 // seq parses operands side by side: an implicit AND.
-func (p *tsParser) seq(cols []string) (*tsNode, error) {
+func (p *tsParser) seq(cols []string) (*Node, error) {
 	l, err := p.primary(cols)
 	if err != nil {
 		return nil, err
@@ -263,7 +251,7 @@ func (p *tsParser) seq(cols []string) (*tsNode, error) {
 
 // primary parses a term, a (group) or col:(group) / col:"phrase". cols
 // are the columns the enclosing filters allow (nil: any).
-func (p *tsParser) primary(cols []string) (*tsNode, error) {
+func (p *tsParser) primary(cols []string) (*Node, error) {
 	it := p.peek()
 	if it == nil {
 		return nil, p.unexpected()
@@ -321,14 +309,14 @@ func narrow(outer, inner []string) ([]string, error) {
 		}
 	}
 	if len(both) == 0 {
-		return nil, &QueryError{Msg: fmt.Sprintf("column filters %s: and %s: inside each other leave no column to search", strings.Join(outer, ","), strings.Join(inner, ","))}
+		return nil, &Error{Msg: fmt.Sprintf("column filters %s: and %s: inside each other leave no column to search", strings.Join(outer, ","), strings.Join(inner, ","))}
 	}
 	return both, nil
 }
 
 // join combines two operands; a missing one (a term without words) drops
 // out, as to_tsquery drops a stopword: nothing NOT b finds nothing.
-func join(op byte, l, r *tsNode) *tsNode {
+func join(op byte, l, r *Node) *Node {
 	switch {
 	case l == nil && op == '!':
 		return nil
@@ -337,26 +325,29 @@ func join(op byte, l, r *tsNode) *tsNode {
 	case r == nil:
 		return l
 	}
-	return &tsNode{op: op, l: l, r: r}
+	return &Node{op: op, l: l, r: r}
 }
 
 // unknownColumnError is a column filter a table does not have: that table
 // is skipped, and the error is the search's when every table is.
-func unknownColumnError(col string) *QueryError {
-	return &QueryError{Msg: fmt.Sprintf("unknown column %q before ':' (columns: title, input, output, files, text, request, investigated, learned, completed, next_steps)", col)}
+func unknownColumnError(col string) *Error {
+	return &Error{Msg: fmt.Sprintf("unknown column %q before ':' (columns: title, input, output, files, text, request, investigated, learned, completed, next_steps)", col)}
 }
 
-// render writes n as a to_tsquery string for the table of search type
-// typ, or a *QueryError when n filters on a column typ lacks.
-func (n *tsNode) render(typ string) (string, error) {
+// Render writes n as a to_tsquery string for a table whose columns a
+// query may filter on are weights' keys, each mapped to the tsvector
+// weights its text has in the table's fts column ("" for every weight: a
+// table of one column). Two columns that share a weight cannot be told
+// apart. A column filter weights lacks is an *Error: skip that table.
+func (n *Node) Render(weights map[string]string) (string, error) {
 	var b strings.Builder
-	if err := n.write(&b, pgColumnWeights[typ]); err != nil {
+	if err := n.write(&b, weights); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-func (n *tsNode) write(b *strings.Builder, weights map[string]string) error {
+func (n *Node) write(b *strings.Builder, weights map[string]string) error {
 	if n.op != 0 {
 		b.WriteByte('(')
 		if err := n.l.write(b, weights); err != nil {
@@ -410,18 +401,18 @@ func (n *tsNode) write(b *strings.Builder, weights map[string]string) error {
 	return nil
 }
 
-// implied are the words each of which implies a match of n: a row
+// Implied are the words each of which implies a match of n: a row
 // holding one matches. They are n's word, or the implied words of both
 // sides of an OR; none for an AND, a NOT, a phrase or a column filter,
 // which a row holding one word may still fail. A prefix stands for every
 // word it begins. n then has at least as many matches as any of them
-// (mneme_common_rows).
-func (n *tsNode) implied() (words []string, prefix []bool) {
+// (models' mneme_common_rows).
+func (n *Node) Implied() (words []string, prefix []bool) {
 	switch {
 	case n == nil:
 	case n.op == '|':
-		lw, lp := n.l.implied()
-		rw, rp := n.r.implied()
+		lw, lp := n.l.Implied()
+		rw, rp := n.r.Implied()
 		return append(lw, rw...), append(lp, rp...)
 	case n.op == 0 && len(n.words) == 1 && len(n.cols) == 0:
 		return n.words, []bool{n.prefix}
@@ -429,19 +420,19 @@ func (n *tsNode) implied() (words []string, prefix []bool) {
 	return nil, nil
 }
 
-// phrases are the phrases every match of n contains: those (of two words
+// Phrases are the phrases every match of n contains: those (of two words
 // or more) among n's terms joined by AND, or on the left of a NOT; none
 // under an OR, whose other side may match alone. Each is its words joined
 // by spaces, with a trailing * when its last word is a prefix: what
-// mneme_phrase_pairs (migrations_postgres.go) reads.
-func (n *tsNode) phrases() []string {
+// mneme_phrase_pairs (models/migrations_postgres.go) reads.
+func (n *Node) Phrases() []string {
 	switch {
 	case n == nil || n.op == '|':
 		return nil
 	case n.op == '&':
-		return append(n.l.phrases(), n.r.phrases()...)
+		return append(n.l.Phrases(), n.r.Phrases()...)
 	case n.op == '!':
-		return n.l.phrases()
+		return n.l.Phrases()
 	case len(n.words) < 2:
 		return nil
 	}
