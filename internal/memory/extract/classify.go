@@ -10,7 +10,7 @@ import (
 // beats constraint beats decision: "I still need to restyle it — it uses
 // blue instead of brand" is a todo, not a decision.
 var (
-	causeRe = newCue(`(?i)\broot[- ]cause\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error")
+	causeRe = newCue(`(?i)\broot[- ]cause\b|^(?:this|it|that) happens (?:when|whenever|because)\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error", "happens")
 	// todoLeadRe: a statement that opens as a todo.
 	todoLeadRe = regexp.MustCompile(`(?i)^(?:todo|to-do|fixme)\b`)
 	// explainsChangeRe: a change of design, often told with its reason.
@@ -32,9 +32,9 @@ var (
 
 	todoRe = newCue(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]*\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`, "still", "need", "next", "todo", "to-do", "for later", "follow", "yet", "worth revisiting", "remain", "did not", "didn")
 
-	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\bconvention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
+	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\b(?:the|our|a|house|repo|team|naming|project) convention (?:is|here|in|for)\b|\bby convention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here on", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
-	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b`, " with", "chose", "picked", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
+	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b|\bnow (?:runs?|lives?|goes|sits?) (?:on|through|in (?:a|an|the|our|its))\b|\b(?:is|are) now (?:handled|managed|stored|kept|served|hosted|deployed|tracked|backed|powered|done|built) (?:with|by|in|on|through)\b`, " with", "now", "chose", "picked", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
 	// nowStateRe: a state told as the new one ("styling is Tailwind now",
 	// "they're RS256 now"), not a test or build result ("the tests are
 	// green now").
@@ -146,13 +146,15 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindCause, true
 	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t):
 		return KindCause, true
-	case todoRe.MatchString(t) && !keptAsAskedRe.MatchString(t):
+	case todoRe.MatchString(beforeReason(t)) && !keptAsAskedRe.MatchString(t):
+		// "… since the API needs the same protection": the reason's
+		// words leave nothing open.
 		return KindTodo, true
 	case constraintRe.MatchString(t) && constraintRe.MatchString(withoutDescriptions(t)) &&
 		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(beforeReason(t))):
 		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
-	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t)),
+	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t) || rationaleRe.MatchString(t)),
 		nowStateRe.MatchString(t) && !nowResultRe.MatchString(t),
 		!item && actReasonRe.MatchString(t) && !actNotChoiceRe.MatchString(t) && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t):
 		return KindDecision, true
@@ -207,13 +209,16 @@ var (
 	promptLeadRe = regexp.MustCompile(`(?i)^(?:no+\s*[,.!:;—–-][\s,.!:;—–-]*|(?:nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw)\b[\s,.!:;—–-]*)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
-	promptDecisionRe = regexp.MustCompile(`(?i)^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) (?:dropped|gone|out|retired)(?: too| as well)?\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
+	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)\s*[:,—–-]|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) (?:dropped|gone|out|retired)(?: too| as well)?\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b`)
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
 	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no [\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
+	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
+	// …", "House style is: …", "Team convention:").
+	ruleLabelRe = regexp.MustCompile(`(?i)^(?:(?:a |one )?rule of thumb|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the )?(?:rule|convention|policy)|ground rule)(?: for (?:this|the|our) (?:repo|repository|project|codebase|team|code))?(?: here)?(?: is)?\s*:\s*\S`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b`)
 	// logLineRe: pasted logs, errors and stack traces.
@@ -237,6 +242,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	body := strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))
 	if body == "" || askRe.MatchString(body) {
 		return "", "", false
+	}
+	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
+		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"
 	}
 	if promptDecisionRe.MatchString(body) {
 		return KindDecision, body, true

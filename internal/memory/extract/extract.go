@@ -66,8 +66,18 @@ func FromAnswer(answer string) []Memory {
 	var out, notes []Memory
 	seen := map[string]bool{}
 	us := units(bound(answer))
+	offeredText := map[string]bool{} // the options an answer offers and asks to choose among
+	if asksToChoose(answer) {
+		_, opts := offered(bound(answer))
+		for _, o := range opts {
+			offeredText[o.text] = true
+		}
+	}
 	last := -2 // index in us of the unit behind out's last memory
 	for i, u := range us {
+		if offeredText[u.text] {
+			continue // "B) class-validator … — typed access, but …": an option, not a choice
+		}
 		if u.quoted {
 			// What a source says: a note of it, never a memory of
 			// Claude's, and nothing to join a statement of Claude's to.
@@ -158,6 +168,13 @@ func FromAnswer(answer string) []Memory {
 		}
 	}
 	return append(out, notes...)
+}
+
+// asksToChoose is a cheap first look at whether answer ends by asking to
+// choose, before offered reads it again.
+func asksToChoose(answer string) bool {
+	tail := answer[max(0, len(answer)-400):]
+	return strings.Contains(tail, "?") || strings.Contains(strings.ToLower(tail), "which")
 }
 
 // quotedMemory is a note of what unit u quotes, when it reads as a

@@ -53,7 +53,7 @@ var (
 	boldOnlyRe    = regexp.MustCompile(`^\s*(?:\*\*|__)([^*_]{1,48})(?:\*\*|__)\s*$`)
 	// The vocabulary of labels. Matched against the whole label, lowercased.
 	secTodoRe       = regexp.MustCompile(`^(?:next( steps?)?|todos?|to ?do|follow[- ]?ups?|open (?:items|issues|points|questions|work)|still open|remaining(?: work| items| issues)?|known (?:issues|limitations|gaps)|limitations|not (?:yet )?done|left (?:to do|for later|open)|what'?s left|outstanding|pending|future work|later)$`)
-	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root )?cause|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
+	secCauseRe      = regexp.MustCompile(`^(?:(?:the )?(?:root |underlying |real |actual |main )?cause|(?:the )?(?:underlying|real|actual|main) (?:issue|problem|bug)|what was wrong|what went wrong|(?:the )?(?:problem|issue|bug)|diagnosis|why it (?:failed|broke|happened))$`)
 	secDecisionRe   = regexp.MustCompile(`^(?:(?:key |main |design |technical |important )?decisions?(?: made)?|design (?:choices|notes)|choices|approach|trade-?offs|rationale|reasoning|why|(?:what i )?changed? (?:and|&) why|what i changed and why|changes and why)$`)
 	secConstraintRe = regexp.MustCompile(`^(?:constraints?|rules?|conventions?|requirements|house rules|ground rules)$`)
 	secChangeRe     = regexp.MustCompile(`^(?:(?:key |main )?changes(?: made)?|what (?:i |we )?(?:changed|did)(?: instead| differently| here| about it)?|what changed|here'?s what i (?:changed|did)(?: instead)?|(?:the )?(?:plan|approach) i took|instead|summary of changes|modifications|updates)$`)
@@ -61,6 +61,10 @@ var (
 	secSkipRe       = regexp.MustCompile(`^(?:tests?|testing|verification|verified|how to (?:test|try|run)(?: it)?|to (?:try|test|run) it(?: locally)?|usage|(?:changed )?files(?: changed| touched)?|output|results?|run it with|commands?|example)$`)
 	secNoneRe       = regexp.MustCompile(`^(?:summary|notes?|details|context|heads up|important|warning|caveats?|nb|ps|fyi|update|status|done|result)$`)
 )
+
+// commentaryRe: a paragraph that opens in Claude's own voice after a
+// quote: a person speaking, or a connective that refers back to it.
+var commentaryRe = regexp.MustCompile(`(?i)^(?:i|we|i've|we've|i'd|we'd|i'll|we'll|let me|let's|so|that|this|which means|in other words|in practice|but)\b`)
 
 // sectionOf classifies a label; known says whether it is one of the
 // vocabulary's labels (an unknown one, like "Pagination", is kept as text).
@@ -116,6 +120,10 @@ func units(text string) []unit {
 		quoted, from := curQuote, "a quoted text"
 		curQuote = false
 		switch {
+		case commentaryRe.MatchString(block) && (hasLabel && lblQuote != "" || !hasLabel && hdQuote != ""):
+			// "So a hand edit gets overwritten …", "I kept …" after a
+			// quoted banner: Claude speaks again, and the quote is over.
+			hdQuote = ""
 		case hasLabel && lblQuote != "":
 			quoted, from = true, lblQuote
 		case !hasLabel && hdQuote != "":
@@ -294,10 +302,18 @@ func proseAndCode(text string) (lines []string, quoted, code []bool) {
 			quoted[i] = true
 			line = line[loc[1]:]
 		}
+		if outputLineRe.MatchString(line) {
+			quoted[i] = true // a linter's or compiler's line, pasted as prose
+		}
 		lines[i] = line
 	}
 	return lines, quoted, code
 }
+
+// outputLineRe: a line a linter or compiler prints, pasted without a
+// fence ("info • Always declare return types • lib/repo.dart:12:3 •
+// always_declare_return_types", "src/app.ts:14:3 - error TS2345: …").
+var outputLineRe = regexp.MustCompile(`(?i)^\s*(?:(?:info|warning|warn|error|hint|note|lint)\s+[•·|]\s|[\w./-]+\.\w{1,5}:\d+:\d+:?\s+(?:-\s+)?(?:error|warning|info|note)\b)|\s[•·]\s[\w./-]+\.\w{1,5}:\d+:\d+\b`)
 
 // promptParagraphs is paragraphs for a prompt, without what it quotes:
 // block quotes, fenced and indented code (as paragraphs drops it), and the

@@ -14,9 +14,9 @@ import (
 var (
 	// docNounRe: what a reported statement's speaker is when it is a
 	// document or a program, not a person of the project.
-	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
+	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -43,12 +43,16 @@ func reportedBy(s string) (string, bool) {
 		return "", false
 	}
 	who := strings.TrimRight(t[:loc[0]], " ,;:—") // "RFC 6265bis, section 4.1.2.5, puts it …"
+	who = parenRe.ReplaceAllString(who, "")       // "A Stack Overflow answer (accepted, 900 votes) recommends …"
 	if i := strings.LastIndexAny(who, ";,:—"); i >= 0 {
 		who = who[i+1:] // the clause the verb is in: "The build works; it writes …"
 	}
 	who = strings.TrimSpace(connectiveRe.ReplaceAllString(strings.TrimSpace(who), "")) // "So the ADR picks …"
 	if f := strings.Fields(who); len(f) > 0 && personRe.MatchString(f[len(f)-1]) {
 		return "", false // "… before you tell me": the verb is a person's of the project
+	}
+	if subordinateRe.MatchString(who) {
+		return "", false // "it ships Zig 0.11 while build.zig.zon declares …": Claude's sentence
 	}
 	if who == "" || personRe.MatchString(who) || len(strings.Fields(who)) > 12 || clauseVerbInRe.MatchString(who) {
 		return "", false // "the root cause is X, which only declares …": not a report
@@ -140,6 +144,13 @@ func quoteSource(s string) string {
 
 // clauseVerbInRe: words before a report verb that make it a clause of
 // its own, not the reporting one.
+// parenRe: a parenthetical, which names no speaker.
+var parenRe = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// subordinateRe: a clause joined to a main one, whose verb is not what
+// the sentence says ("… while the manifest declares …").
+var subordinateRe = regexp.MustCompile(`(?i)\S\s+(?:while|whereas|although|though|because|since|when|if|but|as)\s`)
+
 // connectiveRe: what links a sentence to the one before it.
 var connectiveRe = regexp.MustCompile(`(?i)^(?:so|and|but|then|also|yet|still|now|here|thus|hence)\b,?\s*`)
 

@@ -247,7 +247,7 @@ func Supersedes(newer, older Memory) bool {
 // replacedRe finds what a change says is replaced: "replaced X with",
 // "instead of X", "switched from X", "moved off X", "no longer X",
 // "dropped X", "rather than X", "X is gone".
-var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|^(?:the |our )?([^.;,:]{1,40}?) (?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired)\b`)
+var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|(?:^|[.;]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired)\b`)
 
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }

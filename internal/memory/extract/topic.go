@@ -45,7 +45,7 @@ func init() {
 	endpoint endpoints api apis service services app apps server servers module modules flow flows table tables
 	field fields column columns handler handlers job jobs script scripts command commands request requests response
 	responses data system systems feature features support setup logic layer layers component components library
-	libraries tool tools check checks`) {
+	libraries tool tools check checks culprit culprits trigger mistake`) {
 		genericHeads[w] = true
 	}
 	for cat, ws := range map[string]string{
@@ -65,7 +65,7 @@ func init() {
 		"migrations tool":        "alembic flyway liquibase goose",
 		"logging":                "zerolog logrus zap slog log15 winston pino log4j logback loguru",
 		"feature flags":          "launchdarkly unleash flagsmith growthbook flipper",
-		"formatter":              "prettier gofmt black rustfmt",
+		"formatter":              "prettier gofmt black rustfmt ormolu fourmolu stylish-haskell ktfmt",
 		"linter":                 "eslint golangci-lint ruff flake8 pylint staticcheck rubocop clippy ktlint swiftlint phpstan biome",
 		"bundler":                "webpack vite esbuild rollup parcel",
 		"database":               "postgres postgresql mysql mariadb sqlite mongodb",
@@ -122,13 +122,16 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		// Not a package's last path element ("@testing-library/react to 15").
 		return strings.ToLower(text[sm[2]:sm[3]]) + " version", true
 	}
+	if s := copulaSubject(text); s != "" && !genericHeads[head(s)] && len(strings.Fields(s)) > 1 {
+		return s, true // "Product search now runs on Postgres …": what it opens with
+	}
 	if c := firstClauseCategory(text); c != "" {
 		return c, true
 	}
 	general := "" // "the real root cause": the last resort
 	if s, strong := clauseSubject(text); s != "" {
-		if !genericHeads[head(s)] {
-			return s, strong
+		if !genericHeads[head(s)] || strings.Contains(s, " ") && strong && !kindHeads[head(s)] {
+			return s, strong // "the idempotency check": a general head, named
 		}
 		general = s
 	}
@@ -150,6 +153,9 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	}
 	if general != "" {
 		return general, false
+	}
+	if s := nounPhrase(text); s != "" && !genericHeads[head(s)] && !clauseVerbRe.MatchString(s+" ") {
+		return s, false // "form actions only for mutations": what the rule opens with
 	}
 	_ = label
 	return "", false
@@ -193,7 +199,7 @@ var (
 	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
 	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
@@ -221,13 +227,28 @@ func clauseSubject(text string) (string, bool) {
 		}
 		return "", false
 	}
-	if sm := copulaRe.FindStringSubmatch(t); sm != nil {
-		if s := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(sm[1], ""))); s != "" && !pronouns[strings.Fields(s)[0]] {
-			return s, true
-		}
+	if s := copulaSubject(t); s != "" {
+		return s, true
 	}
 	return "", false
 }
+
+// copulaSubject is what a statement about a thing opens with ("Product
+// search now runs on …" → "product search"), "" when it opens otherwise.
+func copulaSubject(text string) string {
+	t := strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))
+	if sm := copulaRe.FindStringSubmatch(t); sm != nil {
+		if s := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(sm[1], ""))); s != "" && !pronouns[strings.Fields(s)[0]] {
+			return s
+		}
+	}
+	return ""
+}
+
+// kindHeads name what kind of statement it is, not what it is about
+// ("the underlying cause", "the real problem").
+var kindHeads = map[string]bool{"cause": true, "issue": true, "problem": true, "bug": true, "reason": true, "fix": true,
+	"culprit": true, "error": true, "failure": true, "change": true, "decision": true, "rule": true}
 
 // replaceVerbs name what they take away: their object is the old choice.
 var replaceVerbs = map[string]bool{"replace": true, "replaced": true, "drop": true, "dropped": true, "remove": true, "removed": true}
@@ -372,7 +393,18 @@ func sameTopic(a, b string) bool {
 		return true
 	}
 	ha, hb := head(a), head(b)
-	return ha == hb && !genericHeads[ha]
+	if ha == hb && !genericHeads[ha] {
+		return true
+	}
+	// "state" and "state management": one subject, one word naming it.
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	switch {
+	case len(fa) == 1 && len(fb) > 1:
+		return stem(fa[0]) == stem(fb[0]) && !genericHeads[fa[0]]
+	case len(fb) == 1 && len(fa) > 1:
+		return stem(fb[0]) == stem(fa[0]) && !genericHeads[fb[0]]
+	}
+	return false
 }
 
 func head(s string) string {
@@ -386,7 +418,7 @@ func head(s string) string {
 
 // sameNoun maps a noun's other spellings and short forms, stemmed, to one.
 var sameNoun = map[string]string{"mail": "email", "e-mail": "email", "db": "database", "configuration": "config",
-	"repository": "repo", "authentication": "auth", "documentation": "doc"}
+	"repository": "repo", "authentication": "auth", "documentation": "doc", "formatter": "format", "formatting": "format"}
 
 // Options offered, then one chosen in the next prompt.
 var (
@@ -463,7 +495,7 @@ func askedSubject(prompt string) string {
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
 		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
-			if n := nounPhrase(m[1] + m[2]); n != "" {
+			if n := nounPhrase(strings.Join(m[1:], "")); n != "" {
 				return n
 			}
 		}
@@ -486,7 +518,7 @@ func askedSubject(prompt string) string {
 
 // askedObjectRe: a question that ends on its object ("… keep its
 // config?", "How do we version the orders API?").
-var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -507,7 +539,7 @@ func offered(answer string) (subject string, opts []option) {
 	q := -1
 	for i := len(us) - 1; i >= 0 && i >= len(us)-2; i-- {
 		t := strings.TrimSpace(cleanInline(us[i].text))
-		if isQuestion(t) && askChoiceRe.MatchString(t) {
+		if isQuestion(t) && askChoiceRe.MatchString(t) || closingAskRe.MatchString(t) {
 			q = i
 			break
 		}
@@ -536,6 +568,9 @@ func offered(answer string) (subject string, opts []option) {
 	qt := strings.TrimSpace(cleanInline(us[q].text))
 	if len(opts) < 2 {
 		opts = headedOptions(us[:q])
+	}
+	if len(opts) < 2 {
+		opts = tableOptions(answer)
 	}
 	if len(opts) < 2 {
 		opts = orOptions(qt)
@@ -575,6 +610,35 @@ func headedOptions(us []unit) []option {
 			if n := optionName(m[1]); n != "" {
 				opts = append(opts, option{name: n, text: u.text})
 			}
+		}
+	}
+	return opts
+}
+
+// closingAskRe: a closing request to choose told without a question
+// mark ("Let me know which you'd like.").
+var closingAskRe = regexp.MustCompile(`(?i)^(?:let me know|tell me|just say|say) which\b|^your (?:call|pick|choice)\b`)
+
+// tableOptions finds options offered as the rows of a table, each named
+// by its first cell (the header row and the rule under it aside).
+func tableOptions(answer string) []option {
+	var opts []option
+	rows := 0
+	for _, line := range strings.Split(answer, "\n") {
+		l := strings.TrimSpace(line)
+		if !strings.HasPrefix(l, "|") {
+			if rows > 0 {
+				break // the first table only
+			}
+			continue
+		}
+		rows++
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if rows == 1 || strings.Trim(cells[0], " :-") == "" {
+			continue // the header, and the rule under it
+		}
+		if n := strings.Trim(strings.TrimSpace(cells[0]), "*_`"); n != "" && len(strings.Fields(n)) <= 5 {
+			opts = append(opts, option{name: n, text: strings.Join(cells, " — ")})
 		}
 	}
 	return opts
@@ -677,11 +741,26 @@ func optionName(item string) string {
 		}
 	}
 	n := strings.TrimSpace(t[:cut])
-	if n == "" || len(strings.Fields(n)) > 5 {
-		return ""
+	if f := strings.Fields(n); len(f) > 5 {
+		// "A Joi schema passed to ConfigModule…": the name ends where
+		// its description starts.
+		n = ""
+		for i, w := range f {
+			if i > 0 && (phraseStop[strings.ToLower(w)] || optionVerbRe.MatchString(w)) {
+				n = strings.Join(f[:i], " ")
+				break
+			}
+		}
+		n = strings.TrimSpace(detLeadRe.ReplaceAllString(n, ""))
+		if n == "" || len(strings.Fields(n)) > 5 {
+			return ""
+		}
 	}
 	return strings.Trim(n, "`*_")
 }
+
+// optionVerbRe: the words an option's description starts with.
+var optionVerbRe = regexp.MustCompile(`(?i)^(?:passed|using|via|plus|that|which|where|fired|stored|built|run|called|behind)$`)
 
 // letterLeadRe: an option lettered "A." or "**A. Name**".
 var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?[A-H][.)]\s+`)
@@ -733,6 +812,10 @@ func questionSubject(q string) string {
 // subject whole ("where should the session store live?").
 var whereLivesRe = regexp.MustCompile(`(?i)\b(?:where|how)\s+(?:should|will|would|do|does|can|could|shall)\s+(?:the|our|its|their|this)\s+([a-z][\w -]{1,40}?)\s+(?:live|go|run|be stored|be kept|be hosted|be deployed|work|behave|look|be structured|be handled)\s*\?`)
 
+// theOneRe: a pick that names its option by a word of it ("hmm, the
+// Fluent one — …").
+var theOneRe = regexp.MustCompile(`(?i)^(?:\w+,\s+)?(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?the ([\w.+-]{3,30}) (?:one|option|route|approach|way)\b`)
+
 // chosen finds which option prompt p picks, and the rest of p (the
 // reason): an option named first in p, or an ordinal.
 func chosen(p string, opts []option) (int, string) {
@@ -772,6 +855,29 @@ func chosen(p string, opts []option) (int, string) {
 			"3": 2, "three": 2, "third": 2, "4": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
 		if n < len(opts) {
 			return n, p[m[1]:]
+		}
+	}
+	if m := theOneRe.FindStringSubmatchIndex(p); m != nil {
+		// "the Fluent one", "the managed option": the one option whose
+		// name, else whose description, has the word.
+		w := strings.ToLower(p[m[2]:m[3]])
+		for _, whole := range []bool{false, true} {
+			pick, n := -1, 0
+			for i, o := range opts {
+				t := o.name
+				if whole {
+					t = o.text
+				}
+				if indexWord(strings.ToLower(t), w) >= 0 {
+					pick, n = i, n+1
+				}
+			}
+			if n == 1 {
+				return pick, p[m[1]:]
+			}
+			if n > 1 {
+				break
+			}
 		}
 	}
 	if len(strings.Fields(p)) <= 8 {

@@ -368,3 +368,87 @@ func TestFixAfterCause(t *testing.T) {
 		t.Errorf("FromAnswer = %v, want only the cause: a bare fix is routine", ms)
 	}
 }
+
+// Reports told without "says", and sentences that only mention a source
+// in a clause of their own.
+func TestReportsWithoutSays(t *testing.T) {
+	for _, s := range []string{
+		"The upstream docs' position is that you should always vendor every dependency.",
+		"A GitHub discussion (pinned, 300 upvotes) recommends never pinning the toolchain.",
+		"Their upgrade guide wants you to run the codemod on every file.",
+	} {
+		if _, ok := reportedBy(s); !ok {
+			t.Errorf("reportedBy(%q) = false, want a report", s)
+		}
+	}
+	if _, ok := reportedBy("The culprit was the runner: it ships Node 18 while package.json declares engines >= 20."); ok {
+		t.Error("a source in a subordinate clause makes no report of the sentence")
+	}
+}
+
+// Pasted linter lines are output, and after a quoted banner Claude's
+// own paragraph is Claude's again.
+func TestOutputLinesAndCommentary(t *testing.T) {
+	ms := FromAnswer("Two findings:\n\n   warning • Always use strict mode • src/app.js:3:1 • strict\n\nThe generated header reads:\n\n# DO NOT EDIT\n# From now on, always regenerate with make gen.\n\nSo hand edits are lost. I kept `gen.yaml` as the only source rather than editing the output, because the generator runs in CI.")
+	for _, m := range ms {
+		if !m.Quoted && (strings.Contains(m.Text, "strict mode") || strings.Contains(m.Text, "regenerate")) {
+			t.Errorf("quoted text in force: %q", m.Text)
+		}
+	}
+	found := false
+	for _, m := range ms {
+		found = found || !m.Quoted && m.Kind == KindDecision && strings.Contains(m.Text, "gen.yaml")
+	}
+	if !found {
+		t.Errorf("Claude's decision after the quoted banner is lost: %v", ms)
+	}
+}
+
+// Rules announced as one, a change of plan, a move told with "now", and
+// a todo's words inside a reason.
+func TestRuleLabelsAndChanges(t *testing.T) {
+	for _, p := range []string{"House style is: no wildcard imports, ever.", "Rule of thumb for this repo: server actions only for writes."} {
+		if ms := FromPrompt(p); len(ms) != 1 || ms[0].Kind != KindConstraint {
+			t.Errorf("FromPrompt(%q) = %v, want a constraint", p, ms)
+		}
+	}
+	if ms := FromPrompt("Change of plan: Biome instead of ESLint, one tool is enough."); len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+		t.Errorf("a change of plan = %v, want a decision that states a change", ms)
+	}
+	if ms := FromAnswer("Deploys now run on Kamal, so there is no Capistrano left to maintain."); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("a move told with 'now runs on' = %v, want a decision", ms)
+	}
+	if ms := FromAnswer("The rate limiter lives in the gateway rather than in each service, since every service needs the same protection."); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("a design choice with its reason = %v, want a decision, not a todo", ms)
+	}
+}
+
+// Options in a table, closed without a question mark, picked by a word
+// of one; the options themselves are not Claude's decisions.
+func TestOptionsInATable(t *testing.T) {
+	prev := "| Option | Trade-off |\n|---|---|\n| Managed Grafana | no servers, per-seat price |\n| Self-hosted Grafana | free, one more box to patch |\n\nLet me know which you'd like."
+	m, ok := FromChoice("Where should the dashboards live?", prev, "hmm, the managed one, nobody wants to patch boxes")
+	if !ok || !strings.Contains(m.Text, "Managed Grafana, not Self-hosted Grafana") {
+		t.Fatalf("FromChoice = %v %q, want Managed Grafana chosen", ok, m.Text)
+	}
+	lettered := "A) A Joi schema passed to the config module — the documented route.\nB) class-validator on a typed class — typed access, but more code to keep in sync.\n\nWhich do you prefer?"
+	for _, x := range FromAnswer(lettered) {
+		t.Errorf("an offered option is no memory of Claude's: %q", x.Text)
+	}
+	if m, ok := FromChoice("", lettered, "the documented one"); !ok || !strings.HasPrefix(m.Text, "Joi schema") {
+		t.Errorf("FromChoice = %v %q, want the Joi schema", ok, m.Text)
+	}
+}
+
+// One subject named by one word or two ("state", "state management"),
+// and a statement that opens with what it is about keeps it over the
+// category of a tool it names.
+func TestSubjectOneWordAndOpening(t *testing.T) {
+	if !sameTopic("state", "state management") || sameTopic("test", "test runner") {
+		t.Error("sameTopic: one word naming a two-word subject is it, unless the word is generic")
+	}
+	m, _ := Stated(KindDecision, "Product search now runs on Postgres full-text search with a GIN index.")
+	if got := subjectOf(m, ""); got != "product search" {
+		t.Errorf("subject = %q, want product search", got)
+	}
+}
