@@ -142,6 +142,14 @@ func (t Turn) provenance(m *models.Memory, s Statement) {
 	default:
 		m.Speaker = models.SpeakerClaude
 	}
+	if s.Source == models.SourceAnswer && m.Kind == models.MemoryConstraint && m.State != models.MemoryNoted {
+		// A rule is the user's or the project's to set. Stated in an
+		// answer, it repeats one the user set (kept from their prompt)
+		// or one a source states that the quote patterns missed ("The
+		// upstream docs' position is: never …"): a note, searchable,
+		// never injected as a rule.
+		m.State = models.MemoryNoted
+	}
 	if t.Imported != "" && m.Speaker != models.SpeakerQuoted && m.Speaker != models.SpeakerTeammate {
 		m.SpeakerRef = t.Imported
 	}

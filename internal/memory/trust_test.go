@@ -286,3 +286,36 @@ func ratio(a, b int) float64 {
 	}
 	return float64(a) / float64(b)
 }
+
+// A rule stated in Claude's answer is kept as a note, never in force: the
+// user's or the project's to set, it is either the user's repeated (kept
+// from the prompt) or a source's the quote patterns missed.
+func TestAnswerRulesAreNotes(t *testing.T) {
+	store := testutil.OpenStore(t, t.TempDir())
+	t.Cleanup(func() { store.Close() })
+	var sc scenario
+	sc.ID = "answer-rule"
+	sc.Turns = append(sc.Turns, struct {
+		Person   string `json:"person"`
+		Imported bool   `json:"imported"`
+		Session  string `json:"session"`
+		Prompt   string `json:"prompt"`
+		Answer   string `json:"answer"`
+	}{Session: "s1", Prompt: "Set up the release script.",
+		Answer: "Done. The vendor's position: release builds must never strip debug symbols. I went with goreleaser over a Makefile target, because it signs the archives."})
+	var noted, decision bool
+	for _, m := range runScenario(t, store, sc) {
+		switch {
+		case m.Kind == models.MemoryConstraint:
+			if m.State != models.MemoryNoted {
+				t.Errorf("an answer's rule is %s, want noted: %q", m.State, m.Text)
+			}
+			noted = true
+		case m.Kind == models.MemoryDecision && m.State == models.MemoryCurrent:
+			decision = true
+		}
+	}
+	if !noted || !decision {
+		t.Errorf("want the rule noted and Claude's decision in force: noted %v, decision %v", noted, decision)
+	}
+}
