@@ -109,26 +109,13 @@ func classify(err error) (status int, msg string, fields []models.FieldError) {
 	return status, msg, fields
 }
 
-// permanent5xx tells a 5xx whose cause is the request itself: the
-// database refuses its data (models.Refused), and will again.
-func permanent5xx(status int, err error) bool {
-	return status >= 500 && status != fiber.StatusServiceUnavailable && models.Refused(err)
-}
-
-// Permanent tells whether err refuses a hook event for good, as the hook
-// would read the worker's answer to it (hookwire.Permanent): the worker's own
-// replay of the spool quarantines such an event as the hook does.
-func Permanent(err error) bool {
-	status, _, _ := classify(err)
-	return hookwire.Permanent(status, permanent5xx(status, err))
-}
-
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		status, msg, fields := classify(err)
-		if permanent5xx(status, err) {
-			// Retrying cannot help: the hook quarantines the event
-			// rather than hold the spool up behind it.
+		if status >= 500 && errors.Is(err, hookwire.ErrPermanent) {
+			// Retrying cannot help (the database refuses the event's
+			// data): the hook quarantines the event rather than hold
+			// the spool up behind it. A 4xx says so by itself.
 			c.Set(hookwire.HeaderPermanent, "1")
 		}
 		if status >= 500 {

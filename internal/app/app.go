@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -350,16 +351,15 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 	send := func(slug string, body []byte) error {
 		event, ok := hookwire.EventName(slug)
 		if !ok {
-			return &hookwire.PermanentError{Msg: "unknown event " + slug}
+			return hookwire.Permanent(errors.New("unknown event " + slug))
 		}
 		p, err := shape.Decode(event, body)
 		if err != nil {
-			return &hookwire.PermanentError{Msg: err.Error()}
+			return hookwire.Permanent(err)
 		}
+		// Capture marks what it refuses for good (hookwire.ErrPermanent),
+		// and Replay quarantines that.
 		_, err = w.Capture.Handle(ctx, event, p)
-		if err != nil && web.Permanent(err) {
-			return &hookwire.PermanentError{Msg: err.Error()}
-		}
 		return err
 	}
 	sent := 0

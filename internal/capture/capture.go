@@ -107,13 +107,39 @@ func (s *Service) Policy() *shape.Policy { return s.policy() }
 // shape.Policy.CleanEvent), so every function below it is handed a
 // *shape.Event, never the raw payload; the event's shaper then shapes its
 // rows and writes them in one group-committed transaction, whose events
-// reach the live stream after the commit.
+// reach the live stream after the commit. An error the same event would
+// meet again however often it is sent is marked permanent
+// (hookwire.ErrPermanent), so a replayed spool sets the event aside.
 func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (shape.Output, error) {
 	ev := s.Policy().CleanEvent(p, PersonFrom(ctx), s.disk)
 	if claimed, ok := ev.BoundTime(s.now()); !ok {
 		s.log.Warn("capture: an event claimed a time outside the replay window; stored at the time it was received",
 			"event", event, "person", ev.Person(), "claimed", claimed)
 	}
+	out, err := s.handle(ctx, event, ev)
+	if permanent(err) {
+		err = hookwire.Permanent(err)
+	}
+	return out, err
+}
+
+// permanent tells an error retrying the event cannot fix: the event is
+// invalid, names what is not there or not its own, or the database
+// refuses its data (models.Refused). A storage problem (disk full, a
+// read-only or locked database) passes, and is retried.
+func permanent(err error) bool {
+	var ve *models.ValidationError
+	switch {
+	case err == nil, models.StorageProblem(err) != "":
+		return false
+	case errors.As(err, &ve), errors.Is(err, models.ErrInvalid), errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrForbidden):
+		return true
+	}
+	return models.Refused(err)
+}
+
+// handle runs ev through its event's shaper.
+func (s *Service) handle(ctx context.Context, event string, ev *shape.Event) (shape.Output, error) {
 	switch event {
 	case hookwire.SessionStart:
 		return s.sessionStart(ctx, ev)
