@@ -45,7 +45,7 @@ type Options struct {
 	DatabaseURL string
 	Port        int // for the Host check; 0 disables it (tests on random ports set it)
 	// AllowedHosts are names besides loopback the Host and Origin checks
-	// accept (web.Config.AllowedHosts): a team worker's public name.
+	// accept (web.Options.AllowedHosts): a team worker's public name.
 	AllowedHosts []string
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
@@ -68,7 +68,7 @@ type Options struct {
 	ImportDir string
 	// Embed tunes semantic recall (timeouts, the query's budget, the
 	// indexer's batches and backoff); zero fields take the defaults.
-	Embed embed.Tuning
+	Embed embed.Options
 	// FailureHintBudget bounds the lookup behind a failure's "seen
 	// before" hint (recall.DefaultFailureBudget when zero).
 	FailureHintBudget time.Duration
@@ -159,7 +159,7 @@ func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 	w.stops = append(w.stops, func() error { broker.Close(); return nil })
 	// The context builder, the summary queue and the capture service read
 	// the settings in force through conf.
-	semantic := &embed.Service{Store: store, Log: log, Tuning: opts.Embed, ReadOnly: w.readOnly.Load}
+	semantic := &embed.Service{Store: store, Log: log, Options: opts.Embed, ReadOnly: w.readOnly.Load}
 	rb := &recall.Builder{Store: store, Policy: conf.Policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
 		FailureBudget: opts.FailureHintBudget, Log: log}
 	queue := summarize.NewQueue(store, conf.Current, clean, log)
@@ -257,7 +257,7 @@ func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 		Quarantined:   w.Quarantined,
 		StreamOptions: opts.Stream, Import: w.Import, Semantic: semantic,
 	}
-	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
+	w.App, err = web.New(web.Options{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ type Service struct {
 	// ReadOnly tells that the worker serves its database read-only (nil:
 	// the store's own ReadOnly): Status then says so.
 	ReadOnly func() bool
-	Tuning
+	Options
 
 	mu     sync.Mutex
 	ctx    context.Context // the worker's, set by Start
@@ -52,8 +52,8 @@ type Service struct {
 	stopped    bool // Stop ran: nothing starts again
 }
 
-// Tuning tunes semantic recall; zero fields take the defaults.
-type Tuning struct {
+// Options tune the Service; zero fields take the defaults.
+type Options struct {
 	// Timeout bounds one request of the indexer (default 30 s).
 	Timeout time.Duration
 	// Budget bounds embedding a search's query (see Searcher.Budget).

@@ -162,7 +162,7 @@ func newSemanticFixture(t *testing.T, f *fixture) *semanticFixture {
 	t.Cleanup(fake.Close)
 	logs := &syncLog{}
 	svc := &embed.Service{Store: f.store, Log: slog.New(slog.NewTextHandler(logs, nil)),
-		Tuning: embed.Tuning{Timeout: 2 * time.Second, Batch: 16, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}}
+		Options: embed.Options{Timeout: 2 * time.Second, Batch: 16, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}}
 	svc.Start(context.Background(), models.EmbeddingsSettings{URL: fake.URL, Model: "m", Dimensions: semDims})
 	t.Cleanup(svc.Stop) // before the store closes
 	deadline := time.Now().Add(60 * time.Second)
