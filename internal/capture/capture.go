@@ -67,7 +67,7 @@ type Service struct {
 
 	policy   func() *shape.Policy
 	sessions sync.Map // claude session id → models.SessionRef
-	turns    sync.Map // session database id → promptTurn: its latest known prompt
+	prompts  sync.Map // session database id → knownPrompt: its latest known prompt
 	hashes   filestate.Cache
 	disk     disk // reads what the owner's events name on this machine
 	now      func() time.Time
@@ -237,34 +237,34 @@ func (s *Service) remember(claudeID string, ref models.SessionRef) {
 	}
 }
 
-// promptTurn is which prompt of a session a prompt_id is: a fact that never
-// changes once committed, so every tool call of a turn after the first
-// skips the lookup.
-type promptTurn struct {
+// knownPrompt is which prompt of a session a prompt_id is: a fact that
+// never changes once committed, so every tool call of a turn after the
+// first skips the lookup.
+type knownPrompt struct {
 	promptID string
 	number   int
 	private  bool
 	found    bool // promptID was recorded: the answer is final
 }
 
-// promptTurn resolves the prompt an event belongs to, from the cache when
-// the session's latest prompt_id is this one.
-func (s *Service) promptTurn(tx *models.Tx, sessionID int64, promptID string) (promptTurn, error) {
+// promptNumber resolves the prompt an event belongs to (Tx.PromptNumber),
+// from the cache when the session's latest prompt_id is this one.
+func (s *Service) promptNumber(tx *models.Tx, sessionID int64, promptID string) (knownPrompt, error) {
 	if promptID != "" {
-		if v, ok := s.turns.Load(sessionID); ok && v.(promptTurn).promptID == promptID {
-			return v.(promptTurn), nil
+		if v, ok := s.prompts.Load(sessionID); ok && v.(knownPrompt).promptID == promptID {
+			return v.(knownPrompt), nil
 		}
 	}
-	number, private, found, err := tx.PromptTurn(sessionID, promptID)
-	return promptTurn{promptID: promptID, number: number, private: private, found: found}, err
+	number, private, found, err := tx.PromptNumber(sessionID, promptID)
+	return knownPrompt{promptID: promptID, number: number, private: private, found: found}, err
 }
 
-// rememberTurn caches a resolved prompt after its transaction committed.
+// rememberPrompt caches a resolved prompt after its transaction committed.
 // An event without a prompt_id, or whose prompt has not arrived yet,
 // belonged to whatever prompt was current, which may move: never cached.
-func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
-	if sessionID != 0 && t.found {
-		s.turns.Store(sessionID, t)
+func (s *Service) rememberPrompt(sessionID int64, p knownPrompt) {
+	if sessionID != 0 && p.found {
+		s.prompts.Store(sessionID, p)
 	}
 }
 
@@ -311,7 +311,7 @@ func (s *Service) writeSession(ctx context.Context, claudeID string, fn func(tx 
 // uncache drops what the cache holds of Claude Code session claudeID.
 func (s *Service) uncache(claudeID string) {
 	if ref, ok := s.sessions.LoadAndDelete(claudeID); ok {
-		s.turns.Delete(ref.(models.SessionRef).ID)
+		s.prompts.Delete(ref.(models.SessionRef).ID)
 	}
 }
 
@@ -331,7 +331,7 @@ func (s *Service) Committed(ev models.Event) {
 	gone := make(map[int64]bool, len(f.Sessions))
 	for _, id := range f.Sessions {
 		gone[id] = true
-		s.turns.Delete(id)
+		s.prompts.Delete(id)
 	}
 	s.sessions.Range(func(k, v any) bool {
 		if gone[v.(models.SessionRef).ID] {
