@@ -55,7 +55,7 @@ type SummaryQueue interface {
 	Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int, at time.Time) error
 }
 
-// Service is the ingest pipeline. It is safe for concurrent use.
+// Service is the capture pipeline. It is safe for concurrent use.
 type Service struct {
 	Store     *models.Store
 	Context   ContextBuilder
@@ -102,7 +102,7 @@ func New(store *models.Store, d Deps) (*Service, error) {
 // cleaned by the policy in force when it arrives.
 func (s *Service) Policy() *shape.Policy { return s.policy() }
 
-// Handle ingests one event and returns what the hook must print. It reads
+// Handle captures one event and returns what the hook must print. It reads
 // top to bottom: the payload is cleaned whole at the door (one call,
 // shape.Policy.CleanEvent), so every function below it is handed a
 // *shape.Event, never the raw payload; the event's shaper then shapes its
