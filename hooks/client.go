@@ -363,8 +363,7 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 		return nil, err
 	}
 	c.noteContact()
-	switch {
-	case ans.Status == 200:
+	if ans.Status == 200 {
 		return ans.Body, nil
 	}
 	err = fmt.Errorf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))
