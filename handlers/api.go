@@ -93,10 +93,10 @@ func (h *Handler) ListSummaries(c *fiber.Ctx) error {
 
 // SearchJSON serves GET /api/search: q in FTS5 syntax, with project, type,
 // tool, from, to (YYYY-MM-DD, or RFC 3339), offset and limit (at most 100),
-// and mode (hybrid, text or semantic; hybrid by default when semantic
-// recall is on, text when it is off). A query FTS5 refuses is a 400 with
-// the reason, but for a hybrid search, which answers by meaning and says
-// why in wordsError; semantic while semantic recall is off is a 400, and an
+// and mode (hybrid, text or semantic; hybrid by default when the
+// embeddings are on, text when they are off). A query FTS5 refuses is a
+// 400 with the reason, but for a hybrid search, which answers by meaning and says
+// why in wordsError; semantic while embeddings are off is a 400, and an
 // endpoint that fails a semantic search a 503.
 func (h *Handler) SearchJSON(c *fiber.Ctx) error {
 	q, err := searchParams(c)
@@ -246,28 +246,28 @@ func (h *Handler) StatsJSON(c *fiber.Ctx) error {
 	return c.JSON(st)
 }
 
-// search runs q in mode through semantic recall (text only without it)
+// search runs q in mode through the embeddings (text only without it)
 // and returns the hits and how it ran.
 func (h *Handler) search(ctx context.Context, q models.SearchQuery, mode string) ([]models.SearchHit, embed.Ran, error) {
 	return semanticOr(h, mode, func() ([]models.SearchHit, error) { return h.Store.Search(ctx, q) },
-		func() ([]models.SearchHit, embed.Ran, error) { return h.Semantic.Search(ctx, q, mode) })
+		func() ([]models.SearchHit, embed.Ran, error) { return h.Embed.Search(ctx, q, mode) })
 }
 
 // searchMemories runs a memory search in mode, as search.
 func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mode string) ([]models.Memory, embed.Ran, error) {
 	return semanticOr(h, mode, func() ([]models.Memory, error) { return h.Store.SearchMemories(ctx, q) },
-		func() ([]models.Memory, embed.Ran, error) { return h.Semantic.SearchMemories(ctx, q, mode) })
+		func() ([]models.Memory, embed.Ran, error) { return h.Embed.SearchMemories(ctx, q, mode) })
 }
 
-// semanticOr runs a search in mode: through semantic recall when the
+// semanticOr runs a search in mode: through the embeddings when the
 // worker has it, else text (and semantic or hybrid asked for is
 // embed.ErrOff); an endpoint that fails a semantic search is a 503.
 func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, embed.Ran, error)) ([]T, embed.Ran, error) {
-	if h.Semantic == nil {
+	if h.Embed == nil {
 		if _, err := (&embed.Service{}).Mode(mode); err != nil {
 			return nil, embed.Ran{}, err // semantic, or no mode at all
 		}
-		out, err := text() // hybrid runs on words while semantic recall is off
+		out, err := text() // hybrid runs on words while embeddings are off
 		return out, embed.Ran{Mode: embed.ModeText}, err
 	}
 	out, used, err := semantic()

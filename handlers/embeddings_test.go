@@ -82,7 +82,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 	if status, _, b := searchAPI(t, srv, "cookie", "semantic"); status != 400 || !strings.Contains(b, "search by meaning is off") || strings.Contains(b, "invalid") {
 		t.Errorf("mode semantic while off: %d %s", status, b)
 	}
-	// Hybrid runs on words while semantic recall is off, and says so.
+	// Hybrid runs on words while embeddings are off, and says so.
 	if status, res, b := searchAPI(t, srv, "cookie", "hybrid"); status != 200 || res.Mode != "text" || len(res.Items) == 0 {
 		t.Errorf("mode hybrid while off: %d %s", status, b)
 	}
@@ -194,7 +194,7 @@ func TestForgetDeletesVectors(t *testing.T) {
 	srv.WaitEmbeddings(t, "one row fewer", func(h api.EmbeddingsHealth) bool { return h.Total == 3 && h.Embedded == 3 })
 }
 
-// TestRelatedHintSemanticWithinBudget: with semantic recall on, the
+// TestRelatedHintSemanticWithinBudget: with embeddings on, the
 // UserPromptSubmit hint asks the endpoint (hybrid hints); with the
 // endpoint slow it does not wait for it: the hook answers with the text
 // hints before the endpoint does (the fake never finished the request)
@@ -254,7 +254,7 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 }
 
 // TestSearchPageModeToggle: the viewer's search offers the mode toggle
-// only while semantic recall is on; with it, a plain-language question
+// only while embeddings are on; with it, a plain-language question
 // finds what words alone do not, "Words only" keeps to text, and a slow
 // endpoint shows word matches with a notice.
 func TestSearchPageModeToggle(t *testing.T) {
@@ -411,7 +411,7 @@ func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
 	return st.Embeddings.APIKey == models.APIKeySet
 }
 
-// TestHybridSearchSaysWordsUnread: with semantic recall on, a query whose
+// TestHybridSearchSaysWordsUnread: with embeddings on, a query whose
 // words cannot be read (an unclosed quote, an operator missing its other
 // side) still answers by meaning in hybrid mode, and says why there are
 // no word matches: /api/search and /api/memories in wordsError, the

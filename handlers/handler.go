@@ -49,9 +49,9 @@ type Handler struct {
 	// ViewerURL is the viewer's address (http://127.0.0.1:37777), put in
 	// front of login links; "" leaves them as paths.
 	ViewerURL string
-	// Semantic is semantic recall (off unless its settings are set); nil
-	// searches text only.
-	Semantic *embed.Service
+	// Embed searches by meaning (off unless the embeddings settings are
+	// set); nil searches text only.
+	Embed *embed.Service
 
 	counts   countsCache // /api/health's counts, for two seconds
 	tokenUse sync.Map    // API token id → when its use was last recorded

@@ -107,9 +107,9 @@ func (h *Handler) clean(s string) string {
 	return h.Settings.Policy().Clean(s)
 }
 
-// embeddingsHealth is semantic recall's state, its error redacted.
+// embeddingsHealth is the embeddings' state, its error redacted.
 func (h *Handler) embeddingsHealth(ctx context.Context) api.EmbeddingsHealth {
-	st, err := h.Semantic.Status(ctx)
+	st, err := h.Embed.Status(ctx)
 	out := api.EmbeddingsHealth{State: st.State, Model: st.Model, Embedded: st.Embedded, Total: st.Total, LastError: h.clean(st.LastError)}
 	if err != nil && out.LastError == "" {
 		out.LastError = h.clean(err.Error())

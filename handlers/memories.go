@@ -104,7 +104,7 @@ func listOf(c *fiber.Ctx, name string, valid func(string) bool) ([]string, error
 // session), by kind, state and speaker, or those in force at as_of,
 // pinned first then newest; with q, those
 // matching it, best first, in mode (hybrid, text or semantic, as
-// /api/search: hybrid by default when semantic recall is on, else FTS5
+// /api/search: hybrid by default when embeddings are on, else FTS5
 // syntax alone). The answer is {items, hasMore}, and with q the mode the
 // search ran in and, when a hybrid search's words could not be read (it
 // answered by meaning alone), wordsError: why.

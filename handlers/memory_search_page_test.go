@@ -102,7 +102,7 @@ func TestMemoryPageSearch(t *testing.T) {
 	}
 }
 
-// TestMemoryPageSearchByMeaning: with semantic recall on, the Memory
+// TestMemoryPageSearchByMeaning: with embeddings on, the Memory
 // page's search finds a memory by meaning that words alone do not
 // (words and meaning, the default), says how it ran, and keeps to words
 // when asked; with the endpoint down a search by meaning alone says so

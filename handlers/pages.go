@@ -369,7 +369,7 @@ func (h *Handler) ShowSearch(c *fiber.Ctx) error {
 // ran says (its zero value before one ran).
 func (h *Handler) searchMode(mode string, ran embed.Ran) views.SearchMode {
 	used := ran.Mode
-	m := views.SearchMode{Semantic: h.Semantic.Enabled(), Mode: mode, Used: used}
+	m := views.SearchMode{Semantic: h.Embed.Enabled(), Mode: mode, Used: used}
 	m.FellBack = used == embed.ModeText && mode != embed.ModeText && m.Semantic
 	m.Off = used == embed.ModeText && mode == embed.ModeHybrid && !m.Semantic
 	if ran.Words != nil {

@@ -268,7 +268,7 @@ func TestStatusBanner(t *testing.T) {
 }
 
 // TestSearchPageSaysNewestFirst: when the words match more rows than a
-// search ranks (SearchLimits.RankLimit), the page says its hits are the
+// search ranks (SearchOptions.RankLimit), the page says its hits are the
 // newest matches and how to have them ranked; a search it ranks says
 // nothing of the kind.
 func TestSearchPageSaysNewestFirst(t *testing.T) {
@@ -277,7 +277,7 @@ func TestSearchPageSaysNewestFirst(t *testing.T) {
 	if !strings.Contains(ranked, `id="results"`) || strings.Contains(ranked, `id="search-newest"`) {
 		t.Fatalf("a ranked search: results %v, newest-first note %v", strings.Contains(ranked, `id="results"`), strings.Contains(ranked, `id="search-newest"`))
 	}
-	srv.Store.SearchLimits.RankLimit = 1
+	srv.Store.SearchOptions.RankLimit = 1
 	status, body := getPage(t, srv, "/search?q=notes")
 	if status != 200 || !strings.Contains(body, `id="search-newest"`) || !strings.Contains(body, "Newest first") {
 		t.Fatalf("status %d; the page does not say its hits are the newest matches: %.400s", status, body)

@@ -345,7 +345,7 @@ func TestSessionTakesOnlyItsCaptorsEvents(t *testing.T) {
 	t.Setenv(hookwire.EnvToken, alice.Token)
 	t.Setenv(hookwire.EnvDebug, "1")
 	var stdout, stderr bytes.Buffer
-	hooks.NewClient(hooks.Config{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run("stop",
+	hooks.NewClient(hooks.Options{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run("stop",
 		strings.NewReader(`{"session_id":"own-1","cwd":"/src/own","hook_event_name":"Stop","last_assistant_message":"INTRUDER via the hook"}`), &stdout)
 	if strings.TrimSpace(stdout.String()) != hookwire.ContinueJSON || !strings.Contains(stderr.String(), "403") {
 		t.Errorf("alice's hook printed %q, logged %q", stdout.String(), stderr.String())
@@ -388,7 +388,7 @@ func TestPersonHookSendsOwnFacts(t *testing.T) {
 		m["cwd"], m["transcript_path"] = pf.cwd, pf.transcript
 		body, _ := json.Marshal(m)
 		var stdout, stderr bytes.Buffer
-		hooks.NewClient(hooks.Config{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run(ev.slug, bytes.NewReader(body), &stdout)
+		hooks.NewClient(hooks.Options{DataDir: dataDir, Remote: hookhttp.Sender}, &stderr).Run(ev.slug, bytes.NewReader(body), &stdout)
 		if stderr.Len() > 0 {
 			t.Errorf("%s: the hook logged %s", ev.slug, stderr.String())
 		}

@@ -191,8 +191,7 @@ func (c *Client) sendOrSpool(slug string, body []byte, budget Budget, mayStart b
 	if err == nil {
 		return resp
 	}
-	var perm *hookwire.PermanentError
-	if errors.As(err, &perm) {
+	if errors.Is(err, hookwire.ErrPermanent) {
 		c.debugf("worker refused the event: %v", err)
 		return []byte(hookwire.ContinueJSON)
 	}
@@ -354,8 +353,8 @@ func (c *Client) flush(timeout time.Duration) error {
 }
 
 // post sends one event and returns the worker's answer. An answer that
-// refuses the event for good (Permanent: a 4xx, or a 5xx the worker marks)
-// is a PermanentError: retrying cannot help.
+// refuses the event for good (hookwire.PermanentStatus: a 4xx, or a 5xx the
+// worker marks) is a permanent error: retrying cannot help.
 func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -364,13 +363,14 @@ func (c *Client) post(slug string, body []byte, timeout time.Duration) ([]byte, 
 		return nil, err
 	}
 	c.noteContact()
-	switch {
-	case ans.Status == 200:
+	if ans.Status == 200 {
 		return ans.Body, nil
-	case hookwire.Permanent(ans.Status, ans.Permanent):
-		return nil, &hookwire.PermanentError{Msg: fmt.Sprintf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))}
 	}
-	return nil, fmt.Errorf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))
+	err = fmt.Errorf("worker answered %d: %s", ans.Status, bytes.TrimSpace(ans.Body))
+	if hookwire.PermanentStatus(ans.Status, ans.Permanent) {
+		err = hookwire.Permanent(err)
+	}
+	return nil, err
 }
 
 // errNoRemoteSender is why an event for a team's worker is spooled by a

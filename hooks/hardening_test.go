@@ -56,7 +56,7 @@ func newClient(t *testing.T, port int, dataDir string) (*hooks.Client, *bytes.Bu
 	t.Setenv(hookwire.EnvDebug, "1")
 	t.Setenv(hookwire.EnvNoStart, "1")
 	var stderr bytes.Buffer
-	c := hooks.NewClient(hooks.Config{Port: port, DataDir: dataDir, Remote: hookhttp.Sender}, &stderr)
+	c := hooks.NewClient(hooks.Options{Port: port, DataDir: dataDir, Remote: hookhttp.Sender}, &stderr)
 	return c, &stderr
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
-// Config is where one hook invocation finds the worker and the data.
-type Config struct {
+// Options are where one hook invocation finds the worker and the data.
+type Options struct {
 	Port    int
 	DataDir string
 	// ServeBinary names the mneme binary that auto-start runs as
@@ -30,48 +30,48 @@ type Config struct {
 // MNEME_DEBUG is set. It never fails in a way that blocks Claude Code.
 // Inside mneme's own summarizer run (MNEME_SUMMARIZER set) it records
 // nothing.
-func Handle(cfg Config, slug string, stdin io.Reader, stdout, stderr io.Writer) {
+func Handle(opts Options, slug string, stdin io.Reader, stdout, stderr io.Writer) {
 	if os.Getenv(hookwire.EnvSummarizer) != "" {
 		io.Copy(io.Discard, io.LimitReader(stdin, 4<<20))
 		io.WriteString(stdout, hookwire.ContinueJSON+"\n")
 		return
 	}
-	NewClient(cfg, stderr).Run(slug, stdin, stdout)
+	NewClient(opts, stderr).Run(slug, stdin, stdout)
 }
 
-// NewClient builds the client for cfg from the environment: MNEME_DEBUG
+// NewClient builds the client for opts from the environment: MNEME_DEBUG
 // (diagnostics to stderr), MNEME_NO_AUTOSTART, and MNEME_URL with
 // MNEME_TOKEN (a remote worker, see Client.URL).
-func NewClient(cfg Config, stderr io.Writer) *Client {
+func NewClient(opts Options, stderr io.Writer) *Client {
 	c := &Client{
-		DataDir:  cfg.DataDir,
-		Spool:    hookwire.Spool{Dir: filepath.Join(cfg.DataDir, "spool")},
-		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(cfg.DataDir)},
+		DataDir:  opts.DataDir,
+		Spool:    hookwire.Spool{Dir: filepath.Join(opts.DataDir, "spool")},
+		Fallback: hookwire.Spool{Dir: hookwire.FallbackSpoolDir(opts.DataDir)},
 	}
 	if u := os.Getenv(hookwire.EnvURL); u != "" {
 		// A team's worker: nothing to start here, and a spool of its own,
 		// which a local worker (it replays "spool" at start) never takes.
 		c.URL, c.Token = u, os.Getenv(hookwire.EnvToken)
-		if cfg.Remote != nil {
-			c.Send = cfg.Remote(c.URL, c.Token)
+		if opts.Remote != nil {
+			c.Send = opts.Remote(c.URL, c.Token)
 		}
-		c.Spool.Dir = filepath.Join(cfg.DataDir, hookwire.RemoteSpoolDir)
+		c.Spool.Dir = filepath.Join(opts.DataDir, hookwire.RemoteSpoolDir)
 		c.Fallback.Dir += "-remote"
-		cfg.ServeBinary = nil
+		opts.ServeBinary = nil
 	}
-	if cfg.ServeBinary != nil && os.Getenv(hookwire.EnvNoStart) == "" {
+	if opts.ServeBinary != nil && os.Getenv(hookwire.EnvNoStart) == "" {
 		c.StartWorker = func() error {
-			bin, err := cfg.ServeBinary()
+			bin, err := opts.ServeBinary()
 			if err != nil {
 				return err
 			}
-			return StartWorker(bin, cfg.Port, cfg.DataDir)
+			return StartWorker(bin, opts.Port, opts.DataDir)
 		}
 	}
 	if os.Getenv(hookwire.EnvDebug) != "" {
 		c.Debug = stderr
 	}
-	c.Redactor = LoadRedactor(cfg.DataDir, c.debugf)
+	c.Redactor = LoadRedactor(opts.DataDir, c.debugf)
 	return c
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Semantic recall's storage: one vector per searchable row (observations,
+// The embeddings' storage: one vector per searchable row (observations,
 // prompts, summaries, memories) in the embeddings table, as little-endian float32,
 // tagged with the model that made it; a search is an exact cosine scan of
 // the vectors within the filters, on both backends.

@@ -694,7 +694,7 @@ func (s *Store) SearchMemories(ctx context.Context, q MemorySearch) ([]Memory, e
 	if q.Offset+q.Limit > MaxSearchWindow {
 		return nil, fmt.Errorf("%w: offset+limit over %d", ErrInvalid, MaxSearchWindow)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.limits().Timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.searchOptions().Timeout)
 	defer cancel()
 	db := s.db.WithContext(ctx)
 	var where []string

@@ -395,7 +395,7 @@ var migrations = []string{
 	// (MemoriesInForce, the Memory page's order): the pinned few are
 	// found without reading every memory in force of the project.
 	`CREATE INDEX memories_in_force ON memories(project, state, pinned, id);`,
-	// 15: semantic recall (issue #26): one vector per searchable row, for
+	// 15: embeddings (issue #26): one vector per searchable row, for
 	// the model that made it, with the row's filter columns copied so a
 	// search scans this table alone. Deleting a row (forget, retention)
 	// deletes its vector; rewriting its text (re-applied redaction) does

@@ -252,7 +252,7 @@ var pgMigrations = []string{
 	CREATE INDEX memories_fts ON memories USING GIN (fts);`,
 	// 4: SQLite's migration 14, the memories in force, pinned first.
 	`CREATE INDEX memories_in_force ON memories(project, state, pinned, id);`,
-	// 5: SQLite's migration 15, semantic recall: vectors as bytea, read
+	// 5: SQLite's migration 15, embeddings: vectors as bytea, read
 	// by the same scan as on SQLite (no pgvector).
 	`CREATE TABLE embeddings (
 		item_type TEXT NOT NULL,

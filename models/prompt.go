@@ -72,16 +72,10 @@ func (tx *Tx) RecordPrompt(sessionID int64, project, promptID, text string, priv
 
 // PromptNumber resolves which prompt of the session an event belongs to: the
 // prompt carrying promptID if known, else the session's current counter.
-// private reports that the prompt was entirely private.
-func (tx *Tx) PromptNumber(sessionID int64, promptID string) (number int, private bool, err error) {
-	number, private, _, err = tx.PromptTurn(sessionID, promptID)
-	return number, private, err
-}
-
-// PromptTurn is PromptNumber that also reports whether promptID itself was
-// found: only then is the answer final (a prompt arriving late would
-// otherwise change it), and may be cached.
-func (tx *Tx) PromptTurn(sessionID int64, promptID string) (number int, private, found bool, err error) {
+// private reports that the prompt was entirely private; found, that
+// promptID itself was found: only then is the answer final (a prompt
+// arriving late would otherwise change it), and may be cached.
+func (tx *Tx) PromptNumber(sessionID int64, promptID string) (number int, private, found bool, err error) {
 	if promptID != "" {
 		row := tx.db.Raw(`SELECT number, 0 FROM prompts WHERE session_id = ? AND prompt_id = ?
 			UNION ALL SELECT number, 1 FROM private_prompts WHERE session_id = ? AND prompt_id = ? LIMIT 1`,

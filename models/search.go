@@ -13,9 +13,9 @@ const (
 	SearchSummary     = "summary"
 )
 
-// SearchLimits bound what one search may cost. Zero fields take the
+// SearchOptions bound what one search may cost. Zero fields take the
 // defaults; tests set small ones on their store.
-type SearchLimits struct {
+type SearchOptions struct {
 	// Timeout bounds one search (default 5 s). A query FTS5 cannot
 	// answer quickly (a prefix matching thousands of words, a phrase of
 	// very common words) is interrupted and answered with a *QueryError
@@ -41,9 +41,9 @@ type SearchLimits struct {
 	RankTermRows int
 }
 
-// limits are the store's SearchLimits with the defaults filled in.
-func (s *Store) limits() SearchLimits {
-	l := s.SearchLimits
+// searchOptions are the store's SearchOptions with the defaults filled in.
+func (s *Store) searchOptions() SearchOptions {
+	l := s.SearchOptions
 	if l.Timeout <= 0 {
 		l.Timeout = 5 * time.Second
 	}
@@ -154,7 +154,7 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	if err := s.FlushSearchIndex(ctx); err != nil {
 		return nil, err
 	}
-	timeout := s.limits().Timeout
+	timeout := s.searchOptions().Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	search := s.search

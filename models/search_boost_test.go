@@ -67,7 +67,7 @@ func testRankingChangesOnlyTheOrder(t *testing.T, f *searchFixture) {
 			t.Errorf("%q: default ranking is not in its score order", q.Q)
 		}
 	}
-	f.s.SearchLimits.RankLimit = 1
+	f.s.SearchOptions.RankLimit = 1
 	unranked := 0
 	for _, q := range rankingQueries {
 		neutral, tuned := search(NeutralRanking, q), search(DefaultRanking, q)

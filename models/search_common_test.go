@@ -19,7 +19,7 @@ import (
 // makes: the same matches, unranked) until the next ANALYZE is copied.
 func TestCommonRowsPG(t *testing.T) {
 	s := openPGTestStore(t)
-	s.SearchLimits.RankLimit = 20 // common from 40 rows
+	s.SearchOptions.RankLimit = 20 // common from 40 rows
 	ctx := context.Background()
 	// Only this test analyzes: an autovacuum's ANALYZE between two
 	// steps would change what they expect.

@@ -267,7 +267,7 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 	if len(tables) == 0 {
 		return nil, nil, false, nil
 	}
-	rankLimit := s.limits().RankLimit
+	rankLimit := s.searchOptions().RankLimit
 	const tsq, pgPairs = "to_tsquery('english', ?)", "mneme_phrase_pairs(?::text[])"
 	var with, parts, gate []string
 	var args []any

@@ -184,7 +184,7 @@ pages:
 func (s *Store) probeTable(ctx context.Context, t *searchTable, match, terms string, single bool) (large bool, err error) {
 	count := "SELECT count(*) FROM (SELECT 1 FROM " + t.fts + " WHERE " + t.fts + " MATCH ? LIMIT ?)"
 	db := s.db.WithContext(ctx)
-	lim := s.limits()
+	lim := s.searchOptions()
 	if !single {
 		// An error here is left for the query itself to report: the
 		// terms query drops column filters and operators, so it may run

@@ -27,7 +27,7 @@ func TestSearchCommonTermsNewestFirst(t *testing.T) {
 		t.Fatalf("under the limit: %v ranked=%v, want 2 ranked hits", got, len(hits) > 0 && hits[0].Ranked)
 	}
 	// observations: one row holds "schema" or "version" (o:gotest).
-	f.s.SearchLimits.RankTermRows = 1
+	f.s.SearchOptions.RankTermRows = 1
 	hits, err = f.s.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestSearchTermsProbeTableRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SearchLimits.RankTermRows = 2 // prompts: 3 rows hold "reconnect"; observations: 1
+	s.SearchOptions.RankTermRows = 2 // prompts: 3 rows hold "reconnect"; observations: 1
 	hits, err := s.Search(ctx, SearchQuery{Q: "title:reconnect"})
 	if err != nil {
 		t.Fatal(err)

@@ -295,7 +295,7 @@ func TestSearchTooManyToRank(t *testing.T) {
 }
 
 func testSearchTooManyToRank(t *testing.T, f *searchFixture) {
-	f.s.SearchLimits.RankLimit = 2
+	f.s.SearchOptions.RankLimit = 2
 	q := SearchQuery{Q: "reconnect OR schema OR migrations", Limit: 100}
 	hits, err := f.s.Search(context.Background(), q)
 	if err != nil {
@@ -320,7 +320,7 @@ func testSearchTooManyToRank(t *testing.T, f *searchFixture) {
 		t.Errorf("page = %v, want %v", got, want[2:5])
 	}
 	// Under the limit, the same search is ranked again.
-	f.s.SearchLimits.RankLimit = 100
+	f.s.SearchOptions.RankLimit = 100
 	hits, _ = f.s.Search(context.Background(), q)
 	if len(hits) == 0 || !hits[0].Ranked {
 		t.Errorf("under the limit: %+v", hits)
@@ -383,7 +383,7 @@ func TestSearchTimeout(t *testing.T) {
 }
 
 func testSearchTimeout(t *testing.T, f *searchFixture) {
-	f.s.SearchLimits.Timeout = time.Nanosecond
+	f.s.SearchOptions.Timeout = time.Nanosecond
 	_, err := f.s.Search(context.Background(), SearchQuery{Q: "schema"})
 	var qe *QueryError
 	if !errors.As(err, &qe) || !strings.Contains(err.Error(), "took longer than") {
@@ -416,7 +416,7 @@ func TestSearchTooManyToRankLaterTable(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		q := SearchQuery{Q: "please OR fix OR timeout"} // prompts migrate and beta, observation ws
-		f.s.SearchLimits.RankLimit = 1
+		f.s.SearchOptions.RankLimit = 1
 		hits, err := f.s.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
@@ -429,7 +429,7 @@ func TestSearchTooManyToRankLaterTable(t *testing.T) {
 				t.Errorf("hit %+v: want unranked", h)
 			}
 		}
-		f.s.SearchLimits.RankLimit = 2
+		f.s.SearchOptions.RankLimit = 2
 		hits, err = f.s.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)

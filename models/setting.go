@@ -83,9 +83,9 @@ type SummarizerSettings struct {
 	DailyTokenBudget int64  `json:"dailyTokenBudget"`
 }
 
-// EmbeddingsSettings point semantic recall at an OpenAI-compatible
+// EmbeddingsSettings point the embeddings at an OpenAI-compatible
 // embeddings endpoint (POST {url}/v1/embeddings). An empty URL or model
-// leaves semantic recall off: search is full-text only.
+// leaves the embeddings off: search is full-text only.
 type EmbeddingsSettings struct {
 	// URL is the endpoint's root, e.g. http://localhost:11434 (Ollama).
 	URL   string `json:"url"`
@@ -95,7 +95,7 @@ type EmbeddingsSettings struct {
 	APIKey     string `json:"apiKey,omitempty"` // write-only: never returned
 }
 
-// Enabled reports whether semantic recall is on.
+// Enabled reports whether embeddings are on.
 func (e EmbeddingsSettings) Enabled() bool {
 	return strings.TrimSpace(e.URL) != "" && strings.TrimSpace(e.Model) != ""
 }

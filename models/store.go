@@ -55,13 +55,13 @@ var (
 type Store struct {
 	db     *gorm.DB
 	Writer *Writer
-	// SearchLimits bound the cost of one search; zero fields take the
+	// SearchOptions bound the cost of one search; zero fields take the
 	// defaults. Set them before the store is used.
-	SearchLimits SearchLimits
-	path         string
-	readOnly     bool   // opened by OpenReadOnly
-	dialect      string // "" (SQLite) or DialectPostgres
-	url          string // the PostgreSQL URL (team mode)
+	SearchOptions SearchOptions
+	path          string
+	readOnly      bool   // opened by OpenReadOnly
+	dialect       string // "" (SQLite) or DialectPostgres
+	url           string // the PostgreSQL URL (team mode)
 
 	ckptStop, ckptDone chan struct{} // ckptStop stops the indexer too
 	idxDone            chan struct{}

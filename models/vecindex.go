@@ -47,7 +47,7 @@ import (
 // on one goroutine, the codes on another), which is why reloads are
 // rate-limited and run in the background.
 //
-// The worker warms the index in the background when semantic recall
+// The worker warms the index in the background when the embeddings
 // starts and after a model change (WarmVectors), so the first search does
 // not pay the load; a search that arrives while it loads does not wait
 // (ErrVectorsLoading: hybrid search and the hint answer with text).

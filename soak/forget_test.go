@@ -146,7 +146,7 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		if strings.Contains(p.Log()[logBefore:], m) {
 			t.Errorf("the worker printed %s after the forget", m)
 		}
-		// Words alone find nothing (semantic recall being on, the default
+		// Words alone find nothing (embeddings being on, the default
 		// search is hybrid: checked below, by the rows it names).
 		textSearch := "/api/search?mode=text&q=" + m
 		for _, path := range []string{textSearch, "/api/search?q=" + m, "/api/export/all", "/api/memories?limit=500", "/memory",

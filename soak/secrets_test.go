@@ -430,7 +430,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		resp.Body.Close()
 	}
 	put("/api/settings", corpRule) // written to redaction.json for the hook
-	// Semantic recall on: every stored row is sent to the embeddings
+	// Embeddings on: every stored row is sent to the embeddings
 	// endpoint, which must see no secret either.
 	embeddings := semanticOn(t, p)
 	p.Stop()

@@ -11,7 +11,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 )
 
-// semanticOn points the worker's semantic recall at a loopback fake of
+// semanticOn points the worker's embeddings at a loopback fake of
 // the embeddings endpoint that records every text it is sent.
 func semanticOn(t *testing.T, p *Proc) *embedtest.Server {
 	t.Helper()

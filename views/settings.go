@@ -19,7 +19,7 @@ type SettingsPage struct {
 	APIKeySet bool
 	// EmbeddingsKeySet tells the same of the embeddings endpoint's key.
 	EmbeddingsKeySet bool
-	// Embeddings is the state of semantic recall (nil: not known here).
+	// Embeddings is the embeddings' state (nil: not known here).
 	Embeddings *EmbeddingsState
 	// Errors maps a field path (as models.FieldError.Field) to its message.
 	Errors map[string]string
@@ -43,7 +43,7 @@ type SettingsPage struct {
 	Preview  ContextPreview
 }
 
-// EmbeddingsState is semantic recall's state as health reports it.
+// EmbeddingsState is the embeddings' state as health reports it.
 type EmbeddingsState struct {
 	// State is "off", "ok", "pending" (nothing tried yet) or "error".
 	State       string

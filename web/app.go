@@ -22,8 +22,8 @@ import (
 // DefaultBodyLimit caps request bodies (2 MiB).
 const DefaultBodyLimit = 2 << 20
 
-// Config is what the app needs to know about how it is served.
-type Config struct {
+// Options are what the app needs to know about how it is served.
+type Options struct {
 	// Port is the port the worker listens on; the Host check allows only
 	// loopback names with this port, and AllowedHosts.
 	Port int
@@ -42,32 +42,32 @@ type Config struct {
 
 // New builds the Fiber app around h, which holds every part it needs (its
 // Auth too: the token and login checks use it).
-func New(cfg Config, h *handlers.Handler) (*fiber.App, error) {
+func New(opts Options, h *handlers.Handler) (*fiber.App, error) {
 	if h == nil || h.Auth == nil {
 		return nil, errors.New("web.New: a handler with its Auth is required")
 	}
-	if cfg.BodyLimit == 0 {
-		cfg.BodyLimit = DefaultBodyLimit
+	if opts.BodyLimit == 0 {
+		opts.BodyLimit = DefaultBodyLimit
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               "mneme",
-		BodyLimit:             cfg.BodyLimit,
+		BodyLimit:             opts.BodyLimit,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           120 * time.Second,
-		ErrorHandler:          errorHandler(cfg.Log),
+		ErrorHandler:          errorHandler(opts.Log),
 		// Streams must not be cut by a write timeout.
 		WriteTimeout: 0,
 	})
 	app.Use(recover.New())
 	app.Use(securityHeaders)
-	app.Use(checkHost(cfg.Port, cfg.AllowedHosts))
+	app.Use(checkHost(opts.Port, opts.AllowedHosts))
 	app.Use(identify(h))
-	app.Use(checkOrigin(cfg.Port, cfg.AllowedHosts))
-	routes(app, cfg, h)
+	app.Use(checkOrigin(opts.Port, opts.AllowedHosts))
+	routes(app, opts, h)
 	return app, nil
 }
 
@@ -109,26 +109,13 @@ func classify(err error) (status int, msg string, fields []models.FieldError) {
 	return status, msg, fields
 }
 
-// permanent5xx tells a 5xx whose cause is the request itself: the
-// database refuses its data (models.Refused), and will again.
-func permanent5xx(status int, err error) bool {
-	return status >= 500 && status != fiber.StatusServiceUnavailable && models.Refused(err)
-}
-
-// Permanent tells whether err refuses a hook event for good, as the hook
-// would read the worker's answer to it (hookwire.Permanent): the worker's own
-// replay of the spool quarantines such an event as the hook does.
-func Permanent(err error) bool {
-	status, _, _ := classify(err)
-	return hookwire.Permanent(status, permanent5xx(status, err))
-}
-
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		status, msg, fields := classify(err)
-		if permanent5xx(status, err) {
-			// Retrying cannot help: the hook quarantines the event
-			// rather than hold the spool up behind it.
+		if status >= 500 && errors.Is(err, hookwire.ErrPermanent) {
+			// Retrying cannot help (the database refuses the event's
+			// data): the hook quarantines the event rather than hold
+			// the spool up behind it. A 4xx says so by itself.
 			c.Set(hookwire.HeaderPermanent, "1")
 		}
 		if status >= 500 {

@@ -22,7 +22,7 @@ import (
 // A person's API token (team mode) is refused (403) everywhere but in the
 // groups made with open: teamAPI, teamCompat and teamLive, which are
 // api, compat and live opened to persons for hook events and reads.
-func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
+func routes(app *fiber.App, opts Options, h *handlers.Handler) {
 	csrf := csrfProtection()
 	need := requireCredentials(h)
 	public := group{r: app, before: []fiber.Handler{kind(routePublic)}}
@@ -39,7 +39,7 @@ func routes(app *fiber.App, cfg Config, h *handlers.Handler) {
 	public.get("/login", h.ShowLogin)
 	public.post("/login", h.Login)
 	public.get("/api/health", h.ShowHealth) // says more with credentials
-	app.Use("/static", kind(routePublic), staticHandler(cfg.Dev))
+	app.Use("/static", kind(routePublic), staticHandler(opts.Dev))
 	api.post("/login-links", h.CreateLoginLink)
 
 	// Native ingest: Claude Code's hook JSON in, the hook's answer out.

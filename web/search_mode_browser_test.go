@@ -13,7 +13,7 @@ import (
 )
 
 // TestBrowserSearchModeToggle: in real Chromium, against a worker with a
-// loopback fake embeddings endpoint. While semantic recall is off the
+// loopback fake embeddings endpoint. While embeddings are off the
 // search page's mode toggle is shown disabled and says why (with the way
 // to the settings), and the search runs by words. Once on, a question
 // in plain words finds rows (words and meaning, the default); choosing

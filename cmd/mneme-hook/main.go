@@ -80,8 +80,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if os.Getenv(hookwire.EnvURL) != "" && handOver(*port, *dataDir, pos[0], stdin, stdout, stderr) {
 		return 0
 	}
-	cfg := hooks.Config{Port: *port, DataDir: *dataDir, ServeBinary: hooks.Sibling("mneme")}
-	hooks.Handle(cfg, pos[0], stdin, stdout, stderr)
+	opts := hooks.Options{Port: *port, DataDir: *dataDir, ServeBinary: hooks.Sibling("mneme")}
+	hooks.Handle(opts, pos[0], stdin, stdout, stderr)
 	return 0
 }
 

@@ -556,7 +556,7 @@ func (d *doctor) checkEndpoints() {
 		d.ok("embeddings", "off (search is full-text)")
 	case e.State == "error" || e.LastError != "":
 		d.fail("embeddings", fmt.Sprintf("the endpoint %s fails: %s", orUnknown(url), orUnknown(e.LastError)),
-			"start the embeddings server, or fix or clear its address in the viewer's Settings (Semantic recall); search stays full-text meanwhile")
+			"start the embeddings server, or fix or clear its address in the viewer's Settings (Semantic search); search stays full-text meanwhile")
 	default:
 		d.ok("embeddings", "%s", embeddingsLine(e))
 	}

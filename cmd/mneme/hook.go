@@ -21,8 +21,8 @@ func hookCmd(g *globals) *cobra.Command {
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: hookwire.Slugs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := hooks.Config{Port: g.port, DataDir: g.dataDir, ServeBinary: hooks.Self, Remote: hookhttp.Sender}
-			hooks.Handle(cfg, args[0], cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			opts := hooks.Options{Port: g.port, DataDir: g.dataDir, ServeBinary: hooks.Self, Remote: hookhttp.Sender}
+			hooks.Handle(opts, args[0], cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return nil
 		},
 	}

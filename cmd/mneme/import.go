@@ -255,11 +255,11 @@ type socketBatch struct {
 func (b *socketBatch) Send(ctx context.Context, ev *transcript.Event) error {
 	payload, err := json.Marshal(&ev.Payload)
 	if err != nil {
-		return &hookwire.PermanentError{Msg: err.Error()}
+		return hookwire.Permanent(err)
 	}
 	line, err := json.Marshal(api.ImportEvent{Event: ev.Name, Payload: b.s.clean.CleanPayload(payload, eventBytes)})
 	if err != nil {
-		return &hookwire.PermanentError{Msg: err.Error()}
+		return hookwire.Permanent(err)
 	}
 	if b.n > 0 && b.buf.Len()+len(line) > batchBytes {
 		if err := b.Flush(ctx); err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSearchSemanticAndStatus: `mneme search --semantic` is a clear error
-// while semantic recall is off; with the embedtest endpoint set it finds a
+// while embeddings are off; with the embedtest endpoint set it finds a
 // plain-language question text cannot, --mode hybrid too, and `mneme
 // status` shows the model and the backfill's progress.
 func TestSearchSemanticAndStatus(t *testing.T) {

@@ -181,7 +181,7 @@ func errorsLine(e models.BackgroundErrors) string {
 	return fmt.Sprintf(", %d errors, the last at %s: %s", e.Errors, stamp(e.LastErrorAt), e.LastError)
 }
 
-// embeddingsLine says semantic recall's state: off, or the model, the
+// embeddingsLine says the embeddings' state: off, or the model, the
 // backfill's progress and the endpoint's last error.
 func embeddingsLine(e api.EmbeddingsHealth) string {
 	if e.State == "" || e.State == "off" {

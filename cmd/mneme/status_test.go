@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -22,7 +23,7 @@ func spoolWith(t *testing.T, dir string, waiting, fallback int) {
 	if err := sp.Append("user-prompt-submit", []byte(`{"session_id":"refused","prompt":"POISON"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sp.Replay(func(string, []byte) error { return &hookwire.PermanentError{Msg: "worker answered 500"} }); err != nil {
+	if _, err := sp.Replay(func(string, []byte) error { return hookwire.Permanent(errors.New("worker answered 500")) }); err != nil {
 		t.Fatal(err)
 	}
 	for i := range waiting {

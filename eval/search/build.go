@@ -24,7 +24,7 @@ type Ref struct {
 // d days later, and each of its events comes a minute after the last.
 var Base = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 
-// Build stores the corpus in store through the ingest pipeline
+// Build stores the corpus in store through the capture pipeline
 // (capture.Service.Handle, with each event's time set as a replayed
 // spool sets it) and its summaries as the summarizer stores them
 // (Tx.InsertSummary). It returns the rows by key.

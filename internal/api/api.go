@@ -53,7 +53,7 @@ type Health struct {
 	// Quarantined counts the spooled events the worker refused for good,
 	// set aside in the spools' rejected/ directories.
 	Quarantined Quarantine `json:"quarantined"`
-	// Embeddings is semantic recall's state (off unless configured).
+	// Embeddings is the embeddings' state (off unless configured).
 	Embeddings EmbeddingsHealth `json:"embeddings"`
 }
 
@@ -121,7 +121,7 @@ type MemoryResults struct {
 	WordsError string `json:"wordsError,omitempty"`
 }
 
-// EmbeddingsHealth is semantic recall's state on /api/health.
+// EmbeddingsHealth is the embeddings' state on /api/health.
 type EmbeddingsHealth struct {
 	// State is off, pending (not tried yet), ok or error.
 	State string `json:"state"`

@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -44,7 +45,7 @@ type Options struct {
 	DatabaseURL string
 	Port        int // for the Host check; 0 disables it (tests on random ports set it)
 	// AllowedHosts are names besides loopback the Host and Origin checks
-	// accept (web.Config.AllowedHosts): a team worker's public name.
+	// accept (web.Options.AllowedHosts): a team worker's public name.
 	AllowedHosts []string
 	// Secret is required on every TCP request (bearer, header or the login
 	// cookie derived from it): MNEME_TOKEN or <data>/secret.
@@ -65,9 +66,9 @@ type Options struct {
 	// ImportDir is what the viewer's import reads: Claude Code's
 	// transcripts (transcript.DefaultDir) when empty.
 	ImportDir string
-	// Embed tunes semantic recall (timeouts, the query's budget, the
+	// Embed tunes the embeddings (timeouts, the query's budget, the
 	// indexer's batches and backoff); zero fields take the defaults.
-	Embed embed.Tuning
+	Embed embed.Options
 	// FailureHintBudget bounds the lookup behind a failure's "seen
 	// before" hint (recall.DefaultFailureBudget when zero).
 	FailureHintBudget time.Duration
@@ -95,9 +96,9 @@ type Worker struct {
 	Retention *retention.Job
 	// Import runs the viewer's imports of Claude Code's transcripts.
 	Import *transcript.Job
-	// Semantic is semantic recall: the background indexer of the
-	// embeddings settings, and search in any mode.
-	Semantic *embed.Service
+	// Embed is the background indexer of the embeddings settings, and
+	// search in any mode.
+	Embed *embed.Service
 
 	dataDir  string
 	log      *slog.Logger // opts.Log behind the privacy pipeline: see Log
@@ -158,26 +159,26 @@ func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 	w.stops = append(w.stops, func() error { broker.Close(); return nil })
 	// The context builder, the summary queue and the capture service read
 	// the settings in force through conf.
-	semantic := &embed.Service{Store: store, Log: log, Tuning: opts.Embed, ReadOnly: w.readOnly.Load}
-	rb := &recall.Builder{Store: store, Policy: conf.Policy, Semantic: semantic, SemanticBudget: opts.Embed.HintBudget,
+	embedder := &embed.Service{Store: store, Log: log, Options: opts.Embed, ReadOnly: w.readOnly.Load}
+	rb := &recall.Builder{Store: store, Policy: conf.Policy, Embed: embedder, EmbedBudget: opts.Embed.HintBudget,
 		FailureBudget: opts.FailureHintBudget, Log: log}
 	queue := summarize.NewQueue(store, conf.Current, clean, log)
 	svc, err := capture.New(store, capture.Deps{Context: rb, Files: rb, Failures: rb, Summaries: queue, Policy: conf.Policy, Log: log})
 	if err != nil {
 		return nil, err
 	}
-	w.Capture, w.Summaries, w.Semantic = svc, queue, semantic
+	w.Capture, w.Summaries, w.Embed = svc, queue, embedder
 	// Retention's first run is a minute away: starting it here, before
 	// anything is published, lets the settings follow-up below kick it.
 	retain := retention.Start(store, conf.Current, log)
 	w.Retention = retain
 	w.stops = append(w.stops, func() error { retain.Stop(); return nil })
 	// What follows a settings change, here or (on PostgreSQL) another
-	// replica's: the hook's rules file, a retention run, and semantic
-	// recall following its endpoint.
+	// replica's: the hook's rules file, a retention run, and the
+	// embeddings following their endpoint.
 	conf.OnChange(func(st models.Settings) { writeRules(opts.DataDir, log, st) })
 	conf.OnChange(func(models.Settings) { retain.Kick() })
-	conf.OnChange(func(st models.Settings) { semantic.Apply(st.Embeddings) })
+	conf.OnChange(func(st models.Settings) { embedder.Apply(st.Embeddings) })
 	// Capture hears of forgotten sessions (every replica's, on PostgreSQL)
 	// before the stream does. On PostgreSQL another replica's settings
 	// change is applied here too.
@@ -248,15 +249,15 @@ func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 		Publish: func(st transcript.State) { publishImport(broker, st) },
 	}
 	w.stops = append(w.stops, func() error { w.Import.Stop(); return nil }) // an import in progress stops; run again, it goes on
-	semantic.Start(context.WithoutCancel(ctx), conf.Current().Embeddings)
-	w.stops = append(w.stops, func() error { semantic.Stop(); return nil }) // what is not embedded yet is embedded after the next start
+	embedder.Start(context.WithoutCancel(ctx), conf.Current().Embeddings)
+	w.stops = append(w.stops, func() error { embedder.Stop(); return nil }) // what is not embedded yet is embedded after the next start
 	w.Handler = &handlers.Handler{
 		Store: store, Capture: svc, Settings: conf, Broker: broker, Log: log, Auth: keeper,
 		Build: opts.Build, Started: time.Now(), Status: opts.Status, ViewerURL: opts.ViewerURL,
 		Quarantined:   w.Quarantined,
-		StreamOptions: opts.Stream, Import: w.Import, Semantic: semantic,
+		StreamOptions: opts.Stream, Import: w.Import, Embed: embedder,
 	}
-	w.App, err = web.New(web.Config{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
+	w.App, err = web.New(web.Options{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
 	if err != nil {
 		return nil, err
 	}
@@ -350,16 +351,15 @@ func (w *Worker) ReplaySpool(ctx context.Context) (int, error) {
 	send := func(slug string, body []byte) error {
 		event, ok := hookwire.EventName(slug)
 		if !ok {
-			return &hookwire.PermanentError{Msg: "unknown event " + slug}
+			return hookwire.Permanent(errors.New("unknown event " + slug))
 		}
 		p, err := shape.Decode(event, body)
 		if err != nil {
-			return &hookwire.PermanentError{Msg: err.Error()}
+			return hookwire.Permanent(err)
 		}
+		// Capture marks what it refuses for good (hookwire.ErrPermanent),
+		// and Replay quarantines that.
 		_, err = w.Capture.Handle(ctx, event, p)
-		if err != nil && web.Permanent(err) {
-			return &hookwire.PermanentError{Msg: err.Error()}
-		}
 		return err
 	}
 	sent := 0

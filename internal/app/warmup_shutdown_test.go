@@ -61,8 +61,8 @@ func seedVectors(t *testing.T, dataDir, url string) {
 	}
 }
 
-// TestShutdownWaitsForVectorWarmUp: a worker starting with semantic
-// recall on warms its vector index in the background; shut down while
+// TestShutdownWaitsForVectorWarmUp: a worker starting with embeddings
+// on warms its vector index in the background; shut down while
 // that load is under way, it cancels the load and waits for it before
 // closing the store: once Shutdown returns no load runs on, and nothing
 // failed (no warning or error logged: the load never read a closed

@@ -55,7 +55,7 @@ type SummaryQueue interface {
 	Enqueue(ctx context.Context, sessionID int64, kind string, promptNumber int, at time.Time) error
 }
 
-// Service is the ingest pipeline. It is safe for concurrent use.
+// Service is the capture pipeline. It is safe for concurrent use.
 type Service struct {
 	Store     *models.Store
 	Context   ContextBuilder
@@ -67,7 +67,7 @@ type Service struct {
 
 	policy   func() *shape.Policy
 	sessions sync.Map // claude session id → models.SessionRef
-	turns    sync.Map // session database id → promptTurn: its latest known prompt
+	prompts  sync.Map // session database id → knownPrompt: its latest known prompt
 	hashes   filestate.Cache
 	disk     disk // reads what the owner's events name on this machine
 	now      func() time.Time
@@ -102,18 +102,44 @@ func New(store *models.Store, d Deps) (*Service, error) {
 // cleaned by the policy in force when it arrives.
 func (s *Service) Policy() *shape.Policy { return s.policy() }
 
-// Handle ingests one event and returns what the hook must print. It reads
+// Handle captures one event and returns what the hook must print. It reads
 // top to bottom: the payload is cleaned whole at the door (one call,
 // shape.Policy.CleanEvent), so every function below it is handed a
 // *shape.Event, never the raw payload; the event's shaper then shapes its
 // rows and writes them in one group-committed transaction, whose events
-// reach the live stream after the commit.
+// reach the live stream after the commit. An error the same event would
+// meet again however often it is sent is marked permanent
+// (hookwire.ErrPermanent), so a replayed spool sets the event aside.
 func (s *Service) Handle(ctx context.Context, event string, p *shape.Payload) (shape.Output, error) {
 	ev := s.Policy().CleanEvent(p, PersonFrom(ctx), s.disk)
 	if claimed, ok := ev.BoundTime(s.now()); !ok {
 		s.log.Warn("capture: an event claimed a time outside the replay window; stored at the time it was received",
 			"event", event, "person", ev.Person(), "claimed", claimed)
 	}
+	out, err := s.handle(ctx, event, ev)
+	if permanent(err) {
+		err = hookwire.Permanent(err)
+	}
+	return out, err
+}
+
+// permanent tells an error retrying the event cannot fix: the event is
+// invalid, names what is not there or not its own, or the database
+// refuses its data (models.Refused). A storage problem (disk full, a
+// read-only or locked database) passes, and is retried.
+func permanent(err error) bool {
+	var ve *models.ValidationError
+	switch {
+	case err == nil, models.StorageProblem(err) != "":
+		return false
+	case errors.As(err, &ve), errors.Is(err, models.ErrInvalid), errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrForbidden):
+		return true
+	}
+	return models.Refused(err)
+}
+
+// handle runs ev through its event's shaper.
+func (s *Service) handle(ctx context.Context, event string, ev *shape.Event) (shape.Output, error) {
 	switch event {
 	case hookwire.SessionStart:
 		return s.sessionStart(ctx, ev)
@@ -211,34 +237,34 @@ func (s *Service) remember(claudeID string, ref models.SessionRef) {
 	}
 }
 
-// promptTurn is which prompt of a session a prompt_id is: a fact that never
-// changes once committed, so every tool call of a turn after the first
-// skips the lookup.
-type promptTurn struct {
+// knownPrompt is which prompt of a session a prompt_id is: a fact that
+// never changes once committed, so every tool call of a turn after the
+// first skips the lookup.
+type knownPrompt struct {
 	promptID string
 	number   int
 	private  bool
 	found    bool // promptID was recorded: the answer is final
 }
 
-// promptTurn resolves the prompt an event belongs to, from the cache when
-// the session's latest prompt_id is this one.
-func (s *Service) promptTurn(tx *models.Tx, sessionID int64, promptID string) (promptTurn, error) {
+// promptNumber resolves the prompt an event belongs to (Tx.PromptNumber),
+// from the cache when the session's latest prompt_id is this one.
+func (s *Service) promptNumber(tx *models.Tx, sessionID int64, promptID string) (knownPrompt, error) {
 	if promptID != "" {
-		if v, ok := s.turns.Load(sessionID); ok && v.(promptTurn).promptID == promptID {
-			return v.(promptTurn), nil
+		if v, ok := s.prompts.Load(sessionID); ok && v.(knownPrompt).promptID == promptID {
+			return v.(knownPrompt), nil
 		}
 	}
-	number, private, found, err := tx.PromptTurn(sessionID, promptID)
-	return promptTurn{promptID: promptID, number: number, private: private, found: found}, err
+	number, private, found, err := tx.PromptNumber(sessionID, promptID)
+	return knownPrompt{promptID: promptID, number: number, private: private, found: found}, err
 }
 
-// rememberTurn caches a resolved prompt after its transaction committed.
+// rememberPrompt caches a resolved prompt after its transaction committed.
 // An event without a prompt_id, or whose prompt has not arrived yet,
 // belonged to whatever prompt was current, which may move: never cached.
-func (s *Service) rememberTurn(sessionID int64, t promptTurn) {
-	if sessionID != 0 && t.found {
-		s.turns.Store(sessionID, t)
+func (s *Service) rememberPrompt(sessionID int64, p knownPrompt) {
+	if sessionID != 0 && p.found {
+		s.prompts.Store(sessionID, p)
 	}
 }
 
@@ -285,7 +311,7 @@ func (s *Service) writeSession(ctx context.Context, claudeID string, fn func(tx 
 // uncache drops what the cache holds of Claude Code session claudeID.
 func (s *Service) uncache(claudeID string) {
 	if ref, ok := s.sessions.LoadAndDelete(claudeID); ok {
-		s.turns.Delete(ref.(models.SessionRef).ID)
+		s.prompts.Delete(ref.(models.SessionRef).ID)
 	}
 }
 
@@ -305,7 +331,7 @@ func (s *Service) Committed(ev models.Event) {
 	gone := make(map[int64]bool, len(f.Sessions))
 	for _, id := range f.Sessions {
 		gone[id] = true
-		s.turns.Delete(id)
+		s.prompts.Delete(id)
 	}
 	s.sessions.Range(func(k, v any) bool {
 		if gone[v.(models.SessionRef).ID] {

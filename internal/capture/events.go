@@ -92,7 +92,7 @@ func (s *Service) toolUse(ctx context.Context, event string, ev *shape.Event) (s
 	obs := ev.Observation()
 	states := s.fileStates(ev, obs)
 	var ref models.SessionRef
-	var turn promptTurn
+	var prompt knownPrompt
 	var stored *models.Observation
 	err := s.writeSession(ctx, ev.SessionID(), func(tx *models.Tx) error {
 		stored = nil
@@ -103,12 +103,11 @@ func (s *Service) toolUse(ctx context.Context, event string, ev *shape.Event) (s
 		if obs == nil || pol.ProjectExcluded(ref.Project) {
 			return nil
 		}
-		if turn, err = s.promptTurn(tx, ref.ID, ev.PromptID()); err != nil || turn.private {
+		if prompt, err = s.promptNumber(tx, ref.ID, ev.PromptID()); err != nil || prompt.private {
 			return err // the turn of a fully private prompt is not recorded
 		}
-		number := turn.number
 		o := *obs
-		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, number, ev.When(s.now)
+		o.SessionID, o.Project, o.PromptNumber, o.CreatedAt = ref.ID, ref.Project, prompt.number, ev.When(s.now)
 		if err := tx.QueueObservation(&o, observationEvent); err != nil {
 			return err
 		}
@@ -122,7 +121,7 @@ func (s *Service) toolUse(ctx context.Context, event string, ev *shape.Event) (s
 		return shape.Output{}, err
 	}
 	s.remember(ev.SessionID(), ref)
-	s.rememberTurn(ref.ID, turn)
+	s.rememberPrompt(ref.ID, prompt)
 	return shape.WithContext(event, s.failureHint(ctx, ev, ref, stored)), nil
 }
 
@@ -199,7 +198,7 @@ func (s *Service) stop(ctx context.Context, ev *shape.Event) error {
 			return nil
 		}
 		var private bool
-		if number, private, err = tx.PromptNumber(ref.ID, ev.PromptID()); err != nil || private {
+		if number, private, _, err = tx.PromptNumber(ref.ID, ev.PromptID()); err != nil || private {
 			return err
 		}
 		return tx.SetLastAssistantMessage(ref.ID, msg)

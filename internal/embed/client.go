@@ -1,7 +1,7 @@
 // Package embed speaks the OpenAI-compatible embeddings endpoint
 // (POST {base}/v1/embeddings), which Ollama, LM Studio, llama.cpp's
 // server, vLLM, OpenAI, Voyage and others serve, and turns what it answers
-// into unit vectors for mneme's semantic recall.
+// into unit vectors for mneme's search by meaning.
 package embed
 
 import (

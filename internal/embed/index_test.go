@@ -172,7 +172,7 @@ func TestServiceSettingsBeforeStart(t *testing.T) {
 	s := seed(t)
 	fake := embedtest.New(32)
 	defer fake.Close()
-	svc := &embed.Service{Store: s, Log: quiet(), Tuning: embed.Tuning{Idle: 10 * time.Millisecond}}
+	svc := &embed.Service{Store: s, Log: quiet(), Options: embed.Options{Idle: 10 * time.Millisecond}}
 	defer svc.Stop()
 	cfg := models.EmbeddingsSettings{URL: fake.URL, Model: "m1", Dimensions: 32}
 	svc.Apply(cfg)

@@ -12,8 +12,8 @@ import (
 	"github.com/mneme-dev/mneme/models"
 )
 
-// ErrOff is the error of a search by meaning alone while semantic recall
-// is off, said as a person would (it is an invalid request: 400). A
+// ErrOff is the error of a search by meaning alone while the embeddings
+// are off, said as a person would (it is an invalid request: 400). A
 // hybrid search runs on words instead (Mode).
 var ErrOff error = offError{}
 
@@ -25,7 +25,7 @@ func (offError) Error() string {
 
 func (offError) Is(target error) bool { return target == models.ErrInvalid }
 
-// Service is semantic recall in the worker: it follows the embeddings
+// Service is search by meaning in the worker: it follows the embeddings
 // settings (Apply), runs one Indexer off the write path while they are
 // set, and answers searches in any mode. The zero value with Store set is
 // off until Apply is given settings with a URL and a model.
@@ -35,7 +35,7 @@ type Service struct {
 	// ReadOnly tells that the worker serves its database read-only (nil:
 	// the store's own ReadOnly): Status then says so.
 	ReadOnly func() bool
-	Tuning
+	Options
 
 	mu     sync.Mutex
 	ctx    context.Context // the worker's, set by Start
@@ -52,14 +52,14 @@ type Service struct {
 	stopped    bool // Stop ran: nothing starts again
 }
 
-// Tuning tunes semantic recall; zero fields take the defaults.
-type Tuning struct {
+// Options tune the Service; zero fields take the defaults.
+type Options struct {
 	// Timeout bounds one request of the indexer (default 30 s).
 	Timeout time.Duration
 	// Budget bounds embedding a search's query (see Searcher.Budget).
 	Budget time.Duration
 	// HintBudget bounds the related-memory hint's semantic lookup
-	// (recall.Builder.SemanticBudget).
+	// (recall.Builder.EmbedBudget).
 	HintBudget time.Duration
 	// Batch, Idle, MinBackoff, MaxBackoff tune the indexer (see Indexer).
 	Batch                        int
@@ -80,7 +80,7 @@ func (s *Service) Start(ctx context.Context, cfg models.EmbeddingsSettings) {
 }
 
 // Apply follows new settings: when the URL, model, dimensions or key
-// changed, the running indexer stops and, if semantic recall is on, a new
+// changed, the running indexer stops and, if embeddings are on, a new
 // one starts (a new model backfills every row). Unchanged settings leave
 // it running.
 func (s *Service) Apply(cfg models.EmbeddingsSettings) {
@@ -169,7 +169,7 @@ func (s *Service) log() *slog.Logger {
 	return s.Log
 }
 
-// Enabled reports whether semantic recall is on.
+// Enabled reports whether embeddings are on.
 func (s *Service) Enabled() bool {
 	if s == nil {
 		return false
@@ -180,8 +180,8 @@ func (s *Service) Enabled() bool {
 }
 
 // Mode is the mode a search asked for in mode runs in: "" is hybrid when
-// semantic recall is on and text when it is off; semantic or hybrid while
-// it is off is ErrOff; anything else is invalid.
+// embeddings are on and text when they are off; semantic or hybrid
+// while they are off is ErrOff; anything else is invalid.
 func (s *Service) Mode(mode string) (string, error) {
 	on := s.Enabled()
 	switch mode {
@@ -239,7 +239,7 @@ func (s *Service) Search(ctx context.Context, q models.SearchQuery, mode string)
 // endpoint, and returns for each query of qs the rows closest to it in
 // meaning (models.Store.SemanticSearch, in the model in force), in qs's
 // order: one request to the endpoint for several lookups. It is ErrOff
-// while semantic recall is off; an endpoint that fails or does not
+// while embeddings are off; an endpoint that fails or does not
 // answer in time is ErrEndpoint.
 func (s *Service) NearestWithin(ctx context.Context, text string, budget time.Duration, qs ...models.SearchQuery) ([][]models.SearchHit, error) {
 	if s == nil {
@@ -264,14 +264,14 @@ func (s *Service) NearestWithin(ctx context.Context, text string, budget time.Du
 	return out, nil
 }
 
-// ErrReadOnly is semantic recall's state while the worker serves its
+// ErrReadOnly is the embeddings' state while the worker serves its
 // database read-only.
 var ErrReadOnly = errors.New("the database is open read-only, so no row can be embedded: rows stay pending until mneme can write it again (see the problem in health); search by meaning uses the vectors already stored")
 
 // ErrEndpoint wraps an endpoint's failure during a semantic search.
 var ErrEndpoint = errors.New("semantic search: the embeddings endpoint failed")
 
-// State is semantic recall's state for health and the settings page.
+// State is the embeddings' state for health and the settings page.
 type State struct {
 	// State is "off", "pending" (the indexer has not tried yet), "ok" or
 	// "error" (LastError says what the endpoint did).

@@ -182,8 +182,8 @@ type ReplayResult struct {
 
 // Replay sends every spooled event, oldest first, through send. A line that
 // send fails on stops the replay and stays spooled (with the lines after
-// it), unless the failure is a PermanentError (the worker refused that
-// event for good): that line, like a corrupt one or one from an unknown
+// it), unless the failure is permanent (ErrPermanent: the worker refused
+// that event for good): that line, like a corrupt one or one from an unknown
 // newer version, is quarantined in <dir>/rejected/ with the reason
 // (reject) and the replay goes on, so one bad event never holds up the
 // events behind it. Only one replay runs at a time (a lock file); a second
@@ -301,9 +301,8 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 		}
 		body := withEventTime(line.Body, line.SpooledAt)
 		if err := send(line.Event, body); err != nil {
-			var perm *PermanentError
-			if errors.As(err, &perm) {
-				s.reject(raw, perm.Error())
+			if errors.Is(err, ErrPermanent) {
+				s.reject(raw, err.Error())
 				res.Corrupt++
 				done++
 				continue
@@ -323,24 +322,39 @@ func (s Spool) replayFile(path string, send func(string, []byte) error, res *Rep
 	return os.Remove(path)
 }
 
-// PermanentError marks a spooled event the worker refused for good (see
-// Permanent): retrying it cannot succeed, so it is quarantined instead of
-// blocking the spool.
-type PermanentError struct{ Msg string }
+// ErrPermanent is what an error that retrying cannot fix matches
+// (errors.Is): an event the worker refuses for good, a summary request
+// the LLM will refuse again. Mark one with Permanent. A spooled event
+// whose send fails so is quarantined instead of blocking the spool.
+var ErrPermanent = errors.New("permanent")
 
-func (e *PermanentError) Error() string { return e.Msg }
+// Permanent marks err as one retrying cannot fix (ErrPermanent), its
+// message unchanged. Permanent(nil) is nil.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string        { return e.err.Error() }
+func (e *permanentError) Unwrap() error        { return e.err }
+func (e *permanentError) Is(target error) bool { return target == ErrPermanent }
 
 // HeaderPermanent is set by the worker on a 5xx answer whose cause is the
 // event itself (the database refuses its data): the hook quarantines the
 // event instead of retrying it for ever.
 const HeaderPermanent = "Mneme-Permanent"
 
-// Permanent tells whether a worker's answer refuses the event for good: a
-// 4xx, except 401 (a token that can be fixed), 408 and 429 (try later),
-// or a 5xx marked with HeaderPermanent. Any other 5xx (the database busy,
-// full, unreachable) is retried.
-// marked is whether the answer carries HeaderPermanent.
-func Permanent(status int, marked bool) bool {
+// PermanentStatus tells whether a worker's answer refuses the event for
+// good: a 4xx, except 401 (a token that can be fixed), 408 and 429 (try
+// later), or a 5xx marked with HeaderPermanent. Any other 5xx (the
+// database busy, full, unreachable) is retried. marked is whether the
+// answer carries HeaderPermanent. It is the one place a status becomes
+// permanence: the worker's own errors carry it (ErrPermanent).
+func PermanentStatus(status int, marked bool) bool {
 	switch {
 	case status == 401 || status == 408 || status == 429: // Unauthorized, Request Timeout, Too Many Requests
 		return false

@@ -156,7 +156,7 @@ func TestSpoolRejectsCorruptAndNewerLines(t *testing.T) {
 	}
 }
 
-func TestSpoolPermanentErrorIsSetAside(t *testing.T) {
+func TestSpoolPermanentIsSetAside(t *testing.T) {
 	s := Spool{Dir: t.TempDir()}
 	s.Append("post-tool-use", []byte(`{"n":1}`))
 	s.Append("post-tool-use", []byte(`{"n":2}`))
@@ -164,7 +164,7 @@ func TestSpoolPermanentErrorIsSetAside(t *testing.T) {
 	res, err := s.Replay(func(_ string, body []byte) error {
 		n++
 		if n == 1 {
-			return &PermanentError{Msg: "worker answered 400: missing session_id"}
+			return Permanent(errors.New("worker answered 400: missing session_id"))
 		}
 		return nil
 	})
@@ -221,7 +221,7 @@ func TestSpoolPoisonEventDoesNotBlock(t *testing.T) {
 		var m struct{ N int }
 		json.Unmarshal(body, &m)
 		if m.N == 500 {
-			return &PermanentError{Msg: "worker answered 500: the database refuses it"}
+			return Permanent(errors.New("worker answered 500: the database refuses it"))
 		}
 		got = append(got, m.N)
 		return nil
@@ -255,7 +255,7 @@ func TestSpoolRejectedCountsLegacyFile(t *testing.T) {
 }
 
 // Which answers refuse an event for good, and which are retried.
-func TestPermanent(t *testing.T) {
+func TestPermanentStatus(t *testing.T) {
 	for _, c := range []struct {
 		status int
 		marked bool
@@ -267,9 +267,24 @@ func TestPermanent(t *testing.T) {
 		{500, true, true},
 		{200, true, false},
 	} {
-		if got := Permanent(c.status, c.marked); got != c.want {
-			t.Errorf("Permanent(%d, %v) = %v, want %v", c.status, c.marked, got, c.want)
+		if got := PermanentStatus(c.status, c.marked); got != c.want {
+			t.Errorf("PermanentStatus(%d, %v) = %v, want %v", c.status, c.marked, got, c.want)
 		}
+	}
+}
+
+// A permanent error keeps its message and its chain, however it is wrapped.
+func TestPermanent(t *testing.T) {
+	if Permanent(nil) != nil {
+		t.Error("Permanent(nil) is not nil")
+	}
+	base := errors.New("missing session_id")
+	err := fmt.Errorf("event 3: %w", Permanent(base))
+	if !errors.Is(err, ErrPermanent) || !errors.Is(err, base) || err.Error() != "event 3: missing session_id" {
+		t.Errorf("%v: not permanent, or not its cause", err)
+	}
+	if errors.Is(base, ErrPermanent) || errors.Is(fmt.Errorf("x: %w", base), ErrPermanent) {
+		t.Error("an unmarked error is permanent")
 	}
 }
 

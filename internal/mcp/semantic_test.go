@@ -9,7 +9,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/testutil"
 )
 
-// TestMCPSearchModes: with semantic recall off, search is text and
+// TestMCPSearchModes: with embeddings off, search is text and
 // mode=semantic is a tool error saying it is off; once an endpoint is set
 // (the embedtest fake) search is hybrid by default and finds a
 // plain-language question that text alone does not; with the endpoint
@@ -51,7 +51,7 @@ func TestMCPSearchModes(t *testing.T) {
 	}
 }
 
-// TestMCPSearchSaysWordsUnread: with semantic recall on, a query with an
+// TestMCPSearchSaysWordsUnread: with embeddings on, a query with an
 // unclosed quote answers by meaning in hybrid mode and says in one line
 // that its words could not be read, and why; mode=text stays a tool
 // error with the same reason.

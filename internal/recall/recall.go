@@ -35,12 +35,12 @@ type Builder struct {
 	Policy func() *shape.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Semantic, when on, adds the prompt's nearest observations by
-	// meaning to the related-memory hints, within SemanticBudget (default
-	// DefaultSemanticBudget): an endpoint slower than that is not waited
+	// Embed, when on, adds the prompt's nearest observations by meaning
+	// to the related-memory hints, within EmbedBudget (default
+	// DefaultEmbedBudget): an endpoint slower than that is not waited
 	// for, the hints come from text alone and Log says so.
-	Semantic       *embed.Service
-	SemanticBudget time.Duration
+	Embed       *embed.Service
+	EmbedBudget time.Duration
 	// FailureBudget bounds the failure hint's lookup (default
 	// DefaultFailureBudget): past it the hook answers without the hint.
 	FailureBudget time.Duration

@@ -92,7 +92,7 @@ func (b *Builder) RelatedMemory(ctx context.Context, project string, sessionID i
 // least threshold, best first; a memory before an observation as
 // relevant.
 //
-// With semantic recall on, the prompt's nearest memories and observations
+// With embeddings on, the prompt's nearest memories and observations
 // by meaning join them (a hint's relevance is then the larger of its text
 // relevance and its cosine similarity), looked up (one embedding of the
 // prompt, then both) at the same time as the text within the semantic
@@ -185,9 +185,9 @@ func enabledKinds(st models.MemorySettings) []string {
 	return out
 }
 
-// DefaultSemanticBudget is how long a related-memory lookup waits for
+// DefaultEmbedBudget is how long a related-memory lookup waits for
 // the embeddings endpoint and the vector scan together.
-const DefaultSemanticBudget = 250 * time.Millisecond
+const DefaultEmbedBudget = 250 * time.Millisecond
 
 // semanticLookup is a semantic lookup under way.
 type semanticLookup struct {
@@ -201,15 +201,15 @@ type semanticLookup struct {
 }
 
 // semanticRelated starts looking up the prompt's nearest observations
-// and memories in force of kinds by meaning (nil when semantic recall is
+// and memories in force of kinds by meaning (nil when embeddings are
 // off).
 func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID int64, prompt string, kinds []string, held []int64) *semanticLookup {
-	if !b.Semantic.Enabled() || strings.TrimSpace(prompt) == "" {
+	if !b.Embed.Enabled() || strings.TrimSpace(prompt) == "" {
 		return nil
 	}
-	budget := b.SemanticBudget
+	budget := b.EmbedBudget
 	if budget <= 0 {
-		budget = DefaultSemanticBudget
+		budget = DefaultEmbedBudget
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	l := &semanticLookup{done: make(chan struct{}), deadline: sctx.Done(), cancel: cancel, budget: budget}
@@ -230,7 +230,7 @@ func (b *Builder) semanticRelated(ctx context.Context, project string, sessionID
 			}
 		}
 		var found [][]models.SearchHit
-		if found, l.err = b.Semantic.NearestWithin(sctx, prompt, budget, qs...); l.err != nil {
+		if found, l.err = b.Embed.NearestWithin(sctx, prompt, budget, qs...); l.err != nil {
 			return
 		}
 		l.obs = found[0]

@@ -126,7 +126,7 @@ func TestRelatedMemoryHintsMemories(t *testing.T) {
 	}
 }
 
-// semanticFixture is a fixture whose builder has semantic recall on,
+// semanticFixture is a fixture whose builder has the embeddings on,
 // through a loopback fake of the embeddings endpoint, once every stored
 // row has its vector.
 type semanticFixture struct {
@@ -162,7 +162,7 @@ func newSemanticFixture(t *testing.T, f *fixture) *semanticFixture {
 	t.Cleanup(fake.Close)
 	logs := &syncLog{}
 	svc := &embed.Service{Store: f.store, Log: slog.New(slog.NewTextHandler(logs, nil)),
-		Tuning: embed.Tuning{Timeout: 2 * time.Second, Batch: 16, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}}
+		Options: embed.Options{Timeout: 2 * time.Second, Batch: 16, Idle: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}}
 	svc.Start(context.Background(), models.EmbeddingsSettings{URL: fake.URL, Model: "m", Dimensions: semDims})
 	t.Cleanup(svc.Stop) // before the store closes
 	deadline := time.Now().Add(60 * time.Second)
@@ -181,7 +181,7 @@ func newSemanticFixture(t *testing.T, f *fixture) *semanticFixture {
 
 func (s *semanticFixture) builder(budget time.Duration) *Builder {
 	b := s.fixture.builder()
-	b.Semantic, b.SemanticBudget, b.Log = s.svc, budget, slog.New(slog.NewTextHandler(s.logs, nil))
+	b.Embed, b.EmbedBudget, b.Log = s.svc, budget, slog.New(slog.NewTextHandler(s.logs, nil))
 	return b
 }
 
@@ -211,7 +211,7 @@ func hintOnceEmbedded(t *testing.T, b *Builder, project string, session int64, p
 	}
 }
 
-// TestRelatedMemorySemantic: with semantic recall on, a memory in force
+// TestRelatedMemorySemantic: with embeddings on, a memory in force
 // close in meaning to a prompt that shares no word with it is hinted
 // (the fake endpoint knows no synonyms: "postgresql" lies close to
 // "postgres" by their letters), which words alone do not find; a

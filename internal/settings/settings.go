@@ -2,8 +2,8 @@
 // them compiled (the privacy policy every part of the worker reads),
 // turns an edit into the settings to store (the rules every edit obeys),
 // stores them with their settings_changed event, puts them in force, and
-// runs what follows a change — the hook's rules file, a retention run, semantic recall
-// following its endpoint — for a save here and for another replica's
+// runs what follows a change — the hook's rules file, a retention run,
+// the embeddings following their endpoint — for a save here and for another replica's
 // save on PostgreSQL. Handlers decode an edit and call it; nothing else
 // stores settings.
 package settings
@@ -45,8 +45,8 @@ func Load(ctx context.Context, store *models.Store, idKey []byte) (*Service, err
 }
 
 // OnChange adds a follow-up of every change applied (a save here, or
-// another replica's): the hook's rules file, a retention run, semantic
-// recall following its endpoint. Follow-ups run in the order added.
+// another replica's): the hook's rules file, a retention run, the
+// embeddings following their endpoint. Follow-ups run in the order added.
 func (s *Service) OnChange(f func(models.Settings)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/mneme-dev/mneme/internal/hookwire"
 )
 
 // AnthropicAPI summarizes through the Anthropic Messages API with the
@@ -34,7 +36,7 @@ func (a *AnthropicAPI) Name() string { return GenAPI }
 // Summarize sends the digest of in as one message and parses the answer.
 func (a *AnthropicAPI) Summarize(ctx context.Context, in *Input) (Result, error) {
 	if strings.TrimSpace(a.APIKey) == "" {
-		return Result{}, &Permanent{errors.New("no Anthropic API key in settings (summarizer.apiKey)")}
+		return Result{}, hookwire.Permanent(errors.New("no Anthropic API key in settings (summarizer.apiKey)"))
 	}
 	model := a.Model
 	if model == "" {
@@ -64,7 +66,7 @@ func (a *AnthropicAPI) Summarize(ctx context.Context, in *Input) (Result, error)
 		if errors.As(err, &apiErr) {
 			switch apiErr.StatusCode {
 			case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-				return res, &Permanent{fmt.Errorf("the Messages API refused the request: %d", apiErr.StatusCode)}
+				return res, hookwire.Permanent(fmt.Errorf("the Messages API refused the request: %d", apiErr.StatusCode))
 			}
 			return res, fmt.Errorf("the Messages API answered %d", apiErr.StatusCode)
 		}

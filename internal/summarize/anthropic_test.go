@@ -3,6 +3,7 @@ package summarize_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -106,8 +108,8 @@ func TestAnthropicAPI(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
-				if summarize.IsPermanent(err) != tc.permanent {
-					t.Errorf("IsPermanent = %v", !tc.permanent)
+				if errors.Is(err, hookwire.ErrPermanent) != tc.permanent {
+					t.Errorf("permanent = %v", !tc.permanent)
 				}
 				return
 			}

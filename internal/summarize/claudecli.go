@@ -115,7 +115,7 @@ func (c *ClaudeCLI) Summarize(ctx context.Context, in *Input) (Result, error) {
 		if name == "" {
 			name = "claude"
 		}
-		return Result{}, &Permanent{fmt.Errorf("claude executable %q not found: %w", name, err)}
+		return Result{}, hookwire.Permanent(fmt.Errorf("claude executable %q not found: %w", name, err))
 	}
 	stdout, stderr, err := c.run(ctx, bin, c.Args(model), Prompt(in))
 	res := Result{Generator: GenClaudeCLI, Model: model}
@@ -178,7 +178,7 @@ func (c *ClaudeCLI) run(ctx context.Context, bin string, args []string, stdin st
 	// for it (the group kill has already been sent).
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return nil, nil, &Permanent{fmt.Errorf("start %s: %w", bin, err)}
+		return nil, nil, hookwire.Permanent(fmt.Errorf("start %s: %w", bin, err))
 	}
 	err := cmd.Wait()
 	_ = killGroup(cmd)
@@ -186,7 +186,7 @@ func (c *ClaudeCLI) run(ctx context.Context, bin string, args []string, stdin st
 		return stdout.Bytes(), stderr.Bytes(), fmt.Errorf("claude -p did not finish in time; killed: %w", ctx.Err())
 	}
 	if stdout.over {
-		return stdout.Bytes(), stderr.Bytes(), &Permanent{fmt.Errorf("claude -p wrote more than %d bytes", max)}
+		return stdout.Bytes(), stderr.Bytes(), hookwire.Permanent(fmt.Errorf("claude -p wrote more than %d bytes", max))
 	}
 	if err != nil {
 		var ee *exec.ExitError

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/summarize"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
@@ -139,8 +140,8 @@ func TestClaudeCLI(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
-				if summarize.IsPermanent(err) != tc.permanent {
-					t.Errorf("IsPermanent(%v) = %v", err, !tc.permanent)
+				if errors.Is(err, hookwire.ErrPermanent) != tc.permanent {
+					t.Errorf("permanent(%v) = %v", err, !tc.permanent)
 				}
 			}
 			if tc.mode == "hang" && took > 5*time.Second {
@@ -267,7 +268,7 @@ func TestClaudeCLIOneAtATime(t *testing.T) {
 func TestClaudeCLIMissingBinary(t *testing.T) {
 	c := &summarize.ClaudeCLI{Path: filepath.Join(t.TempDir(), "no-such-claude")}
 	_, err := c.Summarize(context.Background(), &summarize.Input{})
-	if err == nil || !summarize.IsPermanent(err) || !strings.Contains(err.Error(), "not found") {
+	if err == nil || !errors.Is(err, hookwire.ErrPermanent) || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/summarize"
 )
 
@@ -28,7 +29,7 @@ func TestParseStrict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := summarize.ParseStrict(tc.text)
 			if tc.err {
-				if !errors.Is(err, summarize.ErrMalformed) || !summarize.IsPermanent(err) {
+				if !errors.Is(err, summarize.ErrMalformed) || !errors.Is(err, hookwire.ErrPermanent) {
 					t.Fatalf("err = %v, want ErrMalformed", err)
 				}
 				return

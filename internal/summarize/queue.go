@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/memory"
 	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
@@ -405,7 +406,7 @@ func (q *Queue) summarize(ctx context.Context, job *models.SummaryJob, in *Input
 		return Result{}, nil, ctx.Err()
 	}
 	q.Log.Warn("LLM summary failed", "generator", llm.Name(), "session", job.SessionID, "attempt", job.Attempts, "err", err)
-	if !IsPermanent(err) && job.Attempts < q.maxAttempts() {
+	if !errors.Is(err, hookwire.ErrPermanent) && job.Attempts < q.maxAttempts() {
 		return Result{}, spent, err
 	}
 	fb := Heuristic{}.Build(in)

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mneme-dev/mneme/internal/hookwire"
 	"github.com/mneme-dev/mneme/internal/memory"
 	"github.com/mneme-dev/mneme/internal/memory/extract"
 	"github.com/mneme-dev/mneme/models"
@@ -57,22 +58,10 @@ type Result struct {
 }
 
 // ErrMalformed is returned when an LLM answered something that is not the
-// strict summary format. It is not retried: the queue falls back to the
-// heuristic summary at once.
-var ErrMalformed = errors.New("answer is not in the summary format")
-
-// Permanent marks an error that retrying will not fix (a missing binary,
-// a rejected API key, a malformed answer).
-type Permanent struct{ Err error }
-
-func (p *Permanent) Error() string { return p.Err.Error() }
-func (p *Permanent) Unwrap() error { return p.Err }
-
-// IsPermanent reports whether err should not be retried.
-func IsPermanent(err error) bool {
-	var p *Permanent
-	return errors.As(err, &p) || errors.Is(err, ErrMalformed)
-}
+// strict summary format. It is permanent (hookwire.ErrPermanent), as are a
+// missing binary and a rejected API key: the queue does not retry them
+// and falls back to the heuristic summary at once.
+var ErrMalformed = hookwire.Permanent(errors.New("answer is not in the summary format"))
 
 // fields are the labels of the strict output format, in order.
 var fields = []string{"REQUEST", "INVESTIGATED", "LEARNED", "COMPLETED", "NEXT_STEPS"}

@@ -14,7 +14,7 @@ import (
 // milliseconds, give up on a request after 1 s and on a search query's
 // vector after 300 ms.
 func FastEmbed(o *app.Options) {
-	o.Embed = embed.Tuning{Timeout: time.Second, Budget: 300 * time.Millisecond, Batch: 4,
+	o.Embed = embed.Options{Timeout: time.Second, Budget: 300 * time.Millisecond, Batch: 4,
 		Idle: 20 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}
 }
 

@@ -419,15 +419,14 @@ func (r *runner) file(ctx context.Context, f file) error {
 // passes any other error on (it stops the import).
 func (r *runner) refused(path string, line int, err error) error {
 	var reasons []string
-	var perm *hookwire.PermanentError
 	var ref *RefusedError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ref):
 		reasons = ref.Reasons
-	case errors.As(err, &perm):
-		reasons = []string{perm.Error()}
+	case errors.Is(err, hookwire.ErrPermanent):
+		reasons = []string{err.Error()}
 	default:
 		return err
 	}

@@ -141,7 +141,7 @@ func DownURL() string {
 // their character trigrams (weight 0.5) into dims buckets, with a sign
 // from the hash. It is deterministic, and texts sharing words or parts
 // of words (refund, refunded) lie close; it knows no synonyms, so it
-// measures the plumbing of semantic recall and partial matching, not what
+// measures the plumbing of the embeddings and partial matching, not what
 // a real model adds.
 func Vector(text string, dims int) []float32 {
 	v := make([]float32, dims)
