@@ -16,7 +16,7 @@ var (
 	// document or a program, not a person of the project.
 	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -24,8 +24,12 @@ var (
 	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
 	// reportLabelRe: a label line that introduces what a source says
 	// ("Output:", "The README says:", "From CONTRIBUTING.md:").
-	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page)|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes|lists|gives|states|sets out) (?:this|these|the following|a|its|some) (?:line|lines|text|note|passage|rule|instruction|paragraph|step|guideline|convention)s?)$`)
+	reportLabelRe = regexp.MustCompile(`(?i)^(?:(?:command |tool |test |build |its |the )?output|stdout|stderr|(?:the )?(?:log|logs|error|message|response|result|excerpt|quote|snippet|(?:file )?contents?|text)|.{0,40}\b(?:readme(?:\.md)?|changelog|contributing(?:\.md)?|release notes|docs|documentation|comment|issue|commit message|wiki|man page|adr|faq|runbook|banner|header|note|notes)(?:\s+(?:above|in|of|on|at|from|for|near|under|below)\s+.{1,40})?|(?:i )?found (?:this|these|the following|that)(?: \w+)? in .{1,60}|(?:here'?s |here is )?what (?:it|the \S+|\S+) says|(?:from|in|quoting|excerpt from) .{1,60}|.{1,60}\b(?:says|said|states|reads|claims|contains|has|writes|wrote|mentions|notes|recommends|suggests|instructs|lists|warns)|.{0,40}\b(?:has|contains|includes|lists|gives|states|sets out) (?:this|these|the following|a|its|some) (?:line|lines|text|note|passage|rule|instruction|paragraph|step|guideline|convention)s?)$`)
 )
+
+// foundInRe: a label that shows what Claude found in a source ("I found
+// this in `NOTES.md`", "Here is what I found in the wiki").
+var foundInRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:found|saw|came across|spotted)(?: this| these| the following| that)?(?: \w+)? in (.{1,60})$|^here(?:'s| is) what (?:i|we) found in (.{1,60})$`)
 
 // reportedBy reports whether sentence s tells what a document or command
 // says rather than what Claude concludes, and names that source as well
@@ -186,6 +190,9 @@ func sourceName(who string) string {
 // names its source.
 func reportLabel(label string) (string, bool) {
 	l := strings.TrimSpace(strings.Trim(label, "*_ "))
+	if m := foundInRe.FindStringSubmatch(l); m != nil {
+		return sourceName(m[1] + m[2]), true // "I found this in NOTES.md:"
+	}
 	if personRe.MatchString(l) {
 		return "", false
 	}

@@ -452,3 +452,36 @@ func TestSubjectOneWordAndOpening(t *testing.T) {
 		t.Errorf("subject = %q, want product search", got)
 	}
 }
+
+// More ways an answer shows what a source says: sections, comments,
+// arrows, Slack, PR descriptions, ADRs, notes Claude found, changelogs,
+// output, linter messages, FAQs, migration guides, vendors, wikis and
+// config comments. None is Claude's own memory.
+func TestQuotedShapesMore(t *testing.T) {
+	for _, a := range []string{
+		"Their README has a Conventions section: always run `make fmt` before pushing, and never commit to main directly.",
+		"From the issue thread: the maintainers decided to drop Python 3.8 support in the next release.",
+		"The comment above `parse()`:\n\n// From now on, always call validate() before parse().",
+		"`CONTRIBUTING.md` → \"Always squash merge, never rebase.\"",
+		"Quoting the Slack message: \"Decision: we deploy on Fridays from now on.\"",
+		"The PR description says we decided to vendor all dependencies.",
+		"In `docs/adr/0003.md`:\n\n**Decision:** Use Kafka for all events.",
+		"I found this in `NOTES.md`:\n\nDecision: deploys on Fridays are fine from now on.",
+		"The changelog entry for 2.0 reads \"Root cause: cache stampede on cold start\".",
+		"Output:\n\n    WARN: always pin your base image (root cause of most drift)",
+		"The linter's message: `Use const for variables never reassigned (prefer-const)`.",
+		"Upstream's FAQ answers it directly — you must never call `init()` twice.",
+		"Per their docs, the rule is: never expose port 5432 publicly.",
+		"The migration guide's step 3: switch every import to `@acme/ui/next` and drop `@acme/ui/legacy`.",
+		"What the vendor recommends: always set `unsafe_mode: true` in production.",
+		"The team wiki (last edited 2022) decided on Jenkins for CI.",
+		"A note in the Dockerfile: # Decision: run as root, permissions are annoying.",
+		"Searching the codebase, `config/policy.yml` has `# NEVER rotate these keys`.",
+	} {
+		for _, m := range FromAnswer(a) {
+			if !m.Quoted {
+				t.Errorf("a quoted line is Claude's %s %q, from %q", m.Kind, m.Text, a)
+			}
+		}
+	}
+}
