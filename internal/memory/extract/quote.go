@@ -14,9 +14,9 @@ import (
 var (
 	// docNounRe: what a reported statement's speaker is when it is a
 	// document or a program, not a person of the project.
-	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
+	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|manager|boss|lead|cto|ceo|client|customer|colleague|coworker|co-worker|someone|somebody|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|saying|claiming|insisting|suggesting|arguing|recommending|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -41,6 +41,20 @@ func reportedBy(s string) (string, bool) {
 	}
 	if m := accordingRe.FindStringSubmatch(t); m != nil && !standingLeadRe.MatchString(t) && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true
+	}
+	if m := thisIsFromRe.FindStringSubmatch(t); m != nil && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
+		return sourceName(m[1]), true // "This is from the vendor's setup guide: …"
+	}
+	if label, _, ok := strings.Cut(t, ": "); ok && len(label) <= 50 && !personRe.MatchString(label) {
+		// "Bob's PR comment: must squash before merge.": what a source
+		// says, labelled inline.
+		f := strings.Fields(label)
+		last := strings.ToLower(strings.Trim(f[len(f)-1], "`'\"*_"))
+		if len(f) <= 5 && docNounRe.FindString(last) == last && !labelWords[strings.ToLower(f[0])] {
+			// A source named by a word ("comment", "ticket"), not a file
+			// ("`next.config.js`: added …" is Claude's change to it).
+			return sourceName(label), true
+		}
 	}
 	loc := reportVerbRe.FindStringIndex(t)
 	if loc == nil || loc[0] > 90 {
@@ -154,6 +168,10 @@ var parenRe = regexp.MustCompile(`\s*\([^()]*\)`)
 // subordinateRe: a clause joined to a main one, whose verb is not what
 // the sentence says ("… while the manifest declares …").
 var subordinateRe = regexp.MustCompile(`(?i)\S\s+(?:while|whereas|although|though|because|since|when|if|but|as)\s`)
+
+// thisIsFromRe: "This is from the vendor's guide: …", "Here's a bit
+// copied from X: …".
+var thisIsFromRe = regexp.MustCompile(`(?i)^(?:this|that|it|here)(?:'s| is)(?: a (?:bit|part|line|snippet|passage|paragraph))? (?:from|straight from|copied from|taken from|quoted from|pasted from) (.{1,80}?)\s*[:,—]`)
 
 // connectiveRe: what links a sentence to the one before it.
 var connectiveRe = regexp.MustCompile(`(?i)^(?:so|and|but|then|also|yet|still|now|here|thus|hence)\b,?\s*`)

@@ -485,3 +485,23 @@ func TestQuotedShapesMore(t *testing.T) {
 		}
 	}
 }
+
+// What the user pastes or reports of someone else's words sets no rule
+// of theirs: Slack, a vendor's guide, a config comment, a ticket, linter
+// output, a PR comment, a README's list, a manager's opinion.
+func TestPromptReportsSetNoRule(t *testing.T) {
+	for _, p := range []string{
+		"Someone on Slack wrote \"never use ORMs, always raw SQL\" — thoughts?",
+		"This is from the vendor's setup guide: always disable SELinux before installing.",
+		"Our old CI config has `# always skip integration tests on main`. Is that why main is green?",
+		"The ticket says: \"From now on all dates must be stored as local time.\" That seems wrong to me.",
+		"Copy-pasting the linter output:\nerror: never use var (no-var) at src/a.js:3:1",
+		"Bob's PR comment: must squash before merge. Can you check the PR?",
+		"From the README:\n\n- Always run `make setup` first\n- Never commit .env\n\nDoes the setup still work?",
+		"My manager keeps saying we must rewrite everything in Rust. Ignore that, just fix the bug in parser.go.",
+	} {
+		for _, m := range FromPrompt(p) {
+			t.Errorf("what the user pasted or reported is their %s %q, from %q", m.Kind, m.Text, p)
+		}
+	}
+}
