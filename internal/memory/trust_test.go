@@ -319,3 +319,47 @@ func TestAnswerRulesAreNotes(t *testing.T) {
 		t.Errorf("want the rule noted and Claude's decision in force: noted %v, decision %v", noted, decision)
 	}
 }
+
+// turnLine is one turn of a scenario, written inline.
+type turnLine = struct {
+	Person   string `json:"person"`
+	Imported bool   `json:"imported"`
+	Session  string `json:"session"`
+	Prompt   string `json:"prompt"`
+	Answer   string `json:"answer"`
+}
+
+// A choice changed twice, in the ways people write it — by Claude across
+// sessions, by the user from a rule to a switch to a standing rule, and
+// a move told with its reason after one told with "instead of" — leaves
+// one memory in force, the last.
+func TestChainsEndInOne(t *testing.T) {
+	store := testutil.OpenStore(t, t.TempDir())
+	t.Cleanup(func() { store.Close() })
+	chains := [][]turnLine{
+		{{Session: "s1", Prompt: "Set up logging.", Answer: "I went with zap for logging, because it is fast and structured."},
+			{Session: "s2", Prompt: "zap's API is clunky.", Answer: "Switched logging to zerolog; zap is removed."},
+			{Session: "s3", Prompt: "Let's just use slog from the standard library, no dependency.", Answer: "Done: every logger is now slog, and zerolog is gone from go.mod."}},
+		{{Session: "s1", Prompt: "Always deploy with Helm.", Answer: "Noted."},
+			{Session: "s2", Prompt: "We're switching deploys to Kustomize, Helm is too much templating.", Answer: "Converted the charts to Kustomize overlays."},
+			{Session: "s3", Prompt: "From now on deploy with Argo CD only; no manual kubectl apply.", Answer: "Added the Argo CD Application manifests."}},
+		{{Session: "s1", Prompt: "Where should uploads go?", Answer: "Uploads are stored on the local disk under /var/uploads for now, since there is one server."},
+			{Session: "s1", Prompt: "We add a second server next week.", Answer: "Uploads now go to S3 instead of the local disk, because both servers must see them."},
+			{Session: "s2", Prompt: "S3 egress is too expensive.", Answer: "Moved uploads to Cloudflare R2: same API, no egress fees. The S3 bucket is retired."}},
+	}
+	last := []string{"slog", "Argo CD", "Cloudflare R2"}
+	for i, ch := range chains {
+		var sc scenario
+		sc.ID = fmt.Sprintf("chain-%d", i)
+		sc.Turns = append(sc.Turns, ch...)
+		var force []string
+		for _, m := range runScenario(t, store, sc) {
+			if m.State == models.MemoryCurrent {
+				force = append(force, m.Text)
+			}
+		}
+		if len(force) != 1 || !strings.Contains(force[0], last[i]) {
+			t.Errorf("chain %d ends with %q in force, want one memory naming %s", i, force, last[i])
+		}
+	}
+}

@@ -300,7 +300,9 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 		return Memory{}, false
 	}
 	seen[key] = true
-	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
+	// "From now on …" sets a rule where another held: a change too.
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) ||
+		nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))
 	return m, true

@@ -34,8 +34,8 @@ func init() {
 	stores store stored holds hold keeps keep handles handle comes come moved moves from in on to into at for with by of
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
 	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
-	without unless until before after when if than per via across over under about like between through during
-	within against except behind`) {
+	without unless until before after when if than per via across over under about like between through during returns
+	within against except behind next today tomorrow yesterday soon later`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -154,7 +154,7 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if general != "" {
 		return general, false
 	}
-	if s := nounPhrase(text); s != "" && !genericHeads[head(s)] && !clauseVerbRe.MatchString(s+" ") {
+	if s := nounPhrase(strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))); s != "" && !genericHeads[head(s)] && !clauseVerbRe.MatchString(s+" ") {
 		return s, false // "form actions only for mutations": what the rule opens with
 	}
 	_ = label
@@ -196,13 +196,13 @@ var (
 	// \">=3.11\"", "python_requires='>=3.9'").
 	requiresRe = regexp.MustCompile(`(?i)\b(?:requires-(python)|(python)_requires)\s*=\s*["']?\s*(?:>=|~=|==)?\s*\d`)
 	// leadWordsRe: what an instruction opens with before its verb.
-	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|now|no longer|still)[\s,]+)+`)
+	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the
