@@ -676,7 +676,7 @@ func proseOffered(us []unit) (subject string, opts []option) {
 }
 
 // eitherRe: two options told in one sentence ("Either X, …, or Y …").
-var eitherRe = regexp.MustCompile(`(?i)^either\s+(.+?),?\s+or\s+(.+?)\.?$`)
+var eitherRe = regexp.MustCompile(`(?i)^(?:(?:we|you|i) (?:could|can|might) )?either\s+(.+?),?\s+or\s+(.+?)\.?$`)
 
 // eitherOptions finds the options of an "Either X or Y" sentence among us.
 func eitherOptions(us []unit) []option {
@@ -763,7 +763,7 @@ func optionName(item string) string {
 var optionVerbRe = regexp.MustCompile(`(?i)^(?:passed|using|via|plus|that|which|where|fired|stored|built|run|called|behind)$`)
 
 // letterLeadRe: an option lettered "A." or "**A. Name**".
-var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?[A-H][.)]\s+`)
+var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?[A-H](?:[.)]|\s+[—–-])\s+`)
 
 // letterPickRe: a prompt picking a lettered option ("A.", "option b").
 var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H])(?:[.),:!]|\s|$))`)
@@ -790,9 +790,15 @@ func waysSubject(label string) string {
 		return ""
 	}
 	rest := storeVerbRe.ReplaceAllString(strings.TrimSpace(m[1]), "")
+	if v := verbThenDetRe.FindStringSubmatch(rest); v != nil {
+		rest = v[1] // "to cache the rendered pages" → "rendered pages"
+	}
 	rest = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(rest, "the "), "our "), "a ")
 	return nounPhrase(rest)
 }
+
+// verbThenDetRe: a verb and its object ("cache the rendered pages").
+var verbThenDetRe = regexp.MustCompile(`(?i)^(?:to\s+)?[a-z]+\s+(?:the|our|a|an|its|their)\s+(.+)$`)
 
 // questionSubject is the subject a choosing question names: "should the
 // rate limiter be per API key or per IP?" → "rate limiter".
@@ -838,6 +844,9 @@ func chosen(p string, opts []option) (int, string) {
 		return best, p[at+len(opts[best].name):]
 	}
 	if lettered(opts) {
+		if t := strings.TrimSpace(strings.Trim(p, ".!")); len(t) == 1 && t[0] >= 'a' && t[0] <= 'h' && int(t[0]-'a') < len(opts) {
+			return int(t[0] - 'a'), "" // "a": a lone letter is no article
+		}
 		if m := letterPickRe.FindStringSubmatchIndex(p); m != nil {
 			var l string
 			if m[2] >= 0 {

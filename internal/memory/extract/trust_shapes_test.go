@@ -505,3 +505,43 @@ func TestPromptReportsSetNoRule(t *testing.T) {
 		}
 	}
 }
+
+// Choices offered in the shapes answers take — a numbered list under
+// "Two ways to …", a list closed by "What do you think?", "We could
+// either … or …" closed by "Your call.", bold lettered lines — picked by
+// ordinal, name, a word of one ("the Postgres one"), a letter, or words
+// that pick nothing ("neither …", a question).
+func TestFromChoiceShapes(t *testing.T) {
+	prevs := []string{
+		"Two ways to cache the rendered pages:\n\n1. **Varnish** in front of the app — fastest, one more service.\n2. **Rails fragment caching** in Redis — no new service, slower on a cold cache.\n\nWhich do you prefer?",
+		"Options for the queue:\n- Sidekiq: mature, needs Redis.\n- GoodJob: runs on Postgres, fewer moving parts.\n\nWhat do you think?",
+		"We could either vendor the SDK or pin it with a lockfile. Vendoring keeps builds offline but bloats the repo; a lockfile keeps it small. Your call.",
+		"**A — Keycloak**: self-hosted, full control.\n**B — Auth0**: managed, per-user pricing.\n\nWhich way?",
+	}
+	for _, c := range []struct {
+		prev       int
+		pick, want string // want "" is no choice
+	}{
+		{0, "2 sounds right", "Rails fragment caching, not Varnish"},
+		{0, "Varnish, we have the ops budget", "Varnish, not Rails fragment caching"},
+		{0, "neither, just use a CDN", ""},
+		{1, "the Postgres one", "GoodJob, not Sidekiq"},
+		{1, "hmm not sure, what about Que?", ""},
+		{2, "vendor it, CI has no network", "Vendor the SDK, not pin it"},
+		{3, "the managed one", "Auth0, not Keycloak"},
+		{3, "a", "Keycloak, not Auth0"},
+	} {
+		t.Run(c.pick, func(t *testing.T) {
+			m, ok := FromChoice("", prevs[c.prev], c.pick)
+			switch {
+			case c.want == "" && ok:
+				t.Errorf("FromChoice = %q, want no choice", m.Text)
+			case c.want != "" && (!ok || !strings.Contains(m.Text, c.want)):
+				t.Errorf("FromChoice = %v %q, want %q", ok, m.Text, c.want)
+			}
+		})
+	}
+	if m, _ := FromChoice("", prevs[0], "2"); m.Subject != "rendered pages" {
+		t.Errorf("subject = %q, want the object of 'Two ways to cache the rendered pages'", m.Subject)
+	}
+}
