@@ -100,3 +100,58 @@ func TestSocketSenderHonoursDeadline(t *testing.T) {
 		t.Errorf("waited %s past a 150 ms budget", waited)
 	}
 }
+
+// A cancelled context wakes a read blocked on a worker that never
+// answers, although the socket has no deadline.
+func TestSocketSenderHonoursCancel(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	ln, err := net.Listen("unix", filepath.Join(dir, "mneme.sock"))
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			defer c.Close()
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-accepted; time.Sleep(20 * time.Millisecond); cancel() }()
+	_, err = SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
+	}
+}
+
+// Nothing listening is told apart from a worker that fails: the hook
+// starts the worker or spools on the first only.
+func TestSocketSenderNoListener(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	_, err := SocketSender(dir)(context.Background(), "POST", "/api/hooks/stop", []byte(`{}`))
+	if err == nil || !isConnRefused(err) {
+		t.Fatalf("err = %v, want no listener", err)
+	}
+}
+
+// Header fields are read by name whatever their case; a malformed line
+// is an error, not a guess.
+func TestReadHeader(t *testing.T) {
+	h, err := readHeader(bufio.NewReader(strings.NewReader("Content-Length: 12\r\nmneme-permanent:  1 \r\n\r\nbody")))
+	if err != nil || h.Get("content-length") != "12" || h.Get("Mneme-Permanent") != "1" {
+		t.Fatalf("readHeader = %v, %v", h, err)
+	}
+	if _, err := readHeader(bufio.NewReader(strings.NewReader("no colon here\r\n\r\n"))); err == nil {
+		t.Error("a header line without a colon was read")
+	}
+	if _, err := readHeader(bufio.NewReader(strings.NewReader("X: 1\r\n"))); err == nil {
+		t.Error("headers cut before their blank line were read")
+	}
+}
