@@ -69,7 +69,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 	if status, _ := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"x","pattern":"("}]}}`); status != http.StatusUnprocessableEntity {
 		t.Fatalf("invalid rules: %d", status)
 	}
-	if r := srv.Capture.Policy().Settings.Privacy.RedactionRules[0]; r.Name != "pem_private_key" || r.Pattern != models.BuiltinRedactionRules()[0].Pattern {
+	if r := srv.Capture.Policy().Settings.Privacy.RedactionRules[0]; r.Name != "pem_private_key" || r.Pattern != privacy.BuiltinRules()[0].Pattern {
 		t.Fatalf("live settings changed by a rejected PUT: %+v", r)
 	}
 	if status, out := putSettings(t, srv, `{not json`); status != http.StatusBadRequest {
@@ -354,7 +354,7 @@ func TestReapplyRedaction(t *testing.T) {
 		t.Fatalf("PUT: %d %s", status, out)
 	}
 	// Built-ins survive a PUT that leaves them out.
-	if st := srv.Capture.Policy().Settings; len(st.Privacy.RedactionRules) != len(models.BuiltinRedactionRules())+1 {
+	if st := srv.Capture.Policy().Settings; len(st.Privacy.RedactionRules) != len(privacy.BuiltinRules())+1 {
 		t.Fatalf("rules after PUT: %+v", st.Privacy.RedactionRules)
 	}
 	if status, _ := srv.Post(t, "/api/settings/reapply-redaction", `{}`); status != 400 {
@@ -398,7 +398,7 @@ func TestReapplyRedaction(t *testing.T) {
 func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
 	srv := testutil.NewServer(t)
 	_, page := srv.Get(t, "/settings")
-	for _, r := range models.BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		if !strings.Contains(string(page), `data-rule="`+r.Name+`"`) {
 			t.Errorf("the settings page does not list %s", r.Name)
 		}
@@ -473,7 +473,7 @@ func TestSettingsBuiltinsSayWhatTheyCatch(t *testing.T) {
 	srv := testutil.NewServer(t)
 	_, b := srv.Get(t, "/settings")
 	page := string(b)
-	for _, r := range models.BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		d, ok := privacy.Describe(r.Name)
 		if !ok {
 			t.Errorf("%s: no description", r.Name)

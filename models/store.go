@@ -33,6 +33,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/mneme-dev/mneme/models/internal/settingsrules"
 	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
 
@@ -43,7 +44,9 @@ func init() { storedb.Of = func(store any) *gorm.DB { return store.(*Store).db }
 // Sentinel errors returned by the Store. Handlers map them to HTTP statuses.
 var (
 	ErrNotFound = errors.New("not found")
-	ErrInvalid  = errors.New("invalid")
+	// ErrInvalid is the settings rules' own value, so that a settings
+	// ValidationError, which cannot import models, matches it.
+	ErrInvalid = settingsrules.ErrInvalid
 	// ErrForbidden is a request the caller may make, about something that
 	// is not theirs (a person's event for another person's session): 403.
 	ErrForbidden = errors.New("forbidden")
