@@ -38,8 +38,13 @@ import (
 )
 
 // The test helpers and benchmark databases under models/ reach the handle
-// through storedb; no other package can import it.
-func init() { storedb.Of = func(store any) *gorm.DB { return store.(*Store).db } }
+// (and what tests look at beside it) through storedb; no other package
+// can import it.
+func init() {
+	storedb.Of = func(store any) *gorm.DB { return store.(*Store).db }
+	storedb.Tx = func(db *gorm.DB) any { return &Tx{db: db} }
+	storedb.VectorsLoading = func(store any) bool { return store.(*Store).vectorIndexLoading() }
+}
 
 // Sentinel errors returned by the Store. Handlers map them to HTTP statuses.
 var (
