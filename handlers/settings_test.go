@@ -138,10 +138,12 @@ func TestTestRule(t *testing.T) {
 		{`nope`, `malformed JSON`, 400},
 	}
 	for _, tt := range tests {
-		status, out := srv.Post(t, "/api/settings/test-rule", tt.body)
-		if status != tt.status || !strings.Contains(string(out), tt.want) {
-			t.Errorf("%s: %d %s, want %d with %s", tt.body, status, out, tt.status, tt.want)
-		}
+		t.Run(tt.body, func(t *testing.T) {
+			status, out := srv.Post(t, "/api/settings/test-rule", tt.body)
+			if status != tt.status || !strings.Contains(string(out), tt.want) {
+				t.Errorf("%s: %d %s, want %d with %s", tt.body, status, out, tt.status, tt.want)
+			}
+		})
 	}
 }
 
@@ -421,12 +423,14 @@ func TestSettingsSaveKeepsThePlace(t *testing.T) {
 		{"", "", "/settings?saved=1"},
 	}
 	for _, tc := range cases {
-		form := settingsForm(tok, srv.Capture.Policy().Settings)
-		form.Set("at", tc.at)
-		form.Set("builtinOpen", tc.open)
-		if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != tc.loc {
-			t.Errorf("save at %q: %d %q, want %q %s", tc.at, status, loc, tc.loc, body)
-		}
+		t.Run(tc.at, func(t *testing.T) {
+			form := settingsForm(tok, srv.Capture.Policy().Settings)
+			form.Set("at", tc.at)
+			form.Set("builtinOpen", tc.open)
+			if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != tc.loc {
+				t.Errorf("save at %q: %d %q, want %q %s", tc.at, status, loc, tc.loc, body)
+			}
+		})
 	}
 	// noticeIn is the id of the section the notice is in, "" before the
 	// first section (the top of the page).
