@@ -120,17 +120,19 @@ func TestAPIObservations(t *testing.T) {
 		{"?offset=50", nil, false},
 	}
 	for _, tt := range tests {
-		var page api.Page[models.Observation]
-		w.srv.GetJSON(t, "/api/observations"+tt.query, &page)
-		if len(page.Items) != len(tt.titles) || page.HasMore != tt.hasMore {
-			t.Errorf("%s: %d items hasMore=%v, want %d hasMore=%v", tt.query, len(page.Items), page.HasMore, len(tt.titles), tt.hasMore)
-			continue
-		}
-		for i, o := range page.Items {
-			if !strings.Contains(o.Title, tt.titles[i]) {
-				t.Errorf("%s: item %d title %q, want it to contain %q", tt.query, i, o.Title, tt.titles[i])
+		t.Run(tt.query, func(t *testing.T) {
+			var page api.Page[models.Observation]
+			w.srv.GetJSON(t, "/api/observations"+tt.query, &page)
+			if len(page.Items) != len(tt.titles) || page.HasMore != tt.hasMore {
+				t.Errorf("%s: %d items hasMore=%v, want %d hasMore=%v", tt.query, len(page.Items), page.HasMore, len(tt.titles), tt.hasMore)
+				return
 			}
-		}
+			for i, o := range page.Items {
+				if !strings.Contains(o.Title, tt.titles[i]) {
+					t.Errorf("%s: item %d title %q, want it to contain %q", tt.query, i, o.Title, tt.titles[i])
+				}
+			}
+		})
 	}
 	// The failed call is stored as a failure with its error.
 	var page api.Page[models.Observation]
@@ -157,7 +159,9 @@ func TestAPIObservations(t *testing.T) {
 		{"?session=abc", "session must be"},
 		{"?session=-4", "session must be"},
 	} {
-		w.expectError(t, http.MethodGet, "/api/observations"+bad.query, nil, 400, bad.msg)
+		t.Run(bad.query, func(t *testing.T) {
+			w.expectError(t, http.MethodGet, "/api/observations"+bad.query, nil, 400, bad.msg)
+		})
 	}
 }
 
@@ -212,31 +216,33 @@ func TestAPISearch(t *testing.T) {
 		{"q=reconnect&from=" + time.Now().UTC().Format(time.DateOnly), []string{"observation", "prompt"}},
 	}
 	for _, tt := range tests {
-		var r res
-		w.srv.GetJSON(t, "/api/search?"+tt.query, &r)
-		var types []string
-		for _, h := range r.Items {
-			types = append(types, h.Type)
-			if h.Score <= 0 || !h.Ranked || h.SessionID == 0 || h.Project == "" {
-				t.Errorf("%s: hit %+v lacks rank or details", tt.query, h.SearchHit)
-			}
-			matched := false
-			for _, p := range h.SnippetParts {
-				matched = matched || p.Match
-				if strings.ContainsAny(p.Text, "\x02\x03") {
-					t.Errorf("%s: snippet part %q keeps a marker", tt.query, p.Text)
+		t.Run(tt.query, func(t *testing.T) {
+			var r res
+			w.srv.GetJSON(t, "/api/search?"+tt.query, &r)
+			var types []string
+			for _, h := range r.Items {
+				types = append(types, h.Type)
+				if h.Score <= 0 || !h.Ranked || h.SessionID == 0 || h.Project == "" {
+					t.Errorf("%s: hit %+v lacks rank or details", tt.query, h.SearchHit)
+				}
+				matched := false
+				for _, p := range h.SnippetParts {
+					matched = matched || p.Match
+					if strings.ContainsAny(p.Text, "\x02\x03") {
+						t.Errorf("%s: snippet part %q keeps a marker", tt.query, p.Text)
+					}
+				}
+				if !matched {
+					t.Errorf("%s: snippet %q has no matched part", tt.query, h.Snippet)
 				}
 			}
-			if !matched {
-				t.Errorf("%s: snippet %q has no matched part", tt.query, h.Snippet)
+			if !sameSet(types, tt.types) {
+				t.Errorf("%s: types %v, want %v", tt.query, types, tt.types)
 			}
-		}
-		if !sameSet(types, tt.types) {
-			t.Errorf("%s: types %v, want %v", tt.query, types, tt.types)
-		}
-		if len(r.Items) > 0 && !r.Ranked {
-			t.Errorf("%s: ranked = false", tt.query)
-		}
+			if len(r.Items) > 0 && !r.Ranked {
+				t.Errorf("%s: ranked = false", tt.query)
+			}
+		})
 	}
 	// Paging: limit=1 tells hasMore.
 	var r res
@@ -259,7 +265,9 @@ func TestAPISearch(t *testing.T) {
 		{"q=x&to=2026-13-01", "to must be a date"},
 		{"q=x&from=2026-02-02&to=2026-01-01", "from must be before to"},
 	} {
-		w.expectError(t, http.MethodGet, "/api/search?"+bad.query, nil, 400, bad.msg)
+		t.Run(bad.query, func(t *testing.T) {
+			w.expectError(t, http.MethodGet, "/api/search?"+bad.query, nil, 400, bad.msg)
+		})
 	}
 }
 
@@ -401,7 +409,9 @@ func TestAPIProjectsAndStats(t *testing.T) {
 		{"?from=2026-02-01&to=2026-01-01", "from is after to"},
 		{"?from=2020-01-01&to=2026-01-01", "longer than"},
 	} {
-		w.expectError(t, http.MethodGet, "/api/stats"+bad.query, nil, 400, bad.msg)
+		t.Run(bad.query, func(t *testing.T) {
+			w.expectError(t, http.MethodGet, "/api/stats"+bad.query, nil, 400, bad.msg)
+		})
 	}
 }
 

@@ -56,19 +56,21 @@ func TestClaimedTimeIsBounded(t *testing.T) {
 	}
 	after := time.Now().UTC()
 	for _, c := range cases {
-		s := sessionRow(t, srv, c.sid)
-		var p models.Prompt
-		modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id LIMIT 1`, s.ID)
-		if p.Text == "" {
-			t.Fatalf("%s: its prompt was lost", c.sid)
-		}
-		for what, at := range map[string]time.Time{"session": s.StartedAt, "prompt": p.CreatedAt} {
-			switch {
-			case c.keep && !at.Equal(c.claimed):
-				t.Errorf("%s: the %s is dated %s, the claim %s was within the window", c.sid, what, at, c.claimed)
-			case !c.keep && (at.Before(now.Add(-time.Second)) || at.After(after.Add(time.Second))):
-				t.Errorf("%s: the %s is dated %s, not when it was received (%s…%s)", c.sid, what, at, now, after)
+		t.Run(c.sid, func(t *testing.T) {
+			s := sessionRow(t, srv, c.sid)
+			var p models.Prompt
+			modelstest.Scan(t, srv.Store, &p, `SELECT * FROM prompts WHERE session_id = ? ORDER BY id LIMIT 1`, s.ID)
+			if p.Text == "" {
+				t.Fatalf("%s: its prompt was lost", c.sid)
 			}
-		}
+			for what, at := range map[string]time.Time{"session": s.StartedAt, "prompt": p.CreatedAt} {
+				switch {
+				case c.keep && !at.Equal(c.claimed):
+					t.Errorf("%s: the %s is dated %s, the claim %s was within the window", c.sid, what, at, c.claimed)
+				case !c.keep && (at.Before(now.Add(-time.Second)) || at.After(after.Add(time.Second))):
+					t.Errorf("%s: the %s is dated %s, not when it was received (%s…%s)", c.sid, what, at, now, after)
+				}
+			}
+		})
 	}
 }

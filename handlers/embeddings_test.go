@@ -22,6 +22,10 @@ import (
 	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
+// embeddingsKeyFile is the embeddings endpoint's key file in the data
+// directory, beside mneme.db (README).
+const embeddingsKeyFile = "embeddings-key"
+
 // semanticSeed is a worker with a few prompts and tool calls of project
 // gw, ingested through the hooks.
 func semanticSeed(t *testing.T) *testutil.Server {
@@ -386,7 +390,7 @@ func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
 	}
 	putEmbeddings(t, a, `{"url":"`+fake.URL+`/v1"}`)
 	waitFor(t, "B to drop its key for the old address", func() bool { return !embeddingsKeySet(t, b) })
-	if _, err := os.Stat(filepath.Join(b.DataDir, models.EmbeddingsKeyFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(b.DataDir, embeddingsKeyFile)); !os.IsNotExist(err) {
 		t.Errorf("B's key file is still there: %v", err)
 	}
 	putEmbeddings(t, a, `{"model":"m2"}`)

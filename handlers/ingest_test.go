@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/privacy"
 
 	"github.com/mneme-dev/mneme/models/modelstest"
 
@@ -402,7 +403,7 @@ var e2eSecrets = map[string][2]string{
 
 func TestIngestRedactsEveryRule(t *testing.T) {
 	srv := testutil.NewServer(t)
-	for _, rule := range models.BuiltinRedactionRules() {
+	for _, rule := range privacy.BuiltinRules() {
 		sample, ok := e2eSecrets[rule.Name]
 		if !ok {
 			t.Errorf("built-in rule %q has no end-to-end sample", rule.Name)

@@ -88,11 +88,13 @@ func TestMemoryPageSearch(t *testing.T) {
 		{memorySearchPath("store", "mode", "semantic"), "search by meaning is off"},
 		{memorySearchPath("store", "mode", "fuzzy"), "mode must be"},
 	} {
-		status, page, _ := memGet(t, c, srv, tc.path)
-		msg := between(page, `id="memory-search-error"`, "</p>")
-		if status != 400 || !strings.Contains(strings.ToLower(msg), tc.want) || !strings.Contains(page, `id="memory-q"`) {
-			t.Errorf("%s: %d %q, want 400 saying %q with the form", tc.path, status, msg, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			status, page, _ := memGet(t, c, srv, tc.path)
+			msg := between(page, `id="memory-search-error"`, "</p>")
+			if status != 400 || !strings.Contains(strings.ToLower(msg), tc.want) || !strings.Contains(page, `id="memory-q"`) {
+				t.Errorf("%s: %d %q, want 400 saying %q with the form", tc.path, status, msg, tc.want)
+			}
+		})
 	}
 
 	// Without a query the page lists by kind, as before.

@@ -196,9 +196,11 @@ func TestEventFragment(t *testing.T) {
 		{"/fragments/event/2?project=notes-app", 200}, // its project
 	}
 	for _, c := range cases {
-		if status, body := getPage(t, srv, c.path); status != c.status {
-			t.Errorf("%s: %d, want %d: %s", c.path, status, c.status, body)
-		}
+		t.Run(c.path, func(t *testing.T) {
+			if status, body := getPage(t, srv, c.path); status != c.status {
+				t.Errorf("%s: %d, want %d: %s", c.path, status, c.status, body)
+			}
+		})
 	}
 }
 

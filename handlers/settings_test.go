@@ -69,7 +69,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 	if status, _ := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"x","pattern":"("}]}}`); status != http.StatusUnprocessableEntity {
 		t.Fatalf("invalid rules: %d", status)
 	}
-	if r := srv.Capture.Policy().Settings.Privacy.RedactionRules[0]; r.Name != "pem_private_key" || r.Pattern != models.BuiltinRedactionRules()[0].Pattern {
+	if r := srv.Capture.Policy().Settings.Privacy.RedactionRules[0]; r.Name != "pem_private_key" || r.Pattern != privacy.BuiltinRules()[0].Pattern {
 		t.Fatalf("live settings changed by a rejected PUT: %+v", r)
 	}
 	if status, out := putSettings(t, srv, `{not json`); status != http.StatusBadRequest {
@@ -138,10 +138,12 @@ func TestTestRule(t *testing.T) {
 		{`nope`, `malformed JSON`, 400},
 	}
 	for _, tt := range tests {
-		status, out := srv.Post(t, "/api/settings/test-rule", tt.body)
-		if status != tt.status || !strings.Contains(string(out), tt.want) {
-			t.Errorf("%s: %d %s, want %d with %s", tt.body, status, out, tt.status, tt.want)
-		}
+		t.Run(tt.body, func(t *testing.T) {
+			status, out := srv.Post(t, "/api/settings/test-rule", tt.body)
+			if status != tt.status || !strings.Contains(string(out), tt.want) {
+				t.Errorf("%s: %d %s, want %d with %s", tt.body, status, out, tt.status, tt.want)
+			}
+		})
 	}
 }
 
@@ -354,7 +356,7 @@ func TestReapplyRedaction(t *testing.T) {
 		t.Fatalf("PUT: %d %s", status, out)
 	}
 	// Built-ins survive a PUT that leaves them out.
-	if st := srv.Capture.Policy().Settings; len(st.Privacy.RedactionRules) != len(models.BuiltinRedactionRules())+1 {
+	if st := srv.Capture.Policy().Settings; len(st.Privacy.RedactionRules) != len(privacy.BuiltinRules())+1 {
 		t.Fatalf("rules after PUT: %+v", st.Privacy.RedactionRules)
 	}
 	if status, _ := srv.Post(t, "/api/settings/reapply-redaction", `{}`); status != 400 {
@@ -398,7 +400,7 @@ func TestReapplyRedaction(t *testing.T) {
 func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
 	srv := testutil.NewServer(t)
 	_, page := srv.Get(t, "/settings")
-	for _, r := range models.BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		if !strings.Contains(string(page), `data-rule="`+r.Name+`"`) {
 			t.Errorf("the settings page does not list %s", r.Name)
 		}
@@ -421,12 +423,14 @@ func TestSettingsSaveKeepsThePlace(t *testing.T) {
 		{"", "", "/settings?saved=1"},
 	}
 	for _, tc := range cases {
-		form := settingsForm(tok, srv.Capture.Policy().Settings)
-		form.Set("at", tc.at)
-		form.Set("builtinOpen", tc.open)
-		if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != tc.loc {
-			t.Errorf("save at %q: %d %q, want %q %s", tc.at, status, loc, tc.loc, body)
-		}
+		t.Run(tc.at, func(t *testing.T) {
+			form := settingsForm(tok, srv.Capture.Policy().Settings)
+			form.Set("at", tc.at)
+			form.Set("builtinOpen", tc.open)
+			if status, loc, body := postForm(t, c, srv, "/settings", form); status != 303 || loc != tc.loc {
+				t.Errorf("save at %q: %d %q, want %q %s", tc.at, status, loc, tc.loc, body)
+			}
+		})
 	}
 	// noticeIn is the id of the section the notice is in, "" before the
 	// first section (the top of the page).
@@ -473,7 +477,7 @@ func TestSettingsBuiltinsSayWhatTheyCatch(t *testing.T) {
 	srv := testutil.NewServer(t)
 	_, b := srv.Get(t, "/settings")
 	page := string(b)
-	for _, r := range models.BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		d, ok := privacy.Describe(r.Name)
 		if !ok {
 			t.Errorf("%s: no description", r.Name)

@@ -20,6 +20,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/modelstest"
 	"github.com/mneme-dev/mneme/web/sse"
 )
 
@@ -573,7 +574,7 @@ func TestStreamSlowClient(t *testing.T) {
 	const n = 3000
 	blob := strings.Repeat("x", 4000)
 	var evs []models.Event
-	err = srv.Store.WriteQuietly(t.Context(), func(tx *models.Tx) error {
+	modelstest.WriteQuietly(t, srv.Store, func(tx *models.Tx) error {
 		evs = evs[:0]
 		for i := range n {
 			ev, err := tx.AppendEvent(models.EventSettingsChanged, "", 0, 0, map[string]any{"i": i, "blob": blob})
@@ -584,9 +585,6 @@ func TestStreamSlowClient(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Published in bursts of 100 (within a client's 256-event buffer), each
 	// after the fast clients got the previous one: the slow client's
 	// stream blocks once its socket is full, and its buffer overflows.

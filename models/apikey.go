@@ -11,18 +11,18 @@ import (
 	"gorm.io/gorm"
 )
 
-// APIKeyFile is the file, in the data directory beside the database, that
+// apiKeyFile is the file, in the data directory beside the database, that
 // holds the summarizer's API key: owner-only (0600), written atomically.
 // The key is never stored in the database, so a copy of mneme.db (a
 // backup, an export, a file attached to a bug report) carries no key.
-const APIKeyFile = "apikey"
+const apiKeyFile = "apikey"
 
 // apiKeyPath is where the store keeps the API key.
-func (s *Store) apiKeyPath() string { return filepath.Join(filepath.Dir(s.path), APIKeyFile) }
+func (s *Store) apiKeyPath() string { return filepath.Join(filepath.Dir(s.path), apiKeyFile) }
 
-// EmbeddingsKeyFile is the file, beside APIKeyFile, that holds the
+// embeddingsKeyFile is the file, beside apiKeyFile, that holds the
 // embeddings endpoint's key, kept the same way.
-const EmbeddingsKeyFile = "embeddings-key"
+const embeddingsKeyFile = "embeddings-key"
 
 // loadAPIKey reads the API key; a missing file is no key.
 func (s *Store) loadAPIKey() (string, error) { return loadKeyFile(s.apiKeyPath()) }
@@ -39,7 +39,7 @@ func (s *Store) loadEmbeddingsKey() (string, error) { return loadKeyFile(s.embed
 func (s *Store) SaveEmbeddingsKey(key string) error { return saveKeyFile(s.embeddingsKeyPath(), key) }
 
 func (s *Store) embeddingsKeyPath() string {
-	return filepath.Join(filepath.Dir(s.path), EmbeddingsKeyFile)
+	return filepath.Join(filepath.Dir(s.path), embeddingsKeyFile)
 }
 
 // loadKeyFile reads a key file; a missing file is no key.

@@ -121,28 +121,6 @@ func (s *Store) EmbeddingProgress(ctx context.Context, model string) (done, tota
 	return done, total, err
 }
 
-// VectorCount counts the stored vectors (of any model) of the rows of
-// type typ among ids, or of every row of typ when ids is nil: what forget
-// and retention must leave at zero.
-func (s *Store) VectorCount(ctx context.Context, typ string, ids []int64) (int64, error) {
-	db := s.searchDB(ctx)
-	var n int64
-	if ids == nil {
-		err := db.Raw("SELECT count(*) FROM embeddings WHERE item_type = ?", typ).Row().Scan(&n)
-		return n, err
-	}
-	for len(ids) > 0 {
-		chunk := ids[:min(len(ids), 500)]
-		ids = ids[len(chunk):]
-		var k int64
-		if err := db.Raw("SELECT count(*) FROM embeddings WHERE item_type = ? AND item_id IN ?", typ, chunk).Row().Scan(&k); err != nil {
-			return 0, err
-		}
-		n += k
-	}
-	return n, nil
-}
-
 // SaveEmbeddings stores the vectors of items (vecs[i] is items[i]'s) for
 // model, replacing any older one; a row deleted meanwhile gets none.
 func (tx *Tx) SaveEmbeddings(model string, items []EmbedItem, vecs [][]float32) error {

@@ -34,7 +34,7 @@ func TestMemoryEmbeddings(t *testing.T) {
 		if n := embedAll(t, s, "m1"); n != rows {
 			t.Fatalf("embedded %d rows, want %d (memories included)", n, rows)
 		}
-		if n, err := s.VectorCount(ctx, SearchMemory, nil); err != nil || n != int64(len(mems)) {
+		if n, err := s.vectorCount(ctx, SearchMemory, nil); err != nil || n != int64(len(mems)) {
 			t.Fatalf("memory vectors: %d %v, want %d", n, err, len(mems))
 		}
 		if done, total, err := s.EmbeddingProgress(ctx, "m1"); err != nil || done != int64(rows) || total != int64(rows) {
@@ -70,7 +70,7 @@ func TestMemoryEmbeddings(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.VectorCount(ctx, SearchMemory, []int64{mems["pnpm"].ID}); n != 0 {
+		if n, _ := s.vectorCount(ctx, SearchMemory, []int64{mems["pnpm"].ID}); n != 0 {
 			t.Errorf("edited memory kept %d vectors", n)
 		}
 		pending, err := s.PendingEmbeddings(ctx, "m1", 10)
@@ -81,7 +81,7 @@ func TestMemoryEmbeddings(t *testing.T) {
 		if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.PinMemory(mems["ws"].ID, true); return err }); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.VectorCount(ctx, SearchMemory, []int64{mems["ws"].ID}); n != 1 {
+		if n, _ := s.vectorCount(ctx, SearchMemory, []int64{mems["ws"].ID}); n != 1 {
 			t.Errorf("pinned memory has %d vectors, want 1", n)
 		}
 
@@ -89,7 +89,7 @@ func TestMemoryEmbeddings(t *testing.T) {
 		if err := s.Writer.Do(ctx, func(tx *Tx) error { _, err := tx.ForgetMemory(mems["ws"].ID); return err }); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.VectorCount(ctx, SearchMemory, []int64{mems["ws"].ID}); n != 0 {
+		if n, _ := s.vectorCount(ctx, SearchMemory, []int64{mems["ws"].ID}); n != 0 {
 			t.Errorf("forgotten memory kept %d vectors", n)
 		}
 		for _, h := range search(SearchQuery{Type: SearchMemory}, "websocket reconnect proxy timeout") {

@@ -4,14 +4,14 @@ import (
 	"context"
 )
 
-// FeedKinds are the event kinds the viewer's feed shows as rows.
-var FeedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, EventSummary, EventSessionCompleted}
+// feedKinds are the event kinds the viewer's feed shows as rows.
+var feedKinds = []string{EventSessionStarted, EventPrompt, EventObservation, EventSummary, EventSessionCompleted}
 
 // FeedQuery narrows the feed's events.
 type FeedQuery struct {
 	Project string
-	// Kinds keeps the events of these kinds (of FeedKinds); empty is all
-	// of FeedKinds.
+	// Kinds keeps the events of these kinds (of feedKinds); empty is all
+	// of feedKinds.
 	Kinds  []string
 	Offset int
 	Limit  int
@@ -23,7 +23,7 @@ type FeedQuery struct {
 // today's work, however recently it was imported), then by id. It fetches
 // one row more than Limit so callers can tell whether more follow.
 func (s *Store) FeedEvents(ctx context.Context, f FeedQuery) ([]Event, error) {
-	kinds := FeedKinds
+	kinds := feedKinds
 	if len(f.Kinds) > 0 {
 		kinds = f.Kinds
 	}

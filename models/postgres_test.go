@@ -46,14 +46,14 @@ func TestInsertExplicitIDsPostgres(t *testing.T) {
 	}
 	defer s.Close()
 	at := time.Now().UTC()
-	err = s.WriteQuietly(context.Background(), func(tx *Tx) error {
+	err = s.writeQuietly(context.Background(), func(tx *Tx) error {
 		return tx.Insert(&[]Session{{ID: 7, ClaudeSessionID: "a", StartedAt: at}, {ID: 9, ClaudeSessionID: "b", StartedAt: at}})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var next Session
-	err = s.WriteQuietly(context.Background(), func(tx *Tx) error {
+	err = s.writeQuietly(context.Background(), func(tx *Tx) error {
 		next = Session{ClaudeSessionID: "c", StartedAt: at}
 		return tx.Insert(&next)
 	})

@@ -110,7 +110,7 @@ func TestRecallLookups(t *testing.T) {
 func TestOptimizeFTSPostgres(t *testing.T) {
 	s := openPGTestStore(t)
 	for _, table := range []string{"prompts", "observations", "summaries"} {
-		if err := s.WriteQuietly(context.Background(), func(tx *Tx) error { return tx.optimizeFTS(table) }); err != nil {
+		if err := s.writeQuietly(context.Background(), func(tx *Tx) error { return tx.optimizeFTS(table) }); err != nil {
 			t.Errorf("optimizeFTS(%s): %v", table, err)
 		}
 	}

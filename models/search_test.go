@@ -357,24 +357,26 @@ func testSearchInvalidQuery(t *testing.T, f *searchFixture) {
 		{strings.Repeat("a ", 600), "longer than", "-"},
 	}
 	for _, tt := range tests {
-		_, err := f.s.Search(context.Background(), SearchQuery{Q: tt.q})
-		if f.pg && tt.pg != "-" {
-			tt.msg = tt.pg
-		}
-		if tt.msg == "" {
-			if err != nil {
-				t.Errorf("Search(%q): unexpected error %v", tt.q, err)
+		t.Run(tt.q, func(t *testing.T) {
+			_, err := f.s.Search(context.Background(), SearchQuery{Q: tt.q})
+			if f.pg && tt.pg != "-" {
+				tt.msg = tt.pg
 			}
-			continue
-		}
-		var qe *QueryError
-		if !errors.As(err, &qe) || !errors.Is(err, ErrInvalid) {
-			t.Errorf("Search(%q): err = %v (%T), want *QueryError matching ErrInvalid", tt.q, err, err)
-			continue
-		}
-		if !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("Search(%q): message %q lacks %q", tt.q, err.Error(), tt.msg)
-		}
+			if tt.msg == "" {
+				if err != nil {
+					t.Errorf("Search(%q): unexpected error %v", tt.q, err)
+				}
+				return
+			}
+			var qe *QueryError
+			if !errors.As(err, &qe) || !errors.Is(err, ErrInvalid) {
+				t.Errorf("Search(%q): err = %v (%T), want *QueryError matching ErrInvalid", tt.q, err, err)
+				return
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Search(%q): message %q lacks %q", tt.q, err.Error(), tt.msg)
+			}
+		})
 	}
 }
 
@@ -403,9 +405,11 @@ func TestSplitSnippet(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := SplitSnippet(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("SplitSnippet(%q) = %v, want %v", tt.in, got, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			if got := SplitSnippet(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("SplitSnippet(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -21,16 +21,18 @@ func TestTitleFrom(t *testing.T) {
 		{long, "Refactor the payment retry loop so that it backs off exponentially and gives up…"},
 		{strings.Repeat("x", 200), strings.Repeat("x", 80) + "…"},
 	} {
-		got := titleFrom(c.in)
-		if got != c.want {
-			t.Errorf("titleFrom(%q) = %q, want %q", c.in, got, c.want)
-		}
-		if n := utf8.RuneCountInString(got); n > autoTitleLen+1 {
-			t.Errorf("titleFrom(%q) has %d characters", c.in, n)
-		}
-		if titleFrom(got) != got {
-			t.Errorf("titleFrom is not stable on %q", got)
-		}
+		t.Run(c.in, func(t *testing.T) {
+			got := titleFrom(c.in)
+			if got != c.want {
+				t.Errorf("titleFrom(%q) = %q, want %q", c.in, got, c.want)
+			}
+			if n := utf8.RuneCountInString(got); n > autoTitleLen+1 {
+				t.Errorf("titleFrom(%q) has %d characters", c.in, n)
+			}
+			if titleFrom(got) != got {
+				t.Errorf("titleFrom is not stable on %q", got)
+			}
+		})
 	}
 }
 

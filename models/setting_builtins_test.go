@@ -40,7 +40,7 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 	for _, r := range got.Privacy.RedactionRules {
 		byName[r.Name] = r
 	}
-	for _, b := range BuiltinRedactionRules() {
+	for _, b := range privacy.BuiltinRules() {
 		r, ok := byName[b.Name]
 		if !ok {
 			t.Errorf("built-in %s missing after load", b.Name)
@@ -77,11 +77,11 @@ func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules := got.Privacy.RedactionRules
-	if len(rules) != len(BuiltinRedactionRules())+1 || rules[len(rules)-1].Name != "ticket" {
+	if len(rules) != len(privacy.BuiltinRules())+1 || rules[len(rules)-1].Name != "ticket" {
 		t.Fatalf("got %d rules, the user's last: %+v", len(rules), rules)
 	}
 	builtin := map[string]privacy.Rule{}
-	for _, r := range BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		builtin[r.Name] = r
 	}
 	for _, r := range rules[:len(rules)-1] {

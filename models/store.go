@@ -33,17 +33,25 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/mneme-dev/mneme/models/internal/settingsrules"
 	"github.com/mneme-dev/mneme/models/internal/storedb"
 )
 
 // The test helpers and benchmark databases under models/ reach the handle
-// through storedb; no other package can import it.
-func init() { storedb.Of = func(store any) *gorm.DB { return store.(*Store).db } }
+// (and what tests look at beside it) through storedb; no other package
+// can import it.
+func init() {
+	storedb.Of = func(store any) *gorm.DB { return store.(*Store).db }
+	storedb.Tx = func(db *gorm.DB) any { return &Tx{db: db} }
+	storedb.VectorsLoading = func(store any) bool { return store.(*Store).vectorIndexLoading() }
+}
 
 // Sentinel errors returned by the Store. Handlers map them to HTTP statuses.
 var (
 	ErrNotFound = errors.New("not found")
-	ErrInvalid  = errors.New("invalid")
+	// ErrInvalid is the settings rules' own value, so that a settings
+	// ValidationError, which cannot import models, matches it.
+	ErrInvalid = settingsrules.ErrInvalid
 	// ErrForbidden is a request the caller may make, about something that
 	// is not theirs (a person's event for another person's session): 403.
 	ErrForbidden = errors.New("forbidden")

@@ -44,8 +44,8 @@ type APIToken struct {
 // TableName is api_tokens.
 func (APIToken) TableName() string { return "api_tokens" }
 
-// HashToken is what the store keeps of a token: its SHA-256, in hex.
-func HashToken(token string) string {
+// hashToken is what the store keeps of a token: its SHA-256, in hex.
+func hashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
 }
@@ -83,7 +83,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, person string) (APIToken, st
 		return APIToken{}, "", err
 	}
 	token := TokenPrefix + hex.EncodeToString(b[:])
-	t := APIToken{Person: person, TokenHash: HashToken(token), Prefix: token[:tokenShown], CreatedAt: time.Now().UTC()}
+	t := APIToken{Person: person, TokenHash: hashToken(token), Prefix: token[:tokenShown], CreatedAt: time.Now().UTC()}
 	if err := s.db.WithContext(ctx).Create(&t).Error; err != nil {
 		return APIToken{}, "", err
 	}
@@ -114,7 +114,7 @@ func (s *Store) RevokeAPIToken(ctx context.Context, id int64) (APIToken, error) 
 // ErrNotFound, a revoked one ErrTokenRevoked (with its row).
 func (s *Store) APITokenBySecret(ctx context.Context, token string) (APIToken, error) {
 	var t APIToken
-	if err := s.db.WithContext(ctx).Where("token_hash = ?", HashToken(token)).First(&t).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("token_hash = ?", hashToken(token)).First(&t).Error; err != nil {
 		return APIToken{}, notFound(err)
 	}
 	if t.RevokedAt != nil {

@@ -28,7 +28,7 @@ func TestAPITokens(t *testing.T) {
 			defer s.Close()
 			ctx := t.Context()
 			row, token, err := s.CreateAPIToken(ctx, "  alice ")
-			if err != nil || row.ID == 0 || row.Person != "alice" || !IsPersonToken(token) || row.TokenHash != HashToken(token) || row.Prefix != token[:tokenShown] {
+			if err != nil || row.ID == 0 || row.Person != "alice" || !IsPersonToken(token) || row.TokenHash != hashToken(token) || row.Prefix != token[:tokenShown] {
 				t.Fatalf("create: %+v %q %v", row, token, err)
 			}
 			if _, _, err := s.CreateAPIToken(ctx, ""); !errors.Is(err, ErrInvalid) {
@@ -49,7 +49,7 @@ func TestAPITokens(t *testing.T) {
 				t.Errorf("last used %v, want %v", got.LastUsedAt, at)
 			}
 
-			err = s.WriteQuietly(ctx, func(tx *Tx) error {
+			err = s.writeQuietly(ctx, func(tx *Tx) error {
 				for _, who := range []string{"alice", "", "bob"} {
 					if _, err := tx.EnsureSession(&Session{ClaudeSessionID: "s-" + who, Project: "p", CapturedBy: who}); err != nil {
 						return err

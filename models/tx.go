@@ -67,15 +67,6 @@ func hasIDs(db *gorm.DB, rows any) (bool, error) {
 	return false, nil
 }
 
-// WriteQuietly runs fn in a transaction of its own, outside the group
-// commit: the events it appends are stored but not handed to the writer's
-// OnCommit, so nothing is published on the live stream. (On PostgreSQL
-// every replica's listener publishes the log, so they are, within its
-// poll interval: see pgnotify.go.)
-func (s *Store) WriteQuietly(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.db.WithContext(ctx).Transaction(func(db *gorm.DB) error { return fn(&Tx{db: db}) })
-}
-
 // secureDelete turns SQLite's secure_delete on for the transaction's
 // connection, so the bytes of what it deletes or rewrites are zeroed in
 // the file; the returned func turns it off again.

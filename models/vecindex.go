@@ -647,9 +647,10 @@ func (s *Store) vectorIndexBytes(model string) int {
 	return n
 }
 
-// VectorIndexLoading reports whether a load of the vector index is under
-// way (the worker's warm-up, a search's own load or a background reload).
-func (s *Store) VectorIndexLoading() bool {
+// vectorIndexLoading reports whether a load of the vector index is under
+// way (the worker's warm-up, a search's own load or a background reload);
+// tests ask it through modelstest.VectorIndexLoading.
+func (s *Store) vectorIndexLoading() bool {
 	s.vecs.mu.Lock()
 	defer s.vecs.mu.Unlock()
 	return len(s.vecs.loading) > 0

@@ -13,7 +13,13 @@ import (
 	"github.com/mneme-dev/mneme/models/modelstest"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
-	"github.com/mneme-dev/mneme/models"
+)
+
+// The key files in the data directory, beside mneme.db (README: the API
+// key is not in the database).
+const (
+	apiKeyFile        = "apikey"
+	embeddingsKeyFile = "embeddings-key"
 )
 
 // dirHolds names the files under dir whose bytes contain s.
@@ -60,7 +66,7 @@ func TestAPIKeyLivesOutsideTheDatabase(t *testing.T) {
 	if status, b := put(`{"summarizer":{"kind":"anthropic-api","baseUrl":"` + api.URL + `","apiKey":"` + key + `"}}`); status != 200 || strings.Contains(b, key) {
 		t.Fatalf("PUT: %d %s", status, b)
 	}
-	keyFile := filepath.Join(dir, models.APIKeyFile)
+	keyFile := filepath.Join(dir, apiKeyFile)
 	fi, err := os.Stat(keyFile)
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +97,8 @@ func TestAPIKeyLivesOutsideTheDatabase(t *testing.T) {
 	if err := srv.Shutdown(5e9); err != nil {
 		t.Fatal(err)
 	}
-	if files := dirHolds(t, dir, key); len(files) != 1 || files[0] != models.APIKeyFile {
-		t.Errorf("files holding the key: %v, want only %s", files, models.APIKeyFile)
+	if files := dirHolds(t, dir, key); len(files) != 1 || files[0] != apiKeyFile {
+		t.Errorf("files holding the key: %v, want only %s", files, apiKeyFile)
 	}
 	srv = testutil.NewServerAt(t, dir, port)
 	if srv.Capture.Policy().Settings.Summarizer.APIKey != key {
@@ -128,7 +134,7 @@ func TestAPIKeyDroppedWhenBaseURLChanges(t *testing.T) {
 	if b := put(`{"summarizer":{"baseUrl":"http://127.0.0.1:9/b"}}`); !strings.Contains(b, `"apiKey":"not set"`) || current() != "" {
 		t.Fatalf("a new baseUrl kept the key: %s", b)
 	}
-	if _, err := os.Stat(filepath.Join(srv.DataDir, models.APIKeyFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(srv.DataDir, apiKeyFile)); !os.IsNotExist(err) {
 		t.Errorf("the key file outlived the key: %v", err)
 	}
 	put(`{"summarizer":{"baseUrl":"http://127.0.0.1:9/c","apiKey":"` + key + `"}}`) // entered again

@@ -45,7 +45,7 @@ func TestEmbeddingsSettingsLikeTheSummarizers(t *testing.T) {
 	if status != 200 || strings.Contains(b, key) || !strings.Contains(b, `"apiKey":"set"`) {
 		t.Fatalf("PUT with the secret: %d %s", status, b)
 	}
-	keyFile := filepath.Join(srv.DataDir, models.EmbeddingsKeyFile)
+	keyFile := filepath.Join(srv.DataDir, embeddingsKeyFile)
 	if fi, err := os.Stat(keyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v %v", fi, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/testutil"
 	"github.com/mneme-dev/mneme/models"
+	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
 // warmRows is how many stored vectors the warm-up of
@@ -82,7 +83,7 @@ func TestShutdownWaitsForVectorWarmUp(t *testing.T) {
 		})
 		caught := false
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-			if srv.Store.VectorIndexLoading() {
+			if modelstest.VectorIndexLoading(srv.Store) {
 				caught = true
 				break
 			}
@@ -98,7 +99,7 @@ func TestShutdownWaitsForVectorWarmUp(t *testing.T) {
 			t.Logf("attempt %d: the warm-up ended before the test saw it", attempt)
 			continue
 		}
-		if srv.Store.VectorIndexLoading() {
+		if modelstest.VectorIndexLoading(srv.Store) {
 			t.Error("a load of the vector index runs on after Shutdown returned")
 		}
 		for _, line := range strings.Split(logs.String(), "\n") {

@@ -223,8 +223,10 @@ func TestHookClientStaysApart(t *testing.T) {
 }
 
 // The engines beside the store and the services are pure: the search
-// query language (models/internal/searchq) and the vector index
-// (models/internal/vecidx) import only the standard library, so models
+// query language (models/internal/searchq), the vector index
+// (models/internal/vecidx) and the settings rules
+// (models/internal/settingsrules, with internal/privacy's rule type)
+// import only the standard library, so models
 // keeps every row and its SQL, and the engines are tested without a
 // database; so do the readers of stored text the migrations reuse
 // (internal/outcome, internal/failsig), the memory extractor and the
@@ -232,12 +234,13 @@ func TestHookClientStaysApart(t *testing.T) {
 // lists what each may import of the module besides.
 func TestEnginesStandardLibraryOnly(t *testing.T) {
 	pure := map[string][]string{
-		"models/internal/searchq": nil,
-		"models/internal/vecidx":  nil,
-		"internal/outcome":        nil,
-		"internal/failsig":        {"internal/outcome"},
-		"internal/memory/extract": nil,
-		"internal/testutil/seed":  nil,
+		"models/internal/searchq":       nil,
+		"models/internal/vecidx":        nil,
+		"models/internal/settingsrules": {"internal/privacy"},
+		"internal/outcome":              nil,
+		"internal/failsig":              {"internal/outcome"},
+		"internal/memory/extract":       nil,
+		"internal/testutil/seed":        nil,
 	}
 	seen := 0
 	for _, p := range packages(t) {

@@ -188,7 +188,7 @@ func TestReapplyCoversEveryTextColumn(t *testing.T) {
 		}
 		modelstest.Exec(t, s, q, args...)
 	}
-	r := privacy.New(models.BuiltinRedactionRules())
+	r := privacy.New(privacy.BuiltinRules())
 	res, err := Reapply(context.Background(), s, r)
 	if err != nil {
 		t.Fatal(err)

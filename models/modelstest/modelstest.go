@@ -1,6 +1,8 @@
 // Package modelstest is raw SQL on a models.Store for tests: the rows a
 // test checks were (or were not) stored, and the odd state no Store method
-// makes (a row aged on purpose, a table renamed to break the indexer).
+// makes (a row aged on purpose, a table renamed to break the indexer,
+// events stored but not published); and the store's state a test waits
+// on (a vector index loading), which the product never asks.
 //
 // Only tests import it (and internal/testutil, which only tests import):
 // the architecture test in internal/archtest holds that line. Every helper
@@ -10,6 +12,8 @@ package modelstest
 import (
 	"database/sql"
 	"testing"
+
+	"gorm.io/gorm"
 
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/internal/storedb"
@@ -78,3 +82,21 @@ func RowsText(t testing.TB, s *models.Store) []byte {
 	}
 	return all
 }
+
+// WriteQuietly runs fn in a transaction of its own, outside the store's
+// group commit: the events it appends are stored but not published on the
+// live stream (on PostgreSQL, every replica's listener publishes the log
+// within its poll interval).
+func WriteQuietly(t testing.TB, s *models.Store, fn func(tx *models.Tx) error) {
+	t.Helper()
+	err := storedb.Of(s).WithContext(t.Context()).Transaction(func(db *gorm.DB) error {
+		return fn(storedb.Tx(db).(*models.Tx))
+	})
+	if err != nil {
+		t.Fatalf("write quietly: %v", err)
+	}
+}
+
+// VectorIndexLoading reports whether a load of s's vector index is under
+// way (the worker's warm-up, a search's own load or a background reload).
+func VectorIndexLoading(s *models.Store) bool { return storedb.VectorsLoading(s) }

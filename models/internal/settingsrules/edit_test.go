@@ -1,4 +1,4 @@
-package models
+package settingsrules
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
 
-// UpdateSettings is the one place the rules of an edit live, for the API
+// Update is the one place the rules of an edit live, for the API
 // and the page alike.
-func TestUpdateSettings(t *testing.T) {
-	cur := DefaultSettings()
+func TestUpdate(t *testing.T) {
+	cur := Defaults()
 	cur.Summarizer.APIKey, cur.Summarizer.BaseURL = "sk-ant-api03-CURRENT-KEY-0123456789", "https://api.example.com/"
-	builtins := BuiltinRedactionRules()
+	builtins := privacy.BuiltinRules()
 
 	t.Run("built-ins survive", func(t *testing.T) {
 		p := cur
@@ -20,7 +20,7 @@ func TestUpdateSettings(t *testing.T) {
 		first.Pattern, first.Enabled = "x", false // rewritten and switched off
 		p.Privacy.RedactionRules = []privacy.Rule{first, first, {Name: "mine", Pattern: `T-\d+`, Enabled: true},
 			{Name: "no_such_builtin", Builtin: true}, {Name: "forged", Pattern: `y`, Builtin: true}}
-		next, _ := UpdateSettings(cur, p, false)
+		next, _ := Update(cur, p, false)
 		byName := map[string][]privacy.Rule{}
 		for _, r := range next.Privacy.RedactionRules {
 			byName[r.Name] = append(byName[r.Name], r)
@@ -62,7 +62,7 @@ func TestUpdateSettings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := cur
 			p.Summarizer.APIKey, p.Summarizer.BaseURL = c.key, c.baseURL
-			next, dropped := UpdateSettings(cur, p, c.clear)
+			next, dropped := Update(cur, p, c.clear)
 			if next.Summarizer.APIKey != c.wantKey || dropped != c.wantDropped {
 				t.Errorf("key %q dropped %v, want %q %v", next.Summarizer.APIKey, dropped, c.wantKey, c.wantDropped)
 			}
@@ -70,10 +70,10 @@ func TestUpdateSettings(t *testing.T) {
 	}
 }
 
-func TestPatchSettings(t *testing.T) {
-	cur := DefaultSettings()
+func TestPatch(t *testing.T) {
+	cur := Defaults()
 	cur.Privacy.ExcludeGlobs = []string{"a", "b"}
-	p, clear, err := PatchSettings(cur, []byte(`{"privacy":{"excludeGlobs":["c"]},"summarizer":{"clearApiKey":true}}`))
+	p, clear, err := Patch(cur, []byte(`{"privacy":{"excludeGlobs":["c"]},"summarizer":{"clearApiKey":true}}`))
 	if err != nil || !clear || len(p.Privacy.ExcludeGlobs) != 1 || p.Privacy.ExcludeGlobs[0] != "c" {
 		t.Fatalf("%+v %v %v", p.Privacy.ExcludeGlobs, clear, err)
 	}
@@ -81,8 +81,8 @@ func TestPatchSettings(t *testing.T) {
 		t.Error("decoding wrote into the settings in force")
 	}
 	for _, body := range []string{`[1]`, `{"privacy":3}`, `{"privacy":{"excludeGlobs":"x"}}`, `{`} {
-		if _, _, err := PatchSettings(cur, []byte(body)); !errors.Is(err, ErrMalformedSettings) {
-			t.Errorf("%s: %v, want ErrMalformedSettings", body, err)
+		if _, _, err := Patch(cur, []byte(body)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", body, err)
 		}
 	}
 }

@@ -1,12 +1,9 @@
-package models
+package settingsrules
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/mneme-dev/mneme/internal/privacy"
 )
@@ -18,13 +15,38 @@ const (
 	APIKeyNotSet = "not set"
 )
 
-// ErrMalformedSettings is the error of a settings document that is not
-// JSON of the settings' shape.
-var ErrMalformedSettings = errors.New("malformed JSON")
+// ErrMalformed is the error of a settings document that is not JSON of
+// the settings' shape.
+var ErrMalformed = errors.New("malformed JSON")
 
-// UpdateSettings applies the rules every edit of the settings obeys, from
-// the API or from the page, to proposed (the settings in force with the
-// edit applied) and returns the settings to store:
+// Decode reads a stored settings document over the defaults: fields
+// missing from it keep their defaults, and settings stored by an older
+// mneme get the built-in redaction rules added since, and the built-ins'
+// current patterns. An unreadable document gives the defaults and the
+// error.
+func Decode(doc []byte) (Settings, error) {
+	out := Defaults()
+	if err := json.Unmarshal(doc, &out); err != nil {
+		return Defaults(), err
+	}
+	out.Privacy.RedactionRules = privacy.MergeBuiltins(out.Privacy.RedactionRules)
+	return out, nil
+}
+
+// Encode validates st and returns the document to store: all of it but
+// the API keys, which live in files of their own.
+func Encode(st Settings) ([]byte, error) {
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	st.Summarizer.APIKey = ""
+	st.Embeddings.APIKey = ""
+	return json.Marshal(st)
+}
+
+// Update applies the rules every edit of the settings obeys, from the API
+// or from the page, to proposed (the settings in force with the edit
+// applied) and returns the settings to store:
 //
 //   - Built-in redaction rules survive any edit: they can be switched off,
 //     not removed or rewritten. One sent with another pattern gets its own
@@ -34,24 +56,16 @@ var ErrMalformedSettings = errors.New("malformed JSON")
 //   - A key belongs to the endpoint it was entered for: when baseUrl
 //     changes and the key is not entered again, the stored key is dropped
 //     rather than sent to the new address (keyDropped). The embeddings
-//     endpoint's key follows the same rules (updateEmbeddingsKey); clearing
-//     it is the caller's, after this.
-func UpdateSettings(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
+//     endpoint's key follows the same rules; clearing it is the caller's,
+//     after this.
+func Update(cur, proposed Settings, clearKey bool) (next Settings, keyDropped bool) {
 	next = proposed
 	keyDropped = updateKey(&next.Summarizer.APIKey, cur.Summarizer.APIKey, next.Summarizer.BaseURL, cur.Summarizer.BaseURL, clearKey)
-	if updateEmbeddingsKey(cur, &next, false) {
+	if updateKey(&next.Embeddings.APIKey, cur.Embeddings.APIKey, next.Embeddings.URL, cur.Embeddings.URL, false) {
 		keyDropped = true
 	}
 	next.Privacy.RedactionRules = keepBuiltins(next.Privacy.RedactionRules, cur.Privacy.RedactionRules)
 	return next, keyDropped
-}
-
-// updateEmbeddingsKey applies the write-only key rules of UpdateSettings
-// to the embeddings endpoint's key in next (cur: the settings in force):
-// an empty key or a status word keeps the stored one, clearKey removes
-// it, and a URL change without a new key drops it (keyDropped).
-func updateEmbeddingsKey(cur Settings, next *Settings, clearKey bool) (keyDropped bool) {
-	return updateKey(&next.Embeddings.APIKey, cur.Embeddings.APIKey, next.Embeddings.URL, cur.Embeddings.URL, clearKey)
 }
 
 // updateKey applies the write-only key rules to one endpoint's key: key
@@ -81,7 +95,7 @@ func sameEndpoint(a, b string) bool {
 // its own pattern back, and one left out of rules is kept as it is in cur.
 func keepBuiltins(rules, cur []privacy.Rule) []privacy.Rule {
 	builtin := map[string]privacy.Rule{}
-	for _, r := range BuiltinRedactionRules() {
+	for _, r := range privacy.BuiltinRules() {
 		builtin[r.Name] = r
 	}
 	out := make([]privacy.Rule, 0, len(rules)+len(builtin))
@@ -112,9 +126,9 @@ func keepBuiltins(rules, cur []privacy.Rule) []privacy.Rule {
 	return out
 }
 
-// settingsPatch is a settings document as PUT /api/settings takes it: the
+// patch is a settings document as PUT /api/settings takes it: the
 // settings, with a write-only key and the request to clear it.
-type settingsPatch struct {
+type patch struct {
 	Settings
 	Summarizer struct {
 		SummarizerSettings
@@ -126,12 +140,12 @@ type settingsPatch struct {
 	} `json:"embeddings"`
 }
 
-// PatchSettings decodes a JSON settings document over cur: fields left out
-// keep their value, and a list or map that is sent replaces the stored one
-// (it is not merged element by element). It returns the proposed settings
-// for UpdateSettings and whether the key is to be cleared. Decoding never
-// writes into cur's lists and maps.
-func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool, err error) {
+// Patch decodes a JSON settings document over cur: fields left out keep
+// their value, and a list or map that is sent replaces the stored one (it
+// is not merged element by element). It returns the proposed settings for
+// Update and whether the key is to be cleared. Decoding never writes into
+// cur's lists and maps.
+func Patch(cur Settings, body []byte) (proposed Settings, clearKey bool, err error) {
 	var base Settings
 	b, err := json.Marshal(cur)
 	if err != nil {
@@ -142,7 +156,7 @@ func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool,
 	}
 	var probe map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(body, &probe); err != nil {
-		return base, false, errors.Join(ErrMalformedSettings, errors.New("settings are an object of sections (privacy, capture, injection, retention, summarizer, memory, embeddings): "+err.Error()))
+		return base, false, errors.Join(ErrMalformed, errors.New("settings are an object of sections (privacy, capture, injection, retention, summarizer, memory, embeddings): "+err.Error()))
 	}
 	sent := func(section, field string) bool { _, ok := probe[section][field]; return ok }
 	if sent("privacy", "excludeGlobs") {
@@ -163,13 +177,13 @@ func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool,
 	if sent("injection", "disabledProjects") {
 		base.Injection.DisabledProjects = nil
 	}
-	in := settingsPatch{Settings: base}
+	in := patch{Settings: base}
 	in.Summarizer.SummarizerSettings = base.Summarizer
 	in.Summarizer.APIKey = ""
 	in.Embeddings.EmbeddingsSettings = base.Embeddings
 	in.Embeddings.APIKey = ""
 	if err := json.Unmarshal(body, &in); err != nil {
-		return base, false, errors.Join(ErrMalformedSettings, err)
+		return base, false, errors.Join(ErrMalformed, err)
 	}
 	proposed = in.Settings
 	proposed.Summarizer = in.Summarizer.SummarizerSettings
@@ -177,9 +191,9 @@ func PatchSettings(cur Settings, body []byte) (proposed Settings, clearKey bool,
 	return proposed, in.Summarizer.ClearAPIKey, nil
 }
 
-// PatchEmbeddingsClear reports whether a settings document asks to clear
+// ClearsEmbeddingsKey reports whether a settings document asks to clear
 // the embeddings endpoint's key ({"embeddings": {"clearApiKey": true}}).
-func PatchEmbeddingsClear(body []byte) bool {
+func ClearsEmbeddingsKey(body []byte) bool {
 	var in struct {
 		Embeddings struct {
 			ClearAPIKey bool `json:"clearApiKey"`
@@ -189,60 +203,9 @@ func PatchEmbeddingsClear(body []byte) bool {
 	return in.Embeddings.ClearAPIKey
 }
 
-// SaveSettings validates next and stores it: the API key in its file
-// (first, and put back if the rest cannot be stored), the settings and
-// their settings_changed event in one transaction. The event names the
-// sections that changed, never their values; it is published after the
-// commit.
-func (s *Store) SaveSettings(ctx context.Context, cur, next Settings) error {
-	if err := next.Validate(); err != nil {
-		return err
-	}
-	keyChanged := next.Summarizer.APIKey != cur.Summarizer.APIKey
-	if keyChanged {
-		if err := s.SaveAPIKey(next.Summarizer.APIKey); err != nil {
-			return err
-		}
-	}
-	embKeyChanged := next.Embeddings.APIKey != cur.Embeddings.APIKey
-	if embKeyChanged {
-		if err := s.SaveEmbeddingsKey(next.Embeddings.APIKey); err != nil {
-			if keyChanged {
-				err = errors.Join(err, putBack("the summarizer's", s.SaveAPIKey(cur.Summarizer.APIKey)))
-			}
-			return err
-		}
-	}
-	err := s.Writer.Do(ctx, func(tx *Tx) error {
-		if err := tx.WriteSettings(next); err != nil {
-			return err
-		}
-		_, err := tx.AppendEvent(EventSettingsChanged, "", 0, 0, map[string]any{
-			"sections": changedSections(cur, next), "updatedAt": time.Now().UTC(),
-		})
-		return err
-	})
-	if err != nil && keyChanged {
-		err = errors.Join(err, putBack("the summarizer's", s.SaveAPIKey(cur.Summarizer.APIKey)))
-	}
-	if err != nil && embKeyChanged {
-		err = errors.Join(err, putBack("the embeddings endpoint's", s.SaveEmbeddingsKey(cur.Embeddings.APIKey)))
-	}
-	return err
-}
-
-// putBack names a failure to put a key file back after a failed save
-// (nil when it was put back): the key on disk is then the new one while
-// the settings stored are the old.
-func putBack(whose string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("putting %s key back: %w", whose, err)
-}
-
-// changedSections names the top-level sections that differ.
-func changedSections(a, b Settings) []string {
+// Changed names the top-level sections that differ between a and b, for
+// the settings_changed event (which never carries their values).
+func Changed(a, b Settings) []string {
 	out := []string{}
 	pairs := []struct {
 		name string

@@ -1,4 +1,4 @@
-package models
+package settingsrules
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // and settings it accepts must survive a round trip and have only rules
 // that compile and cannot match the empty string.
 func FuzzSettingsValidate(f *testing.F) {
-	def, _ := json.Marshal(DefaultSettings())
+	def, _ := json.Marshal(Defaults())
 	f.Add(def)
 	f.Add([]byte(`{"privacy":{"redactionRules":[{"name":"x","pattern":"(a*)*b","enabled":true}]}}`))
 	f.Add([]byte(`{"privacy":{"redactionRules":[{"name":"","pattern":""}],"excludeGlobs":["[", "**/x/**", ""]}}`))
@@ -19,7 +19,7 @@ func FuzzSettingsValidate(f *testing.F) {
 	f.Add([]byte(`{"summarizer":{"kind":"anthropic-api","dailyTokenBudget":-5}}`))
 	f.Add([]byte(`{"capture":{"projectAliases":{"":"x","/a":""}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		st := DefaultSettings()
+		st := Defaults()
 		if json.Unmarshal(body, &st) != nil {
 			return
 		}
