@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -40,11 +42,12 @@ const maxAnswer = 1 << 20
 // made every hook start measurably slower than a bare Go binary, for a
 // socket that only ever speaks to mneme's own worker.
 func SocketSender(dataDir string) Sender {
+	dialer := &net.Dialer{Timeout: 200 * time.Millisecond}
 	return func(ctx context.Context, method, path string, body []byte) (Answer, error) {
 		if dataDir == "" {
 			return Answer{}, errors.New("no data directory: no worker socket")
 		}
-		conn, err := hookwire.DialSocket(ctx, dataDir, dialSocket)
+		conn, err := hookwire.DialSocket(ctx, dialer, dataDir)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -55,7 +58,7 @@ func SocketSender(dataDir string) Sender {
 		stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 		defer stop()
 		ans, err := exchange(conn, method, path, body)
-		var ne interface{ Timeout() bool }
+		var ne net.Error
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
@@ -89,7 +92,8 @@ func exchange(rw io.ReadWriter, method, path string, body []byte) (Answer, error
 // readAnswer reads an HTTP/1.1 response: the status line, the headers, and
 // a body framed by Content-Length, chunked, or the end of the connection.
 func readAnswer(br *bufio.Reader) (Answer, error) {
-	line, err := readLine(br)
+	tp := textproto.NewReader(br)
+	line, err := tp.ReadLine()
 	if err != nil {
 		return Answer{}, fmt.Errorf("reading the answer: %w", err)
 	}
@@ -99,7 +103,7 @@ func readAnswer(br *bufio.Reader) (Answer, error) {
 	if !strings.HasPrefix(proto, "HTTP/1.") || err != nil || status < 100 || status > 999 {
 		return Answer{}, fmt.Errorf("malformed status line %q", line)
 	}
-	header, err := readHeader(br)
+	header, err := tp.ReadMIMEHeader()
 	if err != nil {
 		return Answer{}, fmt.Errorf("reading the answer's headers: %w", err)
 	}
@@ -148,8 +152,9 @@ func (c *chunked) Read(p []byte) (int, error) {
 		}
 		if n == 0 {
 			c.done = true
-			if _, err := readHeader(c.r); err != nil && err != io.EOF {
-				return 0, err // the trailers
+			tp := textproto.NewReader(c.r)
+			if _, err := tp.ReadMIMEHeader(); err != nil && err != io.EOF {
+				return 0, err
 			}
 			return 0, io.EOF
 		}
@@ -170,51 +175,4 @@ func (c *chunked) Read(p []byte) (int, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return n, err
-}
-
-// header is an answer's header fields, by lowercase name.
-type header map[string]string
-
-// Get is the field name's value, "" when absent.
-func (h header) Get(name string) string { return h[strings.ToLower(name)] }
-
-// maxHeader bounds an answer's header section.
-const maxHeader = 64 << 10
-
-// readLine reads one line without its CRLF (or LF).
-func readLine(br *bufio.Reader) (string, error) {
-	line, err := br.ReadString('\n')
-	if err != nil {
-		if err == io.EOF && line != "" {
-			err = io.ErrUnexpectedEOF
-		}
-		return "", err
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
-
-// readHeader reads header fields up to the blank line that ends them
-// (RFC 9112 §5): "Name: value", a later one of a name replacing an
-// earlier. It is the little of net/textproto an answer needs, without
-// package net, which textproto brings.
-func readHeader(br *bufio.Reader) (header, error) {
-	h := header{}
-	size := 0
-	for {
-		line, err := readLine(br)
-		if err != nil {
-			return nil, err
-		}
-		if line == "" {
-			return h, nil
-		}
-		if size += len(line); size > maxHeader {
-			return nil, fmt.Errorf("headers over %d bytes", maxHeader)
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return nil, fmt.Errorf("malformed header line %q", line)
-		}
-		h[strings.ToLower(name)] = strings.TrimSpace(value)
-	}
 }

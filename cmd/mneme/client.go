@@ -52,9 +52,7 @@ func dataDirTransport(dataDir string) *http.Transport {
 		Proxy:                 nil,
 		ResponseHeaderTimeout: 30 * time.Second,
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return hookwire.DialSocket(ctx, dataDir, func(ctx context.Context, path string) (net.Conn, error) {
-				return d.DialContext(ctx, "unix", path)
-			})
+			return hookwire.DialSocket(ctx, d, dataDir)
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,19 +145,17 @@ func SocketPaths(dataDir string) []string {
 	return []string{first, second}
 }
 
-// DialSocket connects to the worker for dataDir with dial over the first
-// of SocketPaths that answers; a socket outside the data directory only in
-// a private directory of this user. When none does, the error is the first
-// path's (ENOENT or ECONNREFUSED: nothing listens). dial is the caller's:
-// the CLI's a net.Dialer, the hook's raw system calls (package net's start
-// alone costs the hook a third of a no-op's run).
-func DialSocket[C any](ctx context.Context, dataDir string, dial func(ctx context.Context, path string) (C, error)) (C, error) {
+// DialSocket connects to the worker for dataDir over the first of
+// SocketPaths that answers; a socket outside the data directory only in a
+// private directory of this user. When none does, the error is the first
+// path's (ENOENT or ECONNREFUSED: nothing listens).
+func DialSocket(ctx context.Context, d *net.Dialer, dataDir string) (net.Conn, error) {
 	var first error
 	for _, sock := range SocketPaths(dataDir) {
 		err := SocketDirPrivate(dataDir, sock, false)
 		if err == nil {
-			var c C
-			if c, err = dial(ctx, sock); err == nil {
+			var c net.Conn
+			if c, err = d.DialContext(ctx, "unix", sock); err == nil {
 				return c, nil
 			}
 		}
@@ -164,8 +163,7 @@ func DialSocket[C any](ctx context.Context, dataDir string, dial func(ctx contex
 			first = err
 		}
 	}
-	var zero C
-	return zero, first
+	return nil, first
 }
 
 // SocketDirPrivate checks the directory of a fallback socket path (one not
