@@ -100,3 +100,43 @@ func TestSocketSenderHonoursDeadline(t *testing.T) {
 		t.Errorf("waited %s past a 150 ms budget", waited)
 	}
 }
+
+// A cancelled context wakes a read blocked on a worker that never
+// answers, although the socket has no deadline.
+func TestSocketSenderHonoursCancel(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	ln, err := net.Listen("unix", filepath.Join(dir, "mneme.sock"))
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			defer c.Close()
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-accepted; time.Sleep(20 * time.Millisecond); cancel() }()
+	_, err = SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
+	}
+}
+
+// Nothing listening is told apart from a worker that fails: the hook
+// starts the worker or spools on the first only.
+func TestSocketSenderNoListener(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	_, err := SocketSender(dir)(context.Background(), "POST", "/api/hooks/stop", []byte(`{}`))
+	if err == nil || !isConnRefused(err) {
+		t.Fatalf("err = %v, want no listener", err)
+	}
+}
