@@ -73,26 +73,11 @@ func TestExchangeWritesOneRequest(t *testing.T) {
 // A worker that accepts the connection and never answers costs the hook
 // its budget, not more.
 func TestSocketSenderHonoursDeadline(t *testing.T) {
-	dir := t.TempDir()
-	os.Chmod(dir, 0o700)
-	ln, err := net.Listen("unix", filepath.Join(dir, "mneme.sock"))
-	if err != nil {
-		t.Skipf("no unix socket here: %v", err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, never answered
-		}
-	}()
+	dir, _ := silentWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
+	_, err := SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
@@ -104,27 +89,10 @@ func TestSocketSenderHonoursDeadline(t *testing.T) {
 // A cancelled context wakes a read blocked on a worker that never
 // answers, although the socket has no deadline.
 func TestSocketSenderHonoursCancel(t *testing.T) {
-	dir := t.TempDir()
-	os.Chmod(dir, 0o700)
-	ln, err := net.Listen("unix", filepath.Join(dir, "mneme.sock"))
-	if err != nil {
-		t.Skipf("no unix socket here: %v", err)
-	}
-	defer ln.Close()
-	accepted := make(chan struct{}, 1)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- struct{}{}
-			defer c.Close()
-		}
-	}()
+	dir, accepted := silentWorker(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-accepted; time.Sleep(20 * time.Millisecond); cancel() }()
-	_, err = SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
+	_, err := SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the cancellation", err)
 	}
@@ -139,4 +107,32 @@ func TestSocketSenderNoListener(t *testing.T) {
 	if err == nil || !isConnRefused(err) {
 		t.Fatalf("err = %v, want no listener", err)
 	}
+}
+
+// silentWorker listens on a data directory's socket, accepts, and never
+// answers; accepted receives once per connection.
+func silentWorker(t *testing.T) (dir string, accepted <-chan struct{}) {
+	t.Helper()
+	dir = t.TempDir()
+	os.Chmod(dir, 0o700)
+	ln, err := net.Listen("unix", filepath.Join(dir, "mneme.sock"))
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	acc := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, never answered
+			select {
+			case acc <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return dir, acc
 }
