@@ -192,7 +192,7 @@ bench: ## Run the benchmarks and print one table: each figure, its same-run base
 # where they stay as regression seeds that plain `go test` runs.
 FUZZ_TARGETS := internal/shape:FuzzDecode internal/privacy:FuzzStripTags internal/privacy:FuzzStripTagsJSON internal/privacy:FuzzRedactor \
 	internal/privacy:FuzzCleanJSON internal/report:FuzzMarkdownEscapes \
-	internal/shape:FuzzCompress internal/shape:FuzzExcludeGlobLiteral models:FuzzSettingsValidate models:FuzzSearch models/internal/searchq:FuzzQueryLexer \
+	internal/shape:FuzzCompress internal/shape:FuzzExcludeGlobLiteral models/internal/settingsrules:FuzzSettingsValidate models/internal/settingsrules:FuzzValidGlob models:FuzzSearch models/internal/searchq:FuzzQueryLexer \
 	internal/transcript:FuzzParse internal/transcript:FuzzPromptText internal/memory/extract:FuzzExtract
 FUZZTIME ?= 30s
 

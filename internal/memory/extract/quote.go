@@ -49,8 +49,11 @@ func reportedBy(s string) (string, bool) {
 		// "Bob's PR comment: must squash before merge.": what a source
 		// says, labelled inline.
 		f := strings.Fields(label)
-		last := strings.ToLower(strings.Trim(f[len(f)-1], "`'\"*_"))
-		if len(f) <= 5 && docNounRe.FindString(last) == last && !labelWords[strings.ToLower(f[0])] {
+		last := ""
+		if len(f) > 0 {
+			last = strings.ToLower(strings.Trim(f[len(f)-1], "`'\"*_"))
+		}
+		if len(f) > 0 && len(f) <= 5 && last != "" && docNounRe.FindString(last) == last && !labelWords[strings.ToLower(f[0])] {
 			// A source named by a word ("comment", "ticket"), not a file
 			// ("`next.config.js`: added …" is Claude's change to it).
 			return sourceName(label), true
