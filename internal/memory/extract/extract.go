@@ -65,10 +65,11 @@ type Memory struct {
 func FromAnswer(answer string) []Memory {
 	var out, notes []Memory
 	seen := map[string]bool{}
-	us := units(bound(answer))
+	answer = bound(answer)
+	us := units(answer)
 	offeredText := map[string]bool{} // the options an answer offers and asks to choose among
 	if asksToChoose(answer) {
-		_, opts := offered(bound(answer))
+		_, opts := offered(answer, us) // the units read once
 		for _, o := range opts {
 			offeredText[o.text] = true
 		}

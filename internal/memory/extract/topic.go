@@ -447,7 +447,8 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	if prevAnswer == "" || p == "" || len(p) > 400 || isQuestion(p) {
 		return Memory{}, false
 	}
-	subject, opts := offered(bound(prevAnswer))
+	prev := bound(prevAnswer)
+	subject, opts := offered(prev, units(prev))
 	if len(opts) < 2 {
 		return Memory{}, false
 	}
@@ -530,8 +531,8 @@ func capitalize1(s string) string {
 // offered finds the options an answer ends by asking to choose among, and
 // their subject: list items (or "X or Y" in the question) before a
 // closing question that asks for a choice.
-func offered(answer string) (subject string, opts []option) {
-	us := units(answer)
+// us is units(answer), read by the caller once; offered only reads it.
+func offered(answer string, us []unit) (subject string, opts []option) {
 	if len(us) == 0 {
 		return "", nil
 	}
