@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/models/modelstest"
+
 	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/app"
 	"github.com/mneme-dev/mneme/internal/embed"
@@ -54,4 +56,14 @@ func (s *Server) EnableEmbeddings(t testing.TB, url, model string, dims int) {
 	s.WaitEmbeddings(t, "every row embedded", func(h api.EmbeddingsHealth) bool {
 		return h.State == "ok" && h.Model == model && h.Embedded == h.Total
 	})
+	// The vector index loads in the background once the rows are
+	// embedded (slowly on a loaded machine, and on PostgreSQL): a
+	// semantic search answers 503 until it has.
+	deadline := time.Now().Add(60 * time.Second)
+	for modelstest.VectorIndexLoading(s.Store) {
+		if time.Now().After(deadline) {
+			t.Fatal("the vector index was still loading after 60 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
