@@ -41,6 +41,13 @@ var spec = []Row{
 		Base: []Baseline{noopP50}, Target: le(50)},
 	{Figure: "hook post-tool-use, worker down (spooled), p99", Bench: "BenchmarkHookPostToolUseWorkerDown", Metric: "p99-ms", Unit: "ms",
 		Base: []Baseline{noopP99, noopP50}, Target: le(50)},
+	// Spawned in turn with the no-op and a floor hook that only makes the
+	// socket round trip (BenchmarkHookFloorAlternated): the ratios hold
+	// on a loaded machine.
+	{Figure: "floor hook (socket round trip only), alternated, p50", Bench: "BenchmarkHookFloorAlternated", Metric: "floor-p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "noop-p50-ms", Label: "(no-op Go binary, p50, alternated)"}}},
+	{Figure: "hook post-tool-use, alternated, p50", Bench: "BenchmarkHookFloorAlternated", Metric: "hook-p50-ms", Unit: "ms",
+		Base: []Baseline{{Metric: "noop-p50-ms", Label: "(no-op Go binary, p50, alternated)"}, {Metric: "floor-p50-ms", Label: "(floor hook, p50, alternated)"}}},
 	{Figure: "hook session-start, worker up, p50", Bench: "BenchmarkHookSessionStart", Metric: "p50-ms", Unit: "ms",
 		Base: []Baseline{noopP50}},
 	{Figure: "hook session-start, worker up, p99", Bench: "BenchmarkHookSessionStart", Metric: "p99-ms", Unit: "ms",
@@ -65,6 +72,10 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}, Target: ge(10_000)},
 	{Figure: "durable ingest over the socket, search index filled too", Bench: "BenchmarkIngestSocket16", Metric: "indexed-obs/s", Unit: "obs/s", Higher: true,
 		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}},
+	{Figure: "ingest ceiling: raw SQLite, 16 rows + events per tx", Bench: "BenchmarkIngestSocket16", Metric: "base-16-events-obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-obs/s", Label: "(raw SQLite, one INSERT per row, 256 rows per tx, same disk)"}}},
+	{Figure: "ingest over the socket vs that ceiling", Bench: "BenchmarkIngestSocket16", Metric: "obs/s", Unit: "obs/s", Higher: true,
+		Base: []Baseline{{Metric: "base-16-events-obs/s", Label: "(raw SQLite, 16 rows and their event-log rows per tx, same disk)"}}},
 	{Figure: "store alone: 16 writers, no HTTP", Bench: "BenchmarkWriterQueue", Metric: "obs/s", Unit: "obs/s", Higher: true},
 
 	// Ingest → SSE receive, against the ingest POST's own round trip

@@ -170,6 +170,11 @@ func TestCapturedRun(t *testing.T) {
 		"vector index recall@10 vs exact at 1M, uniform vectors (worst case)":    true,
 		"vector index recall@10 vs exact at 1M, one project of 20, worst family": true,
 		"semantic search alone at 1M, 384 dims, p95 (worst family)":              true,
+		// And the ingest ceiling (issue #38).
+		"ingest ceiling: raw SQLite, 16 rows + events per tx": true,
+		// And the floor hook.
+		"floor hook (socket round trip only), alternated, p50": true,
+		"hook post-tool-use, alternated, p50":                  true,
 	}
 	for _, l := range Compute(spec, res) {
 		if notMeasured[l.Figure] {

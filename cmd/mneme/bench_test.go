@@ -112,6 +112,72 @@ func BenchmarkHookNoop(b *testing.B) {
 	report(b, times, 0)
 }
 
+// BenchmarkHookFloorAlternated spawns, in turn, the no-op, the floor hook
+// (floorSource: one request over the worker's socket, nothing else) and
+// mneme-hook, each with a PostToolUse of one session for a running worker,
+// and reports each one's median and the ratios between them. Alternating
+// gives all three the same machine at the same moment, so the ratios hold
+// on a loaded machine where separate runs would not. floor/noop is what
+// any hook that waits for the worker's commit pays over process start
+// (connect, the worker's capture and commit, the answer); hook/floor is
+// what mneme-hook adds to that (flags, redaction, spool check, JSON).
+func BenchmarkHookFloorAlternated(b *testing.B) {
+	hook, args := hookArgs(b, false, "post-tool-use")
+	_, noop := buildBinaries(b)
+	floor := floorBinary(b)
+	srv := testutil.NewServer(b)
+	env := binEnv(srv.DataDir, srv.Port)
+	floorEnv := append(binEnv(srv.DataDir, srv.Port), "MNEME_FLOOR_SOCKET="+srv.Socket)
+	session := fmt.Sprintf("bench-floor-%d", time.Now().UnixNano())
+	open := exec.Command(hook, "user-prompt-submit")
+	open.Env, open.Stdin = env, bytes.NewReader(promptEvent(session))
+	if out, err := open.CombinedOutput(); err != nil {
+		b.Fatalf("%s user-prompt-submit: %v\n%s", hook, err, out)
+	}
+	var tn, tf, th []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tn = append(tn, spawnTimesOnce(b, noop, nil, []byte(`{}`))...)
+		tf = append(tf, spawnTimesOnce(b, floor, floorEnv, toolEvent(session, 2*i), "post-tool-use")...)
+		th = append(th, spawnTimesOnce(b, hook, env, toolEvent(session, 2*i+1), args...)...)
+	}
+	b.StopTimer()
+	p50 := func(t []time.Duration) time.Duration {
+		sort.Slice(t, func(i, j int) bool { return t[i] < t[j] })
+		return percentile(t, 0.5)
+	}
+	n, f, h := p50(tn), p50(tf), p50(th)
+	b.ReportMetric(ms(n), "noop-p50-ms")
+	b.ReportMetric(ms(f), "floor-p50-ms")
+	b.ReportMetric(ms(h), "hook-p50-ms")
+	b.ReportMetric(float64(f)/float64(n), "floor-x-noop")
+	b.ReportMetric(float64(h)/float64(n), "hook-x-noop")
+	b.ReportMetric(float64(h)/float64(f), "hook-x-floor")
+	c, _ := srv.Store.Counts(context.Background())
+	if c.Observations < int64(2*b.N) {
+		b.Fatalf("stored %d observations for %d floor and %d hook calls", c.Observations, b.N, b.N)
+	}
+}
+
+// spawnTimesOnce is one spawnTimes run of bin, whatever b.N is.
+func spawnTimesOnce(b *testing.B, bin string, env []string, stdin []byte, args ...string) []time.Duration {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v", bin, args, err)
+	}
+	d := time.Since(start)
+	if out.Len() == 0 {
+		b.Fatalf("%s %v printed nothing", bin, args)
+	}
+	return []time.Duration{d}
+}
+
 // hookArgs is the command line of one hook event: mneme-hook <event>, or
 // mneme hook <event> for the full binary.
 func hookArgs(b *testing.B, full bool, slug string) (bin string, args []string) {

@@ -88,12 +88,60 @@ func main() {
 }
 `), 0o644)
 		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
+		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
+			return
+		}
+		// The floor of a hook that waits for the worker's commit: the
+		// no-op plus one request over the worker's socket and its answer,
+		// nothing else (no flags, redaction, spool or JSON).
+		src = filepath.Join(builtBins.dir, "floor")
+		os.MkdirAll(src, 0o755)
+		os.WriteFile(filepath.Join(src, "go.mod"), []byte("module floor\n\ngo 1.25\n"), 0o644)
+		os.WriteFile(filepath.Join(src, "main.go"), []byte(floorSource), 0o644)
+		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-o", filepath.Join(builtBins.dir, "floor-bin"), ".")
 		builtBins.out, builtBins.err = cmd.CombinedOutput()
 	})
 	if builtBins.err != nil {
 		tb.Fatalf("build: %v\n%s", builtBins.err, builtBins.out)
 	}
 	return filepath.Join(builtBins.dir, "mneme"), filepath.Join(builtBins.dir, "noop-bin")
+}
+
+// floorSource is the floor hook's program (floorBinary): it reads the
+// event, posts it to the worker's socket (MNEME_FLOOR_SOCKET) as
+// mneme-hook does, and prints the answer's body.
+const floorSource = `package main
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"strconv"
+)
+
+func main() {
+	body, _ := io.ReadAll(os.Stdin)
+	conn, err := net.Dial("unix", os.Getenv("MNEME_FLOOR_SOCKET"))
+	if err != nil {
+		os.Exit(1)
+	}
+	req := "POST /api/hooks/" + os.Args[1] + " HTTP/1.1\r\nHost: mneme\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	conn.Write(append([]byte(req), body...))
+	ans, _ := io.ReadAll(conn)
+	if !bytes.HasPrefix(ans, []byte("HTTP/1.1 200")) {
+		os.Exit(1)
+	}
+	_, after, _ := bytes.Cut(ans, []byte("\r\n\r\n"))
+	os.Stdout.Write(append(after, '\n'))
+}
+`
+
+// floorBinary is the floor hook built beside buildBinaries' no-op.
+func floorBinary(tb testing.TB) string {
+	tb.Helper()
+	_, noop := buildBinaries(tb)
+	return filepath.Join(filepath.Dir(noop), "floor-bin")
 }
 
 // hookBinary is the mneme-hook built beside buildBinaries' mneme: the
