@@ -172,16 +172,30 @@ func benchmarkIngestOn(b *testing.B, servers []*testutil.Server, socket bool, ev
 	// triggers), no HTTP and no event log: what hand-written batched
 	// inserts reach, and what the writer's one-statement batch reaches.
 	n := max(b.N, 2000)
-	b.ReportMetric(rawInsertRate(b, n, false), "base-obs/s")
-	b.ReportMetric(rawInsertRate(b, n, true), "base-json-obs/s")
+	b.ReportMetric(rawInsertRate(b, n, rawShape{perTx: 256}), "base-obs/s")
+	b.ReportMetric(rawInsertRate(b, n, rawShape{perTx: 256, json: true}), "base-json-obs/s")
+	// The ceiling of this design at 16 closed-loop clients: a client sends
+	// its next event only once the last one is committed, so a commit
+	// holds at most 16 observations, and each also appends its event to
+	// the log (the live stream's and the replicas' source). Hand-written
+	// inserts of exactly that, with nothing else, bound what the worker
+	// can reach.
+	b.ReportMetric(rawInsertRate(b, n, rawShape{perTx: clients, events: true}), "base-16-events-obs/s")
+}
+
+// rawShape is how rawInsertRate writes: perTx rows a transaction, one
+// INSERT per row or (json) one per transaction with the rows as a JSON
+// array, and with events, an event-log row beside each observation.
+type rawShape struct {
+	perTx  int
+	json   bool
+	events bool
 }
 
 // rawInsertRate inserts n observations straight through database/sql into
-// a fresh database in b's temp dir, in transactions of 256 rows: one
-// INSERT per row (json=false), or one INSERT per transaction with the rows
-// as a JSON array, the statement the writer uses (json=true). It returns
-// rows per second.
-func rawInsertRate(b *testing.B, n int, json bool) float64 {
+// a fresh database in b's temp dir, written as shape says. It returns rows
+// per second.
+func rawInsertRate(b *testing.B, n int, shape rawShape) float64 {
 	b.Helper()
 	st, err := models.Open(filepath.Join(b.TempDir(), "raw.db"))
 	if err != nil {
@@ -200,13 +214,13 @@ func rawInsertRate(b *testing.B, n int, json bool) float64 {
 	}
 	const cols = `(session_id, project, prompt_number, tool_use_id, tool_name, kind, title, input, output, files, success, importance, duration_ms, excluded_by, created_at)`
 	start := time.Now()
-	for i := 0; i < n; i += 256 {
+	for i := 0; i < n; i += shape.perTx {
 		tx, err := db.Begin()
 		if err != nil {
 			b.Fatal(err)
 		}
-		end := min(i+256, n)
-		if json {
+		end := min(i+shape.perTx, n)
+		if shape.json {
 			var arr []map[string]any
 			for j := i; j < end; j++ {
 				r := row(j)
@@ -219,6 +233,11 @@ func rawInsertRate(b *testing.B, n int, json bool) float64 {
 		} else {
 			for j := i; j < end && err == nil; j++ {
 				_, err = tx.Exec(`INSERT INTO observations `+cols+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row(j)...)
+				if err == nil && shape.events {
+					r := row(j)
+					data, _ := jsonpkg.Marshal(map[string]any{"id": j + 1, "session_id": 1, "project": r[1], "tool_name": r[4], "kind": r[5], "title": r[6], "input": r[7], "output": r[8]})
+					_, err = tx.Exec(`INSERT INTO events (kind, project, session_id, ref_id, data, created_at) VALUES ('observation', ?, 1, ?, ?, ?)`, r[1], j+1, string(data), r[14])
+				}
 			}
 		}
 		if err != nil {
