@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mneme-dev/mneme/models/internal/rank"
 )
 
 // The embeddings' storage: one vector per searchable row (observations,
@@ -460,38 +462,24 @@ func (s *Store) semanticRows(ctx context.Context, cands []scored) ([]SearchHit, 
 	return out, nil
 }
 
-// rrfK is reciprocal rank fusion's constant: a hit at rank r (from 1) of
-// a list adds 1/(rrfK+r) to its fused score.
-const rrfK = 60
-
 // FuseRRF merges ranked lists of hits (full-text, semantic) by reciprocal
-// rank fusion: each hit scores the sum of 1/(rrfK+rank) over the lists it
-// is in, best first (ties: the earlier list's order). A hit keeps the
-// fields of the first list that has it (a full-text hit its marked
+// rank fusion (rank.Fuse): each hit scores the sum of 1/(60+rank) over the
+// lists it is in, best first (ties: the earlier list's order). A hit keeps
+// the fields of the first list that has it (a full-text hit its marked
 // snippet); its Score becomes the fused score and Rank its negation.
 func FuseRRF(lists ...[]SearchHit) []SearchHit {
-	type key struct {
-		typ string
-		id  int64
-	}
-	var out []SearchHit
-	at := map[key]int{}
-	for _, l := range lists {
-		for r, h := range l {
-			k := key{h.Type, h.ID}
-			i, ok := at[k]
-			if !ok {
-				i = len(out)
-				at[k] = i
-				h.Score, h.Ranked = 0, true
-				out = append(out, h)
-			}
-			out[i].Score += 1 / float64(rrfK+r+1)
+	keys := make([][]rank.Key, len(lists))
+	for l, hits := range lists {
+		keys[l] = make([]rank.Key, len(hits))
+		for i, h := range hits {
+			keys[l][i] = rank.Key{Type: h.Type, ID: h.ID}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	for i := range out {
-		out[i].Rank = -out[i].Score
+	fused := rank.Fuse(keys...)
+	out := make([]SearchHit, len(fused))
+	for i, f := range fused {
+		out[i] = lists[f.List][f.Index]
+		out[i].Score, out[i].Rank, out[i].Ranked = f.Score, -f.Score, true
 	}
 	return out
 }

@@ -223,10 +223,10 @@ func TestHookClientStaysApart(t *testing.T) {
 }
 
 // The engines beside the store and the services are pure: the search
-// query language (models/internal/searchq), the vector index
-// (models/internal/vecidx) and the settings rules
-// (models/internal/settingsrules, with internal/privacy's rule type)
-// import only the standard library, so models
+// query language (models/internal/searchq), the ranking
+// (models/internal/rank), the vector index (models/internal/vecidx) and
+// the settings rules (models/internal/settingsrules, with
+// internal/privacy's rule type) import only the standard library, so models
 // keeps every row and its SQL, and the engines are tested without a
 // database; so do the readers of stored text the migrations reuse
 // (internal/outcome, internal/failsig), the memory extractor and the
@@ -235,6 +235,7 @@ func TestHookClientStaysApart(t *testing.T) {
 func TestEnginesStandardLibraryOnly(t *testing.T) {
 	pure := map[string][]string{
 		"models/internal/searchq":       nil,
+		"models/internal/rank":          nil,
 		"models/internal/vecidx":        nil,
 		"models/internal/settingsrules": {"internal/privacy"},
 		"internal/outcome":              nil,
