@@ -1,6 +1,9 @@
 package models
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The helpers dynamic SQL is built with (see "SQL style" in
 // docs/architecture.md): a statement whose shape depends on its input is
@@ -25,3 +28,9 @@ func (l *sqlList) add(part string, args []any) {
 
 // join is the pieces joined by sep.
 func (l *sqlList) join(sep string) string { return strings.Join(l.parts, sep) }
+
+// sqlPrefix is the SQL of the first n characters of the column col
+// (substr: the same on both backends).
+func sqlPrefix(col string, n int) string {
+	return "substr(" + col + ", 1, " + strconv.Itoa(n) + ")"
+}
