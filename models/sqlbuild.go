@@ -10,7 +10,7 @@ import (
 // put together from named pieces, each returning its text and the
 // arguments of its ? placeholders in order. The text holds constants and
 // the names of mneme's own tables and columns, never a value; and no
-// fmt.Sprintf writes it.
+// fmt.Sprintf writes it (internal/archtest's TestNoFormattedSQLInModels).
 
 // sqlList is a list of SQL pieces to join (the CTEs of a WITH, the
 // branches of a UNION ALL) with the arguments of their placeholders, in
