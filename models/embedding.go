@@ -46,8 +46,8 @@ var embedSources = []struct {
 	typ, table, cols string
 	tool             string // the tool_name column copied, or ''
 }{
-	{SearchObservation, "observations", fmt.Sprintf("c.title, substr(c.input, 1, %d), substr(c.output, 1, %d)", embedInputChars, embedOutputChars), "c.tool_name"},
-	{SearchPrompt, "prompts", fmt.Sprintf("substr(c.text, 1, %d), '', ''", embedTextChars), "''"},
+	{SearchObservation, "observations", "c.title, " + sqlPrefix("c.input", embedInputChars) + ", " + sqlPrefix("c.output", embedOutputChars), "c.tool_name"},
+	{SearchPrompt, "prompts", sqlPrefix("c.text", embedTextChars) + ", '', ''", "''"},
 	{SearchSummary, "summaries", "c.request, c.investigated || ' ' || c.learned, c.completed || ' ' || c.next_steps", "''"},
 	{SearchMemory, "memories", "c.text, '', ''", "''"},
 }

@@ -175,10 +175,16 @@ func (tx *Tx) ForgetSession(id int64) (ForgetResult, error) {
 func (tx *Tx) ForgetProject(project string) (ForgetResult, error) {
 	var set forgetSet
 	for _, q := range []struct {
-		table string
-		dst   *[]int64
-	}{{"sessions", &set.sessions}, {"prompts", &set.prompts}, {"observations", &set.observations}, {"summaries", &set.summaries}, {"memories", &set.memories}} {
-		if err := tx.db.Raw(fmt.Sprintf(`SELECT id FROM %s WHERE project = ? ORDER BY id`, q.table), project).Scan(q.dst).Error; err != nil {
+		sql string
+		dst *[]int64
+	}{
+		{`SELECT id FROM sessions WHERE project = ? ORDER BY id`, &set.sessions},
+		{`SELECT id FROM prompts WHERE project = ? ORDER BY id`, &set.prompts},
+		{`SELECT id FROM observations WHERE project = ? ORDER BY id`, &set.observations},
+		{`SELECT id FROM summaries WHERE project = ? ORDER BY id`, &set.summaries},
+		{`SELECT id FROM memories WHERE project = ? ORDER BY id`, &set.memories},
+	} {
+		if err := tx.db.Raw(q.sql, project).Scan(q.dst).Error; err != nil {
 			return ForgetResult{}, err
 		}
 	}

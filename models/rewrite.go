@@ -107,8 +107,7 @@ func (s *Store) pgTextTables(ctx context.Context) ([]TextTable, error) {
 // ReadTexts reads up to limit rows of t after rowid after, in rowid order:
 // their rowids and the values of t.Cols (NULL as "").
 func (s *Store) ReadTexts(ctx context.Context, t TextTable, after int64, limit int) ([]int64, [][]string, error) {
-	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf(`SELECT %[3]s, %[1]s FROM %[2]s WHERE %[3]s > ? ORDER BY %[3]s LIMIT ?`,
-		strings.Join(t.Cols, ", "), t.Name, rowID(s.Postgres())), after, limit).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(readTextsSQL(t, rowID(s.Postgres())), after, limit).Rows()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,6 +132,13 @@ func (s *Store) ReadTexts(ctx context.Context, t TextTable, after int64, limit i
 		vals = append(vals, v)
 	}
 	return ids, vals, rows.Err()
+}
+
+// readTextsSQL selects the next rows of t after an id (an argument) in
+// the order of the row id column id, with t.Cols, up to a limit (an
+// argument). t's names are the schema's (TextTables), never a value.
+func readTextsSQL(t TextTable, id string) string {
+	return "SELECT " + id + ", " + strings.Join(t.Cols, ", ") + " FROM " + t.Name + " WHERE " + id + " > ? ORDER BY " + id + " LIMIT ?"
 }
 
 // TextUpdate is new values for some columns of one row.
@@ -241,9 +247,8 @@ func (tx *Tx) RefreshTitles(ids []int64) ([]int64, error) {
 // to merge: the fts column is rewritten with its row, and the old row
 // version is PostgreSQL's to vacuum.
 func (tx *Tx) optimizeFTS(table string) error {
-	switch table {
-	case "prompts", "observations", "summaries", "memories":
-	default:
+	optimize, ok := ftsOptimize[table]
+	if !ok {
 		return fmt.Errorf("no full-text index for %q", table)
 	}
 	if tx.postgres() {
@@ -256,7 +261,16 @@ func (tx *Tx) optimizeFTS(table string) error {
 		return err
 	}
 	defer off()
-	return tx.db.Exec(fmt.Sprintf(`INSERT INTO %[1]s_fts(%[1]s_fts) VALUES ('optimize')`, table)).Error
+	return tx.db.Exec(optimize).Error
+}
+
+// ftsOptimize is, per table with a full-text index on SQLite, the
+// statement that merges the index into one segment.
+var ftsOptimize = map[string]string{
+	"prompts":      `INSERT INTO prompts_fts(prompts_fts) VALUES ('optimize')`,
+	"observations": `INSERT INTO observations_fts(observations_fts) VALUES ('optimize')`,
+	"summaries":    `INSERT INTO summaries_fts(summaries_fts) VALUES ('optimize')`,
+	"memories":     `INSERT INTO memories_fts(memories_fts) VALUES ('optimize')`,
 }
 
 // CountObservationsBefore counts the observations created before cut.

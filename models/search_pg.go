@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,24 @@ type pgTable struct {
 	text string
 }
 
+// kindCol is the SQL of a row's kind: c.kind, or an empty string for a
+// table without.
+func (t *pgTable) kindCol() string {
+	if t.typ == SearchObservation {
+		return "c.kind"
+	}
+	return "''"
+}
+
+// toolCol is the SQL of a row's tool: c.tool_name, or an empty string
+// for a table without.
+func (t *pgTable) toolCol() string {
+	if t.hasTool {
+		return "c.tool_name"
+	}
+	return "''"
+}
+
 // pgSnippetChars bounds each column ts_headline reads: it parses all it is
 // given, and a 1 MB tool output would cost more than the search.
 const pgSnippetChars = 20000
@@ -99,7 +118,7 @@ var pgTables = []pgTable{
 func pgSnippetText(cols ...string) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
-		parts[i] = "left(" + c + ", " + fmt.Sprint(pgSnippetChars) + ")"
+		parts[i] = "left(" + c + ", " + strconv.Itoa(pgSnippetChars) + ")"
 	}
 	return `regexp_replace(` + strings.Join(parts, " || ' … ' || ") + `, '([^[:alnum:][:space:]]+)', chr(1) || '\1' || chr(1), 'g')`
 }
@@ -163,28 +182,9 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 	if err != nil {
 		return nil, queryErr(err, q.Q)
 	}
-	var tables []pgQuery
-	var qerr error
-	// What every match must contain, and the words that imply a match:
-	// the same whatever the table.
-	phrases := tree.Phrases()
-	words, prefix := tree.Implied()
-	for i := range pgTables {
-		t := &pgTables[i]
-		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
-			continue
-		}
-		var ts string
-		if tree != nil {
-			if ts, err = tree.Render(pgColumnWeights[t.typ]); err != nil {
-				qerr = err // a column t does not have: skip t, as FTS5 does
-				continue
-			}
-		}
-		tables = append(tables, pgQuery{t: t, q: ts, phrases: phrases, implied: words, impliedPrefix: prefix})
-	}
-	if len(tables) == 0 && qerr != nil {
-		return nil, queryErr(qerr, q.Q)
+	tables, err := pgQueries(tree, q)
+	if err != nil {
+		return nil, queryErr(err, q.Q)
 	}
 	s.refreshCommon(ctx)
 	want := q.Offset + q.Limit + 1
@@ -216,6 +216,44 @@ func (s *Store) searchPG(ctx context.Context, q SearchQuery, match string) ([]Se
 		all = all[:q.Limit+1]
 	}
 	return s.loadHitsPG(ctx, tables, all)
+}
+
+// pgQueries are the tables q searches, each with tree written out for
+// it. A table whose columns tree filters on it does not have is skipped,
+// as FTS5 does; the error is that of the last one skipped when every
+// table was.
+func pgQueries(tree *searchq.Node, q SearchQuery) ([]pgQuery, error) {
+	var tables []pgQuery
+	var qerr error
+	// What every match must contain, and the words that imply a match:
+	// the same whatever the table.
+	phrases := tree.Phrases()
+	words, prefix := tree.Implied()
+	for i := range pgTables {
+		t := &pgTables[i]
+		if q.Type != "" && q.Type != t.typ || q.Tool != "" && !t.hasTool {
+			continue
+		}
+		ts, err := pgRender(tree, t.typ)
+		if err != nil {
+			qerr = err
+			continue
+		}
+		tables = append(tables, pgQuery{t: t, q: ts, phrases: phrases, implied: words, impliedPrefix: prefix})
+	}
+	if len(tables) == 0 && qerr != nil {
+		return nil, qerr
+	}
+	return tables, nil
+}
+
+// pgRender is tree written out for the table of search type typ ("" for
+// no tree).
+func pgRender(tree *searchq.Node, typ string) (string, error) {
+	if tree == nil {
+		return "", nil
+	}
+	return tree.Render(pgColumnWeights[typ])
 }
 
 // refreshCommon has mneme_common copied from the statistics again if a
@@ -267,114 +305,198 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 	if len(tables) == 0 {
 		return nil, nil, false, nil
 	}
-	rankLimit := s.searchOptions().RankLimit
-	const tsq, pgPairs = "to_tsquery('english', ?)", "mneme_phrase_pairs(?::text[])"
-	var with, parts, gate []string
-	var args []any
-	pairRows := false
-	// common: whether the statistics put one of the implied words (the
-	// same for every table) in pgCommonFactor × RankLimit rows of a
-	// table; then no table is counted.
-	common := "false"
-	if t := tables[0]; len(t.implied) > 0 {
-		var rels []string
-		for _, u := range tables {
-			rels = append(rels, u.t.content)
-		}
-		with = append(with, "cr AS MATERIALIZED (SELECT * FROM mneme_common_rows(?::text[], ?::boolean[], ?::text[]))")
-		args = append(args, t.implied, t.impliedPrefix, rels)
-		common = fmt.Sprintf("COALESCE((SELECT max(common_rows) FROM cr), 0) >= %d", pgCommonFactor*rankLimit)
-		gate = append(gate, "WHEN "+common+" THEN false")
-	}
-	for k, t := range tables {
-		tool, kind := "''", "''"
-		if t.t.hasTool {
-			tool = "c.tool_name"
-		}
-		if t.t.typ == SearchObservation {
-			kind = "c.kind"
-		}
-		// ts_rank is taken here, on the row just read, rather than from a
-		// materialized copy of its tsvector: copying 2,001 tsvectors of
-		// about 800 bytes into the CTE cost more (11 ms at 1M
-		// observations) than ranking them (1 ms), and when the table has
-		// too many matches to rank, that 1 ms is all it wastes.
-		cols := fmt.Sprintf("c.id, c.created_at, %s AS kind, ts_rank('%s', c.fts, %s) AS r, c.project, %s AS tool_name, c.session_id", kind, t.t.weights, tsq, tool)
-		if len(t.phrases) == 0 {
-			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED (SELECT %s FROM %s c WHERE c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d)",
-				k, cols, t.t.content, tsq, tsq, rankLimit+1))
-			args = append(args, t.q, t.q, t.q)
-		} else {
-			// The rows holding the phrases' pairs of words (the pair
-			// index), then the exact match on each: ts_match_vq is @@
-			// that the planner cannot take to the fts index, whose
-			// bitmap would bring back the recheck of every row holding
-			// the words, and with it mneme_pairs computed again for each.
-			// The plain scan instead (a one-time filter picks) when no
-			// pair can be formed (stopwords) or when the index's
-			// statistics say the rarest pair is in pgPairRows rows or
-			// more: its bitmap would cost more than the plain scan,
-			// which finds 2,001 matches of so common a phrase soon.
-			if !pairRows {
-				// One look at the statistics for every table: the
-				// phrases are the same in each.
-				pairRows = true
-				var idx []string
-				for _, u := range tables {
-					idx = append(idx, u.t.content+"_pairs")
-				}
-				with = append(with, "pr AS MATERIALIZED (SELECT * FROM mneme_phrase_pair_rows(?::text[], ?::text[]))")
-				args = append(args, t.phrases, idx)
-			}
-			use := fmt.Sprintf("(%s IS NOT NULL AND COALESCE((SELECT pair_rows FROM pr WHERE pairs_index = '%s_pairs'), 0) < %d)", pgPairs, t.t.content, pgPairRows)
-			with = append(with, fmt.Sprintf("m%d AS MATERIALIZED ((SELECT %s FROM %s c WHERE %s AND mneme_pairs(c.fts) @@ %s AND ts_match_vq(c.fts, %s) AND querytree(%s) <> 'T' LIMIT %d) UNION ALL (SELECT %s FROM %s c WHERE NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T' LIMIT %d))",
-				k, cols, t.t.content, use, pgPairs, tsq, tsq, rankLimit+1, cols, t.t.content, use, tsq, tsq, rankLimit+1))
-			args = append(args, t.q, t.phrases, t.phrases, t.q, t.q, t.q, t.phrases, t.q, t.q)
-		}
-	}
-	// Whether every table may be ranked. CASE counts a table's matches
-	// only while the tables before it were under the limit, smallest
-	// first: a word found in too many observations is counted in the
-	// summaries and prompts first, whose matches then give their newest
-	// hits (below) without reading them again.
-	for k := len(tables) - 1; k >= 0; k-- {
-		gate = append(gate, fmt.Sprintf("WHEN (SELECT count(*) FROM m%d) > %d THEN false", k, rankLimit))
-	}
-	with = append(with, "g AS (SELECT CASE "+strings.Join(gate, " ")+" ELSE true END AS small)")
-	parts = append(parts, "SELECT -1, NULL::bigint, NULL::real, NULL::timestamptz, NULL::text, NULL::text, NULL::text, small FROM g")
-	for k, t := range tables {
-		parts = append(parts, fmt.Sprintf("SELECT %d, NULL, NULL, NULL, NULL, %s::text, querytree(%s), NULL", k, tsq, tsq))
-		args = append(args, t.q, t.q)
-		fm, fa := pgSearchFilters("m", q, t.t.hasTool)
-		parts = append(parts, fmt.Sprintf("(SELECT %d, m.id, m.r, m.created_at, m.kind, NULL, NULL, NULL FROM m%d m WHERE (SELECT small FROM g)%s ORDER BY m.r DESC, m.id DESC LIMIT %d)",
-			k, k, fm, nRanked))
-		args = append(args, fa...)
-		kind := "''"
-		if t.t.typ == SearchObservation {
-			kind = "c.kind"
-		}
-		// Newest first: from the table's counted matches when they are
-		// all of them (the pages of a few matches are read once, where
-		// going back through the table for its newest read a page for
-		// each row passed); else back through the table by id.
-		counted := fmt.Sprintf("CASE WHEN %s THEN false ELSE (SELECT count(*) FROM m%d) <= %d END", common, k, rankLimit)
-		parts = append(parts, fmt.Sprintf("(SELECT %d, m.id, 0::real, m.created_at, m.kind, NULL, NULL, NULL FROM m%d m WHERE NOT (SELECT small FROM g) AND %s%s ORDER BY m.id DESC LIMIT %d)",
-			k, k, counted, fm, nNewest))
-		args = append(args, fa...)
-		fc, fca := pgSearchFilters("c", q, t.t.hasTool)
-		parts = append(parts, fmt.Sprintf("(SELECT %d, c.id, 0::real, c.created_at, %s, NULL, NULL, NULL FROM %s c WHERE NOT (SELECT small FROM g) AND NOT %s AND c.fts @@ %s AND querytree(%s) <> 'T'%s ORDER BY c.id DESC LIMIT %d)",
-			k, kind, t.t.content, counted, tsq, tsq, fc, nNewest))
-		args = append(append(args, t.q, t.q), fca...)
-	}
-	stmt := "WITH " + strings.Join(with, ", ") + " " + strings.Join(parts, " UNION ALL ")
+	p := pgProbe{q: q, rankLimit: s.searchOptions().RankLimit, nNewest: nNewest, nRanked: nRanked}
+	stmt, args := p.sql(tables)
 	rows, err := s.pgQueryPlanned(ctx, stmt, args...)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	defer rows.Close()
-	norm, tree := make([]string, len(tables)), make([]string, len(tables))
-	rank := true
-	var out []ranked
+	res, err := scanProbe(rows, tables)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	kept, err := res.kept(tables, q)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return kept, res.out, res.rank, nil
+}
+
+// The SQL of a table's query (an argument, normalized by to_tsquery) and
+// of the pairs of words of its phrases (an argument, the phrases).
+const (
+	pgTSQ   = "to_tsquery('english', ?)"
+	pgPairs = "mneme_phrase_pairs(?::text[])"
+)
+
+// pgProbe builds probeRankPG's statement: a WITH of the statistics
+// (pgCommonRowsCTE, pgPairRowsCTE), each table's matches (matchCTE) and
+// the gate between ranking and newest first (gateCTE), then a UNION ALL
+// of the gate's answer and, per table, its normalized query and its
+// candidates (tableRows). Each piece is a named function returning its
+// text and the arguments of its ? placeholders, in the order they come:
+// the text holds only constants and names from pgTables, never a value.
+type pgProbe struct {
+	q                           SearchQuery
+	rankLimit, nNewest, nRanked int
+	// gated is whether the statistics are looked at (the query implies
+	// words); common is the condition that they put one of the words in
+	// pgCommonFactor × RankLimit rows of a table ("false" when not gated):
+	// then no table is counted.
+	gated  bool
+	common string
+}
+
+// sql is the statement and its arguments.
+func (p *pgProbe) sql(tables []pgQuery) (string, []any) {
+	var with, union sqlList
+	p.gated, p.common = len(tables[0].implied) > 0, "false"
+	if p.gated {
+		with.add(pgCommonRowsCTE(tables))
+		p.common = "COALESCE((SELECT max(common_rows) FROM cr), 0) >= " + strconv.Itoa(pgCommonFactor*p.rankLimit)
+	}
+	if len(tables[0].phrases) > 0 {
+		// One look at the pair index's statistics for every table: the
+		// phrases are the same in each.
+		with.add(pgPairRowsCTE(tables))
+	}
+	for k, t := range tables {
+		with.add(p.matchCTE(k, t))
+	}
+	with.add(p.gateCTE(len(tables)), nil)
+	union.add("SELECT -1, NULL::bigint, NULL::real, NULL::timestamptz, NULL::text, NULL::text, NULL::text, small FROM g", nil)
+	for k, t := range tables {
+		union.add(p.tableRows(k, t))
+	}
+	return "WITH " + with.join(", ") + " " + union.join(" UNION ALL "), append(with.args, union.args...)
+}
+
+// pgCommonRowsCTE is cr: by the statistics (mneme_common_rows), the most
+// rows of any searched table one of the implied words (the same for
+// every table) is in.
+func pgCommonRowsCTE(tables []pgQuery) (string, []any) {
+	rels := make([]string, len(tables))
+	for i, t := range tables {
+		rels[i] = t.t.content
+	}
+	return "cr AS MATERIALIZED (SELECT * FROM mneme_common_rows(?::text[], ?::boolean[], ?::text[]))",
+		[]any{tables[0].implied, tables[0].impliedPrefix, rels}
+}
+
+// pgPairRowsCTE is pr: by the statistics of each table's pair index
+// (mneme_phrase_pair_rows), the rows the rarest pair of the phrases is in.
+func pgPairRowsCTE(tables []pgQuery) (string, []any) {
+	idx := make([]string, len(tables))
+	for i, t := range tables {
+		idx[i] = t.t.content + "_pairs"
+	}
+	return "pr AS MATERIALIZED (SELECT * FROM mneme_phrase_pair_rows(?::text[], ?::text[]))", []any{tables[0].phrases, idx}
+}
+
+// matchCTE is m<k>: up to RankLimit+1 matches of table k, with what the
+// ranking and the filters read.
+func (p *pgProbe) matchCTE(k int, t pgQuery) (string, []any) {
+	name := "m" + strconv.Itoa(k) + " AS MATERIALIZED "
+	if len(t.phrases) == 0 {
+		sel, args := p.matchSelect(t, "c.fts @@ "+pgTSQ, []any{t.q})
+		return name + "(" + sel + ")", args
+	}
+	// The rows holding the phrases' pairs of words (the pair index),
+	// then the exact match on each: ts_match_vq is @@ that the planner
+	// cannot take to the fts index, whose bitmap would bring back the
+	// recheck of every row holding the words, and with it mneme_pairs
+	// computed again for each. The plain scan instead (a one-time filter
+	// picks) when no pair can be formed (stopwords) or when the index's
+	// statistics say the rarest pair is in pgPairRows rows or more: its
+	// bitmap would cost more than the plain scan, which finds 2,001
+	// matches of so common a phrase soon. use holds one placeholder, the
+	// phrases.
+	use := "(" + pgPairs + " IS NOT NULL AND COALESCE((SELECT pair_rows FROM pr WHERE pairs_index = '" + t.t.content + "_pairs'), 0) < " + strconv.Itoa(pgPairRows) + ")"
+	paired, args := p.matchSelect(t, use+" AND mneme_pairs(c.fts) @@ "+pgPairs+" AND ts_match_vq(c.fts, "+pgTSQ+")", []any{t.phrases, t.phrases, t.q})
+	plain, plainArgs := p.matchSelect(t, "NOT "+use+" AND c.fts @@ "+pgTSQ, []any{t.phrases, t.q})
+	return name + "((" + paired + ") UNION ALL (" + plain + "))", append(args, plainArgs...)
+}
+
+// matchSelect selects up to RankLimit+1 rows of t where cond (whose
+// placeholders' arguments are condArgs) holds and the query is not one
+// that would read every row (querytree T).
+//
+// ts_rank is taken here, on the row just read, rather than from a
+// materialized copy of its tsvector: copying 2,001 tsvectors of about
+// 800 bytes into the CTE cost more (11 ms at 1M observations) than
+// ranking them (1 ms), and when the table has too many matches to rank,
+// that 1 ms is all it wastes.
+func (p *pgProbe) matchSelect(t pgQuery, cond string, condArgs []any) (string, []any) {
+	cols := "c.id, c.created_at, " + t.t.kindCol() + " AS kind, ts_rank('" + t.t.weights + "', c.fts, " + pgTSQ + ") AS r, c.project, " + t.t.toolCol() + " AS tool_name, c.session_id"
+	args := append(append([]any{t.q}, condArgs...), t.q)
+	return "SELECT " + cols + " FROM " + t.t.content + " c WHERE " + cond + " AND querytree(" + pgTSQ + ") <> 'T' LIMIT " + strconv.Itoa(p.rankLimit+1), args
+}
+
+// gateCTE is g: whether every table may be ranked. CASE counts a table's
+// matches only while the tables before it were under the limit, smallest
+// first: a word found in too many observations is counted in the
+// summaries and prompts first, whose matches then give their newest hits
+// (newestRows) without reading them again.
+func (p *pgProbe) gateCTE(n int) string {
+	var whens []string
+	if p.gated {
+		whens = append(whens, "WHEN "+p.common+" THEN false")
+	}
+	for k := n - 1; k >= 0; k-- {
+		whens = append(whens, "WHEN (SELECT count(*) FROM m"+strconv.Itoa(k)+") > "+strconv.Itoa(p.rankLimit)+" THEN false")
+	}
+	return "g AS (SELECT CASE " + strings.Join(whens, " ") + " ELSE true END AS small)"
+}
+
+// tableRows are table k's branches of the UNION ALL: its normalized query
+// and querytree (the row whose id is NULL), its best nRanked matches when
+// the gate says rank (rankedRows), else its newest nNewest (newestRows).
+func (p *pgProbe) tableRows(k int, t pgQuery) (string, []any) {
+	var rows sqlList
+	rows.add("SELECT "+strconv.Itoa(k)+", NULL, NULL, NULL, NULL, "+pgTSQ+"::text, querytree("+pgTSQ+"), NULL", []any{t.q, t.q})
+	rows.add(p.rankedRows(k, t))
+	rows.add(p.newestRows(k, t))
+	return rows.join(" UNION ALL "), rows.args
+}
+
+// rankedRows are table k's best nRanked matches within the filters, by
+// ts_rank then newest, taken from its counted matches (m<k>).
+func (p *pgProbe) rankedRows(k int, t pgQuery) (string, []any) {
+	where, args := pgSearchFilters("m", p.q, t.t.hasTool)
+	return "(SELECT " + strconv.Itoa(k) + ", m.id, m.r, m.created_at, m.kind, NULL, NULL, NULL FROM m" + strconv.Itoa(k) + " m WHERE (SELECT small FROM g)" + where +
+		" ORDER BY m.r DESC, m.id DESC LIMIT " + strconv.Itoa(p.nRanked) + ")", args
+}
+
+// newestRows are table k's newest nNewest matches within the filters:
+// from its counted matches when they are all of them (the pages of a few
+// matches are read once, where going back through the table for its
+// newest read a page for each row passed); else back through the table
+// by id.
+func (p *pgProbe) newestRows(k int, t pgQuery) (string, []any) {
+	m, limit := "m"+strconv.Itoa(k), " LIMIT "+strconv.Itoa(p.nNewest)+")"
+	counted := "CASE WHEN " + p.common + " THEN false ELSE (SELECT count(*) FROM " + m + ") <= " + strconv.Itoa(p.rankLimit) + " END"
+	fm, args := pgSearchFilters("m", p.q, t.t.hasTool)
+	fromCounted := "(SELECT " + strconv.Itoa(k) + ", m.id, 0::real, m.created_at, m.kind, NULL, NULL, NULL FROM " + m + " m WHERE NOT (SELECT small FROM g) AND " + counted + fm + " ORDER BY m.id DESC" + limit
+	fc, fca := pgSearchFilters("c", p.q, t.t.hasTool)
+	fromTable := "(SELECT " + strconv.Itoa(k) + ", c.id, 0::real, c.created_at, " + t.t.kindCol() + ", NULL, NULL, NULL FROM " + t.t.content + " c WHERE NOT (SELECT small FROM g) AND NOT " + counted +
+		" AND c.fts @@ " + pgTSQ + " AND querytree(" + pgTSQ + ") <> 'T'" + fc + " ORDER BY c.id DESC" + limit
+	return fromCounted + " UNION ALL " + fromTable, append(append(args, t.q, t.q), fca...)
+}
+
+// pgProbeRows is what probeRankPG's statement answered: whether the
+// tables are ranked, each table's normalized query and querytree, and the
+// candidates, each carrying what rerank weighs.
+type pgProbeRows struct {
+	rank       bool
+	norm, tree []string
+	out        []ranked
+}
+
+// scanProbe reads the rows of probeRankPG's statement: the gate's
+// (k < 0), each table's query (no id) and the candidates.
+func scanProbe(rows *sql.Rows, tables []pgQuery) (*pgProbeRows, error) {
+	res := &pgProbeRows{rank: true, norm: make([]string, len(tables)), tree: make([]string, len(tables))}
 	for rows.Next() {
 		var k int
 		var id *int64
@@ -383,38 +505,43 @@ func (s *Store) probeRankPG(ctx context.Context, tables []pgQuery, q SearchQuery
 		var kind, nq, qt *string
 		var small *bool
 		if err := rows.Scan(&k, &id, &r, &at, &kind, &nq, &qt, &small); err != nil {
-			return nil, nil, false, err
+			return nil, err
 		}
 		switch {
 		case k < 0:
-			rank = *small
+			res.rank = *small
 		case id == nil: // a table's query
-			norm[k], tree[k] = *nq, *qt
+			res.norm[k], res.tree[k] = *nq, *qt
 		default:
-			out = append(out, ranked{table: searchTableOf(tables[k].t.typ), id: *id, rank: -float64(*r), at: at.UnixNano(),
+			res.out = append(res.out, ranked{table: searchTableOf(tables[k].t.typ), id: *id, rank: -float64(*r), at: at.UnixNano(),
 				feat: &boostFeatures{importance: kindImportance(*kind), at: at.UTC()}})
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, false, err
-	}
+	return res, rows.Err()
+}
+
+// kept is the tables whose query still has a word (to_tsquery drops
+// stopwords), each with its normalized query and whether it is large,
+// and marks the candidates ranked or not; a query that would read every
+// row (querytree T) is refused. It reuses tables' array.
+func (res *pgProbeRows) kept(tables []pgQuery, q SearchQuery) ([]pgQuery, error) {
 	kept := tables[:0]
 	for i, t := range tables {
-		if tree[i] == "T" {
-			return nil, nil, false, &QueryError{Query: q.Q, Msg: `the query has no word to look for, only words to leave out: put a word that is not a stopword (like "the") before NOT`}
+		if res.tree[i] == "T" {
+			return nil, &QueryError{Query: q.Q, Msg: `the query has no word to look for, only words to leave out: put a word that is not a stopword (like "the") before NOT`}
 		}
-		if norm[i] != "" {
-			t.q, t.large = norm[i], !rank
+		if res.norm[i] != "" {
+			t.q, t.large = res.norm[i], !res.rank
 			kept = append(kept, t)
 		}
 	}
-	for i := range out {
-		out[i].ranked = rank
-		if !rank {
-			out[i].rank = 0
+	for i := range res.out {
+		res.out[i].ranked = res.rank
+		if !res.rank {
+			res.out[i].rank = 0
 		}
 	}
-	return kept, out, rank, nil
+	return kept, nil
 }
 
 // pgQueryPlanned runs query (? placeholders, none inside its string
@@ -429,7 +556,7 @@ func (s *Store) pgQueryPlanned(ctx context.Context, query string, args ...any) (
 	n := 0
 	for _, part := range strings.Split(query, "?") {
 		if n > 0 {
-			fmt.Fprintf(&b, "$%d", n)
+			b.WriteString("$" + strconv.Itoa(n))
 		}
 		b.WriteString(part)
 		n++
@@ -491,23 +618,16 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 		}
 		pos[r.table.typ][r.id] = i
 	}
-	var parts []string
-	var args []any
+	var hits sqlList
 	for k, t := range tables {
-		if len(pos[t.t.typ]) == 0 {
-			continue
+		if len(pos[t.t.typ]) > 0 {
+			hits.add(pgHitsSelect(k, t, pos[t.t.typ]))
 		}
-		ids := make([]int64, 0, len(pos[t.t.typ]))
-		for id := range pos[t.t.typ] {
-			ids = append(ids, id)
-		}
-		parts = append(parts, fmt.Sprintf("(SELECT %d AS k, c.id, %s, ts_headline('english', %s, ?::tsquery, ?) FROM %s c WHERE c.id IN ?)", k, t.t.detail, t.t.text, t.t.content))
-		args = append(args, t.q, pgHeadlineOptions, ids)
 	}
-	if len(parts) == 0 {
+	if len(hits.parts) == 0 {
 		return []SearchHit{}, nil
 	}
-	rows, err := s.db.WithContext(ctx).Raw(strings.Join(parts, " UNION ALL "), args...).Rows()
+	rows, err := s.db.WithContext(ctx).Raw(hits.join(" UNION ALL "), hits.args...).Rows()
 	if err != nil {
 		return nil, err
 	}
@@ -531,6 +651,17 @@ func (s *Store) loadHitsPG(ctx context.Context, tables []pgQuery, page []ranked)
 		return nil, err
 	}
 	return loadedHits(out), nil
+}
+
+// pgHitsSelect selects the details and snippets of table k's rows
+// whose ids are the keys of pos.
+func pgHitsSelect(k int, t pgQuery, pos map[int64]int) (string, []any) {
+	ids := make([]int64, 0, len(pos))
+	for id := range pos {
+		ids = append(ids, id)
+	}
+	return "(SELECT " + strconv.Itoa(k) + " AS k, c.id, " + t.t.detail + ", ts_headline('english', " + t.t.text + ", ?::tsquery, ?) FROM " + t.t.content + " c WHERE c.id IN ?)",
+		[]any{t.q, pgHeadlineOptions, ids}
 }
 
 // pgTSQuery translates an FTS5 query (as recall builds them: quoted

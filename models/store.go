@@ -14,7 +14,10 @@
 // unexported, and the packages under models/ that need it (the test
 // helpers of models/modelstest, the benchmark databases of models/benchdb)
 // get it through models/internal/storedb, which nothing else can import.
-// internal/archtest holds these lines.
+// Its SQL follows docs/architecture.md's "SQL style": GORM's builder for
+// simple CRUD on one entity, raw SQL with ? placeholders for the rest,
+// and dynamic SQL only from named builders (sqlbuild.go) that keep every
+// value an argument. internal/archtest holds these lines.
 package models
 
 import (

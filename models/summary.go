@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -160,8 +159,8 @@ func loadSummaryWork(db *gorm.DB, sessionID int64, turn, upTo, outputBytes, limi
 	if err := oq.Count(&total).Error; err != nil {
 		return nil, err
 	}
-	cols := fmt.Sprintf(`id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, substr(input, 1, 400) AS input,
-		substr(output, 1, %d) AS output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`, outputBytes)
+	cols := `id, session_id, project, prompt_number, tool_use_id, tool_name, kind, title, substr(input, 1, 400) AS input,
+		` + sqlPrefix("output", outputBytes) + ` AS output, files, success, importance, duration_ms, excluded_by, command_kind, test_outcome, file_created, created_at`
 	q := oq.Select(cols)
 	if total > int64(limit) {
 		q = q.Order("importance DESC, id DESC").Limit(limit)
