@@ -129,7 +129,7 @@ func TestCompute(t *testing.T) {
 		{"SessionStart hook at 100k + 10k memories, p99", "22.4 ms", "19.9 ms (same hook at 100k, no memories, p99)", "1.13×", "≤ 25 ms", "yes"},
 		{"worker RSS, idle", "25.1 MB", "5.45 MB (minimal Go HTTP server)", "4.60×", "—", "—"},
 		// Failed, with the row count of the spec's default.
-		{"worker RSS at 1M, after reads", "FAILED", "—", "—", "—", "—"},
+		{"worker RSS at 1M, after reads", "FAILED", "—", "—", "≤ 120 MB", "—"},
 		{"cold start to healthy, new data dir", "skipped", "—", "—", "—", "—"},
 	} {
 		got, ok := lines[want.Figure]
@@ -175,6 +175,9 @@ func TestCapturedRun(t *testing.T) {
 		// And the floor hook.
 		"floor hook (socket round trip only), alternated, p50": true,
 		"hook post-tool-use, alternated, p50":                  true,
+		// And the worker with semantic search on.
+		"worker RSS at 1M, semantic search on, after reads":       true,
+		"worker's own memory (RssAnon) at 1M, semantic search on": true,
 	}
 	for _, l := range Compute(spec, res) {
 		if notMeasured[l.Figure] {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
 	"github.com/mneme-dev/mneme/models/benchdb"
@@ -43,6 +44,11 @@ func startServe(b *testing.B, dataDir string) (pid, port int) {
 	port = freePort(b)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = binEnv(dataDir, port)
+	// MNEME_RSS_WORKER_ENV adds to the worker's environment, for trying
+	// the runtime's knobs (e.g. "GOGC=50 GOMEMLIMIT=110MiB").
+	if v := os.Getenv("MNEME_RSS_WORKER_ENV"); v != "" {
+		cmd.Env = append(cmd.Env, strings.Fields(v)...)
+	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +74,10 @@ func startServe(b *testing.B, dataDir string) (pid, port int) {
 // resident memory from /proc/<pid>/status: idle on an empty data dir, and
 // on the synthetic database (1M observations unless -short or
 // MNEME_BENCH_ROWS) after serving the feed, session list, searches, stats
-// and projects. Reported: rss-MB (VmRSS now) and peak-MB (VmHWM).
+// and projects (and, in the -semantic variant, with semantic search on).
+// Reported: rss-MB (VmRSS now), peak-MB (VmHWM), and anon-MB and file-MB,
+// the two parts of rss-MB (RssAnon: the worker's own memory, Go's heap and
+// SQLite's page caches; RssFile: mapped files, the binary's pages).
 //
 // base-rss-MB and base-peak-MB are the same readings of the smallest Go
 // HTTP server (bench/minserver), built and run beside it in the same
@@ -89,46 +98,91 @@ func BenchmarkWorkerRSS(b *testing.B) {
 	})
 	rows := benchdb.Rows(b)
 	b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-		db := benchdb.Build(b, rows)
-		// The worker gets its own copy of the database: it may write (the
-		// summary queue, settings), and the shared one must stay as built.
-		dir := db.WorkerCopy(b)
-		pid, port := startServe(b, dir)
-		basePID, basePort := startMinServer(b)
-		base := "http://127.0.0.1:" + strconv.Itoa(port)
-		paths := []string{"/api/stats", "/api/stats?days=90", "/api/projects", "/api/observations?limit=100",
-			"/api/sessions?limit=100", "/api/search?q=" + url.QueryEscape(benchdb.Word(300)),
-			"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
-		// mneme's API wants the worker's secret over TCP (the stand-in
-		// ignores the header).
-		secret, err := hookwire.ReadSecretFile(filepath.Join(dir, hookwire.SecretFile))
+		benchWorkerRSS(b, benchdb.Build(b, rows), false)
+	})
+	// The same with semantic search on: every row has a vector (the
+	// hybrid benchmarks' database), the worker is pointed at a loopback
+	// embeddings endpoint of their model, loads its vector index in the
+	// background, and answers semantic searches too.
+	b.Run(fmt.Sprintf("rows=%d-semantic", rows), func(b *testing.B) {
+		benchWorkerRSS(b, benchdb.WithVectors(b, rows), true)
+	})
+}
+
+// benchWorkerRSS serves b.N rounds of the feed, session list, searches,
+// stats and projects from `mneme serve` on a copy of db (and, with
+// semantic, semantic searches after the vector index loaded) and reports
+// the worker's and the baseline server's resident memory.
+func benchWorkerRSS(b *testing.B, db *benchdb.DB, semantic bool) {
+	// The worker gets its own copy of the database: it may write (the
+	// summary queue, settings), and the shared one must stay as built.
+	dir := db.WorkerCopy(b)
+	pid, port := startServe(b, dir)
+	basePID, basePort := startMinServer(b)
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	paths := []string{"/api/stats", "/api/stats?days=90", "/api/projects", "/api/observations?limit=100",
+		"/api/sessions?limit=100", "/api/search?q=" + url.QueryEscape(benchdb.Word(300)),
+		"/api/search?q=" + url.QueryEscape(benchdb.Word(3000)), "/api/search?q=" + url.QueryEscape(benchdb.Word(30))}
+	// mneme's API wants the worker's secret over TCP (the stand-in
+	// ignores the header).
+	secret, err := hookwire.ReadSecretFile(filepath.Join(dir, hookwire.SecretFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	do := func(method, u, body string) int {
+		req, _ := http.NewRequest(method, u, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
-		get := func(u string) {
-			req, _ := http.NewRequest(http.MethodGet, u, nil)
-			req.Header.Set("Authorization", "Bearer "+secret)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				b.Fatalf("GET %s: %d", u, resp.StatusCode)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	get := func(u string) {
+		if status := do(http.MethodGet, u, ""); status != 200 {
+			b.Fatalf("GET %s: %d", u, status)
+		}
+	}
+	for i := range paths {
+		paths[i] = base + paths[i]
+	}
+	if semantic {
+		fake := embedtest.New(benchdb.VectorDims)
+		b.Cleanup(fake.Close)
+		body := fmt.Sprintf(`{"embeddings":{"url":%q,"model":%q,"dimensions":%d}}`, fake.URL, benchdb.VectorModel, benchdb.VectorDims)
+		if status := do(http.MethodPut, base+"/api/settings", body); status != 200 {
+			b.Fatalf("PUT embeddings settings: %d", status)
+		}
+		// A semantic search answers 503 until the index has loaded.
+		sem := base + "/api/search?mode=semantic&q=" + url.QueryEscape(benchdb.Word(300))
+		for deadline := time.Now().Add(10 * time.Minute); do(http.MethodGet, sem, "") != 200; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatal("the vector index did not load within 10 minutes")
 			}
 		}
-		for i := 0; i < b.N; i++ {
-			for _, p := range paths {
-				get(base + p)
-				get("http://127.0.0.1:" + strconv.Itoa(basePort) + "/api/health")
-			}
+		paths = append(paths, sem, base+"/api/search?mode=hybrid&q="+url.QueryEscape(benchdb.Word(3000)))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range paths {
+			get(p)
+			get("http://127.0.0.1:" + strconv.Itoa(basePort) + "/api/health")
 		}
-		b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
-		b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
-		b.ReportMetric(procStatus(b, basePID, "VmRSS"), "base-rss-MB")
-		b.ReportMetric(procStatus(b, basePID, "VmHWM"), "base-peak-MB")
-	})
+	}
+	b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
+	b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
+	// What of it is the worker's own memory, and what pages of the
+	// database file it has mapped (SQLite's mmap): those are the page
+	// cache's, shared and given back under pressure.
+	b.ReportMetric(procStatus(b, pid, "RssAnon"), "anon-MB")
+	b.ReportMetric(procStatus(b, pid, "RssFile"), "file-MB")
+	b.ReportMetric(procStatus(b, basePID, "VmRSS"), "base-rss-MB")
+	b.ReportMetric(procStatus(b, basePID, "VmHWM"), "base-peak-MB")
 }
 
 // startMinServer builds bench/minserver (the smallest Go HTTP server, the
