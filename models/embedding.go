@@ -64,19 +64,30 @@ func embedTable(typ string) string {
 
 // PendingEmbeddings lists up to limit rows that have no vector of model
 // (never embedded, embedded by another model, or rewritten since),
-// observations first, each table in id order.
+// observations first, each table in id order. It looks only above each
+// table's mark (embedding_pending.go), so a poll that finds nothing costs
+// a few index lookups, not a scan of the database.
 func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) ([]EmbedItem, error) {
+	if err := s.verifyPendingMarks(ctx, model); err != nil {
+		return nil, err
+	}
 	var out []EmbedItem
 	db := s.searchDB(ctx)
 	for _, src := range embedSources {
 		if len(out) >= limit {
 			break
 		}
-		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+src.tool+", c.created_at, "+src.cols+" FROM "+src.table+" c WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
-			src.typ, model, limit-len(out)).Rows()
+		from := s.pendingFrom(model, src.table)
+		var newest int64
+		if err := db.Raw("SELECT COALESCE(max(id), 0) FROM " + src.table).Scan(&newest).Error; err != nil {
+			return nil, err
+		}
+		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+src.tool+", c.created_at, "+src.cols+" FROM "+src.table+" c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
+			from, src.typ, model, limit-len(out)).Rows()
 		if err != nil {
 			return nil, err
 		}
+		var first int64
 		for rows.Next() {
 			it := EmbedItem{Type: src.typ}
 			var a, b, c string
@@ -84,6 +95,9 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 			if err := rows.Scan(&it.ID, &it.SessionID, &it.Project, &it.Tool, &created, &a, &b, &c); err != nil {
 				rows.Close()
 				return nil, err
+			}
+			if first == 0 {
+				first = it.ID
 			}
 			it.Text, it.CreatedAt = joinText(a, b, c), parseStoredTime(created)
 			out = append(out, it)
@@ -93,7 +107,9 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		if err != nil {
 			return nil, err
 		}
+		s.movePendingMark(model, src.table, from, first, newest)
 	}
+	s.pendingLooked(model, len(out) > 0)
 	return out, nil
 }
 
@@ -114,12 +130,12 @@ func (s *Store) EmbeddingProgress(ctx context.Context, model string) (done, tota
 	db := s.searchDB(ctx)
 	for _, src := range embedSources {
 		var n int64
-		if err := db.Raw("SELECT count(*) FROM " + src.table).Row().Scan(&n); err != nil {
+		if err := db.Raw("SELECT count(*) FROM " + src.table).Scan(&n).Error; err != nil {
 			return 0, 0, err
 		}
 		total += n
 	}
-	err = db.Raw("SELECT count(*) FROM embeddings WHERE model = ?", model).Row().Scan(&done)
+	err = db.Raw("SELECT count(*) FROM embeddings WHERE model = ?", model).Scan(&done).Error
 	return done, total, err
 }
 

@@ -79,6 +79,7 @@ type Store struct {
 	ckptOnce           sync.Once
 	idxErrs            errorCount   // the background indexer's
 	vecs               vecIndex     // the in-memory vectors (vecindex.go)
+	pending            pendingMarks // where PendingEmbeddings looks (embedding_pending.go)
 	commonAt           atomic.Int64 // PostgreSQL: when a search last asked for mneme_common's refresh (UnixNano)
 
 	// Ranking weighs ranked search hits (nil: DefaultRanking). Set it
