@@ -170,6 +170,7 @@ var spec = []Row{
 		Base: []Baseline{{Metric: "base-peak-MB", Label: "(minimal Go HTTP server)"}}},
 	{Figure: "worker RSS at {rows}, semantic search on, after reads", Bench: "BenchmarkWorkerRSS/rows=*-semantic", Metric: "rss-MB", Unit: "MB",
 		Base: []Baseline{{Metric: "rss-MB", Label: "(the same rows, semantic search off)", Bench: "BenchmarkWorkerRSS/rows=*[0-9]"}}},
+	{Figure: "worker idle CPU at {rows}, semantic search on, every row embedded", Bench: "BenchmarkWorkerRSS/rows=*-semantic", Metric: "idle-cpu-%", Unit: "% of a core"},
 	{Figure: "worker's own memory (RssAnon) at {rows}, semantic search on", Bench: "BenchmarkWorkerRSS/rows=*-semantic", Metric: "anon-MB", Unit: "MB",
 		Base: []Baseline{{Metric: "anon-MB", Label: "(the same rows, semantic search off)", Bench: "BenchmarkWorkerRSS/rows=*[0-9]"}}},
 	{Figure: "cold start to healthy, new data dir", Bench: "BenchmarkColdStart/fresh", Metric: "ms-to-healthy", Unit: "ms",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/api"
 	"github.com/mneme-dev/mneme/internal/embed/embedtest"
 	"github.com/mneme-dev/mneme/internal/hookwire"
 
@@ -34,6 +36,29 @@ func procStatus(tb testing.TB, pid int, field string) float64 {
 	}
 	tb.Fatalf("%s not in /proc/%d/status", field, pid)
 	return 0
+}
+
+// procCPU is the CPU time (user and system) /proc/<pid>/stat counts for
+// the process so far.
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Skipf("no /proc: %v", err)
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: state is the first, utime and stime the 12th and 13th.
+	_, rest, _ := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		tb.Fatalf("/proc/%d/stat: %q", pid, data)
+	}
+	ticks := 0.0
+	for _, x := range f[11:13] {
+		v, _ := strconv.ParseFloat(x, 64)
+		ticks += v
+	}
+	return time.Duration(ticks * float64(time.Second) / 100) // USER_HZ
 }
 
 // startServe runs the built binary's `mneme serve` on dataDir and waits for
@@ -173,6 +198,39 @@ func benchWorkerRSS(b *testing.B, db *benchdb.DB, semantic bool) {
 			get(p)
 			get("http://127.0.0.1:" + strconv.Itoa(basePort) + "/api/health")
 		}
+	}
+	if semantic {
+		// An idle worker's CPU with semantic search on, once every row has
+		// a vector (the database has them for its observations only: the
+		// worker embeds its prompts and summaries first, through the
+		// loopback endpoint): the embeddings indexer keeps looking for
+		// rows to embed.
+		t0 := time.Now()
+		for deadline := t0.Add(15 * time.Minute); ; time.Sleep(time.Second) {
+			var h api.Health
+			req, _ := http.NewRequest(http.MethodGet, base+"/api/health", nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			err = json.NewDecoder(resp.Body).Decode(&h)
+			resp.Body.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if h.Embeddings.Total > 0 && h.Embeddings.Embedded == h.Embeddings.Total {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("not every row embedded after 15 minutes: %+v", h.Embeddings)
+			}
+		}
+		b.ReportMetric(time.Since(t0).Seconds(), "catch-up-s")
+		const idle = 10 * time.Second
+		cpu0 := procCPU(b, pid)
+		time.Sleep(idle)
+		b.ReportMetric(100*float64(procCPU(b, pid)-cpu0)/float64(idle), "idle-cpu-%")
 	}
 	b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
 	b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
