@@ -176,8 +176,9 @@ func TestCapturedRun(t *testing.T) {
 		"floor hook (socket round trip only), alternated, p50": true,
 		"hook post-tool-use, alternated, p50":                  true,
 		// And the worker with semantic search on.
-		"worker RSS at 1M, semantic search on, after reads":       true,
-		"worker's own memory (RssAnon) at 1M, semantic search on": true,
+		"worker RSS at 1M, semantic search on, after reads":             true,
+		"worker's own memory (RssAnon) at 1M, semantic search on":       true,
+		"worker idle CPU at 1M, semantic search on, every row embedded": true,
 	}
 	for _, l := range Compute(spec, res) {
 		if notMeasured[l.Figure] {
