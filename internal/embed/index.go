@@ -28,7 +28,25 @@ type Indexer struct {
 	mu      sync.Mutex
 	lastErr error
 	ran     bool // a batch was tried (or nothing was pending)
+	// counted is Status's last count of rows and vectors, reused for
+	// statusReuse times as long as it took: /api/health asks every few
+	// seconds per open page, and at a million rows the counts take
+	// about a tenth of a second.
+	counted struct {
+		done, total int64
+		at          time.Time
+		took        time.Duration
+	}
 }
+
+// statusReuse is how many times as long as the count took Status reuses
+// it (a count of 100 ms is reused for 5 s), from statusReuseRows rows up:
+// below, counting is cheap and always fresh, so a row just stored counts
+// at once.
+const (
+	statusReuse     = 50
+	statusReuseRows = 100_000
+)
 
 // tried reports whether Run has tried the endpoint (or found nothing to
 // embed) since it started.
@@ -115,9 +133,20 @@ func (ix *Indexer) Status(ctx context.Context) (Status, error) {
 	if ix.lastErr != nil {
 		st.LastError = ix.lastErr.Error()
 	}
+	c := ix.counted
 	ix.mu.Unlock()
+	if c.total >= statusReuseRows && time.Since(c.at) < statusReuse*c.took {
+		st.Done, st.Total = c.done, c.total
+		return st, nil
+	}
+	start := time.Now()
 	var err error
 	st.Done, st.Total, err = ix.Store.EmbeddingProgress(ctx, ix.Client.Model)
+	if err == nil {
+		ix.mu.Lock()
+		ix.counted.done, ix.counted.total, ix.counted.at, ix.counted.took = st.Done, st.Total, time.Now(), time.Since(start)
+		ix.mu.Unlock()
+	}
 	return st, err
 }
 
