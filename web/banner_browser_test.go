@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/mneme-dev/mneme/internal/app"
@@ -60,6 +61,12 @@ func TestBrowserStatusBanner(t *testing.T) {
 	go srv.Watch(ctx, 100*time.Millisecond) // what `mneme serve` runs every 5 s
 
 	b := newBrowser(t, 1280, 800)
+	// The page polls /api/health every 5 s; here every 250 ms, so each
+	// change below shows within a second instead of up to 5 s (10 s for
+	// the two misses that say the worker is offline).
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `window.mnemeHealthEvery = 250`}); err != nil {
+		t.Fatal(err)
+	}
 	b.login(t, srv)
 	b.do(t, chromedp.Navigate(srv.URL+"/sessions"), chromedp.WaitVisible(chromedp.CSS(".sessions-table")))
 	if got := eval[string](t, b, bannerText); got != "" {
@@ -67,7 +74,6 @@ func TestBrowserStatusBanner(t *testing.T) {
 	}
 
 	undo := makeReadOnly(t, dataDir)
-	// The page polls /api/health every 5 s.
 	b.waitFor(t, "the read-only banner", bannerText+`.includes("is not writable")`, 15*time.Second)
 	got := eval[string](t, b, bannerText)
 	t.Logf("banner: %s", got)
