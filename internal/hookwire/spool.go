@@ -89,20 +89,39 @@ func (s Spool) appendLine(line []byte) (retry bool, err error) {
 	return false, f.Sync()
 }
 
-// Pending reports whether anything waits in the spool.
+// Pending reports whether anything waits in the spool. A replay renames
+// pending.jsonl while it may be looked at: a spool file listed and gone
+// before its size was read has moved, so the directory is read again
+// (and after a few moves in a row, something is taken to wait).
 func (s Spool) Pending() bool {
-	entries, err := os.ReadDir(s.Dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if isSpoolFile(e.Name()) {
-			if info, err := e.Info(); err == nil && info.Size() > 0 {
+	return pendingIn(func() ([]os.DirEntry, error) { return os.ReadDir(s.Dir) })
+}
+
+// pendingIn is Pending over the listings list returns.
+func pendingIn(list func() ([]os.DirEntry, error)) bool {
+	for range 3 {
+		entries, err := list()
+		if err != nil {
+			return false
+		}
+		moved := false
+		for _, e := range entries {
+			if !isSpoolFile(e.Name()) {
+				continue
+			}
+			info, err := e.Info()
+			switch {
+			case err == nil && info.Size() > 0:
 				return true
+			case errors.Is(err, fs.ErrNotExist):
+				moved = true
 			}
 		}
+		if !moved {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
 // Waiting counts the events waiting in the spool: the lines of

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -404,3 +405,63 @@ func TestSpoolWaiting(t *testing.T) {
 		t.Errorf("waiting: %d, %v; want 3", n, err)
 	}
 }
+
+// TestPendingWhileARenameMovesTheFile: a replay renames pending.jsonl to
+// a replay file between Pending's listing and its look at the file's
+// size; Pending lists again rather than say nothing waits.
+func TestPendingWhileARenameMovesTheFile(t *testing.T) {
+	gone := fakeEntry{name: pendingName, gone: true}
+	moved := fakeEntry{name: "replay-1.jsonl", size: 14}
+	for _, c := range []struct {
+		name     string
+		listings [][]os.DirEntry
+		want     bool
+	}{
+		{"moved to a replay file", [][]os.DirEntry{{gone}, {moved}}, true},
+		{"replayed meanwhile", [][]os.DirEntry{{gone}, {}}, false},
+		{"an empty file", [][]os.DirEntry{{fakeEntry{name: pendingName}}}, false},
+		{"moving every time", [][]os.DirEntry{{gone}, {gone}, {gone}}, true},
+		{"nothing", [][]os.DirEntry{{}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			i := 0
+			got := pendingIn(func() ([]os.DirEntry, error) {
+				if i >= len(c.listings) {
+					t.Fatalf("listed %d times, have %d listings", i+1, len(c.listings))
+				}
+				i++
+				return c.listings[i-1], nil
+			})
+			if got != c.want || i != len(c.listings) {
+				t.Fatalf("Pending = %v after %d listings, want %v after %d", got, i, c.want, len(c.listings))
+			}
+		})
+	}
+}
+
+// fakeEntry is a directory entry whose file has size bytes, or is gone
+// by the time its size is asked.
+type fakeEntry struct {
+	name string
+	size int64
+	gone bool
+}
+
+func (e fakeEntry) Name() string      { return e.name }
+func (e fakeEntry) IsDir() bool       { return false }
+func (e fakeEntry) Type() fs.FileMode { return 0 }
+func (e fakeEntry) Info() (fs.FileInfo, error) {
+	if e.gone {
+		return nil, fs.ErrNotExist
+	}
+	return fakeInfo{e}, nil
+}
+
+type fakeInfo struct{ e fakeEntry }
+
+func (i fakeInfo) Name() string       { return i.e.name }
+func (i fakeInfo) Size() int64        { return i.e.size }
+func (i fakeInfo) Mode() fs.FileMode  { return 0o600 }
+func (i fakeInfo) ModTime() time.Time { return time.Time{} }
+func (i fakeInfo) IsDir() bool        { return false }
+func (i fakeInfo) Sys() any           { return nil }
