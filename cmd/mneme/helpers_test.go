@@ -66,7 +66,10 @@ func buildBinaries(tb testing.TB) (mneme, noop string) {
 		// One go build for both: the packages they share compile once.
 		// -buildvcs=false: a clean checkout would stamp them with a pseudo-version
 		// from git, a dirty one not; the test binary itself has neither.
-		cmd := goCommand(repoRoot(), []string{"CGO_ENABLED=0"}, "build", "-buildvcs=false", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
+		// Built as make build and the releases build them (-trimpath, and
+		// -s -w: no symbol table or DWARF), so the hook benchmarks time
+		// the binaries users run; the no-op and the floor hook below too.
+		cmd := goCommand(repoRoot(), []string{"CGO_ENABLED=0"}, "build", "-buildvcs=false", "-trimpath", "-ldflags=-s -w", "-o", builtBins.dir+string(filepath.Separator), "./cmd/mneme", "./cmd/mneme-hook")
 		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
 			return
 		}
@@ -87,7 +90,7 @@ func main() {
 	os.Stdout.WriteString("{}\n")
 }
 `), 0o644)
-		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
+		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(builtBins.dir, "noop-bin"), ".")
 		if builtBins.out, builtBins.err = cmd.CombinedOutput(); builtBins.err != nil {
 			return
 		}
@@ -98,7 +101,7 @@ func main() {
 		os.MkdirAll(src, 0o755)
 		os.WriteFile(filepath.Join(src, "go.mod"), []byte("module floor\n\ngo 1.25\n"), 0o644)
 		os.WriteFile(filepath.Join(src, "main.go"), []byte(floorSource), 0o644)
-		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-o", filepath.Join(builtBins.dir, "floor-bin"), ".")
+		cmd = goCommand(src, []string{"CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod"}, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(builtBins.dir, "floor-bin"), ".")
 		builtBins.out, builtBins.err = cmd.CombinedOutput()
 	})
 	if builtBins.err != nil {
