@@ -54,7 +54,7 @@ func (p *pendingMarks) of(model string) *modelMarks {
 	return m
 }
 
-// verify counts model's rows and vectors when the indexer is idle and
+// verifyPendingMarks counts model's rows and vectors when the indexer is idle and
 // the last count is older than pendingVerifyEvery (or there was none),
 // and forgets the marks when some row has no vector: the next look
 // starts from the first row.
