@@ -150,9 +150,24 @@ func (s *Store) boostFeatures(ctx context.Context, all []ranked, recency bool) (
 	return out, nil
 }
 
-// kindImportance is the importance ingest gives a tool call of kind
-// (rank.KindImportance).
-func kindImportance(kind string) float64 { return rank.KindImportance(kind) }
+// kindImportance is the importance ingest gives a tool call of kind (the
+// design's table, internal/shape's Importance*: a failure 1.0, a test run
+// 0.9, a file change 0.7, a read or a search 0.3, anything else 0.5);
+// ingest sets importance from the kind alone, so ranking reads the kind,
+// stored before the text.
+func kindImportance(kind string) float64 {
+	switch kind {
+	case KindFailure:
+		return 1.0
+	case KindTest:
+		return 0.9
+	case KindFileChange:
+		return 0.7
+	case KindRead, KindSearch:
+		return 0.3
+	}
+	return 0.5
+}
 
 // searchDB is the store's database for a search's reads.
 func (s *Store) searchDB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }

@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"sort"
 	"testing"
-
-	"github.com/mneme-dev/mneme/models/internal/rank"
 )
 
 // rankingQueries are searches of the searchFixture: single words,
@@ -132,18 +130,5 @@ func testRankingWeighsRows(t *testing.T, f *searchFixture) {
 	}
 	if len(pos) != len(plain) {
 		t.Errorf("hits %v", pos)
-	}
-}
-
-// TestRankKindsAreTheStoresKinds: the ranking's room names the kinds of
-// tool call it weighs by their stored values; they stay the store's.
-func TestRankKindsAreTheStoresKinds(t *testing.T) {
-	for _, c := range [][2]string{
-		{KindFailure, rank.KindFailure}, {KindTest, rank.KindTest}, {KindFileChange, rank.KindFileChange},
-		{KindRead, rank.KindRead}, {KindSearch, rank.KindSearch},
-	} {
-		if c[0] != c[1] {
-			t.Errorf("models kind %q is %q in rank", c[0], c[1])
-		}
 	}
 }

@@ -28,9 +28,8 @@ type Weights struct {
 	// (a tool call's is 1).
 	Prompt, Summary float64
 	// Importance multiplies a tool call's score by 1 + Importance ×
-	// (importance − 0.5): importance is 1.0 for a failure, 0.9 a test
-	// run, 0.7 a file change, 0.5 other and 0.3 a read or a search
-	// (KindImportance).
+	// (importance − 0.5), the call's importance (0 to 1) as ingest gives
+	// it.
 	Importance float64
 	// Recency multiplies a score by 1 + Recency × 0.5^(age/HalfLife),
 	// age counted back from the newest candidate of the search (not the
@@ -73,8 +72,7 @@ func (w Weights) ListDepth(want int) int {
 }
 
 // Candidate is a text match before it is weighed: Score is its text
-// rank (lower is better, −bm25), Importance a tool call's (KindImportance)
-// and At when it was stored (zero when unknown or not needed).
+// rank (lower is better, −bm25), Importance a tool call's and At when it was stored (zero when unknown or not needed).
 type Candidate struct {
 	Class      Class
 	Score      float64
@@ -119,33 +117,6 @@ func (w Weights) multiplier(c Candidate, newest time.Time) float64 {
 		m *= 1 + w.Recency*math.Exp2(-float64(age)/float64(w.HalfLife))
 	}
 	return m
-}
-
-// The kinds of tool call KindImportance knows (models' Kind* constants).
-const (
-	KindFailure    = "failure"
-	KindTest       = "test"
-	KindFileChange = "file_change"
-	KindRead       = "read"
-	KindSearch     = "search"
-)
-
-// KindImportance is the importance ingest gives a tool call of kind (the
-// design's table: a failure 1.0, a test run 0.9, a file change 0.7, a read
-// or a search 0.3, anything else 0.5); ingest sets importance from the
-// kind alone, so ranking reads the kind, stored before the text.
-func KindImportance(kind string) float64 {
-	switch kind {
-	case KindFailure:
-		return 1.0
-	case KindTest:
-		return 0.9
-	case KindFileChange:
-		return 0.7
-	case KindRead, KindSearch:
-		return 0.3
-	}
-	return 0.5
 }
 
 // rrfK is reciprocal rank fusion's constant: a hit at rank r (from 1) of a

@@ -25,8 +25,8 @@ func TestDefaultWeighsWhatARowIs(t *testing.T) {
 	// a failing tool call (1 + 1×(1.0−0.5) = ×1.5), which beats a read
 	// (1 + 1×(0.3−0.5) = ×0.8).
 	cs := []Candidate{
-		{Class: ToolCall, Score: -1, Importance: KindImportance(KindRead)},
-		{Class: ToolCall, Score: -1, Importance: KindImportance(KindFailure)},
+		{Class: ToolCall, Score: -1, Importance: 0.3}, // a read
+		{Class: ToolCall, Score: -1, Importance: 1.0}, // a failure
 		{Class: Summary, Score: -1},
 		{Class: Prompt, Score: -1},
 	}
@@ -89,14 +89,6 @@ func TestListDepth(t *testing.T) {
 				t.Fatalf("ListDepth(%d) = %d, want %d", c.want, got, c.got)
 			}
 		})
-	}
-}
-
-func TestKindImportance(t *testing.T) {
-	for kind, want := range map[string]float64{KindFailure: 1, KindTest: 0.9, KindFileChange: 0.7, KindRead: 0.3, KindSearch: 0.3, "command": 0.5, "": 0.5} {
-		if got := KindImportance(kind); got != want {
-			t.Errorf("KindImportance(%q) = %v, want %v", kind, got, want)
-		}
 	}
 }
 
