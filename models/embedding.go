@@ -45,11 +45,16 @@ const (
 var embedSources = []struct {
 	typ, table, cols string
 	tool             string // the tool_name column copied, or ''
+	// marked tables are looked for rows to embed above a mark
+	// (embedding_pending.go). Memories are not: a memory the user edits
+	// loses its vector and is embedded again at the next look, and a
+	// project holds thousands of them, not millions.
+	marked bool
 }{
-	{SearchObservation, "observations", "c.title, " + sqlPrefix("c.input", embedInputChars) + ", " + sqlPrefix("c.output", embedOutputChars), "c.tool_name"},
-	{SearchPrompt, "prompts", sqlPrefix("c.text", embedTextChars) + ", '', ''", "''"},
-	{SearchSummary, "summaries", "c.request, c.investigated || ' ' || c.learned, c.completed || ' ' || c.next_steps", "''"},
-	{SearchMemory, "memories", "c.text, '', ''", "''"},
+	{SearchObservation, "observations", "c.title, " + sqlPrefix("c.input", embedInputChars) + ", " + sqlPrefix("c.output", embedOutputChars), "c.tool_name", true},
+	{SearchPrompt, "prompts", sqlPrefix("c.text", embedTextChars) + ", '', ''", "''", true},
+	{SearchSummary, "summaries", "c.request, c.investigated || ' ' || c.learned, c.completed || ' ' || c.next_steps", "''", true},
+	{SearchMemory, "memories", "c.text, '', ''", "''", false},
 }
 
 // embedTable is the table of the rows of an embedded type ("" for none).
@@ -77,10 +82,12 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		if len(out) >= limit {
 			break
 		}
-		from := s.pendingFrom(model, src.table)
-		var newest int64
-		if err := db.Raw("SELECT COALESCE(max(id), 0) FROM " + src.table).Scan(&newest).Error; err != nil {
-			return nil, err
+		var from, newest int64
+		if src.marked {
+			from = s.pendingFrom(model, src.table)
+			if err := db.Raw("SELECT COALESCE(max(id), 0) FROM " + src.table).Scan(&newest).Error; err != nil {
+				return nil, err
+			}
 		}
 		rows, err := db.Raw("SELECT c.id, COALESCE(c.session_id, 0), c.project, "+src.tool+", c.created_at, "+src.cols+" FROM "+src.table+" c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.item_type = ? AND e.item_id = c.id AND e.model = ?) ORDER BY c.id LIMIT ?",
 			from, src.typ, model, limit-len(out)).Rows()
@@ -107,7 +114,9 @@ func (s *Store) PendingEmbeddings(ctx context.Context, model string, limit int) 
 		if err != nil {
 			return nil, err
 		}
-		s.movePendingMark(model, src.table, from, first, newest)
+		if src.marked {
+			s.movePendingMark(model, src.table, from, first, newest)
+		}
 	}
 	s.pendingLooked(model, len(out) > 0)
 	return out, nil

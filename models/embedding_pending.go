@@ -80,13 +80,7 @@ func (s *Store) verifyPendingMarks(ctx context.Context, model string) error {
 }
 
 // pendingFrom is the id above which PendingEmbeddings looks in table.
-// Memories have no mark: a memory the user edits loses its vector and is
-// embedded again at the next look, and a project holds thousands of
-// them, not millions.
 func (s *Store) pendingFrom(model, table string) int64 {
-	if table == "memories" {
-		return 0
-	}
 	s.pending.mu.Lock()
 	defer s.pending.mu.Unlock()
 	return s.pending.of(model).ids[table]
