@@ -96,6 +96,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 
 	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
 	h := srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total > 0 && h.Embedded == h.Total })
+	srv.WaitVectorIndex(t)
 	if h.Total != 4 || h.Model != "m" {
 		t.Errorf("health after the backfill: %+v (want 1 prompt + 3 tool calls)", h)
 	}
@@ -336,6 +337,7 @@ func TestMemorySearchSemantic(t *testing.T) {
 	}
 	putEmbeddings(t, srv, `{"url":"`+fake.URL+`","model":"m","dimensions":64}`)
 	srv.WaitEmbeddings(t, "the backfill", func(h api.EmbeddingsHealth) bool { return h.State == "ok" && h.Total == 6 && h.Embedded == 6 })
+	srv.WaitVectorIndex(t)
 	if _, res, _ := memories(question, "text", ""); len(res.Items) != 0 {
 		t.Errorf("text found %d memories for the question (every word must match)", len(res.Items))
 	}

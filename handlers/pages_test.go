@@ -63,6 +63,10 @@ func getPage(t *testing.T, srv *testutil.Server, path string) (int, string) {
 
 func TestPages(t *testing.T) {
 	srv := seeded(t)
+	// The session page names who summarized it: the summary queue writes
+	// it after the fixture's Stop, in its own time (it lagged behind the
+	// page's request on a loaded machine).
+	waitFor(t, "the fixture session's summary", func() bool { return len(summariesOf(t, srv, "notes-app")) >= 1 })
 	tests := []struct {
 		path   string
 		status int

@@ -56,9 +56,15 @@ func (s *Server) EnableEmbeddings(t testing.TB, url, model string, dims int) {
 	s.WaitEmbeddings(t, "every row embedded", func(h api.EmbeddingsHealth) bool {
 		return h.State == "ok" && h.Model == model && h.Embedded == h.Total
 	})
-	// The vector index loads in the background once the rows are
-	// embedded (slowly on a loaded machine, and on PostgreSQL): a
-	// semantic search answers 503 until it has.
+	s.WaitVectorIndex(t)
+}
+
+// WaitVectorIndex waits until no load of the vector index is under way
+// (60 s at most). The index loads in the background once rows are
+// embedded (slowly on a loaded machine, and on PostgreSQL): a semantic
+// search answers 503 until it has.
+func (s *Server) WaitVectorIndex(t testing.TB) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for modelstest.VectorIndexLoading(s.Store) {
 		if time.Now().After(deadline) {
