@@ -107,9 +107,11 @@ SLOW_FIRST := ./web/ ./soak/ ./models/ ./cmd/mneme/ ./handlers/
 .PHONY: test
 # -timeout is a hang guard, not a speed test: a package's whole run must fit
 # in it on a 2-core box loaded far past two burners (load 23: soak took 15.5
-# and web 12.6 minutes), so it is generous.
+# and web 12.6 minutes), so it is generous. The tests of PG_PACKAGES that
+# run on PostgreSQL whatever the backend (pgtest.PostgresOnly) skip in this
+# SQLite leg: the PostgreSQL leg runs them.
 test: test-deps ## Run every test (race detector on), the real Claude Code e2e suite, and the store's tests again on PostgreSQL
-	CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m $(SLOW_FIRST) ./...
+	MNEME_TEST_POSTGRES_LEG_RUNS=1 CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m $(SLOW_FIRST) ./...
 	$(GO) test -count=1 -run '^(TestHookOversizedPayload|TestVectorIndexRecall)$$' ./hooks/ ./models/
 	@$(MAKE) --no-print-directory test-postgres
 	@$(MAKE) --no-print-directory fuzz-short

@@ -48,6 +48,23 @@ func SkipOnPostgres(t testing.TB, why string) {
 	}
 }
 
+// PostgresLegRuns is the variable make test sets on its SQLite leg, which
+// runs PG_PACKAGES (the Makefile's list) before the PostgreSQL leg runs
+// them again with MNEME_TEST_BACKEND=postgres.
+const PostgresLegRuns = "MNEME_TEST_POSTGRES_LEG_RUNS"
+
+// PostgresOnly is for a test that runs on PostgreSQL whatever the matrix's
+// backend, in a package of the Makefile's PG_PACKAGES: on make test's
+// SQLite leg (PostgresLegRuns set) it skips, as the PostgreSQL leg that
+// follows runs it, with the race detector too; run once, not twice. Run
+// any other way (go test, make test-quick) it runs as before.
+func PostgresOnly(t testing.TB) {
+	t.Helper()
+	if !OnPostgres() && os.Getenv(PostgresLegRuns) != "" {
+		t.Skip("PostgreSQL only: make test's PostgreSQL leg runs it")
+	}
+}
+
 type cluster struct {
 	dir  string
 	port int
