@@ -18,7 +18,7 @@ export CGO_ENABLED ?= 0
 
 .PHONY: help
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: generate
 generate: ## Generate templ code (views/*_templ.go)
@@ -107,12 +107,21 @@ SLOW_FIRST := ./web/ ./soak/ ./models/ ./cmd/mneme/ ./handlers/
 .PHONY: test
 # -timeout is a hang guard, not a speed test: a package's whole run must fit
 # in it on a 2-core box loaded far past two burners (load 23: soak took 15.5
-# and web 12.6 minutes), so it is generous.
+# and web 12.6 minutes), so it is generous. The tests of PG_PACKAGES that
+# run on PostgreSQL whatever the backend (pgtest.PostgresOnly) skip in this
+# SQLite leg: the PostgreSQL leg runs them. What follows the race leg runs
+# two at a time (-j2): the PostgreSQL leg's race run, the longest, starts
+# first; beside it, one after the other, the recall tests without the race
+# detector (one test process each) and the fuzz targets (a link, then a
+# few seconds of fuzzing each), which ran alone after it. Each target's
+# output is printed whole when it ends (--output-sync).
 test: test-deps ## Run every test (race detector on), the real Claude Code e2e suite, and the store's tests again on PostgreSQL
-	CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m $(SLOW_FIRST) ./...
+	MNEME_TEST_POSTGRES_LEG_RUNS=1 CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 40m $(SLOW_FIRST) ./...
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-postgres-race test-postgres-recall test-norace fuzz-short
+
+.PHONY: test-norace
+test-norace: ## The tests too slow under the race detector, run without it (part of make test)
 	$(GO) test -count=1 -run '^(TestHookOversizedPayload|TestVectorIndexRecall)$$' ./hooks/ ./models/
-	@$(MAKE) --no-print-directory test-postgres
-	@$(MAKE) --no-print-directory fuzz-short
 
 .PHONY: test-quick
 test-quick: ## The tests to run while changing code: no race detector, browser, PostgreSQL, real Claude Code or soak package (-short)
@@ -125,8 +134,14 @@ test-quick: ## The tests to run while changing code: no race detector, browser, 
 PG_PACKAGES := ./models ./models/pgmigrate ./handlers ./internal/app ./internal/recall ./internal/retention ./internal/forget ./internal/summarize ./internal/mcp
 
 .PHONY: test-postgres
-test-postgres: test-deps-postgres ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
+test-postgres: test-postgres-race test-postgres-recall ## Run only the PostgreSQL leg: the store's, handlers' and worker's tests on a throwaway PostgreSQL
+
+.PHONY: test-postgres-race
+test-postgres-race: test-deps-postgres ## The PostgreSQL leg's run of PG_PACKAGES, race detector on (part of test-postgres)
 	MNEME_TEST_BACKEND=postgres CGO_ENABLED=1 $(GO) test $(RACE) -count=1 -timeout 30m $(PG_PACKAGES)
+
+.PHONY: test-postgres-recall
+test-postgres-recall: test-deps-postgres ## The vector index's recall on PostgreSQL, without the race detector (part of test-postgres)
 	MNEME_TEST_BACKEND=postgres $(GO) test -count=1 -run '^TestVectorIndexRecall$$' ./models/
 
 .PHONY: test-deps-postgres

@@ -365,6 +365,7 @@ func TestMemorySearchSemantic(t *testing.T) {
 // without a restart (health, semantic search), and so is a change of
 // model and switching it off.
 func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	fake := embedtest.New(32)
 	defer fake.Close()
 	url := pgtest.URL(t)

@@ -455,6 +455,7 @@ func TestRevokeEndsPersonStreams(t *testing.T) {
 // revoked through replica A ends its streams on A and on B, at once; a
 // stream of another person on B goes on.
 func TestRevokeEndsStreamsOnEveryReplica(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a := testutil.NewServer(t, testutil.FastStream, onDatabase(url))
 	b := testutil.NewServer(t, testutil.FastStream, onDatabase(url))

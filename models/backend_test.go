@@ -1,6 +1,7 @@
 package models
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -24,7 +25,7 @@ func openTestStoreIn(t testing.TB, dir string) *Store {
 	t.Helper()
 	url := ""
 	if pgtest.OnPostgres() {
-		url = pgtest.URL(t)
+		url = pgTemplate.URL(t)
 	} else {
 		seedSchema(dir)
 	}
@@ -44,6 +45,22 @@ func openTestStoreIn(t testing.TB, dir string) *Store {
 // their own databases (Open, old schemas).
 var schemaTemplate = seed.Template(func(path string) error {
 	s, err := Open(path)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+})
+
+// pgTemplate is schemaTemplate on PostgreSQL: a database with every
+// migration applied, made once per test binary, which openTestStoreIn's
+// databases are copies of.
+var pgTemplate = pgtest.NewTemplate(func(url string) error {
+	dir, err := os.MkdirTemp("", "mneme-pgschema-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := OpenURL(url, dir)
 	if err != nil {
 		return err
 	}

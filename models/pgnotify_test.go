@@ -102,6 +102,7 @@ func checkSequence(t *testing.T, name string, got, want []int64) {
 // batching them): each store's OnCommit gets every event of both, once,
 // in id order, the same sequence as the log.
 func TestNotifyTwoReplicas(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
 	b, cb := openReplica(t, url)
@@ -154,6 +155,7 @@ func TestNotifyTwoReplicas(t *testing.T) {
 // committed from then on, not the history before it (its clients replay
 // that from the log with Last-Event-ID).
 func TestNotifyStartsAtTail(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
 	ctx := context.Background()
@@ -174,6 +176,7 @@ func TestNotifyStartsAtTail(t *testing.T) {
 // those of its batch neighbours are, once (the batch is rolled back and
 // re-run operation by operation).
 func TestNotifyRollback(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
 	_, cb := openReplica(t, url)
@@ -213,6 +216,7 @@ func TestNotifyRollback(t *testing.T) {
 // listener connects again and publishes what was committed meanwhile, in
 // order, with nothing repeated.
 func TestNotifyReconnect(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
 	b, cb := openReplica(t, url)
@@ -273,6 +277,7 @@ func TestNotifyReconnect(t *testing.T) {
 // connection, also in the middle of a reconnect backoff; a store nobody
 // follows (no OnCommit) opens no listening connection.
 func TestNotifyCloseStops(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	probe, err := OpenURL(url, t.TempDir())
 	if err != nil {
@@ -333,6 +338,7 @@ func settled(limit int) int {
 // again while both replicas write: each still publishes the whole log
 // once, in order.
 func TestNotifyReconnectUnderLoad(t *testing.T) {
+	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
 	b, cb := openReplica(t, url)

@@ -19,6 +19,7 @@ func FuzzSearch(f *testing.F) {
 // FuzzSearchPostgres is FuzzSearch on PostgreSQL: no query the tsquery
 // translation lets through may make to_tsquery fail (a 500).
 func FuzzSearchPostgres(f *testing.F) {
+	pgtest.PostgresOnly(f)
 	store, err := OpenURL(pgtest.URL(f), f.TempDir())
 	if err != nil {
 		f.Fatal(err)

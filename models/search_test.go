@@ -15,9 +15,11 @@ import (
 
 // openPGTestStore opens a store on a fresh database of the throwaway
 // PostgreSQL (skipping the test where none can be started), whichever
-// backend the matrix runs on: for the PostgreSQL-only search tests.
+// backend the matrix runs on: for the PostgreSQL-only search tests
+// (skipped on make test's SQLite leg: pgtest.PostgresOnly).
 func openPGTestStore(t testing.TB) *Store {
 	t.Helper()
+	pgtest.PostgresOnly(t)
 	s, err := OpenURL(pgtest.URL(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ func TestAPITokens(t *testing.T) {
 			if backend == DialectSQLite {
 				s, err = Open(filepath.Join(t.TempDir(), "mneme.db"))
 			} else {
+				pgtest.PostgresOnly(t)
 				s, err = OpenURL(pgtest.URL(t), t.TempDir())
 			}
 			if err != nil {

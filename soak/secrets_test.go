@@ -302,10 +302,18 @@ func escapeSecret(body []byte, secret string) []byte {
 type leakFinder struct {
 	grams map[string]int // 12-character window of a core → its kind
 	short map[string]int // cores shorter than 12
+	// lead is the set of the grams' first three bytes, one bit each: a
+	// position whose three bytes are not in it starts no gram, and is
+	// passed over without a map lookup (the places are 50 MB, read
+	// twice, by a test binary built with the race detector).
+	lead []uint64
 }
 
+// lead3 is the index in leakFinder.lead of the three bytes at b's start.
+func lead3(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
 func newLeakFinder() *leakFinder {
-	f := &leakFinder{grams: map[string]int{}, short: map[string]int{}}
+	f := &leakFinder{grams: map[string]int{}, short: map[string]int{}, lead: make([]uint64, 1<<24/64)}
 	add := func(i int, core string) {
 		core = strings.ToLower(core)
 		if len(core) < 12 {
@@ -314,6 +322,8 @@ func newLeakFinder() *leakFinder {
 		}
 		for j := 0; j+12 <= len(core); j++ {
 			f.grams[core[j:j+12]] = i
+			h := lead3([]byte(core[j : j+3]))
+			f.lead[h/64] |= 1 << (h % 64)
 		}
 	}
 	for i, k := range secretKinds {
@@ -333,6 +343,9 @@ func newLeakFinder() *leakFinder {
 func (f *leakFinder) find(b []byte) (at int, kind int, gram string) {
 	if at, kind, gram = f.findRaw(b); at >= 0 {
 		return at, kind, gram
+	}
+	if bytes.IndexByte(b, '&') < 0 && bytes.IndexByte(b, '\\') < 0 {
+		return -1, 0, "" // nothing to unescape: unescaped(b) is b
 	}
 	return f.findRaw(unescaped(b))
 }
@@ -356,6 +369,9 @@ func unescaped(b []byte) []byte {
 func (f *leakFinder) findRaw(b []byte) (at int, kind int, gram string) {
 	lower := bytes.ToLower(b)
 	for i := 0; i+12 <= len(lower); i++ {
+		if h := lead3(lower[i:]); f.lead[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
 		if k, ok := f.grams[string(lower[i:i+12])]; ok {
 			return i, k, string(lower[i : i+12])
 		}
@@ -895,6 +911,7 @@ func TestLeakFinderSeesEscapedSecrets(t *testing.T) {
 		`https\://soakuser:SoakUrlPassw0rd\@git.example.com`,
 		`&lt;b&gt;Soak Quoted Secret 42&lt;/b&gt;`,
 		`password: &#34;Soak Member Password 1&#34;`,
+		strings.Repeat("soak ", 1000) + "DB_PASSWORD=SOAKASSIGNEDSECRET42", // plain, in another case, after many near misses
 	} {
 		if at, _, _ := f.find([]byte(text)); at < 0 {
 			t.Errorf("no leak found in %q", text)

@@ -48,6 +48,23 @@ func SkipOnPostgres(t testing.TB, why string) {
 	}
 }
 
+// PostgresLegRuns is the variable make test sets on its SQLite leg, which
+// runs PG_PACKAGES (the Makefile's list) before the PostgreSQL leg runs
+// them again with MNEME_TEST_BACKEND=postgres.
+const PostgresLegRuns = "MNEME_TEST_POSTGRES_LEG_RUNS"
+
+// PostgresOnly is for a test that runs on PostgreSQL whatever the matrix's
+// backend, in a package of the Makefile's PG_PACKAGES: on make test's
+// SQLite leg (PostgresLegRuns set) it skips, as the PostgreSQL leg that
+// follows runs it, with the race detector too; run once, not twice. Run
+// any other way (go test, make test-quick) it runs as before.
+func PostgresOnly(t testing.TB) {
+	t.Helper()
+	if !OnPostgres() && os.Getenv(PostgresLegRuns) != "" {
+		t.Skip("PostgreSQL only: make test's PostgreSQL leg runs it")
+	}
+}
+
 type cluster struct {
 	dir  string
 	port int
@@ -65,6 +82,13 @@ var (
 // dropped when the test ends.
 func URL(t testing.TB) string {
 	t.Helper()
+	return newDatabase(t, "template0")
+}
+
+// startCluster starts the test cluster at its first call; where it cannot be
+// started it skips t, or fails it when MNEME_TEST_BACKEND=postgres.
+func startCluster(t testing.TB) {
+	t.Helper()
 	once.Do(func() { the.err = the.start() })
 	if the.err != nil {
 		if OnPostgres() {
@@ -72,9 +96,16 @@ func URL(t testing.TB) string {
 		}
 		t.Skipf("PostgreSQL is not available (%v); install Debian's postgresql package (.ci/run does) to run this test", the.err)
 	}
+}
+
+// newDatabase makes a database on the test cluster as a copy of template,
+// dropped when the test ends, and returns its URL.
+func newDatabase(t testing.TB, template string) string {
+	t.Helper()
+	startCluster(t)
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), seq.Add(1))
 	admin := the.url("postgres")
-	if err := exec1(admin, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`); err != nil {
+	if err := exec1(admin, createDatabase(name, template)); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -83,6 +114,52 @@ func URL(t testing.TB) string {
 		}
 	})
 	return the.url(name)
+}
+
+func createDatabase(name, template string) string {
+	return `CREATE DATABASE ` + name + ` TEMPLATE ` + template + ` ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`
+}
+
+// A Template is a database prepared once per test process (the store's
+// migrations applied), which URL copies for each caller with CREATE
+// DATABASE … TEMPLATE instead of each caller migrating an empty one: the
+// PostgreSQL counterpart of the SQLite schema template
+// (internal/testutil/seed). The migrations themselves are tested by the
+// tests that open an empty database (URL).
+type Template struct {
+	prepare func(url string) error
+	once    sync.Once
+	name    string
+	err     error
+}
+
+// NewTemplate returns the template that prepare makes, on the first call
+// of its URL, in an empty database of the test cluster. prepare must close
+// every connection it opened to it: a database is copied only when no one
+// is connected to it.
+func NewTemplate(prepare func(url string) error) *Template {
+	return &Template{prepare: prepare}
+}
+
+// URL returns the URL of a new database on the test cluster, a copy of
+// the template, dropped when the test ends; it skips or fails t as
+// pgtest.URL does when there is no PostgreSQL.
+func (tp *Template) URL(t testing.TB) string {
+	t.Helper()
+	startCluster(t)
+	tp.once.Do(func() {
+		name := fmt.Sprintf("tmpl%d_%d", os.Getpid(), seq.Add(1))
+		if tp.err = exec1(the.url("postgres"), createDatabase(name, "template0")); tp.err != nil {
+			return
+		}
+		if tp.err = tp.prepare(the.url(name)); tp.err == nil {
+			tp.name = name
+		}
+	})
+	if tp.err != nil {
+		t.Fatalf("prepare the template database: %v", tp.err)
+	}
+	return newDatabase(t, tp.name)
 }
 
 // NewDatabase is URL for callers outside a test (benchmarks' setup
@@ -94,7 +171,7 @@ func NewDatabase() (string, func(), error) {
 	}
 	name := fmt.Sprintf("b%d_%d", os.Getpid(), seq.Add(1))
 	admin := the.url("postgres")
-	if err := exec1(admin, `CREATE DATABASE `+name+` TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`); err != nil {
+	if err := exec1(admin, createDatabase(name, "template0")); err != nil {
 		return "", nil, err
 	}
 	return the.url(name), func() { exec1(admin, `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`) }, nil

@@ -32,3 +32,39 @@ func TestURL(t *testing.T) {
 		t.Fatalf("second database sees the first's table: n=%d err=%v", n, err)
 	}
 }
+
+// TestTemplate: a template is prepared once, and each URL is a database
+// of its own holding what the template held.
+func TestTemplate(t *testing.T) {
+	prepared := 0
+	tmpl := pgtest.NewTemplate(func(url string) error {
+		prepared++
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.Exec(`CREATE TABLE x (id int); INSERT INTO x VALUES (7)`)
+		return err
+	})
+	a, b := tmpl.URL(t), tmpl.URL(t)
+	if a == b || prepared != 1 {
+		t.Fatalf("urls %s, %s; prepared %d times, want once", a, b, prepared)
+	}
+	for i, u := range []string{a, b} {
+		db, err := sql.Open("pgx", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if i == 0 {
+			if _, err := db.Exec(`INSERT INTO x VALUES (8)`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM x`).Scan(&n); err != nil || n != 2-i {
+			t.Fatalf("database %d holds %d rows, %v; want %d", i, n, err, 2-i)
+		}
+	}
+}

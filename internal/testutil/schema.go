@@ -1,8 +1,10 @@
 package testutil
 
 import (
+	"os"
 	"path/filepath"
 
+	"github.com/mneme-dev/mneme/internal/pgtest"
 	"github.com/mneme-dev/mneme/internal/testutil/seed"
 	"github.com/mneme-dev/mneme/models"
 )
@@ -25,3 +27,20 @@ var schemaTemplate = seed.Template(func(path string) error {
 // seedSchema copies schemaTemplate to dataDir's mneme.db when there is
 // none yet; where it cannot, the worker migrates as it would.
 func seedSchema(dataDir string) { seed.Copy(filepath.Join(dataDir, "mneme.db"), schemaTemplate) }
+
+// pgTemplate is schemaTemplate on PostgreSQL (MNEME_TEST_BACKEND=postgres):
+// a database with every migration applied, made once per test binary;
+// each test worker's database is a copy of it (CREATE DATABASE …
+// TEMPLATE), so a worker's boot applies no migration there either.
+var pgTemplate = pgtest.NewTemplate(func(url string) error {
+	dir, err := os.MkdirTemp("", "mneme-pgschema-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := models.OpenURL(url, dir)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+})

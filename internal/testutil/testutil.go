@@ -159,7 +159,7 @@ func databaseURL(t testing.TB, dataDir string) string {
 	}
 	// Made without the lock held: parallel tests need not wait for each
 	// other's CREATE DATABASE.
-	u = pgtest.URL(t)
+	u = pgTemplate.URL(t)
 	pgMu.Lock()
 	defer pgMu.Unlock()
 	if prev, ok := pgURL[dataDir]; ok {
