@@ -81,7 +81,11 @@ func TestBrowserSettings(t *testing.T) {
 	errField := fmt.Sprintf("f-privacy-redactionRules-%d-pattern", n)
 	msg := eval[string](t, b, fmt.Sprintf(`(function(){var e=document.getElementById(%q); return e ? e.textContent : "";})()`, errField+"-err"))
 	if !strings.Contains(msg, "missing closing )") {
-		t.Fatalf("error next to the pattern field = %q", msg)
+		// Which errors the page shows instead, and what the new rule's
+		// fields held (it failed once this way on a loaded machine).
+		shown := eval[string](t, b, `Array.from(document.querySelectorAll(".field-error")).filter(function(e){return !e.hidden && e.textContent;}).map(function(e){return e.id + ": " + e.textContent;}).join("; ")`)
+		fields := eval[string](t, b, `Array.from(document.querySelectorAll("#settings-form input[name*='redactionRules']")).slice(-3).map(function(e){return e.name + "=" + e.value;}).join("; ")`)
+		t.Fatalf("error next to the pattern field = %q; errors shown: %s; last rule fields: %s", msg, shown, fields)
 	}
 	// The message sits right after its input, in the same table cell.
 	if !eval[bool](t, b, fmt.Sprintf(`document.getElementById(%q).nextElementSibling.id === %q`, errField, errField+"-err")) {
