@@ -30,6 +30,8 @@ type pkg struct {
 	ImportPath   string
 	Dir          string
 	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
 	Imports      []string
 	TestImports  []string
 	XTestImports []string
