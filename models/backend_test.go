@@ -1,7 +1,6 @@
 package models
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -54,12 +53,7 @@ var schemaTemplate = seed.Template(func(path string) error {
 // pgTemplate is schemaTemplate on PostgreSQL: a database with every
 // migration applied, made once per test binary, which openTestStoreIn's
 // databases are copies of.
-var pgTemplate = pgtest.NewTemplate(func(url string) error {
-	dir, err := os.MkdirTemp("", "mneme-pgschema-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
+var pgTemplate = pgtest.NewTemplate(func(url, dir string) error {
 	s, err := OpenURL(url, dir)
 	if err != nil {
 		return err

@@ -127,17 +127,18 @@ func createDatabase(name, template string) string {
 // (internal/testutil/seed). The migrations themselves are tested by the
 // tests that open an empty database (URL).
 type Template struct {
-	prepare func(url string) error
+	prepare func(url, dir string) error
 	once    sync.Once
 	name    string
 	err     error
 }
 
 // NewTemplate returns the template that prepare makes, on the first call
-// of its URL, in an empty database of the test cluster. prepare must close
-// every connection it opened to it: a database is copied only when no one
-// is connected to it.
-func NewTemplate(prepare func(url string) error) *Template {
+// of its URL, in an empty database of the test cluster, with a scratch
+// directory (removed after) for what a store keeps beside its database.
+// prepare must close every connection it opened to it: a database is
+// copied only when no one is connected to it.
+func NewTemplate(prepare func(url, dir string) error) *Template {
 	return &Template{prepare: prepare}
 }
 
@@ -152,7 +153,12 @@ func (tp *Template) URL(t testing.TB) string {
 		if tp.err = exec1(the.url("postgres"), createDatabase(name, "template0")); tp.err != nil {
 			return
 		}
-		if tp.err = tp.prepare(the.url(name)); tp.err == nil {
+		dir, err := os.MkdirTemp("", "mneme-pgschema-")
+		if tp.err = err; err != nil {
+			return
+		}
+		defer os.RemoveAll(dir)
+		if tp.err = tp.prepare(the.url(name), dir); tp.err == nil {
 			tp.name = name
 		}
 	})

@@ -37,7 +37,7 @@ func TestURL(t *testing.T) {
 // of its own holding what the template held.
 func TestTemplate(t *testing.T) {
 	prepared := 0
-	tmpl := pgtest.NewTemplate(func(url string) error {
+	tmpl := pgtest.NewTemplate(func(url, _ string) error {
 		prepared++
 		db, err := sql.Open("pgx", url)
 		if err != nil {

@@ -1,7 +1,6 @@
 package testutil
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/mneme-dev/mneme/internal/pgtest"
@@ -32,12 +31,7 @@ func seedSchema(dataDir string) { seed.Copy(filepath.Join(dataDir, "mneme.db"), 
 // a database with every migration applied, made once per test binary;
 // each test worker's database is a copy of it (CREATE DATABASE …
 // TEMPLATE), so a worker's boot applies no migration there either.
-var pgTemplate = pgtest.NewTemplate(func(url string) error {
-	dir, err := os.MkdirTemp("", "mneme-pgschema-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
+var pgTemplate = pgtest.NewTemplate(func(url, dir string) error {
 	s, err := models.OpenURL(url, dir)
 	if err != nil {
 		return err
