@@ -235,6 +235,17 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
+			if n := len(out); prev == n-1 && n > 0 && out[n-1].Kind == KindDecision && retirementRe.MatchString(strings.TrimSpace(s)) {
+				// "We're moving feature flags to Unleash. The YAML file
+				// goes away.": one change, what replaces and what goes.
+				if m, ok := newMemory(KindDecision, out[n-1].Text+" "+strings.TrimSpace(s), map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+					m.Change = true
+					m.Evidence = out[n-1].Evidence + " " + s
+					m.Subject = out[n-1].Subject
+					out[n-1] = m
+					continue
+				}
+			}
 			k, text, ok := classifyPrompt(s)
 			if !ok {
 				prev = -1
@@ -281,7 +292,7 @@ func FromPrompt(prompt string) []Memory {
 
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
-var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}[.!]?$|^[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) (?:dropped|gone|out|retired)(?: too| as well)?[.!]?$`)
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|out|retired)|(?:goes|go|is going|are going) away)(?: too| as well)?[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named

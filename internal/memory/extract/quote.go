@@ -72,6 +72,9 @@ func reportedBy(s string) (string, bool) {
 	if f := strings.Fields(who); len(f) > 0 && personRe.MatchString(f[len(f)-1]) {
 		return "", false // "… before you tell me": the verb is a person's of the project
 	}
+	if f := strings.Fields(who); len(f) > 1 && strings.EqualFold(f[len(f)-1], "now") {
+		return "", false // "`PriceRepo.Lookup` now reads the view": what the code does since a change
+	}
 	if subordinateRe.MatchString(who) {
 		return "", false // "it ships Zig 0.11 while build.zig.zon declares …": Claude's sentence
 	}

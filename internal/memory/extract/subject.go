@@ -247,7 +247,7 @@ func Supersedes(newer, older Memory) bool {
 // replacedRe finds what a change says is replaced: "replaced X with",
 // "instead of X", "switched from X", "moved off X", "no longer X",
 // "dropped X", "rather than X", "X is gone".
-var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|(?:^|[.;]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired)\b`)
+var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
 
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
@@ -278,7 +278,7 @@ func Retires(newer, older Memory) bool {
 			if overlap(idents, older.Idents, true) > 0 || overlap(files, older.Files, true) > 0 {
 				return true
 			}
-			ts := terms(withoutFiles(g, files))
+			ts := retiredTerms(terms(withoutFiles(g, files)))
 			if len(ts) == 1 && overlap(ts, older.Idents, true) > 0 {
 				return true // "replaced yup with zod" after "validated with `yup`"
 			}
@@ -288,6 +288,30 @@ func Retires(newer, older Memory) bool {
 		}
 	}
 	return false
+}
+
+// qualifiedRe: a compound whose second half qualifies the first
+// ("Atlantis-only", "cookie-based"): what it names is the first.
+var qualifiedRe = regexp.MustCompile(`^(.+?)-(?:only|based|first|style|specific|driven|managed|hosted|backed|powered)$`)
+
+// retiredTerms are the key terms of what a change names as replaced: a
+// qualified compound as what it qualifies, and without the generic head
+// words ("the Atlantis-only rule is dropped" names Atlantis).
+func retiredTerms(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if m := qualifiedRe.FindStringSubmatch(t); m != nil {
+			out = append(out, terms(m[1])...)
+			continue
+		}
+		if !genericHeads[t] {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return ts
+	}
+	return out
 }
 
 // sameSubject: a shared identifier; a shared file with a shared key term

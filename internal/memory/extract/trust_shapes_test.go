@@ -545,3 +545,37 @@ func TestFromChoiceShapes(t *testing.T) {
 		t.Errorf("subject = %q, want the object of 'Two ways to cache the rendered pages'", m.Subject)
 	}
 }
+
+// The shapes of the hr round (hr retired into tuning), in other words:
+// rules labelled "One rule for …:" or closed by "full stop", "nobody
+// merges …", a standing rule "from here"; "X now reads …" is what code
+// does, not a report; a compound "X-only" names X when it is dropped; a
+// decision followed by what "goes away" is one change.
+func TestRulesFromHereAndChangesThatGoAway(t *testing.T) {
+	for _, prompt := range []string{
+		"One rule for the payments service: nobody merges without a second review.",
+		"Releases are cut from the release branch, full stop.",
+		"Everything builds with Java 21 from here, the CLI included.",
+	} {
+		ms := FromPrompt(prompt)
+		if len(ms) != 1 || ms[0].Kind != KindConstraint {
+			t.Errorf("FromPrompt(%q) = %+v, want one constraint", prompt, ms)
+		}
+	}
+	if ms := FromPrompt("From here, click Save and reload."); len(ms) != 0 && ms[0].Kind == KindConstraint {
+		t.Errorf("\"From here, click …\" is a direction, not a rule: %+v", ms)
+	}
+	a := FromAnswer("We no longer cache sessions in memory: `SessionStore.Get` now reads the `sessions` table, with an index on `token`.")
+	if len(a) != 1 || a[0].Quoted {
+		t.Errorf("\"X now reads the table\" is Claude's change, not a report: %+v", a)
+	}
+	ms := FromPrompt("We're migrating the job queue to SQS so ops can scale it. The Redis list goes away.")
+	if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change || !strings.Contains(ms[0].Text, "goes away") {
+		t.Fatalf("FromPrompt = %+v, want one change naming what goes away", ms)
+	}
+	older := Memory{Kind: KindConstraint, Text: "Deploys go through Spinnaker only.", Terms: terms("Deploys go through Spinnaker only")}
+	newer := Memory{Kind: KindConstraint, Change: true, Text: "The Spinnaker-only rule is dropped; deploy from CI."}
+	if !Retires(newer, older) {
+		t.Error("\"the Spinnaker-only rule is dropped\" retires the rule that names Spinnaker")
+	}
+}
