@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -103,7 +104,7 @@ func subjectOf(m Memory, label string) string {
 func subjectStrength(m Memory, label string) (string, bool) {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
 	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
-		if s := nounPhrase(sm[1]); s != "" && !labelWords[strings.Fields(s)[0]] {
+		if s := nounPhrase(sm[1]); s != "" && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
 				return s, !genericHeads[head(s)]
 			}
@@ -500,6 +501,12 @@ func askedSubject(prompt string) string {
 				return n
 			}
 		}
+		if i := strings.Index(strings.ToLower(t), " needs "); i >= 0 {
+			// "The reading app needs offline storage for …": what it needs.
+			if n := nounPhrase(t[i+7:]); n != "" && !genericHeads[head(n)] {
+				return n
+			}
+		}
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {
 				return n
@@ -578,6 +585,9 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	}
 	if len(opts) < 2 {
 		opts = eitherOptions(us[max(0, q-3):q])
+	}
+	if len(opts) < 2 {
+		opts = couldOptions(us[max(0, q-3):q])
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -704,6 +714,39 @@ func eitherOptions(us []unit) []option {
 	return nil
 }
 
+// couldRe: an option told as a sentence of its own ("We could run
+// Meilisearch next to the app, which …", "Or we could stay on Postgres").
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$`)
+
+// couldOptions are options told as sentences that each open "we could"
+// (the last often "Or we could"), named by their first clause.
+func couldOptions(us []unit) []option {
+	var opts []option
+	for _, u := range us {
+		for _, sn := range sentences(strings.TrimSpace(cleanInline(u.text))) {
+			m := couldRe.FindStringSubmatch(strings.TrimSpace(sn))
+			if m == nil {
+				continue
+			}
+			name := m[1]
+			for _, sep := range []string{", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to "} {
+				if i := strings.Index(name, sep); i > 0 {
+					name = name[:i]
+				}
+			}
+			name = strings.TrimRight(strings.TrimSpace(name), ".")
+			if f := strings.Fields(name); len(f) > 8 {
+				name = strings.Join(f[:8], " ")
+			}
+			opts = append(opts, option{name: name, text: strings.TrimSpace(sn)})
+		}
+	}
+	if len(opts) < 2 {
+		return nil
+	}
+	return opts
+}
+
 // orLeadRe: the last of options told in prose.
 var orLeadRe = regexp.MustCompile(`(?i)^or\b`)
 
@@ -764,10 +807,10 @@ func optionName(item string) string {
 var optionVerbRe = regexp.MustCompile(`(?i)^(?:passed|using|via|plus|that|which|where|fired|stored|built|run|called|behind)$`)
 
 // letterLeadRe: an option lettered "A." or "**A. Name**".
-var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?[A-H](?:[.)]|\s+[—–-])\s+`)
+var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?(?:[A-H](?:[.)]|\s+[—–-])|[a-h]\))\s+`)
 
 // letterPickRe: a prompt picking a lettered option ("A.", "option b").
-var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H])(?:[.),:!]|\s|$))`)
+var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H])(?:[.),:!]|\s|$)|([a-h])(?:[.),:!]\s|[.!)]?$))`)
 
 // orOptionsRe: "per API key or per IP?", "Redis or Postgres?".
 var orOptionsRe = regexp.MustCompile(`(?i)\b((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?) or ((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?)\s*\??$`)
@@ -850,10 +893,13 @@ func chosen(p string, opts []option) (int, string) {
 		}
 		if m := letterPickRe.FindStringSubmatchIndex(p); m != nil {
 			var l string
-			if m[2] >= 0 {
+			switch {
+			case m[2] >= 0:
 				l = p[m[2]:m[3]] // "option b"
-			} else {
+			case m[4] >= 0:
 				l = p[m[4]:m[5]] // "A."
+			default:
+				l = p[m[6]:m[7]] // "b, it fits": a letter alone before its reason
 			}
 			if n := int(strings.ToUpper(l)[0] - 'A'); n < len(opts) {
 				return n, p[m[1]:]
@@ -891,32 +937,47 @@ func chosen(p string, opts []option) (int, string) {
 		}
 	}
 	if len(strings.Fields(p)) <= 8 {
-		// "skip and report": the one option that shares the pick's words.
-		// Their names first, then the whole of what each says.
-		pt := terms(p)
-		for _, whole := range []bool{false, true} {
-			best, tie, most := -1, false, 0
-			for i, o := range opts {
-				ot := o.name
-				if whole {
-					ot = o.text
-				}
-				switch n := overlap(pt, terms(ot), false); {
-				case n > most:
-					best, tie, most = i, false, n
-				case n == most && n > 0:
-					tie = true
-				}
-			}
-			if best >= 0 && !tie {
-				return best, ""
-			}
-			if tie {
-				break
-			}
+		if pick := byWords(p, opts); pick >= 0 {
+			return pick, ""
+		}
+	}
+	// "the timer, honestly. no new infra until …": a short first clause
+	// picks, what follows is the reason.
+	if i := strings.IndexAny(p, ",.;—"); i > 0 && len(strings.Fields(p[:i])) <= 4 {
+		if pick := byWords(p[:i], opts); pick >= 0 {
+			return pick, p[i:]
 		}
 	}
 	return -1, ""
+}
+
+// byWords is the one option that shares the pick's words ("skip and
+// report"): their names first, then the whole of what each says; -1 when
+// none or several do.
+func byWords(p string, opts []option) int {
+	pt := terms(p)
+	for _, whole := range []bool{false, true} {
+		best, tie, most := -1, false, 0
+		for i, o := range opts {
+			ot := o.name
+			if whole {
+				ot = o.text
+			}
+			switch n := overlap(pt, terms(ot), false); {
+			case n > most:
+				best, tie, most = i, false, n
+			case n == most && n > 0:
+				tie = true
+			}
+		}
+		if best >= 0 && !tie {
+			return best
+		}
+		if tie {
+			break
+		}
+	}
+	return -1
 }
 
 // lettered reports whether the options were offered as A., B., ….

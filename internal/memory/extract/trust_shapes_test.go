@@ -579,3 +579,23 @@ func TestRulesFromHereAndChangesThatGoAway(t *testing.T) {
 		t.Error("\"the Spinnaker-only rule is dropped\" retires the rule that names Spinnaker")
 	}
 }
+
+// Options told as "We could …" sentences, lettered "a)" and picked by a
+// lone "c," before the reason, and a pick in a short first clause.
+func TestFromChoiceCouldAndLowerLetters(t *testing.T) {
+	could := "Three ways. We could run Typesense in a container, which adds a service. We could use the hosted Algolia plan, which bills per search. Or we could keep SQLite FTS5 with a trigram tokenizer, which needs nothing new. Which one?"
+	m, ok := FromChoice("Search is slow.", could, "sqlite fts5 — fewer moving parts")
+	if !ok || !strings.Contains(m.Text, "keep SQLite FTS5") || strings.Contains(m.Text, "bills per search") {
+		t.Errorf("FromChoice(could) = %v %q, want SQLite FTS5 chosen, the rejected described by name only", ok, m.Text)
+	}
+	lettered := "Options:\n\n- a) **Litestream**: streams the WAL to S3.\n- b) **Cron + sqlite3 .backup**: nightly copies.\n- c) **LiteFS**: replicas too.\n\nWhich one?"
+	m, ok = FromChoice("How do we back up the database?", lettered, "c, we want the replicas anyway")
+	if !ok || !strings.HasPrefix(strings.SplitN(m.Text, ": ", 2)[1], "LiteFS") {
+		t.Errorf("FromChoice(lettered) = %v %q, want LiteFS", ok, m.Text)
+	}
+	numbered := "1. **A cron job on the app server**: simple.\n2. **Cloud Scheduler**: managed, costs a little.\n3. **A Kubernetes CronJob**: lives with the deploy.\n\nWhich do you prefer?"
+	m, ok = FromChoice("How should the report run nightly?", numbered, "scheduler, obviously. we don't want to babysit servers")
+	if !ok || !strings.Contains(m.Text, "Cloud Scheduler, not") {
+		t.Errorf("FromChoice(first clause) = %v %q, want Cloud Scheduler", ok, m.Text)
+	}
+}
