@@ -54,6 +54,7 @@ func init() {
 		"config format":          "toml yaml yml json5 hcl ini",
 		"test runner":            "jest vitest mocha pytest jasmine ava node:test rspec minitest junit xunit nunit kotest phpunit",
 		"error handling":         "anyhow thiserror eyre snafu",
+		"dependency injection":   "dagger hilt koin guice kodein",
 		"experiment tracking":    "mlflow tensorboard wandb",
 		"error tracking":         "sentry bugsnag rollbar honeybadger",
 		"monitoring":             "datadog prometheus grafana newrelic",
@@ -163,6 +164,10 @@ func subjectStrength(m Memory, label string) (string, bool) {
 }
 
 // taskVerbRe: a sentence that sets a task.
+// askTaskRe: a task asked as a question ("Can you add …", "Could you
+// please set up …").
+var askTaskRe = regexp.MustCompile(`(?i)^(?:can|could|would|will) you (?:please )?`)
+
 var taskVerbRe = regexp.MustCompile(`(?i)^(?:please )?(?:add|fix|set up|setup|integrate|generate|port|build|write|implement|create|make|move|migrate|switch|replace|resize|issue|store|deploy|host|configure|refactor|rewrite|speed up|clean up|update|upgrade|support|handle|enable|disable|turn|change|improve|cache|split|rename|wire|hook up|expose|serve|send|log|track|validate|document|limit)\b`)
 
 // PromptTopic is what a prompt asks about, "" when it names nothing
@@ -174,8 +179,10 @@ func PromptTopic(prompt string) string {
 	// properly.") before what it reports.
 	t := ""
 	for _, s := range sentences(p) {
-		if taskVerbRe.MatchString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))) {
-			if t = askedSubject(s); t != "" {
+		// "Can you add caching?" sets a task as much as "Add caching." does.
+		task := askTaskRe.ReplaceAllString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, "")), "")
+		if taskVerbRe.MatchString(task) {
+			if t = askedSubject(task); t != "" {
 				break
 			}
 		}
@@ -200,7 +207,7 @@ var (
 	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
 	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
@@ -216,6 +223,7 @@ func clauseSubject(text string) (string, bool) {
 	if loc := clauseVerbRe.FindStringIndex(t); loc != nil {
 		verb := strings.ToLower(strings.TrimSpace(t[:loc[1]]))
 		rest := strings.TrimSpace(t[loc[1]:])
+		rest = strings.TrimSpace(toLeadRe.ReplaceAllString(rest, "")) // "Switch to on-demand initialization"
 		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
 		if s := nounPhrase(rest); s != "" {
 			// "Replaced the swag comments with …": what was replaced is
@@ -233,6 +241,10 @@ func clauseSubject(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// toLeadRe: the preposition between a verb of change and its object
+// ("switch to …", "move over to …").
+var toLeadRe = regexp.MustCompile(`(?i)^(?:over )?(?:to|onto|into)\s+`)
 
 // copulaSubject is what a statement about a thing opens with ("Product
 // search now runs on …" → "product search"), "" when it opens otherwise.
@@ -397,6 +409,11 @@ func sameTopic(a, b string) bool {
 	if ha == hb && !genericHeads[ha] {
 		return true
 	}
+	// "hilt" and "koin 3.5": two choices of one category, or a choice and
+	// its category ("dependency injection").
+	if ca, cb := categoryOf(a), categoryOf(b); ca != "" && (ca == cb || ca == b) || cb != "" && cb == a {
+		return true
+	}
 	// "state" and "state management": one subject, one word naming it.
 	fa, fb := strings.Fields(a), strings.Fields(b)
 	switch {
@@ -406,6 +423,16 @@ func sameTopic(a, b string) bool {
 		return stem(fb[0]) == stem(fa[0]) && !genericHeads[fb[0]]
 	}
 	return false
+}
+
+// categoryOf is the category of the tool a subject opens with
+// ("koin 3.5" → "dependency injection"), "" when it names none.
+func categoryOf(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return categories[strings.ToLower(f[0])]
 }
 
 func head(s string) string {
