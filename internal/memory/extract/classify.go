@@ -224,8 +224,14 @@ var (
 	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
 	// …", "House style is: …", "Team convention:").
 	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy)|ground rule)(?: for (?:this|the|our) (?:[\w.-]+ )?(?:repo|repository|project|codebase|team|code|service|app))?(?: here)?(?: is)?\s*:\s*\S`)
+	// turnOnlyRe: an instruction for this turn only ("Don't apply
+	// anything.", "Do not push it yet.").
+	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?[.!]?$`)
+	// categoryChoiceRe: a tool chosen for a category, from now on
+	// ("Error tracking: AppSignal from here on."): a decision, not a rule.
+	categoryChoiceRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,2}\s+(?:from now on|from here on|going forward)[.!]?$`)
 	// anyConstraintRe: words that make a rule wherever they stand.
-	anyConstraintRe = regexp.MustCompile(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)|\bfull stop\b`)
+	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.
 	logLineRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN(?:ING)?|FATAL|Traceback|Exception|panic:|goroutine \d+)\b|(?i:\berror:|\bat [\w.$<>]+\([^)]*:\d+)|^\s*[\w./-]+\.\w+:\d+`)
 	// correctionRe: a prompt that opens by overruling what came before
@@ -247,6 +253,12 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	body := strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))
 	if body == "" || askRe.MatchString(body) {
 		return "", "", false
+	}
+	if turnOnlyRe.MatchString(body) {
+		return "", "", false // "Don't apply anything.": this turn's instruction
+	}
+	if categoryChoiceRe.MatchString(body) {
+		return KindDecision, body, true // "Error tracking: AppSignal from here on."
 	}
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
 		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"

@@ -505,8 +505,8 @@ func sentences(p string) []string {
 		for j < len(p) && p[j] == ' ' {
 			j++
 		}
-		if j >= len(p) || !startsSentence(p[j]) {
-			continue
+		if j >= len(p) || !startsSentence(p[j]) && !standingLeadRe.MatchString(p[j:]) {
+			continue // a standing rule typed without its capital starts one too: "… is live. from now on …"
 		}
 		if c == '.' && p[i] != '"' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
 			continue

@@ -210,7 +210,7 @@ var (
 	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the
@@ -250,12 +250,26 @@ var toLeadRe = regexp.MustCompile(`(?i)^(?:over )?(?:to|onto|into)\s+`)
 // search now runs on …" → "product search"), "" when it opens otherwise.
 func copulaSubject(text string) string {
 	t := strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))
-	if sm := copulaRe.FindStringSubmatch(t); sm != nil {
+	if sm := copulaRe.FindStringSubmatch(t); sm != nil && !determiners[strings.ToLower(lastField(sm[1]))] {
+		// Not "Rotate the live Stripe key …": a verb's object is no
+		// subject that "lives".
 		if s := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(sm[1], ""))); s != "" && !pronouns[strings.Fields(s)[0]] {
 			return s
 		}
 	}
 	return ""
+}
+
+// determiners end no noun phrase.
+var determiners = map[string]bool{"the": true, "a": true, "an": true, "our": true, "this": true, "that": true, "its": true, "their": true, "your": true, "my": true}
+
+// lastField is the last word of s.
+func lastField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }
 
 // kindHeads name what kind of statement it is, not what it is about
