@@ -60,18 +60,24 @@ type Statement struct {
 // enables.
 func Extract(t Turn, st models.MemorySettings) []Statement {
 	var out []Statement
+	topic := ""
+	if len(t.Prompts) > 0 {
+		topic = extract.PromptTopic(t.Prompts[0])
+	}
 	for _, p := range t.Prompts {
 		if m, ok := extract.FromChoice(t.PrevPrompt, t.PrevAnswer, p); ok {
 			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
 			continue
 		}
 		for _, m := range extract.FromPrompt(p) {
+			if m.Subject == "" {
+				// "Add pagination to /api/orders/. And a general rule: no
+				// list endpoint may …": a rule that names no subject of
+				// its own is about what the prompt is about.
+				m.Subject = topic
+			}
 			out = append(out, Statement{Memory: m, Source: models.SourcePrompt})
 		}
-	}
-	topic := ""
-	if len(t.Prompts) > 0 {
-		topic = extract.PromptTopic(t.Prompts[0])
 	}
 	decided := len(out) // the prompts' statements
 answer:
