@@ -36,7 +36,7 @@ func init() {
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
 	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
 	without unless until before after when if than per via across over under about like between through during returns
-	within against except behind next today tomorrow yesterday soon later`) {
+	within against except behind next today tomorrow yesterday soon later here there`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -104,6 +104,19 @@ func subjectOf(m Memory, label string) string {
 // topic of the prompt the statement answers.
 func subjectStrength(m Memory, label string) (string, bool) {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
+	if ruleLabelRe.MatchString(text) {
+		// "Rule of thumb for this repo: …": the label names no subject.
+		if _, after, ok := strings.Cut(text, ":"); ok {
+			text = strings.TrimSpace(after)
+			if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
+				return s, strong
+			}
+			if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
+				return s, true
+			}
+			return "", false
+		}
+	}
 	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
 		if s := nounPhrase(sm[1]); s != "" && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
@@ -111,6 +124,15 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			}
 		}
 		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
+		if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
+			return s, strong
+		}
+		// "Rule of thumb for this repo: form actions only for mutations":
+		// what the rule opens with.
+		if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
+			return s, true
+		}
+		return "", false
 	}
 	if sm := frontedTopicRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
@@ -204,10 +226,10 @@ var (
 	// \">=3.11\"", "python_requires='>=3.9'").
 	requiresRe = regexp.MustCompile(`(?i)\b(?:requires-(python)|(python)_requires)\s*=\s*["']?\s*(?:>=|~=|==)?\s*\d`)
 	// leadWordsRe: what an instruction opens with before its verb.
-	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
+	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|make sure(?: that)?(?: you)?|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
 	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
