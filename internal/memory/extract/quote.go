@@ -45,7 +45,9 @@ func reportedBy(s string) (string, bool) {
 	if m := thisIsFromRe.FindStringSubmatch(t); m != nil && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true // "This is from the vendor's setup guide: …"
 	}
-	if label, _, ok := strings.Cut(t, ": "); ok && len(label) <= 50 && !personRe.MatchString(label) {
+	if label, _, ok := strings.Cut(t, ": "); ok && len(label) <= 50 && !personRe.MatchString(label) && strings.Count(label, "`")%2 == 0 {
+		// (A colon inside inline code, "pinning `index-state: …`", labels
+		// nothing.)
 		// "Bob's PR comment: must squash before merge.": what a source
 		// says, labelled inline.
 		f := strings.Fields(label)
@@ -59,7 +61,14 @@ func reportedBy(s string) (string, bool) {
 			return sourceName(label), true
 		}
 	}
-	loc := reportVerbRe.FindStringIndex(t)
+	var loc []int
+	for _, l := range reportVerbRe.FindAllStringIndex(t, -1) {
+		if l[0] > 0 && strings.ContainsRune("-_/.`", rune(t[l[0]-1])) {
+			continue // part of a name: "index-state", "mode_says"
+		}
+		loc = l
+		break
+	}
 	if loc == nil || loc[0] > 90 {
 		return "", false
 	}

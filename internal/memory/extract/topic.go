@@ -117,7 +117,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			return "", false
 		}
 	}
-	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && len(strings.Fields(sm[1])) <= 4 {
+	inCode := false // the first colon is inside inline code ("pinning `index-state: …`"): no label
+	if i := strings.Index(m.Text, ":"); i >= 0 && strings.Count(m.Text[:i], "`")%2 == 1 {
+		inCode = true
+	}
+	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && !inCode && len(strings.Fields(sm[1])) <= 4 {
 		if s := nounPhrase(sm[1]); s != "" && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
 				return s, !genericHeads[head(s)]
@@ -229,7 +233,7 @@ var (
 	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|make sure(?: that)?(?: you)?|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
 	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
@@ -303,7 +307,7 @@ var kindHeads = map[string]bool{"cause": true, "issue": true, "problem": true, "
 var replaceVerbs = map[string]bool{"replace": true, "replaced": true, "drop": true, "dropped": true, "remove": true, "removed": true}
 
 // choiceVerbs name what was chosen: their object is the choice.
-var choiceVerbs = map[string]bool{"chose": true, "picked": true, "went with": true, "go with": true, "stick with": true, "adopt": true, "adopted": true, "prefer": true}
+var choiceVerbs = map[string]bool{"chose": true, "picked": true, "went with": true, "go with": true, "stick with": true, "adopt": true, "adopted": true, "prefer": true, "settled on": true, "opted for": true}
 
 // frontedTopicRe: a statement that names its subject before it starts
 // ("For the rate limits, I moved them …", "As for logging, …").

@@ -599,3 +599,15 @@ func TestFromChoiceCouldAndLowerLetters(t *testing.T) {
 		t.Errorf("FromChoice(first clause) = %v %q, want Cloud Scheduler", ok, m.Text)
 	}
 }
+
+// A colon or a report verb inside a name or inline code is neither a
+// label nor a report: "pinning `lock-state: 2024-05-01`" is Claude's choice.
+func TestColonsAndVerbsInsideNames(t *testing.T) {
+	ms := FromAnswer("Settled on pinning `lock-state: 2024-05-01` in `deps.toml` over upgrading the parser, since the new parser changes every AST node.")
+	if len(ms) != 1 || ms[0].Quoted || ms[0].Kind != KindDecision {
+		t.Fatalf("FromAnswer = %+v, want Claude's decision, not a report", ms)
+	}
+	if ms[0].Subject == "settled" || ms[0].Subject == "settled on pinning lock" {
+		t.Errorf("subject %q: the label is inside code, and \"settled on\" names the choice", ms[0].Subject)
+	}
+}
