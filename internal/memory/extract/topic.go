@@ -153,6 +153,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if s := copulaSubject(text); s != "" && !genericHeads[head(s)] && len(strings.Fields(s)) > 1 {
 		return s, true // "Product search now runs on Postgres …": what it opens with
 	}
+	if s, strong := clauseSubject(text); strong && len(strings.Fields(s)) > 1 && !genericHeads[head(s)] && moveLeadRe.MatchString(text) {
+		// "Moved Pulumi state to a self-managed S3 backend": what moved,
+		// before the category of where it went.
+		return s, true
+	}
 	if c := firstClauseCategory(text); c != "" {
 		return c, true
 	}
@@ -236,7 +241,7 @@ var (
 	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the
@@ -267,6 +272,9 @@ func clauseSubject(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// moveLeadRe: a statement that opens with a move of something.
+var moveLeadRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:moved|migrated|ported)\s`)
 
 // toLeadRe: the preposition between a verb of change and its object
 // ("switch to …", "move over to …").
