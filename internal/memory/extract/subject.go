@@ -257,8 +257,12 @@ func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
 // same subject, and no reason of its own ("Vitest and its config are
 // removed." after "We're dropping Vitest as well").
 func Carries(done, decided Memory) bool {
-	return done.Kind == KindDecision && decided.Kind == KindDecision && sameTopic(done.Subject, decided.Subject) &&
-		!rationaleRe.MatchString(done.Text)
+	if done.Kind != KindDecision || decided.Kind != KindDecision || rationaleRe.MatchString(done.Text) {
+		return false
+	}
+	// "Uploads move to Cloudflare R2" — "Switched the storage endpoint to
+	// R2 …, copied … from s3": two of the decision's key terms.
+	return sameTopic(done.Subject, decided.Subject) || overlap(done.Terms, decided.Terms, false) >= 2
 }
 
 // Retires reports whether newer, a change, names as replaced what older
@@ -303,6 +307,13 @@ func retiredTerms(ts []string) []string {
 		if m := qualifiedRe.FindStringSubmatch(t); m != nil {
 			out = append(out, terms(m[1])...)
 			continue
+		}
+		if strings.Contains(t, "-") {
+			// "the 80-character rule": what it names is its parts.
+			if parts := terms(strings.ReplaceAll(t, "-", " ")); len(parts) > 0 {
+				out = append(out, parts...)
+				continue
+			}
 		}
 		if !genericHeads[t] {
 			out = append(out, t)
