@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,6 +74,16 @@ func startServe(b *testing.B, dataDir string) (pid, port int) {
 	// the runtime's knobs (e.g. "GOGC=50 GOMEMLIMIT=110MiB").
 	if v := os.Getenv("MNEME_RSS_WORKER_ENV"); v != "" {
 		cmd.Env = append(cmd.Env, strings.Fields(v)...)
+	}
+	// MNEME_RSS_WORKER_STDERR names a file for the worker's stderr (with
+	// GODEBUG=gctrace=1 in MNEME_RSS_WORKER_ENV: its collections).
+	if p := os.Getenv("MNEME_RSS_WORKER_STDERR"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		cmd.Stderr = f
 	}
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -231,6 +242,17 @@ func benchWorkerRSS(b *testing.B, db *benchdb.DB, semantic bool) {
 		cpu0 := procCPU(b, pid)
 		time.Sleep(idle)
 		b.ReportMetric(100*float64(procCPU(b, pid)-cpu0)/float64(idle), "idle-cpu-%")
+		// Then what a search costs in that worker, all caught up: hybrid
+		// searches of 60 words, one at a time, each timed.
+		var took []time.Duration
+		for i := 0; i < 60; i++ {
+			t := time.Now()
+			get(base + "/api/search?mode=hybrid&q=" + url.QueryEscape(benchdb.Word(37*i+11)))
+			took = append(took, time.Since(t))
+		}
+		slices.Sort(took)
+		b.ReportMetric(ms(percentile(took, 0.5)), "hybrid-p50-ms")
+		b.ReportMetric(ms(percentile(took, 0.95)), "hybrid-p95-ms")
 	}
 	b.ReportMetric(procStatus(b, pid, "VmRSS"), "rss-MB")
 	b.ReportMetric(procStatus(b, pid, "VmHWM"), "peak-MB")
