@@ -262,8 +262,8 @@ func TestTrustBenchmark(t *testing.T) {
 	// on both halves, ≥ 0.9 precision and recall): the table is what to
 	// read. The held-out half is never tuned on; its guard only keeps a
 	// later change from making it worse.
-	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.82 || ratio(s.dcFound, s.dcLabels) < 0.84 {
-		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.82 and ≥ 0.84",
+	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.71 || ratio(s.dcFound, s.dcLabels) < 0.76 {
+		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.71 and ≥ 0.76",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 0 || ratio(s.dcCorrect, s.dcInForce) < 0.85 || ratio(s.dcFound, s.dcLabels) < 0.9 {
@@ -282,12 +282,19 @@ func TestTrustBenchmark(t *testing.T) {
 	if s := halves["heldout3"]; s.poisoned > 9 || ratio(s.dcFound, s.dcLabels) < 0.25 {
 		t.Errorf("held-out half 3: %d poisoned, decisions and constraints recall %.3f; want ≤ 9 and ≥ 0.25", s.poisoned, ratio(s.dcFound, s.dcLabels))
 	}
+	// The retired second half, tuned on since: 0 poisoned.
+	if s := halves["heldout2"]; s.poisoned > 0 {
+		t.Errorf("retired held-out half 2, now tuned on: %d poisoned, want 0", s.poisoned)
+	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: one
-// since tq97–tq128 (tq126, a rule on line width changed twice in words
-// that share no subject).
-const tunePoisonGuard = 1
+// tunePoisonGuard is the tuning half's poisoned memories in force: seven
+// since tq129–tq160, all in chains whose last change shares no word with
+// the ones before ("Max width: 120 columns.", "Lowest supported API level:
+// 31.", "Orchestrator: Dagster Cloud") or a teammate's change told in
+// other words: what a rule-based reader cannot join without knowing that
+// width and line length, or minSdk and API level, are one subject.
+const tunePoisonGuard = 7
 
 func ratio(a, b int) float64 {
 	if b == 0 {

@@ -55,6 +55,11 @@ func reportedBy(s string) (string, bool) {
 		if len(f) > 0 {
 			last = strings.ToLower(strings.Trim(f[len(f)-1], "`'\"*_"))
 		}
+		if len(f) > 1 && len(f) <= 6 && summaryWords[strings.Trim(last, ",")] {
+			// "Slack thread, summarised: Priya thinks …": a source told in
+			// Claude's words is still the source's.
+			return sourceName(strings.TrimRight(strings.Join(f[:len(f)-1], " "), ",")), true
+		}
 		if len(f) > 0 && len(f) <= 5 && last != "" && docNounRe.FindString(last) == last && !labelWords[strings.ToLower(f[0])] {
 			// A source named by a word ("comment", "ticket"), not a file
 			// ("`next.config.js`: added …" is Claude's change to it).
@@ -95,6 +100,9 @@ func reportedBy(s string) (string, bool) {
 	}
 	return sourceName(who), true
 }
+
+// summaryWords end a label that tells a source in other words.
+var summaryWords = map[string]bool{"summarised": true, "summarized": true, "paraphrased": true, "condensed": true, "tl;dr": true, "gist": true, "excerpt": true}
 
 // standingLeadRe: a rule's own opening, whose "from" names no source
 // ("From now on always use pnpm for the scripts in this repo").

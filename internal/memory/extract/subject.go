@@ -235,7 +235,7 @@ func Supersedes(newer, older Memory) bool {
 	if sameTopic(newer.Subject, older.Subject) && contradicts {
 		return true
 	}
-	if Retires(newer, older) {
+	if Retires(newer, older) || reverses(newer, older) {
 		return true
 	}
 	if !sameSubject(newer, older) {
@@ -244,10 +244,33 @@ func Supersedes(newer, older Memory) bool {
 	return contradicts
 }
 
+// rejectedRe finds what a choice turned down: "X instead of Y", "X over
+// Y", "rather than Y".
+var rejectedRe = regexp.MustCompile(`(?i)\b(?:instead of|rather than|over|not) (?:the |our |a |an )?([\w.+-]{2,30})`)
+
+// afterAllRe: a choice that goes back on an earlier one ("Let's use
+// Airflow after all").
+var afterAllRe = regexp.MustCompile(`(?i)\b(?:after all|back to|revert(?:ed|ing)? to)\b`)
+
+// reverses reports whether newer, a choice that says it goes back on one
+// ("… after all", "back to …"), picks what older turned down: "cron …
+// instead of Airflow" is replaced by "Let's use Airflow after all".
+func reverses(newer, older Memory) bool {
+	if newer.Kind != KindDecision && newer.Kind != KindConstraint || !afterAllRe.MatchString(newer.Text) {
+		return false
+	}
+	for _, m := range rejectedRe.FindAllStringSubmatch(strings.ReplaceAll(older.Text, "`", ""), 4) {
+		if w := strings.ToLower(m[1]); !genericHeads[w] && !phraseStop[w] && indexWord(strings.ToLower(newer.Text), w) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // replacedRe finds what a change says is replaced: "replaced X with",
 // "instead of X", "switched from X", "moved off X", "no longer X",
 // "dropped X", "rather than X", "X is gone".
-var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
+var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:]{1,40})|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|\bwe(?:'re| are) off (?:the |our )?([^.;,:—–-]{1,40}?)(?:\s+[—–-]|[,.;:]|$)|(?:^|[.;]\s+)([\w.+-]{1,30})(?:'s| is| are) out\b|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
 
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }

@@ -611,3 +611,27 @@ func TestColonsAndVerbsInsideNames(t *testing.T) {
 		t.Errorf("subject %q: the label is inside code, and \"settled on\" names the choice", ms[0].Subject)
 	}
 }
+
+// The tq129–tq160 round, in other words: a source summarised is still
+// the source's; "we're off X" and "X's out, Y is in" retire X; a choice
+// made "after all" replaces the one that turned it down.
+func TestSummariesOffOutAndAfterAll(t *testing.T) {
+	if ms := FromAnswer("Forum thread, paraphrased: Marek believes the root cause is the linker script and says to always disable LTO."); len(ms) == 0 || !ms[0].Quoted {
+		t.Errorf("a summarised source is the source's: %+v", ms)
+	}
+	older := Memory{Kind: KindDecision, Text: "Went with Pixi over Phaser, because the renderer is smaller.", Terms: terms("Went with Pixi over Phaser, because the renderer is smaller")}
+	for _, prompt := range []string{"we're off Pixi - the licence changed. use Phaser instead", "Pixi's out, Phaser is in."} {
+		ms := FromPrompt(prompt)
+		if len(ms) == 0 || !ms[0].Change || !Retires(ms[0], older) {
+			t.Errorf("FromPrompt(%q) = %+v: a change that retires Pixi", prompt, ms)
+		}
+	}
+	cron := Memory{Kind: KindDecision, Text: "Backups run from cron on the jump host instead of Velero, because there are two volumes.", Subject: "backups"}
+	velero := Memory{Kind: KindDecision, Text: "Let's use Velero after all, the cluster grew.", Subject: "velero"}
+	if !Supersedes(velero, cron) {
+		t.Error("a choice made 'after all' replaces the one that turned it down")
+	}
+	if Supersedes(Memory{Kind: KindDecision, Text: "Logs go to Loki instead of Velero's bucket.", Subject: "logs"}, cron) {
+		t.Error("naming what an older choice turned down is no reversal without 'after all'")
+	}
+}
