@@ -263,13 +263,6 @@ func (h *Handler) searchMemories(ctx context.Context, q models.MemorySearch, mod
 // worker has it, else text (and semantic or hybrid asked for is
 // embed.ErrOff); an endpoint that fails a semantic search is a 503.
 func semanticOr[T any](h *Handler, mode string, text func() ([]T, error), semantic func() ([]T, embed.Ran, error)) ([]T, embed.Ran, error) {
-	if h.Embed == nil {
-		if _, err := (&embed.Service{}).Mode(mode); err != nil {
-			return nil, embed.Ran{}, err // semantic, or no mode at all
-		}
-		out, err := text() // hybrid runs on words while embeddings are off
-		return out, embed.Ran{Mode: embed.ModeText}, err
-	}
 	out, used, err := semantic()
 	if errors.Is(err, embed.ErrEndpoint) || errors.Is(err, models.ErrVectorsLoading) {
 		return nil, used, fiber.NewError(fiber.StatusServiceUnavailable, h.clean(err.Error()))

@@ -32,7 +32,7 @@ type countsCache struct {
 func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 	if auth.LevelOf(c) == auth.None {
 		status := "ok"
-		if h.Status != nil && h.Status() != "" {
+		if h.Status() != "" {
 			status = "degraded"
 		}
 		return c.JSON(api.PublicHealth{Service: "mneme", Status: status})
@@ -60,12 +60,8 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		Counts:        counts,
 		Goroutines:    runtime.NumGoroutine(),
 	}
-	if h.Broker != nil {
-		out.StreamClients = h.Broker.Clients()
-	}
-	if h.Quarantined != nil {
-		out.Quarantined = h.Quarantined()
-	}
+	out.StreamClients = h.Broker.Clients()
+	out.Quarantined = h.Quarantined()
 	if h.Store.Postgres() {
 		ls := h.Store.ListenerStats()
 		ls.LastError = h.clean(ls.LastError)
@@ -76,10 +72,8 @@ func (h *Handler) ShowHealth(c *fiber.Ctx) error {
 		out.Indexer = &is
 	}
 	out.Embeddings = h.embeddingsHealth(c.UserContext())
-	if h.Status != nil {
-		if p := h.Status(); p != "" {
-			out.Status, out.Problem = "degraded", p
-		}
+	if p := h.Status(); p != "" {
+		out.Status, out.Problem = "degraded", p
 	}
 	return c.JSON(out)
 }
@@ -101,7 +95,7 @@ func databaseName(s *models.Store) string {
 // clean passes s through the privacy pipeline in force: text the handlers
 // show that no event went through (a database's error message).
 func (h *Handler) clean(s string) string {
-	if s == "" || h.Capture == nil {
+	if s == "" {
 		return s
 	}
 	return h.Settings.Policy().Clean(s)

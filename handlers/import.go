@@ -29,10 +29,7 @@ type Importer interface {
 
 // ShowImportJSON serves GET /api/import.
 func (h *Handler) ShowImportJSON(c *fiber.Ctx) error {
-	out := api.ImportStatus{}
-	if h.Import != nil {
-		out.State = h.Import.State()
-	}
+	out := api.ImportStatus{State: h.Import.State()}
 	counts, err := h.Store.Counts(c.UserContext())
 	if err != nil {
 		return err
@@ -106,9 +103,6 @@ func (h *Handler) ShowImport(c *fiber.Ctx) error {
 // StartImport serves POST /import (the page's form): it starts an import
 // in the background, or says why not.
 func (h *Handler) StartImport(c *fiber.Ctx) error {
-	if h.Import == nil {
-		return fiber.NewError(fiber.StatusNotFound, "import is not available")
-	}
 	// The page said so already; a directory emptied since says it again.
 	if dir, files, _ := h.Import.Count(); files == 0 {
 		return h.renderImport(c, fiber.StatusConflict, "Nothing to import: there are no Claude Code transcripts in "+dir+".")
@@ -123,9 +117,6 @@ func (h *Handler) StartImport(c *fiber.Ctx) error {
 }
 
 func (h *Handler) renderImport(c *fiber.Ctx, status int, msg string) error {
-	if h.Import == nil {
-		return fiber.NewError(fiber.StatusNotFound, "import is not available")
-	}
 	p := views.ImportPage{Meta: h.PageMeta(c, "Import", "import"), Message: msg}
 	st := h.Import.State()
 	p.Running, p.Progress, p.Last, p.LastAt = st.Running, importProgress(st.Progress), lastImport(st), st.Finished

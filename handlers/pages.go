@@ -32,12 +32,7 @@ func render(c *fiber.Ctx, comp templ.Component) error {
 // PageMeta fills the layout's view model for this request.
 func (h *Handler) PageMeta(c *fiber.Ctx, title, active string) views.PageMeta {
 	m := views.PageMeta{Title: title, Active: active, Version: h.Build.Version, Commit: h.Build.ShortCommit(), CommitDate: h.Build.Date, Asset: static.Version}
-	if h.Status != nil {
-		m.Status = h.Status()
-	}
-	if h.Quarantined != nil {
-		m.Quarantined = h.Quarantined().Message
-	}
+	m.Status, m.Quarantined = h.Status(), h.Quarantined().Message
 	if tok, ok := c.Locals(CSRFContextKey).(string); ok {
 		m.CSRFToken = tok
 	}
@@ -81,11 +76,9 @@ func (h *Handler) ShowFeed(c *fiber.Ctx) error {
 // read (counted as it counts, without reading a file).
 func (h *Handler) firstRun() *views.FirstRun {
 	fr := &views.FirstRun{}
-	if h.Import != nil {
-		var bytes int64
-		fr.Dir, fr.Files, bytes = h.Import.Count()
-		fr.MB, fr.CanImport = (bytes+1<<20-1)>>20, true
-	}
+	var bytes int64
+	fr.Dir, fr.Files, bytes = h.Import.Count()
+	fr.MB, fr.CanImport = (bytes+1<<20-1)>>20, true
 	return fr
 }
 

@@ -35,7 +35,7 @@ func dangerousChanges(cur, next models.Settings) []string {
 // change: it came over the socket or carries the secret (a header, or
 // formSecret, the settings form's secret field).
 func (h *Handler) mayChangeDangerous(c *fiber.Ctx, formSecret string) bool {
-	return auth.LevelOf(c) >= auth.Secret || h.Auth != nil && h.Auth.CheckSecret(formSecret)
+	return auth.LevelOf(c) >= auth.Secret || h.Auth.CheckSecret(formSecret)
 }
 
 // dangerousRefusal is the message of a refused dangerous change.

@@ -257,6 +257,9 @@ func New(ctx context.Context, opts Options) (_ *Worker, err error) {
 		Quarantined:   w.Quarantined,
 		StreamOptions: opts.Stream, Import: w.Import, Embed: embedder,
 	}
+	if err := w.Handler.Ready(); err != nil {
+		return nil, err
+	}
 	w.App, err = web.New(web.Options{Port: opts.Port, AllowedHosts: opts.AllowedHosts, Dev: opts.Dev, Log: log}, w.Handler)
 	if err != nil {
 		return nil, err
