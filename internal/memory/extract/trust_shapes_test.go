@@ -626,6 +626,13 @@ func TestSummariesOffOutAndAfterAll(t *testing.T) {
 			t.Errorf("FromPrompt(%q) = %+v: a change that retires Pixi", prompt, ms)
 		}
 	}
+	for _, prompt := range []string{"we're off to the offsite tomorrow, keep the deploy small.", "The staging box is out, it's in for repairs? No: check the load balancer."} {
+		for _, m := range FromPrompt(prompt) {
+			if m.Kind == KindDecision || m.Change {
+				t.Errorf("FromPrompt(%q) = %+v: an outage or an outing is no change of plan", prompt, m)
+			}
+		}
+	}
 	cron := Memory{Kind: KindDecision, Text: "Backups run from cron on the jump host instead of Velero, because there are two volumes.", Subject: "backups"}
 	velero := Memory{Kind: KindDecision, Text: "Let's use Velero after all, the cluster grew.", Subject: "velero"}
 	if !Supersedes(velero, cron) {
