@@ -280,12 +280,8 @@ func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
 // same subject, and no reason of its own ("Vitest and its config are
 // removed." after "We're dropping Vitest as well").
 func Carries(done, decided Memory) bool {
-	if done.Kind != KindDecision || decided.Kind != KindDecision || rationaleRe.MatchString(done.Text) {
-		return false
-	}
-	// "Uploads move to Cloudflare R2" — "Switched the storage endpoint to
-	// R2 …, copied … from s3": two of the decision's key terms.
-	return sameTopic(done.Subject, decided.Subject) || overlap(done.Terms, decided.Terms, false) >= 2
+	return done.Kind == KindDecision && decided.Kind == KindDecision && sameTopic(done.Subject, decided.Subject) &&
+		!rationaleRe.MatchString(done.Text)
 }
 
 // Retires reports whether newer, a change, names as replaced what older
@@ -317,22 +313,15 @@ func Retires(newer, older Memory) bool {
 	return false
 }
 
-// qualifiedRe: a compound whose second half qualifies the first
-// ("Atlantis-only", "cookie-based"): what it names is the first.
-var qualifiedRe = regexp.MustCompile(`^(.+?)-(?:only|based|first|style|specific|driven|managed|hosted|backed|powered)$`)
-
 // retiredTerms are the key terms of what a change names as replaced: a
-// qualified compound as what it qualifies, and without the generic head
-// words ("the Atlantis-only rule is dropped" names Atlantis).
+// compound as its parts, and without the generic head words ("the
+// Atlantis-only rule is dropped" names Atlantis).
 func retiredTerms(ts []string) []string {
 	var out []string
 	for _, t := range ts {
-		if m := qualifiedRe.FindStringSubmatch(t); m != nil {
-			out = append(out, terms(m[1])...)
-			continue
-		}
 		if strings.Contains(t, "-") {
-			// "the 80-character rule": what it names is its parts.
+			// "the Atlantis-only rule", "the 80-character rule": what it
+			// names is its parts.
 			if parts := terms(strings.ReplaceAll(t, "-", " ")); len(parts) > 0 {
 				out = append(out, parts...)
 				continue
