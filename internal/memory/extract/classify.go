@@ -9,6 +9,15 @@ import (
 // repetitions only). Where a statement carries several, cause beats todo
 // beats constraint beats decision: "I still need to restyle it — it uses
 // blue instead of brand" is a todo, not a decision.
+// standingWords are the words that make a statement hold from now on
+// ("from now on", "going forward", "from today onward"), and standing
+// finds them anywhere in a statement, with "… from here." at its end:
+// the one list every rule and change pattern below is built from.
+const (
+	standingWords = `from now on|going forward|from here on|from (?:today|this point) on(?:wards?)?|from today onwards?`
+	standing      = `\b(?:` + standingWords + `)\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)`
+)
+
 var (
 	causeRe = newCue(`(?i)\broot[- ]cause\b|^(?:this|it|that) happens (?:when|whenever|because)\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error", "happens")
 	// todoLeadRe: a statement that opens as a todo.
@@ -32,7 +41,7 @@ var (
 
 	todoRe = newCue(`(?i)\bstill needs?\b|\bstill (?:have|has) to\b|\bneeds? (?:to be )?(?:updating|migrating|porting|fixing|doing|the same)\b|\bnext step|^next,|\btodo\b|\bto-do\b|\bleft (?:\w+ ){0,3}for later\b|\bfor a follow[- ]?up\b|\ba follow[- ]?up (?:could|should|would|will|can)\b|\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|didn'?t|wasn'?t|weren'?t|have not|has not|is not|are not|did not) [^.;]*\byet\b|\bnot (?:done|implemented|handled|supported|wired|covered) yet\b|\bnot yet\b|\bworth revisiting\b|\bremains? to be\b|\b(?:did not|didn'?t) (?:add|implement|handle|cover|support|get to)\b|\bwill need\b`, "still", "need", "next", "todo", "to-do", "for later", "follow", "yet", "worth revisiting", "remain", "did not", "didn")
 
-	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|\bfrom now on\b|\bgoing forward\b|\bfrom (?:today|this point) on(?:wards?)?\b|\bfrom today onwards?\b|\bfrom here on\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)|\bfull stop\b|\b(?:nobody|no one) (?:runs?|merges?|pushes?|deploys?|applies|commits?|touches|edits?|ships?)\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\b(?:the|our|a|house|repo|team|naming|project) convention (?:is|here|in|for)\b|\bby convention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here", "from today", "from this point", "full stop", "nobody", "no one", "rule", "convention", "policy", "pin", "only allowed", "only supported")
+	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|`+standing+`|\bfull stop\b|\b(?:nobody|no one) (?:runs?|merges?|pushes?|deploys?|applies|commits?|touches|edits?|ships?)\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\b(?:the|our|a|house|repo|team|naming|project) convention (?:is|here|in|for)\b|\bby convention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here", "from today", "from this point", "full stop", "nobody", "no one", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
 	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b|\bnow (?:runs?|lives?|goes|sits?) (?:on|through|in (?:a|an|the|our|its))\b|\b(?:is|are) now (?:handled|managed|stored|kept|served|hosted|deployed|tracked|backed|powered|done|built) (?:with|by|in|on|through)\b`, " with", "now", "chose", "picked", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
 	// nowStateRe: a state told as the new one ("styling is Tailwind now",
@@ -67,7 +76,7 @@ var (
 
 	changeRe = newCue(`(?i)\binstead\b|\bno longer\b|\bswitch(?:ed|ing)? (?:\w+ ){0,4}?(?:from|to|again)\b|\bswitched\b|\bdropped\b|\bdrop\b|\breplaced?\b|\bnow use[sd]?\b|\b(?:migrated|migrates|moved|moves|changed|changes) (?:\w+ ){0,4}?(?:from|again)\b|\bnot anymore\b|\banymore\b|\bin favou?r of\b|\b(?:is|are) (?:gone|dropped|removed|retired)\b|\bnow (?:lives?|is|are|runs?|goes|sits?|stored|kept|in)\b|\b(?:is|are) back\b|\b(?:moving|moved|move) off\b|\bditch(?:ed|ing)?\b|\bwe(?:'re| are) off (?-i:[A-Z0-9\x60])|(?:'s|\bis|\bare) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|\brevert(?:ed|ing)? to\b|\b(?:go|going|switch|switched) back to\b|\bwe(?:'re| are) (?:moving|migrating) (?:\w+ ){0,4}?(?:to|onto)\b|\b(?:goes|go|going) away\b`, "ditch", "moving", "migrating", "away", " off", " out", "revert", "back to", "instead", "no longer", "switch", "drop", "replace", "now ", "from", "again", "anymore", "in favo", "gone", "removed", "retired", "back", "off")
 
-	standingRe = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on)\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)`)
+	standingRe = regexp.MustCompile(`(?i)` + standing)
 	// fillerRe is talk about the conversation, not the project.
 	fillerRe   = regexp.MustCompile(`(?i)^(?:i (?:haven'?t|have not|didn'?t|did not) (?:changed?|touched?|done|edited?) anything\b|let me know|let me|let's see|i'll|i will|i'm going to|i am going to|i can|i could|i'd like your|would you|want me|do you want|should i|shall i|if you|feel free|hope|happy to|here'?s|here is|tell me|please|could you|can you|thanks|all done|done|ready)\b`)
 	testOnlyRe = regexp.MustCompile(`(?i)^(?:added|add|new|updated|wrote|extended)\b[^.]*\btests?\b|^(?:tests?|specs?)\b|_test\.go\b|\.(?:test|spec)\.[jt]sx?\b|\btest_\w+\.py\b`)
@@ -218,7 +227,7 @@ var (
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
-	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|\bfrom now on\b|\bgoing forward\b|\bfrom (?:today|this point) on(?:wards?)?\b|\bfrom today onwards?\b|\bfrom here on\b|^(?:please )?(?:never|always|don'?t|do not)\b`)
+	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|` + standing + `|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
 	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
@@ -229,9 +238,9 @@ var (
 	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?[.!]?$`)
 	// categoryChoiceRe: a tool chosen for a category, from now on
 	// ("Error tracking: AppSignal from here on."): a decision, not a rule.
-	categoryChoiceRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,2}\s+(?:from now on|from here on|going forward)[.!]?$`)
+	categoryChoiceRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,2}\s+(?:` + standingWords + `)[.!]?$`)
 	// anyConstraintRe: words that make a rule wherever they stand.
-	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\bfrom now on\b|\bfrom here on\b|\bgoing forward\b|\bfrom (?:today|this point) on(?:wards?)?\b|\bfrom today onwards?\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)|\bfull stop\b`)
+	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.
 	logLineRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN(?:ING)?|FATAL|Traceback|Exception|panic:|goroutine \d+)\b|(?i:\berror:|\bat [\w.$<>]+\([^)]*:\d+)|^\s*[\w./-]+\.\w+:\d+`)
 	// correctionRe: a prompt that opens by overruling what came before
