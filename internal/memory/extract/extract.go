@@ -235,14 +235,18 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
-			if n := len(out); prev == n-1 && n > 0 && out[n-1].Kind == KindDecision && retirementRe.MatchString(strings.TrimSpace(s)) {
+			// told is the previous sentence's memory, when this sentence
+			// may tell it on.
+			var told *Memory
+			if n := len(out); n > 0 && prev == n-1 {
+				told = &out[n-1]
+			}
+			if told != nil && told.Kind == KindDecision && retirementRe.MatchString(strings.TrimSpace(s)) {
 				// "We're moving feature flags to Unleash. The YAML file
 				// goes away.": one change, what replaces and what goes.
-				if m, ok := newMemory(KindDecision, out[n-1].Text+" "+strings.TrimSpace(s), map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				if m, ok := toldOn(KindDecision, *told, strings.TrimSpace(s), s); ok {
 					m.Change = true
-					m.Evidence = out[n-1].Evidence + " " + s
-					m.Subject = out[n-1].Subject
-					out[n-1] = m
+					*told = m
 					continue
 				}
 			}
@@ -251,27 +255,24 @@ func FromPrompt(prompt string) []Memory {
 				prev = -1
 				continue
 			}
-			if n := len(out); prev == n-1 && n > 0 && retirementRe.MatchString(out[n-1].Text) && !retirementRe.MatchString(text) {
+			if told != nil && retirementRe.MatchString(told.Text) && !retirementRe.MatchString(text) {
 				// "Vitest is dropped too. From now on tests use node --test.":
 				// one change, what goes and what replaces it.
-				if m, ok := newMemory(k, out[n-1].Text+" "+text, map[string]bool{}); ok && !strings.HasSuffix(m.Text, "…") {
+				if m, ok := toldOn(k, *told, text, s); ok {
 					m.Change = true
-					m.Evidence = out[n-1].Evidence + " " + s
-					if m.Subject = subjectOf(m, ""); m.Subject == "" {
-						m.Subject = out[n-1].Subject
+					if sub := subjectOf(m, ""); sub != "" {
+						m.Subject = sub
 					}
-					out[n-1] = m
+					*told = m
 					continue
 				}
 			}
-			if n := len(out); prev == n-1 && n > 0 && out[n-1].Kind == k && k == KindConstraint {
+			if told != nil && told.Kind == k && k == KindConstraint && overlap(terms(text), told.Terms, false) > 0 {
 				// "Never deploy on Fridays. If I ask for a deploy on a
 				// Friday, remind me and stop.": one rule, told on.
-				if m, ok := newMemory(k, out[n-1].Text+" "+text, map[string]bool{}); ok && overlap(terms(text), out[n-1].Terms, false) > 0 && !strings.HasSuffix(m.Text, "…") {
-					m.Change = out[n-1].Change
-					m.Evidence = out[n-1].Evidence + " " + s
-					m.Subject = out[n-1].Subject
-					out[n-1] = m
+				if m, ok := toldOn(k, *told, text, s); ok {
+					m.Change = told.Change
+					*told = m
 					continue
 				}
 			}
@@ -288,6 +289,20 @@ func FromPrompt(prompt string) []Memory {
 		}
 	}
 	return out
+}
+
+// toldOn is the memory last, told on by the next sentence s (text its
+// words as classified), as one memory of kind k with last's subject and
+// both sentences as its evidence; false when the two are too long to be
+// one.
+func toldOn(k Kind, last Memory, text, s string) (Memory, bool) {
+	m, ok := newMemory(k, last.Text+" "+text, map[string]bool{})
+	if !ok || strings.HasSuffix(m.Text, "…") {
+		return Memory{}, false
+	}
+	m.Evidence = last.Evidence + " " + s
+	m.Subject = last.Subject
+	return m, true
 }
 
 // retirementRe: a statement that only retires something ("Vitest is

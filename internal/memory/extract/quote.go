@@ -45,9 +45,7 @@ func reportedBy(s string) (string, bool) {
 	if m := thisIsFromRe.FindStringSubmatch(t); m != nil && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true // "This is from the vendor's setup guide: …"
 	}
-	if label, _, ok := strings.Cut(t, ": "); ok && len(label) <= 50 && !personRe.MatchString(label) && strings.Count(label, "`")%2 == 0 {
-		// (A colon inside inline code, "pinning `index-state: …`", labels
-		// nothing.)
+	if label, _, ok := strings.Cut(t, ": "); ok && len(label) <= 50 && !personRe.MatchString(label) && !colonInCode(t) {
 		// "Bob's PR comment: must squash before merge.": what a source
 		// says, labelled inline.
 		f := strings.Fields(label)
@@ -99,6 +97,13 @@ func reportedBy(s string) (string, bool) {
 		return "", false
 	}
 	return sourceName(who), true
+}
+
+// colonInCode reports whether the first colon of s is inside inline code
+// ("Settled on pinning `index-state: 2024-05-01`"): then it ends no label.
+func colonInCode(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i >= 0 && strings.Count(s[:i], "`")%2 == 1
 }
 
 // summaryWords end a label that tells a source in other words.

@@ -104,39 +104,21 @@ func subjectOf(m Memory, label string) string {
 // topic of the prompt the statement answers.
 func subjectStrength(m Memory, label string) (string, bool) {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
-	if ruleLabelRe.MatchString(text) {
+	_, after, colon := strings.Cut(text, ":")
+	sm := labelSubjectRe.FindStringSubmatch(text)
+	switch {
+	case colonInCode(m.Text):
+		// "Settled on pinning `index-state: …`": no label.
+	case colon && ruleLabelRe.MatchString(text):
 		// "Rule of thumb for this repo: …": the label names no subject.
-		if _, after, ok := strings.Cut(text, ":"); ok {
-			text = strings.TrimSpace(after)
-			if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
-				return s, strong
-			}
-			if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
-				return s, true
-			}
-			return "", false
-		}
-	}
-	inCode := false // the first colon is inside inline code ("pinning `index-state: …`"): no label
-	if i := strings.Index(m.Text, ":"); i >= 0 && strings.Count(m.Text[:i], "`")%2 == 1 {
-		inCode = true
-	}
-	if sm := labelSubjectRe.FindStringSubmatch(text); sm != nil && !inCode && len(strings.Fields(sm[1])) <= 4 {
+		return subjectAfterLabel(m, after, label)
+	case sm != nil && len(strings.Fields(sm[1])) <= 4:
 		if s := nounPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
 				return s, !genericHeads[head(s)]
 			}
 		}
-		text = strings.TrimSpace(text[len(sm[1])+1:]) // "Rule for this repo: never commit …"
-		if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
-			return s, strong
-		}
-		// "Rule of thumb for this repo: form actions only for mutations":
-		// what the rule opens with.
-		if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
-			return s, true
-		}
-		return "", false
+		return subjectAfterLabel(m, text[len(sm[1])+1:], label) // "Rule for this repo: never commit …"
 	}
 	if sm := frontedTopicRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
@@ -194,11 +176,25 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	return "", false
 }
 
-// taskVerbRe: a sentence that sets a task.
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
 var askTaskRe = regexp.MustCompile(`(?i)^(?:can|could|would|will) you (?:please )?`)
 
+// subjectAfterLabel is the subject of what follows a label that names
+// none: what that says, or what it opens with ("Rule of thumb for this
+// repo: form actions only for mutations" → "form actions").
+func subjectAfterLabel(m Memory, after, label string) (string, bool) {
+	text := strings.TrimSpace(after)
+	if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
+		return s, strong
+	}
+	if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
+		return s, true
+	}
+	return "", false
+}
+
+// askTaskRe: a task that sets a task.
 var taskVerbRe = regexp.MustCompile(`(?i)^(?:please )?(?:add|fix|set up|setup|integrate|generate|port|build|write|implement|create|make|move|migrate|switch|replace|resize|issue|store|deploy|host|configure|refactor|rewrite|speed up|clean up|update|upgrade|support|handle|enable|disable|turn|change|improve|cache|split|rename|wire|hook up|expose|serve|send|log|track|validate|document|limit)\b`)
 
 // PromptTopic is what a prompt asks about, "" when it names nothing
@@ -803,13 +799,7 @@ func couldOptions(us []unit) []option {
 			if m == nil {
 				continue
 			}
-			name := m[1]
-			for _, sep := range []string{", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to "} {
-				if i := strings.Index(name, sep); i > 0 {
-					name = name[:i]
-				}
-			}
-			name = strings.TrimRight(strings.TrimSpace(name), ".")
+			name := strings.TrimRight(strings.TrimSpace(cutAtFirst(m[1], ", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to ")), ".")
 			if f := strings.Fields(name); len(f) > 8 {
 				name = strings.Join(f[:8], " ")
 			}
@@ -822,6 +812,17 @@ func couldOptions(us []unit) []option {
 	return opts
 }
 
+// cutAtFirst is s up to the first of seps in it (not at its start).
+func cutAtFirst(s string, seps ...string) string {
+	cut := len(s)
+	for _, sep := range seps {
+		if i := strings.Index(s, sep); i > 0 && i < cut {
+			cut = i
+		}
+	}
+	return s[:cut]
+}
+
 // orLeadRe: the last of options told in prose.
 var orLeadRe = regexp.MustCompile(`(?i)^or\b`)
 
@@ -829,13 +830,7 @@ var orLeadRe = regexp.MustCompile(`(?i)^or\b`)
 // clause ("Or skip bad rows and list them …" → "skip bad rows").
 func proseOptionName(s string) string {
 	t := strings.TrimSpace(orLeadRe.ReplaceAllString(strings.TrimSpace(cleanInline(s)), ""))
-	cut := len(t)
-	for _, sep := range []string{" — ", " – ", ":", ",", ".", " (", " and ", " when ", " if ", " so ", " because ", " unless "} {
-		if i := strings.Index(t, sep); i > 0 && i < cut {
-			cut = i
-		}
-	}
-	n := strings.TrimSpace(t[:cut])
+	n := strings.TrimSpace(cutAtFirst(t, " — ", " – ", ":", ",", ".", " (", " and ", " when ", " if ", " so ", " because ", " unless "))
 	if n == "" || len(strings.Fields(n)) > 6 {
 		return ""
 	}
