@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/heaptune"
 	"github.com/mneme-dev/mneme/internal/hookwire"
-	"github.com/mneme-dev/mneme/internal/memlimit"
 
 	"github.com/spf13/cobra"
 
@@ -42,8 +42,8 @@ func serveCmd(g *globals, code *int) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// The whole process is the worker's: its heap's growth
-			// follows what it holds live (internal/memlimit).
-			defer memlimit.Start().Stop()
+			// follows what it holds live (internal/heaptune).
+			defer heaptune.Start().Stop()
 			c, err := serve(ctx, serveOptions{
 				Host: host, Port: g.port, DataDir: g.dataDir, DatabaseURL: databaseURL, AllowedHosts: allowedHosts, Dev: dev,
 				Token: os.Getenv("MNEME_TOKEN"), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
