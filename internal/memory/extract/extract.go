@@ -225,7 +225,10 @@ func FromPrompt(prompt string) []Memory {
 	seen := map[string]bool{}
 	for _, p := range promptParagraphs(bound(prompt)) {
 		prev := -1 // index in out of the previous sentence's memory
-		for _, s := range sentences(p) {
+		last := "" // the previous sentence
+		for _, s := range promptSentences(p) {
+			before := last
+			last = s
 			if _, reported := reportedBy(s); reported || quotesOnly(s) {
 				// "The contributing guide says: use yarn for all
 				// installs.": the user shows what a source says; only
@@ -250,17 +253,53 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
+			if before != "" && ruleOfLastRe.MatchString(strings.TrimSpace(s)) {
+				// "Commit messages: lead with the Jira key. That's the rule
+				// from now on.": the sentence before is the rule.
+				var m Memory
+				var ok bool
+				if told != nil {
+					m, ok = toldOn(KindConstraint, *told, strings.TrimSpace(s), s)
+				} else if m, ok = newMemory(KindConstraint, before+" "+s, seen); ok {
+					m.Evidence = before + " " + s
+					m.Subject = subjectOf(m, "")
+				}
+				if ok {
+					m.Kind = KindConstraint
+					if told != nil {
+						*told = m
+					} else {
+						out = append(out, m)
+						prev = len(out) - 1
+					}
+					continue
+				}
+			}
 			k, text, ok := classifyPrompt(s)
+			if told != nil && continues(s) && (!ok || k == told.Kind || told.Change) {
+				// "we're off Box2D - the licence review flagged it. use
+				// Rapier instead": a sentence typed on without a capital,
+				// not a new task, tells the one before on.
+				t := strings.TrimSpace(s)
+				if m, ok := toldOn(told.Kind, *told, t, s); ok {
+					m.Change = told.Change || changeRe.MatchString(t)
+					*told = m
+					continue
+				}
+			}
 			if !ok {
 				prev = -1
 				continue
 			}
 			if told != nil && retirementRe.MatchString(told.Text) && !retirementRe.MatchString(text) {
 				// "Vitest is dropped too. From now on tests use node --test.":
-				// one change, what goes and what replaces it.
+				// one change, what goes and what replaces it, about what
+				// replaces it when that names a subject.
 				if m, ok := toldOn(k, *told, text, s); ok {
 					m.Change = true
-					if sub := subjectOf(m, ""); sub != "" {
+					if sub := subjectOf(Memory{Kind: k, Text: text, Terms: terms(text)}, ""); sub != "" {
+						m.Subject = sub
+					} else if sub := subjectOf(m, ""); sub != "" {
 						m.Subject = sub
 					}
 					*told = m
@@ -276,9 +315,16 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
+			evidence := s
+			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) && !namesSubject(k, text) {
+				// "we ship iOS releases only through Codemagic. don't
+				// ever run flutter build ipa locally": the sentence before
+				// says what the rule is about.
+				text, evidence = strings.TrimSpace(before)+" "+text, before+" "+s
+			}
 			if m, ok := newMemory(k, text, seen); ok {
 				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
-				m.Evidence = s
+				m.Evidence = evidence
 				m.Subject = subjectOf(m, "")
 				out = append(out, m)
 				prev = len(out) - 1
@@ -305,9 +351,55 @@ func toldOn(k Kind, last Memory, text, s string) (Memory, bool) {
 	return m, true
 }
 
+// continues reports whether a prompt's sentence s goes on with the one
+// before: typed without its capital letter, and not a new request ("now
+// add a /healthz route", "fix the typo too").
+func continues(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] < 'a' || t[0] > 'z' {
+		return false
+	}
+	return !isRequest(t) && !isQuestion(t)
+}
+
+// isRequest reports whether a prompt's sentence asks for work ("now add
+// …", "can u look at …", "bump kotlin").
+func isRequest(s string) bool {
+	t := strings.TrimSpace(requestLeadRe.ReplaceAllString(strings.TrimSpace(s), ""))
+	return taskVerbRe.MatchString(t) || moreTaskVerbRe.MatchString(t)
+}
+
+// moreTaskVerbRe: requests besides taskVerbRe's, which also names the
+// topic a prompt sets.
+var moreTaskVerbRe = regexp.MustCompile(`(?i)^(?:bump|run|look|check|remove|delete|install|try|investigate|debug|review|open|rerun|regenerate|format|lint|test|profile|measure|explain|show|tell)\b`)
+
+// saysWhatAbout reports whether a prompt's sentence, which is no memory
+// itself, may say what the next sentence's rule is about: a statement of
+// a few words, not a question, a request or an acknowledgement ("ok.").
+func saysWhatAbout(s string) bool {
+	t := strings.TrimSpace(s)
+	return len(strings.Fields(t)) >= 3 && !isQuestion(t) && !isRequest(t)
+}
+
+// namesSubject reports whether text, as a memory of kind k, names its
+// subject itself.
+func namesSubject(k Kind, text string) bool {
+	_, strong := subjectStrength(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
+	return strong
+}
+
+// requestLeadRe: the words that open a request before its verb ("now
+// add …", "can u look").
+var requestLeadRe = regexp.MustCompile(`(?i)^(?:(?:now|also|then|and|so|pls|plz|please|next|first|after that|can (?:you|u)|could (?:you|u))[,:]?\s+)+`)
+
+// ruleOfLastRe: a sentence that makes the one before it a standing rule
+// ("That's the rule from now on.", "This is our convention going
+// forward.").
+var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|our|a|my) (?:new |house |standing )?(?:rule|convention|policy|standard)(?: (?:from now on|going forward|here|for this (?:repo|project|codebase)|from here on))?\s*[.!]?$`)
+
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
-var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|out|retired)|(?:goes|go|is going|are going) away)(?: too| as well)?[.!]?$`)
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|out|retired)|(?:goes|go|is going|are going) away)(?:(?: too| as well| either)(?:,[^.;]{0,80})?)?[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named

@@ -480,10 +480,18 @@ func headOf(s string) string {
 	return cutBytes(s, maxUnit)
 }
 
-// sentences splits a paragraph at ". ", "! " and "? " when the next word
-// starts a sentence; a dot inside a word (a file name, a version) never
-// splits.
-func sentences(p string) []string {
+// sentences splits a paragraph of an answer at ". ", "! " and "? " when
+// the next word starts a sentence; a dot inside a word (a file name, a
+// version) never splits. Claude opens its sentences with a capital, so a
+// lower-case word after a dot is a name ("… under 2 ms. p99 is 28 ms").
+func sentences(p string) []string { return splitSentences(p, false) }
+
+// promptSentences splits a paragraph of a prompt the same way, and also
+// before a word typed without its capital ("too slow. we're going with
+// Meilisearch"): people type their prompts in lower case.
+func promptSentences(p string) []string { return splitSentences(p, true) }
+
+func splitSentences(p string, lower bool) []string {
 	var out []string
 	start := 0
 	inTick := false
@@ -505,7 +513,7 @@ func sentences(p string) []string {
 		for j < len(p) && p[j] == ' ' {
 			j++
 		}
-		if j >= len(p) || !startsSentence(p[j]) && !standingLeadRe.MatchString(p[j:]) {
+		if j >= len(p) || !startsSentence(p[j]) && !(lower && p[j] >= 'a' && p[j] <= 'z') && !standingLeadRe.MatchString(p[j:]) {
 			continue // a standing rule typed without its capital starts one too: "… is live. from now on …"
 		}
 		if c == '.' && p[i] != '"' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {

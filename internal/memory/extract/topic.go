@@ -205,7 +205,7 @@ func PromptTopic(prompt string) string {
 	// The task the prompt sets ("… keep drifting. Fix the API docs
 	// properly.") before what it reports.
 	t := ""
-	for _, s := range sentences(p) {
+	for _, s := range promptSentences(p) {
 		// "Can you add caching?" sets a task as much as "Add caching." does.
 		task := askTaskRe.ReplaceAllString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, "")), "")
 		if taskVerbRe.MatchString(task) {
@@ -563,7 +563,7 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 // answered: what it asks to add, choose or do ("We're about to add public
 // IDs to orders…" → "public ids"; "How do we version the orders API?").
 func askedSubject(prompt string) string {
-	for _, s := range sentences(strings.Join(strings.Fields(prompt), " ")) {
+	for _, s := range promptSentences(strings.Join(strings.Fields(prompt), " ")) {
 		t := strings.TrimSpace(s)
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.

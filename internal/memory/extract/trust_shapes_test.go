@@ -642,3 +642,74 @@ func TestSummariesOffOutAndAfterAll(t *testing.T) {
 		t.Error("naming what an older choice turned down is no reversal without 'after all'")
 	}
 }
+
+// People type prompts in lower case: a sentence after ". " that opens
+// without its capital is a sentence of its own, so a decision or rule
+// typed after a report is read, and a request after a rule is not part
+// of it.
+func TestFromPromptLowerCaseSentences(t *testing.T) {
+	ms := FromPrompt("the nightly import times out on the big tenants. we're going with Temporal instead of cron for it, retries come free")
+	if len(ms) != 1 || ms[0].Kind != KindDecision || !strings.Contains(ms[0].Text, "Temporal instead of cron") {
+		t.Fatalf("FromPrompt = %+v, want the decision typed after the report", ms)
+	}
+	ms = FromPrompt("gradle builds go through the wrapper only, never a system gradle. now bump kotlin to 2.1")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || strings.Contains(ms[0].Text, "bump") {
+		t.Fatalf("FromPrompt = %+v, want the rule without the request after it", ms)
+	}
+	// An answer's lower-case word after a dot is a name, not a sentence.
+	if got := sentences("Lookups take 3 ms. p99 is 12 ms."); len(got) != 1 {
+		t.Errorf("sentences split an answer at a lower-case name: %q", got)
+	}
+}
+
+// A sentence typed on in lower case, not a new request, goes on with the
+// memory before it: the replacement after a retirement, the reason after
+// a choice.
+func TestFromPromptContinues(t *testing.T) {
+	ms := FromPrompt("we're off Jenkins - the controller keeps running out of disk. use Buildkite agents on our own runners instead")
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "Buildkite") || !strings.Contains(ms[0].Text, "Jenkins") {
+		t.Fatalf("FromPrompt = %+v, want one change naming what goes and what replaces it", ms)
+	}
+	if !continues("the old one leaks file handles") || continues("now add a retry") || continues("can u look at the flaky test") || continues("Now add a retry") {
+		t.Error("continues: a lower-case statement goes on; a request or a capital does not")
+	}
+}
+
+// "That's the rule from now on." makes the sentence before it a rule.
+func TestFromPromptRuleOfLast(t *testing.T) {
+	ms := FromPrompt("Branch names: ticket id, a slash, then a short kebab-case summary. That's the rule from now on.")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || !strings.Contains(ms[0].Text, "kebab-case") {
+		t.Fatalf("FromPrompt = %+v, want one constraint holding the sentence before", ms)
+	}
+}
+
+// "Rule for <anything>:" announces a rule; a retirement may add "either"
+// or a reason after "too".
+func TestPromptRuleLabelAndRetirements(t *testing.T) {
+	if k, _, ok := classifyPrompt("Rule for the billing webhooks: every handler is idempotent on the event id."); !ok || k != KindConstraint {
+		t.Errorf("a rule label for a named part is a constraint, got %v %v", k, ok)
+	}
+	for _, s := range []string{"We no longer use Celery either.", "Sentry is dropped too, the bill doubled."} {
+		if !retirementRe.MatchString(s) {
+			t.Errorf("%q is a retirement", s)
+		}
+	}
+	if retirementRe.MatchString("The staging db is gone, can you recreate it") {
+		t.Error("a thing gone, told without too/either, is a report")
+	}
+}
+
+// A choice told with its reason is a decision even when the reason says
+// "must": the rule is the reason's, not the statement's.
+func TestChoiceWithMustInReason(t *testing.T) {
+	ms := FromAnswer("Added the export job. I went with River over a cron container, because exports must survive a deploy and River keeps them in Postgres.")
+	found := false
+	for _, m := range ms {
+		if strings.Contains(m.Text, "River over a cron container") {
+			found = m.Kind == KindDecision
+		}
+	}
+	if !found {
+		t.Errorf("FromAnswer = %+v, want the choice as a decision", ms)
+	}
+}
