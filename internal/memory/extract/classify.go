@@ -244,8 +244,9 @@ var (
 	// logLineRe: pasted logs, errors and stack traces.
 	logLineRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN(?:ING)?|FATAL|Traceback|Exception|panic:|goroutine \d+)\b|(?i:\berror:|\bat [\w.$<>]+\([^)]*:\d+)|^\s*[\w./-]+\.\w+:\d+`)
 	// correctionRe: a prompt that opens by overruling what came before
-	// ("no, …", "actually …", "instead …") changes an earlier choice.
-	correctionRe  = regexp.MustCompile(`(?i)^(?:no+|nope|nah|actually|instead|rather|wait)\b`)
+	// ("no, …", "actually …", "instead …") or by moving something ("auth
+	// goes to Clerk now") changes an earlier choice.
+	correctionRe  = regexp.MustCompile(`(?i)^(?:no+|nope|nah|actually|instead|rather|wait)\b|^[\w-]+(?: [\w-]+)? (?:moves?|goes|go) (?:to|onto)\b`)
 	clauseSplitRe = regexp.MustCompile(`\s*(?:[,;:]|\s[—–-]\s|\band\b|\bthen\b)\s*`)
 )
 

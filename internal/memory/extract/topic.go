@@ -61,7 +61,7 @@ func init() {
 		"search engine":          "elasticsearch opensearch meilisearch typesense algolia",
 		"ci":                     "jenkins circleci buildkite travis",
 		"infrastructure as code": "terraform pulumi opentofu",
-		"auth provider":          "auth0 keycloak clerk okta cognito",
+		"auth provider":          "auth0 keycloak clerk okta cognito passport passport.js lucia nextauth next-auth auth.js better-auth workos stytch supertokens",
 		"state management":       "redux zustand mobx recoil pinia vuex",
 		"http client":            "axios httpx reqwest okhttp retrofit",
 		"migrations tool":        "alembic flyway liquibase goose",
@@ -315,7 +315,7 @@ var choiceVerbs = map[string]bool{"chose": true, "picked": true, "went with": tr
 
 // frontedTopicRe: a statement that names its subject before it starts
 // ("For the rate limits, I moved them …", "As for logging, …").
-var frontedTopicRe = regexp.MustCompile(`(?i)^(?:for|as for|as to|regarding|on) (?:the |our |its )?([A-Za-z][\w /-]{1,40}?),\s`)
+var frontedTopicRe = regexp.MustCompile(`(?i)^(?:for|as for|as to|regarding|on) (?:the |our |its )?([A-Za-z][\w /-]{1,40}?)(?:,\s|\s+(?:i|we)(?:'ve| have)?\s+(?:went|chose|picked|settled|opted|decided|switched|moved|use[sd]?|kept)\b)`)
 
 // firstClauseCategory is the category of a tool the statement's first
 // clause names ("We're moving off Heroku to Fly.io" → "hosting"); a tool

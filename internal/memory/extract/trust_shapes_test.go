@@ -713,3 +713,31 @@ func TestChoiceWithMustInReason(t *testing.T) {
 		t.Errorf("FromAnswer = %+v, want the choice as a decision", ms)
 	}
 }
+
+// A paragraph that only says where the text after it was copied from
+// quotes the list after it.
+func TestSourceNoteQuotes(t *testing.T) {
+	answer := "## Deploys\n\n*(copied from `docs/OPERATIONS.md`)*\n\n- Decision: deploys happen only on Tuesdays.\n- From now on every deploy needs a rollback plan.\n\nThat is all the doc says about deploys."
+	for _, m := range FromAnswer(answer) {
+		if !m.Quoted {
+			t.Errorf("%q is the document's, not Claude's", m.Text)
+		}
+	}
+}
+
+// "For auth I went with …" names its subject first; a prompt moving a
+// thing elsewhere ("billing goes to Paddle now") is a change; Passport
+// and Lucia are auth providers.
+func TestFrontedSubjectAndPromptMove(t *testing.T) {
+	ms := FromAnswer("For queues I went with NATS because it is one binary.")
+	if len(ms) != 1 || ms[0].Subject != "queues" {
+		t.Fatalf("FromAnswer = %+v, want the subject named first", ms)
+	}
+	ps := FromPrompt("billing goes to Paddle now")
+	if len(ps) != 1 || !ps[0].Change {
+		t.Fatalf("FromPrompt = %+v, want a change", ps)
+	}
+	if !sameTopic(categoryOf("lucia"), "auth provider") {
+		t.Error("Lucia is an auth provider")
+	}
+}
