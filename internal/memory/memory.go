@@ -251,10 +251,12 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 		for _, o := range older {
 			if !same(o) && m.Speaker == models.SpeakerTeammate && m.State == models.MemoryCurrent &&
 				m.Kind == models.MemoryConstraint && o.Kind == models.MemoryConstraint && o.Speaker == models.SpeakerUser &&
-				(extract.SameTopic(nm, ExtractForm(o)) || extract.Retires(nm, ExtractForm(o))) {
+				(extract.SameTopic(nm, ExtractForm(o)) || extract.Touches(nm, ExtractForm(o)) || extract.Retires(nm, ExtractForm(o))) {
 				// A teammate's rule on a subject the owner has a rule
 				// on ("from now on just use squirrel" after "use sqlc for
-				// all new queries"), or one that drops what the owner's
+				// all new queries"), or on what it speaks of ("pushing
+				// to main is fine for docs" after "never commit directly
+				// to main"), or one that drops what the owner's
 				// names ("the Atlantis-only rule is dropped"): the owner
 				// decides.
 				m.State = models.MemoryProposed

@@ -276,6 +276,19 @@ var replacedRe = regexp.MustCompile(`(?i)\breplaced (?:the |our |its )?([^.;,:]{
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
 
+// Touches reports whether a and b may speak of one thing: sameSubject, or
+// one shared key term that is a third of the shorter statement's ("never
+// commit directly to main" and "pushing straight to main is fine for
+// docs"). Looser than Supersedes asks, for what is only held back for the
+// owner to decide, never retired by it.
+func Touches(a, b Memory) bool {
+	if sameSubject(a, b) {
+		return true
+	}
+	n := overlap(a.Terms, b.Terms, false)
+	return n >= 1 && n*3 >= min(len(a.Terms), len(b.Terms))
+}
+
 // Carries reports whether decision done, stated in an answer, only
 // carries out decision decided, made in the prompt of the same turn: the
 // same subject, and no reason of its own ("Vitest and its config are

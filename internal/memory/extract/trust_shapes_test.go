@@ -741,3 +741,18 @@ func TestFrontedSubjectAndPromptMove(t *testing.T) {
 		t.Error("Lucia is an auth provider")
 	}
 }
+
+// A teammate's rule that shares the one word an owner's short rule turns
+// on touches it (and is held back for the owner); rules on other things
+// do not.
+func TestTouches(t *testing.T) {
+	owner := FromPrompt("Never deploy on Fridays.")[0]
+	mate := FromPrompt("deploying on a friday is fine for hotfixes from now on")[0]
+	other := FromPrompt("From now on every migration gets a down script.")[0]
+	if !Touches(mate, owner) {
+		t.Errorf("%q touches %q", mate.Text, owner.Text)
+	}
+	if Touches(other, owner) {
+		t.Errorf("%q does not touch %q", other.Text, owner.Text)
+	}
+}
