@@ -62,7 +62,7 @@ func init() {
 		"ci":                     "jenkins circleci buildkite travis",
 		"infrastructure as code": "terraform pulumi opentofu",
 		"auth provider":          "auth0 keycloak clerk okta cognito passport passport.js lucia nextauth next-auth auth.js better-auth workos stytch supertokens",
-		"state management":       "redux zustand mobx recoil pinia vuex",
+		"state management":       "redux zustand mobx recoil pinia vuex jotai redux-toolkit valtio xstate",
 		"http client":            "axios httpx reqwest okhttp retrofit",
 		"migrations tool":        "alembic flyway liquibase goose",
 		"logging":                "zerolog logrus zap slog log15 winston pino log4j logback loguru",
@@ -597,7 +597,7 @@ func askedSubject(prompt string) string {
 
 // askedObjectRe: a question that ends on its object ("… keep its
 // config?", "How do we version the orders API?").
-var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -624,7 +624,10 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 		}
 	}
 	if q < 0 {
-		return proseOffered(us)
+		if subject, opts = proseOffered(us); len(opts) >= 2 {
+			return subject, opts
+		}
+		return "", labelledOptions(us)
 	}
 	// The last list before the question.
 	end := q - 1
@@ -677,6 +680,30 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	return subject, opts
 }
 
+// labelledOptions are the items of a list under a label that calls them
+// options ("Options:", "Two approaches:"), offered without a closing
+// question ("A or B would both be fine; C worries me").
+func labelledOptions(us []unit) []option {
+	var opts []option
+	list := -1
+	for _, u := range us {
+		if !u.item || !optionsLabelRe.MatchString(u.label) || list >= 0 && u.list != list {
+			continue
+		}
+		list = u.list
+		if n := optionName(u.text); n != "" {
+			opts = append(opts, option{name: n, text: u.text})
+		}
+	}
+	if len(opts) < 2 {
+		return nil
+	}
+	return opts
+}
+
+// optionsLabelRe: a label that introduces options.
+var optionsLabelRe = regexp.MustCompile(`(?i)^(?:(?:the |a few |some |\w+ )?(?:options|choices|approaches|alternatives|candidates)|(?:possible|realistic) (?:approaches|options|ways))$`)
+
 // headedOptions finds options told as paragraphs that each open on a
 // bold heading naming them ("**Option A — `anyhow` everywhere.** Every
 // function …").
@@ -719,12 +746,18 @@ func tableOptions(answer string) []option {
 		if rows == 1 || strings.Trim(cells[0], " :-") == "" {
 			continue // the header, and the rule under it
 		}
+		if indexCellRe.MatchString(cells[0]) && len(cells) > 1 {
+			cells = cells[1:] // "| 2 | Redux Toolkit | …": the number only counts the rows
+		}
 		if n := strings.Trim(strings.TrimSpace(cells[0]), "*_`"); n != "" && len(strings.Fields(n)) <= 5 {
 			opts = append(opts, option{name: n, text: strings.Join(cells, " — ")})
 		}
 	}
 	return opts
 }
+
+// indexCellRe: a table cell that only numbers or letters its row.
+var indexCellRe = regexp.MustCompile(`^\s*(?:\d{1,2}|[A-Ha-h])[.)]?\s*$`)
 
 // optionHeadRe: a paragraph's bold heading naming an option ("**Option
 // A — anyhow everywhere.**", "**Approach 2: a queue**").
@@ -786,8 +819,9 @@ func eitherOptions(us []unit) []option {
 }
 
 // couldRe: an option told as a sentence of its own ("We could run
-// Meilisearch next to the app, which …", "Or we could stay on Postgres").
-var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$`)
+// Meilisearch next to the app, which …", "Or we could stay on Postgres",
+// "Or we move it to …", "A third path is …").
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:a|the) (?:second|third|fourth|other|last|final) (?:path|option|way|approach|choice|route) (?:is|would be) (?:to )?(.+)$`)
 
 // couldOptions are options told as sentences that each open "we could"
 // (the last often "Or we could"), named by their first clause.
@@ -799,7 +833,8 @@ func couldOptions(us []unit) []option {
 			if m == nil {
 				continue
 			}
-			name := strings.TrimRight(strings.TrimSpace(cutAtFirst(m[1], ", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to ")), ".")
+			told := m[1] + m[2] + m[3] // one group matches
+			name := strings.TrimRight(strings.TrimSpace(cutAtFirst(told, ", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to ")), ".")
 			if f := strings.Fields(name); len(f) > 8 {
 				name = strings.Join(f[:8], " ")
 			}
@@ -1017,8 +1052,29 @@ func chosen(p string, opts []option) (int, string) {
 		if pick := byWords(p[:i], opts); pick >= 0 {
 			return pick, p[i:]
 		}
+		if pick := byName(strings.TrimSpace(p[:i]), opts); pick >= 0 {
+			return pick, p[i:]
+		}
 	}
 	return -1, ""
+}
+
+// byName is the one option whose name has the word w, a word too short
+// for a key term ("s3. durability wins"); -1 when none or several do.
+func byName(w string, opts []option) int {
+	if len(strings.Fields(w)) != 1 {
+		return -1
+	}
+	pick := -1
+	for i, o := range opts {
+		if indexWord(strings.ToLower(o.name), strings.ToLower(w)) >= 0 {
+			if pick >= 0 {
+				return -1
+			}
+			pick = i
+		}
+	}
+	return pick
 }
 
 // byWords is the one option that shares the pick's words ("skip and

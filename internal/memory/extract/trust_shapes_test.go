@@ -756,3 +756,33 @@ func TestTouches(t *testing.T) {
 		t.Errorf("%q does not touch %q", other.Text, owner.Text)
 	}
 }
+
+// Options in a table whose first column only numbers the rows, picked by
+// ordinal: the option is named by the cell after the number.
+func TestFromChoiceNumberedTable(t *testing.T) {
+	prev := "Two realistic picks:\n\n| # | Broker | Upside | Downside |\n|---|---|---|---|\n| 1 | RabbitMQ | mature, we know it | one more service |\n| 2 | Redis Streams | already running | weaker delivery guarantees |\n\nLet me know which one."
+	m, ok := FromChoice("which broker should the workers use?", prev, "the first, guarantees matter")
+	if !ok || !strings.Contains(m.Text, "RabbitMQ, not Redis Streams") {
+		t.Fatalf("FromChoice = %v %q, want RabbitMQ chosen over Redis Streams", ok, m.Text)
+	}
+}
+
+// Options told as sentences: "We could …", "Or we …", "A third path is …".
+func TestFromChoiceProseSentences(t *testing.T) {
+	prev := "We could keep the thumbnails on local disk, which is simple but lost on redeploy. Or we put them in the S3 bucket the uploads use, a little latency but durable. A third path is generating them on the fly, no storage but CPU on every view. Which do you prefer?"
+	m, ok := FromChoice("where do thumbnails go", prev, "s3. durability wins")
+	if !ok || !strings.Contains(m.Text, "S3 bucket") {
+		t.Fatalf("FromChoice = %v %q, want the S3 option chosen", ok, m.Text)
+	}
+}
+
+// A lettered list under "Options:" is a choice even when the answer ends
+// on a recommendation instead of a question; the subject is what the
+// question asked to store.
+func TestFromChoiceLabelledNoQuestion(t *testing.T) {
+	prev := "Options:\n\nA) Plain files in the config dir — easy to edit, no queries.\nB) SQLite in the data dir — real queries, one file.\n\nEither is fine for now."
+	m, ok := FromChoice("where should the desktop app store its drafts", prev, "B. queries will matter")
+	if !ok || !strings.Contains(m.Text, "SQLite") || m.Subject != "drafts" {
+		t.Fatalf("FromChoice = %v %+v, want SQLite chosen for drafts", ok, m)
+	}
+}
