@@ -282,7 +282,7 @@ func FromPrompt(prompt string) []Memory {
 				// not a new task, tells the one before on.
 				t := strings.TrimSpace(s)
 				if m, ok := toldOn(told.Kind, *told, t, s); ok {
-					m.Change = told.Change || changeRe.MatchString(t)
+					m.Change = m.Change || told.Change || changeRe.MatchString(t)
 					*told = m
 					continue
 				}
@@ -323,7 +323,7 @@ func FromPrompt(prompt string) []Memory {
 				text, evidence = strings.TrimSpace(before)+" "+text, before+" "+s
 			}
 			if m, ok := newMemory(k, text, seen); ok {
-				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s))
+				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s))
 				m.Evidence = evidence
 				m.Subject = subjectOf(m, "")
 				out = append(out, m)
@@ -399,7 +399,7 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
-var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|out|retired)|(?:goes|go|is going|are going) away)(?:(?: too| as well| either)(?:,[^.;]{0,80})?)?[.!]?$`)
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|out|retired)|(?:goes|go|is going|are going) away)(?:(?: too| as well| either)(?:(?:,| after| since| because| given| now that)[^.;]{0,80})?)?[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named

@@ -786,3 +786,20 @@ func TestFromChoiceLabelledNoQuestion(t *testing.T) {
 		t.Fatalf("FromChoice = %v %+v, want SQLite chosen for drafts", ok, m)
 	}
 }
+
+// A prompt moving, placing or retiring something is a change: "moving
+// the jobs to X", "going forward the API runs on X", "every service logs
+// through X now", "X is out too after …", "change of plan, …".
+func TestPromptChanges(t *testing.T) {
+	for _, p := range []string{
+		"moving the cron jobs to Temporal",
+		"Change of plan, we'll keep sessions in Redis because the replicas need them",
+		"Heroku is out too after the price change. going forward the API runs on Fly.io.",
+		"We no longer use Sentry either. Every service reports through the platform team's error proxy now",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("FromPrompt(%q) = %+v, want one change", p, ms)
+		}
+	}
+}
