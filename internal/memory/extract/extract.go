@@ -315,8 +315,9 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
-			evidence := s
+			evidence, own := s, ""
 			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) && !namesSubject(k, text) {
+				own = subjectOf(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
 				// "we ship iOS releases only through Codemagic. don't
 				// ever run flutter build ipa locally": the sentence before
 				// says what the rule is about.
@@ -326,6 +327,9 @@ func FromPrompt(prompt string) []Memory {
 				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s))
 				m.Evidence = evidence
 				m.Subject = subjectOf(m, "")
+				if own != "" {
+					m.Subject = own // what the rule names, however weakly, before what the sentence before it does
+				}
 				out = append(out, m)
 				prev = len(out) - 1
 				if len(out) == MaxPerPrompt {

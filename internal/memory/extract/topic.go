@@ -321,6 +321,9 @@ var frontedTopicRe = regexp.MustCompile(`(?i)^(?:for|as for|as to|regarding|on) 
 // clause names ("We're moving off Heroku to Fly.io" → "hosting"); a tool
 // named in a reason that follows is not what it is about.
 func firstClauseCategory(text string) string {
+	if m := verbWithRe.FindStringSubmatch(text); m != nil {
+		return verbCategories[strings.ToLower(m[1])] // "We format with ruff": the formatter
+	}
 	first := text
 	if i := strings.IndexAny(text, ",;:—"); i > 0 {
 		first = text[:i]
@@ -330,6 +333,13 @@ func firstClauseCategory(text string) string {
 	}
 	return categoryIn(first)
 }
+
+// verbWithRe: a statement that opens on what is done with a tool ("We
+// format with ruff", "lint with oxlint"): its subject is the tool's job.
+var verbWithRe = regexp.MustCompile(`(?i)^(?:we |you |i )?(?:always |only )?(format|lint|bundle|log|typecheck|type-check)s? (?:\w+ )?with\s`)
+
+// verbCategories name the job verbWithRe finds.
+var verbCategories = map[string]string{"format": "formatter", "lint": "linter", "bundle": "bundler", "log": "logging", "typecheck": "type checker", "type-check": "type checker"}
 
 // alternativeRe opens what a choice was made over.
 var alternativeRe = regexp.MustCompile(`(?i)\s(?:over|instead of|rather than|not)\s`)
@@ -355,6 +365,9 @@ func categoryIn(text string) string {
 		c, ok := categories[lw]
 		if !ok || commonWords[lw] && !(w[0] >= 'A' && w[0] <= 'Z') {
 			continue
+		}
+		if i > 0 && i+1 < len(toks) && strings.EqualFold(toks[i-1], "run") && !headAt(toks, i) {
+			continue // "run pnpm check": a command, not the package manager
 		}
 		return c
 	}

@@ -803,3 +803,26 @@ func TestPromptChanges(t *testing.T) {
 		}
 	}
 }
+
+// Subjects of rules: the tool's job when the rule says what is done with
+// it ("We lint with oxlint"), a command run ("run cargo deny") is no
+// tool choice, "General thing for X:" is a label, and a rule typed after
+// a statement keeps its own subject.
+func TestRuleSubjects(t *testing.T) {
+	for p, want := range map[string]string{
+		"We lint with oxlint here, never eslint.":                                 "linter",
+		"General thing for this repo: dont use global singletons for config.":    "global singletons",
+		"the old flow is outdated. dont deploy anything to prod without a canary.": "deploy",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Subject != want {
+			t.Errorf("FromPrompt(%q) = %+v, want subject %q", p, ms, want)
+		}
+	}
+	if c := categoryIn("Always run pnpm audit before a release"); c == "package manager" {
+		t.Error("running a pnpm command is no choice of package manager")
+	}
+	if ms := FromPrompt("the graphs page needs sparklines. swapping the charting lib to uPlot, it's tiny"); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("a swap told in a prompt is a decision: %+v", ms)
+	}
+}
