@@ -810,8 +810,8 @@ func TestPromptChanges(t *testing.T) {
 // a statement keeps its own subject.
 func TestRuleSubjects(t *testing.T) {
 	for p, want := range map[string]string{
-		"We lint with oxlint here, never eslint.":                                 "linter",
-		"General thing for this repo: dont use global singletons for config.":    "global singletons",
+		"We lint with oxlint here, never eslint.":                                  "linter",
+		"General thing for this repo: dont use global singletons for config.":      "global singletons",
 		"the old flow is outdated. dont deploy anything to prod without a canary.": "deploy",
 	} {
 		ms := FromPrompt(p)
