@@ -335,8 +335,9 @@ func firstClauseCategory(text string) string {
 }
 
 // verbWithRe: a statement that opens on what is done with a tool ("We
-// format with ruff", "lint with oxlint"): its subject is the tool's job.
-var verbWithRe = regexp.MustCompile(`(?i)^(?:we |you |i )?(?:always |only )?(format|lint|bundle|log|typecheck|type-check)s? (?:\w+ )?with\s`)
+// format with ruff", "Every service logs through plat-log"): its subject
+// is the tool's job.
+var verbWithRe = regexp.MustCompile(`(?i)^(?:we |you |i |(?:every|each|all|our) [\w-]+ )?(?:always |only )?(format|lint|bundle|log|typecheck|type-check)s? (?:\w+ )?(?:with|through|via)\s`)
 
 // verbCategories name the job verbWithRe finds.
 var verbCategories = map[string]string{"format": "formatter", "lint": "linter", "bundle": "bundler", "log": "logging", "typecheck": "type checker", "type-check": "type checker"}
