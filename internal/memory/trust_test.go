@@ -262,8 +262,8 @@ func TestTrustBenchmark(t *testing.T) {
 	// on both halves, ≥ 0.9 precision and recall): the table is what to
 	// read. The held-out half is never tuned on; its guard only keeps a
 	// later change from making it worse.
-	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.71 || ratio(s.dcFound, s.dcLabels) < 0.76 {
-		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.71 and ≥ 0.76",
+	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.73 || ratio(s.dcFound, s.dcLabels) < 0.79 {
+		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.73 and ≥ 0.79",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 0 || ratio(s.dcCorrect, s.dcInForce) < 0.85 || ratio(s.dcFound, s.dcLabels) < 0.9 {
@@ -288,6 +288,12 @@ func TestTrustBenchmark(t *testing.T) {
 	// poisoned, recall 0.607.
 	if s := halves["heldout4"]; s.poisoned > 4 || ratio(s.dcFound, s.dcLabels) < 0.6 {
 		t.Errorf("held-out half 4: %d poisoned, decisions and constraints recall %.3f; want ≤ 4 and ≥ 0.6", s.poisoned, ratio(s.dcFound, s.dcLabels))
+	}
+	// The retired third half, tuned on since: at most the 1 poisoned
+	// memory left after its first round (a constraint chain whose last
+	// rule shares only "commit" with the first), recall ≥ 0.95.
+	if s := halves["heldout3"]; s.poisoned > 1 || ratio(s.dcFound, s.dcLabels) < 0.95 {
+		t.Errorf("retired held-out half 3, now tuned on: %d poisoned, decisions and constraints recall %.3f; want ≤ 1 and ≥ 0.95", s.poisoned, ratio(s.dcFound, s.dcLabels))
 	}
 	// The retired second half, tuned on since: 0 poisoned.
 	if s := halves["heldout2"]; s.poisoned > 0 {
