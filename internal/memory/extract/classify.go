@@ -51,8 +51,8 @@ var (
 	nowResultRe = regexp.MustCompile(`(?i)(?:\b(?:is|are)|'re)\s+(?:all\s+|both\s+)?(?:green|passing|fixed|fine|ok|okay|working|done|fast|faster|slower|correct|right|wrong|broken|failing|ready|live|up|down|back|empty|there|gone)\s+now\b`)
 	// movedToRe: a move of where something lives or runs, which with
 	// its reason ("Moved uploads to R2: same API, no egress fees") is a
-	// decision; a bare move is a refactor.
-	movedToRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:moved|migrated|switched|ported) [^.;:]{1,40}? (?:to|onto) \S`)
+	// decision, and a change of where it was; a bare move is a refactor.
+	movedToRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:moved|migrated|switched|ported) (?:[^.;:]|\.\S){1,40}? (?:to|onto) \S`)
 	// actReasonRe: what Claude did, told with its reason in prose ("I
 	// moved the check into a plug, so a new handler can't forget it").
 	actReasonRe    = regexp.MustCompile(`(?i)^(?:(?:while|since|as|when|to|for) [^,]{1,60}, |(?:while|since|as|when|after|before) (?:i|we) [^,]{1,40}? )?(?:i|we)(?:'ve)? (?:also |now |then )?(?:\w+ed|convert|use|keep|store|send|route|run|put|build|wrap|cache|split|return)\b`)

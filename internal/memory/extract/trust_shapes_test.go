@@ -826,3 +826,12 @@ func TestRuleSubjects(t *testing.T) {
 		t.Errorf("a swap told in a prompt is a decision: %+v", ms)
 	}
 }
+
+// "Moved `billing.invoices` to …, since …" is a decision and a change,
+// whatever dots the name it moves has.
+func TestMovedDottedName(t *testing.T) {
+	ms := FromAnswer("Moved `billing.invoices` to a partitioned table, since the monthly reports scan one month at a time.")
+	if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+		t.Fatalf("FromAnswer = %+v, want one decision that is a change", ms)
+	}
+}
