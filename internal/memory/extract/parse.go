@@ -390,7 +390,7 @@ func ownTail(s string) string {
 // CONTRIBUTING.md:"), and names the source.
 func introducesQuote(block string) (string, bool) {
 	if m := sourceNoteRe.FindStringSubmatch(strings.TrimSpace(cleanInline(block))); m != nil {
-		return sourceName(m[1]), true
+		return sourceName(m[1] + m[2]), true
 	}
 	ss := sentences(block)
 	if len(ss) == 0 {
@@ -405,8 +405,8 @@ func introducesQuote(block string) (string, bool) {
 
 // sourceNoteRe: a paragraph that only says where the text after it comes
 // from ("*(copied from `CONTRIBUTING.md`, section 4)*", "Source: the
-// runbook", "Verbatim from the ADR:").
-var sourceNoteRe = regexp.MustCompile(`(?i)^[*_(\s]*(?:(?:copied|quoted|taken|pasted|excerpted|reproduced|verbatim|excerpt|quote)(?: (?:verbatim|as is|word for word))? from|source:)\s+([^()*_]{1,80}?)[)*_.:\s]*$`)
+// runbook", "Verbatim from the ADR:", "_(from `docs/CONVENTIONS.md`)_").
+var sourceNoteRe = regexp.MustCompile(`(?i)^[*_(\s]*(?:(?:copied|quoted|taken|pasted|excerpted|reproduced|verbatim|excerpt|quote)(?: (?:verbatim|as is|word for word))? from|source:)\s+([^()*_]{1,80}?)[)*_.:\s]*$|^[*_]*\((?:from|via|per)\s+([^()]{1,80}?)\)[*_.:\s]*$`)
 
 // labelLine reports whether line is a label on its own: a short phrase
 // ending in a colon ("Key decisions:", "**Root cause:**"), a bold phrase

@@ -146,7 +146,7 @@ func init() {
 	one two three first second next last way thing things lot like via per don't doesn't didn't isn't aren't
 	wasn't weren't won't can't it's that's there's let's i'll i've we've we'll you'll never always from now on
 	decided chose choose picked kept stay stays anymore longer yet todo later so-that ever anything everything
-	nothing something anyone everyone stuff`) {
+	nothing something anyone everyone stuff thats whats theres dont doesnt isnt cant wont didnt`) {
 		stopwords[w] = true
 	}
 }

@@ -75,9 +75,12 @@ func init() {
 		"http framework":         "fiber gin echo chi express fastapi flask django",
 		"styling":                "styled-components emotion tailwind tailwindcss sass scss less css-modules vanilla-extract stitches",
 		"job queue":              "sidekiq goodjob good_job celery rq bullmq resque delayed_job oban asynq",
-		"message broker":         "kafka rabbitmq nats activemq",
+		"message broker":         "kafka rabbitmq nats activemq mosquitto redpanda mqtt emqx pulsar zenoh",
 		"token signing":          "hs256 rs256 es256 eddsa",
 		"hosting":                "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
+		"workflow engine":        "snakemake nextflow cromwell wdl cwl",
+		"translation format":     "gettext po fluent ftl xliff",
+		"orchestrator":           "airflow dagster prefect luigi temporal",
 	} {
 		for _, w := range strings.Fields(ws) {
 			categories[w] = cat
@@ -112,7 +115,7 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	case colon && ruleLabelRe.MatchString(text):
 		// "Rule of thumb for this repo: …": the label names no subject.
 		return subjectAfterLabel(m, after, label)
-	case sm != nil && len(strings.Fields(sm[1])) <= 4:
+	case sm != nil && len(strings.Fields(sm[1])) <= 4 && !(actLabelRe.MatchString(sm[1]) && len(strings.Fields(sm[1])) > 2):
 		if s := nounPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
 				return s, !genericHeads[head(s)]
@@ -334,6 +337,11 @@ func firstClauseCategory(text string) string {
 	return categoryIn(first)
 }
 
+// actLabelRe: a label that tells what was done to what ("Replaced
+// Mosquitto with Redpanda: …"), not what the statement is about; "Switched
+// again:" alone still opens what it is about.
+var actLabelRe = regexp.MustCompile(`(?i)^(?:replaced|switched|swapped|moved|migrated|dropped|removed|added|changed|went|chose|picked|kept)\b`)
+
 // verbWithRe: a statement that opens on what is done with a tool ("We
 // format with ruff", "Every service logs through plat-log"): its subject
 // is the tool's job.
@@ -405,7 +413,7 @@ var genericVerbs = map[string]bool{"use": true, "make": true, "made": true, "set
 
 // labelWords open labels that name no subject ("Rule for this repo:",
 // "Found it:", "Note:").
-var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "update": true, "fixed": true, "done": true, "heads": true, "important": true, "decision": true, "constraint": true}
+var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "update": true, "change": true, "plan": true, "promise": true, "fixed": true, "done": true, "heads": true, "important": true, "decision": true, "constraint": true}
 
 // lyNouns end in "ly" but are no adverbs.
 var lyNouns = map[string]bool{"family": true, "assembly": true, "supply": true, "anomaly": true, "monopoly": true, "butterfly": true}

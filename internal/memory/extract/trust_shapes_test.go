@@ -835,3 +835,45 @@ func TestMovedDottedName(t *testing.T) {
 		t.Fatalf("FromAnswer = %+v, want one decision that is a change", ms)
 	}
 }
+
+// A heading's italic "(from X)" note quotes the lines after it.
+func TestFromNoteQuotes(t *testing.T) {
+	answer := "### Team conventions\n_(from `docs/CONVENTIONS.md` in the platform repo)_\n\nDecision: every service ships as a distroless image.\nNever log request bodies.\n\n### The fix\n\nI went with a readiness probe on `/ready` instead of a sleep in the entrypoint, because the pod now only gets traffic once migrations are done."
+	var claude int
+	for _, m := range FromAnswer(answer) {
+		if !m.Quoted {
+			claude++
+			if !strings.Contains(m.Text, "readiness probe") {
+				t.Errorf("%q is the document's, not Claude's", m.Text)
+			}
+		}
+	}
+	if claude != 1 {
+		t.Errorf("want Claude's own decision kept, got %d", claude)
+	}
+}
+
+// Prompt changes and choices told in other shapes: "X is now Y", "so
+// we're switching …", "that's what we're on now", "<design noun> for X:
+// Y"; a retirement that opens a change ("The sidecar is dropped too: …")
+// is a decision, not a failure's cause.
+func TestMorePromptChoices(t *testing.T) {
+	for _, p := range []string{
+		"ok last change: the build cache is now Turborepo remote cache.",
+		"the vendor only takes CSV. so we're switching the exports to CSV, convert at the edge",
+		"legal made it a condition: the signing service is Sigstore. thats what we're on now",
+		"locking strategy for the queue: one writer goroutine, readers take snapshots.",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Kind != KindDecision {
+			t.Errorf("FromPrompt(%q) = %+v, want one decision", p, ms)
+		}
+	}
+	ms := FromAnswer("The cron container is dropped too: the jobs now run as Kubernetes CronJobs, because one scheduler per cluster is simpler to watch.")
+	if len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("FromAnswer = %+v, want one decision", ms)
+	}
+	if s := subjectOf(FromAnswer("Replaced Mosquitto with Redpanda: the bridge publishes through librdkafka now, because ops need replay.")[0], ""); s != "message broker" {
+		t.Errorf("a label that tells what was replaced names no subject; got %q", s)
+	}
+}
