@@ -401,6 +401,10 @@ func TestDiskFull(t *testing.T) {
 	if fallbackPending() {
 		t.Error("the worker did not replay the fallback spool")
 	}
+	// The replay removes the spool file before it logs: wait for the line.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Log(), "spool replayed") && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if !strings.Contains(p.Log(), "spool replayed") {
 		t.Error("the worker log does not say it replayed the spool")
 	}
