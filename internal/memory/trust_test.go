@@ -262,8 +262,8 @@ func TestTrustBenchmark(t *testing.T) {
 	// on both halves, ≥ 0.9 precision and recall): the table is what to
 	// read. The held-out half is never tuned on; its guard only keeps a
 	// later change from making it worse.
-	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.68 || ratio(s.dcFound, s.dcLabels) < 0.76 {
-		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.68 and ≥ 0.76",
+	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.68 || ratio(s.dcFound, s.dcLabels) < 0.78 {
+		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.68 and ≥ 0.78",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 0 || ratio(s.dcCorrect, s.dcInForce) < 0.85 || ratio(s.dcFound, s.dcLabels) < 0.9 {
@@ -301,7 +301,7 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: twelve
+// tunePoisonGuard is the tuning half's poisoned memories in force: eleven
 // since tq161–tq192 (first run 16), nearly all in chains whose last change
 // names its subject in other words than the ones before ("Max width: 120
 // columns." after a rule on line length, "Lowest supported API level: 31."
@@ -309,7 +309,7 @@ func TestTrustBenchmark(t *testing.T) {
 // spinlock, a coverage bar raised "for the whole workspace"): what a
 // rule-based reader cannot join without knowing that two words name one
 // thing, and a teammate's rule that goes against an owner's in other words.
-const tunePoisonGuard = 12
+const tunePoisonGuard = 11
 
 func ratio(a, b int) float64 {
 	if b == 0 {

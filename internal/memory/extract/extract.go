@@ -316,7 +316,7 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			evidence, own := s, ""
-			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) && !namesSubject(k, text) {
+			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && !ruleLabelRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) && !namesSubject(k, text) {
 				own = subjectOf(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
 				// "we ship iOS releases only through Codemagic. don't
 				// ever run flutter build ipa locally": the sentence before
@@ -375,7 +375,7 @@ func isRequest(s string) bool {
 
 // moreTaskVerbRe: requests besides taskVerbRe's, which also names the
 // topic a prompt sets.
-var moreTaskVerbRe = regexp.MustCompile(`(?i)^(?:bump|run|look|check|remove|delete|install|try|investigate|debug|review|open|rerun|regenerate|format|lint|test|profile|measure|explain|show|tell)\b`)
+var moreTaskVerbRe = regexp.MustCompile(`(?i)^(?:bump|start|begin|run|look|check|remove|delete|install|try|investigate|debug|review|open|rerun|regenerate|format|lint|test|profile|measure|explain|show|tell)\b`)
 
 // saysWhatAbout reports whether a prompt's sentence, which is no memory
 // itself, may say what the next sentence's rule is about: a statement of

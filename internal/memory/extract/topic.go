@@ -517,7 +517,7 @@ var sameNoun = map[string]string{"mail": "email", "e-mail": "email", "db": "data
 // Options offered, then one chosen in the next prompt.
 var (
 	// askChoiceRe: the answer's closing question asks the user to choose.
-	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?|^thoughts\?|^what do you think\?|^(?:any )?preference\?)`)
+	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which [\w-]+(?: [\w-]+)? (?:should|do you|would you|shall)\b|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?|^thoughts\?|^what do you think\?|^(?:any )?preference\?)`)
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
@@ -585,7 +585,11 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 // answered: what it asks to add, choose or do ("We're about to add public
 // IDs to orders…" → "public ids"; "How do we version the orders API?").
 func askedSubject(prompt string) string {
-	for _, s := range promptSentences(strings.Join(strings.Fields(prompt), " ")) {
+	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
+	// What a sentence asks for or says is needed, in any sentence, before
+	// what the first sentence reports ("prometheus on the ops cluster
+	// OOMs weekly. need long term storage that scales. options?").
+	for _, s := range ss {
 		t := strings.TrimSpace(s)
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
@@ -600,6 +604,14 @@ func askedSubject(prompt string) string {
 				return n
 			}
 		}
+		if m := needLeadRe.FindStringIndex(t); m != nil {
+			if n := nounPhrase(t[m[1]:]); n != "" && !genericHeads[head(n)] {
+				return n
+			}
+		}
+	}
+	for _, s := range ss {
+		t := strings.TrimSpace(s)
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {
 				return n
@@ -619,6 +631,10 @@ func askedSubject(prompt string) string {
 
 // askedObjectRe: a question that ends on its object ("… keep its
 // config?", "How do we version the orders API?").
+// needLeadRe: a sentence that opens on what is needed ("need long term
+// storage that scales", "We need a queue for …").
+var needLeadRe = regexp.MustCompile(`(?i)^(?:we |i )?(?:really |still |now )?need (?:a |an |some |the |to pick (?:a |an )?)?`)
+
 var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
@@ -684,6 +700,11 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	}
 	if len(opts) < 2 {
 		opts = couldOptions(us[max(0, q-3):q])
+	}
+	if len(opts) < 2 {
+		// "One way is …", "Another is …", "The third option is …": each
+		// opens a paragraph of its own, however long.
+		opts = couldOptions(paragraphLeads(us[:q]))
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -843,7 +864,20 @@ func eitherOptions(us []unit) []option {
 // couldRe: an option told as a sentence of its own ("We could run
 // Meilisearch next to the app, which …", "Or we could stay on Postgres",
 // "Or we move it to …", "A third path is …").
-var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:a|the) (?:second|third|fourth|other|last|final) (?:path|option|way|approach|choice|route) (?:is|would be) (?:to )?(.+)$`)
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route) )?(?:is|would be) (?:to )?(.+)$`)
+
+// paragraphLeads are the first sentences of us's paragraphs.
+func paragraphLeads(us []unit) []unit {
+	var out []unit
+	para := -1
+	for _, u := range us {
+		if u.para != para && !u.item && !u.quoted {
+			out = append(out, u)
+		}
+		para = u.para
+	}
+	return out
+}
 
 // couldOptions are options told as sentences that each open "we could"
 // (the last often "Or we could"), named by their first clause.
@@ -1068,6 +1102,12 @@ func chosen(p string, opts []option) (int, string) {
 			return pick, ""
 		}
 	}
+	if first := strings.Trim(strings.Fields(p)[0], ",.;:!"); len(first) >= 6 {
+		// "victoriametrcis, nobody here …": a name typed with a slip.
+		if pick := byTypo(first, opts); pick >= 0 {
+			return pick, p[len(strings.Fields(p)[0]):]
+		}
+	}
 	// "the timer, honestly. no new infra until …": a short first clause
 	// picks, what follows is the reason.
 	if i := strings.IndexAny(p, ",.;—"); i > 0 && len(strings.Fields(p[:i])) <= 4 {
@@ -1079,6 +1119,55 @@ func chosen(p string, opts []option) (int, string) {
 		}
 	}
 	return -1, ""
+}
+
+// byTypo is the one option whose name, or a word of it, is w with at most
+// two letters slipped (a swap, a letter missing, added or wrong); -1 when
+// none or several are.
+func byTypo(w string, opts []option) int {
+	w = strings.ToLower(w)
+	pick := -1
+	for i, o := range opts {
+		for _, n := range append([]string{strings.ToLower(o.name)}, strings.Fields(strings.ToLower(o.name))...) {
+			if len(n) >= 6 && editDistance(w, n) <= 2 {
+				if pick >= 0 && pick != i {
+					return -1
+				}
+				pick = i
+				break
+			}
+		}
+	}
+	return pick
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (insertions, deletions, substitutions and adjacent swaps), in bytes.
+func editDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // byName is the one option whose name has the word w, a word too short

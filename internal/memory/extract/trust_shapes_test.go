@@ -877,3 +877,35 @@ func TestMorePromptChoices(t *testing.T) {
 		t.Errorf("a label that tells what was replaced names no subject; got %q", s)
 	}
 }
+
+// Options told as paragraphs that open "One way is …", "Another is …",
+// "The third option is …", asked with "Which X should I …?", picked by
+// ordinal or by a name typed with a slip; the subject is what the prompt
+// says is needed.
+func TestFromChoiceParagraphsAndTypos(t *testing.T) {
+	prev := "The ingest path is where it breaks.\n\nOne way is a bigger Kafka partition count: cheap, but the consumer lag stays.\n\nAnother is Redpanda with tiered storage. Fewer brokers, but a migration.\n\nThe third option is WarpStream: stateless agents on S3, with higher latency.\n\nWhich broker should I set up?"
+	m, ok := FromChoice("the event bus falls over at peak. need a message broker that scales. ideas?", prev, "the third one, latency is fine for us")
+	if !ok || !strings.Contains(m.Text, "WarpStream") || m.Subject != "message broker" {
+		t.Fatalf("FromChoice = %v %+v, want WarpStream chosen about the message broker", ok, m)
+	}
+	m, ok = FromChoice("", prev, "redpnada, the migration is worth it")
+	if !ok || !strings.Contains(m.Text, ": Redpanda, not") {
+		t.Fatalf("FromChoice = %v %q, want Redpanda picked through the typo", ok, m.Text)
+	}
+	if editDistance("victoriametrcis", "victoriametrics") != 1 || editDistance("abc", "xyz") != 3 {
+		t.Error("editDistance counts a swap as one and three changes as three")
+	}
+}
+
+// "constraint: …" is a rule label; "moved X onto Y instead, since …" in a
+// prompt is the user's decision.
+func TestPromptConstraintLabelAndMove(t *testing.T) {
+	ms := FromPrompt("writing the new exporter. constraint: it must build with go 1.22 as well as tip. start with the config loader")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || strings.Contains(ms[0].Text, "exporter") || strings.Contains(ms[0].Text, "config loader") {
+		t.Fatalf("FromPrompt = %+v, want the labelled rule alone", ms)
+	}
+	ms = FromPrompt("moved the nightly export off the cron box onto a GitHub Actions schedule instead, since nobody patches that box")
+	if len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Fatalf("FromPrompt = %+v, want one decision", ms)
+	}
+}
