@@ -909,3 +909,14 @@ func TestPromptConstraintLabelAndMove(t *testing.T) {
 		t.Fatalf("FromPrompt = %+v, want one decision", ms)
 	}
 }
+
+// "hard rule for gameplay code:" is a rule label without a determiner;
+// "save games move from X to Y, because …" is a decision.
+func TestRuleLabelNoDeterminerAndMoveFrom(t *testing.T) {
+	if k, _, ok := classifyPrompt("hard rule for backend code: no panics outside main"); !ok || k != KindConstraint {
+		t.Errorf("a rule label for a part without a determiner is a constraint, got %v %v", k, ok)
+	}
+	if k, _, ok := classifyPrompt("feature flags move from env vars to Unleash, because product wants to flip them"); !ok || k != KindDecision {
+		t.Errorf("a move from X to Y is a decision, got %v %v", k, ok)
+	}
+}
