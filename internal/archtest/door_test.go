@@ -195,6 +195,12 @@ func isPayload(t types.Type) bool {
 //   - the other packages of the event's way (filestate, models) clean
 //     nothing: what reaches them is clean already.
 func TestOnePassForAPayload(t *testing.T) {
+	if raceBuild {
+		// Type-checking four packages on one goroutine: 12 s under -race
+		// for nothing to watch. make test runs it without the race
+		// detector (test-norace).
+		t.Skip("no concurrency to check: make test runs it without the race detector")
+	}
 	pkgs := typeCheck(t, "internal/capture", "internal/shape", "internal/filestate", "models")
 
 	capture := pkgs["internal/capture"]

@@ -1,0 +1,6 @@
+//go:build !race
+
+package archtest
+
+// raceBuild is true under the race detector.
+const raceBuild = false
