@@ -76,6 +76,9 @@ func readLong(t *testing.T, in io.Reader) map[string]any {
 // the bytes skipped drops the tail; a block opened in the head and closed
 // in the tail is stripped as in the whole string.
 func TestReadPayloadCutsLongStrings(t *testing.T) {
+	if raceBuild {
+		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
+	}
 	const n = 8 << 20
 	m := readLong(t, longDoc("password=HeadSecret01 start ", n, 'x', " end password=TailSecret02"))
 	out := m["out"].(string)
@@ -129,6 +132,9 @@ func TestReadPayloadCutsLongStrings(t *testing.T) {
 
 // A 100 MB string is read in bounded memory.
 func TestReadPayloadMemoryBounded(t *testing.T) {
+	if raceBuild {
+		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
+	}
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

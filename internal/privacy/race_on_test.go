@@ -1,0 +1,6 @@
+//go:build race
+
+package privacy
+
+// raceBuild is true under the race detector.
+const raceBuild = true

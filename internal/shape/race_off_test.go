@@ -1,0 +1,6 @@
+//go:build !race
+
+package shape
+
+// raceBuild is true under the race detector.
+const raceBuild = false
