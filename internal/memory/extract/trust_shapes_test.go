@@ -920,3 +920,14 @@ func TestRuleLabelNoDeterminerAndMoveFrom(t *testing.T) {
 		t.Errorf("a move from X to Y is a decision, got %v %v", k, ok)
 	}
 }
+
+// "Prod is out." tells an outage; "Kafka is out too." retires Kafka. A
+// bare "X is out" is read as neither a change nor a retirement.
+func TestIsOutNeedsToo(t *testing.T) {
+	if ms := FromPrompt("Prod is out."); len(ms) != 0 {
+		t.Errorf("an outage is no memory: %+v", ms)
+	}
+	if !retirementRe.MatchString("Kafka is out too.") || retirementRe.MatchString("Prod is out.") {
+		t.Error(`"X is out too" retires X; "X is out" alone does not`)
+	}
+}
