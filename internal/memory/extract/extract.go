@@ -403,7 +403,7 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
-var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:(?:is|are) (?:dropped|gone|retired)|(?:goes|go|is going|are going) away)(?:(?: too| as well| either)(?:(?:,| after| since| because| given| now that)[^.;]{0,80})?)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:is|are) out(?: too| as well| either)(?:(?:,| after| since| because| given| now that)[^.;]{0,80})?[.!]?$`)
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named
