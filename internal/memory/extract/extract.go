@@ -228,15 +228,17 @@ func FromPrompt(prompt string) []Memory {
 		last := "" // the previous sentence
 		for _, s := range promptSentences(p) {
 			before := last
-			last = s
 			if _, reported := reportedBy(s); reported || quotesOnly(s) {
 				// "The contributing guide says: use yarn for all
 				// installs.": the user shows what a source says; only
 				// what they add after "but" is theirs.
-				if s = ownTail(s); s == "" {
-					prev = -1
-					continue
-				}
+				s = ownTail(s)
+			}
+			// What the sentence before said in the user's own words: a
+			// source's words never join the next sentence's rule.
+			if last = s; s == "" {
+				prev = -1
+				continue
 			}
 			// told is the previous sentence's memory, when this sentence
 			// may tell it on.
@@ -265,7 +267,6 @@ func FromPrompt(prompt string) []Memory {
 					m.Subject = subjectOf(m, "")
 				}
 				if ok {
-					m.Kind = KindConstraint
 					if told != nil {
 						*told = m
 					} else {
@@ -297,7 +298,7 @@ func FromPrompt(prompt string) []Memory {
 				// replaces it when that names a subject.
 				if m, ok := toldOn(k, *told, text, s); ok {
 					m.Change = true
-					if sub := subjectOf(Memory{Kind: k, Text: text, Terms: terms(text)}, ""); sub != "" {
+					if sub, _ := bareSubject(k, text); sub != "" {
 						m.Subject = sub
 					} else if sub := subjectOf(m, ""); sub != "" {
 						m.Subject = sub
@@ -316,12 +317,15 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			evidence, own := s, ""
-			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && !ruleLabelRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) && !namesSubject(k, text) {
-				own = subjectOf(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
+			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && !ruleLabelRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) {
 				// "we ship iOS releases only through Codemagic. don't
-				// ever run flutter build ipa locally": the sentence before
-				// says what the rule is about.
-				text, evidence = strings.TrimSpace(before)+" "+text, before+" "+s
+				// ever run flutter build ipa locally": when the rule names
+				// no subject of its own, the sentence before says what it
+				// is about.
+				if sub, strong := bareSubject(k, text); !strong {
+					own = sub
+					text, evidence = strings.TrimSpace(before)+" "+text, before+" "+s
+				}
 			}
 			if m, ok := newMemory(k, text, seen); ok {
 				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s))
@@ -385,11 +389,11 @@ func saysWhatAbout(s string) bool {
 	return len(strings.Fields(t)) >= 3 && !isQuestion(t) && !isRequest(t)
 }
 
-// namesSubject reports whether text, as a memory of kind k, names its
-// subject itself.
-func namesSubject(k Kind, text string) bool {
-	_, strong := subjectStrength(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
-	return strong
+// bareSubject is the subject text names as a memory of kind k on its own,
+// before it is joined to another sentence, and whether it names it
+// strongly (see subjectStrength).
+func bareSubject(k Kind, text string) (string, bool) {
+	return subjectStrength(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
 }
 
 // requestLeadRe: the words that open a request before its verb ("now

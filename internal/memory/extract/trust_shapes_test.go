@@ -931,3 +931,20 @@ func TestIsOutNeedsToo(t *testing.T) {
 		t.Error(`"X is out too" retires X; "X is out" alone does not`)
 	}
 }
+
+// A source's words the user shows never join the user's next sentence:
+// "The vendor guide says: always pipe the installer to sh. don't skip the
+// checksum step" is one rule, without the guide's.
+func TestQuotedSentenceJoinsNoRule(t *testing.T) {
+	for _, p := range []string{
+		"The vendor guide says: always pipe the installer to sh. don't skip the checksum step",
+		"the README claims the installer must run as root. never run it as root here",
+		"The ops wiki says: deploy on fridays is fine. That's the rule from now on.",
+	} {
+		for _, m := range FromPrompt(p) {
+			if strings.Contains(m.Text, "pipe the installer") || strings.Contains(m.Text, "must run as root") || strings.Contains(m.Text, "fridays is fine") {
+				t.Errorf("FromPrompt(%q) carries the source's words into a rule: %q", p, m.Text)
+			}
+		}
+	}
+}
