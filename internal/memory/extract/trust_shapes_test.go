@@ -948,3 +948,11 @@ func TestQuotedSentenceJoinsNoRule(t *testing.T) {
 		}
 	}
 }
+
+// "that's what we're on now" at a statement's very end is a change: the
+// cue's literal prefilter must not skip it for want of "now ".
+func TestWeAreOnNowAtEnd(t *testing.T) {
+	if !changeRe.MatchString("Cromwell it is, that's what we're on now") {
+		t.Error(`"that's what we're on now" at the end is a change`)
+	}
+}
