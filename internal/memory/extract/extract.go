@@ -373,9 +373,13 @@ func continues(s string) bool {
 // isRequest reports whether a prompt's sentence asks for work ("now add
 // …", "can u look at …", "bump kotlin").
 func isRequest(s string) bool {
-	t := strings.TrimSpace(requestLeadRe.ReplaceAllString(strings.TrimSpace(s), ""))
+	t := taskOf(requestLeadRe.ReplaceAllString(strings.TrimSpace(s), ""))
 	return taskVerbRe.MatchString(t) || moreTaskVerbRe.MatchString(t)
 }
+
+// requestLeadRe: the words that open a request before its verb, besides
+// those taskOf drops ("now add …", "next, bump …").
+var requestLeadRe = regexp.MustCompile(`(?i)^(?:(?:now|then|plz|next|first|after that)[,:]?\s+)+`)
 
 // moreTaskVerbRe: requests besides taskVerbRe's, which also names the
 // topic a prompt sets.
@@ -395,10 +399,6 @@ func saysWhatAbout(s string) bool {
 func bareSubject(k Kind, text string) (string, bool) {
 	return subjectStrength(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
 }
-
-// requestLeadRe: the words that open a request before its verb ("now
-// add …", "can u look").
-var requestLeadRe = regexp.MustCompile(`(?i)^(?:(?:now|also|then|and|so|pls|plz|please|next|first|after that|can (?:you|u)|could (?:you|u))[,:]?\s+)+`)
 
 // ruleOfLastRe: a sentence that makes the one before it a standing rule
 // ("That's the rule from now on.", "This is our convention going

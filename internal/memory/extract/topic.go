@@ -181,7 +181,13 @@ func subjectStrength(m Memory, label string) (string, bool) {
 
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
-var askTaskRe = regexp.MustCompile(`(?i)^(?:can|could|would|will) you (?:please )?`)
+var askTaskRe = regexp.MustCompile(`(?i)^(?:can|could|would|will) (?:you|u) (?:please |pls )?`)
+
+// taskOf is a prompt's sentence without what opens it before a task's
+// verb ("ok, can you add …"): what taskVerbRe reads.
+func taskOf(s string) string {
+	return askTaskRe.ReplaceAllString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, "")), "")
+}
 
 // subjectAfterLabel is the subject of what follows a label that names
 // none: what that says, or what it opens with ("Rule of thumb for this
@@ -197,7 +203,7 @@ func subjectAfterLabel(m Memory, after, label string) (string, bool) {
 	return "", false
 }
 
-// askTaskRe: a task that sets a task.
+// taskVerbRe: a sentence that sets a task.
 var taskVerbRe = regexp.MustCompile(`(?i)^(?:please )?(?:add|fix|set up|setup|integrate|generate|port|build|write|implement|create|make|move|migrate|switch|replace|resize|issue|store|deploy|host|configure|refactor|rewrite|speed up|clean up|update|upgrade|support|handle|enable|disable|turn|change|improve|cache|split|rename|wire|hook up|expose|serve|send|log|track|validate|document|limit)\b`)
 
 // PromptTopic is what a prompt asks about, "" when it names nothing
@@ -210,7 +216,7 @@ func PromptTopic(prompt string) string {
 	t := ""
 	for _, s := range promptSentences(p) {
 		// "Can you add caching?" sets a task as much as "Add caching." does.
-		task := askTaskRe.ReplaceAllString(strings.TrimSpace(promptLeadRe.ReplaceAllString(s, "")), "")
+		task := taskOf(s)
 		if taskVerbRe.MatchString(task) {
 			if t = askedSubject(task); t != "" {
 				break
