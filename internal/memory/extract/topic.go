@@ -1108,10 +1108,10 @@ func chosen(p string, opts []option) (int, string) {
 			return pick, ""
 		}
 	}
-	if first := strings.Trim(strings.Fields(p)[0], ",.;:!"); len(first) >= 6 {
+	if word := strings.Fields(p)[0]; len(word) >= 6 {
 		// "victoriametrcis, nobody here …": a name typed with a slip.
-		if pick := byTypo(first, opts); pick >= 0 {
-			return pick, p[len(strings.Fields(p)[0]):]
+		if pick := byName(strings.Trim(word, ",.;:!"), opts); pick >= 0 {
+			return pick, p[len(word):]
 		}
 	}
 	// "the timer, honestly. no new infra until …": a short first clause
@@ -1125,26 +1125,6 @@ func chosen(p string, opts []option) (int, string) {
 		}
 	}
 	return -1, ""
-}
-
-// byTypo is the one option whose name, or a word of it, is w with at most
-// two letters slipped (a swap, a letter missing, added or wrong); -1 when
-// none or several are.
-func byTypo(w string, opts []option) int {
-	w = strings.ToLower(w)
-	pick := -1
-	for i, o := range opts {
-		for _, n := range append([]string{strings.ToLower(o.name)}, strings.Fields(strings.ToLower(o.name))...) {
-			if len(n) >= 6 && editDistance(w, n) <= 2 {
-				if pick >= 0 && pick != i {
-					return -1
-				}
-				pick = i
-				break
-			}
-		}
-	}
-	return pick
 }
 
 // editDistance is the optimal string alignment distance between a and b
@@ -1176,15 +1156,23 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// byName is the one option whose name has the word w, a word too short
-// for a key term ("s3. durability wins"); -1 when none or several do.
+// byName is the one option whose name has the word w: as typed, or, for
+// a word of six letters or more, with at most two letters slipped (a
+// swap, a letter missing, added or wrong: "victoriametrcis"); -1 when
+// none or several do. It reads words too short for key terms ("s3.").
 func byName(w string, opts []option) int {
 	if len(strings.Fields(w)) != 1 {
 		return -1
 	}
+	w = strings.ToLower(w)
 	pick := -1
 	for i, o := range opts {
-		if indexWord(strings.ToLower(o.name), strings.ToLower(w)) >= 0 {
+		name := strings.ToLower(o.name)
+		match := indexWord(name, w) >= 0
+		for _, n := range strings.Fields(name) {
+			match = match || len(w) >= 6 && len(n) >= 6 && editDistance(w, strings.Trim(n, ",.;:()")) <= 2
+		}
+		if match {
 			if pick >= 0 {
 				return -1
 			}
