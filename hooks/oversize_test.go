@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 	"github.com/mneme-dev/mneme/models/modelstest"
 )
 
@@ -47,7 +48,7 @@ func (r *repeated) Read(p []byte) (int, error) {
 // the event stored, its long output cut and marked, with the worker up
 // and through the spool.
 func TestHookOversizedPayload(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		// Under the race detector the worker cleans the event slower than
 		// the hook's send and replay deadlines, so it waits in the spool
 		// (nothing lost) and the test would time it instead of the reading.

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 )
 
 // TestQuantisedRecall: vectors stored as int8 with a scale find the same
@@ -14,7 +16,7 @@ import (
 // and on clustered ones (rows close to a few topics, as real memory is).
 // It logs recall@20; the README quotes it.
 func TestQuantisedRecall(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		// Arithmetic on one goroutine, 19 s under -race for nothing to
 		// watch: make test runs it without the race detector (test-norace).
 		t.Skip("no concurrency to check: make test runs it without the race detector")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 	"github.com/mneme-dev/mneme/models"
 	"github.com/mneme-dev/mneme/models/benchdb"
 )
@@ -23,7 +24,7 @@ func TestVectorIndexRecall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20,000 rows a family")
 	}
-	if raceBuild {
+	if racebuild.Enabled {
 		// It measures the index's recall, one query at a time: the race
 		// detector has nothing to watch in it (the index under concurrent
 		// writes is TestVectorIndexGrowsWhileSearched), and it made seeding

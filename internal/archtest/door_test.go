@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 )
 
 // checked is one package of the module, parsed and type-checked.
@@ -195,7 +197,7 @@ func isPayload(t types.Type) bool {
 //   - the other packages of the event's way (filestate, models) clean
 //     nothing: what reaches them is clean already.
 func TestOnePassForAPayload(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		// Type-checking four packages on one goroutine: 12 s under -race
 		// for nothing to watch. make test runs it without the race
 		// detector (test-norace).

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 )
 
 // CleanJSON reads secrets in the decoded strings, not in the escaped
@@ -172,7 +174,7 @@ func TestCleanJSONUnchanged(t *testing.T) {
 // A secret across the place where a long string is cut, at the head or
 // at the tail, is redacted whole before the cut: no part of it survives.
 func TestCleanPayloadCutsAfterRedaction(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
 	}
 	r := New(BuiltinRules())

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 )
 
 // A document with no long string reads as the same value, escapes,
@@ -76,7 +78,7 @@ func readLong(t *testing.T, in io.Reader) map[string]any {
 // the bytes skipped drops the tail; a block opened in the head and closed
 // in the tail is stripped as in the whole string.
 func TestReadPayloadCutsLongStrings(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
 	}
 	const n = 8 << 20
@@ -132,7 +134,7 @@ func TestReadPayloadCutsLongStrings(t *testing.T) {
 
 // A 100 MB string is read in bounded memory.
 func TestReadPayloadMemoryBounded(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
 	}
 	runtime.GC()

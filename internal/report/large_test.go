@@ -11,6 +11,7 @@ import (
 
 	"github.com/mneme-dev/mneme/internal/report"
 	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -84,7 +85,7 @@ func (h *heapWatch) Write(p []byte) (int, error) {
 // full: the live heap must stay far below the size of the data, because
 // observations are read in batches of 500 and written as they come.
 func TestExportLargeSessionStreams(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || racebuild.Enabled {
 		t.Skip("large export skipped in -short mode and under -race (it measures the heap; -race multiplies time and memory)")
 	}
 	srv := testutil.NewServer(t)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 	"github.com/mneme-dev/mneme/models"
 )
 
@@ -89,7 +90,7 @@ func (plantedOutside) LastAssistantMessage(string) string { return "done " + pla
 // project and branch read outside it, the transcript's last message, the
 // description and the observation shaped from it.
 func TestCleanEventLeavesNoPlantedSecret(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
 	}
 	pol := NewPolicy(models.DefaultSettings())

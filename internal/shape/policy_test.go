@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mneme-dev/mneme/internal/hookwire"
+	"github.com/mneme-dev/mneme/internal/testutil/racebuild"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -173,7 +174,7 @@ func TestObservationCleansEveryField(t *testing.T) {
 // command to 100 characters), not a long output (Window keeps its ends),
 // not compact JSON input (whose quotes are \").
 func TestObservationCutsAfterRedaction(t *testing.T) {
-	if raceBuild {
+	if racebuild.Enabled {
 		t.Skip("one goroutine, nothing for the race detector to watch: make test runs it without it (test-norace)")
 	}
 	p := NewPolicy(models.DefaultSettings())

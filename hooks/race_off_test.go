@@ -1,5 +1,0 @@
-//go:build !race
-
-package hooks_test
-
-const raceBuild = false

@@ -1,6 +1,0 @@
-//go:build race
-
-package hooks_test
-
-// raceBuild is true under the race detector.
-const raceBuild = true

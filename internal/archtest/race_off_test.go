@@ -1,6 +1,0 @@
-//go:build !race
-
-package archtest
-
-// raceBuild is true under the race detector.
-const raceBuild = false
