@@ -20,16 +20,7 @@ var noraceLine = regexp.MustCompile(`(?m)^test-norace:.*\n\t\$\(GO\) test -count
 // race leg; only the Makefile's test-norace runs it. So it must be named
 // there, with its package, or make test would never run it.
 func TestRaceSkipsRunWithoutRace(t *testing.T) {
-	var root string
-	for _, p := range packages(t) {
-		if rel := p.rel(); rel == "internal/archtest" {
-			root = strings.TrimSuffix(p.Dir, string(filepath.Separator)+filepath.FromSlash(rel))
-		}
-	}
-	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	makefile := readMakefile(t)
 	m := noraceLine.FindSubmatch(makefile)
 	if m == nil {
 		t.Fatal("no test-norace recipe of the expected shape in the Makefile")

@@ -18,16 +18,7 @@ var pgPackagesLine = regexp.MustCompile(`(?m)^PG_PACKAGES\s*:=\s*(.+)$`)
 // Makefile's PG_PACKAGES. So a package whose tests call PostgresOnly must
 // be in that list, or make test would never run them.
 func TestPostgresOnlyInPostgresLeg(t *testing.T) {
-	var root string
-	for _, p := range packages(t) {
-		if rel := p.rel(); rel == "internal/archtest" {
-			root = strings.TrimSuffix(p.Dir, string(filepath.Separator)+filepath.FromSlash(rel))
-		}
-	}
-	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	makefile := readMakefile(t)
 	m := pgPackagesLine.FindSubmatch(makefile)
 	if m == nil {
 		t.Fatal("no PG_PACKAGES in the Makefile")
@@ -55,4 +46,21 @@ func TestPostgresOnlyInPostgresLeg(t *testing.T) {
 	if marked == 0 {
 		t.Fatal("no test file calls pgtest.PostgresOnly: the check reads nothing")
 	}
+}
+
+// readMakefile is the repository's Makefile, which names what each leg of
+// make test runs.
+func readMakefile(t *testing.T) []byte {
+	t.Helper()
+	var root string
+	for _, p := range packages(t) {
+		if rel := p.rel(); rel == "internal/archtest" {
+			root = strings.TrimSuffix(p.Dir, string(filepath.Separator)+filepath.FromSlash(rel))
+		}
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return makefile
 }
