@@ -168,6 +168,7 @@ func classifyAnswer(u unit) (Kind, bool) {
 // cue classifies a statement by the phrases it carries; a list item may
 // state a choice without saying who made it ("Return 422 instead of 500").
 func cue(t string, item bool) (Kind, bool) {
+	t = notOurDrop(t)
 	switch {
 	case todoLeadRe.MatchString(t):
 		return KindTodo, true // "TODO: …" whatever follows
@@ -194,6 +195,30 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindDecision, true
 	}
 	return "", false
+}
+
+var (
+	// theyDroppedRe: something else dropped or removed a thing ("The
+	// ubuntu-24.04 runner image dropped NDK 26 in last week's update"):
+	// news from upstream, not a choice of the project's.
+	theyDroppedRe = regexp.MustCompile(`(?i)^((?:the|a|an|their|its|upstream|github'?s|apple'?s|google'?s)\s(?:[\w.@/+'\x60-]+\s){1,5})(?:dropped|removed|deprecated|pulled)\s`)
+	// droppedToRe: a value lowered ("Dropped it to 4 workers"), not a
+	// thing removed.
+	droppedToRe = regexp.MustCompile(`(?i)\bdropped ((?:it|them|this|that|[\w.-]+) (?:down )?to ~?\d)`)
+	// countDroppedRe: a count of what was lost ("0 dropped").
+	countDroppedRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?%?) (?:dropped|removed)\b`)
+	// passiveLastRe: the word before the verb makes it a passive ("the
+	// sidecar is dropped"), which is a choice of the project's.
+	passiveLastRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|been|being|got|gets|be|now)\s$`)
+)
+
+// notOurDrop is t with the "dropped" that tells no choice of the
+// project's said neutrally: an upstream's removal, a value lowered.
+func notOurDrop(t string) string {
+	if sm := theyDroppedRe.FindStringSubmatchIndex(t); sm != nil && !passiveLastRe.MatchString(t[:sm[3]]) {
+		t = t[:sm[3]] + "lost " + t[sm[1]:]
+	}
+	return countDroppedRe.ReplaceAllString(droppedToRe.ReplaceAllString(t, "set $1"), "$1 lost")
 }
 
 // withoutDescriptions is t without the "always" and "never" that tell

@@ -112,6 +112,13 @@ func FromAnswer(answer string) []Memory {
 		if !ok {
 			continue
 		}
+		if n := len(out); k == KindTodo && n > 0 && last == i-1 && us[last].para == u.para &&
+			out[n-1].Kind == k && notYetLeadRe.MatchString(cleanInline(u.text)) {
+			// "TODO: cache each bot's path … Not done yet — I want to
+			// check …": the todo's own status, not a second one.
+			last = i
+			continue
+		}
 		if n := len(out); n > 0 && last == i-1 && !u.item && us[last].para == u.para &&
 			out[n-1].Kind == k && anaphoraRe.MatchString(u.text) {
 			// "… That's worth revisiting": one statement told in two sentences.
@@ -213,7 +220,9 @@ var (
 	// openssl", "…, after the reporting job finishes"); a bare fix is
 	// routine.
 	fixWhyRe   = regexp.MustCompile(`(?i), (?:which (?:has|is|fixes|avoids|keeps|includes|ships|contains|doesn'?t|does not)|after (?:the|it|its|every|each))\b`)
-	anaphoraRe = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
+	// notYetLeadRe: a sentence that only says the todo before is open.
+	notYetLeadRe = regexp.MustCompile(`(?i)^(?:(?:it'?s |this is |that'?s )?not (?:done|started|implemented|fixed|there) yet|(?:i )?(?:haven'?t|have not) (?:done|started|touched|tried) (?:it|this|that) yet)\b`)
+	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
 )
 
 // FromPrompt extracts the memories of a user prompt: corrections and standing

@@ -13,6 +13,8 @@ import (
 
 var (
 	// labelSubjectRe: "Config format: TOML", "**Cache**: Redis".
+	// causeOfRe: a root cause labelled with what it is the cause of.
+	causeOfRe      = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying )?root[- ]cause of (?:the |these |those |this |our |all )?([\w /.-]{2,40}?)\s*(?::|\s[—–-]\s)`)
 	labelSubjectRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9 /-]{1,40}?):\s+\S`)
 	// detRe: a noun phrase after a determiner, up to three words.
 	detRe = regexp.MustCompile(`(?i)\b(?:the|our|its|their|this project'?s|the project'?s)\s+((?:[A-Za-z][\w-]*\s+){0,2}[A-Za-z][\w-]*)`)
@@ -36,7 +38,7 @@ func init() {
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
 	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
 	without unless until before after when if than per via across over under about like between through during returns
-	within against except behind next today tomorrow yesterday soon later here there`) {
+	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -49,46 +51,7 @@ func init() {
 	libraries tool tools check checks culprit culprits trigger mistake`) {
 		genericHeads[w] = true
 	}
-	for cat, ws := range map[string]string{
-		"package manager":        "npm pnpm yarn bun poetry pipenv uv",
-		"config format":          "toml yaml yml json5 hcl ini",
-		"test runner":            "jest vitest mocha pytest jasmine ava node:test rspec minitest junit xunit nunit kotest phpunit",
-		"error handling":         "anyhow thiserror eyre snafu",
-		"dependency injection":   "dagger hilt koin guice kodein",
-		"experiment tracking":    "mlflow tensorboard wandb",
-		"error tracking":         "sentry bugsnag rollbar honeybadger",
-		"monitoring":             "datadog prometheus grafana newrelic",
-		"search engine":          "elasticsearch opensearch meilisearch typesense algolia",
-		"ci":                     "jenkins circleci buildkite travis",
-		"infrastructure as code": "terraform pulumi opentofu",
-		"auth provider":          "auth0 keycloak clerk okta cognito passport passport.js lucia nextauth next-auth auth.js better-auth workos stytch supertokens",
-		"state management":       "redux zustand mobx recoil pinia vuex jotai redux-toolkit valtio xstate",
-		"http client":            "axios httpx reqwest okhttp retrofit",
-		"migrations tool":        "alembic flyway liquibase goose",
-		"logging":                "zerolog logrus zap slog log15 winston pino log4j logback loguru",
-		"feature flags":          "launchdarkly unleash flagsmith growthbook flipper",
-		"formatter":              "prettier gofmt black rustfmt ormolu fourmolu stylish-haskell ktfmt",
-		"linter":                 "eslint golangci-lint ruff flake8 pylint staticcheck rubocop clippy ktlint swiftlint phpstan biome",
-		"bundler":                "webpack vite esbuild rollup parcel",
-		"database":               "postgres postgresql mysql mariadb sqlite mongodb",
-		"orm":                    "gorm prisma sqlalchemy typeorm sequelize diesel ecto hibernate eloquent drizzle",
-		"http framework":         "fiber gin echo chi express fastapi flask django",
-		"styling":                "styled-components emotion tailwind tailwindcss sass scss less css-modules vanilla-extract stitches",
-		"job queue":              "sidekiq goodjob good_job celery rq bullmq resque delayed_job oban asynq",
-		"message broker":         "kafka rabbitmq nats activemq mosquitto redpanda mqtt emqx pulsar zenoh",
-		"token signing":          "hs256 rs256 es256 eddsa",
-		"hosting":                "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean",
-		"workflow engine":        "snakemake nextflow cromwell wdl cwl",
-		"translation format":     "gettext po fluent ftl xliff",
-		"orchestrator":           "airflow dagster prefect luigi temporal",
-	} {
-		for _, w := range strings.Fields(ws) {
-			categories[w] = cat
-		}
-		if !strings.Contains(cat, " ") {
-			categoryNames[cat] = cat
-		}
-	}
+	loadLexicon()
 }
 
 // subjectOf is what statement m is about: a label it opens with, the
@@ -109,6 +72,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
 	_, after, colon := strings.Cut(text, ":")
 	sm := labelSubjectRe.FindStringSubmatch(text)
+	if rc := causeOfRe.FindStringSubmatch(text); rc != nil {
+		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "Root cause of the drops: …": what failed
+		}
+	}
 	switch {
 	case colonInCode(m.Text):
 		// "Settled on pinning `index-state: …`": no label.
@@ -243,7 +211,7 @@ var (
 	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|make sure(?: that)?(?: you)?|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
-	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
+	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|pinned|lock|locked|vendored|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
 	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|moves?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
@@ -261,6 +229,11 @@ func clauseSubject(text string) (string, bool) {
 		rest := strings.TrimSpace(t[loc[1]:])
 		rest = strings.TrimSpace(toLeadRe.ReplaceAllString(rest, "")) // "Switch to on-demand initialization"
 		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
+		if sm := anythingUnderRe.FindStringSubmatch(rest); sm != nil {
+			// "Don't touch anything under src/legacy": the place is the
+			// subject, not the verb.
+			return strings.ToLower(strings.Trim(sm[1], ".,;:")), true
+		}
 		if s := nounPhrase(rest); s != "" {
 			// "Replaced the swag comments with …": what was replaced is
 			// the old choice, not what the statement is about; "went
@@ -277,6 +250,10 @@ func clauseSubject(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// anythingUnderRe: what a rule covers by place ("anything under
+// src/legacy", "any file in migrations/").
+var anythingUnderRe = regexp.MustCompile(`(?i)^(?:anything|everything|nothing|any (?:files?|code)|files?|code) (?:under|in|inside|within|below) (?:the )?([\w./-]*[/.][\w./-]*|[\w-]+ (?:folder|directory|dir|package|module))`)
 
 // moveLeadRe: a statement that opens with a move of something.
 var moveLeadRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:moved|migrated|ported)\s`)
@@ -1247,4 +1224,11 @@ func indexWord(s, w string) int {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// OwnCauseSubject reports whether a root cause names what it is the cause
+// of ("Root cause of the drops: …"): that, not the prompt's topic, is its
+// subject.
+func OwnCauseSubject(text string) bool {
+	return causeOfRe.MatchString(strings.TrimSpace(strings.ReplaceAll(text, "`", "")))
 }
