@@ -28,8 +28,9 @@ const (
 	// or out when it says it is one more ("Prod is out." is an outage).
 	gone = `(?:(?:is|are) (?:dropped|gone|retired)(?:` + alsoGone + `)?|(?:is|are) out` + alsoGone + `)`
 	// promptMove: a prompt moving something ("auth goes to Clerk now",
+	// "popup state is moving to Jotai",
 	// "save games move from PlayerPrefs to …", "moving the jobs to …").
-	promptMove = `^[\w-]+(?: [\w-]+)? (?:moves?|goes|go) (?:from [^.;]{1,40}? )?(?:to|onto)\b|^(?:moving|switching|migrating|swapping) [^.;]{1,40}? (?:to|onto|for) \S`
+	promptMove = `^[\w-]+(?: [\w-]+)? (?:moves?|goes|go|(?:is|are) (?:moving|switching|migrating)) (?:from [^.;]{1,40}? )?(?:to|onto)\b|^(?:moving|switching|migrating|swapping) [^.;]{1,40}? (?:to|onto|for) \S`
 	// weAreOnNow: a choice told as where the project is now ("that's
 	// what we're on now").
 	weAreOnNow = `\bthat'?s what we(?:'re| are) (?:on|using|going with|running) now\b`
@@ -284,6 +285,11 @@ var (
 	// categoryChoiceRe: a tool chosen for a category, from now on
 	// ("Error tracking: AppSignal from here on."): a decision, not a rule.
 	categoryChoiceRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,2}\s+(?:` + standingWords + `)[.!]?$`)
+	// labelNowRe: a choice told as a label and what holds now
+	// ("Diagnostics: ITM/SWO now, since we bought a J-Trace probe",
+	// "Credentials: Vault now, through Kubernetes auth"): a decision that
+	// changes an earlier one.
+	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.
@@ -312,7 +318,7 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if turnOnlyRe.MatchString(body) {
 		return "", "", false // "Don't apply anything.": this turn's instruction
 	}
-	if categoryChoiceRe.MatchString(body) {
+	if categoryChoiceRe.MatchString(body) || labelNowRe.MatchString(body) && !standingRe.MatchString(body) {
 		return KindDecision, body, true // "Error tracking: AppSignal from here on."
 	}
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {

@@ -337,7 +337,7 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			if m, ok := newMemory(k, text, seen); ok {
-				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s))
+				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s)) || labelNowRe.MatchString(text) && !standingRe.MatchString(text)
 				m.Evidence = evidence
 				m.Subject = subjectOf(m, "")
 				if own != "" {

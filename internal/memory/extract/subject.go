@@ -239,6 +239,11 @@ func Supersedes(newer, older Memory) bool {
 	if Retires(newer, older) || reverses(newer, older) {
 		return true
 	}
+	if newer.Change && newer.Kind == KindDecision && otherTool(newer, older) {
+		// "Diagnostics: ITM/SWO now" after "Switched the logs to SEGGER
+		// RTT": another tool for the same job.
+		return true
+	}
 	if !sameSubject(newer, older) {
 		return false
 	}

@@ -451,6 +451,7 @@ func sameTopic(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
+	a, b = aliasOf(a), aliasOf(b) // "crash reporting" is error tracking
 	if a == b {
 		return true
 	}
