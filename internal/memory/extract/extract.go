@@ -219,7 +219,7 @@ var (
 	// fixWhyRe: a fix told with why it fixes ("…, which has the patched
 	// openssl", "…, after the reporting job finishes"); a bare fix is
 	// routine.
-	fixWhyRe   = regexp.MustCompile(`(?i), (?:which (?:has|is|fixes|avoids|keeps|includes|ships|contains|doesn'?t|does not)|after (?:the|it|its|every|each))\b`)
+	fixWhyRe = regexp.MustCompile(`(?i), (?:which (?:has|is|fixes|avoids|keeps|includes|ships|contains|doesn'?t|does not)|after (?:the|it|its|every|each))\b`)
 	// notYetLeadRe: a sentence that only says the todo before is open.
 	notYetLeadRe = regexp.MustCompile(`(?i)^(?:(?:it'?s |this is |that'?s )?not (?:done|started|implemented|fixed|there) yet|(?:i )?(?:haven'?t|have not) (?:done|started|touched|tried) (?:it|this|that) yet)\b`)
 	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)
@@ -411,8 +411,8 @@ func bareSubject(k Kind, text string) (string, bool) {
 
 // ruleOfLastRe: a sentence that makes the one before it a standing rule
 // ("That's the rule from now on.", "This is our convention going
-// forward.").
-var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|our|a|my) (?:new |house |standing )?(?:rule|convention|policy|standard)(?: (?:from now on|going forward|here|for this (?:repo|project|codebase)|from here on))?\s*[.!]?$`)
+// forward.", "from now on that's how we ship schema changes").
+var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|our|a|my) (?:new |house |standing )?(?:rule|convention|policy|standard)(?: (?:from now on|going forward|here|for this (?:repo|project|codebase)|from here on))?\s*[.!]?$|^(?:(?:from now on|going forward|from here on),? )?(?:that'?s|that is|this is) (?:how|what) we \w+(?: [\w-]+){0,4}?(?: from now on| going forward| from here on)?\s*[.!]?$`)
 
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").

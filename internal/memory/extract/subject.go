@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -284,14 +285,31 @@ func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
 // Touches reports whether a and b may speak of one thing: sameSubject, or
 // one shared key term that is a third of the shorter statement's ("never
 // commit directly to main" and "pushing straight to main is fine for
-// docs"). Looser than Supersedes asks, for what is only held back for the
+// docs"), or two shared terms, a compound's parts counted. Looser than Supersedes asks, for what is only held back for the
 // owner to decide, never retired by it.
 func Touches(a, b Memory) bool {
 	if sameSubject(a, b) {
 		return true
 	}
-	n := overlap(a.Terms, b.Terms, false)
-	return n >= 1 && n*3 >= min(len(a.Terms), len(b.Terms))
+	ta, tb := withParts(a.Terms), withParts(b.Terms)
+	n := overlap(ta, tb, false)
+	return n >= 2 || n >= 1 && n*3 >= min(len(ta), len(tb))
+}
+
+// withParts is ts with the parts of its compounds too ("auto-migrate"
+// is also "migrate").
+func withParts(ts []string) []string {
+	out := ts
+	for _, t := range ts {
+		if strings.Contains(t, "-") {
+			for _, p := range strings.Split(t, "-") {
+				if len(p) >= 3 && !slices.Contains(out, p) {
+					out = append(out[:len(out):len(out)], p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Carries reports whether decision done, stated in an answer, only
