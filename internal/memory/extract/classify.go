@@ -206,8 +206,9 @@ var (
 	// droppedToRe: a value lowered ("Dropped it to 4 workers"), not a
 	// thing removed.
 	droppedToRe = regexp.MustCompile(`(?i)\bdropped ((?:it|them|this|that|[\w.-]+) (?:down )?to ~?\d)`)
-	// countDroppedRe: a count of what was lost ("0 dropped").
-	countDroppedRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?%?) (?:dropped|removed)\b`)
+	// countDroppedRe: a count of what was lost ("0 dropped"), or a loss
+	// ("anything later is silently dropped", "events are getting dropped").
+	countDroppedRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?%?|silently|quietly|being|getting|gets?) (?:dropped|removed)\b`)
 	// passiveLastRe: the word before the verb makes it a passive ("the
 	// sidecar is dropped"), which is a choice of the project's.
 	passiveLastRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|been|being|got|gets|be|now)\s$`)

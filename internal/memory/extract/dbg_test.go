@@ -47,3 +47,27 @@ func TestDbg(t *testing.T) {
 		}
 	}
 }
+
+func TestDbgOffered(t *testing.T) {
+	for _, f := range []string{"tune.jsonl", "heldout4.jsonl"} {
+		data, _ := os.ReadFile("../testdata/trust/" + f)
+		for _, line := range strings.Split(string(data), "\n") {
+			var sc struct {
+				ID    string
+				Turns []struct{ Prompt, Answer string }
+			}
+			if json.Unmarshal([]byte(line), &sc) != nil || !strings.Contains(","+os.Getenv("DBG_IDS")+",", ","+sc.ID+",") {
+				continue
+			}
+			for _, tn := range sc.Turns {
+				if !asksToChoose(tn.Answer) {
+					continue
+				}
+				_, opts := offered(tn.Answer, units(bound(tn.Answer)))
+				for _, o := range opts {
+					fmt.Printf("%s OPT name=%q\n", sc.ID, o.name)
+				}
+			}
+		}
+	}
+}

@@ -515,6 +515,31 @@ type option struct {
 	text string
 }
 
+// prosRe opens what an option's text says for or against it, after what
+// it does.
+var prosRe = regexp.MustCompile(`\s[—–]\s|\s-\s|;\s|\.\s`)
+
+// what is what the option does, as offered: its text from its name up to
+// its pros and cons ("Keep the watermark, route late records to a side
+// output, and have a nightly Spark job merge them" — not "dashboards stay
+// fresh"), or its name when the text says no more or far more.
+func (o option) what() string {
+	t := strings.TrimSpace(cleanInline(o.text))
+	i := strings.Index(strings.ToLower(t), strings.ToLower(o.name))
+	if i < 0 || i > 16 {
+		return o.name
+	}
+	t = t[i:]
+	if loc := prosRe.FindStringIndex(t); loc != nil {
+		t = t[:loc[0]]
+	}
+	t = strings.TrimRight(t, " ,.;:")
+	if len(t) <= len(o.name) || len(t) > 160 {
+		return o.name
+	}
+	return t
+}
+
 // FromChoice reads a prompt that picks one of the options Claude's
 // previous answer offered ("Two ways to store the config: 1. TOML … 2.
 // YAML … Which do you want?" — "TOML, comments matter to us") as one
@@ -543,7 +568,7 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 			rejected = append(rejected, o.name)
 		}
 	}
-	text := opts[pick].name + ", not " + strings.Join(rejected, " or ")
+	text := opts[pick].what() + ", not " + strings.Join(rejected, " or ")
 	if subject != "" {
 		text = capitalize1(subject) + ": " + text
 	}
@@ -568,13 +593,25 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 // askedSubject is the subject of the user's question the options
 // answered: what it asks to add, choose or do ("We're about to add public
 // IDs to orders…" → "public ids"; "How do we version the orders API?").
+// askedPronounRe: a question about what the sentence before named
+// ("how should we handle them?").
+var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|approach|treat|store|do with|do about|manage|process) (?:them|it|this|these|those)\b`)
+
 func askedSubject(prompt string) string {
 	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
 	// What a sentence asks for or says is needed, in any sentence, before
 	// what the first sentence reports ("prometheus on the ops cluster
 	// OOMs weekly. need long term storage that scales. options?").
-	for _, s := range ss {
+	for i, s := range ss {
 		t := strings.TrimSpace(s)
+		if i > 0 && isQuestion(t) && askedPronounRe.MatchString(t) {
+			// "late events from the mobile SDK are getting dropped … how
+			// should we handle them?": what the sentence before opens on.
+			prev := strings.TrimSpace(detLeadRe.ReplaceAllString(strings.TrimSpace(ss[i-1]), ""))
+			if n := nounPhrase(prev); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !clauseVerbRe.MatchString(prev) && !taskVerbRe.MatchString(prev) {
+				return n
+			}
+		}
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
 		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
