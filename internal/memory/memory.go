@@ -11,6 +11,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +90,10 @@ answer:
 			// cause of what the prompt reported; a todo names its own.
 			m.Subject = topic
 		}
+		if m.UsersChoice && !m.Quoted && slices.ContainsFunc(out[:decided], func(d Statement) bool { return d.Kind == extract.KindDecision }) {
+			// "…, as you chose": the prompt's choice, already read.
+			continue
+		}
 		for _, d := range out[:decided] {
 			if !m.Quoted && extract.Carries(m, d.Memory) {
 				// "We're dropping Vitest" — "Vitest and its config are
@@ -143,7 +148,8 @@ func (t Turn) provenance(m *models.Memory, s Statement) {
 		if !t.Trusted {
 			m.State = models.MemoryProposed
 		}
-	case s.Source == models.SourcePrompt:
+	case s.Source == models.SourcePrompt, s.UsersChoice && s.Source == models.SourceAnswer:
+		// "…, as you chose": the answer tells the user's choice.
 		m.Speaker = models.SpeakerUser
 	default:
 		m.Speaker = models.SpeakerClaude

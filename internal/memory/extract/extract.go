@@ -56,6 +56,9 @@ type Memory struct {
 	// or reported by Claude (QuotedFrom names it), not Claude's own.
 	Quoted     bool
 	QuotedFrom string
+	// UsersChoice: Claude's answer says the statement carries out what
+	// the user chose ("…, as you chose"): the choice is the user's.
+	UsersChoice bool
 	// Evidence is the span the statement was read from, as written.
 	Evidence string
 }
@@ -168,6 +171,7 @@ func FromAnswer(answer string) []Memory {
 			m.Evidence = u.raw
 			m.Subject, m.WeakSubject = subjectStrength(m, u.label)
 			m.WeakSubject = !m.WeakSubject
+			m.UsersChoice = k == KindDecision && asYouChoseRe.MatchString(u.text)
 			out = append(out, m)
 			last = i
 			if len(out) == MaxPerAnswer {
@@ -220,6 +224,10 @@ var (
 	// openssl", "…, after the reporting job finishes"); a bare fix is
 	// routine.
 	fixWhyRe = regexp.MustCompile(`(?i), (?:which (?:has|is|fixes|avoids|keeps|includes|ships|contains|doesn'?t|does not)|after (?:the|it|its|every|each))\b`)
+	// asYouChoseRe: an answer's statement that carries out the user's
+	// choice ("Inventories now live in the Postgres JSONB column, as you
+	// chose.").
+	asYouChoseRe = regexp.MustCompile(`(?i)\b(?:as you (?:chose|picked|decided|asked|wanted|said|suggested)|(?:per|following|going with) your (?:choice|pick|decision|call))\b`)
 	// notYetLeadRe: a sentence that only says the todo before is open.
 	notYetLeadRe = regexp.MustCompile(`(?i)^(?:(?:it'?s |this is |that'?s )?not (?:done|started|implemented|fixed|there) yet|(?:i )?(?:haven'?t|have not) (?:done|started|touched|tried) (?:it|this|that) yet)\b`)
 	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)

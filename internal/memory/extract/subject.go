@@ -296,6 +296,18 @@ func Touches(a, b Memory) bool {
 	return n >= 2 || n >= 1 && n*3 >= min(len(ta), len(tb))
 }
 
+// identRoots are identifiers with what a member or call hangs from
+// ("ApiClient.getBytes()" is also "ApiClient").
+func identRoots(ids []string) []string {
+	out := ids[:len(ids):len(ids)]
+	for _, id := range ids {
+		if i := strings.IndexAny(id, ".("); i > 0 && !slices.Contains(out, id[:i]) {
+			out = append(out, id[:i])
+		}
+	}
+	return out
+}
+
 // withParts is ts with the parts of its compounds too ("auto-migrate"
 // is also "migrate").
 func withParts(ts []string) []string {
@@ -313,12 +325,23 @@ func withParts(ts []string) []string {
 }
 
 // Carries reports whether decision done, stated in an answer, only
-// carries out decision decided, made in the prompt of the same turn: the
-// same subject, and no reason of its own ("Vitest and its config are
-// removed." after "We're dropping Vitest as well").
+// carries out decision decided, made in the prompt of the same turn (the
+// same subject, and no reason of its own: "Vitest and its config are
+// removed." after "We're dropping Vitest as well"), or applies the rule
+// the prompt set, naming what it names.
 func Carries(done, decided Memory) bool {
-	return done.Kind == KindDecision && decided.Kind == KindDecision && sameTopic(done.Subject, decided.Subject) &&
-		!rationaleRe.MatchString(done.Text)
+	if done.Kind != KindDecision || rationaleRe.MatchString(done.Text) {
+		return false
+	}
+	switch decided.Kind {
+	case KindDecision:
+		return sameTopic(done.Subject, decided.Subject)
+	case KindConstraint:
+		// "don't import package:http in widgets" — "its fetch now goes
+		// through ApiClient.getBytes()": the rule applied, by name.
+		return overlap(identRoots(done.Idents), identRoots(decided.Idents), true) > 0 || overlap(done.Files, decided.Files, true) > 0
+	}
+	return false
 }
 
 // Retires reports whether newer, a change, names as replaced what older
