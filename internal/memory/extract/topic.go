@@ -597,6 +597,10 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 // ("how should we handle them?").
 var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|approach|treat|store|do with|do about|manage|process) (?:them|it|this|these|those)\b`)
 
+// askedHowRe: how something is to be done ("how to install quillctl",
+// "how should we version the API").
+var askedHowRe = regexp.MustCompile(`(?i)\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we)) ([a-z]{3,}) (?:the |our |a |an |its |their )?([\w.-]{3,})`)
+
 func askedSubject(prompt string) string {
 	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
 	// What a sentence asks for or says is needed, in any sentence, before
@@ -633,6 +637,11 @@ func askedSubject(prompt string) string {
 	}
 	for _, s := range ss {
 		t := strings.TrimSpace(s)
+		if m := askedHowRe.FindStringSubmatch(t); m != nil && !genericVerbs[strings.ToLower(m[1])] {
+			// "users keep asking how to install quillctl": what is to be
+			// done, to what.
+			return strings.ToLower(m[1] + " " + m[2])
+		}
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {
 				return n
