@@ -335,7 +335,10 @@ func Carries(done, decided Memory) bool {
 	}
 	switch decided.Kind {
 	case KindDecision:
-		return sameTopic(done.Subject, decided.Subject)
+		// "The ksops plugin is removed from Argo CD." after "switch
+		// secrets from SOPS to AWS Secrets Manager": what the change took
+		// away.
+		return sameTopic(done.Subject, decided.Subject) || decided.Change && removalRe.MatchString(done.Text)
 	case KindConstraint:
 		// "don't import package:http in widgets" — "its fetch now goes
 		// through ApiClient.getBytes()": the rule applied, by name.
