@@ -408,3 +408,41 @@ func TestChainsEndInOne(t *testing.T) {
 		}
 	}
 }
+
+// "…, as you chose" tells the user's choice: when the prompt's pick was
+// read from the options, the answer's restatement is the same decision;
+// when it was not, the answer's statement is the user's decision.
+func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
+	store := testutil.OpenStore(t, t.TempDir())
+	t.Cleanup(func() { store.Close() })
+	type turn = struct {
+		Person   string `json:"person"`
+		Imported bool   `json:"imported"`
+		Session  string `json:"session"`
+		Prompt   string `json:"prompt"`
+		Answer   string `json:"answer"`
+	}
+	offered := "Two ways to cache the catalogue:\n\n1. **In-process LRU** — no new service, but each pod warms its own.\n2. **Memcached** — shared across pods, one more thing to run.\n\nWhich do you want?"
+	for name, c := range map[string]struct {
+		offered string
+		pick    string
+	}{
+		"pick read": {offered, "2, shared matters more"},
+		// Options as bold paragraphs the reader does not take for a list.
+		"pick not read": {"**Plan A, in-process LRU cache.** No new service.\n\n**Plan B, a Memcached cluster.** Shared across pods.\n\nThoughts?", "memcached. obviously"},
+	} {
+		var sc scenario
+		sc.ID = "as-you-chose-" + strings.ReplaceAll(name, " ", "-")
+		sc.Turns = append(sc.Turns, turn{Session: "s1", Prompt: "The catalogue endpoint is slow, cache it.", Answer: c.offered},
+			turn{Session: "s1", Prompt: c.pick, Answer: "The catalogue is cached in Memcached as you chose, keyed by catalogue version with a 10-minute TTL."})
+		var decisions []models.Memory
+		for _, m := range runScenario(t, store, sc) {
+			if m.Kind == models.MemoryDecision && m.State == models.MemoryCurrent {
+				decisions = append(decisions, m)
+			}
+		}
+		if len(decisions) != 1 || decisions[0].Speaker != models.SpeakerUser || !strings.Contains(strings.ToLower(decisions[0].Text), "memcached") {
+			t.Errorf("%s: decisions in force %+v, want one of the user's naming Memcached", name, decisions)
+		}
+	}
+}

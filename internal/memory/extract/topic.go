@@ -517,7 +517,7 @@ type option struct {
 
 // prosRe opens what an option's text says for or against it, after what
 // it does.
-var prosRe = regexp.MustCompile(`\s[—–]\s|\s-\s|;\s|\.\s`)
+var prosRe = regexp.MustCompile(`\s[—–]\s|\s-\s|[;:]\s|\.\s|\s\(`)
 
 // what is what the option does, as offered: its text from its name up to
 // its pros and cons ("Keep the watermark, route late records to a side
@@ -599,7 +599,7 @@ var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|app
 
 // askedHowRe: how something is to be done ("how to install quillctl",
 // "how should we version the API").
-var askedHowRe = regexp.MustCompile(`(?i)\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we)) ([a-z]{3,}) (?:the |our |a |an |its |their )?([\w.-]{3,})`)
+var askedHowRe = regexp.MustCompile(`(?i)\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we)) ([a-z]{3,}) (.+)$`)
 
 func askedSubject(prompt string) string {
 	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
@@ -640,7 +640,9 @@ func askedSubject(prompt string) string {
 		if m := askedHowRe.FindStringSubmatch(t); m != nil && !genericVerbs[strings.ToLower(m[1])] {
 			// "users keep asking how to install quillctl": what is to be
 			// done, to what.
-			return strings.ToLower(m[1] + " " + m[2])
+			if n := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(m[2], ""))); n != "" {
+				return strings.ToLower(m[1]) + " " + n
+			}
 		}
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {

@@ -522,8 +522,8 @@ func TestFromChoiceShapes(t *testing.T) {
 		prev       int
 		pick, want string // want "" is no choice
 	}{
-		{0, "2 sounds right", "Rails fragment caching, not Varnish"},
-		{0, "Varnish, we have the ops budget", "Varnish, not Rails fragment caching"},
+		{0, "2 sounds right", "Rails fragment caching in Redis, not Varnish"},
+		{0, "Varnish, we have the ops budget", "Varnish in front of the app, not Rails fragment caching"},
 		{0, "neither, just use a CDN", ""},
 		{1, "the Postgres one", "GoodJob, not Sidekiq"},
 		{1, "hmm not sure, what about Que?", ""},
@@ -889,7 +889,7 @@ func TestFromChoiceParagraphsAndTypos(t *testing.T) {
 		t.Fatalf("FromChoice = %v %+v, want WarpStream chosen about the message broker", ok, m)
 	}
 	m, ok = FromChoice("", prev, "redpnada, the migration is worth it")
-	if !ok || !strings.Contains(m.Text, ": Redpanda, not") {
+	if !ok || !strings.Contains(m.Text, ": Redpanda with tiered storage, not") {
 		t.Fatalf("FromChoice = %v %q, want Redpanda picked through the typo", ok, m.Text)
 	}
 	if editDistance("victoriametrcis", "victoriametrics") != 1 || editDistance("abc", "xyz") != 3 {
@@ -954,5 +954,154 @@ func TestQuotedSentenceJoinsNoRule(t *testing.T) {
 func TestWeAreOnNowAtEnd(t *testing.T) {
 	if !changeRe.MatchString("Cromwell it is, that's what we're on now") {
 		t.Error(`"that's what we're on now" at the end is a change`)
+	}
+}
+
+// A root cause labelled with what failed keeps that as its subject.
+func TestRootCauseOfNamesSubject(t *testing.T) {
+	text := "Root cause of the timeouts: the pool has two connections and the export holds one for minutes."
+	if s, strong := subjectStrength(Memory{Kind: KindCause, Text: text}, ""); s != "timeouts" || !strong {
+		t.Errorf("subject = %q (strong %v), want timeouts, strong", s, strong)
+	}
+	if !OwnCauseSubject(text) || OwnCauseSubject("The root cause is the pool size.") {
+		t.Error("OwnCauseSubject: only a cause labelled with what failed names its own subject")
+	}
+}
+
+// "Not done yet" after a TODO is the todo's status, not a second todo.
+func TestTodoStatusIsNoSecondTodo(t *testing.T) {
+	ms := FromAnswer("TODO: retry the webhook on 5xx with backoff. Not done yet — I'd like your call on the backoff first.")
+	if len(ms) != 1 || ms[0].Kind != KindTodo || !strings.Contains(strings.ToLower(ms[0].Text), "retry the webhook") {
+		t.Errorf("FromAnswer = %+v, want the one todo", ms)
+	}
+}
+
+// "dropped" that tells an upstream's removal, a value lowered or a loss
+// is no choice of the project's; a drop of ours still is.
+func TestDroppedThatIsNoChoice(t *testing.T) {
+	for _, s := range []string{
+		"The base image dropped Python 3.8 last month, so every nightly build breaks.",
+		"The `node:22-alpine` image removed `python3`, so the native build breaks.",
+		"Dropped it to 2 replicas and the queue drains in 3 minutes.",
+		"Sent 500 packets in a burst: 0 dropped.",
+		"Anything older than a minute is silently dropped by the gateway.",
+	} {
+		if k, ok := cue(s, false); ok && k == KindDecision {
+			t.Errorf("cue(%q) = decision, want none", s)
+		}
+	}
+	for _, s := range []string{
+		"We dropped the Redis sidecar because the worker caches in process now.",
+		"The Redis sidecar is dropped: the worker caches in process now.",
+	} {
+		if k, ok := cue(s, false); !ok || k != KindDecision {
+			t.Errorf("cue(%q) = %v %v, want a decision", s, k, ok)
+		}
+	}
+}
+
+// "We no longer use X either — …" retires X, not what follows the dash.
+func TestNoLongerEitherRetires(t *testing.T) {
+	older := FromAnswer("Replaced Jenkins with Travis CI, since the Jenkins box kept running out of disk.")
+	newer := FromPrompt("we no longer use Travis either — CI moves to Buildkite, the agents run on our own hardware")
+	if len(older) != 1 || len(newer) != 1 {
+		t.Fatalf("older %+v, newer %+v: want one statement each", older, newer)
+	}
+	if !Retires(newer[0], older[0]) {
+		t.Errorf("%q should retire %q", newer[0].Text, older[0].Text)
+	}
+}
+
+// Another tool for the same job replaces the earlier choice, whatever
+// words each uses; for jobs a project has several tools for at once, the
+// subjects must agree too.
+func TestOtherToolForSameJob(t *testing.T) {
+	older := FromAnswer("I went with Honeybadger for error reports because it groups Rails exceptions per deploy.")
+	newer := FromPrompt("Exceptions: Rollbar now, since the whole company is on it.")
+	if len(older) != 1 || len(newer) != 1 || !newer[0].Change {
+		t.Fatalf("older %+v, newer %+v: want one statement each, the newer a change", older, newer)
+	}
+	if !Supersedes(newer[0], older[0]) {
+		t.Errorf("%q should replace %q", newer[0].Text, older[0].Text)
+	}
+	analytics := FromAnswer("Analytics events go to ClickHouse instead of Postgres, because the dashboards scan months of rows.")
+	sessions := FromPrompt("Sessions: MySQL now, since the auth service already runs on it.")
+	if len(analytics) != 1 || len(sessions) != 1 {
+		t.Fatalf("analytics %+v, sessions %+v: want one statement each", analytics, sessions)
+	}
+	if otherTool(sessions[0], analytics[0]) {
+		t.Errorf("a database for sessions does not replace one for analytics: %q, %q", sessions[0].Text, analytics[0].Text)
+	}
+	if !sameTopic("crash reporting", "error tracking") || !sameTopic("credentials", "secrets") {
+		t.Error("a category's other names are the same subject")
+	}
+}
+
+// A prompt's "Label: X now, since …", "X is moving to Y" and "from now on
+// that's how we …" shapes.
+func TestPromptLabelNowMovingAndThatsHow(t *testing.T) {
+	for _, p := range []string{
+		"Search: Typesense now, since Algolia's pricing changed.",
+		"routing state is moving to the URL, query params fit much better",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("FromPrompt(%q) = %+v, want one decision that changes", p, ms)
+		}
+	}
+	ms := FromPrompt("squash merges are fine now, I checked with the release team. from now on that's how we merge PRs")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || !strings.Contains(strings.ToLower(ms[0].Text), "squash merges") {
+		t.Errorf("FromPrompt = %+v, want one rule that holds the sentence before", ms)
+	}
+	if ms := FromPrompt("Formatting: gofumpt from now on, the import grouping matters."); len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("a label with \"from now on\" stays a rule: %+v", ms)
+	}
+}
+
+// A teammate's permission touches the owner's rule it relaxes when they
+// share two terms, a compound's parts counted.
+func TestTouchesCompoundParts(t *testing.T) {
+	owner := FromPrompt("never deploy automatically on merge, a human presses the button.")
+	mate := FromPrompt("auto-deploy on merge is fine now, I've cleared it with ops. from now on that's how we release")
+	if len(owner) != 1 || len(mate) != 1 {
+		t.Fatalf("owner %+v, teammate %+v: want one each", owner, mate)
+	}
+	if !Touches(mate[0], owner[0]) {
+		t.Errorf("%v should touch %v", mate[0].Terms, owner[0].Terms)
+	}
+}
+
+// A choice keeps what the chosen option does, not its pros and cons;
+// "how should we handle them?" is about what the sentence before opens
+// on.
+func TestFromChoiceKeepsWhatTheOptionDoes(t *testing.T) {
+	prev := "Options:\n\nA) Retry inline three times — simple, but the request can hang for seconds.\nB) Park failed webhooks in a retry table and replay them from a cron every minute — callers return at once.\n\nWhich do you prefer?"
+	m, ok := FromChoice("Failed webhooks from the billing provider are getting lost. How should we handle them?", prev, "B")
+	if !ok || !strings.Contains(m.Text, "retry table and replay them from a cron") || strings.Contains(m.Text, "callers return at once") || strings.Contains(m.Text, "hang for seconds") {
+		t.Errorf("FromChoice = %v %q, want what B does, not its or A's pros and cons", ok, m.Text)
+	}
+	if m.Subject != "failed webhooks" {
+		t.Errorf("subject = %q, want failed webhooks", m.Subject)
+	}
+	if s := askedSubject("people keep asking how to upgrade the CLI without reinstalling. what should we do?"); s != "upgrade cli" {
+		t.Errorf("askedSubject = %q, want upgrade cli", s)
+	}
+}
+
+// An answer that applies the prompt's rule, naming what the rule names,
+// adds no decision; a bare removal carries out the prompt's change.
+func TestCarriesRuleAndRemoval(t *testing.T) {
+	rule := FromPrompt("from now on every HTTP call goes through our HttpGateway wrapper, no raw fetch in components.")
+	done := FromAnswer("While I was there I found `OrderPage` calling `fetch` directly; it now goes through `HttpGateway.get()`.")
+	if len(rule) != 1 || len(done) != 1 {
+		t.Fatalf("rule %+v, done %+v: want one each", rule, done)
+	}
+	if !Carries(done[0], rule[0]) {
+		t.Errorf("%q applies %q", done[0].Text, rule[0].Text)
+	}
+	change := FromPrompt("switch the queue from SQS to NATS, we need replay.")
+	removed := FromAnswer("The SQS poller is removed from the worker.")
+	if len(change) != 1 || len(removed) != 1 || !Carries(removed[0], change[0]) {
+		t.Errorf("change %+v, removal %+v: the removal carries out the change", change, removed)
 	}
 }
