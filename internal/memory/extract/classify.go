@@ -289,8 +289,9 @@ var (
 	// labelNowRe: a choice told as a label and what holds now
 	// ("Diagnostics: ITM/SWO now, since we bought a J-Trace probe",
 	// "Credentials: Vault now, through Kubernetes auth"): a decision that
-	// changes an earlier one.
-	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)`)
+	// changes an earlier one; so does "Orchestrator: Dagster Cloud,
+	// starting this sprint".
+	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}(?:\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)|,?\s+(?:starting|effective|as of) (?:this|next|today|tomorrow|now|monday|the next)\b)`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.

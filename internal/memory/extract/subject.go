@@ -234,10 +234,17 @@ func Supersedes(newer, older Memory) bool {
 		return false
 	}
 	contradicts := newer.Change || negative(newer.Text) != negative(older.Text) || otherVersion(newer.Text, older.Text)
-	if sameTopic(newer.Subject, older.Subject) && contradicts {
+	if sameTopic(newer.Subject, older.Subject) && (contradicts || otherTool(newer, older)) {
 		return true
 	}
 	if Retires(newer, older) || reverses(newer, older) {
+		return true
+	}
+	if newer.Change && newer.Kind == KindDecision && againRe.MatchString(newer.Text) && older.Change &&
+		overlap(withParts(newer.Terms), withParts(older.Terms), false) > 0 {
+		// "Switched again: CI now lives on Buildkite … outside EKS" after
+		// "Moved the workflows to … the EKS cluster": a change that says
+		// it changes the last change, naming something of it.
 		return true
 	}
 	if newer.Change && newer.Kind == KindDecision && otherTool(newer, older) {
@@ -250,6 +257,9 @@ func Supersedes(newer, older Memory) bool {
 	}
 	return contradicts
 }
+
+// againRe: a change that says it is not the first.
+var againRe = regexp.MustCompile(`(?i)\b(?:switched|moved|changed|migrated|swapped|switching|moving)(?: \w+){0,3}? again\b`)
 
 // rejectedRe finds what a choice turned down: "X instead of Y", "X over
 // Y", "rather than Y".
