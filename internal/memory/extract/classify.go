@@ -292,6 +292,9 @@ var (
 	// changes an earlier one; so does "Orchestrator: Dagster Cloud,
 	// starting this sprint".
 	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}(?:\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)|,?\s+(?:starting|effective|as of) (?:this|next|today|tomorrow|now|monday|the next)\b)`)
+	// boundLabelRe: a bound set as a label and its value ("Lowest
+	// supported API level: 31.", "Max line width: 120 columns.").
+	boundLabelRe = regexp.MustCompile(`(?i)^(?:the |our )?(?:lowest|highest|minimum|maximum|min|max|oldest|newest|smallest|largest) [\w .-]{1,30}:\s*[~≥≤<>=]*\s*\d[\w.%]*(?:\s+[\w%]+)?\s*[.!]?$`)
 	// anyConstraintRe: words that make a rule wherever they stand.
 	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.
@@ -322,6 +325,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	}
 	if categoryChoiceRe.MatchString(body) || labelNowRe.MatchString(body) && !standingRe.MatchString(body) {
 		return KindDecision, body, true // "Error tracking: AppSignal from here on."
+	}
+	if boundLabelRe.MatchString(body) {
+		return KindConstraint, body, true // "Lowest supported API level: 31."
 	}
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
 		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"

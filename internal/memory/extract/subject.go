@@ -262,8 +262,8 @@ func Supersedes(newer, older Memory) bool {
 var againRe = regexp.MustCompile(`(?i)\b(?:switched|moved|changed|migrated|swapped|switching|moving)(?: \w+){0,3}? again\b`)
 
 // rejectedRe finds what a choice turned down: "X instead of Y", "X over
-// Y", "rather than Y".
-var rejectedRe = regexp.MustCompile(`(?i)\b(?:instead of|rather than|over|not) (?:the |our |a |an )?([\w.+-]{2,30})`)
+// Y", "rather than Y", "no more Y".
+var rejectedRe = regexp.MustCompile(`(?i)\b(?:instead of|rather than|over|not|no more) (?:the |our |a |an )?([\w.+-]{2,30})`)
 
 // afterAllRe: a choice that goes back on an earlier one ("Let's use
 // Airflow after all").

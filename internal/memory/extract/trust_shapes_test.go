@@ -1105,3 +1105,35 @@ func TestCarriesRuleAndRemoval(t *testing.T) {
 		t.Errorf("change %+v, removal %+v: the removal carries out the change", change, removed)
 	}
 }
+
+// "Label: X, starting this sprint" changes; "switched again" replaces the
+// last change it names something of; "no more X" rejects X, so "revert
+// to X" goes back on it; a bound set as a label is a rule.
+func TestStartingAgainNoMoreAndBounds(t *testing.T) {
+	ms := FromPrompt("Feature flags: Unleash, starting next week.")
+	if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+		t.Errorf("FromPrompt = %+v, want one decision that changes", ms)
+	}
+	older := FromAnswer("Moved the docs build to the self-hosted `docs-runner` on the ops VM, since the hosted runners time out.")
+	newer := FromAnswer("Switched again: the docs now build on Netlify, because the ops VM is being retired.")
+	if len(older) != 1 || len(newer) != 1 || !Supersedes(newer[0], older[0]) {
+		t.Errorf("older %+v, newer %+v: the second change replaces the first", older, newer)
+	}
+	rule := FromPrompt("no more tabs - two spaces instead, the new linter insists")
+	back := FromPrompt("revert to tabs. the generated files break with spaces")
+	if len(rule) != 1 || len(back) != 1 || !reverses(back[0], rule[0]) {
+		t.Errorf("rule %+v, back %+v: \"revert to tabs\" goes back on \"no more tabs\"", rule, back)
+	}
+	for p, want := range map[string]bool{
+		"Maximum payload size: 2 MB.":                   true,
+		"Lowest supported iOS version: 16.":             true,
+		"Max width: 120 columns.":                       true,
+		"Maximum effort: let's ship this by Friday.":    false,
+		"Newest build: 1.4.2 is on the staging server?": false,
+	} {
+		ms := FromPrompt(p)
+		if got := len(ms) == 1 && ms[0].Kind == KindConstraint; got != want {
+			t.Errorf("FromPrompt(%q) = %+v, want a rule: %v", p, ms, want)
+		}
+	}
+}
