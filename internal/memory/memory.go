@@ -81,6 +81,10 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 		}
 	}
 	decided := len(out) // the prompts' statements
+	asked := ""         // what the options a choice picks among answered
+	if t.PrevPrompt != "" {
+		asked = extract.PromptTopic(t.PrevPrompt)
+	}
 answer:
 	for _, m := range extract.FromAnswer(t.Answer) {
 		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause && !extract.OwnCauseSubject(m.Text)) {
@@ -93,6 +97,10 @@ answer:
 		if m.UsersChoice && !m.Quoted && slices.ContainsFunc(out[:decided], func(d Statement) bool { return d.Kind == extract.KindDecision }) {
 			// "…, as you chose": the prompt's choice, already read.
 			continue
+		}
+		if m.UsersChoice && asked != "" {
+			// The choice answers the question asked before the options.
+			m.Subject = asked
 		}
 		for _, d := range out[:decided] {
 			if !m.Quoted && extract.Carries(m, d.Memory) {

@@ -443,6 +443,8 @@ func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
 		}
 		if len(decisions) != 1 || decisions[0].Speaker != models.SpeakerUser || !strings.Contains(strings.ToLower(decisions[0].Text), "memcached") {
 			t.Errorf("%s: decisions in force %+v, want one of the user's naming Memcached", name, decisions)
+		} else if !strings.Contains(decisions[0].Subject, "catalogue") {
+			t.Errorf("%s: subject %q, want what the question before the options was about (the catalogue)", name, decisions[0].Subject)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func init() {
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
 	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
 	without unless until before after when if than per via across over under about like between through during returns
-	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway`) {
+	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway as`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -208,7 +208,7 @@ var (
 	// \">=3.11\"", "python_requires='>=3.9'").
 	requiresRe = regexp.MustCompile(`(?i)\b(?:requires-(python)|(python)_requires)\s*=\s*["']?\s*(?:>=|~=|==)?\s*\d`)
 	// leadWordsRe: what an instruction opens with before its verb.
-	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|make sure(?: that)?(?: you)?|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still)[\s,]+)+`)
+	leadWordsRe = regexp.MustCompile(`(?i)^(?:(?:please|make sure(?: that)?(?: you)?|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)|from now on|going forward|from here on|always|never|don'?t|do not|only|also|just|and|so|we|i|you|let'?s|we'?ll|we should|i'?ve|we'?ve|we'?re|we are|i'?m|now|no longer|still|already)[\s,]+)+`)
 	// clauseVerbRe: the verb an instruction or a change of design opens
 	// with, its object following.
 	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|pinned|lock|locked|vendored|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
@@ -402,7 +402,7 @@ var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "upd
 var lyNouns = map[string]bool{"family": true, "assembly": true, "supply": true, "anomaly": true, "monopoly": true, "butterfly": true}
 
 // pronouns never name a subject.
-var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
+var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "them": true, "these": true, "those": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
 
 // nounPhrase keeps the words of p up to the first that ends a noun
 // phrase, lowercased; "" when what is left is too general.
@@ -599,7 +599,7 @@ var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|app
 
 // askedHowRe: how something is to be done ("how to install quillctl",
 // "how should we version the API").
-var askedHowRe = regexp.MustCompile(`(?i)\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we)) ([a-z]{3,}) (.+)$`)
+var askedHowRe = regexp.MustCompile(`(?i)(?:\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we))|\b(?:best|right|cleanest|simplest|easiest|proper) way to) ([a-z]{3,}) (.+)$`)
 
 func askedSubject(prompt string) string {
 	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
@@ -616,6 +616,25 @@ func askedSubject(prompt string) string {
 				return n
 			}
 		}
+		if m := askedHowRe.FindStringSubmatch(t); m != nil && !genericVerbs[strings.ToLower(m[1])] {
+			// "users keep asking how to install quillctl": what is to be
+			// done, to what.
+			obj := strings.TrimSpace(detLeadRe.ReplaceAllString(m[2], ""))
+			if f := strings.Fields(obj); len(f) > 0 && pronouns[strings.ToLower(strings.Trim(f[0], ",.;:!?"))] {
+				// "Invoices need to be PDFs now. How should we generate
+				// them?": the verb, and what the sentence before opens on.
+				if i > 0 {
+					prev := strings.TrimSpace(detLeadRe.ReplaceAllString(strings.TrimSpace(ss[i-1]), ""))
+					if n := nounPhrase(prev); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !clauseVerbRe.MatchString(prev) {
+						return strings.ToLower(m[1]) + " " + n
+					}
+				}
+				return strings.ToLower(m[1]) // "what's the best way to sync them"
+			}
+			if n := nounPhrase(obj); n != "" {
+				return strings.ToLower(m[1]) + " " + n
+			}
+		}
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
 		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
@@ -630,20 +649,15 @@ func askedSubject(prompt string) string {
 			}
 		}
 		if m := needLeadRe.FindStringIndex(t); m != nil {
-			if n := nounPhrase(t[m[1]:]); n != "" && !genericHeads[head(n)] {
+			// "want automated a11y checks in CI": a general head named by
+			// what qualifies it is specific enough.
+			if n := nounPhrase(t[m[1]:]); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) {
 				return n
 			}
 		}
 	}
 	for _, s := range ss {
 		t := strings.TrimSpace(s)
-		if m := askedHowRe.FindStringSubmatch(t); m != nil && !genericVerbs[strings.ToLower(m[1])] {
-			// "users keep asking how to install quillctl": what is to be
-			// done, to what.
-			if n := nounPhrase(strings.TrimSpace(detLeadRe.ReplaceAllString(m[2], ""))); n != "" {
-				return strings.ToLower(m[1]) + " " + n
-			}
-		}
 		if i := strings.Index(strings.ToLower(t), " add "); i >= 0 {
 			if n := nounPhrase(t[i+5:]); n != "" {
 				return n
@@ -665,7 +679,7 @@ func askedSubject(prompt string) string {
 // config?", "How do we version the orders API?").
 // needLeadRe: a sentence that opens on what is needed ("need long term
 // storage that scales", "We need a queue for …").
-var needLeadRe = regexp.MustCompile(`(?i)^(?:we |i )?(?:really |still |now )?need (?:a |an |some |the |to pick (?:a |an )?)?`)
+var needLeadRe = regexp.MustCompile(`(?i)^(?:(?:we |i )?(?:really |still |now )?(?:need|want|would like)|(?:we|i)'d (?:really )?like) (?:a |an |some |the |to pick (?:a |an )?|to (?:add|have|get|set up) (?:a |an |some |the )?)?`)
 
 var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 

@@ -1137,3 +1137,20 @@ func TestStartingAgainNoMoreAndBounds(t *testing.T) {
 		}
 	}
 }
+
+// What a question asks about: "how to"/"the best way to" a verb and its
+// object, the sentence before when the object is a pronoun, and what the
+// user wants, named by what qualifies a general head.
+func TestAskedSubjectShapes(t *testing.T) {
+	for p, want := range map[string]string{
+		"Receipts need to be emailed now. What's the best way to send them?":          "send receipts",
+		"people keep asking how to upgrade the CLI without reinstalling. what to do?": "upgrade cli",
+		"want automated visual checks in CI for the storefront so nothing slips. how": "automated visual checks",
+		"we'd like nightly db backups in S3. how":                                     "db backups",
+		"Where should the CLI keep its config?":                                       "config",
+	} {
+		if got := askedSubject(p); got != want {
+			t.Errorf("askedSubject(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
