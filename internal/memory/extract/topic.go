@@ -601,6 +601,10 @@ var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|app
 // "how should we version the API").
 var askedHowRe = regexp.MustCompile(`(?i)(?:\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we))|\b(?:best|right|cleanest|simplest|easiest|proper) way to) ([a-z]{3,}) (.+)$`)
 
+// troubleWithRe: a trouble told with what it is with ("the actual bug
+// with the eod date", "what's wrong with the importer").
+var troubleWithRe = regexp.MustCompile(`(?i)\b(?:bug|problem|issue|wrong|matter|deal|trouble|fault) (?:with|in) (?:the |our |this |that )?(.+)$`)
+
 func askedSubject(prompt string) string {
 	ss := promptSentences(strings.Join(strings.Fields(prompt), " "))
 	// What a sentence asks for or says is needed, in any sentence, before
@@ -633,6 +637,13 @@ func askedSubject(prompt string) string {
 			}
 			if n := nounPhrase(obj); n != "" {
 				return strings.ToLower(m[1]) + " " + n
+			}
+		}
+		if m := troubleWithRe.FindStringSubmatch(t); m != nil {
+			// "so whats the actual bug with the eod date": what the
+			// trouble is with.
+			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] {
+				return n
 			}
 		}
 		// "Where should the CLI keep its config?": what the question ends
