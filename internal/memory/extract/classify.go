@@ -279,7 +279,7 @@ var (
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
 	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
 	// …", "House style is: …", "Team convention:").
-	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:one|general|important|big) thing|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy|constraint|requirement)|ground rule)(?: for (?:(?:this|the|our|all|every|any) )?[\w./ -]{1,30}?)?(?: here)?(?: is)?\s*:\s*\S`)
+	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:one|general|important|big) thing|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy|constraint|requirement)|ground rule|new (?:bar|floor|ceiling|threshold|limit|minimum|maximum))(?: for (?:(?:this|the|our|all|every|any) )?[\w./ -]{1,30}?)?(?: here)?(?:,\s*[\w ,]{1,40}?)?(?: is)?\s*:\s*\S`)
 	// turnOnlyRe: an instruction for this turn only ("Don't apply
 	// anything.", "Do not push it yet.").
 	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?[.!]?$`)
@@ -296,7 +296,7 @@ var (
 	// supported API level: 31.", "Max line width: 120 columns.").
 	boundLabelRe = regexp.MustCompile(`(?i)^(?:the |our )?(?:lowest|highest|minimum|maximum|min|max|oldest|newest|smallest|largest) [\w .-]{1,30}:\s*[~≥≤<>=]*\s*\d[\w.%]*(?:\s+[\w%]+)?\s*[.!]?$`)
 	// anyConstraintRe: words that make a rule wherever they stand.
-	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
+	anyConstraintRe = regexp.MustCompile(`(?i)\bstandardi[sz](?:e|es|ing|ed) on\b|\b(?:merges?|builds?|ci|deploys?|releases?|prs?|the merge|the build) (?:is |are |gets? )?(?:blocked|fails?|rejected) otherwise\b|\bor (?:ci|the build|the merge|the pipeline) fails\b|^no [\w.-]+(?: [\w.-]+){0,4},? ever\b|\b(?:rule|limit|policy|ban) (?:is|was) (?:gone|dropped|lifted|relaxed|scrapped)\b|\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|` + standing + `|\bfull stop\b`)
 	// logLineRe: pasted logs, errors and stack traces.
 	logLineRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}\b|\b(?:ERROR|WARN(?:ING)?|FATAL|Traceback|Exception|panic:|goroutine \d+)\b|(?i:\berror:|\bat [\w.$<>]+\([^)]*:\d+)|^\s*[\w./-]+\.\w+:\d+`)
 	// correctionRe: a prompt that opens by overruling what came before

@@ -203,12 +203,27 @@ func stem(w string) string {
 	switch {
 	case len(w) > 5 && strings.HasSuffix(w, "ies") && !strings.ContainsAny(w[len(w)-4:len(w)-3], "kvo"):
 		return w[:len(w)-3] + "y"
+	case len(w) > 4 && strings.HasSuffix(w, "ses") && !strings.HasSuffix(w, "sses") && !esPlural(w):
+		return w[:len(w)-1] // "responses", "databases", "releases"
+	case len(w) > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		return w[:len(w)-2] // "batches", "hashes"
 	case len(w) > 4 && strings.HasSuffix(w, "es") && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
 		return w[:len(w)-2]
 	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// esPlural: a word in "-ses" whose singular has no "e" ("statuses",
+// "aliases", "buses").
+func esPlural(w string) bool {
+	for _, s := range []string{"tuses", "iases", "buses", "luses", "nuses", "cuses", "ruses", "sises", "xises"} {
+		if strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // family groups kinds that can replace one another: a user's constraint and
@@ -245,6 +260,11 @@ func Supersedes(newer, older Memory) bool {
 		// "Switched again: CI now lives on Buildkite … outside EKS" after
 		// "Moved the workflows to … the EKS cluster": a change that says
 		// it changes the last change, naming something of it.
+		return true
+	}
+	if otherBound(newer, older) {
+		// "from now on 85% minimum on the router" after "line coverage
+		// has to stay above 80% on order-router": the same bar, moved.
 		return true
 	}
 	if newer.Change && newer.Kind == KindDecision && otherTool(newer, older) {
@@ -482,6 +502,29 @@ func Completes(text string, todo Memory) bool {
 		}
 	}
 	return false
+}
+
+var (
+	percentRe = regexp.MustCompile(`\b\d+(?:\.\d+)?\s?%`)
+	boundRe   = regexp.MustCompile(`(?i)\b(?:above|below|under|over|at least|at most|minimum|maximum|min|max|floor|ceiling|up to|no more than|no less than|not below|not above)\b|[≥≤]`)
+)
+
+// otherBound: two rules that each set a percentage as a bound, to other
+// figures, on something they both name.
+func otherBound(newer, older Memory) bool {
+	if newer.Kind != KindConstraint || older.Kind != KindConstraint || !boundRe.MatchString(newer.Text) || !boundRe.MatchString(older.Text) {
+		return false
+	}
+	pn, po := percentRe.FindAllString(newer.Text, 4), percentRe.FindAllString(older.Text, 4)
+	if len(pn) == 0 || len(po) == 0 {
+		return false
+	}
+	for _, p := range pn {
+		if slices.Contains(po, p) {
+			return false
+		}
+	}
+	return overlap(withParts(newer.Terms), withParts(older.Terms), false) > 0
 }
 
 var versionNumRe = regexp.MustCompile(`\b\d+\.\d+(?:\.\d+)?\b`)

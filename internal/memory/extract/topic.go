@@ -165,11 +165,14 @@ func subjectAfterLabel(m Memory, after, label string) (string, bool) {
 	if s, strong := subjectStrength(Memory{Kind: m.Kind, Text: text, Terms: m.Terms}, label); s != "" {
 		return s, strong
 	}
-	if s := nounPhrase(text); s != "" && !genericHeads[head(s)] {
-		return s, true
+	if s := nounPhrase(noLeadRe.ReplaceAllString(text, "")); s != "" && !genericHeads[head(s)] {
+		return s, true // "…: no SOQL inside loops, ever" is about SOQL
 	}
 	return "", false
 }
+
+// noLeadRe: a rule that opens by forbidding what it is about.
+var noLeadRe = regexp.MustCompile(`(?i)^no (?:more |new |further )?`)
 
 // taskVerbRe: a sentence that sets a task.
 var taskVerbRe = regexp.MustCompile(`(?i)^(?:please )?(?:add|fix|set up|setup|integrate|generate|port|build|write|implement|create|make|move|migrate|switch|replace|resize|issue|store|deploy|host|configure|refactor|rewrite|speed up|clean up|update|upgrade|support|handle|enable|disable|turn|change|improve|cache|split|rename|wire|hook up|expose|serve|send|log|track|validate|document|limit)\b`)

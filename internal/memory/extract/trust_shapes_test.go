@@ -1154,3 +1154,40 @@ func TestAskedSubjectShapes(t *testing.T) {
 		}
 	}
 }
+
+// A rule label with an aside, "no X, ever", enforcement told as what
+// fails otherwise; a percentage bar moved replaces the old bar on what
+// both name; "responses" is "response".
+func TestRuleShapesAndMovedBars(t *testing.T) {
+	for _, p := range []string{
+		"House rule, put it in the docs: no raw SQL in controllers, ever.",
+		"no sleeps in tests, ever",
+		"every public function gets a doc comment, the PR is blocked otherwise",
+		"p99 latency has to stay under 200ms on checkout or CI fails",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Kind != KindConstraint {
+			t.Errorf("FromPrompt(%q) = %+v, want one rule", p, ms)
+		}
+	}
+	if ms := FromPrompt("House rule, put it in the docs: no raw SQL in controllers, ever."); len(ms) == 1 && !strings.Contains(ms[0].Subject, "sql") {
+		t.Errorf("subject = %q, want what the rule forbids", ms[0].Subject)
+	}
+	first := FromPrompt("rule: branch coverage has to stay above 70% on the billing module or CI fails")
+	second := FromPrompt("from now on 75% minimum on billing")
+	other := FromPrompt("from now on 75% minimum on the search service")
+	if len(first) != 1 || len(second) != 1 || len(other) != 1 {
+		t.Fatalf("first %+v, second %+v, other %+v: want one rule each", first, second, other)
+	}
+	if !Supersedes(second[0], first[0]) {
+		t.Errorf("%q should replace %q", second[0].Text, first[0].Text)
+	}
+	if otherBound(other[0], first[0]) {
+		t.Errorf("a bar on another module replaces nothing: %q, %q", other[0].Text, first[0].Text)
+	}
+	for w, want := range map[string]string{"responses": "response", "databases": "database", "statuses": "status", "batches": "batch", "classes": "class", "boxes": "box"} {
+		if got := stem(w); got != want {
+			t.Errorf("stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
