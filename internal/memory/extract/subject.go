@@ -339,10 +339,13 @@ func identRoots(ids []string) []string {
 }
 
 // withParts is ts with the parts of its compounds too ("auto-migrate"
-// is also "migrate").
+// is also "migrate"), and a verb's noun ("pooling" is also "pool").
 func withParts(ts []string) []string {
 	out := ts
 	for _, t := range ts {
+		if b, ok := strings.CutSuffix(t, "ing"); ok && len(b) >= 4 && !slices.Contains(out, b) {
+			out = append(out[:len(out):len(out)], b)
+		}
 		if strings.Contains(t, "-") {
 			for _, p := range strings.Split(t, "-") {
 				if len(p) >= 3 && !slices.Contains(out, p) {
