@@ -1,6 +1,9 @@
 package extract
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // subjectCategories name the subject of a statement that names only its
 // choice ("Always use pnpm" is about the package manager): the jobs whose
@@ -223,18 +226,9 @@ func otherTool(newer, older Memory) bool {
 			continue
 		}
 		for _, n := range ns {
-			if !containsStr(os, n) {
+			if !slices.Contains(os, n) {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func containsStr(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
 		}
 	}
 	return false
