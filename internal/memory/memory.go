@@ -87,7 +87,7 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 	}
 answer:
 	for _, m := range extract.FromAnswer(t.Answer) {
-		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause && !extract.OwnCauseSubject(m.Text)) {
+		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause && !extract.OwnCauseSubject(m)) {
 			// "Add an audit trail for admin actions" — "Admin actions go
 			// to an append-only table instead of the log pipeline": the
 			// answer is about what the prompt asked. A root cause is the

@@ -1304,8 +1304,18 @@ func isWordByte(c byte) bool {
 }
 
 // OwnCauseSubject reports whether a root cause names what it is the cause
-// of ("Root cause of the drops: …"): that, not the prompt's topic, is its
-// subject.
-func OwnCauseSubject(text string) bool {
-	return causeOfRe.MatchString(strings.TrimSpace(strings.ReplaceAll(text, "`", "")))
+// of ("Root cause of the drops: …", "Composition failure: …") or is about
+// code it names ("`SymbolIndex` is declared as uint16, so …"): that, not
+// the prompt's topic, is its subject.
+func OwnCauseSubject(m Memory) bool {
+	t := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
+	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) {
+		return true
+	}
+	return m.Subject != "" && (slices.ContainsFunc(m.Idents, func(id string) bool { return strings.EqualFold(id, m.Subject) }) ||
+		slices.ContainsFunc(m.Files, func(f string) bool { return strings.EqualFold(f, m.Subject) }))
 }
+
+// failureLabelRe: a cause labelled with what failed ("Composition
+// failure: the root cause is …").
+var failureLabelRe = regexp.MustCompile(`(?i)^(?:the )?[\w .-]{2,30}? (?:failure|error|crash|bug|regression|outage)s?\s*:\s*\S`)

@@ -963,8 +963,19 @@ func TestRootCauseOfNamesSubject(t *testing.T) {
 	if s, strong := subjectStrength(Memory{Kind: KindCause, Text: text}, ""); s != "timeouts" || !strong {
 		t.Errorf("subject = %q (strong %v), want timeouts, strong", s, strong)
 	}
-	if !OwnCauseSubject(text) || OwnCauseSubject("The root cause is the pool size.") {
-		t.Error("OwnCauseSubject: only a cause labelled with what failed names its own subject")
+	own := func(text string) bool {
+		ms := FromAnswer(text)
+		return len(ms) == 1 && OwnCauseSubject(ms[0])
+	}
+	for text, want := range map[string]bool{
+		text: true,
+		"Build failure: the root cause is that the runner image has no NDK 26.":                            true,
+		"`RetryBudget` is declared per request, which is why the retries multiply and the calls time out.": true,
+		"The root cause is the pool size, which is two while the export holds one for minutes.":            false,
+	} {
+		if got := own(text); got != want {
+			t.Errorf("OwnCauseSubject(%q) = %v, want %v", text, got, want)
+		}
 	}
 }
 
