@@ -294,6 +294,16 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			k, text, ok := classifyPrompt(s)
+			if told != nil && told.Change && replacesItRe.MatchString(strings.TrimSpace(s)) {
+				// "we no longer use float32 for reflectivity, the store is
+				// 4x too big. store it as uint8 with 0.5 dBZ steps": what
+				// replaces it, asked for, is part of the change.
+				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {
+					m.Change = true
+					*told = m
+					continue
+				}
+			}
 			if told != nil && continues(s) && (!ok || k == told.Kind || told.Change) {
 				// "we're off Box2D - the licence review flagged it. use
 				// Rapier instead": a sentence typed on without a capital,
@@ -416,6 +426,10 @@ func saysWhatAbout(s string) bool {
 func bareSubject(k Kind, text string) (string, bool) {
 	return subjectStrength(Memory{Kind: k, Text: text, Terms: terms(text)}, "")
 }
+
+// replacesItRe: a request that says what to do with the thing a change
+// just named ("store it as uint8", "use them from the CDN instead").
+var replacesItRe = regexp.MustCompile(`(?i)^(?:(?:just|now|then|so|and) )?(?:store|keep|write|encode|save|put|send|run|host|deploy|use|serve|cache|log|ship|build|publish|route|load|read) (?:it|them|those|these)\b`)
 
 // ruleOfLastRe: a sentence that makes the one before it a standing rule
 // ("That's the rule from now on.", "This is our convention going

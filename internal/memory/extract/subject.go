@@ -326,6 +326,18 @@ func Touches(a, b Memory) bool {
 	return n >= 2 || n >= 1 && n*3 >= min(len(ta), len(tb))
 }
 
+// withDigits are the terms that hold a digit ("int16", "utf-8", "v2"):
+// values, specific enough to tell one rule apart.
+func withDigits(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if strings.ContainsAny(t, "0123456789") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // identRoots are identifiers with what a member or call hangs from
 // ("ApiClient.getBytes()" is also "ApiClient").
 func identRoots(ids []string) []string {
@@ -375,7 +387,10 @@ func Carries(done, decided Memory) bool {
 	case KindConstraint:
 		// "don't import package:http in widgets" — "its fetch now goes
 		// through ApiClient.getBytes()": the rule applied, by name.
-		return overlap(identRoots(done.Idents), identRoots(decided.Idents), true) > 0 || overlap(done.Files, decided.Files, true) > 0
+		// "from now on dBZ values are stored as int16" — "Switched the
+		// encoder to int16 …": a value only the rule names.
+		return overlap(identRoots(done.Idents), identRoots(decided.Idents), true) > 0 || overlap(done.Files, decided.Files, true) > 0 ||
+			overlap(withDigits(done.Terms), withDigits(decided.Terms), false) > 0
 	}
 	return false
 }
