@@ -350,5 +350,14 @@ func classifyPrompt(s string) (Kind, string, bool) {
 			return KindConstraint, body, true
 		}
 	}
+	if insteadWhyRe.MatchString(body) {
+		// "housekeeping updates: consume them from the group's Kafka
+		// topic instead of Opera webhooks, since …": a change with its
+		// reason.
+		return KindDecision, body, true
+	}
 	return "", "", false
 }
+
+// insteadWhyRe: a prompt's sentence that replaces something and says why.
+var insteadWhyRe = regexp.MustCompile(`(?i)\binstead of\b[^.;?]{1,80}?\b(?:since|because|as)\b`)

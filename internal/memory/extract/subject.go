@@ -419,6 +419,9 @@ func Retires(newer, older Memory) bool {
 			if n := overlap(ts, older.Terms, false); n >= 2 || n == 1 && len(ts) == 1 && !genericHeads[ts[0]] && len(ts[0]) >= 4 {
 				return true
 			}
+			if len(ts) > 1 && len(ts) <= 3 && !genericHeads[ts[len(ts)-1]] && len(ts[len(ts)-1]) >= 4 && overlap(ts[len(ts)-1:], older.Terms, false) == 1 {
+				return true // "instead of Opera webhooks" after "switch … to the webhooks": what it names, by its head
+			}
 		}
 	}
 	return false
