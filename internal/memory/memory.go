@@ -87,6 +87,13 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 	}
 answer:
 	for _, m := range extract.FromAnswer(t.Answer) {
+		for _, d := range out[:decided] {
+			// Its own subject first: "Reverted the audio path to the SDL2
+			// queue" carries out "Back to SDL2 for audio after all".
+			if !m.Quoted && extract.Carries(m, d.Memory) {
+				continue answer
+			}
+		}
 		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause && !extract.OwnCauseSubject(m)) {
 			// "Add an audit trail for admin actions" — "Admin actions go
 			// to an append-only table instead of the log pipeline": the

@@ -350,7 +350,7 @@ func classifyPrompt(s string) (Kind, string, bool) {
 			return KindConstraint, body, true
 		}
 	}
-	if insteadWhyRe.MatchString(body) {
+	if insteadWhyRe.MatchString(body) || replacedWithRe.MatchString(body) || nowGoesRe.MatchString(body) {
 		// "housekeeping updates: consume them from the group's Kafka
 		// topic instead of Opera webhooks, since …": a change with its
 		// reason.
@@ -359,5 +359,15 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	return "", "", false
 }
 
-// insteadWhyRe: a prompt's sentence that replaces something and says why.
-var insteadWhyRe = regexp.MustCompile(`(?i)\binstead of\b[^.;?]{1,80}?\b(?:since|because|as)\b`)
+var (
+	// insteadWhyRe: a prompt's sentence that replaces something and says
+	// why.
+	insteadWhyRe = regexp.MustCompile(`(?i)\binstead of\b[^.;?]{1,80}?\b(?:since|because|as)\b`)
+	// replacedWithRe: a replacement the user made, told with its reason
+	// ("replaced SDL2 audio with cpal, because …"), or told from and to
+	// ("switched card payments from Adyen to Mollie — …").
+	replacedWithRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:replaced|swapped) [^.;?]{1,50}? (?:with|for|by) [^.;?]{1,50}?\b(?:because|since|as)\b|^(?:i |we )?(?:switched|moved|migrated) [^.;?]{1,40}? from [^.;?]{1,40}? to \S`)
+	// nowGoesRe: where something goes now ("Checkout now goes through
+	// Stripe, since …").
+	nowGoesRe = regexp.MustCompile(`(?i)^(?:the |our |all )?[\w -]{1,30}? now (?:goes|go|runs|run|lives|live|happens|sits|is handled|are handled) (?:through|via|on|in|at|by) \S`)
+)

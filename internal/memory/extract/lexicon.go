@@ -115,7 +115,7 @@ var lexicon = map[string]string{
 	"dependency updates":     "dependabot renovate",
 	"load testing":           "k6 locust jmeter gatling artillery vegeta",
 	"email provider":         "sendgrid mailgun postmark ses amazon_ses resend mandrill sparkpost",
-	"payments":               "stripe braintree adyen paddle lemonsqueezy chargebee recurly",
+	"payments":               "stripe braintree adyen paddle lemonsqueezy chargebee recurly mollie razorpay klarna square",
 	"product analytics":      "mixpanel amplitude segment posthog plausible google_analytics fathom matomo",
 	"push notifications":     "fcm apns onesignal airship",
 	"ml framework":           "pytorch tensorflow jax keras",

@@ -209,7 +209,7 @@ func stem(w string) string {
 		return w[:len(w)-2] // "batches", "hashes"
 	case len(w) > 4 && strings.HasSuffix(w, "es") && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
 		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
 		return w[:len(w)-1]
 	}
 	return w
@@ -299,6 +299,18 @@ func reverses(newer, older Memory) bool {
 	for _, m := range rejectedRe.FindAllStringSubmatch(strings.ReplaceAll(older.Text, "`", ""), 4) {
 		if w := strings.ToLower(m[1]); !genericHeads[w] && !phraseStop[w] && indexWord(strings.ToLower(newer.Text), w) >= 0 {
 			return true
+		}
+	}
+	// "replaced SDL2 audio with cpal" — "back to SDL2 for audio after all":
+	// what older replaced, chosen again.
+	back := strings.ToLower(newer.Text)
+	for _, sm := range replacedRe.FindAllStringSubmatch(strings.ReplaceAll(older.Text, "`", ""), 4) {
+		for _, g := range sm[1:] {
+			for _, w := range retiredTerms(terms(g)) {
+				if len(w) >= 3 && !genericHeads[w] && indexWord(back, w) >= 0 {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -63,6 +63,10 @@ func subjectOf(m Memory, label string) string {
 	return s
 }
 
+// backForRe: a return to a choice for something ("Back to SDL2 for audio
+// after all", "switch back to Yarn for the monorepo").
+var backForRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?re )?(?:go(?:ing)? )?back to|revert(?:ed|ing)? to|switch(?:ed|ing)? back to) \S+(?: \S+)? for (?:the |our |all )?([\w -]{2,30})`)
+
 // subjectStrength is subjectOf, and whether the statement names its
 // subject itself (a label, a version, a tool's category, what opens it)
 // rather than in passing (a noun phrase further on, an identifier, the
@@ -90,6 +94,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			}
 		}
 		return subjectAfterLabel(m, text[len(sm[1])+1:], label) // "Rule for this repo: never commit …"
+	}
+	if sm := backForRe.FindStringSubmatch(text); sm != nil {
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "Back to SDL2 for audio after all": audio
+		}
 	}
 	if sm := frontedTopicRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {

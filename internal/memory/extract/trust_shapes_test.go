@@ -1202,3 +1202,34 @@ func TestRuleShapesAndMovedBars(t *testing.T) {
 		}
 	}
 }
+
+// A prompt's replacement with its reason, a move told from and to, where
+// something goes now, a change told with "instead of … since"; a return
+// to what an earlier change replaced goes back on it; "instead of Opera
+// webhooks" retires what named the webhooks.
+func TestPromptReplacementsAndReturns(t *testing.T) {
+	for _, p := range []string{
+		"replaced Jest with Vitest, because the ESM config fights us every release.",
+		"switched image hosting from Cloudinary to imgproxy — the bill doubled",
+		"Search now goes through Typesense, since Algolia dropped our plan",
+		"nightly reports: render them with WeasyPrint instead of wkhtmltopdf, since the latter is archived",
+	} {
+		ms := FromPrompt(p)
+		if len(ms) != 1 || ms[0].Kind != KindDecision {
+			t.Errorf("FromPrompt(%q) = %+v, want one decision", p, ms)
+		}
+	}
+	replaced := FromPrompt("replaced Redis sessions with signed cookies, because the cache node keeps restarting.")
+	back := FromPrompt("back to Redis for sessions after all, the cookies got too large")
+	if len(replaced) != 1 || len(back) != 1 || !reverses(back[0], replaced[0]) {
+		t.Errorf("replaced %+v, back %+v: the return goes back on the replacement", replaced, back)
+	}
+	if len(back) == 1 && back[0].Subject != "sessions" {
+		t.Errorf("subject = %q, want what the return is for (sessions)", back[0].Subject)
+	}
+	older := FromPrompt("switch order sync to the partner webhooks")
+	newer := FromPrompt("order updates: read them from the shared NATS stream instead of partner webhooks, since the webhooks drop events at night")
+	if len(older) != 1 || len(newer) != 1 || !Retires(newer[0], older[0]) {
+		t.Errorf("older %+v, newer %+v: the stream replaces the webhooks", older, newer)
+	}
+}
