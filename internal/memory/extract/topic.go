@@ -204,6 +204,9 @@ func PromptTopic(prompt string) string {
 		}
 	}
 	if t == "" {
+		t = troubleSubject(p)
+	}
+	if t == "" {
 		t = askedSubject(p)
 	}
 	if t == "" || genericHeads[head(t)] && len(strings.Fields(t)) == 1 {
@@ -608,6 +611,42 @@ var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|goo
 // askedPronounRe: a question about what the sentence before named
 // ("how should we handle them?").
 var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|approach|treat|store|do with|do about|manage|process) (?:them|it|this|these|those)\b`)
+
+// troubleRe: a report that opens on what is in trouble ("ladder-export
+// dies on the bottling line project", "ISS passes keep losing the last
+// 20 seconds", "Warpstones wont load on paper 1.21"), after who reports
+// it ("teachers say …").
+var (
+	troubleRe       = regexp.MustCompile(`(?i)^(?:the |our |my )?((?:[\w.-]+ ){0,2}?[\w.-]+) (?:(?:dies|died|crashes|crashed|fails|failed|breaks|broke|hangs|hung|errors|leaks|ooms|stalls|disappears?|vanish(?:es)?|freezes|froze)\b|(?:keeps?|kept|started|starts) (?:failing|crashing|dying|losing|dropping|timing out|hanging|leaking|erroring|breaking|logging)\b|(?:is|are) (?:failing|broken|crashing|hanging|leaking|timing out|off by|flaky|slow)\b|(?:won'?t|wont|doesn'?t|don'?t|can'?t|cannot) (?:load|start|build|compile|boot|connect|render|save|sync|run|work|open)\b|times out\b)`)
+	troubleReportRe = regexp.MustCompile(`(?i)^(?:[\w ]{1,20} (?:says?|said|report(?:s|ed)?|tell me|told me) (?:that )?)`)
+)
+
+// commandWords open a command line, not a thing ("mvn package -Dnative
+// fails"); vagueTrouble names no part of the project ("the game
+// crashes").
+var (
+	commandWords = map[string]bool{"mvn": true, "cargo": true, "npm": true, "pnpm": true, "yarn": true, "go": true, "make": true, "docker": true,
+		"gradle": true, "pip": true, "bundle": true, "mix": true, "dotnet": true, "kubectl": true, "terraform": true, "tofu": true, "helm": true}
+	vagueTrouble = map[string]bool{"game": true, "it": true, "everything": true, "site": true, "website": true, "project": true, "thing": true, "stuff": true}
+)
+
+// troubleSubject is what a prompt reports in trouble, "" when it opens on
+// no such report: the subject a root cause and its fix are about.
+func troubleSubject(p string) string {
+	for _, s := range promptSentences(p) {
+		t := strings.TrimSpace(troubleReportRe.ReplaceAllString(strings.TrimSpace(s), ""))
+		if isRequest(t) || clauseVerbRe.MatchString(t) {
+			continue // "Look at the failing e2e run": a task
+		}
+		if m := troubleRe.FindStringSubmatch(t); m != nil {
+			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !stopwords[strings.Fields(n)[0]] &&
+				!commandWords[strings.Fields(n)[0]] && !strings.Contains(n, " -") && !vagueTrouble[n] {
+				return n
+			}
+		}
+	}
+	return ""
+}
 
 // askedHowRe: how something is to be done ("how to install quillctl",
 // "how should we version the API").

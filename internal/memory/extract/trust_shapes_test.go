@@ -1233,3 +1233,21 @@ func TestPromptReplacementsAndReturns(t *testing.T) {
 		t.Errorf("older %+v, newer %+v: the stream replaces the webhooks", older, newer)
 	}
 }
+
+// A bug report's topic is what it says is in trouble, not the place it
+// happens in or a document it points at; a command or a vague "the game"
+// is no subject.
+func TestTroubleTopic(t *testing.T) {
+	for p, want := range map[string]string{
+		"invoice-export dies on the acme tenant (eu region). log below, whats going on":    "invoice-export",
+		"Nightly syncs keep timing out after 40 min. the runbook is in docs/ops if useful": "syncs",
+		"support says uploads vanish after the retry on the ipad app. issue #88":           "uploads",
+		"mvn package -Dnative fails on CI since the bump":                                  "",
+		"the game crashes on level 3":                                                      "",
+		"Look at the failing e2e run and tell me what broke.":                              "",
+	} {
+		if got := troubleSubject(p); got != want {
+			t.Errorf("troubleSubject(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
