@@ -332,6 +332,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
 		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"
 	}
+	if topicReturnRe.MatchString(body) {
+		return "", "", false // "back to the witness signing failure": the conversation's topic, not a choice
+	}
 	if promptDecisionRe.MatchString(body) {
 		return KindDecision, body, true
 	}
@@ -358,6 +361,10 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	}
 	return "", "", false
 }
+
+// topicReturnRe: a prompt going back to a topic of the conversation, not
+// to an earlier choice.
+var topicReturnRe = regexp.MustCompile(`(?i)^(?:(?:let'?s )?(?:go |get )?back to|returning to) (?:the |that |this |our |my |your )?(?:[\w-]+ ){0,5}?(?:failure|failures|bug|bugs|issue|issues|problem|problems|error|errors|crash|crashes|question|task|topic|ticket|thing|discussion|point|plan|investigation|review)\b`)
 
 var (
 	// insteadWhyRe: a prompt's sentence that replaces something and says

@@ -431,7 +431,7 @@ func nounPhrase(p string) string {
 			}
 			break // "the API docs properly"
 		}
-		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 || strings.Contains(w, "://") || !letterRe.MatchString(w) {
+		if strings.HasPrefix(w, "(") || strings.HasPrefix(w, "—") || len(kept) == 3 || strings.Contains(w, "://") || !letterRe.MatchString(w) && !(len(kept) == 0 && fieldNumRe.MatchString(w)) {
 			break // code, a URL or a pipe ends a name
 		}
 		end := strings.ContainsAny(w[len(w)-1:], ",.;:!?)")
@@ -456,6 +456,10 @@ func nounPhrase(p string) string {
 	}
 	return strings.Join(kept, " ")
 }
+
+// fieldNumRe: a number that names a thing ("the 001 control number",
+// "the 404 page").
+var fieldNumRe = regexp.MustCompile(`^\d{3}$`)
 
 // edNouns end in "ed" but are no verbs.
 var edNouns = map[string]bool{"seed": true, "speed": true, "feed": true, "need": true, "embed": true, "shared": true, "signed": true, "nested": true, "cached": true, "hashed": true, "based": true}
