@@ -67,6 +67,14 @@ func subjectOf(m Memory, label string) string {
 // after all", "switch back to Yarn for the monorepo").
 var backForRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?re )?(?:go(?:ing)? )?back to|revert(?:ed|ing)? to|switch(?:ed|ing)? back to) \S+(?: \S+)? for (?:the |our |all )?([\w -]{2,30})`)
 
+// ruleForRe: what a rule label says the rule is for, a kind of thing
+// ("Rule for all subgraphs:", "Convention for new endpoints:").
+var ruleForRe = regexp.MustCompile(`(?i)^[^:]{0,40}?\bfor (?:all|every|any|new) ([\w./ -]{2,30}?)(?: here)?\s*:`)
+
+// repoWords name the whole project, no subject of a rule.
+var repoWords = map[string]bool{"repo": true, "this repo": true, "repository": true, "this repository": true, "codebase": true, "this codebase": true,
+	"code base": true, "project": true, "this project": true, "code": true, "team": true, "us": true, "everyone": true}
+
 // subjectStrength is subjectOf, and whether the statement names its
 // subject itself (a label, a version, a tool's category, what opens it)
 // rather than in passing (a noun phrase further on, an identifier, the
@@ -85,7 +93,13 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	case colonInCode(m.Text):
 		// "Settled on pinning `index-state: …`": no label.
 	case colon && ruleLabelRe.MatchString(text):
-		// "Rule of thumb for this repo: …": the label names no subject.
+		// "Rule for all subgraphs: …" names what the rule covers; "Rule
+		// of thumb for this repo: …" names no subject.
+		if sm := ruleForRe.FindStringSubmatch(text); sm != nil && !repoWords[strings.ToLower(strings.TrimSpace(sm[1]))] {
+			if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
+				return s, true
+			}
+		}
 		return subjectAfterLabel(m, after, label)
 	case sm != nil && len(strings.Fields(sm[1])) <= 4 && !(actLabelRe.MatchString(sm[1]) && len(strings.Fields(sm[1])) > 2):
 		if s := nounPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {

@@ -1251,3 +1251,31 @@ func TestTroubleTopic(t *testing.T) {
 		}
 	}
 }
+
+// "back to the … failure" returns to a topic; a rule label for a kind of
+// thing names its subject; a three-digit number can name a thing.
+func TestTopicReturnRuleForAndNumberedNames(t *testing.T) {
+	for _, p := range []string{"ok, back to the login redirect bug", "let's get back to the flaky upload issue"} {
+		if ms := FromPrompt(p); len(ms) != 0 {
+			t.Errorf("FromPrompt(%q) = %+v, want nothing", p, ms)
+		}
+	}
+	if ms := FromPrompt("back to Celery for the email jobs after all, RQ lost tasks on restart"); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("a return to a choice is still a decision: %+v", ms)
+	}
+	for text, want := range map[string]string{
+		"Rule for all migrations: every one is reversible, no data changes in schema files.": "migrations",
+		"Rule for this repo from here on: no argparse flags in train.py.":                     "",
+	} {
+		ms := FromPrompt(text)
+		if len(ms) != 1 {
+			t.Fatalf("FromPrompt(%q) = %+v, want one rule", text, ms)
+		}
+		if got := ms[0].Subject; want != "" && got != want || want == "" && got == "repo from here on" {
+			t.Errorf("subject of %q = %q, want %q", text, got, want)
+		}
+	}
+	if got := nounPhrase("the 404 page for the shop"); got != "404 page" {
+		t.Errorf("nounPhrase = %q, want 404 page", got)
+	}
+}
