@@ -391,11 +391,15 @@ func toldOn(k Kind, last Memory, text, s string) (Memory, bool) {
 // add a /healthz route", "fix the typo too").
 func continues(s string) bool {
 	t := strings.TrimSpace(s)
-	if t == "" || t[0] < 'a' || t[0] > 'z' {
+	if t == "" || t[0] < 'a' || t[0] > 'z' || topicShiftRe.MatchString(t) {
 		return false
 	}
 	return !isRequest(t) && !isQuestion(t)
 }
+
+// topicShiftRe: a sentence that says it starts another subject
+// ("separate thing: …", "unrelated, but …").
+var topicShiftRe = regexp.MustCompile(`(?i)^(?:(?:a |one )?separate (?:thing|note|topic)|unrelated|another thing|different (?:thing|topic)|on another note|side note|also unrelated)\b`)
 
 // isRequest reports whether a prompt's sentence asks for work ("now add
 // …", "can u look at …", "bump kotlin").
@@ -454,7 +458,7 @@ func Stated(k Kind, text string) (Memory, bool) {
 func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	text = capitalize(clip(cleanInline(text), MaxText))
 	key := strings.ToLower(text)
-	if utf8.RuneCountInString(text) < 8 || seen[key] {
+	if utf8.RuneCountInString(text) < 8 || len(strings.Fields(text)) < 2 || seen[key] {
 		return Memory{}, false
 	}
 	seen[key] = true

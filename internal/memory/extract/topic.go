@@ -668,7 +668,7 @@ func troubleSubject(p string) string {
 
 // askedHowRe: how something is to be done ("how to install quillctl",
 // "how should we version the API").
-var askedHowRe = regexp.MustCompile(`(?i)(?:\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we))|\b(?:best|right|cleanest|simplest|easiest|proper) way to) ([a-z]{3,}) (.+)$`)
+var askedHowRe = regexp.MustCompile(`(?i)(?:\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we|the [\w.-]+|[\w.-]+))|\b(?:best|right|cleanest|simplest|easiest|proper) way to) ([a-z]{3,}) (.+)$`)
 
 // troubleWithRe: a trouble told with what it is with ("the actual bug
 // with the eod date", "what's wrong with the importer").
@@ -707,6 +707,7 @@ func askedSubject(prompt string) string {
 			if n := nounPhrase(obj); n != "" {
 				return strings.ToLower(m[1]) + " " + n
 			}
+			return strings.ToLower(m[1]) // "how should slurm prioritise jobs?": the jobs are any
 		}
 		if m := troubleWithRe.FindStringSubmatch(t); m != nil {
 			// "so whats the actual bug with the eod date": what the

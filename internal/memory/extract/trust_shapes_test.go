@@ -1279,3 +1279,25 @@ func TestTopicReturnRuleForAndNumberedNames(t *testing.T) {
 		t.Errorf("nounPhrase = %q, want 404 page", got)
 	}
 }
+
+// "Label: we're replacing X with Y" is a change that retires X; a
+// sentence that starts another subject does not tell the one before on;
+// "how should slurm prioritise jobs" asks about prioritising; a one-word
+// statement is none.
+func TestReplacingTopicShiftAndOneWord(t *testing.T) {
+	older := FromAnswer("For CI ↔ cache traffic I used a shared NFS mount instead of per-job tarballs, because restoring tarballs took four minutes a job.")
+	newer := FromPrompt("caching between the CI jobs and the runners: we're replacing the shared NFS mount with the S3 cache action. nfs locks up whenever a runner is preempted")
+	if len(older) != 1 || len(newer) != 1 || !newer[0].Change || !Retires(newer[0], older[0]) {
+		t.Errorf("older %+v, newer %+v: the replacement retires the mount", older, newer)
+	}
+	ms := FromPrompt("Deploys are manual from now on, the pipeline keeps flaking. separate thing: for search we went with Meilisearch instead of Elasticsearch, since it runs in 200 MB")
+	if len(ms) != 2 || strings.HasPrefix(strings.ToLower(ms[1].Text), "separate") {
+		t.Errorf("FromPrompt = %+v, want two statements, the second without its opening", ms)
+	}
+	if got := askedSubject("new cluster goes live soon. how should slurm prioritise jobs?"); got != "prioritise" {
+		t.Errorf("askedSubject = %q, want prioritise", got)
+	}
+	if ms := FromAnswer("Switched."); len(ms) != 0 {
+		t.Errorf("FromAnswer(\"Switched.\") = %+v, want nothing", ms)
+	}
+}
