@@ -89,6 +89,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			return s, true // "Root cause of the drops: …": what failed
 		}
 	}
+	if rc := comeFromRe.FindStringSubmatch(text); rc != nil && m.Kind == KindCause {
+		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "The 500s come from pool exhaustion": the 500s
+		}
+	}
 	switch {
 	case colonInCode(m.Text):
 		// "Settled on pinning `index-state: …`": no label.
@@ -1370,13 +1375,16 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
+// comeFromRe: a failure told with where it comes from.
+var comeFromRe = regexp.MustCompile(`(?i)^(?:the |our |these |those |all )?((?:[\w.-]+ ){0,2}?[\w.-]+) (?:come|comes|came|stem|stems|stemmed) from\b`)
+
 // OwnCauseSubject reports whether a root cause names what it is the cause
 // of ("Root cause of the drops: …", "Composition failure: …") or is about
 // code it names ("`SymbolIndex` is declared as uint16, so …"): that, not
 // the prompt's topic, is its subject.
 func OwnCauseSubject(m Memory) bool {
 	t := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
-	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) {
+	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) || comeFromRe.MatchString(t) {
 		return true
 	}
 	return m.Subject != "" && (slices.ContainsFunc(m.Idents, func(id string) bool { return strings.EqualFold(id, m.Subject) }) ||

@@ -1265,7 +1265,7 @@ func TestTopicReturnRuleForAndNumberedNames(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"Rule for all migrations: every one is reversible, no data changes in schema files.": "migrations",
-		"Rule for this repo from here on: no argparse flags in train.py.":                     "",
+		"Rule for this repo from here on: no argparse flags in train.py.":                    "",
 	} {
 		ms := FromPrompt(text)
 		if len(ms) != 1 {
@@ -1299,5 +1299,26 @@ func TestReplacingTopicShiftAndOneWord(t *testing.T) {
 	}
 	if ms := FromAnswer("Switched."); len(ms) != 0 {
 		t.Errorf("FromAnswer(\"Switched.\") = %+v, want nothing", ms)
+	}
+}
+
+// "X happen because …" and "the double charges come from …" are causes
+// about X; "the agents come from the stack" is no failure.
+func TestCauseHappenAndComeFrom(t *testing.T) {
+	for text, subject := range map[string]string{
+		"The timeouts happen because the pool holds two connections and the export keeps one for minutes.":                       "",
+		"The duplicate emails come from the retry in `Mailer.send()`: it retries on a timeout although the first send went out.": "duplicate emails",
+	} {
+		ms := FromAnswer(text)
+		if len(ms) != 1 || ms[0].Kind != KindCause {
+			t.Errorf("FromAnswer(%q) = %+v, want one cause", text, ms)
+			continue
+		}
+		if subject != "" && ms[0].Subject != subject {
+			t.Errorf("subject of %q = %q, want %q", text, ms[0].Subject, subject)
+		}
+	}
+	if ms := FromAnswer("The build agents come from the autoscaling stack in `infra/ci/`."); len(ms) != 0 {
+		t.Errorf("a provenance is no cause: %+v", ms)
 	}
 }
