@@ -264,8 +264,8 @@ func TestTrustBenchmark(t *testing.T) {
 	// on both halves, ≥ 0.9 precision and recall): the table is what to
 	// read. The held-out half is never tuned on; its guard only keeps a
 	// later change from making it worse.
-	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.71 || ratio(s.dcFound, s.dcLabels) < 0.80 {
-		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.71 and ≥ 0.80",
+	if s := halves["tune"]; s.poisoned > tunePoisonGuard || ratio(s.dcCorrect, s.dcInForce) < 0.75 || ratio(s.dcFound, s.dcLabels) < 0.83 {
+		t.Errorf("tune half: %d poisoned, decisions and constraints precision %.3f, recall %.3f; want ≤ %d, ≥ 0.75 and ≥ 0.83",
 			s.poisoned, ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), tunePoisonGuard)
 	}
 	if s := halves["heldout"]; s.poisoned > 0 || ratio(s.dcCorrect, s.dcInForce) < 0.85 || ratio(s.dcFound, s.dcLabels) < 0.9 {
@@ -319,15 +319,15 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: four
-// since the first rounds on ht (eleven before), and four more in
-// tq193–tq224 at their first run, before any tuning on them; in chains whose last
-// change names its subject in other words than the ones before ("Max
-// width: 120 columns." after a rule on line length, "Lowest supported API
-// level: 31." after minSdk 29, "concurrency model for the receive path"
-// after a spinlock): what a rule-based reader cannot join without knowing
-// that two words name one thing.
-const tunePoisonGuard = 8
+// tunePoisonGuard is the tuning half's poisoned memories in force: five
+// since the round on tq193–tq224 (eight at their first run, eleven before
+// the first rounds on ht), in chains whose last change names its subject
+// in other words than the ones before ("Max width: 120 columns." after a
+// rule on line length, "Lowest supported API level: 31." after minSdk 29,
+// "concurrency model for the receive path" after a spinlock, "32 glyphs a
+// row" after "42 characters a line"): what a rule-based reader cannot
+// join without knowing that two words name one thing.
+const tunePoisonGuard = 5
 
 func ratio(a, b int) float64 {
 	if b == 0 {
