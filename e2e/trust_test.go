@@ -181,3 +181,96 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 		}
 	}
 }
+
+// This round's shapes through real Claude Code: a choice the options'
+// layout hides from the reader, told back by Claude "as you chose", is the
+// user's decision about what was asked; another tool for the same job
+// replaces the earlier choice in other words; a "switched again" leaves
+// one in force.
+func TestClaudeCodeChoicesAndJobs(t *testing.T) {
+	ClaudeBin(t)
+	m := NewMneme(t)
+	m.Serve(t)
+	dir := NewProject(t, "mneme-e2e-jobs")
+	project := filepath.Base(dir)
+	run := func(prompt string, steps ...Step) string {
+		t.Helper()
+		res := m.Claude(t, NewFakeAPI(t, steps...), dir, prompt)
+		if res.JSON == nil {
+			t.Fatalf("session %q: no result", prompt)
+		}
+		m.WaitSettled(t, res.JSON.SessionID)
+		return res.JSON.SessionID
+	}
+
+	// 1. Options as bold paragraphs, chosen in the resumed session.
+	sid := run("Receipts need to go out by email now. What's the best way to send them?",
+		Text("**Plan A, SMTP through our own Postfix.** No vendor, but deliverability is on us.\n\n**Plan B, Postmark.** Good inbox placement, a small monthly bill.\n\nThoughts?"))
+	res := RunClaude(context.Background(), t, ClaudeOptions{
+		Bin: ClaudeBin(t), Home: m.Home, Dir: dir,
+		BaseURL: NewFakeAPI(t, Text("Receipts now go out through Postmark as you chose, from `billing/mailer.go` with the server token from the environment.")).URL,
+		Prompt:  "postmark. obviously",
+		Args:    []string{"--resume", sid, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
+		Timeout: claudeRunTimeout,
+	})
+	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sid {
+		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
+	}
+	m.WaitSettled(t, sid)
+
+	// 2. Error tracking chosen, then another tool for the same job in
+	// other words.
+	run("set up crash reporting for the app", Text("I went with Honeybadger for error reports because it groups exceptions per deploy."))
+	run("Exceptions: Rollbar now, since the whole company is on it.", Text("Done — Honeybadger is removed and Rollbar reports from both services."))
+
+	// 3. A change, and a change again.
+	run("where should the build artifacts live?", Text("Key decisions:\n- Build artifacts are kept on the CI box's disk for now, it is the simplest thing."))
+	run("the CI box is full every week", Text("Moved the build artifacts to the shared NFS volume instead of the CI box's disk, since the volume has 2 TB."))
+	run("NFS keeps locking up", Text("Switched again: build artifacts now live in the S3 bucket `acme-artifacts`, because NFS locks up under parallel uploads."))
+
+	ms := m.memoriesOf(t, project)
+	for _, x := range ms {
+		t.Logf("m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
+	}
+	inForce := func(part string) []trustMemory {
+		var out []trustMemory
+		for _, x := range ms {
+			if x.State == "current" && strings.Contains(x.Text, part) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	if r := inForce("Postmark"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "decision" || !strings.Contains(r[0].Subject, "receipt") {
+		t.Errorf("the choice told back as chosen, in force: %+v", r)
+	}
+	if r := inForce("Honeybadger"); len(r) != 0 {
+		t.Errorf("the replaced error tracker is still in force: %+v", r)
+	}
+	if r := inForce("Rollbar"); len(r) != 1 || r[0].Speaker != "user" {
+		t.Errorf("the new error tracker in force: %+v", r)
+	}
+	var artifacts []trustMemory
+	for _, x := range ms {
+		if x.State == "current" && strings.Contains(strings.ToLower(x.Text), "artifacts") {
+			artifacts = append(artifacts, x)
+		}
+	}
+	if len(artifacts) != 1 || !strings.Contains(artifacts[0].Text, "S3") {
+		t.Errorf("the artifacts decision changed twice leaves %d in force: %+v", len(artifacts), artifacts)
+	}
+
+	cs := runContextSession(t, m, dir, "Anything I should know before I start?")
+	t.Logf("context:\n%s", cs.Block)
+	mems, _, _ := strings.Cut(cs.Block, "## Recent sessions")
+	for _, want := range []string{"Postmark", "Rollbar", "S3"} {
+		if !strings.Contains(mems, want) {
+			t.Errorf("the next session's memories lack %q", want)
+		}
+	}
+	for _, bad := range []string{"Honeybadger for error reports", "CI box's disk for now", "shared NFS volume instead"} {
+		if strings.Contains(mems, bad) {
+			t.Errorf("the next session's memories in force carry %q", bad)
+		}
+	}
+}
