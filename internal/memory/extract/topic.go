@@ -455,6 +455,10 @@ func nounPhrase(p string) string {
 		}
 		end := strings.ContainsAny(w[len(w)-1:], ",.;:!?)")
 		w = strings.Trim(w, ",.;:!?'\"()")
+		if w == "live" && len(kept) == 0 && !end {
+			kept = append(kept, w) // "the live Stripe key": an adjective here
+			continue
+		}
 		if w == "" || phraseStop[w] || pronouns[w] {
 			break
 		}
@@ -478,7 +482,7 @@ func nounPhrase(p string) string {
 
 // fieldNumRe: a number that names a thing ("the 001 control number",
 // "the 404 page").
-var fieldNumRe = regexp.MustCompile(`^\d{3}$`)
+var fieldNumRe = regexp.MustCompile(`^\d{3,4}$`)
 
 // edNouns end in "ed" but are no verbs.
 var edNouns = map[string]bool{"seed": true, "speed": true, "feed": true, "need": true, "embed": true, "shared": true, "signed": true, "nested": true, "cached": true, "hashed": true, "based": true}
@@ -640,7 +644,7 @@ var askedPronounRe = regexp.MustCompile(`(?i)\b(?:handle|fix|deal with|solve|app
 // 20 seconds", "Warpstones wont load on paper 1.21"), after who reports
 // it ("teachers say …").
 var (
-	troubleRe       = regexp.MustCompile(`(?i)^(?:the |our |my )?((?:[\w.-]+ ){0,2}?[\w.-]+) (?:(?:dies|died|crashes|crashed|fails|failed|breaks|broke|hangs|hung|errors|leaks|ooms|stalls|disappears?|vanish(?:es)?|freezes|froze)\b|(?:keeps?|kept|started|starts) (?:failing|crashing|dying|losing|dropping|timing out|hanging|leaking|erroring|breaking|logging)\b|(?:is|are) (?:failing|broken|crashing|hanging|leaking|timing out|off by|flaky|slow)\b|(?:won'?t|wont|doesn'?t|don'?t|can'?t|cannot) (?:load|start|build|compile|boot|connect|render|save|sync|run|work|open)\b|times out\b)`)
+	troubleRe       = regexp.MustCompile(`(?i)^(?:the |our |my )?((?:[\w.-]+ ){0,2}?[\w.-]+) (?:(?:dies|died|crashes|crashed|fails|failed|breaks|broke|hangs|hung|errors|leaks|ooms|stalls|disappears?|vanish(?:es)?|freezes|froze)\b|(?:keeps?|kept|started|starts) (?:failing|crashing|dying|losing|dropping|timing out|hanging|leaking|erroring|breaking|logging)\b|(?:is|are) (?:failing|broken|crashing|hanging|leaking|timing out|off by|flaky|slow)\b|(?:won'?t|wont|doesn'?t|don'?t|can'?t|cannot) (?:load|start|build|compile|boot|connect|render|save|sync|run|work|open)\b|times out\b|takes \d+ ?(?:min|mins|minutes|s|sec|seconds|hours?|h)\b)`)
 	troubleReportRe = regexp.MustCompile(`(?i)^(?:[\w ]{1,20} (?:says?|said|report(?:s|ed)?|tell me|told me) (?:that )?)`)
 )
 

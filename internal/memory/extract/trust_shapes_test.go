@@ -1322,3 +1322,16 @@ func TestCauseHappenAndComeFrom(t *testing.T) {
 		t.Errorf("a provenance is no cause: %+v", ms)
 	}
 }
+
+// "the live Stripe key" and "migration 0042" name their subject; "CI
+// takes 25 minutes" reports CI in trouble.
+func TestLiveNumbersAndSlowness(t *testing.T) {
+	for p, want := range map[string]string{"the live Stripe key in the dashboard": "live stripe key", "0042 to use a concurrent build": "0042"} {
+		if got := nounPhrase(p); got != want {
+			t.Errorf("nounPhrase(%q) = %q, want %q", p, got, want)
+		}
+	}
+	if got := troubleSubject("CI takes 25 minutes on every PR for the workspace now, it used to be 8."); got != "ci" {
+		t.Errorf("troubleSubject = %q, want ci", got)
+	}
+}
