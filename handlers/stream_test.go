@@ -125,16 +125,6 @@ func (r *rawSSE) next(t *testing.T, n int) []sseEvent {
 	return out
 }
 
-// quiet asserts that no event arrives for d.
-func (r *rawSSE) quiet(t *testing.T, d time.Duration) {
-	t.Helper()
-	select {
-	case ev := <-r.events:
-		t.Errorf("unexpected event %+v", ev)
-	case <-time.After(d):
-	}
-}
-
 // waitClients waits until the broker has n subscribers.
 func waitClients(t *testing.T, srv *testutil.Server, n int) {
 	t.Helper()
@@ -342,15 +332,19 @@ func TestStreamLastEventIDReplay(t *testing.T) {
 	if live[0].ID != evs[4].ID+1 || !strings.Contains(live[0].Data, "live one") {
 		t.Errorf("live after replay: %+v", live)
 	}
-	r.quiet(t, 300*time.Millisecond) // nothing twice
 
-	// An id from the future (a deleted database) does not mute the stream.
+	// An id from the future (a deleted database) does not mute the stream:
+	// the next event is its first.
 	future := openRaw(t, srv, "/stream", http.Header{"Last-Event-ID": {"999999"}})
 	waitClients(t, srv, 3)
-	future.quiet(t, 200*time.Millisecond)
 	prompt(t, srv, "replay", "alpha", "after the future")
 	if ev := future.next(t, 1)[0]; !strings.Contains(ev.Data, "after the future") {
 		t.Errorf("future client got %+v", ev)
+	}
+	// Nothing twice: the replaying client's next event after the live one
+	// is this one too (the stream is in id order, so a repeat comes first).
+	if ev := r.next(t, 1)[0]; ev.ID <= live[0].ID || !strings.Contains(ev.Data, "after the future") {
+		t.Errorf("after the live one, the replaying client got %+v", ev)
 	}
 }
 
@@ -416,7 +410,12 @@ func TestStreamProjectFilter(t *testing.T) {
 			t.Errorf("alpha stream got %+v", ev)
 		}
 	}
-	alpha.quiet(t, 300*time.Millisecond)
+	// Nor later: an event of alpha's written now is the next it gets (the
+	// stream is in id order, so a stray beta event would come first).
+	prompt(t, srv, "fa", "alpha", "alpha last")
+	if ev := alpha.next(t, 1)[0]; !strings.Contains(ev.Data, "alpha last") {
+		t.Errorf("alpha stream got %+v, want its last prompt", ev)
+	}
 	// A replay is filtered the same way.
 	r := openRaw(t, srv, "/stream?project=beta", http.Header{"Last-Event-ID": {"1"}})
 	replayed := r.next(t, 5)
@@ -456,7 +455,11 @@ func TestStreamCommitOrder(t *testing.T) {
 			t.Fatalf("got %+v, want ids %d,%d,%d", got, evs[0].ID, evs[1].ID, evs[2].ID)
 		}
 	}
-	r.quiet(t, 300*time.Millisecond)
+	// Each once: the next event is one written after them.
+	prompt(t, srv, "ooo", "alpha", "after the three")
+	if ev := r.next(t, 1)[0]; !strings.Contains(ev.Data, "after the three") {
+		t.Errorf("after the transaction's three events: %+v", ev)
+	}
 }
 
 // TestStreamBrokerOverflow: when the broker's queue overflows, subscribers
@@ -511,12 +514,30 @@ func streamGoroutines() int {
 	return n
 }
 
+// idleWorkers counts fasthttp's idle connection workers: goroutines of a
+// worker pool waiting for a connection, not serving one.
+func idleWorkers() int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "fasthttp.(*workerPool).workerFunc(") && !strings.Contains(g, "fasthttp.(*Server).serveConn(") {
+			n++
+		}
+	}
+	return n
+}
+
 func TestStreamClientsCleanedUp(t *testing.T) {
 	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "gc", "alpha", "warm up")
-	// Let fasthttp reap the warm-up's idle workers: its pool checks every
-	// IdleWorkerReap for workers idle that long.
-	time.Sleep(2*testutil.IdleWorkerReap + time.Second)
+	// Let fasthttp reap the warm-up's idle workers (its pool checks every
+	// IdleWorkerReap for workers idle that long) before counting.
+	for deadline := time.Now().Add(30 * time.Second); idleWorkers() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("fasthttp still holds %d idle workers 30 s after the warm-up (reaped after %s)", idleWorkers(), 2*testutil.IdleWorkerReap)
+		}
+	}
 	before := runtime.NumGoroutine()
 	clients := make([]*rawSSE, 50)
 	for i := range clients {
