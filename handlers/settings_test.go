@@ -347,10 +347,9 @@ func TestReapplyRedaction(t *testing.T) {
 
 	// Let the turn's summary be written first (the summarizer runs in the
 	// background), so it is among what gets rewritten.
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, _ := srv.Store.Counts(context.Background()); c.Summaries > 0 {
-			break
-		}
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
+	if c, _ := srv.Store.Counts(context.Background()); c.Summaries == 0 {
+		t.Fatal("the turn's summary job ended without a summary")
 	}
 	if status, out := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"zeta","pattern":"ZETA-\\d+-SECRET","enabled":true}]}}`); status != 200 {
 		t.Fatalf("PUT: %d %s", status, out)

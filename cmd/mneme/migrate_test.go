@@ -44,22 +44,12 @@ func migrateCLI(t *testing.T, dataDir string, args ...string) (code int, stdout,
 	return code, out.String(), errb.String()
 }
 
-// settle waits until the worker's counts stop moving (the summarizer
-// writes in the background).
+// settle waits until the worker's summary jobs are done: the summarizer
+// writes summaries (and what they state as memories) in the background,
+// each with its job's end, in one transaction.
 func settle(t *testing.T, srv *testutil.Server) {
 	t.Helper()
-	var last models.Counts
-	for i := 0; i < 100; i++ {
-		c, err := srv.Store.Counts(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i > 0 && c == last {
-			return
-		}
-		last = c
-		time.Sleep(150 * time.Millisecond)
-	}
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
 }
 
 // sessionDetail reads one session whole from st, as the API shows it.
