@@ -102,6 +102,7 @@ func checkSequence(t *testing.T, name string, got, want []int64) {
 // batching them): each store's OnCommit gets every event of both, once,
 // in id order, the same sequence as the log.
 func TestNotifyTwoReplicas(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -157,6 +158,7 @@ func TestNotifyTwoReplicas(t *testing.T) {
 // committed from then on, not the history before it (its clients replay
 // that from the log with Last-Event-ID).
 func TestNotifyStartsAtTail(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -178,6 +180,7 @@ func TestNotifyStartsAtTail(t *testing.T) {
 // those of its batch neighbours are, once (the batch is rolled back and
 // re-run operation by operation).
 func TestNotifyRollback(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -224,6 +227,7 @@ func TestNotifyRollback(t *testing.T) {
 // listener connects again and publishes what was committed meanwhile, in
 // order, with nothing repeated.
 func TestNotifyReconnect(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -346,6 +350,7 @@ func settled(limit int) int {
 // again while both replicas write: each still publishes the whole log
 // once, in order.
 func TestNotifyReconnectUnderLoad(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
