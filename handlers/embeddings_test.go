@@ -73,6 +73,7 @@ func searchAPI(t *testing.T, srv *testutil.Server, q, mode string) (int, api.Sea
 // a question in plain words that full text cannot; a slow endpoint makes
 // hybrid answer with text (mode "text") and semantic a 503.
 func TestSemanticSearchThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -134,6 +135,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 // error saying which (nothing is embedded, search still answers); once it
 // answers, the backlog is embedded and the error goes.
 func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(32)
 	fake.Delay = 3 * time.Second
 	defer fake.Close()
@@ -176,6 +178,7 @@ func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
 // TestForgetDeletesVectors: forgetting an observation through the API
 // leaves no vector of it (and health counts one row fewer).
 func TestForgetDeletesVectors(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(16)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -205,6 +208,7 @@ func TestForgetDeletesVectors(t *testing.T) {
 // hints before the endpoint does (the fake never finished the request)
 // and the log says it fell back.
 func TestRelatedHintSemanticWithinBudget(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	fake.Delay = time.Minute
 	defer fake.Close()
@@ -263,6 +267,7 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 // finds what words alone do not, "Words only" keeps to text, and a slow
 // endpoint shows word matches with a notice.
 func TestSearchPageModeToggle(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -303,6 +308,7 @@ func TestSearchPageModeToggle(t *testing.T) {
 // one by meaning in hybrid (the default once on) and semantic modes,
 // within its kind filter; semantic while off is a 400.
 func TestMemorySearchSemantic(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -365,6 +371,7 @@ func TestMemorySearchSemantic(t *testing.T) {
 // without a restart (health, semantic search), and so is a change of
 // model and switching it off.
 func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	fake := embedtest.New(32)
 	defer fake.Close()
@@ -426,6 +433,7 @@ func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
 // mode keeps answering 400 with the same reason; a query that reads well
 // has no such note.
 func TestHybridSearchSaysWordsUnread(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)

@@ -103,6 +103,7 @@ func holding(t *testing.T, srv *testutil.Server, needle string) []string {
 // event live, and leave no trace of the forgotten text in search, the
 // API, exports, the stream's replay or any byte of the data directory.
 func TestForgetAPI(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	forgetSeed(t, srv, "fg-a", "fgalpha", forgetMark)
 	forgetSeed(t, srv, "fg-b", "fgbeta", forgetMark)
@@ -222,6 +223,7 @@ func TestForgetAPI(t *testing.T) {
 // Bad input: malformed ids are 400, unknown ones 404, both with a JSON
 // message; a browser's delete without the CSRF token is 403.
 func TestForgetBadInput(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	forgetSeed(t, srv, "fg-x", "fgx", "")
 	for _, tt := range []struct {

@@ -27,6 +27,7 @@ func memorySearchPath(q string, kv ...string) string {
 // state; a query FTS5 refuses, a bad offset, or search by meaning while
 // it is off is a 400 with the message on the page, the form kept.
 func TestMemoryPageSearch(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)
@@ -111,6 +112,7 @@ func TestMemoryPageSearch(t *testing.T) {
 // (503, the form kept) and words and meaning falls back to words with a
 // notice.
 func TestMemoryPageSearchByMeaning(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)

@@ -78,6 +78,7 @@ func sameAsLog(t *testing.T, name string, got []sseEvent, log []models.Event) {
 // then a client of B replays, with Last-Event-ID, what was written
 // through A alone.
 func TestStreamReplicas(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a := testutil.NewServer(t, testutil.FastStream, onDatabase(url))

@@ -163,6 +163,7 @@ func kinds(evs []sseEvent) string {
 }
 
 func TestStreamRawEventsInOrder(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
@@ -270,6 +271,7 @@ func r3next(t *testing.T, ch <-chan *r3sse.Event, n int) []sseEvent {
 }
 
 func TestStreamR3labsClient(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -310,6 +312,7 @@ func TestStreamR3labsClient(t *testing.T) {
 }
 
 func TestStreamLastEventIDReplay(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	for i := range 5 {
 		prompt(t, srv, "replay", "alpha", fmt.Sprintf("p%d", i))
@@ -392,6 +395,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 }
 
 func TestStreamProjectFilter(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	alpha := openRaw(t, srv, "/stream?project=alpha", nil)
 	all := openRaw(t, srv, "/stream", nil)
@@ -430,6 +434,7 @@ func TestStreamProjectFilter(t *testing.T) {
 // TestStreamCommitOrder: events committed in one transaction are published
 // by the writer after the commit, in id order, each once.
 func TestStreamCommitOrder(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "ooo", "alpha", "first")
 	r := openRaw(t, srv, "/stream", nil)
@@ -466,6 +471,7 @@ func TestStreamCommitOrder(t *testing.T) {
 // are disconnected instead of silently missing an event; a client that
 // reconnects with Last-Event-ID gets everything from the log.
 func TestStreamBrokerOverflow(t *testing.T) {
+	t.Parallel()
 	b := sse.NewBroker()
 	defer b.Close()
 	sub := b.Subscribe("")
@@ -572,6 +578,7 @@ func TestStreamClientsCleanedUp(t *testing.T) {
 // TestStreamSlowClient: a client that never reads (tiny receive buffer)
 // does not hold up the others; it is dropped, and its goroutine ends.
 func TestStreamSlowClient(t *testing.T) {
+	t.Parallel()
 	// It writes quietly and publishes by hand; on PostgreSQL the listener
 	// publishes every logged event (models/pgnotify.go), so nothing is quiet.
 	pgtest.SkipOnPostgres(t, "publishes by hand what it wrote quietly")
@@ -649,6 +656,7 @@ func TestStreamSlowClient(t *testing.T) {
 // larger than the connection's 4 KB writes, arrives whole and in order,
 // and live events follow it.
 func TestStreamLongReplay(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	const n = 1200
 	blob := strings.Repeat("y", 3000)
@@ -697,6 +705,7 @@ func TestStreamLongReplay(t *testing.T) {
 // TestStreamHead: HEAD /stream answers the headers and leaves no
 // subscriber behind.
 func TestStreamHead(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	resp, err := srv.Client().Head(srv.URL + "/stream")
 	if err != nil {
