@@ -227,6 +227,7 @@ func migrateSource(t *testing.T) *testutil.Server {
 // TestMigrate copies a worker's SQLite memory into PostgreSQL while the
 // worker runs, compares both row for row, and runs again: nothing new.
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	srv := migrateSource(t)
 
@@ -328,6 +329,7 @@ func TestMigrate(t *testing.T) {
 // TestMigrateKeepsTargetSettings: the target's own settings win, and the
 // output says which were skipped.
 func TestMigrateKeepsTargetSettings(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	srv := migrateSource(t)
 	dst, err := models.OpenPostgres(url, t.TempDir())
@@ -391,6 +393,7 @@ func TestMigrateErrors(t *testing.T) {
 // runs again: the second run completes it. make test copies 7 sessions and
 // 2,000 observations; make test-large (MNEME_TEST_LARGE=1) 16 and 10,000.
 func TestMigrateRate(t *testing.T) {
+	t.Parallel()
 	small, each, big := 6, 200, 800
 	if large() {
 		small, each, big = 15, 500, 2500
