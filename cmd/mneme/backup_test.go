@@ -60,7 +60,6 @@ func storedToolUseIDs(t *testing.T, path string) map[string]bool {
 // database as .bak, refuses while a worker runs, and a worker started on
 // it serves what the backup holds.
 func TestBackupWhileIngestingAndRestore(t *testing.T) {
-	t.Parallel()
 	srv := testutil.NewServer(t)
 	var (
 		mu     sync.Mutex
@@ -194,7 +193,6 @@ func TestBackupWhileIngestingAndRestore(t *testing.T) {
 // A file that is not a mneme database, or is damaged, is refused and the
 // database left as it was.
 func TestRestoreRefusesBadFiles(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	s, err := models.Open(filepath.Join(dir, "mneme.db"))
 	if err != nil {
