@@ -73,7 +73,6 @@ func searchAPI(t *testing.T, srv *testutil.Server, q, mode string) (int, api.Sea
 // a question in plain words that full text cannot; a slow endpoint makes
 // hybrid answer with text (mode "text") and semantic a 503.
 func TestSemanticSearchThroughTheAPI(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -267,7 +266,6 @@ func TestRelatedHintSemanticWithinBudget(t *testing.T) {
 // finds what words alone do not, "Words only" keeps to text, and a slow
 // endpoint shows word matches with a notice.
 func TestSearchPageModeToggle(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -308,7 +306,6 @@ func TestSearchPageModeToggle(t *testing.T) {
 // one by meaning in hybrid (the default once on) and semantic modes,
 // within its kind filter; semantic while off is a 400.
 func TestMemorySearchSemantic(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -371,7 +368,6 @@ func TestMemorySearchSemantic(t *testing.T) {
 // without a restart (health, semantic search), and so is a change of
 // model and switching it off.
 func TestEmbeddingsSettingsReachReplicas(t *testing.T) {
-	t.Parallel()
 	pgtest.PostgresOnly(t)
 	fake := embedtest.New(32)
 	defer fake.Close()
@@ -433,7 +429,6 @@ func embeddingsKeySet(t *testing.T, srv *testutil.Server) bool {
 // mode keeps answering 400 with the same reason; a query that reads well
 // has no such note.
 func TestHybridSearchSaysWordsUnread(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := semanticSeed(t)

@@ -112,7 +112,6 @@ func TestMemoryPageSearch(t *testing.T) {
 // (503, the form kept) and words and meaning falls back to words with a
 // notice.
 func TestMemoryPageSearchByMeaning(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)

@@ -15,7 +15,6 @@ import (
 // plain-language question text cannot, --mode hybrid too, and `mneme
 // status` shows the model and the backfill's progress.
 func TestSearchSemanticAndStatus(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)

@@ -15,7 +15,6 @@ import (
 // plain-language question that text alone does not; with the endpoint
 // slow, hybrid answers with text and says so.
 func TestMCPSearchModes(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)
@@ -57,7 +56,6 @@ func TestMCPSearchModes(t *testing.T) {
 // that its words could not be read, and why; mode=text stays a tool
 // error with the same reason.
 func TestMCPSearchSaysWordsUnread(t *testing.T) {
-	t.Parallel()
 	fake := embedtest.New(64)
 	defer fake.Close()
 	srv := testutil.NewServer(t, testutil.FastEmbed)
