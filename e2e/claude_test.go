@@ -236,7 +236,7 @@ func TestClaudeRunTimeoutKillsEverything(t *testing.T) {
 		t.Fatalf("the run never reached the fake")
 	}
 	// The Bash tool's sleep must die with the group.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		pids := processesMatching(t, "sleep "+marker)
 		if len(pids) == 0 {
@@ -295,7 +295,7 @@ func TestClaudeLeftoversKilledAtTestEnd(t *testing.T) {
 			t.Fatalf("the hook's background process is not running after claude exited")
 		}
 	})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for len(processesMatching(t, "sleep "+marker)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the hook's background process outlived the test")

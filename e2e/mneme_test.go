@@ -116,9 +116,9 @@ func (m *Mneme) CaptureStream(t testing.TB, lastID int, awaited string) *streamC
 	}()
 	select {
 	case <-first:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		s.Close()
-		t.Fatalf("GET /stream sent nothing within 5 s")
+		t.Fatalf("GET /stream sent nothing within 30 s")
 	}
 	t.Cleanup(s.Close)
 	return s
@@ -477,8 +477,8 @@ func TestClaudeCodeWithMneme(t *testing.T) {
 
 	select {
 	case <-live.Seen():
-	case <-time.After(5 * time.Second):
-		t.Errorf("no session_completed event on /stream within 5 s")
+	case <-time.After(30 * time.Second):
+		t.Errorf("no session_completed event on /stream within 30 s")
 	}
 	live.Close()
 	liveText := live.Text()
@@ -502,7 +502,7 @@ func TestClaudeCodeWithMneme(t *testing.T) {
 		replay := m.CaptureStream(t, ids[0], "session_completed")
 		select {
 		case <-replay.Seen():
-		case <-time.After(5 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Errorf("replayed /stream (Last-Event-ID %d) lacks session_completed", ids[0])
 		}
 		replay.Close()

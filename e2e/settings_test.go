@@ -150,7 +150,7 @@ func TestClaudeCodeSettingsShrinkContext(t *testing.T) {
 	setMaxInjectTokensInBrowser(t, m, small)
 	select {
 	case <-live.Seen():
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Errorf("no settings_changed event on /stream after saving the settings page")
 	}
 	live.Close()

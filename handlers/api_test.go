@@ -103,6 +103,7 @@ func (w *apiWorld) expectError(t *testing.T, method, path string, body any, stat
 }
 
 func TestAPIObservations(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	tests := []struct {
 		query   string
@@ -166,6 +167,7 @@ func TestAPIObservations(t *testing.T) {
 }
 
 func TestAPIPromptsAndSummaries(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var prompts api.Page[models.Prompt]
 	w.srv.GetJSON(t, "/api/prompts", &prompts)
@@ -191,6 +193,7 @@ func TestAPIPromptsAndSummaries(t *testing.T) {
 }
 
 func TestAPISearch(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	type res struct {
 		Items []struct {
@@ -291,6 +294,7 @@ func sameSet(a, b []string) bool {
 }
 
 func TestAPITimeline(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var obs api.Page[models.Observation]
 	w.srv.GetJSON(t, "/api/observations?project=alpha", &obs)
@@ -333,6 +337,7 @@ func TestAPITimeline(t *testing.T) {
 }
 
 func TestAPIObservationsBatch(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var obs api.Page[models.Observation]
 	w.srv.GetJSON(t, "/api/observations", &obs)
@@ -371,6 +376,7 @@ func TestAPIObservationsBatch(t *testing.T) {
 }
 
 func TestAPIProjectsAndStats(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var projects api.Page[models.ProjectInfo]
 	w.srv.GetJSON(t, "/api/projects", &projects)
@@ -416,6 +422,7 @@ func TestAPIProjectsAndStats(t *testing.T) {
 }
 
 func TestAPISessions(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var page api.Page[models.SessionStats]
 	w.srv.GetJSON(t, "/api/sessions", &page)
@@ -455,6 +462,7 @@ func TestAPISessions(t *testing.T) {
 // TestAPIListsByID: /api/prompts and /api/summaries take id=3,5 (what
 // `mneme show prompt:3` asks), and refuse a malformed list.
 func TestAPIListsByID(t *testing.T) {
+	t.Parallel()
 	w := apiSeed(t)
 	var all api.Page[models.Prompt]
 	w.srv.GetJSON(t, "/api/prompts", &all)

@@ -33,6 +33,7 @@ func banner(t *testing.T, path, body string) string {
 // empty (app.js fills it live); with one, every page shows it, escaped,
 // under a title, and /api/health says the same.
 func TestStatusBannerPages(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	var problem atomic.Value
@@ -88,6 +89,7 @@ func TestStatusBannerPages(t *testing.T) {
 // counted on /api/health, with where they are, and said in a banner on
 // every page; none, no banner.
 func TestQuarantineBanner(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const box = `<div id="quarantine-banner" class="status-banner" role="status">`
 	_, body := getPage(t, srv, "/")

@@ -16,6 +16,7 @@ import (
 // time the worker received it, so it neither sits first in everyone's
 // recent sessions nor escapes retention. Nothing of the event is lost.
 func TestClaimedTimeIsBounded(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	alice := createToken(t, srv, "alice")
 	now := time.Now().UTC()

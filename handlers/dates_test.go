@@ -22,6 +22,7 @@ var monthDay = regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|
 // or 14:05 for a moment of today, or the day alone. Rows of today and of
 // days before are both seen; no date is written with a month's name.
 func TestPagesWriteDatesOneWay(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	old := time.Now().Add(-3 * 24 * time.Hour).Truncate(time.Second)
 	for _, ev := range []struct {

@@ -134,6 +134,7 @@ func TestSemanticSearchThroughTheAPI(t *testing.T) {
 // error saying which (nothing is embedded, search still answers); once it
 // answers, the backlog is embedded and the error goes.
 func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(32)
 	fake.Delay = 3 * time.Second
 	defer fake.Close()
@@ -176,6 +177,7 @@ func TestEmbeddingsHealthNamesEndpointErrors(t *testing.T) {
 // TestForgetDeletesVectors: forgetting an observation through the API
 // leaves no vector of it (and health counts one row fewer).
 func TestForgetDeletesVectors(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(16)
 	defer fake.Close()
 	srv := semanticSeed(t)
@@ -205,6 +207,7 @@ func TestForgetDeletesVectors(t *testing.T) {
 // hints before the endpoint does (the fake never finished the request)
 // and the log says it fell back.
 func TestRelatedHintSemanticWithinBudget(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(64)
 	fake.Delay = time.Minute
 	defer fake.Close()

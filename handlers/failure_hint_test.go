@@ -88,6 +88,7 @@ func (s *hintSession) observationID(n int) int64 {
 // given twice in a session, and the hint is built from stored text only:
 // a secret in the earlier failure stays redacted. On both backends.
 func TestFailureSeenBefore(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const secret = "ghp_" + "R2d2C3poR2d2C3poR2d2C3poR2d2C3poR2d2"
 
@@ -169,6 +170,7 @@ func TestFailureSeenBefore(t *testing.T) {
 // says a test failed is known again like a failure: its PostToolUse answer
 // carries the hint.
 func TestFailureSeenBeforeInPostToolUse(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	a := newHintSession(t, srv, "report-a")
 	a.fail("go test ./load/...", goTestFailure("TestLoadConfig", "0.03s", "/tmp/a/b"))
@@ -184,6 +186,7 @@ func TestFailureSeenBeforeInPostToolUse(t *testing.T) {
 // answered at once without the hint (the worker is slow); the hint is
 // then not marked as given.
 func TestFailureHintPastItsBudget(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, func(o *app.Options) { o.FailureHintBudget = 1 }) // 1 ns: every query finds its context expired
 	a := newHintSession(t, srv, "slow-a")
 	a.fail("go test ./load/...", goTestFailure("TestLoadConfig", "0.03s", "/tmp/a/b"))
@@ -203,6 +206,7 @@ func TestFailureHintPastItsBudget(t *testing.T) {
 // event is rendered by) mark a failure seen before, linked to the earlier
 // failure and to its fix on their session's page.
 func TestSeenBeforeMarks(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	a := newHintSession(t, srv, "mark-a")
 	a.fail("go test ./load/...", goTestFailure("TestLoadConfig", "0.03s", "/tmp/a/b"))
@@ -246,6 +250,7 @@ func TestSeenBeforeMarks(t *testing.T) {
 // A command that is no test run is fixed by the same command succeeding
 // later, as the summaries read it: the hint names that call.
 func TestFailureSeenBeforeFixedBySameCommand(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	a := newHintSession(t, srv, "deploy-a")
 	a.fail("./deploy.sh --env staging", "Exit code 2\nerror: lock held by pid 4242 since 2026-11-20T10:00:00Z")

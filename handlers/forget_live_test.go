@@ -40,6 +40,7 @@ func storedSession(t *testing.T, srv *testutil.Server) (s *models.Session, promp
 // 1: the prompt after the forget answered 500, "sql: no rows in result
 // set", from the cached session row).
 func TestForgetLiveSessionGoesOnRecording(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "session-start", liveHook("SessionStart", map[string]any{"source": "startup"}))
 	srv.Hook(t, "user-prompt-submit", liveHook("UserPromptSubmit", map[string]any{"prompt": "first", "prompt_id": "p1"}))
@@ -75,6 +76,7 @@ func TestForgetLiveSessionGoesOnRecording(t *testing.T) {
 // comes next, each event kind on its own path (a cached turn, an uncached
 // one, a prompt, a Stop, a SessionEnd, a SessionStart).
 func TestCaptureRecreatesSessionDeletedBehindItsBack(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "session-start", liveHook("SessionStart", map[string]any{"source": "startup"}))
 	srv.Hook(t, "user-prompt-submit", liveHook("UserPromptSubmit", map[string]any{"prompt": "first", "prompt_id": "p1"}))

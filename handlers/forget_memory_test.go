@@ -15,6 +15,7 @@ import (
 // and forgetting one memory from the Memory page goes back there saying
 // so.
 func TestForgetCountsMemories(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	sid, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)

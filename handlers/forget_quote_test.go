@@ -46,6 +46,7 @@ func searchHits(t *testing.T, srv *testutil.Server, q string) int {
 // PostgreSQL, no row of any table) holds their text, and the summaries
 // are still there, rebuilt from what is left.
 func TestForgetRebuildsQuotingSummaries(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	const session, project = "fgq-a", "fgquote"
 	h := func(event string, extra map[string]any) map[string]any {

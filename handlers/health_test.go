@@ -17,6 +17,7 @@ import (
 // user or password of its database URL: whoever holds the worker's secret
 // need not hold the database's.
 func TestHealthPostgresHidesCredentials(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	u, err := url.Parse(pgtest.URL(t))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // 2: promptCounter 9223372036854775807 was stored, and the session's next
 // prompt failed with 500, holding up the hook's spool behind it).
 func TestImportExportRowsRefusesCraftedSession(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const at = "2026-11-20T10:00:00Z"
 	line := func(claudeID string, edit func(m map[string]any)) string {

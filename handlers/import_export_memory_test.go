@@ -53,6 +53,7 @@ func memoriesOf(t *testing.T, srv *testutil.Server) map[string]memoryKey {
 // it into a fresh store brings the same memories back, whichever session
 // comes first; a second import stores nothing.
 func TestExportAllMemoriesRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := testutil.NewServer(t)
 	ctx := t.Context()
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
@@ -143,6 +144,7 @@ func TestExportAllMemoriesRoundTrip(t *testing.T) {
 // A memory of a full export with a value extraction never stores is
 // refused with its session, the field named.
 func TestImportExportRowsRefusesCraftedMemory(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const at = "2026-11-20T10:00:00Z"
 	crafted := map[string]string{

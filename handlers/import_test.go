@@ -23,6 +23,7 @@ import (
 // incomplete events are refused and listed, the rest stored; sending the
 // batch again stores nothing twice.
 func TestImportEvents(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	var lines []string
 	for _, raw := range testutil.FixtureEvents(t) {
@@ -88,6 +89,7 @@ func importPage(t *testing.T, srv *testutil.Server) (int, string, bool) {
 // nothing; a folder that cannot be read says that. A transcript that appears while the last scan is cached is
 // seen at once, with the button on.
 func TestImportPageStates(t *testing.T) {
+	t.Parallel()
 	t.Run("no folder", func(t *testing.T) {
 		srv := testutil.NewServer(t, func(o *app.Options) { o.ImportDir = filepath.Join(t.TempDir(), "none") })
 		status, body, on := importPage(t, srv)
@@ -143,6 +145,7 @@ func TestImportPageStates(t *testing.T) {
 // and when: its local time of day (its <time> machine readable) and how
 // long ago.
 func TestImportPageLastResult(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.WithTranscripts(t, 2, "d0"))
 	if _, body, _ := importPage(t, srv); strings.Contains(body, "Last import") {
 		t.Fatal("a last import before any ran")
@@ -179,6 +182,7 @@ func TestImportPageLastResult(t *testing.T) {
 // exclude glob matches becomes a stub, and an excluded project's session
 // stores nothing. A second send stores nothing twice.
 func TestImportExportRowsPrivacy(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	if status, out := srv.Do(t, http.MethodPut, "/api/settings", map[string]any{"privacy": map[string]any{"excludedProjects": []string{"secret-proj"}}}, nil); status != http.StatusOK {
 		t.Fatalf("settings: %d %s", status, out)

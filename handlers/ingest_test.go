@@ -91,6 +91,7 @@ func dbBytes(t *testing.T, srv *testutil.Server) []byte {
 }
 
 func TestIngestFixtureSession(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	events := testutil.FixtureEvents(t)
 	for i, raw := range events {
@@ -197,6 +198,7 @@ func TestIngestFixtureSession(t *testing.T) {
 // A session is created by whichever event arrives first: here PostToolUse,
 // with no SessionStart at all, and the prompt later.
 func TestIngestSessionCreatedByFirstEvent(t *testing.T) {
+	t.Parallel()
 	for _, first := range []int{2, 1, 6, 7} { // PostToolUse, UserPromptSubmit, Stop, SessionEnd
 		srv := testutil.NewServer(t)
 		events := testutil.FixtureEvents(t)
@@ -228,6 +230,7 @@ func TestIngestSessionCreatedByFirstEvent(t *testing.T) {
 }
 
 func TestIngestPromptCounter(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for i, id := range []string{"p1", "p2", "p3"} {
 		srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "counter", "cwd": "/tmp/proj", "prompt_id": id, "prompt": "prompt " + id})
@@ -246,6 +249,7 @@ func TestIngestPromptCounter(t *testing.T) {
 }
 
 func TestIngestStopReadsTranscript(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	src, err := os.ReadFile(filepath.Join(testutil.FixtureDir(t), "session-basic.transcript.jsonl"))
 	if err != nil {
@@ -278,6 +282,7 @@ func TestIngestStopReadsTranscript(t *testing.T) {
 const privateMarker = "hunter2"
 
 func TestIngestPrivateContentNeverStored(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, raw := range testutil.FixtureEvents(t) {
 		srv.Hook(t, slugOf(fixtureEvent(t, raw)), raw)
@@ -304,6 +309,7 @@ func TestIngestPrivateContentNeverStored(t *testing.T) {
 }
 
 func TestIngestFullyPrivatePrompt(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const sess = "private-turn"
 	tool := func(promptID, id, out string) map[string]any {
@@ -402,6 +408,7 @@ var e2eSecrets = map[string][2]string{
 }
 
 func TestIngestRedactsEveryRule(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, rule := range privacy.BuiltinRules() {
 		sample, ok := e2eSecrets[rule.Name]
@@ -452,6 +459,7 @@ func TestIngestRedactsEveryRule(t *testing.T) {
 }
 
 func TestIngestIdempotent(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	events := testutil.FixtureEvents(t)
 	for _, raw := range events {
@@ -487,6 +495,7 @@ func TestIngestIdempotent(t *testing.T) {
 }
 
 func TestIngestBadInput(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, raw := range testutil.FixtureEvents(t)[:3] {
 		srv.Hook(t, slugOf(fixtureEvent(t, raw)), raw)
@@ -577,6 +586,7 @@ func postOversized(t *testing.T, srv *testutil.Server, path, body string) (int, 
 }
 
 func TestCompatClaudeMem(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	post := func(path string, body any) map[string]any {
 		t.Helper()
@@ -633,6 +643,7 @@ func TestCompatClaudeMem(t *testing.T) {
 }
 
 func TestCompatJikimeMem(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	post := func(path string, body any) {
 		t.Helper()
@@ -681,6 +692,7 @@ func TestCompatJikimeMem(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	var h map[string]any
 	srv.GetJSON(t, "/api/health", &h)
@@ -716,6 +728,7 @@ func TestHealth(t *testing.T) {
 // A resumed session is active again; a replayed old SessionStart (from the
 // spool, with its original time) does not reopen a completed session.
 func TestIngestResumeReopens(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	start := map[string]any{"session_id": "resume", "cwd": "/tmp/proj", "source": "startup"}
 	srv.Hook(t, "session-start", start)
@@ -740,6 +753,7 @@ func TestIngestResumeReopens(t *testing.T) {
 // counter; once the prompt is recorded, the turn's later calls get its
 // number (nothing stale is remembered from the early call).
 func TestIngestToolCallBeforeItsPrompt(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	tool := func(id string) map[string]any {
 		return map[string]any{"session_id": "early", "cwd": "/tmp/proj", "prompt_id": "p1", "tool_name": "Bash", "tool_use_id": id,
@@ -759,6 +773,7 @@ func TestIngestToolCallBeforeItsPrompt(t *testing.T) {
 // redacted in the prompt, the tool's input and output, the last message
 // and the summaries made of them (issue 36).
 func TestIngestRedactsEscapedMemberNames(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	const session, project, secret = "esc-names", "escnames", "EscapedNameSecret0036"
 	quoted := `the API answered {"user":"ci","pass\u0077ord":"` + secret + `"} on login`

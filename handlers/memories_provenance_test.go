@@ -68,6 +68,7 @@ func sameIDs(got []int64, want ...int64) bool {
 // them, and the owner's accept and reject settle it. A person's token
 // may not accept, reject or change any memory.
 func TestRememberSpeakers(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	bob, carol := createToken(t, srv, "bob"), createToken(t, srv, "carol")
 	if status, body := srv.Do(t, http.MethodPut, "/api/settings", map[string]any{"memory": map[string]any{"trust": []string{"carol"}}}, nil); status != http.StatusOK {
@@ -138,6 +139,7 @@ func TestRememberSpeakers(t *testing.T) {
 // too; state=all lists every state, quotes included; speaker= keeps one
 // voice; what cannot be read is a 400 saying why.
 func TestListMemoriesAsOfAndSpeaker(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 10, 0, 0, 0, time.UTC) }
 	var old, newer, rule, quote, proposed models.Memory
@@ -204,6 +206,7 @@ func TestListMemoriesAsOfAndSpeaker(t *testing.T) {
 // proposed, the teammate as "user", the owner as "owner"), never another
 // teammate's; the owner's sessions hold neither proposal.
 func TestPersonSessionHoldsOwnProposals(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	bob, alice := createToken(t, srv, "bob"), createToken(t, srv, "alice")
 	rule := rememberAs(t, srv, nil, map[string]any{"project": "team", "kind": "constraint", "text": "Never push to main directly", "source": "user"})
@@ -268,6 +271,7 @@ func TestPersonSessionHoldsOwnProposals(t *testing.T) {
 // constraint included, and each records the teammate as who ended it.
 // While it waits, it replaces nothing.
 func TestAcceptReplaces(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	bob := createToken(t, srv, "bob")
 	old := rememberAs(t, srv, nil, map[string]any{"project": "team", "kind": "decision", "text": "The cache lives in Memcached for now"})

@@ -28,6 +28,7 @@ func nextOf(t *testing.T, body string) string {
 // (project, state), not to the memories in force; a next that is not a
 // Memory page of this site is ignored.
 func TestMemoryActionsReturnToTheirView(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)
@@ -82,6 +83,7 @@ func TestMemoryActionsReturnToTheirView(t *testing.T) {
 // many there are and how many more, and pages through them; the other
 // kinds' pages and the state are kept; actions come back to the page.
 func TestMemoryPagePages(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const n = 450
 	err := srv.Store.Writer.Do(t.Context(), func(tx *models.Tx) error {

@@ -57,6 +57,7 @@ func seedProvenance(t *testing.T, srv *testutil.Server) provenanceSeed {
 // As of lists what was in force on a date. Accept and Reject work from
 // the page and come back to it.
 func TestMemoryPageProvenance(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	s := seedProvenance(t, srv)
 	c := srv.LoggedIn(t)
@@ -186,6 +187,7 @@ func fragment(t *testing.T, c *http.Client, srv *testutil.Server, id int64, stat
 // who said each, a quote linked to its row under Quoted notes (All
 // leaves quotes out).
 func TestSessionPageMemoryVoices(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	sid, _ := memorySeed(t, srv)
 	quote := models.Memory{SessionID: sid, Project: "memproj", PromptNumber: 1, Source: models.SourceAnswer, Kind: models.MemoryDecision,

@@ -98,6 +98,7 @@ func memoryNow(t *testing.T, srv *testutil.Server, id int64) (models.Memory, boo
 // kind, escaped, with the superseded one only under its state and its
 // replacement linked; the session page lists the session's memories.
 func TestMemoryPage(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	sid, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)
@@ -137,6 +138,7 @@ func TestMemoryPage(t *testing.T) {
 // token (refused with 403 and nothing changed without it), and does what
 // it says with it.
 func TestMemoryPageActions(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	id := ms[0].ID
@@ -210,6 +212,7 @@ func TestMemoryPageActions(t *testing.T) {
 // TestMemoryFragment: the live row of a memory, and a 204 for one no
 // longer in the page's state.
 func TestMemoryFragment(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)
@@ -230,6 +233,7 @@ func TestMemoryFragment(t *testing.T) {
 // save turns kinds off and sets the budget share; an out-of-range share
 // is refused by Validate, its message next to the field, nothing saved.
 func TestMemorySettingsForm(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	c, tok := browserish(t, srv)
 	_, page, _ := memGet(t, c, srv, "/settings")
@@ -271,6 +275,7 @@ func TestMemorySettingsForm(t *testing.T) {
 // keep theirs); its Cancel is a link back to the page, at the row, and
 // its save comes back to the page without ?edit=. A bad id is a 400.
 func TestMemoryEditWithoutScript(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)
@@ -314,6 +319,7 @@ func TestMemoryEditWithoutScript(t *testing.T) {
 // TestMemoryJumpNav: the page starts with a link to each kind's list and
 // its count.
 func TestMemoryJumpNav(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	memorySeed(t, srv)
 	_, page, _ := memGet(t, srv.LoggedIn(t), srv, "/memory?project=memproj&state=all")

@@ -27,6 +27,7 @@ func memorySearchPath(q string, kv ...string) string {
 // state; a query FTS5 refuses, a bad offset, or search by meaning while
 // it is off is a 400 with the message on the page, the form kept.
 func TestMemoryPageSearch(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, ms := memorySeed(t, srv)
 	c := srv.LoggedIn(t)

@@ -34,6 +34,7 @@ const memoryPrivate = "MemPrivateZebra42"
 // the data directory's files (the database, its -wal, logs), and
 // <private> text in a prompt or an answer becomes no memory.
 func TestMemorySecretsNeverStored(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const sess, cwd = "mem-secrets", "/tmp/memsecrets"
 	ev := func(event string, extra map[string]any) map[string]any {

@@ -62,6 +62,7 @@ func getPage(t *testing.T, srv *testutil.Server, path string) (int, string) {
 }
 
 func TestPages(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	// The session page names who summarized it: the summary queue writes
 	// it after the fixture's Stop, in its own time (it lagged behind the
@@ -145,6 +146,7 @@ func TestPages(t *testing.T) {
 // TestNoInlineScriptOrStyle holds the pages to the CSP: scripts and styles
 // only from files, no style= attributes, no inline handlers.
 func TestNoInlineScriptOrStyle(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	// Attributes are looked for inside tags only: escaped stored content
 	// (the XSS payload) has no '<' left.
@@ -159,6 +161,7 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 }
 
 func TestEventFragment(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	rendered := 0
 	// Every event of the fixture renders as the same row the page shows.
@@ -209,6 +212,7 @@ func TestEventFragment(t *testing.T) {
 }
 
 func TestFeedLoadMore(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for i := range 60 {
 		srv.Hook(t, "post-tool-use", bashCall("many", fmt.Sprintf("toolu_%02d", i), fmt.Sprintf("echo row-%02d", i), "ok"))
@@ -234,6 +238,7 @@ func TestFeedLoadMore(t *testing.T) {
 }
 
 func TestStaticAssets(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, c := range []struct{ path, cache, ctype string }{
 		{"/static/app.css?v=x", "immutable", "text/css"},
@@ -258,6 +263,7 @@ func TestStaticAssets(t *testing.T) {
 
 // TestStatusBanner: a problem the worker knows of is shown on every page.
 func TestStatusBanner(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, path := range []string{"/", "/sessions", "/search", "/stats"} {
 		if _, body := getPage(t, srv, path); strings.Contains(body, `data-kind="problem"`) || strings.Contains(body, `data-kind="quarantine"`) {
@@ -278,6 +284,7 @@ func TestStatusBanner(t *testing.T) {
 // newest matches and how to have them ranked; a search it ranks says
 // nothing of the kind.
 func TestSearchPageSaysNewestFirst(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	_, ranked := getPage(t, srv, "/search?q=notes")
 	if !strings.Contains(ranked, `id="results"`) || strings.Contains(ranked, `id="search-newest"`) {
@@ -298,6 +305,7 @@ func TestSearchPageSaysNewestFirst(t *testing.T) {
 // a 500 with the error page, not a search that pretends nothing was
 // there.
 func TestSearchBoxIDLookupFailure(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	if status, body := getPage(t, srv, "/search?q=%23s999"); status != http.StatusOK || !strings.Contains(body, `name="q"`) || !strings.Contains(body, "No matches") {
 		t.Errorf("#s999, not stored: %d %.300s", status, body)
@@ -317,6 +325,7 @@ func TestSearchBoxIDLookupFailure(t *testing.T) {
 // TestNoEmptyClassAttributes: no page writes class="" (a class left out
 // is no attribute at all).
 func TestNoEmptyClassAttributes(t *testing.T) {
+	t.Parallel()
 	srv := seeded(t)
 	for _, path := range []string{"/", "/sessions", "/sessions/1", "/sessions/2", "/search?q=notes", "/memory", "/stats", "/settings", "/import", "/forget/session/1"} {
 		status, body := getPage(t, srv, path)

@@ -19,6 +19,7 @@ import (
 // An id that cleaning changes maps to one stored id, the same from every
 // route, so the events of one session stay together.
 func TestIngestCleansEveryStoredString(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const aws = "AKIAZ7QWERTYUIOP1234"
 	const gh = "ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"
@@ -99,6 +100,7 @@ func TestIngestCleansEveryStoredString(t *testing.T) {
 // claude-mem's /sessions/{id}/init: an id %-escaped in the path is cleaned
 // as the id it stands for.
 func TestCompatPathIDIsCleaned(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	if st, b := srv.Post(t, "/sessions/cm-%41KIAZ7QWERTYUIOP1234/init", map[string]any{"prompt": "hi"}); st != 200 {
 		t.Fatalf("%d %s", st, b)

@@ -9,6 +9,7 @@ import (
 // A Handler missing a dependency says which when it is built, instead of
 // a handler finding out at its first request.
 func TestReadyNamesWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	err := (&Handler{}).Ready()
 	if err == nil {
 		t.Fatal("an empty Handler is ready")
@@ -21,6 +22,7 @@ func TestReadyNamesWhatIsMissing(t *testing.T) {
 }
 
 func TestCountsFresh(t *testing.T) {
+	t.Parallel()
 	at := time.Unix(1000, 0)
 	for _, tc := range []struct {
 		name  string

@@ -23,6 +23,7 @@ import (
 // precedes it (which an identifier taken out of its sentence no longer
 // has), one spans lines (which a title cut from them no longer does).
 func TestReapplyRedactionCoversDerivedColumns(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const plain, labelled, block = "AcmeInternal-7731", "Qx7Rk2Lm9Zt", "Zq81xLv0Wm"
 	dir := t.TempDir()

@@ -31,6 +31,7 @@ func sessionTitle(t *testing.T, srv *testutil.Server, id int64) (string, bool) {
 // the session list and JSON, the Markdown export and MCP's
 // recent_sessions.
 func TestRenameSession(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "user-prompt-submit", map[string]any{
 		"session_id": "ren", "transcript_path": "", "cwd": "/tmp/renproj", "hook_event_name": "UserPromptSubmit",

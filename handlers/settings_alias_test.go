@@ -12,6 +12,7 @@ import (
 // Project names by path are edited on the settings page, validated, and
 // decide the project of the next session under the path.
 func TestProjectAliasesFromTheForm(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	c, tok := browserish(t, srv)
 	errOf := func(body string) string {

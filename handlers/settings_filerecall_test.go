@@ -11,6 +11,7 @@ import (
 // The file gate's knobs, and the failure hint's budget, are on the settings page: a value out of range is
 // refused next to its field, valid ones are saved and apply at once.
 func TestFileRecallFromTheForm(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	c, tok := browserish(t, srv)
 	for field, bad := range map[string]string{"injection.fileRecallCount": "42", "injection.fileRecallTokens": "5000", "injection.failureHintTokens": "1001"} {

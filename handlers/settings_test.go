@@ -27,6 +27,7 @@ func putSettings(t *testing.T, srv *testutil.Server, body string) (int, []byte) 
 }
 
 func TestSettingsValidatedAsAWhole(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	n := len(models.DefaultSettings().Privacy.RedactionRules)
 	cur := srv.Capture.Policy().Settings
@@ -80,6 +81,7 @@ func TestSettingsValidatedAsAWhole(t *testing.T) {
 // TestSettingsAppliedAndAnnounced: a PUT is applied to the very next hook
 // and arrives on /stream as settings_changed, naming the changed sections.
 func TestSettingsAppliedAndAnnounced(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -125,6 +127,7 @@ func TestSettingsAppliedAndAnnounced(t *testing.T) {
 }
 
 func TestTestRule(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	tests := []struct {
 		body, want string
@@ -254,6 +257,7 @@ func settingsForm(tok string, st models.Settings) url.Values {
 // form asks to confirm a retention that deletes, and once saved the
 // background job deletes at once (index in step).
 func TestRetentionCountedBeforeSaving(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	oldObservations(t, srv, 7, 60)
 	oldObservations(t, srv, 0, 0)
@@ -306,6 +310,7 @@ func TestRetentionCountedBeforeSaving(t *testing.T) {
 // TestFormErrorsNextToFields: a form with an invalid regex and a non-number
 // comes back 422 with each message in its field's error element.
 func TestFormErrorsNextToFields(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	c, tok := browserish(t, srv)
 	st := srv.Capture.Policy().Settings
@@ -338,6 +343,7 @@ func TestFormErrorsNextToFields(t *testing.T) {
 // re-applied, rewrites prompts, observations, session answers and stream
 // events, and the search index no longer finds the secret.
 func TestReapplyRedaction(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const secret = "ZETA-98765-SECRET"
 	srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "r", "cwd": "/tmp/p", "hook_event_name": "UserPromptSubmit", "prompt": "deploy with " + secret, "prompt_id": "r1"})
@@ -347,10 +353,9 @@ func TestReapplyRedaction(t *testing.T) {
 
 	// Let the turn's summary be written first (the summarizer runs in the
 	// background), so it is among what gets rewritten.
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, _ := srv.Store.Counts(context.Background()); c.Summaries > 0 {
-			break
-		}
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
+	if c, _ := srv.Store.Counts(context.Background()); c.Summaries == 0 {
+		t.Fatal("the turn's summary job ended without a summary")
 	}
 	if status, out := putSettings(t, srv, `{"privacy":{"redactionRules":[{"name":"zeta","pattern":"ZETA-\\d+-SECRET","enabled":true}]}}`); status != 200 {
 		t.Fatalf("PUT: %d %s", status, out)
@@ -398,6 +403,7 @@ func TestReapplyRedaction(t *testing.T) {
 // The settings page lists every built-in rule, the ones added since the
 // settings were stored too (issue 36's command-line and config shapes).
 func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, page := srv.Get(t, "/settings")
 	for _, r := range privacy.BuiltinRules() {
@@ -414,6 +420,7 @@ func TestSettingsPageListsEveryBuiltinRule(t *testing.T) {
 // the top; without one the notice is at the top as before. Re-applying
 // redaction comes back to its own section.
 func TestSettingsSaveKeepsThePlace(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	c, tok := browserish(t, srv)
 	cases := []struct{ at, open, loc string }{
@@ -474,6 +481,7 @@ func TestSettingsSaveKeepsThePlace(t *testing.T) {
 // says what it catches and shows its placeholder example and how it is
 // stored, escaped as text; a user's rule has no such line.
 func TestSettingsBuiltinsSayWhatTheyCatch(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	_, b := srv.Get(t, "/settings")
 	page := string(b)

@@ -12,6 +12,7 @@ import (
 // The stats page shows LLM spend and says when the daily token budget
 // stopped LLM summarization.
 func TestStatsShowsTokenBudget(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	page := func() string {

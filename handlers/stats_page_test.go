@@ -22,6 +22,7 @@ func statsCall(id, tool string, input map[string]any) map[string]any {
 // project), and a Grep's directory is not counted as a file; /api/stats
 // says which project each file is of.
 func TestStatsTopFiles(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	const file = "/home/dev/projects/api/internal/auth/jwt.go"
 	const dir = "/home/dev/projects/api/internal"

@@ -125,16 +125,6 @@ func (r *rawSSE) next(t *testing.T, n int) []sseEvent {
 	return out
 }
 
-// quiet asserts that no event arrives for d.
-func (r *rawSSE) quiet(t *testing.T, d time.Duration) {
-	t.Helper()
-	select {
-	case ev := <-r.events:
-		t.Errorf("unexpected event %+v", ev)
-	case <-time.After(d):
-	}
-}
-
 // waitClients waits until the broker has n subscribers.
 func waitClients(t *testing.T, srv *testutil.Server, n int) {
 	t.Helper()
@@ -173,6 +163,7 @@ func kinds(evs []sseEvent) string {
 }
 
 func TestStreamRawEventsInOrder(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	r := openRaw(t, srv, "/stream", nil)
 	waitClients(t, srv, 1)
@@ -280,6 +271,7 @@ func r3next(t *testing.T, ch <-chan *r3sse.Event, n int) []sseEvent {
 }
 
 func TestStreamR3labsClient(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -320,6 +312,7 @@ func TestStreamR3labsClient(t *testing.T) {
 }
 
 func TestStreamLastEventIDReplay(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	for i := range 5 {
 		prompt(t, srv, "replay", "alpha", fmt.Sprintf("p%d", i))
@@ -342,15 +335,19 @@ func TestStreamLastEventIDReplay(t *testing.T) {
 	if live[0].ID != evs[4].ID+1 || !strings.Contains(live[0].Data, "live one") {
 		t.Errorf("live after replay: %+v", live)
 	}
-	r.quiet(t, 300*time.Millisecond) // nothing twice
 
-	// An id from the future (a deleted database) does not mute the stream.
+	// An id from the future (a deleted database) does not mute the stream:
+	// the next event is its first.
 	future := openRaw(t, srv, "/stream", http.Header{"Last-Event-ID": {"999999"}})
 	waitClients(t, srv, 3)
-	future.quiet(t, 200*time.Millisecond)
 	prompt(t, srv, "replay", "alpha", "after the future")
 	if ev := future.next(t, 1)[0]; !strings.Contains(ev.Data, "after the future") {
 		t.Errorf("future client got %+v", ev)
+	}
+	// Nothing twice: the replaying client's next event after the live one
+	// is this one too (the stream is in id order, so a repeat comes first).
+	if ev := r.next(t, 1)[0]; ev.ID <= live[0].ID || !strings.Contains(ev.Data, "after the future") {
+		t.Errorf("after the live one, the replaying client got %+v", ev)
 	}
 }
 
@@ -398,6 +395,7 @@ func TestStreamReplayAcrossRestart(t *testing.T) {
 }
 
 func TestStreamProjectFilter(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	alpha := openRaw(t, srv, "/stream?project=alpha", nil)
 	all := openRaw(t, srv, "/stream", nil)
@@ -416,7 +414,12 @@ func TestStreamProjectFilter(t *testing.T) {
 			t.Errorf("alpha stream got %+v", ev)
 		}
 	}
-	alpha.quiet(t, 300*time.Millisecond)
+	// Nor later: an event of alpha's written now is the next it gets (the
+	// stream is in id order, so a stray beta event would come first).
+	prompt(t, srv, "fa", "alpha", "alpha last")
+	if ev := alpha.next(t, 1)[0]; !strings.Contains(ev.Data, "alpha last") {
+		t.Errorf("alpha stream got %+v, want its last prompt", ev)
+	}
 	// A replay is filtered the same way.
 	r := openRaw(t, srv, "/stream?project=beta", http.Header{"Last-Event-ID": {"1"}})
 	replayed := r.next(t, 5)
@@ -431,6 +434,7 @@ func TestStreamProjectFilter(t *testing.T) {
 // TestStreamCommitOrder: events committed in one transaction are published
 // by the writer after the commit, in id order, each once.
 func TestStreamCommitOrder(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "ooo", "alpha", "first")
 	r := openRaw(t, srv, "/stream", nil)
@@ -456,13 +460,18 @@ func TestStreamCommitOrder(t *testing.T) {
 			t.Fatalf("got %+v, want ids %d,%d,%d", got, evs[0].ID, evs[1].ID, evs[2].ID)
 		}
 	}
-	r.quiet(t, 300*time.Millisecond)
+	// Each once: the next event is one written after them.
+	prompt(t, srv, "ooo", "alpha", "after the three")
+	if ev := r.next(t, 1)[0]; !strings.Contains(ev.Data, "after the three") {
+		t.Errorf("after the transaction's three events: %+v", ev)
+	}
 }
 
 // TestStreamBrokerOverflow: when the broker's queue overflows, subscribers
 // are disconnected instead of silently missing an event; a client that
 // reconnects with Last-Event-ID gets everything from the log.
 func TestStreamBrokerOverflow(t *testing.T) {
+	t.Parallel()
 	b := sse.NewBroker()
 	defer b.Close()
 	sub := b.Subscribe("")
@@ -511,12 +520,30 @@ func streamGoroutines() int {
 	return n
 }
 
+// idleWorkers counts fasthttp's idle connection workers: goroutines of a
+// worker pool waiting for a connection, not serving one.
+func idleWorkers() int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "fasthttp.(*workerPool).workerFunc(") && !strings.Contains(g, "fasthttp.(*Server).serveConn(") {
+			n++
+		}
+	}
+	return n
+}
+
 func TestStreamClientsCleanedUp(t *testing.T) {
 	srv := testutil.NewServer(t, testutil.FastStream)
 	prompt(t, srv, "gc", "alpha", "warm up")
-	// Let fasthttp reap the warm-up's idle workers: its pool checks every
-	// IdleWorkerReap for workers idle that long.
-	time.Sleep(2*testutil.IdleWorkerReap + time.Second)
+	// Let fasthttp reap the warm-up's idle workers (its pool checks every
+	// IdleWorkerReap for workers idle that long) before counting.
+	for deadline := time.Now().Add(30 * time.Second); idleWorkers() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("fasthttp still holds %d idle workers 30 s after the warm-up (reaped after %s)", idleWorkers(), 2*testutil.IdleWorkerReap)
+		}
+	}
 	before := runtime.NumGoroutine()
 	clients := make([]*rawSSE, 50)
 	for i := range clients {
@@ -551,6 +578,7 @@ func TestStreamClientsCleanedUp(t *testing.T) {
 // TestStreamSlowClient: a client that never reads (tiny receive buffer)
 // does not hold up the others; it is dropped, and its goroutine ends.
 func TestStreamSlowClient(t *testing.T) {
+	t.Parallel()
 	// It writes quietly and publishes by hand; on PostgreSQL the listener
 	// publishes every logged event (models/pgnotify.go), so nothing is quiet.
 	pgtest.SkipOnPostgres(t, "publishes by hand what it wrote quietly")
@@ -628,6 +656,7 @@ func TestStreamSlowClient(t *testing.T) {
 // larger than the connection's 4 KB writes, arrives whole and in order,
 // and live events follow it.
 func TestStreamLongReplay(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	const n = 1200
 	blob := strings.Repeat("y", 3000)
@@ -676,6 +705,7 @@ func TestStreamLongReplay(t *testing.T) {
 // TestStreamHead: HEAD /stream answers the headers and leaves no
 // subscriber behind.
 func TestStreamHead(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	resp, err := srv.Client().Head(srv.URL + "/stream")
 	if err != nil {

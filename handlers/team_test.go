@@ -86,6 +86,7 @@ func sessionAs(t *testing.T, srv *testutil.Server, header http.Header, claudeID 
 // session gets no message from the transcript, no branch, the base name
 // of cwd as project, no file state, and the file gate answers nothing.
 func TestPersonOpensNoWorkerPath(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	alice := createToken(t, srv, "alice")
 	pf := makePrivateFiles(t)
@@ -174,6 +175,7 @@ func fileStates(t *testing.T, srv *testutil.Server, d api.SessionDetail) int {
 // sessions only: not the owner's, not another person's, in the session
 // list, a session, its timeline or any export. The owner sees them all.
 func TestPersonSeesNoOthersTranscriptPath(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	alice, bob := createToken(t, srv, "alice"), createToken(t, srv, "bob")
 	paths := map[string]string{
@@ -426,6 +428,7 @@ func revoke(t *testing.T, srv *testutil.Server, id int64) time.Time {
 // owner's streams go on; the token cannot open a new one. On SQLite, and
 // on PostgreSQL in the matrix's PostgreSQL run.
 func TestRevokeEndsPersonStreams(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t, testutil.FastStream)
 	alice, bob := createToken(t, srv, "alice"), createToken(t, srv, "bob")
 	ra := openRaw(t, srv, "/stream", as(alice.Token))
@@ -455,6 +458,7 @@ func TestRevokeEndsPersonStreams(t *testing.T) {
 // revoked through replica A ends its streams on A and on B, at once; a
 // stream of another person on B goes on.
 func TestRevokeEndsStreamsOnEveryReplica(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a := testutil.NewServer(t, testutil.FastStream, onDatabase(url))

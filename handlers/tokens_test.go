@@ -34,6 +34,7 @@ func as(token string) http.Header { return http.Header{"Authorization": {"Bearer
 // person; the owner's sessions record nobody. The token reads memory too,
 // and its use is recorded.
 func TestTokenCapturesPerson(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	alice := createToken(t, srv, " alice ")
 	if alice.Person != "alice" || !strings.HasPrefix(alice.Token, alice.Prefix) || alice.Prefix == alice.Token {
@@ -81,6 +82,7 @@ func TestTokenCapturesPerson(t *testing.T) {
 // A revoked or unknown token gets 401 with a reason, and nothing it sent
 // is stored.
 func TestTokenRevokedAndUnknown(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	bob := createToken(t, srv, "bob")
 	status, body := srv.Do(t, http.MethodDelete, fmt.Sprintf("/api/tokens/%d", bob.ID), nil, nil)
@@ -120,6 +122,7 @@ func TestTokenRevokedAndUnknown(t *testing.T) {
 // A person's token reaches hooks and reads only: the owner's routes
 // answer 403 and change nothing.
 func TestTokenOwnerRoutesForbidden(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	carol := createToken(t, srv, "carol")
 	srv.Hook(t, "session-start", map[string]any{"session_id": "keep", "cwd": "/src/keep", "source": "startup"})
@@ -159,6 +162,7 @@ func TestTokenOwnerRoutesForbidden(t *testing.T) {
 // The list shows prefixes, never a token; the store keeps only the
 // token's SHA-256.
 func TestTokenListAndStorage(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	dan := createToken(t, srv, "dan")
 	status, body := srv.Get(t, "/api/tokens")
@@ -182,6 +186,7 @@ func TestTokenListAndStorage(t *testing.T) {
 
 // A token pasted in a prompt is redacted before it is stored.
 func TestTokenInPromptRedacted(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	erin := createToken(t, srv, "erin")
 	srv.Hook(t, "user-prompt-submit", map[string]any{"session_id": "paste", "cwd": "/src/p", "prompt_id": "p1",
@@ -198,6 +203,7 @@ func TestTokenInPromptRedacted(t *testing.T) {
 // says who captured it. Outside team mode there is neither filter nor
 // column.
 func TestTokenPersonFilterInViewer(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "session-start", map[string]any{"session_id": "mine", "cwd": "/src/own-proj", "source": "startup"})
 	if _, body := srv.Get(t, "/sessions"); strings.Contains(string(body), `name="person"`) || strings.Contains(string(body), "<th>By</th>") {

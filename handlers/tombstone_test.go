@@ -15,6 +15,7 @@ import (
 // captor records it again. The forget keeps who captured it and a hash
 // of the id, nothing of what the session held.
 func TestForgottenSessionIDStaysItsCaptors(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	alice, bob := createToken(t, srv, "alice"), createToken(t, srv, "bob")
 	const sid = "tomb-live-7f3c2a9e"

@@ -91,6 +91,8 @@ func TestSocketSenderHonoursDeadline(t *testing.T) {
 func TestSocketSenderHonoursCancel(t *testing.T) {
 	dir, accepted := silentWorker(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	// The sleep lets the request be written and the read block: a cancel
+	// that wakes a blocked read is what is tested.
 	go func() { <-accepted; time.Sleep(20 * time.Millisecond); cancel() }()
 	_, err := SocketSender(dir)(ctx, "POST", "/api/hooks/stop", []byte(`{}`))
 	if !errors.Is(err, context.Canceled) {

@@ -16,6 +16,7 @@ import (
 // on the first writable load; afterwards no byte of the database or its
 // -wal holds it (the row is rewritten with secure_delete and checkpointed).
 func TestAPIKeyMovedOutOfOldDatabase(t *testing.T) {
+	t.Parallel()
 	pgtest.SkipOnPostgres(t, "the bytes of mneme.db and its -wal file")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mneme.db")
@@ -66,6 +67,7 @@ func TestAPIKeyMovedOutOfOldDatabase(t *testing.T) {
 
 // SaveSettings never writes the key into the row.
 func TestSaveSettingsLeavesTheKeyOut(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	st := DefaultSettings()
 	st.Summarizer.APIKey = "sk-ant-api03-NEVER-IN-ROW-0123456789"

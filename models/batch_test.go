@@ -36,6 +36,7 @@ func strp(s string) *string { return &s }
 // announce nothing, each stored row gets its own id, and the events reach
 // OnCommit in id order with the matching refId.
 func TestQueueObservationBatches(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	var mu sync.Mutex
 	var published []Event
@@ -171,6 +172,7 @@ func TestQueueObservationBatches(t *testing.T) {
 // A queued observation the database refuses (its session does not exist)
 // fails alone: its neighbours in the same commit are stored.
 func TestQueueObservationFailureIsIsolated(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	sess := testSession(t, s, "iso")
 	const n = 40
@@ -206,6 +208,7 @@ func TestQueueObservationFailureIsIsolated(t *testing.T) {
 
 // Outside a writer transaction QueueObservation writes at once.
 func TestQueueObservationOutsideWriter(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	sess := testSession(t, s, "direct")
 	o := Observation{SessionID: sess, Project: "alpha", ToolName: "Read", Kind: "read", Title: "direct", ToolUseID: strp("x")}
@@ -228,6 +231,7 @@ func TestQueueObservationOutsideWriter(t *testing.T) {
 // checkpointer, not through a commit (those only checkpoint past 10,000
 // WAL pages): the main file grows without anyone asking for a checkpoint.
 func TestBackgroundCheckpoint(t *testing.T) {
+	t.Parallel()
 	pgtest.SkipOnPostgres(t, "the WAL checkpointer and the size of mneme.db")
 	s := openTestStore(t)
 	sess := testSession(t, s, "ckpt")
@@ -266,6 +270,7 @@ func TestBackgroundCheckpoint(t *testing.T) {
 // replays on both sides of a statement boundary: each row is stored once,
 // in order, and gets its own id and event.
 func TestQueueObservationChunks(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	sess := testSession(t, s, "chunks")
 	const n = 3*rowsPerStatement + 5

@@ -11,6 +11,7 @@ import (
 // its vector so it is embedded again from the new text, and forgetting
 // it leaves no vector, on both backends (migration 18 / PostgreSQL 8).
 func TestMemoryEmbeddings(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		s := f.s

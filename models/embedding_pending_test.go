@@ -14,6 +14,7 @@ import (
 // does) is found once the idle indexer's count shows it, and the look
 // after that finds nothing again.
 func TestPendingEmbeddingsLooksAboveMarks(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "marks")

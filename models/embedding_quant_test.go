@@ -16,6 +16,7 @@ import (
 // and on clustered ones (rows close to a few topics, as real memory is).
 // It logs recall@20; the README quotes it.
 func TestQuantisedRecall(t *testing.T) {
+	t.Parallel()
 	if racebuild.Enabled {
 		// Arithmetic on one goroutine, 19 s under -race for nothing to
 		// watch: make test runs it without the race detector (test-norace).

@@ -45,6 +45,7 @@ func embedAll(t *testing.T, s *Store, model string) int {
 // for another model; a semantic search finds the closest rows within its
 // filters; forgetting a row deletes its vector.
 func TestEmbeddings(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testEmbeddings)
 }
 
@@ -116,6 +117,7 @@ func testEmbeddings(t *testing.T, f *searchFixture) {
 }
 
 func TestFuseRRF(t *testing.T) {
+	t.Parallel()
 	h := func(typ string, id int64) SearchHit { return SearchHit{Type: typ, ID: id} }
 	text := []SearchHit{h("prompt", 1), h("observation", 2), h("summary", 3)}
 	sem := []SearchHit{h("observation", 2), h("observation", 4)}

@@ -10,6 +10,7 @@ import (
 // announce, newest first, whatever order they were written in (an import
 // of last week's work after today's), and keeps only the kinds asked for.
 func TestFeedEventsByTime(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	type row struct {

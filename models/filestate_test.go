@@ -10,6 +10,7 @@ import (
 // and files, keyed by session and tool_use_id; a replay keeps the first;
 // deleting the observation deletes its states.
 func TestFileStates(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "fs")
@@ -70,6 +71,7 @@ func TestFileStates(t *testing.T) {
 // about their staleness); excluded stubs and calls without a tool_use_id
 // get none.
 func TestMigrationFileStates(t *testing.T) {
+	t.Parallel()
 	s := openOldStore(t, 9, // before migration 10, file_states
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (session_id, project, tool_use_id, tool_name, kind, title, files, created_at) VALUES (1, 'p', 't1', 'Edit', 'file_change', 'Edited a.go', '["/p/a.go","/p/b.go"]', ?)`,
@@ -86,6 +88,7 @@ func TestMigrationFileStates(t *testing.T) {
 // States queued in one writer transaction go in after its observations,
 // across several statements, each once.
 func TestFileStatesBatched(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "fsb")

@@ -110,6 +110,7 @@ func countWhere(t *testing.T, s *Store, q string, args ...any) int64 {
 // events) and nothing else; forgetting a session deletes all of it; and
 // after Scrub the marker is in no byte of the data directory.
 func TestForgetPromptAndSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openTestStoreIn(t, dir)
 	ctx := context.Background()
@@ -187,6 +188,7 @@ func TestForgetPromptAndSession(t *testing.T) {
 // summaries made from it (its turn's), with their events, rather than
 // leave them quoting it; the other turn's summary stays.
 func TestForgetObservationDeletesQuotingSummaries(t *testing.T) {
+	t.Parallel()
 	s := openTestStoreIn(t, t.TempDir())
 	ctx := context.Background()
 	const mark = "zqxjkquotedobs"

@@ -15,6 +15,7 @@ import (
 // stays exactly the rows and their current text: FTS5's integrity check
 // passes and each word matches what it should.
 func TestSearchIndexQueue(t *testing.T) {
+	t.Parallel()
 	pgtest.SkipOnPostgres(t, "FTS5's index queue and integrity check (PostgreSQL indexes in the commit)")
 	s := openTestStore(t)
 	ctx := context.Background()
@@ -88,6 +89,7 @@ func TestSearchIndexQueue(t *testing.T) {
 // A search sees every write acknowledged before it, with the background
 // indexer nowhere near its next round.
 func TestSearchReadsItsWrites(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	sess := testSession(t, s, "ryw")
@@ -109,6 +111,7 @@ func TestSearchReadsItsWrites(t *testing.T) {
 // With no search to ask for it, the background indexer indexes what is
 // queued once the writer is quiet.
 func TestSearchIndexInBackground(t *testing.T) {
+	t.Parallel()
 	pgtest.SkipOnPostgres(t, "FTS5's background indexer (PostgreSQL indexes in the commit)")
 	s := openTestStore(t)
 	ctx := context.Background()
@@ -134,6 +137,7 @@ func TestSearchIndexInBackground(t *testing.T) {
 // and the indexer goes on: once the index can be written again it catches
 // up, and the count stays.
 func TestSearchIndexerErrorsCounted(t *testing.T) {
+	t.Parallel()
 	pgtest.SkipOnPostgres(t, "FTS5's background indexer (PostgreSQL indexes in the commit)")
 	s := openTestStore(t)
 	ctx := context.Background()

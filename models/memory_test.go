@@ -35,6 +35,7 @@ func memoryTexts(ms []Memory) []string {
 // kept, pinned, retired, superseded and completed, each change announced
 // on the live stream; on both backends.
 func TestMemoryLifecycle(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	var sessID int64

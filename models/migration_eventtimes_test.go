@@ -12,6 +12,7 @@ import (
 // summary to its turn's last tool call, the final one to the session's
 // end, each event to its row's time.
 func TestMigrationEventTimes(t *testing.T) {
+	t.Parallel()
 	const day = "2026-10-01 10:0"
 	s := openOldStore(t, 13,
 		`INSERT INTO sessions (id, claude_session_id, project, status, started_at, ended_at, prompt_counter) VALUES (1, 's', 'p', 'completed', '`+day+`0:00+00:00', '`+day+`5:00+00:00', 1)`,

@@ -11,6 +11,7 @@ import (
 // search index with nothing queued, and the index passes its integrity
 // check.
 func TestMigrationCommandFieldsAndQueue(t *testing.T) {
+	t.Parallel()
 	s := openOldStore(t, 6,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'test', 'Ran `+"`go test`"+`: 3 packages ok', 'go test ./...', 'ok', '[]', ?)`,

@@ -14,6 +14,7 @@ import (
 // user for a retired one; a teammate's memory in force becomes a
 // proposal. What held on a date before the upgrade has an answer.
 func TestMigrationMemoryProvenance(t *testing.T) {
+	t.Parallel()
 	ins := `INSERT INTO memories (id, session_id, project, prompt_number, source, kind, text, original_text, state, superseded_by, created_at, updated_at)
 		VALUES (%d, %d, 'p', 1, '%s', '%s', '%s', '%s', '%s', %d, ?1, ?1)`
 	row := func(id, sid int, source, kind, text, state string, by int) string {

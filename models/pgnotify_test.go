@@ -102,6 +102,7 @@ func checkSequence(t *testing.T, name string, got, want []int64) {
 // batching them): each store's OnCommit gets every event of both, once,
 // in id order, the same sequence as the log.
 func TestNotifyTwoReplicas(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -137,7 +138,9 @@ func TestNotifyTwoReplicas(t *testing.T) {
 	}
 	checkSequence(t, "replica A", ca.waitFor(t, len(want), 10*time.Second), want)
 	checkSequence(t, "replica B", cb.waitFor(t, len(want), 10*time.Second), want)
-	// Nothing more comes (a poll or a late notification repeats nothing).
+	// Nothing more comes (a poll or a late notification repeats nothing):
+	// the sleep lets the listeners' backstop poll (every listenPoll) run,
+	// the thing under test.
 	time.Sleep(listenPoll + 200*time.Millisecond)
 	checkSequence(t, "replica A later", ca.snapshot(), want)
 	checkSequence(t, "replica B later", cb.snapshot(), want)
@@ -155,6 +158,7 @@ func TestNotifyTwoReplicas(t *testing.T) {
 // committed from then on, not the history before it (its clients replay
 // that from the log with Last-Event-ID).
 func TestNotifyStartsAtTail(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -162,20 +166,21 @@ func TestNotifyStartsAtTail(t *testing.T) {
 	if err := appendN(ctx, a, "before", 5); err != nil {
 		t.Fatal(err)
 	}
-	ca.waitFor(t, 5, 5*time.Second)
+	ca.waitFor(t, 5, 30*time.Second)
 	_, cb := openReplica(t, url)
 	if err := appendN(ctx, a, "after", 2); err != nil {
 		t.Fatal(err)
 	}
 	want := logIDs(t, a)
-	checkSequence(t, "replica A", ca.waitFor(t, 7, 5*time.Second), want)
-	checkSequence(t, "replica B", cb.waitFor(t, 2, 5*time.Second), want[5:])
+	checkSequence(t, "replica A", ca.waitFor(t, 7, 30*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, 2, 30*time.Second), want[5:])
 }
 
 // TestNotifyRollback: events of a failed operation are not published,
 // those of its batch neighbours are, once (the batch is rolled back and
 // re-run operation by operation).
 func TestNotifyRollback(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -206,16 +211,23 @@ func TestNotifyRollback(t *testing.T) {
 	if len(want) != 15 {
 		t.Fatalf("log holds %d events, want 15", len(want))
 	}
-	checkSequence(t, "replica A", ca.waitFor(t, 15, 5*time.Second), want)
-	checkSequence(t, "replica B", cb.waitFor(t, 15, 5*time.Second), want)
-	time.Sleep(200 * time.Millisecond)
-	checkSequence(t, "replica B later", cb.snapshot(), want)
+	checkSequence(t, "replica A", ca.waitFor(t, 15, 30*time.Second), want)
+	checkSequence(t, "replica B", cb.waitFor(t, 15, 30*time.Second), want)
+	// Nothing more of them comes: one event written now is the next each
+	// publishes (in id order, so a repeat would come before it).
+	if err := appendN(ctx, a, "after", 1); err != nil {
+		t.Fatal(err)
+	}
+	want = logIDs(t, a)
+	checkSequence(t, "replica A later", ca.waitFor(t, len(want), 30*time.Second), want)
+	checkSequence(t, "replica B later", cb.waitFor(t, len(want), 30*time.Second), want)
 }
 
 // TestNotifyReconnect: when the listening connection is killed, the
 // listener connects again and publishes what was committed meanwhile, in
 // order, with nothing repeated.
 func TestNotifyReconnect(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)
@@ -224,7 +236,7 @@ func TestNotifyReconnect(t *testing.T) {
 	if err := appendN(ctx, a, "first", 3); err != nil {
 		t.Fatal(err)
 	}
-	cb.waitFor(t, 3, 5*time.Second)
+	cb.waitFor(t, 3, 30*time.Second)
 	// Both listen before the first kill: a kill that meets a listener
 	// still connecting for the first time (it can, on a loaded machine)
 	// would count as its reconnection.
@@ -302,7 +314,7 @@ func TestNotifyCloseStops(t *testing.T) {
 		if err := appendN(context.Background(), s, "x", 1); err != nil {
 			t.Fatal(err)
 		}
-		c.waitFor(t, 1, 5*time.Second)
+		c.waitFor(t, 1, 30*time.Second)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -338,6 +350,7 @@ func settled(limit int) int {
 // again while both replicas write: each still publishes the whole log
 // once, in order.
 func TestNotifyReconnectUnderLoad(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	a, ca := openReplica(t, url)

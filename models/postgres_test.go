@@ -15,6 +15,7 @@ import (
 // second open of the same database (a second replica, a restart) finds it
 // migrated and applies nothing again.
 func TestOpenPostgres(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	dir := t.TempDir()
@@ -41,6 +42,7 @@ func TestOpenPostgres(t *testing.T) {
 // imports of history) leave the id sequence past them, so the next row
 // without an id gets a free one instead of a duplicate-key error.
 func TestInsertExplicitIDsPostgres(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	s, err := OpenURL(pgtest.URL(t), t.TempDir())
 	if err != nil {
@@ -68,6 +70,7 @@ func TestInsertExplicitIDsPostgres(t *testing.T) {
 // know non-ASCII letters is refused with what to do, not migrated into a
 // search that silently misses such words.
 func TestOpenPostgresNeedsUTF8(t *testing.T) {
+	t.Parallel()
 	pgtest.PostgresOnly(t)
 	url := pgtest.URL(t)
 	admin, err := OpenURL(url, t.TempDir())

@@ -11,6 +11,7 @@ import (
 // documented keys, sanitises text, keeps a prompt private here private,
 // and moves the prompt counter up; a second restore stores nothing.
 func TestRestoreMerges(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := t.Context()
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -87,6 +88,7 @@ func TestRestoreMerges(t *testing.T) {
 // prompt takes a new number instead of colliding (which failed every
 // prompt of the session after it).
 func TestRestoreCounterCoversPrompts(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	rows := &RestoreRows{

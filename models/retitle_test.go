@@ -10,6 +10,7 @@ import (
 // from their command and output as stored, in batches; a second run
 // changes nothing; interrupted, excluded and other tools' rows keep theirs.
 func TestRetitleBash(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	now := time.Now().UTC()
 	if err := s.db.Exec(`INSERT INTO sessions (id, claude_session_id, project, status, started_at) VALUES (1, 'old', 'p', 'active', ?)`, now).Error; err != nil {
@@ -58,6 +59,7 @@ func TestRetitleBash(t *testing.T) {
 
 // A database of schema 19 gets the new titles as it upgrades.
 func TestMigrationRetitlesBash(t *testing.T) {
+	t.Parallel()
 	_, title := oldTscFailure(t, 19, "title")
 	if want := "`tsc`: src/a.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'. (exit 2)"; title != want {
 		t.Errorf("title %q, want %q", title, want)

@@ -29,6 +29,7 @@ var rankingQueries = []SearchQuery{
 // bm25 order; and newest-first searches (too many matches to rank) are
 // the same hit for hit.
 func TestRankingChangesOnlyTheOrder(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testRankingChangesOnlyTheOrder)
 }
 
@@ -89,6 +90,7 @@ func testRankingChangesOnlyTheOrder(t *testing.T, f *searchFixture) {
 // weights say; a search of one table keeps bm25's order among rows of
 // equal weight.
 func TestRankingWeighsRows(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testRankingWeighsRows)
 }
 

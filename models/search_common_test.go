@@ -18,6 +18,7 @@ import (
 // by a mass delete, such a word is listed newest first (the trade this
 // makes: the same matches, unranked) until the next ANALYZE is copied.
 func TestCommonRowsPG(t *testing.T) {
+	t.Parallel()
 	s := openPGTestStore(t)
 	s.SearchOptions.RankLimit = 20 // common from 40 rows
 	ctx := context.Background()
@@ -184,6 +185,7 @@ func first(h []SearchHit) any {
 // word leaves both the planner's statistics and mneme_common then, not
 // at autovacuum's next ANALYZE.
 func TestScrubForgetsCommonWordsPG(t *testing.T) {
+	t.Parallel()
 	s := openPGTestStore(t)
 	ctx := context.Background()
 	if err := s.db.Exec(`ALTER TABLE observations SET (autovacuum_enabled = false)`).Error; err != nil {

@@ -21,6 +21,7 @@ import (
 // diff the files: a change meant to make search faster must leave them
 // byte for byte the same. Without MNEME_SEARCH_DUMP it is skipped.
 func TestSearchDump(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("MNEME_SEARCH_DUMP")
 	if out == "" {
 		t.Skip("MNEME_SEARCH_DUMP is not set")

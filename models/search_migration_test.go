@@ -13,6 +13,7 @@ import (
 // (schema 5) keeps every row findable after migrating, and the triggers
 // made again keep the index in step with inserts, updates and deletes.
 func TestMigrationPrefixIndex(t *testing.T) {
+	t.Parallel()
 	s := openOldStore(t, 5,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 's', 'p', ?)`,
 		`INSERT INTO observations (id, session_id, project, tool_name, kind, title, input, output, files, created_at) VALUES (1, 1, 'p', 'Bash', 'bash', 'Ran the migration', '{}', 'schema upgraded', '[]', ?)`,

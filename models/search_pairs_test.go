@@ -22,6 +22,7 @@ import (
 // as '~all') is still found, and a pair too long for a lexeme (left out
 // on both sides) neither fails the insert nor the prefilter.
 func TestPhrasePairsPG(t *testing.T) {
+	t.Parallel()
 	s := openPGTestStore(t)
 	ctx := context.Background()
 	vocab := strings.Fields("broker http stream the of a running runs event go test models json is to timeout retry")

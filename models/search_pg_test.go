@@ -11,6 +11,7 @@ import (
 // TestSearchRankTitleFirst: a word in a title outranks the same word in
 // an output or a prompt, on both backends.
 func TestSearchRankTitleFirst(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		hits, err := f.s.Search(context.Background(), SearchQuery{Q: "reconnect", Type: SearchObservation})
 		if err != nil {
@@ -30,6 +31,7 @@ func TestSearchRankTitleFirst(t *testing.T) {
 // error), a stopword beside real words is dropped, and a NOT with only
 // stopwords before it, which would read every row, is refused.
 func TestSearchStopwordsPG(t *testing.T) {
+	t.Parallel()
 	f := seedSearchOn(t, openPGTestStore(t))
 	ctx := context.Background()
 	for _, q := range []string{"the", `"the of"`, "the AND a", `"..."`} {
@@ -52,6 +54,7 @@ func TestSearchStopwordsPG(t *testing.T) {
 // TestSearchSnippetPG: snippets are cut from the raw text, punctuation
 // kept, and a file name is one marked match.
 func TestSearchSnippetPG(t *testing.T) {
+	t.Parallel()
 	f := seedSearchOn(t, openPGTestStore(t))
 	hits, err := f.s.Search(context.Background(), SearchQuery{Q: "foo_test.go"})
 	if err != nil || len(hits) != 1 {
@@ -66,6 +69,7 @@ func TestSearchSnippetPG(t *testing.T) {
 // (RelatedObservations, CountObservationMatches, SummariesMentioning)
 // on both backends.
 func TestRecallLookups(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		rows, err := f.s.RelatedObservations(ctx, `"reconnect"`, "beta", 0, 500, 20)
@@ -108,6 +112,7 @@ func TestRecallLookups(t *testing.T) {
 // TestOptimizeFTSPostgres: there is no FTS5 segment to merge on
 // PostgreSQL, so optimizing after a rewrite succeeds and does nothing.
 func TestOptimizeFTSPostgres(t *testing.T) {
+	t.Parallel()
 	s := openPGTestStore(t)
 	for _, table := range []string{"prompts", "observations", "summaries"} {
 		if err := s.writeQuietly(context.Background(), func(tx *Tx) error { return tx.optimizeFTS(table) }); err != nil {
@@ -120,6 +125,7 @@ func TestOptimizeFTSPostgres(t *testing.T) {
 // backends (mneme_words' [:alnum:] follows the database's ctype, UTF-8
 // here), and a snippet keeps them.
 func TestSearchNonASCII(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		err := f.s.Writer.Do(ctx, func(tx *Tx) error {

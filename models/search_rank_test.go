@@ -14,6 +14,7 @@ import (
 // of the query, hits come newest first even when few rows match (bm25
 // would walk every row of each term).
 func TestSearchCommonTermsNewestFirst(t *testing.T) {
+	t.Parallel()
 	// RankTermRows bounds the cost of bm25's per-term counts; PostgreSQL's
 	// ts_rank has none, and only RankLimit applies there.
 	pgtest.SkipOnPostgres(t, "RankTermRows is the FTS5 ranking's bound")
@@ -46,6 +47,7 @@ func TestSearchCommonTermsNewestFirst(t *testing.T) {
 // common to rank, but whose columns the query cannot use, is dropped, and
 // the others are ranked as if it had never been searched.
 func TestSearchTermsProbeTableRefuses(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -85,6 +87,7 @@ func TestSearchTermsProbeTableRefuses(t *testing.T) {
 // characters) or by expanding the prefix (longer ones), in every table,
 // counting characters, not bytes (übe* is 3 characters, 4 bytes).
 func TestSearchPrefixLengths(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)

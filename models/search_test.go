@@ -141,6 +141,7 @@ func (f *searchFixture) keys(hits []SearchHit) []string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestSearchSyntax(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchSyntax)
 }
 
@@ -217,6 +218,7 @@ func testSearchSyntax(t *testing.T, f *searchFixture) {
 }
 
 func TestSearchHitDetails(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchHitDetails)
 }
 
@@ -249,6 +251,7 @@ func testSearchHitDetails(t *testing.T, f *searchFixture) {
 }
 
 func TestSearchPaging(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchPaging)
 }
 
@@ -293,6 +296,7 @@ func testSearchPaging(t *testing.T, f *searchFixture) {
 // TestSearchTooManyToRank: past RankLimit raw matches in any table, hits
 // come newest first, unranked, across all tables, and still page cleanly.
 func TestSearchTooManyToRank(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchTooManyToRank)
 }
 
@@ -330,6 +334,7 @@ func testSearchTooManyToRank(t *testing.T, f *searchFixture) {
 }
 
 func TestSearchInvalidQuery(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchInvalidQuery)
 }
 
@@ -383,6 +388,7 @@ func testSearchInvalidQuery(t *testing.T, f *searchFixture) {
 }
 
 func TestSearchTimeout(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, testSearchTimeout)
 }
 
@@ -396,6 +402,7 @@ func testSearchTimeout(t *testing.T, f *searchFixture) {
 }
 
 func TestSplitSnippet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []SnippetPart
@@ -419,6 +426,7 @@ func TestSplitSnippet(t *testing.T) {
 // under it (prompts after observations) still makes every table's hits
 // newest first, and under the limit the same search is ranked.
 func TestSearchTooManyToRankLaterTable(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		q := SearchQuery{Q: "please OR fix OR timeout"} // prompts migrate and beta, observation ws

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTitleFrom(t *testing.T) {
+	t.Parallel()
 	long := "Refactor the payment retry loop so that it backs off exponentially and gives up after five attempts, logging each one"
 	for _, c := range []struct{ in, want string }{
 		{"", ""},
@@ -51,6 +52,7 @@ func titleOf(t *testing.T, s *Store, id int64) (string, bool) {
 // outlives every later summary, and clearing it brings the automatic one
 // back; forgetting the prompt that named the session renames it.
 func TestSessionTitleLifecycle(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	id := testSession(t, s, "titled")
@@ -138,6 +140,7 @@ func TestSessionTitleLifecycle(t *testing.T) {
 // A database from before titles gets them in the migration: from the
 // session summary, else the first turn's summary, else the first prompt.
 func TestMigrationBackfillsTitles(t *testing.T) {
+	t.Parallel()
 	s := openOldStore(t, 13,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (1, 'a', 'p', ?)`,
 		`INSERT INTO sessions (id, claude_session_id, project, started_at) VALUES (2, 'b', 'p', ?)`,

@@ -14,6 +14,7 @@ import (
 // an old pattern, load with the new built-in switched on and the current
 // patterns; a built-in the user switched off stays off.
 func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
+	t.Parallel()
 	store := openTestStore(t)
 	old := DefaultSettings()
 	var rules []privacy.Rule
@@ -60,6 +61,7 @@ func TestLoadSettingsAddsNewBuiltins(t *testing.T) {
 // user's own) and the built-ins' current patterns; a built-in the user
 // switched off stays off.
 func TestLoadSettingsBuiltinsBeforeUserRules(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	old := []privacy.Rule{
 		{Name: "aws_access_key", Pattern: `\bAKIA[0-9A-Z]{16}\b`, Enabled: true, Builtin: true}, // an older pattern

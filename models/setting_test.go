@@ -8,6 +8,7 @@ import (
 // The settings rules cannot import models: what they repeat of it, the
 // memory kinds and the person's name rule, must agree with it.
 func TestSettingsAgreeWithModels(t *testing.T) {
+	t.Parallel()
 	on, off := DefaultSettings().Memory, MemorySettings{}
 	for _, k := range MemoryKinds {
 		if !on.KindEnabled(k) || off.KindEnabled(k) {

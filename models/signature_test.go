@@ -13,6 +13,7 @@ import (
 // batches; a second run changes nothing; successes and excluded stubs
 // get none. On both backends.
 func TestBackfillSignatures(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	ctx := context.Background()
 	now := time.Now().UTC()
@@ -58,6 +59,7 @@ func TestBackfillSignatures(t *testing.T) {
 // signatures as it upgrades; what is stored afterwards gets its own at
 // insert.
 func TestMigrationSignatures(t *testing.T) {
+	t.Parallel()
 	s, sig := oldTscFailure(t, 20, "signature")
 	if want := "Bash | tsc | TS2322 | src/a.ts(N,N): error TS2322: Type 'string' is not assignable to type 'number'."; sig != want {
 		t.Errorf("signature %q, want %q", sig, want)
@@ -81,6 +83,7 @@ func TestMigrationSignatures(t *testing.T) {
 // A restored failure's signature is derived from the row as restored,
 // never taken from the file it came from.
 func TestRestoreDerivesSignatures(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	tu := "toolu_1"

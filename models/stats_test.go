@@ -73,6 +73,7 @@ func seedStats(t *testing.T) *Store {
 }
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	s := seedStats(t)
 	ctx := context.Background()
 	to := time.Date(2026, 11, 12, 18, 0, 0, 0, time.UTC)
@@ -132,6 +133,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestStatsBadWindow(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	now := time.Now()
 	for _, q := range []StatsQuery{
@@ -147,6 +149,7 @@ func TestStatsBadWindow(t *testing.T) {
 }
 
 func TestProjects(t *testing.T) {
+	t.Parallel()
 	s := seedStats(t)
 	got, err := s.Projects(context.Background())
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // (only its hash is stored), its use recorded, revoked; the sessions it
 // captured name the person.
 func TestAPITokens(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{DialectSQLite, DialectPostgres} {
 		t.Run(backend, func(t *testing.T) {
 			var s *Store
@@ -92,6 +93,7 @@ func TestAPITokens(t *testing.T) {
 
 // A restored session (mneme import of a full export) keeps who captured it.
 func TestRestoreKeepsCapturedBy(t *testing.T) {
+	t.Parallel()
 	s := openTestStore(t)
 	rows := &RestoreRows{Session: Session{ClaudeSessionID: "from-export", Project: "p", StartedAt: time.Now().UTC(), CapturedBy: "gina"}}
 	if err := s.Writer.Do(t.Context(), func(tx *Tx) error { _, err := tx.Restore(rows); return err }); err != nil {

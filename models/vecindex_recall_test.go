@@ -21,6 +21,7 @@ import (
 // and within one project of four; on both backends. Uniform vectors are
 // the worst case, with floors of their own.
 func TestVectorIndexRecall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("20,000 rows a family")
 	}

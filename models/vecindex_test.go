@@ -16,11 +16,15 @@ import (
 // the page stays full; vectors stored after it was loaded are found once
 // the indexer says so (vectorsChanged); its memory is what it allocated.
 func TestVectorIndex(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name      string
 		exactRows int
 	}{{"exact", 0}, {"codes", 1}} {
 		t.Run(mode.name, func(t *testing.T) {
+			// Each waits vecRefreshMin (5 s) for its store's reload: side
+			// by side, not one after the other.
+			t.Parallel()
 			forEachBackend(t, func(t *testing.T, f *searchFixture) {
 				f.s.vecs.exactRows = mode.exactRows
 				testVectorIndex(t, f)

@@ -17,6 +17,7 @@ import (
 // each, also when they were added while a load ran; a row embedded again
 // is found once, by its new vector.
 func TestVectorIndexWarmsAndGrows(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name      string
 		exactRows int
@@ -156,6 +157,7 @@ func embedNew(t *testing.T, s *Store, model string) []EmbedItem {
 // file (and its key) is let go of once no search reads it; a search
 // meanwhile answers from the snapshot it holds.
 func TestScrubReloadsVectorIndex(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, f *searchFixture) {
 		ctx := context.Background()
 		s := f.s
@@ -263,6 +265,7 @@ func TestVectorIndexWithoutAFile(t *testing.T) {
 // the chunks the snapshots share); every search answers, and at the end
 // the last row added is found.
 func TestVectorIndexGrowsWhileSearched(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name      string
 		exactRows int

@@ -11,6 +11,7 @@ import (
 // Concurrent operations share transactions; one that fails is rolled back
 // whole (its earlier statement included) and does not take the others down.
 func TestWriterIsolatesFailingOperation(t *testing.T) {
+	t.Parallel()
 	store := openTestStore(t)
 	boom := errors.New("boom")
 	const n = 200

@@ -37,7 +37,7 @@ func TestParallelSessions(t *testing.T) {
 	for _, ev := range Session(SessionSpec{SessionID: "par-warmup", Cwd: "/home/dev/projects/warm", Events: 20}) {
 		hook(t, p.Port, dir, ev.Slug, ev.Body, "MNEME_NO_AUTOSTART=1")
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the idle time the baseline is taken after, not a wait for an event
 	idle, err := p.Health()
 	if err != nil {
 		t.Fatal(err)

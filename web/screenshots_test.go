@@ -167,5 +167,5 @@ func seedDemo(t *testing.T, srv *testutil.Server) {
 	srv.Hook(t, "stop", map[string]any{"session_id": "s2", "transcript_path": "", "cwd": "/home/dev/api-server", "hook_event_name": "Stop", "prompt_id": "p2", "stop_hook_active": false, "last_assistant_message": "Migrate now uses CREATE TABLE IF NOT EXISTS; TestMigrateTwice covers a second run. All store tests pass."})
 	xss := `<script>alert(1)</script><img src=x onerror=alert(2)>`
 	srv.Hook(t, "post-tool-use", map[string]any{"session_id": "s2", "transcript_path": "", "cwd": "/home/dev/api-server", "hook_event_name": "PostToolUse", "prompt_id": "p2", "tool_name": "Bash", "tool_use_id": "toolu_demo_xss", "tool_input": map[string]any{"command": "cat testdata/evil.html"}, "tool_response": map[string]any{"stdout": xss, "stderr": "", "interrupted": false}})
-	time.Sleep(300 * time.Millisecond) // let a summarizer, if any, catch up
+	testutil.WaitJobs(t, srv.Store, 60*time.Second) // the summaries written
 }

@@ -28,6 +28,7 @@ func fixtureCLI(t *testing.T) (*testutil.Server, func(args ...string) (int, stri
 }
 
 func TestShowSaysWhichIDsWereNotFound(t *testing.T) {
+	t.Parallel()
 	_, mneme := fixtureCLI(t)
 	code, out, errOut := mneme("show", "2", "999", "prompt:888")
 	if code != 1 {
@@ -51,6 +52,7 @@ var searchRef = regexp.MustCompile(`(?m)^(#\d+|prompt:\d+|summary:\d+) `)
 var summaryRef = regexp.MustCompile(`(?m)^summary:\d+ `)
 
 func TestEverySearchIDOpensWithShow(t *testing.T) {
+	t.Parallel()
 	_, mneme := fixtureCLI(t)
 	var out string
 	// The summary of the fixture's turn is written in the background.
@@ -90,6 +92,7 @@ func TestEverySearchIDOpensWithShow(t *testing.T) {
 }
 
 func TestExportUnknownSessionSaysWhat(t *testing.T) {
+	t.Parallel()
 	_, mneme := fixtureCLI(t)
 	code, out, errOut := mneme("export", "--session", "999")
 	if code == 0 || out != "" {
@@ -120,6 +123,7 @@ func TestReadCommandsSayTheWorkerIsDown(t *testing.T) {
 }
 
 func TestTailSaysWhatItFollows(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, "--project", "alpha", "--count", "1")
 	waitSubscribed(t, srv, 1)
@@ -135,6 +139,7 @@ func TestTailSaysWhatItFollows(t *testing.T) {
 }
 
 func TestPlural(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		noun string
@@ -151,6 +156,7 @@ func TestPlural(t *testing.T) {
 }
 
 func TestStatusCountsInSingular(t *testing.T) {
+	t.Parallel()
 	_, mneme := fixtureCLI(t)
 	_, out, _ := mneme("status")
 	if !strings.Contains(out, "1 session, 1 prompt, ") || strings.Contains(out, "1 sessions") {

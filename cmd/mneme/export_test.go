@@ -13,6 +13,7 @@ import (
 )
 
 func TestExportCommand(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, raw := range testutil.FixtureEvents(t) {
 		srv.Hook(t, exportSlug(t, raw), []byte(raw))

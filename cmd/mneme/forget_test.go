@@ -13,6 +13,7 @@ import (
 // `mneme forget` over the socket: it shows what goes and asks; "no"
 // keeps everything, --yes and a typed "yes" forget.
 func TestForgetCommand(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, ev := range testutil.FixtureEvents(t) {
 		srv.Hook(t, eventSlugOf(t, ev), ev)
@@ -66,6 +67,7 @@ func TestForgetCommand(t *testing.T) {
 // `mneme forget` counts the memories that go: --memory forgets one, and a
 // session's preview and result count its memories with the rest.
 func TestForgetCommandCountsMemories(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, ev := range testutil.FixtureEvents(t) {
 		srv.Hook(t, eventSlugOf(t, ev), ev)

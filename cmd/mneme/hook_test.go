@@ -219,6 +219,7 @@ func hookRunners(t *testing.T) []hookRunner {
 // The built binaries behave the same: worker's JSON when up, exit 0 and
 // valid JSON on garbage, nothing on stderr unless MNEME_DEBUG is set.
 func TestHookBinary(t *testing.T) {
+	t.Parallel()
 	for _, r := range hookRunners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			srv := testutil.NewServer(t)

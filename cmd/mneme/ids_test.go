@@ -19,6 +19,7 @@ import (
 // reinstate and forget one by its id. Exit codes follow the table: 1 for
 // nothing found, 2 for a bad command line, 3 for a worker that is down.
 func TestOneIDScheme(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	var mem models.Memory

@@ -65,6 +65,7 @@ func memoryKeys(t *testing.T, srv *testutil.Server) map[string]looseKey {
 // quote among them), into a fresh store, once: a second import stores
 // nothing.
 func TestExportImportMemoriesOutsideSessions(t *testing.T) {
+	t.Parallel()
 	src := testutil.NewServer(t)
 	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	remember := func(kind, text string) int64 {

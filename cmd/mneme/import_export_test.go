@@ -177,6 +177,7 @@ func allCounts(t *testing.T, srv *testutil.Server) models.Counts {
 // importing it again, or into the worker it came from, adds nothing; a
 // dry run stores nothing.
 func TestImportExportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src, fileA := exportedSource(t, "history-1", 40)
 
 	dst := testutil.NewServer(t)
@@ -226,6 +227,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 // sessions already, only the other is added, and a transcript directory
 // may come in the same command.
 func TestImportExportMerge(t *testing.T) {
+	t.Parallel()
 	_, file := exportedSource(t, "history-2", 10)
 
 	dst := testutil.NewServer(t)
@@ -256,6 +258,7 @@ func TestImportExportMerge(t *testing.T) {
 // before the cut and none of the cut one, and says so; a wrong format, a
 // newer version, garbage and a lying trailer are refused clearly.
 func TestImportExportHostile(t *testing.T) {
+	t.Parallel()
 	_, file := exportedSource(t, "history-3", 30)
 	full, err := os.ReadFile(file)
 	if err != nil {
@@ -316,6 +319,7 @@ func TestImportExportHostile(t *testing.T) {
 // parts, counted once); the rate is logged, not asserted. make test sends
 // 1,000 observations of 1 KB; make test-large (MNEME_TEST_LARGE=1) 10,000.
 func TestImportExportLarge(t *testing.T) {
+	t.Parallel()
 	n, output := 1_000, strings.Repeat("ok ", 340)
 	if large() {
 		n, output = 10_000, strings.Repeat("ok ", 20)
@@ -356,6 +360,7 @@ func large() bool { return os.Getenv("MNEME_TEST_LARGE") == "1" }
 // next prompt is then recorded (issue 21, point 2: it answered 500, and
 // the hook's spool stopped behind it).
 func TestImportExportRefusesCraftedSession(t *testing.T) {
+	t.Parallel()
 	_, file := exportedSource(t, "history-5", 8)
 	full, err := os.ReadFile(file)
 	if err != nil {

@@ -43,6 +43,7 @@ func systemLines(t *testing.T) string {
 // cut out, and "From now on always use pnpm …" is a constraint taken from
 // the prompt.
 func TestImportSystemWrittenLines(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	out := importInto(t, srv, systemLines(t))
 	testutil.WaitJobs(t, srv.Store, 60*time.Second)

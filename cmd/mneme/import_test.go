@@ -72,6 +72,7 @@ func counts(t *testing.T, srv *testutil.Server) [3]int64 {
 // hook payloads posted live into another; importing again, or into the
 // worker that captured it live, adds nothing.
 func TestImportMatchesLiveHooks(t *testing.T) {
+	t.Parallel()
 	projects := oldTranscript(t)
 
 	live := testutil.NewServer(t)
@@ -113,6 +114,7 @@ func TestImportMatchesLiveHooks(t *testing.T) {
 
 // TestImportDryRun counts and stores nothing.
 func TestImportDryRun(t *testing.T) {
+	t.Parallel()
 	projects := oldTranscript(t)
 	srv := testutil.NewServer(t)
 	out := importInto(t, srv, "--dry-run", projects)
@@ -145,6 +147,7 @@ func TestImportDryRun(t *testing.T) {
 // as the hooks handle it: no prompt text, and the tool calls of its turn
 // dropped.
 func TestImportPrivatePrompt(t *testing.T) {
+	t.Parallel()
 	const public, private = "write notes please <private>my password is hunter2</private>", "<private>write notes please, my password is hunter2</private>"
 	projects := oldTranscript(t, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(public), []byte(private)) })
 
@@ -172,6 +175,7 @@ func TestImportPrivatePrompt(t *testing.T) {
 // TestImportOneAtATime: while another import runs (the viewer's, or
 // another `mneme import`), a second one says so and stores nothing.
 func TestImportOneAtATime(t *testing.T) {
+	t.Parallel()
 	projects := oldTranscript(t)
 	srv := testutil.NewServer(t)
 	unlock, err := transcript.Lock(srv.DataDir)

@@ -56,6 +56,7 @@ func toolText(t *testing.T, cs *sdk.ClientSession, name string, args map[string]
 // the three steps, recent_sessions for the directory's project, and a tool
 // error for bad input.
 func TestMCPCommandOverStdio(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.SeedFixture(t)
 	// The fixture's project is notes-app: run the server in a directory of

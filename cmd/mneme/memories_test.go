@@ -19,6 +19,7 @@ import (
 // teammates' proposals, --as-of what held on a date, --json the API's
 // page; `accept` and `reject` settle a proposal; bad input says why.
 func TestMemoriesCommand(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 10, 0, 0, 0, time.UTC) }
 	var old, newer, rule, proposal, other models.Memory

@@ -44,22 +44,12 @@ func migrateCLI(t *testing.T, dataDir string, args ...string) (code int, stdout,
 	return code, out.String(), errb.String()
 }
 
-// settle waits until the worker's counts stop moving (the summarizer
-// writes in the background).
+// settle waits until the worker's summary jobs are done: the summarizer
+// writes summaries (and what they state as memories) in the background,
+// each with its job's end, in one transaction.
 func settle(t *testing.T, srv *testutil.Server) {
 	t.Helper()
-	var last models.Counts
-	for i := 0; i < 100; i++ {
-		c, err := srv.Store.Counts(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i > 0 && c == last {
-			return
-		}
-		last = c
-		time.Sleep(150 * time.Millisecond)
-	}
+	testutil.WaitJobs(t, srv.Store, 60*time.Second)
 }
 
 // sessionDetail reads one session whole from st, as the API shows it.
@@ -237,6 +227,7 @@ func migrateSource(t *testing.T) *testutil.Server {
 // TestMigrate copies a worker's SQLite memory into PostgreSQL while the
 // worker runs, compares both row for row, and runs again: nothing new.
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	srv := migrateSource(t)
 
@@ -338,6 +329,7 @@ func TestMigrate(t *testing.T) {
 // TestMigrateKeepsTargetSettings: the target's own settings win, and the
 // output says which were skipped.
 func TestMigrateKeepsTargetSettings(t *testing.T) {
+	t.Parallel()
 	url := pgtest.URL(t)
 	srv := migrateSource(t)
 	dst, err := models.OpenPostgres(url, t.TempDir())
@@ -401,6 +393,7 @@ func TestMigrateErrors(t *testing.T) {
 // runs again: the second run completes it. make test copies 7 sessions and
 // 2,000 observations; make test-large (MNEME_TEST_LARGE=1) 16 and 10,000.
 func TestMigrateRate(t *testing.T) {
+	t.Parallel()
 	small, each, big := 6, 200, 800
 	if large() {
 		small, each, big = 15, 500, 2500

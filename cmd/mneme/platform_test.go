@@ -29,6 +29,7 @@ func TestOpener(t *testing.T) {
 // Windows: forward slashes, quoted when the path has a space, and read
 // back as mneme's hook by uninstall.
 func TestCommandWordWindows(t *testing.T) {
+	t.Parallel()
 	bin := `C:\Users\Jane Doe\go\bin\mneme-hook.exe`
 	got := commandWord("windows", bin)
 	if got != `'C:/Users/Jane Doe/go/bin/mneme-hook.exe'` {

@@ -545,6 +545,7 @@ func TestPluginBootstrapWget(t *testing.T) {
 // GoReleaser stamped. The archive is served under the plugin's version,
 // as a release's is (the snapshot's own version has a "-snapshot" tail).
 func TestPluginBootstrapSnapshot(t *testing.T) {
+	t.Parallel()
 	dist := os.Getenv("MNEME_RELEASE_DIST")
 	if dist == "" {
 		t.Skip("MNEME_RELEASE_DIST is not set: make test-packaging runs this against make release-snapshot's dist/")

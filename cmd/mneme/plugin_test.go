@@ -19,6 +19,7 @@ import (
 // finds it in the plugin's bin/ or on PATH), and ship the MCP server and
 // /mem-search as install does.
 func TestPluginHooksInSyncWithInstall(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot(), "hooks", "hooks.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -142,6 +143,7 @@ func TestPluginRunScript(t *testing.T) {
 // plugin manifest (license, icon, network.hosts), hooks and MCP server
 // must pass what the directory would refuse a submission for.
 func TestPluginValidates(t *testing.T) {
+	t.Parallel()
 	claude := pinnedClaude()
 	if claude == "" {
 		t.Skip("Claude Code is not installed (make test-deps installs it)")

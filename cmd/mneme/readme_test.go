@@ -40,6 +40,7 @@ func codeMap(t *testing.T) (where map[string]bool, section string) {
 // first column, or inside a directory named there, or named (`web/sse`) in
 // its parent's row.
 func TestCodeMapCoversEveryPackage(t *testing.T) {
+	t.Parallel()
 	where, section := codeMap(t)
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}", "./...")
 	cmd.Dir = repoRoot()
@@ -70,6 +71,7 @@ func TestCodeMapCoversEveryPackage(t *testing.T) {
 
 // Every subcommand of mneme is named in the code map's cmd/mneme row.
 func TestCodeMapNamesEverySubcommand(t *testing.T) {
+	t.Parallel()
 	_, section := codeMap(t)
 	var row string
 	for _, line := range strings.Split(section, "\n") {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSearchAndShow(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for _, ev := range testutil.FixtureEvents(t) {
 		slug := eventSlugOf(t, ev)

@@ -23,6 +23,7 @@ import (
 )
 
 func TestServePortTakenByMneme(t *testing.T) {
+	t.Parallel()
 	bin, _ := buildBinaries(t)
 	srv := testutil.NewServer(t)
 	stdout, stderr, code := runBin(t, bin, binEnv(srv.DataDir, srv.Port), nil, "serve", "--port", strconv.Itoa(srv.Port))
@@ -36,6 +37,7 @@ func TestServePortTakenByMneme(t *testing.T) {
 }
 
 func TestServePortTakenBySomethingElse(t *testing.T) {
+	t.Parallel()
 	bin, _ := buildBinaries(t)
 	// A TCP server that answers anything with a line of non-HTTP text.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -67,6 +67,7 @@ func tailHook(t *testing.T, srv *testutil.Server, slug, session, project string,
 }
 
 func TestTailPrintsEvents(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	done, stdout, stderr := runTail(t, "--port", strconv.Itoa(srv.Port), "--data-dir", srv.DataDir, "--project", "alpha", "--count", "4")
 	waitSubscribed(t, srv, 1)
@@ -135,6 +136,7 @@ func TestTailReconnectsAcrossRestart(t *testing.T) {
 }
 
 func TestTailLineFormat(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	tl := &tailer{out: &out, color: true, cancel: func() {}}
 	for _, ev := range []struct{ kind, data string }{

@@ -8,6 +8,7 @@ import (
 // `mneme version` and `mneme --version` print the same: the version first,
 // and the commit and its date when the build knows them.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		var out, errs strings.Builder

@@ -15,6 +15,7 @@ import (
 )
 
 func TestEmbed(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(16)
 	defer fake.Close()
 	c := &Client{BaseURL: fake.URL, Model: "fake", Dims: 16}
@@ -61,6 +62,7 @@ func equal(a, b []float32) bool {
 // TestEmbedFailures: each way an endpoint goes wrong is a clear error of
 // its kind, never vectors, and never shows the key.
 func TestEmbedFailures(t *testing.T) {
+	t.Parallel()
 	fake := embedtest.New(8)
 	defer fake.Close()
 	const key = "sk-test-secret-4242"
@@ -95,6 +97,7 @@ func TestEmbedFailures(t *testing.T) {
 }
 
 func TestUnitRefusesGarbageValues(t *testing.T) {
+	t.Parallel()
 	for _, v := range [][]float64{{0, 0}, {math.NaN(), 1}, {math.Inf(1), 0}} {
 		if _, err := unit(v); err == nil {
 			t.Errorf("%v: want an error", v)
@@ -105,6 +108,7 @@ func TestUnitRefusesGarbageValues(t *testing.T) {
 // TestEndpointForms: the base URL, the base with /v1, and the whole
 // endpoint URL as providers' docs print it all post to the one endpoint.
 func TestEndpointForms(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, r.URL.Path)

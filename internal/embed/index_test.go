@@ -67,6 +67,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // error and stores nothing (every row stays pending); once it answers,
 // the backlog is embedded; a new model embeds everything again.
 func TestIndexerBackfillsRetriesAndReembeds(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := seed(t)
@@ -167,6 +168,7 @@ func TestSearcherModes(t *testing.T) {
 // built) do not keep Start, given the same settings, from starting the
 // indexer: the rows are embedded.
 func TestServiceSettingsBeforeStart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := seed(t)

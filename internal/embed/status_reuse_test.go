@@ -13,6 +13,7 @@ import (
 // reused for statusReuse times as long as it took; a small store's is
 // never reused, so a row just stored counts at once.
 func TestStatusReusesSlowCountsOfLargeStores(t *testing.T) {
+	t.Parallel()
 	s, err := models.Open(filepath.Join(t.TempDir(), "mneme.db"))
 	if err != nil {
 		t.Fatal(err)

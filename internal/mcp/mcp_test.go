@@ -158,6 +158,7 @@ func rowIDs(text string) []string {
 }
 
 func TestMCPToolsTeachTheWorkflow(t *testing.T) {
+	t.Parallel()
 	w := &world{srv: testutil.NewServer(t)}
 	cs := connect(t, w.api(), mcp.Options{})
 	res, err := cs.ListTools(context.Background(), nil)
@@ -203,6 +204,7 @@ func TestMCPToolsTeachTheWorkflow(t *testing.T) {
 }
 
 func TestMCPSearch(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{})
 
@@ -243,6 +245,7 @@ func TestMCPSearch(t *testing.T) {
 }
 
 func TestMCPSearchBudgetAndPaging(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{})
 	for _, tokens := range []int{200, 300, 450} {
@@ -283,6 +286,7 @@ func TestMCPSearchBudgetAndPaging(t *testing.T) {
 }
 
 func TestMCPTimeline(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{})
 	ids := rowIDs(mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "\"zebra-step-15\"", "type": "observation"}))
@@ -321,6 +325,7 @@ func TestMCPTimeline(t *testing.T) {
 }
 
 func TestMCPGetObservations(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{})
 	fail := rowIDs(mustCall(t, cs, mcp.ToolSearch, map[string]any{"query": "TestZebraMigration", "type": "observation"}))
@@ -358,6 +363,7 @@ func TestMCPGetObservations(t *testing.T) {
 }
 
 func TestMCPRecentSessions(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{Project: "api-server"})
 	text := mustCall(t, cs, mcp.ToolRecentSessions, map[string]any{})
@@ -387,6 +393,7 @@ func TestMCPRecentSessions(t *testing.T) {
 // Every kind of bad input to every tool is a tool error (IsError) with a
 // message that says what is wrong; none is a protocol error or a crash.
 func TestMCPBadInput(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	cs := connect(t, w.api(), mcp.Options{})
 	cases := []struct {
@@ -449,6 +456,7 @@ func TestMCPBadInput(t *testing.T) {
 // With no worker, every tool answers a tool error that says so, and never
 // the secret it would send.
 func TestMCPWorkerDown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	client := &http.Client{Transport: &http.Transport{DialContext: (&testutil.Server{Socket: dir + "/none.sock"}).SocketClient().Transport.(*http.Transport).DialContext}}
 	api := mcp.HTTPAPI{Base: testutil.SocketURL, Client: client, Where: "on " + dir + "/none.sock", Token: "s3cret-never-shown"}
@@ -467,6 +475,7 @@ func TestMCPWorkerDown(t *testing.T) {
 // remember keeps a constraint (redacted, marked as Claude's), and search
 // with type memory finds it, limited by kind.
 func TestMCPRememberAndSearchMemories(t *testing.T) {
+	t.Parallel()
 	w := &world{srv: testutil.NewServer(t)}
 	cs := connect(t, w.api(), mcp.Options{Project: "notes-app"})
 	text := mustCall(t, cs, mcp.ToolRemember, map[string]any{"kind": "constraint",

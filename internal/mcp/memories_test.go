@@ -17,6 +17,7 @@ import (
 // quote; current, superseded by mN, proposed, noted); as_of keeps what
 // was in force at that time, and a bad as_of is a tool error saying why.
 func TestMCPSearchMemoriesVoiceAndAsOf(t *testing.T) {
+	t.Parallel()
 	w := &world{srv: testutil.NewServer(t)}
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 10, 0, 0, 0, time.UTC) }
 	var old, newer, rule, quote, proposed models.Memory
@@ -77,6 +78,7 @@ func TestMCPSearchMemoriesVoiceAndAsOf(t *testing.T) {
 // (s7); it answers each one found in the order asked, and names the ones
 // not stored.
 func TestMCPGetByAnyRef(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	var mem models.Memory
 	err := w.srv.Store.Writer.Do(context.Background(), func(tx *models.Tx) error {

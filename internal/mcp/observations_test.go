@@ -7,6 +7,7 @@ import (
 )
 
 func TestCutMiddle(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		strings.Repeat("a", 10_000),
 		strings.Repeat("é€😀", 2_000),

@@ -17,6 +17,7 @@ import (
 // not successes; a call that is no failure, an unknown id, or a query
 // beside it is a tool error.
 func TestMCPSearchSimilarTo(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	n := 0
 	hook := func(session, project, event string, extra map[string]any) int64 {

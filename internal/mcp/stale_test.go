@@ -14,6 +14,7 @@ import (
 // The tools say when a record's file changed or is gone since it was
 // recorded, from the API's stale and fileStatus.
 func TestMCPStale(t *testing.T) {
+	t.Parallel()
 	w := &world{srv: testutil.NewServer(t)}
 	dir := t.TempDir()
 	for i, name := range []string{"zebra_changed.go", "zebra_gone.go", "zebra_same.go"} {

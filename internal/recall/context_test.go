@@ -15,6 +15,7 @@ import (
 )
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -60,6 +61,7 @@ func randText(r *rand.Rand, maxLen int) string {
 // excluded stub is injected. The histories come from a fixed seed, so a
 // run is repeatable; MNEME_PROPERTY_SEED=n (or "random") explores others.
 func TestContextBudgetProperty(t *testing.T) {
+	t.Parallel()
 	seed := uint64(20261126)
 	switch v := os.Getenv("MNEME_PROPERTY_SEED"); v {
 	case "":
@@ -182,6 +184,7 @@ func history(f *fixture) (old, recent, current int64, ids map[string]int64) {
 }
 
 func TestContextPriorityOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, _, cur, ids := history(f)
 	out, err := f.builder().SessionContext(context.Background(), capture.ContextRequest{Project: "app", SessionID: cur, Source: "startup"})
@@ -235,6 +238,7 @@ func TestContextPriorityOrder(t *testing.T) {
 }
 
 func TestUnresolvedFailures(t *testing.T) {
+	t.Parallel()
 	mk := func(id int64, tool, input string, ok bool, files ...string) models.Observation {
 		return models.Observation{ID: id, ToolName: tool, Input: input, Success: ok, Files: files}
 	}
@@ -266,6 +270,7 @@ func TestUnresolvedFailures(t *testing.T) {
 // the error's class) even where a title kept from before does not, and a
 // failure seen again is one line with how many more.
 func TestUnresolvedFailuresNameWhatFailed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	goFail := func(dur string) string {
 		return "Exit code 1\n--- FAIL: TestLoadConfig (" + dur + ")\nFAIL\nFAIL\tgithub.com/acme/app/load\t" + dur + "\nFAIL"
@@ -303,6 +308,7 @@ func TestUnresolvedFailuresNameWhatFailed(t *testing.T) {
 }
 
 func TestContextSourceVariants(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, _, cur, ids := history(f)
 	f.prompt(cur, "app", 1, "refactor the lexer into its own package")
@@ -351,6 +357,7 @@ func TestContextSourceVariants(t *testing.T) {
 // TestContextUsesCurrentRedaction: a rule added after a secret was stored
 // already keeps it out of the injected block.
 func TestContextUsesCurrentRedaction(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sid := f.session("app", "s1", "deployed with token zz-SECRET-1234")
 	f.prompt(sid, "app", 1, "deploy it")

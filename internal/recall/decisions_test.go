@@ -9,6 +9,7 @@ import (
 )
 
 func TestDecisionsOf(t *testing.T) {
+	t.Parallel()
 	c := cleaner{shape.NewPolicy(models.DefaultSettings())}
 	for _, tc := range []struct {
 		name, answer, shown, want string

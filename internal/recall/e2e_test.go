@@ -42,6 +42,7 @@ func ev(session, event string, extra map[string]any) map[string]any {
 // its prompt, a tool call and its last answer, as Claude would when it
 // quotes it. None of it may be stored again.
 func TestInjectedContextIsNotReingested(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	srv.Hook(t, "session-start", ev("s1", "SessionStart", map[string]any{"source": "startup"}))
 	srv.Hook(t, "user-prompt-submit", ev("s1", "UserPromptSubmit", map[string]any{"prompt": "make the parser tests pass", "prompt_id": "p1"}))
@@ -94,6 +95,7 @@ func TestInjectedContextIsNotReingested(t *testing.T) {
 // what the SessionStart hook returns (what the e2e test drives through the
 // settings page).
 func TestMaxInjectTokensChangesSessionStart(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	for i, s := range []string{"a", "b", "c", "d"} {
 		srv.Hook(t, "user-prompt-submit", ev(s, "UserPromptSubmit", map[string]any{"prompt": strings.Repeat("refactor the storage layer carefully ", 3), "prompt_id": s}))

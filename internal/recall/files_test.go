@@ -79,6 +79,7 @@ func sessionOne(t *testing.T, srv *testutil.Server, dir, path string) (write, fa
 // changed file marks them "changed since", a removed one "file gone
 // since", in the gate, at SessionStart and in the read API.
 func TestFileGate(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "notes.md")
@@ -192,6 +193,7 @@ func TestFileGate(t *testing.T) {
 // is "fixed by #id"; fileRecallCount caps the lines, fileRecallTokens the
 // bytes (whole lines only), and the gate can be switched off.
 func TestFileGateFixedAndBudget(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "main.go")
@@ -268,6 +270,7 @@ func TestFileGateFixedAndBudget(t *testing.T) {
 // TestFileStatesRecorded: what ingest records for each kind of file, and
 // what it never reads.
 func TestFileStatesRecorded(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.log")

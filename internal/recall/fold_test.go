@@ -8,6 +8,7 @@ import (
 )
 
 func TestFoldRoutine(t *testing.T) {
+	t.Parallel()
 	mk := func(id int64, title string, ok bool, imp float64) models.Observation {
 		return models.Observation{ID: id, ToolName: "Bash", Title: title, Success: ok, Importance: imp}
 	}

@@ -60,6 +60,7 @@ func readAsTag(s string) string {
 // their own opening and closing tags. Text past ASCII that spells no tag
 // is kept as written.
 func TestLookalikeClosingTagsDefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.st.Injection.MaxInjectTokens = models.MaxInjectBytes / BytesPerToken
 	f.st.Memory.BudgetShare = 100

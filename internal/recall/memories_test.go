@@ -19,6 +19,7 @@ import (
 // proposed), never another's, and reads the owner as "owner" and itself
 // as "user".
 func TestMemoryLinesSayWhoAndWhen(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sess := f.session("app", "s1", "")
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
@@ -103,6 +104,7 @@ func TestMemoryLinesSayWhoAndWhen(t *testing.T) {
 // person's session are the current ones and that person's own proposed
 // ones, pinned first then newest, within the limit.
 func TestMemoriesInForceOwnProposals(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sess := f.session("app", "s1", "")
 	add := func(m models.Memory) int64 {

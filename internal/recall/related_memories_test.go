@@ -45,6 +45,7 @@ func hinted(out string, id int64) bool {
 // another project or of the asking session; redacted by the rules in
 // force; within relatedCount and the threshold.
 func TestRelatedMemoryHintsMemories(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	old := f.session("app", "old", "")
@@ -219,6 +220,7 @@ func hintOnceEmbedded(t *testing.T, b *Builder, project string, session int64, p
 // does not wait for it: the hint answers from words (the fake never
 // finished the request) and the log says it fell back.
 func TestRelatedMemorySemantic(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	old := f.session("app", "old", "")
@@ -280,6 +282,7 @@ func TestRelatedMemorySemantic(t *testing.T) {
 // held (SessionContext) is not hinted again on that session's prompts;
 // another session, or one whose context it did not fit in, is hinted it.
 func TestHintSkipsInjectedMemories(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	old := f.session("app", "old", "")
@@ -326,6 +329,7 @@ func TestHintSkipsInjectedMemories(t *testing.T) {
 // ones saying the prompt itself) do not crowd it out of the hint: the
 // lookup by meaning scans only the memories in force of the kinds kept.
 func TestRelatedMemorySemanticNotCrowded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	old := f.session("app", "old", "")
 	const (

@@ -10,6 +10,7 @@ import (
 )
 
 func TestKeywords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prompt string
 		want   string
@@ -36,6 +37,7 @@ func TestKeywords(t *testing.T) {
 }
 
 func TestFTSQuery(t *testing.T) {
+	t.Parallel()
 	if got := FTSQuery([]string{`a"b`, "foo.go"}); got != `"a""b" OR "foo.go"` {
 		t.Fatalf("FTSQuery = %s", got)
 	}
@@ -52,6 +54,7 @@ func TestFTSQuery(t *testing.T) {
 }
 
 func TestRelatedMemory(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	old := f.session("app", "old", "")
 	fail := f.obs(models.Observation{SessionID: old, Project: "app", Title: "Ran `go test ./internal/tokenizer/...`: TestTokenizerUnicode failed",
@@ -107,6 +110,7 @@ func TestRelatedMemory(t *testing.T) {
 }
 
 func TestRelevance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		bm25, cov float64
 		lo, hi    float64

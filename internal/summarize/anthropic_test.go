@@ -76,6 +76,7 @@ func (m *messagesAPI) count() int {
 }
 
 func TestAnthropicAPI(t *testing.T) {
+	t.Parallel()
 	in := sampleInput(t)
 	apiErr := func(typ string) string {
 		return `{"type":"error","error":{"type":"` + typ + `","message":"test"}}`
@@ -143,6 +144,7 @@ func TestAnthropicAPI(t *testing.T) {
 // retried by the queue with backoff, then the heuristic summary is stored
 // with a note saying why.
 func TestQueueAPIRetriesThenFallsBack(t *testing.T) {
+	t.Parallel()
 	api := newMessagesAPI(t, reply{500, `{"type":"error","error":{"type":"api_error","message":"boom"}}`})
 	srv := testutil.NewServer(t)
 	srv.Summaries.SetRetry(50*time.Millisecond, 3)
@@ -174,6 +176,7 @@ func TestQueueAPIRetriesThenFallsBack(t *testing.T) {
 // summarize.MaxField only after that: a secret across the cut does not
 // leave a part of itself behind.
 func TestQueueCleansTheLLMAnswer(t *testing.T) {
+	t.Parallel()
 	token := "ghp_Zx9yW8vU7tS6rQ5pO4nM3lK2jI1hG0fEdCbA"
 	answer := "REQUEST: Deploy with AKIAZ7QWERTYUIOP1234.\nINVESTIGATED: " + strings.Repeat("x", summarize.MaxField-15) + " " + token +
 		"\nLEARNED: password=hunter2hunter\nCOMPLETED: deployed\nNEXT_STEPS: none"

@@ -92,7 +92,7 @@ func sampleInput(t *testing.T) *summarize.Input {
 	t.Helper()
 	srv := testutil.NewServer(t)
 	replay(t, srv, jwtSession("cli-sample"))
-	waitJobs(t, srv.Store, 10*time.Second)
+	waitJobs(t, srv.Store, 30*time.Second)
 	in, err := summarize.LoadInput(context.Background(), srv.Store, sessionID(t, srv.Store, "cli-sample"), models.SummaryFinal, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +266,7 @@ func TestClaudeCLIOneAtATime(t *testing.T) {
 
 // TestClaudeCLIMissingBinary is a permanent error, not a retry loop.
 func TestClaudeCLIMissingBinary(t *testing.T) {
+	t.Parallel()
 	c := &summarize.ClaudeCLI{Path: filepath.Join(t.TempDir(), "no-such-claude")}
 	_, err := c.Summarize(context.Background(), &summarize.Input{})
 	if err == nil || !errors.Is(err, hookwire.ErrPermanent) || !strings.Contains(err.Error(), "not found") {

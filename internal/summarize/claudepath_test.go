@@ -9,6 +9,7 @@ import (
 // TestClaudeNames: claude.exe then npm's claude.cmd on Windows, claude
 // elsewhere; the installers' directories under the home directory.
 func TestClaudeNames(t *testing.T) {
+	t.Parallel()
 	if got := claudeNames("windows"); !slices.Equal(got, []string{"claude.exe", "claude.cmd"}) {
 		t.Errorf("windows: %q", got)
 	}

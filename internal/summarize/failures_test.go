@@ -11,6 +11,7 @@ import (
 // subcommand with other arguments, not by another command of the same
 // program without a subcommand.
 func TestTrackerCommandFamily(t *testing.T) {
+	t.Parallel()
 	bash := func(id int64, cmd string, ok bool) models.Observation {
 		return models.Observation{ID: id, ToolName: "Bash", Kind: models.KindBash, Input: cmd, Success: ok}
 	}

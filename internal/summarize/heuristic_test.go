@@ -18,6 +18,7 @@ import (
 // queue, heuristic summarizer) and compares every summary with a golden
 // file that was read and judged by hand.
 func TestHeuristicGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		claude string
@@ -39,7 +40,7 @@ func TestHeuristicGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := testutil.NewServer(t)
 			tc.play(t, srv)
-			waitJobs(t, srv.Store, 10*time.Second)
+			waitJobs(t, srv.Store, 30*time.Second)
 			sums, err := srv.Store.SummariesOfSession(context.Background(), sessionID(t, srv.Store, tc.claude))
 			if err != nil {
 				t.Fatal(err)
@@ -56,6 +57,7 @@ func TestHeuristicGolden(t *testing.T) {
 // from fields recorded at ingest: rewording the titles of those calls
 // changes nothing in it.
 func TestHeuristicIgnoresTitleWording(t *testing.T) {
+	t.Parallel()
 	ptr := func(s string) *string { return &s }
 	in := &summarize.Input{
 		Session: models.Session{Cwd: "/home/dev/app", Project: "app"},
@@ -91,6 +93,7 @@ func TestHeuristicIgnoresTitleWording(t *testing.T) {
 // was quoted up to the label ("Claude's answer: "Done. Key decisions:"").
 // The quote keeps the list.
 func TestHeuristicQuoteKeepsTheLabelledList(t *testing.T) {
+	t.Parallel()
 	in := &summarize.Input{
 		Session:              models.Session{Cwd: "/home/dev/app", Project: "app"},
 		Kind:                 models.SummaryFinal,

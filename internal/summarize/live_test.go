@@ -17,8 +17,9 @@ import (
 // `summary` event once committed, and the next session of the project gets
 // it in its injected context.
 func TestSummaryLiveAndInjected(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/stream", nil)
 	resp, err := srv.Client().Do(req)

@@ -18,6 +18,7 @@ import (
 // unknown kinds and chatter are skipped, "none" states an empty list, and
 // an answer without it has no list (the extractor reads the answer).
 func TestParseStrictMemories(t *testing.T) {
+	t.Parallel()
 	answer := strictAnswer + "\nMEMORIES: DECISION: Use HS256 JWTs over server-side sessions.\n" +
 		"- **Constraint:** Never commit JWT_SECRET to the repository.\n" +
 		"2. cause — go test failed because JWT_SECRET was unset in CI.\n" +
@@ -74,6 +75,7 @@ func TestParseStrictMemories(t *testing.T) {
 // cause it states are stored as memory rows of the turn, with source
 // "summary", and the prompt asked for the list.
 func TestQueueStoresLLMStatedMemories(t *testing.T) {
+	t.Parallel()
 	answer := strictAnswer + "\nMEMORIES:\n- DECISION: Use HS256 JWTs signed with JWT_SECRET over cookie sessions.\n- CAUSE: go test failed because JWT_SECRET was unset."
 	api := newMessagesAPI(t, reply{200, messageBody(answer)})
 	srv := testutil.NewServer(t)

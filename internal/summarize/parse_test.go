@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseStrict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text string
 		want       summarize.Result

@@ -64,6 +64,7 @@ func TestQueueSurvivesRestart(t *testing.T) {
 // TestQueueDeduplicates: the same Stop twice (a replayed spool, a retried
 // hook) yields one job and one summary; SessionEnd twice one final.
 func TestQueueDeduplicates(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	steps := jwtSession("dedupe")
 	replay(t, srv, steps)
@@ -73,7 +74,7 @@ func TestQueueDeduplicates(t *testing.T) {
 	if err := srv.Summaries.Enqueue(context.Background(), id, models.SummaryTurn, 1, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	waitJobs(t, srv.Store, 10*time.Second)
+	waitJobs(t, srv.Store, 30*time.Second)
 	sums, _ := srv.Store.SummariesOfSession(context.Background(), id)
 	kinds := map[string]int{}
 	for _, s := range sums {
@@ -91,12 +92,13 @@ func TestQueueDeduplicates(t *testing.T) {
 // intermediate summary on its next turn, and not another one on the turn
 // after.
 func TestQueueIntermediate(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	steps := jwtSession("long")
 	start := steps[0].body
 	start["mneme_time"] = time.Now().Add(-45 * time.Minute).UTC()
 	replay(t, srv, steps[:len(steps)-1]) // two turns, no SessionEnd
-	waitJobs(t, srv.Store, 10*time.Second)
+	waitJobs(t, srv.Store, 30*time.Second)
 	sums, _ := srv.Store.SummariesOfSession(context.Background(), sessionID(t, srv.Store, "long"))
 	kinds := map[string]int{}
 	for _, s := range sums {
@@ -119,9 +121,9 @@ func TestQueueBudget(t *testing.T) {
 	})
 	steps := jwtSession("budget")
 	replay(t, srv, steps[:12])
-	waitJobs(t, srv.Store, 10*time.Second)
+	waitJobs(t, srv.Store, 30*time.Second)
 	replay(t, srv, steps[12:16])
-	waitJobs(t, srv.Store, 10*time.Second)
+	waitJobs(t, srv.Store, 30*time.Second)
 	id := sessionID(t, srv.Store, "budget")
 	sums, _ := srv.Store.SummariesOfSession(context.Background(), id)
 	if len(sums) != 2 {
@@ -152,6 +154,7 @@ func TestQueueBudget(t *testing.T) {
 // summary repeating it. The summary and every event carry the time of
 // what they announce, not the time they were written.
 func TestQueueOneTurnOneCard(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	steps := jwtSession("one-turn")
 	one := append(steps[:12:12], steps[len(steps)-1])
@@ -210,6 +213,7 @@ func TestQueueOneTurnOneCard(t *testing.T) {
 // TestQueueSecondTurnKeepsSessionSummary: a session of two turns keeps its
 // session summary, which says more than either turn.
 func TestQueueSecondTurnKeepsSessionSummary(t *testing.T) {
+	t.Parallel()
 	srv := testutil.NewServer(t)
 	replay(t, srv, jwtSession("two-turns"))
 	waitJobs(t, srv.Store, 20*time.Second)
