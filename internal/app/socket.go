@@ -97,7 +97,6 @@ func listenAt(dataDir, path string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(true)
 	return OwnerOnly(ln), nil
 }
 

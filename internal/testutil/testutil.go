@@ -94,7 +94,7 @@ func serveOn(t testing.TB, ln net.Listener, dataDir string, opts []Option) *Serv
 	}
 	// A data directory that cannot be written has no socket: the worker
 	// runs on TCP only, as `mneme serve` does.
-	sock, sockPath, err := listenSocket(dataDir)
+	sock, sockPath, err := app.ListenSocket(dataDir)
 	if err != nil {
 		t.Logf("no socket: %v", err)
 		sockPath = ""
