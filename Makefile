@@ -121,7 +121,7 @@ test: test-deps ## Run every test (race detector on), the real Claude Code e2e s
 
 .PHONY: test-norace
 test-norace: ## The tests too slow under the race detector, run without it (part of make test)
-	$(GO) test -count=1 -run '^(TestHookOversizedPayload|TestVectorIndexRecall|TestQuantisedRecall|TestOnePassForAPayload|TestReadPayloadMemoryBounded|TestReadPayloadCutsLongStrings|TestCleanPayloadCutsAfterRedaction|TestCleanEventLeavesNoPlantedSecret|TestObservationCutsAfterRedaction|TestExportLargeSessionStreams)$$' ./hooks/ ./models/ ./internal/archtest/ ./internal/privacy/ ./internal/shape/ ./internal/report/
+	$(GO) test -count=1 -run '^(TestHookOversizedPayload|TestVectorIndexRecall|TestQuantisedRecall|TestOnePassForAPayload|TestReadPayloadMemoryBounded|TestReadPayloadCutsLongStrings|TestCleanPayloadCutsAfterRedaction|TestCleanEventLeavesNoPlantedSecret|TestObservationCutsAfterRedaction|TestExportLargeSessionStreams|TestCueLiteralsHideNoMatch)$$' ./hooks/ ./models/ ./internal/archtest/ ./internal/privacy/ ./internal/shape/ ./internal/report/ ./internal/memory/extract/
 
 .PHONY: test-quick
 test-quick: ## The tests to run while changing code: no race detector, browser, PostgreSQL, real Claude Code or soak package (-short)
