@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,16 +60,7 @@ func TestClaudeCodeImportMatchesHooks(t *testing.T) {
 
 	steps := append(append([]Step(nil), s1.Steps[:len(s1.Steps)-1]...),
 		ToolUse("Bash", map[string]any{"command": "echo resumed", "description": "say resumed"}), Text("Resumed and done."))
-	res := RunClaude(context.Background(), t, ClaudeOptions{
-		Bin: ClaudeBin(t), Home: m.Home, Dir: project, BaseURL: NewFakeAPI(t, steps...).URL,
-		Prompt:  "Resume the zebra work.",
-		Args:    []string{"--resume", sidA, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
-		Timeout: claudeRunTimeout,
-	})
-	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sidA {
-		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
-	}
-	m.WaitSettled(t, sidA)
+	m.Resume(t, project, sidA, "Resume the zebra work.", steps...)
 
 	// What Claude Code wrote, dated an hour back: sessions that ended.
 	transcripts := filepath.Join(m.Home, ".claude", "projects")

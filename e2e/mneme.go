@@ -439,6 +439,32 @@ type APISummaryJob struct {
 
 // GetJSON GETs path from the worker, fails the test unless it answers 200,
 // decodes the body into v and returns the raw body.
+// Turn runs one headless session of Claude Code in dir, its model
+// answering with steps, and waits until mneme has settled it; it returns
+// the session's id.
+func (m *Mneme) Turn(t testing.TB, dir, prompt string, steps ...Step) string {
+	t.Helper()
+	res := m.Claude(t, NewFakeAPI(t, steps...), dir, prompt)
+	m.WaitSettled(t, res.JSON.SessionID)
+	return res.JSON.SessionID
+}
+
+// Resume runs the next prompt of session sid (claude --resume), its
+// model answering with steps, and waits until mneme has settled it.
+func (m *Mneme) Resume(t testing.TB, dir, sid, prompt string, steps ...Step) {
+	t.Helper()
+	res := RunClaude(context.Background(), t, ClaudeOptions{
+		Bin: ClaudeBin(t), Home: m.Home, Dir: dir, BaseURL: NewFakeAPI(t, steps...).URL,
+		Prompt:  prompt,
+		Args:    []string{"--resume", sid, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
+		Timeout: claudeRunTimeout,
+	})
+	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sid {
+		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
+	}
+	m.WaitSettled(t, sid)
+}
+
 func (m *Mneme) GetJSON(t testing.TB, path string, v any) []byte {
 	t.Helper()
 	return m.doJSON(t, http.MethodGet, path, nil, v)

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,16 +53,7 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 	dir := NewProject(t, "mneme-e2e-trust")
 	project := filepath.Base(dir)
 
-	run := func(prompt string, steps ...Step) string {
-		t.Helper()
-		fake := NewFakeAPI(t, steps...)
-		res := m.Claude(t, fake, dir, prompt)
-		if res.JSON == nil {
-			t.Fatalf("session %q: no result", prompt)
-		}
-		m.WaitSettled(t, res.JSON.SessionID)
-		return res.JSON.SessionID
-	}
+	run := func(prompt string, steps ...Step) string { t.Helper(); return m.Turn(t, dir, prompt, steps...) }
 
 	// 1. The user's rule.
 	run("Always use pnpm in this repo, never npm.", Text("Understood."))
@@ -89,16 +79,7 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 	// 3. Options offered, then chosen in the resumed session.
 	sid := run("How should we store the app's config?",
 		Text("Two ways to store the config:\n\n1. **TOML** — comments, and `go-toml` is already a dependency.\n2. **YAML** — what the Helm chart uses.\n\nWhich do you want?"))
-	res := RunClaude(context.Background(), t, ClaudeOptions{
-		Bin: ClaudeBin(t), Home: m.Home, Dir: dir, BaseURL: NewFakeAPI(t, Text("Done — the config is read from `config.toml`.")).URL,
-		Prompt:  "TOML, comments matter to us",
-		Args:    []string{"--resume", sid, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
-		Timeout: claudeRunTimeout,
-	})
-	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sid {
-		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
-	}
-	m.WaitSettled(t, sid)
+	m.Resume(t, dir, sid, "TOML, comments matter to us", Text("Done — the config is read from `config.toml`."))
 
 	// 4. A decision changed twice.
 	run("Where should the cache live?", Text("Key decisions:\n- The cache lives in process memory for now, it is the simplest thing."))
@@ -127,15 +108,7 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 	if noted == 0 {
 		t.Error("the quotes are not kept as notes with their source")
 	}
-	inForce := func(part string) []trustMemory {
-		var out []trustMemory
-		for _, x := range ms {
-			if x.State == "current" && strings.Contains(x.Text, part) {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
+	inForce := func(part string) []trustMemory { return inForceWith(ms, part) }
 	if r := inForce("pnpm"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "constraint" {
 		t.Errorf("the user's rule in force: %+v", r)
 	}
@@ -193,30 +166,13 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	m.Serve(t)
 	dir := NewProject(t, "mneme-e2e-jobs")
 	project := filepath.Base(dir)
-	run := func(prompt string, steps ...Step) string {
-		t.Helper()
-		res := m.Claude(t, NewFakeAPI(t, steps...), dir, prompt)
-		if res.JSON == nil {
-			t.Fatalf("session %q: no result", prompt)
-		}
-		m.WaitSettled(t, res.JSON.SessionID)
-		return res.JSON.SessionID
-	}
+	run := func(prompt string, steps ...Step) string { t.Helper(); return m.Turn(t, dir, prompt, steps...) }
 
 	// 1. Options as bold paragraphs, chosen in the resumed session.
 	sid := run("Receipts need to go out by email now. What's the best way to send them?",
 		Text("**Plan A, SMTP through our own Postfix.** No vendor, but deliverability is on us.\n\n**Plan B, Postmark.** Good inbox placement, a small monthly bill.\n\nThoughts?"))
-	res := RunClaude(context.Background(), t, ClaudeOptions{
-		Bin: ClaudeBin(t), Home: m.Home, Dir: dir,
-		BaseURL: NewFakeAPI(t, Text("Receipts now go out through Postmark as you chose, from `billing/mailer.go` with the server token from the environment.")).URL,
-		Prompt:  "postmark. obviously",
-		Args:    []string{"--resume", sid, "--allowedTools", DefaultAllowedTools, "--output-format", "json"},
-		Timeout: claudeRunTimeout,
-	})
-	if res.ExitCode != 0 || res.JSON == nil || res.JSON.SessionID != sid {
-		t.Fatalf("resume failed: exit %d json %+v\nstderr: %s", res.ExitCode, res.JSON, res.Stderr)
-	}
-	m.WaitSettled(t, sid)
+	m.Resume(t, dir, sid, "postmark. obviously",
+		Text("Receipts now go out through Postmark as you chose, from `billing/mailer.go` with the server token from the environment."))
 
 	// 2. Error tracking chosen, then another tool for the same job in
 	// other words.
@@ -232,15 +188,7 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	for _, x := range ms {
 		t.Logf("m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
 	}
-	inForce := func(part string) []trustMemory {
-		var out []trustMemory
-		for _, x := range ms {
-			if x.State == "current" && strings.Contains(x.Text, part) {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
+	inForce := func(part string) []trustMemory { return inForceWith(ms, part) }
 	if r := inForce("Postmark"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "decision" || !strings.Contains(r[0].Subject, "receipt") {
 		t.Errorf("the choice told back as chosen, in force: %+v", r)
 	}
@@ -273,4 +221,15 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 			t.Errorf("the next session's memories in force carry %q", bad)
 		}
 	}
+}
+
+// inForceWith are the memories of ms in force whose text holds part.
+func inForceWith(ms []trustMemory, part string) []trustMemory {
+	var out []trustMemory
+	for _, x := range ms {
+		if x.State == "current" && strings.Contains(x.Text, part) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
