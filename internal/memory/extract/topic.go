@@ -474,6 +474,9 @@ func nounPhrase(p string) string {
 			break
 		}
 	}
+	for len(kept) > 0 && determiners[kept[len(kept)-1]] {
+		kept = kept[:len(kept)-1] // "refund the 17 …": a phrase does not end on "the"
+	}
 	if len(kept) == 0 || len(kept) == 1 && (genericHeads[kept[0]] || stopwords[kept[0]]) {
 		return ""
 	}

@@ -1326,7 +1326,7 @@ func TestCauseHappenAndComeFrom(t *testing.T) {
 // "the live Stripe key" and "migration 0042" name their subject; "CI
 // takes 25 minutes" reports CI in trouble.
 func TestLiveNumbersAndSlowness(t *testing.T) {
-	for p, want := range map[string]string{"the live Stripe key in the dashboard": "live stripe key", "0042 to use a concurrent build": "0042"} {
+	for p, want := range map[string]string{"the live Stripe key in the dashboard": "live stripe key", "0042 to use a concurrent build": "0042", "Refund the 17 duplicate charges": "refund"} {
 		if got := nounPhrase(p); got != want {
 			t.Errorf("nounPhrase(%q) = %q, want %q", p, got, want)
 		}
