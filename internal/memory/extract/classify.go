@@ -206,6 +206,9 @@ var (
 	// droppedToRe: a value lowered ("Dropped it to 4 workers"), not a
 	// thing removed.
 	droppedToRe = regexp.MustCompile(`(?i)\bdropped ((?:it|them|this|that|[\w.-]+) (?:down )?to ~?\d)`)
+	// droppedFromRe: a figure that fell ("latency dropped from 95ms to
+	// 4ms").
+	droppedFromRe = regexp.MustCompile(`(?i)\bdropped (from ~?\d)`)
 	// countDroppedRe: a count of what was lost ("0 dropped"), or a loss
 	// ("anything later is silently dropped", "events are getting dropped").
 	countDroppedRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?%?|silently|quietly|being|getting|gets?) (?:dropped|removed)\b`)
@@ -220,6 +223,7 @@ func notOurDrop(t string) string {
 	if sm := theyDroppedRe.FindStringSubmatchIndex(t); sm != nil && !passiveLastRe.MatchString(t[:sm[3]]) {
 		t = t[:sm[3]] + "lost " + t[sm[1]:]
 	}
+	t = droppedFromRe.ReplaceAllString(t, "fell $1")
 	return countDroppedRe.ReplaceAllString(droppedToRe.ReplaceAllString(t, "set $1"), "$1 lost")
 }
 
@@ -273,7 +277,7 @@ var (
 	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)\s*[:,—–-]|^[\w .-]{2,30} decision:\s*\S|^[\w .-]{2,50}:\s*we(?:'re| are) (?:on|using|going with|moving to|switching to|replacing|dropping|swapping|moving off|switching off)\b|` + promptMove + `|^we(?:'re| are) off (?-i:[A-Z0-9\x60])|^[\w.+-]+(?:'s| is| are) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|^(?:revert|go back|switch back|back) to\b|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^(?:so |and |then |ok,? |okay,? )?we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^(?:[\w ]{1,30}:\s*)?(?:the |our )?[\w -]{1,40}? (?:is|are) now (?-i:[A-Z0-9\x60])|^[\w -]{0,30}\b(?:model|scheme|strategy|approach|design|format|backend|engine|transport|layout|architecture)(?: for [\w -]{1,30})?:\s*\S|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? ` + gone + `\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b|` + weAreOnNow + `|^(?:i |we )?(?:moved|switched|migrated|swapped) (?:[^.;]|\.\S){1,60}? (?:to|onto) [^.;]{1,60}?\b(?:instead|since|because)\b|^(?:every|each|all|the|our) [\w -]{1,30}? (?:logs?|runs?|goes|go|deploys?|lives?|sends?|talks?|builds?) (?:through|via|on|to|in) [^.;]{1,60}? now\b|^(?:` + standingWords + `),? (?:the |our |all |every )?[\w .-]{1,30}? (?:runs?|lives?|is hosted|are hosted|is deployed|are deployed|deploys?) (?:on|in|at|to)\b`)
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
-	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
+	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s/-]{0,40}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|go(?:es)? out|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
 	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|` + standing + `|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)

@@ -97,6 +97,9 @@ func FromAnswer(answer string) []Memory {
 			// task, then the statement.
 			u.text = u.text[len(lead):]
 		}
+		if followsRuleRe.MatchString(cleanInline(u.text)) {
+			continue // "Following your rule I used ruff …": the rule carried out, no memory of its own
+		}
 		k, ok := classifyAnswer(u)
 		if !ok && i+1 < len(us) && nowThenRe.MatchString(u.text) && !u.item &&
 			us[i+1].para == u.para && previouslyRe.MatchString(us[i+1].text) {
@@ -228,6 +231,8 @@ var (
 	// choice ("Inventories now live in the Postgres JSONB column, as you
 	// chose.").
 	asYouChoseRe = regexp.MustCompile(`(?i)\b(?:as you (?:chose|picked|decided|asked|wanted|said|suggested)|(?:per|following|going with) your (?:choice|pick|decision|call))\b`)
+	// followsRuleRe: what Claude did because of a rule the user set.
+	followsRuleRe = regexp.MustCompile(`(?i)^(?:(?:following|per|as per|in line with|obeying|respecting) your (?:rule|convention|instruction|constraint|policy)|as your rule (?:says|requires))\b`)
 	// notYetLeadRe: a sentence that only says the todo before is open.
 	notYetLeadRe = regexp.MustCompile(`(?i)^(?:(?:it'?s |this is |that'?s )?not (?:done|started|implemented|fixed|there) yet|(?:i )?(?:haven'?t|have not) (?:done|started|touched|tried) (?:it|this|that) yet)\b`)
 	anaphoraRe   = regexp.MustCompile(`(?i)^(?:that|this|it|which)(?:'s|\b)`)

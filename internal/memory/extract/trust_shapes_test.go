@@ -1335,3 +1335,19 @@ func TestLiveNumbersAndSlowness(t *testing.T) {
 		t.Errorf("troubleSubject = %q, want ci", got)
 	}
 }
+
+// "p95 dropped from 180 ms to 40 ms" is a figure, "Following your rule I
+// used …" carries a rule out, "the emails never go out" is a report.
+func TestFiguresRulesCarriedAndReports(t *testing.T) {
+	for _, a := range []string{
+		"Median render time dropped from 180 ms to 40 ms on the product page.",
+		"Following your rule I used `uv pip compile` instead; pip-tools is not in the lockfile.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 0 {
+			t.Errorf("FromAnswer(%q) = %+v, want nothing", a, ms)
+		}
+	}
+	if ms := FromPrompt("the worker keeps dying overnight, the reminder emails never go out. logs are in /var/log/worker.log"); len(ms) != 0 {
+		t.Errorf("a report of what never happens is no rule: %+v", ms)
+	}
+}
