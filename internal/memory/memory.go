@@ -81,18 +81,17 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 		}
 	}
 	decided := len(out) // the prompts' statements
-	asked := ""         // what the options a choice picks among answered
-	if t.PrevPrompt != "" {
-		asked = extract.PromptTopic(t.PrevPrompt)
+	carried := func(m extract.Memory) bool {
+		// "We're dropping Vitest" — "Vitest and its config are removed.":
+		// the answer carries out the user's decision or rule.
+		return !m.Quoted && slices.ContainsFunc(out[:decided], func(d Statement) bool { return extract.Carries(m, d.Memory) })
 	}
-answer:
+	chose := func() bool {
+		return slices.ContainsFunc(out[:decided], func(d Statement) bool { return d.Kind == extract.KindDecision })
+	}
 	for _, m := range extract.FromAnswer(t.Answer) {
-		for _, d := range out[:decided] {
-			// Its own subject first: "Reverted the audio path to the SDL2
-			// queue" carries out "Back to SDL2 for audio after all".
-			if !m.Quoted && extract.Carries(m, d.Memory) {
-				continue answer
-			}
+		if carried(m) {
+			continue // by its own subject: "Reverted the audio path to the SDL2 queue" after "Back to SDL2 for audio after all"
 		}
 		if topic != "" && !m.Quoted && (m.WeakSubject && m.Kind != extract.KindTodo || m.Kind == extract.KindCause && !extract.OwnCauseSubject(m)) {
 			// "Add an audit trail for admin actions" — "Admin actions go
@@ -100,20 +99,19 @@ answer:
 			// answer is about what the prompt asked. A root cause is the
 			// cause of what the prompt reported; a todo names its own.
 			m.Subject = topic
+			if carried(m) {
+				continue
+			}
 		}
-		if m.UsersChoice && !m.Quoted && slices.ContainsFunc(out[:decided], func(d Statement) bool { return d.Kind == extract.KindDecision }) {
-			// "…, as you chose": the prompt's choice, already read.
-			continue
+		// "…, as you chose" tells the user's pick only right after Claude
+		// asked them to choose; anywhere else it is Claude's own words.
+		m.UsersChoice = m.UsersChoice && !m.Quoted && extract.AsksToChoose(t.PrevAnswer)
+		if m.UsersChoice && chose() {
+			continue // the prompt's choice, already read
 		}
-		if m.UsersChoice && asked != "" {
-			// The choice answers the question asked before the options.
-			m.Subject = asked
-		}
-		for _, d := range out[:decided] {
-			if !m.Quoted && extract.Carries(m, d.Memory) {
-				// "We're dropping Vitest" — "Vitest and its config are
-				// removed.": the answer carries out the user's decision.
-				continue answer
+		if m.UsersChoice {
+			if asked := extract.PromptTopic(t.PrevPrompt); asked != "" {
+				m.Subject = asked // the question the options answered
 			}
 		}
 		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
@@ -193,7 +191,9 @@ func MayReplace(newer, older models.Memory) bool {
 	switch older.Speaker {
 	case models.SpeakerUser:
 		if older.Kind == models.MemoryConstraint {
-			return newer.Speaker == models.SpeakerUser
+			// The user in their own words: not an answer that says it
+			// carries out their choice.
+			return newer.Speaker == models.SpeakerUser && newer.Source != models.SourceAnswer
 		}
 		return newer.Speaker == models.SpeakerUser || newer.Speaker == models.SpeakerClaude
 	case models.SpeakerQuoted:

@@ -452,3 +452,41 @@ func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
 		}
 	}
 }
+
+// "…, as you chose" in Claude's answer never retires the user's rule:
+// neither where Claude asked nothing (it is Claude's own words, a
+// decision of Claude's) nor right after options (the user's pick, but
+// told in Claude's words: a user's rule is replaced only by the user).
+func TestAsYouChoseKeepsTheUsersRule(t *testing.T) {
+	store := testutil.OpenStore(t, t.TempDir())
+	t.Cleanup(func() { store.Close() })
+	type turn = struct {
+		Person   string `json:"person"`
+		Imported bool   `json:"imported"`
+		Session  string `json:"session"`
+		Prompt   string `json:"prompt"`
+		Answer   string `json:"answer"`
+	}
+	rule := turn{Session: "s1", Prompt: "Always use pnpm in this repo, never npm.", Answer: "Understood."}
+	for name, turns := range map[string][]turn{
+		"no options asked": {rule, {Session: "s2", Prompt: "ok", Answer: "Switched the scripts to npm as you chose, since it ships with node."}},
+		"after options": {rule,
+			{Session: "s2", Prompt: "the lockfile keeps conflicting", Answer: "**Plan A, keep pnpm** and regenerate the lockfile.\n\n**Plan B, move to npm**, which CI images ship.\n\nThoughts?"},
+			{Session: "s2", Prompt: "meh. whatever is simpler", Answer: "Replaced pnpm with npm as you chose, since the CI images ship it."}},
+	} {
+		sc := scenario{ID: "as-you-chose-rule-" + strings.ReplaceAll(name, " ", "-")}
+		sc.Turns = append(sc.Turns, turns...)
+		var pnpm bool
+		for _, m := range runScenario(t, store, sc) {
+			if m.Kind == models.MemoryConstraint && strings.Contains(m.Text, "pnpm") {
+				pnpm = m.State == models.MemoryCurrent
+			}
+			if strings.Contains(m.Text, "as you chose") && m.State == models.MemoryCurrent && name == "no options asked" && m.Speaker != models.SpeakerClaude {
+				t.Errorf("%s: %q is %s's, want Claude's", name, m.Text, m.Speaker)
+			}
+		}
+		if !pnpm {
+			t.Errorf("%s: the user's pnpm rule is no longer in force", name)
+		}
+	}
+}

@@ -787,19 +787,32 @@ func capitalize1(s string) string {
 // their subject: list items (or "X or Y" in the question) before a
 // closing question that asks for a choice.
 // us is units(answer), read by the caller once; offered only reads it.
+// closingAsk is the index of the unit among the last two of us that asks
+// the user to choose ("Which do you want?", "Thoughts?", "Let me know
+// which"), -1 when none does.
+func closingAsk(us []unit) int {
+	for i := len(us) - 1; i >= 0 && i >= len(us)-2; i-- {
+		t := strings.TrimSpace(cleanInline(us[i].text))
+		if isQuestion(t) && askChoiceRe.MatchString(t) || closingAskRe.MatchString(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// AsksToChoose reports whether answer closes by asking the user to
+// choose, however its options are laid out: the next prompt may be a
+// pick.
+func AsksToChoose(answer string) bool {
+	answer = bound(answer)
+	return asksToChoose(answer) && closingAsk(units(answer)) >= 0
+}
+
 func offered(answer string, us []unit) (subject string, opts []option) {
 	if len(us) == 0 {
 		return "", nil
 	}
-	// The closing question: among the last two units.
-	q := -1
-	for i := len(us) - 1; i >= 0 && i >= len(us)-2; i-- {
-		t := strings.TrimSpace(cleanInline(us[i].text))
-		if isQuestion(t) && askChoiceRe.MatchString(t) || closingAskRe.MatchString(t) {
-			q = i
-			break
-		}
-	}
+	q := closingAsk(us)
 	if q < 0 {
 		if subject, opts = proseOffered(us); len(opts) >= 2 {
 			return subject, opts
