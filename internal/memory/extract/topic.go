@@ -669,7 +669,7 @@ func troubleSubject(p string) string {
 			continue // "Look at the failing e2e run": a task
 		}
 		if m := troubleRe.FindStringSubmatch(t); m != nil {
-			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !stopwords[strings.Fields(n)[0]] &&
+			if n := nounPhrase(m[1]); named(n) && !stopwords[strings.Fields(n)[0]] &&
 				!commandWords[strings.Fields(n)[0]] && !strings.Contains(n, " -") && !vagueTrouble[n] {
 				return n
 			}
@@ -681,6 +681,23 @@ func troubleSubject(p string) string {
 // askedHowRe: how something is to be done ("how to install quillctl",
 // "how should we version the API").
 var askedHowRe = regexp.MustCompile(`(?i)(?:\bhow (?:to|do (?:i|we|you|they)|can (?:i|we|you|they|users?)|should (?:i|we|the [\w.-]+|[\w.-]+))|\b(?:best|right|cleanest|simplest|easiest|proper) way to) ([a-z]{3,}) (.+)$`)
+
+// named reports whether noun phrase n names a thing: not empty, not a
+// general head alone, not a pronoun.
+func named(n string) bool {
+	return n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]]
+}
+
+// openingSubject is what a statement opens on, when it opens on a named
+// thing rather than a verb or a task ("late events from the mobile SDK
+// are getting dropped" → "late events").
+func openingSubject(s string) string {
+	t := strings.TrimSpace(detLeadRe.ReplaceAllString(strings.TrimSpace(s), ""))
+	if n := nounPhrase(t); named(n) && !clauseVerbRe.MatchString(t) && !taskVerbRe.MatchString(t) {
+		return n
+	}
+	return ""
+}
 
 // troubleWithRe: a trouble told with what it is with ("the actual bug
 // with the eod date", "what's wrong with the importer").
@@ -696,8 +713,7 @@ func askedSubject(prompt string) string {
 		if i > 0 && isQuestion(t) && askedPronounRe.MatchString(t) {
 			// "late events from the mobile SDK are getting dropped … how
 			// should we handle them?": what the sentence before opens on.
-			prev := strings.TrimSpace(detLeadRe.ReplaceAllString(strings.TrimSpace(ss[i-1]), ""))
-			if n := nounPhrase(prev); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !clauseVerbRe.MatchString(prev) && !taskVerbRe.MatchString(prev) {
+			if n := openingSubject(ss[i-1]); n != "" {
 				return n
 			}
 		}
@@ -709,8 +725,7 @@ func askedSubject(prompt string) string {
 				// "Invoices need to be PDFs now. How should we generate
 				// them?": the verb, and what the sentence before opens on.
 				if i > 0 {
-					prev := strings.TrimSpace(detLeadRe.ReplaceAllString(strings.TrimSpace(ss[i-1]), ""))
-					if n := nounPhrase(prev); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] && !clauseVerbRe.MatchString(prev) {
+					if n := openingSubject(ss[i-1]); n != "" {
 						return strings.ToLower(m[1]) + " " + n
 					}
 				}
@@ -724,7 +739,7 @@ func askedSubject(prompt string) string {
 		if m := troubleWithRe.FindStringSubmatch(t); m != nil {
 			// "so whats the actual bug with the eod date": what the
 			// trouble is with.
-			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] {
+			if n := nounPhrase(m[1]); named(n) {
 				return n
 			}
 		}
