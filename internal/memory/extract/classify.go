@@ -220,6 +220,10 @@ var (
 // notOurDrop is t with the "dropped" that tells no choice of the
 // project's said neutrally: an upstream's removal, a value lowered.
 func notOurDrop(t string) string {
+	if lower := strings.ToLower(t); !strings.Contains(lower, "dropped") && !strings.Contains(lower, "removed") &&
+		!strings.Contains(lower, "deprecated") && !strings.Contains(lower, "pulled") {
+		return t // most statements: no regexp run
+	}
 	if sm := theyDroppedRe.FindStringSubmatchIndex(t); sm != nil && !passiveLastRe.MatchString(t[:sm[3]]) {
 		t = t[:sm[3]] + "lost " + t[sm[1]:]
 	}
