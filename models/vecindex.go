@@ -686,8 +686,9 @@ func (s *Store) vectorSnapshot(ctx context.Context, model string, dims int) (*ve
 				s.loadInstall(context.WithoutCancel(ctx), k, gen) // a failed refresh keeps the old snapshot
 			}()
 		}
+		release := hold(v) // under mu: a reload may let go of v's file as soon as mu is free
 		ix.mu.Unlock()
-		return v, hold(v), nil
+		return v, release, nil
 	}
 	// Not loaded: this search loads it, unless another load (the warm-up)
 	// is under way, which it does not wait for.
