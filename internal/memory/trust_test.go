@@ -272,10 +272,10 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.75, 0.83, "tuned on"},
+		{"tune", tunePoisonGuard, 0.77, 0.83, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.85, "retired, tuned on"},
-		{"heldout3", 1, 0, 0.95, "retired, tuned on (one chain whose last rule shares only \"commit\" with the first)"},
+		{"heldout3", 0, 0, 0.95, "retired, tuned on"},
 		{"heldout4", 0, 0, 0.95, "retired, tuned on"},
 		{"heldout5", 6, 0, 0.57, "held out: its first figure (54af3eb)"},
 		{"heldout6", 3, 0, 0.7, "held out: its first figure (aee8f41)"},
@@ -289,15 +289,12 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: five
-// since the round on tq193–tq224 (eight at their first run, eleven before
-// the first rounds on ht), in chains whose last change names its subject
-// in other words than the ones before ("Max width: 120 columns." after a
-// rule on line length, "Lowest supported API level: 31." after minSdk 29,
-// "concurrency model for the receive path" after a spinlock, "32 glyphs a
-// row" after "42 characters a line"): what a rule-based reader cannot
-// join without knowing that two words name one thing.
-const tunePoisonGuard = 5
+// tunePoisonGuard is the tuning half's poisoned memories in force: none
+// since a bound moved in one measure (a line's width in characters,
+// columns or glyphs; the lowest platform level as minSdk, API level or
+// Android N) replaces the old bound, and locking schemes joined the
+// lexicon; five before that, eleven before the first rounds on ht.
+const tunePoisonGuard = 0
 
 func ratio(a, b int) float64 {
 	if b == 0 {

@@ -73,6 +73,7 @@ var lexicon = map[string]string{
 	"cdn":                    "cloudflare fastly akamai cloudfront bunnycdn",
 	"object storage":         "s3 r2 gcs minio backblaze azure_blob",
 	"cache":                  "redis memcached valkey dragonfly keydb",
+	"locking":                "spinlock spin_lock mutex rwlock seqlock semaphore rcu kfifo lockless lock-free per-cpu",
 	"secrets":                "sops vault doppler infisical 1password secrets_manager secret_manager sealed-secrets key_vault berglas",
 	"auth provider":          "auth0 keycloak clerk okta cognito passport passport.js lucia nextauth next-auth auth.js better-auth workos stytch supertokens authelia zitadel fusionauth",
 	"state management":       "redux zustand mobx recoil pinia vuex jotai redux-toolkit valtio xstate ngrx",
@@ -146,6 +147,8 @@ var categoryAlias = map[string]string{
 	"deployment": "hosting", "deploy target": "hosting", "host": "hosting",
 	"password hashes": "password hashing", "password hash": "password hashing",
 	"ids": "id scheme", "primary keys": "id scheme", "id format": "id scheme",
+	"conventional commits": "commit messages", "conventional commit": "commit messages", "commit message": "commit messages",
+	"commit style": "commit messages", "commit format": "commit messages", "commit convention": "commit messages",
 }
 
 // jobs maps each tool of lexicon to its job.

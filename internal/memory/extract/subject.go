@@ -537,27 +537,82 @@ func Completes(text string, todo Memory) bool {
 	return false
 }
 
-var (
-	percentRe = regexp.MustCompile(`\b\d+(?:\.\d+)?\s?%`)
-	boundRe   = regexp.MustCompile(`(?i)\b(?:above|below|under|over|at least|at most|minimum|maximum|min|max|floor|ceiling|up to|no more than|no less than|not below|not above)\b|[≥≤]`)
-)
+var boundRe = regexp.MustCompile(`(?i)\b(?:above|below|under|over|at least|at most|minimum|maximum|min|max|floor|ceiling|up to|no more than|no less than|not below|not above|lowest|highest|capped|cap|limit|(?:wider|longer|shorter|narrower) than|and up)\b|[≥≤]`)
 
-// otherBound: two rules that each set a percentage as a bound, to other
-// figures, on something they both name.
+// A measure family: what a rule's bound is counted in, and the figures
+// of that family a text names.
+type measure struct {
+	name string
+	re   *regexp.Regexp // the figure is its first group
+	// owns: the family names its own subject, so two rules need no
+	// shared word (a width is a line's; a platform level, the app's).
+	owns bool
+}
+
+var measures = []measure{
+	{"percent", regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s?%`), false},
+	// "80 characters", "120 columns", "the 80-character rule", "32 glyphs".
+	{"width", regexp.MustCompile(`(?i)\b(\d+)(?:\s?|-)(?:characters?|chars?|columns?|cols?|glyphs?)\b`), true},
+	// "minSdk 29", "API level: 31", "Android 10", "iOS 16".
+	{"platform", regexp.MustCompile(`(?i)\b(?:min ?sdk(?:version)?|api(?: level)?|android|ios|ipados|macos)\s*[:=]?\s*(\d+)\b`), true},
+}
+
+// widthOwnerRe: what else than a line of code a width is set for ("commit
+// subjects under 72 characters").
+var widthOwnerRe = regexp.MustCompile(`(?i)\b(?:commit|message|title|summary|subject|heading|header|name|description|slug|label|branch|tweet)s?\b`)
+
+// figures are the numbers a bound names in family m: m's own ("120
+// columns"), and for a text that names one, the bare figure after a bound
+// word too ("lines can be up to 100 now").
+var boundFigureRe = regexp.MustCompile(`(?i)\b(?:up to|at most|at least|under|below|above|over|max|min|capped at|cap(?: of| at)?|limit(?: of| is)?)\s*:?\s*(\d+(?:\.\d+)?)\b`)
+
+func figures(m measure, text string) (own, all []string) {
+	for _, f := range m.re.FindAllStringSubmatch(text, 8) {
+		own = append(own, f[1])
+	}
+	if len(own) == 0 {
+		return nil, nil
+	}
+	all = own
+	for _, f := range boundFigureRe.FindAllStringSubmatch(text, 8) {
+		all = append(all, f[1])
+	}
+	return own, all
+}
+
+// otherBound: two rules that each set a bound in one measure (a
+// percentage, a line's width, the lowest platform level) to other
+// figures: "from now on 85% minimum on the router" after "line coverage
+// has to stay above 80% on order-router"; "Max width: 120 columns" after
+// "lines under 80 chars". A percentage's rules must also name one thing
+// both; a width's must both be of lines, or both of the same other thing.
 func otherBound(newer, older Memory) bool {
 	if newer.Kind != KindConstraint || older.Kind != KindConstraint || !boundRe.MatchString(newer.Text) || !boundRe.MatchString(older.Text) {
 		return false
 	}
-	pn, po := percentRe.FindAllString(newer.Text, 4), percentRe.FindAllString(older.Text, 4)
-	if len(pn) == 0 || len(po) == 0 {
-		return false
-	}
-	for _, p := range pn {
-		if slices.Contains(po, p) {
-			return false
+	for _, m := range measures {
+		pn, _ := figures(m, newer.Text)
+		_, po := figures(m, older.Text)
+		if len(pn) == 0 || len(po) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(pn, func(p string) bool { return !slices.Contains(po, p) }) {
+			continue // nothing new: the same bar restated
+		}
+		switch {
+		case !m.owns:
+			if overlap(withParts(newer.Terms), withParts(older.Terms), false) > 0 {
+				return true
+			}
+		case m.name == "width":
+			if widthOwnerRe.MatchString(newer.Text) == widthOwnerRe.MatchString(older.Text) {
+				return true
+			}
+		default:
+			return true
 		}
 	}
-	return overlap(withParts(newer.Terms), withParts(older.Terms), false) > 0
+	return false
 }
 
 var versionNumRe = regexp.MustCompile(`\b\d+\.\d+(?:\.\d+)?\b`)

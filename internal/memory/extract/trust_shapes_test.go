@@ -1351,3 +1351,43 @@ func TestFiguresRulesCarriedAndReports(t *testing.T) {
 		t.Errorf("a report of what never happens is no rule: %+v", ms)
 	}
 }
+
+// A bound moved in the measure it is counted in: a line's width in
+// characters, columns or glyphs, the lowest platform level however it is
+// named; a width set for commit subjects is not a line's; the same bar
+// restated replaces nothing. A rule about commit messages replaces one
+// about conventional commits; a per-CPU design replaces a kfifo.
+func TestMovedWidthsAndFloors(t *testing.T) {
+	replaces := [][2]string{
+		{"Max width: 120 columns, from today onward.", "Always keep Python lines under 80 characters."},
+		{"Max width: 120 columns, from today onward.", "The 80-character rule is gone; lines can be up to 100 now."},
+		{"the teletext rows hold 32 glyphs. so that's the hard limit for every row from now on: no row wider than 32 glyphs", "rule: subtitle lines are capped at 42 characters, always."},
+		{"Lowest supported API level: 31.", "We're dropping Oreo. Android 10 is the floor from now on (minSdk 29)."},
+		{"Commit messages: lead with the Jira key, e.g. PAY-123, then an imperative summary. That's the rule from now on.", "always use conventional commits here (feat:, fix:, chore:)"},
+	}
+	for _, c := range replaces {
+		newer, older := one(t, c[0], true), one(t, c[1], true)
+		if !Supersedes(newer, older) {
+			t.Errorf("%q should replace %q", c[0], c[1])
+		}
+	}
+	keeps := [][2]string{
+		// A commit subject's width is not a line's.
+		{"Max width: 120 columns, from today onward.", "Always keep commit subjects under 72 characters."},
+		// The same bar restated.
+		{"Lines stay under 100 characters, always.", "Never let a line go over 100 chars."},
+		// A percentage and a width are other measures.
+		{"Coverage must stay above 80% from now on.", "Always keep Python lines under 80 characters."},
+	}
+	for _, c := range keeps {
+		newer, older := one(t, c[0], true), one(t, c[1], true)
+		if otherBound(newer, older) {
+			t.Errorf("%q should not replace %q by its bound", c[0], c[1])
+		}
+	}
+	older := one(t, "Replaced the spinlock with a lockless kfifo, since there's exactly one producer and one consumer.", false)
+	newer := one(t, "a single fifo is the bottleneck now. concurrency model for the receive path: per-CPU buffers drained by NAPI, no shared state between CPUs. do that", true)
+	if !Supersedes(newer, older) {
+		t.Errorf("%q should replace %q", newer.Text, older.Text)
+	}
+}
