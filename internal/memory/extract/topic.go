@@ -114,6 +114,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		}
 		return subjectAfterLabel(m, text[len(sm[1])+1:], label) // "Rule for this repo: never commit …"
 	}
+	if id := openingIdent(text); id != "" && m.Kind == KindCause {
+		// "`WarpstoneRenderer` calls straight into NMS …": what failed is
+		// the code the cause opens with, not what the prompt was about.
+		return strings.ToLower(id), true
+	}
 	if sm := backForRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
 			return s, true // "Back to SDL2 for audio after all": audio
@@ -173,6 +178,18 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	}
 	_ = label
 	return "", false
+}
+
+// openingIdent is the code identifier a statement opens with, as its
+// grammatical subject ("MountDriver.after_flip() reads …"), "" when it
+// opens otherwise or with a tool's name ("PostgreSQL", "GitHub").
+func openingIdent(text string) string {
+	tok, _, _ := strings.Cut(text, " ")
+	tok, _, _ = strings.Cut(strings.TrimRight(tok, ",:;"), "(")
+	if !isIdent(tok) || len(toolsIn(tok)) > 0 {
+		return ""
+	}
+	return tok
 }
 
 // askTaskRe: a task asked as a question ("Can you add …", "Could you

@@ -1391,3 +1391,21 @@ func TestMovedWidthsAndFloors(t *testing.T) {
 		t.Errorf("%q should replace %q", newer.Text, older.Text)
 	}
 }
+
+// A root cause that opens with a code identifier is about that code, not
+// about what the prompt asked; one that opens with a tool's name or a
+// word keeps the subject it had.
+func TestCauseOpensWithItsCode(t *testing.T) {
+	for text, want := range map[string]string{
+		"Root cause: `WarpstoneRenderer` calls straight into NMS through `CraftWorld.getHandle()`, so that signature no longer exists on 1.21.": "warpstonerenderer",
+		"The root cause: `IntcalcReader` parses the zoned-decimal `ACCT-BAL` field into a `double`, which can't hold most two-place amounts exactly.": "intcalcreader",
+		"Root cause: `MountDriver.after_flip()` reads pier_side before the mount reports it.": "mountdriver.after_flip",
+	} {
+		if m := one(t, text, false); m.Kind != KindCause || m.Subject != want {
+			t.Errorf("%q: %s about %q, want a cause about %q", text, m.Kind, m.Subject, want)
+		}
+	}
+	if openingIdent("PostgreSQL drops the connection when the pool is idle") != "" || openingIdent("The cache was cold") != "" {
+		t.Error("a tool's name or a word is no identifier a cause opens with")
+	}
+}
