@@ -1409,3 +1409,16 @@ func TestCauseOpensWithItsCode(t *testing.T) {
 		t.Error("a tool's name or a word is no identifier a cause opens with")
 	}
 }
+
+// "dont ever modify X": the rule is about X, whatever way "don't" is
+// typed, not about the verb.
+func TestRuleAboutWhatItForbids(t *testing.T) {
+	for text, want := range map[string]string{
+		"dont ever modify a signed entry in place, signed entries are immutable": "signed entry",
+		"Don't ever alter the audit rows by hand":                                 "audit rows",
+	} {
+		if m := one(t, text, true); m.Kind != KindConstraint || m.Subject != want {
+			t.Errorf("%q: %s about %q, want a rule about %q", text, m.Kind, m.Subject, want)
+		}
+	}
+}
