@@ -189,6 +189,10 @@ func cue(t string, item bool) (Kind, bool) {
 		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(beforeReason(t))):
 		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
+	case measuredOutcome(t):
+		// "Compile time is back to 4.6 s and the lit suite passes": what
+		// a change achieved, measured, is no choice.
+		return "", false
 	case decisionRe.MatchString(t), weakDecisionRe.MatchString(t) && (item || actRe.MatchString(t) || rationaleRe.MatchString(t)),
 		movedToRe.MatchString(t) && (rationaleRe.MatchString(t) || strings.Contains(t, ": ")),
 		nowStateRe.MatchString(t) && !nowResultRe.MatchString(t),
@@ -199,6 +203,14 @@ func cue(t string, item bool) (Kind, bool) {
 }
 
 var (
+	// figureRe: a measured figure, with its unit.
+	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
+	// outcomeRe: what a result says happened ("passes", "is gone from the
+	// profile", "no longer smears", "is back to", "no drops").
+	outcomeRe = regexp.MustCompile(`(?i)\b(?:pass(?:es)?|passing|green|is back to|are back to|back to where|(?:is|are) gone from|no longer \w+s\b|no (?:drops|errors|failures|regressions)|runs at|dropped to|down to|up to)\b`)
+	// choiceWordRe: what makes a sentence with a figure a choice still.
+	choiceWordRe = regexp.MustCompile(`(?i)\b(?:because|since|so that|instead|rather than|in favou?r of|over|went with|chose|switched|replaced|from now on|going forward)\b`)
+
 	// theyDroppedRe: something else dropped or removed a thing ("The
 	// ubuntu-24.04 runner image dropped NDK 26 in last week's update"):
 	// news from upstream, not a choice of the project's.
@@ -216,6 +228,12 @@ var (
 	// sidecar is dropped"), which is a choice of the project's.
 	passiveLastRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|been|being|got|gets|be|now)\s$`)
 )
+
+// measuredOutcome: a sentence that reports what a change achieved, with a
+// figure, and gives no reason or alternative: a result, not a choice.
+func measuredOutcome(t string) bool {
+	return figureRe.MatchString(t) && outcomeRe.MatchString(t) && !choiceWordRe.MatchString(t)
+}
 
 // notOurDrop is t with the "dropped" that tells no choice of the
 // project's said neutrally: an upstream's removal, a value lowered.

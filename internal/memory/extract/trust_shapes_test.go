@@ -1422,3 +1422,25 @@ func TestRuleAboutWhatItForbids(t *testing.T) {
 		}
 	}
 }
+
+// A measured result of a change is no decision; the same figure beside a
+// reason or an alternative still is.
+func TestMeasuredOutcomeIsNoChoice(t *testing.T) {
+	for _, a := range []string{
+		"Compile time on the same file is back to 4.6 s and the lit suite passes (412/412).",
+		"`_raw_spin_lock_irqsave` is gone from the profile; 25 Gb/s replay runs at 14.8 Mpps with no drops.",
+		"Offset after 10 min: 0.3 ms p99, and the fused point cloud no longer smears on the LED target.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 0 {
+			t.Errorf("FromAnswer(%q) = %q, want nothing: a result", a, kinds(ms))
+		}
+	}
+	for _, a := range []string{
+		"Switched the encoder to int16, since the 4.6 s decode time was the bottleneck and the suite passes with it.",
+		"Replaced the spinlock with a lockless kfifo, because there is one producer; replay runs at 14.8 Mpps.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 1 || ms[0].Kind != KindDecision {
+			t.Errorf("FromAnswer(%q) = %q, want one decision", a, kinds(ms))
+		}
+	}
+}
