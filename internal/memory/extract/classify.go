@@ -204,10 +204,10 @@ func cue(t string, item bool) (Kind, bool) {
 
 var (
 	// figureRe: a measured figure, with its unit.
-	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
+	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Hz|kHz|MHz|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
 	// outcomeRe: what a result says happened ("passes", "is gone from the
 	// profile", "no longer smears", "is back to", "no drops").
-	outcomeRe = regexp.MustCompile(`(?i)\b(?:pass(?:es)?|passing|green|is back to|are back to|back to where|(?:is|are) gone from|no longer \w+s\b|no (?:drops|errors|failures|regressions)|runs at|dropped to|down to|up to)\b`)
+	outcomeRe = regexp.MustCompile(`(?i)\b(?:pass(?:es)?|passing|green|is back to|are back to|back to where|(?:is|are) gone (?:from|at|in|on)|no longer \w+s\b|no (?:drops|errors|failures|regressions)|runs at|dropped to|down to|up to)\b`)
 	// choiceWordRe: what makes a sentence with a figure a choice still.
 	choiceWordRe = regexp.MustCompile(`(?i)\b(?:because|since|so that|instead|rather than|in favou?r of|over|went with|chose|switched|replaced|from now on|going forward)\b`)
 
