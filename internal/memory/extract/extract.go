@@ -348,8 +348,17 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
-			evidence, own := s, ""
-			if told == nil && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && !ruleLabelRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) {
+			evidence, own, scrapped := s, "", false
+			if told == nil && before != "" && scrapRe.MatchString(strings.TrimSpace(before)) && !retirementRe.MatchString(strings.TrimSpace(s)) {
+				// "ok scrap the percentage gate entirely. from now on every
+				// PR must come with tests …": one change, what goes and what
+				// replaces it, about what replaces it.
+				if m0, ok0 := newMemory(k, text, map[string]bool{}); ok0 {
+					own = subjectOf(m0, "")
+				}
+				text, evidence, scrapped = strings.TrimSpace(before)+" "+text, before+" "+s, true
+			}
+			if told == nil && !scrapped && continues(s) && !standingLeadRe.MatchString(strings.TrimSpace(s)) && !ruleLabelRe.MatchString(strings.TrimSpace(s)) && saysWhatAbout(before) {
 				// "we ship iOS releases only through Codemagic. don't
 				// ever run flutter build ipa locally": when the rule names
 				// no subject of its own, the sentence before says what it
@@ -360,7 +369,7 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			if m, ok := newMemory(k, text, seen); ok {
-				m.Change = m.Change || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s)) || labelNowRe.MatchString(text) && !standingRe.MatchString(text)
+				m.Change = m.Change || scrapped || callOnRe.MatchString(text) || correctionRe.MatchString(strings.TrimSpace(s)) || retirementRe.MatchString(strings.TrimSpace(s)) || labelNowRe.MatchString(text) && !standingRe.MatchString(text)
 				m.Evidence = evidence
 				m.Subject = subjectOf(m, "")
 				if own != "" {
@@ -448,6 +457,10 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
 var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
+
+// scrapRe: a sentence that only tells to get rid of something ("ok scrap
+// the percentage gate entirely", "drop the nightly job").
+var scrapRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|so|alright|right|fine)[,]?\s+)?(?:let'?s\s+)?(?:scrap|drop|ditch|kill|forget(?: about)?|get rid of)\s+(?:the |our |that |this )?[\w.@/%-]+(?: [\w.@/%-]+){0,3}?(?:\s+(?:entirely|completely|altogether|for good))?[.!]?$`)
 
 // Stated is text, stated as a memory of kind k by something other than
 // the extractor (an LLM summarizer's structured output), cleaned and named

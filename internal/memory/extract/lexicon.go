@@ -63,7 +63,8 @@ var lexicon = map[string]string{
 	"tracing":                "jaeger zipkin tempo",
 	"log aggregation":        "loki logstash fluentd fluent-bit papertrail splunk graylog logtail",
 	"search engine":          "elasticsearch opensearch meilisearch typesense algolia solr vespa",
-	"vector store":           "pinecone weaviate qdrant milvus chroma chromadb pgvector faiss lancedb",
+	"vector store":           "pinecone weaviate qdrant milvus chroma chromadb pgvector faiss lancedb hnswlib usearch annoy",
+	"crdt":                   "yjs automerge",
 	"ci":                     "jenkins circleci buildkite travis github_actions gitlab_ci drone woodpecker teamcity azure_pipelines concourse tekton",
 	"infrastructure as code": "terraform pulumi opentofu cloudformation aws_cdk cdk bicep crossplane",
 	"config management":      "ansible chef puppet saltstack",
@@ -108,7 +109,7 @@ var lexicon = map[string]string{
 	"password hashing":       "bcrypt argon2 argon2id scrypt pbkdf2",
 	"compression":            "gzip brotli zstd lz4 snappy",
 	"id scheme":              "uuid uuidv4 uuidv7 ulid ksuid nanoid cuid cuid2",
-	"serialization format":   "protobuf avro thrift msgpack cbor flatbuffers",
+	"serialization format":   "protobuf avro thrift msgpack messagepack messagepack-csharp cbor flatbuffers",
 	"api style":              "graphql grpc trpc json-rpc",
 	"hosting":                "heroku fly fly.io render vercel netlify k3s k8s kubernetes railway digitalocean nomad ecs fargate cloud_run app_engine",
 	"k8s packaging":          "helm kustomize jsonnet tanka cdk8s",
@@ -147,6 +148,7 @@ var categoryAlias = map[string]string{
 	"deployment": "hosting", "deploy target": "hosting", "host": "hosting",
 	"password hashes": "password hashing", "password hash": "password hashing",
 	"ids": "id scheme", "primary keys": "id scheme", "id format": "id scheme",
+	"blob storage": "object storage", "blob store": "object storage", "file storage": "object storage", "bucket storage": "object storage",
 	"conventional commits": "commit messages", "conventional commit": "commit messages", "commit message": "commit messages",
 	"commit style": "commit messages", "commit format": "commit messages", "commit convention": "commit messages",
 }
@@ -221,11 +223,17 @@ var shared = map[string]bool{"database": true, "message broker": true, "search e
 // for, a tool older does not name: a choice of another tool for the same
 // job. For jobs a project may use several tools for at once, the
 // subjects must agree as well.
-func otherTool(newer, older Memory) bool {
+func otherTool(newer, older Memory) bool { return otherToolFor(newer, older, false) }
+
+// otherToolFor is otherTool; anyJob counts the jobs a project may have
+// several tools for as well, for a change that says it replaces the
+// choice before it ("Switched to pgvector instead").
+func otherToolFor(newer, older Memory, anyJob bool) bool {
 	nt, ot := toolsIn(newer.Text), toolsIn(older.Text)
 	for c, ns := range nt {
 		os, ok := ot[c]
-		if !ok || shared[c] && !sameTopic(newer.Subject, older.Subject) {
+		if !ok || !anyJob && shared[c] && !sameTopic(newer.Subject, older.Subject) && aliasOf(newer.Subject) != c {
+			// "final call on blob storage: R2" settles all object storage.
 			continue
 		}
 		for _, n := range ns {

@@ -267,7 +267,7 @@ func Supersedes(newer, older Memory) bool {
 		// has to stay above 80% on order-router": the same bar, moved.
 		return true
 	}
-	if newer.Change && newer.Kind == KindDecision && otherTool(newer, older) {
+	if newer.Change && newer.Kind == KindDecision && otherToolFor(newer, older, bareInsteadRe.MatchString(newer.Text)) {
 		// "Diagnostics: ITM/SWO now" after "Switched the logs to SEGGER
 		// RTT": another tool for the same job.
 		return true
@@ -277,6 +277,10 @@ func Supersedes(newer, older Memory) bool {
 	}
 	return contradicts
 }
+
+// bareInsteadRe: "instead" with nothing after it: in place of the choice
+// just before ("Switched to pgvector instead: …").
+var bareInsteadRe = regexp.MustCompile(`(?i)\binstead\b(?:\s*[:.,;!—–)-]|\s*$)`)
 
 // againRe: a change that says it is not the first.
 var againRe = regexp.MustCompile(`(?i)\b(?:switched|moved|changed|migrated|swapped|switching|moving)(?: \w+){0,3}? again\b`)
@@ -293,13 +297,32 @@ var afterAllRe = regexp.MustCompile(`(?i)\b(?:after all|back to|revert(?:ed|ing)
 // ("… after all", "back to …"), picks what older turned down: "cron …
 // instead of Airflow" is replaced by "Let's use Airflow after all".
 func reverses(newer, older Memory) bool {
-	if newer.Kind != KindDecision && newer.Kind != KindConstraint || !afterAllRe.MatchString(newer.Text) {
+	if newer.Kind != KindDecision && newer.Kind != KindConstraint {
 		return false
 	}
+	afterAll := afterAllRe.MatchString(newer.Text)
+	// A change to a tool older turned down is a reversal too, said or not
+	// ("moving the doc model to automerge 2" after "Yjs over Automerge").
+	toolChange := newer.Change && newer.Kind == KindDecision
+	if !afterAll && !toolChange {
+		return false
+	}
+	lower := strings.ToLower(newer.Text)
+	turnedDown := map[string]bool{}
+	for _, m := range rejectedRe.FindAllStringSubmatch(strings.ReplaceAll(newer.Text, "`", ""), 4) {
+		turnedDown[strings.ToLower(m[1])] = true
+	}
 	for _, m := range rejectedRe.FindAllStringSubmatch(strings.ReplaceAll(older.Text, "`", ""), 4) {
-		if w := strings.ToLower(m[1]); !genericHeads[w] && !phraseStop[w] && indexWord(strings.ToLower(newer.Text), w) >= 0 {
+		w := strings.ToLower(m[1])
+		if genericHeads[w] || phraseStop[w] || indexWord(lower, w) < 0 {
+			continue
+		}
+		if _, tool := jobs[w]; afterAll || tool && !turnedDown[w] {
 			return true
 		}
+	}
+	if !afterAll {
+		return false
 	}
 	// "replaced SDL2 audio with cpal" — "back to SDL2 for audio after all":
 	// what older replaced, chosen again.
@@ -319,7 +342,7 @@ func reverses(newer, older Memory) bool {
 // replacedRe finds what a change says is replaced: "replaced X with",
 // "instead of X", "switched from X", "moved off X", "no longer X",
 // "dropped X", "rather than X", "X is gone".
-var replacedRe = regexp.MustCompile(`(?i)\breplac(?:ed|ing) (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:—–]{1,40}?)(?:\s+(?:either|too|anymore|as well)\b|[.;,:—–]|\s-\s|$)|\b(?:dropped|dropping|ditch(?:ed|ing)?) (?:the |our )?([^.;,:]{1,40}?)(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|\bwe(?:'re| are) off (?:the |our )?([^.;,:—–-]{1,40}?)(?:\s+[—–-]|[,.;:]|$)|(?:^|[.;]\s+)([\w.+-]{1,30})(?:'s| is| are) out\b|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
+var replacedRe = regexp.MustCompile(`(?i)\breplac(?:ed|ing) (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:—–]{1,40}?)(?:\s+(?:either|too|anymore|as well)\b|[.;,:—–]|\s-\s|$)|\b(?:dropped|dropping|ditch(?:ed|ing)?|scrap(?:ped|ping)?|get rid of) (?:the |our )?([^.;,:]{1,40}?)(?:\s+(?:entirely|completely|altogether|for good))?(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|\bwe(?:'re| are) off (?:the |our )?([^.;,:—–-]{1,40}?)(?:\s+[—–-]|[,.;:]|$)|(?:^|[.;]\s+)([\w.+-]{1,30})(?:'s| is| are) out\b|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
 
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
@@ -425,6 +448,9 @@ func Retires(newer, older Memory) bool {
 				return true
 			}
 			ts := retiredTerms(terms(withoutFiles(g, files)))
+			if older.Kind == KindConstraint && (slices.Contains(ts, "percentage") || slices.Contains(ts, "percent")) && percentRe.MatchString(older.Text) && boundRe.MatchString(older.Text) {
+				return true // "scrap the percentage gate" after "never … below 85%"
+			}
 			if len(ts) == 1 && overlap(ts, older.Idents, true) > 0 {
 				return true // "replaced yup with zod" after "validated with `yup`"
 			}
@@ -539,6 +565,9 @@ func Completes(text string, todo Memory) bool {
 
 var boundRe = regexp.MustCompile(`(?i)\b(?:above|below|under|over|at least|at most|minimum|maximum|min|max|floor|ceiling|up to|no more than|no less than|not below|not above|lowest|highest|capped|cap|limit|(?:wider|longer|shorter|narrower) than|and up)\b|[≥≤]`)
 
+// percentRe: a percentage, its figure the first group.
+var percentRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s?%`)
+
 // A measure family: what a rule's bound is counted in, and the figures
 // of that family a text names.
 type measure struct {
@@ -550,7 +579,7 @@ type measure struct {
 }
 
 var measures = []measure{
-	{"percent", regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s?%`), false},
+	{"percent", percentRe, false},
 	// "80 characters", "120 columns", "the 80-character rule", "32 glyphs".
 	{"width", regexp.MustCompile(`(?i)\b(\d+)(?:\s?|-)(?:characters?|chars?|columns?|cols?|glyphs?)\b`), true},
 	// "minSdk 29", "API level: 31", "Android 10", "iOS 16".

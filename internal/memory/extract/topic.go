@@ -63,6 +63,10 @@ func subjectOf(m Memory, label string) string {
 	return s
 }
 
+// callOnRe: a choice labelled with what it settles ("final call on blob
+// storage: …", "decision on the queue driver: …").
+var callOnRe = regexp.MustCompile(`(?i)^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) (?:the |our )?([\w .-]{2,30}?):\s*\S`)
+
 // backForRe: a return to a choice for something ("Back to SDL2 for audio
 // after all", "switch back to Yarn for the monorepo").
 var backForRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?re )?(?:go(?:ing)? )?back to|revert(?:ed|ing)? to|switch(?:ed|ing)? back to) \S+(?: \S+)? for (?:the |our |all )?([\w -]{2,30})`)
@@ -87,6 +91,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if rc := causeOfRe.FindStringSubmatch(text); rc != nil {
 		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
 			return s, true // "Root cause of the drops: …": what failed
+		}
+	}
+	if rc := callOnRe.FindStringSubmatch(text); rc != nil {
+		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "final call on blob storage: R2": blob storage
 		}
 	}
 	if rc := comeFromRe.FindStringSubmatch(text); rc != nil && m.Kind == KindCause {

@@ -1445,3 +1445,42 @@ func TestMeasuredOutcomeIsNoChoice(t *testing.T) {
 		}
 	}
 }
+
+// Changes that name what they replace in other ways: a scrapped gate
+// before the rule that replaces it ("scrap the percentage gate" retires
+// a rule set as a percentage); "final call on X: Y" settles X, and a
+// category named as the subject settles every earlier tool of it; a bare
+// "instead" replaces the choice before it even for jobs a project has
+// several tools for; a change to the tool an earlier choice turned down
+// reverses it. Near misses: a database for sessions still does not
+// replace one for analytics, and naming the rejected tool again only to
+// turn it down again reverses nothing.
+func TestChangesThatNameWhatGoes(t *testing.T) {
+	gate := one(t, "coverage rule for this repo: never merge anything that drops total coverage below 85%", true)
+	ms := FromPrompt("ok scrap the percentage gate entirely. from now on every PR must come with tests for each context function it touches")
+	if len(ms) != 1 || ms[0].Kind != KindConstraint || !ms[0].Change || !strings.Contains(ms[0].Text, "scrap") {
+		t.Fatalf("got %+v, want one rule that carries the scrapped gate", ms)
+	}
+	if !Supersedes(ms[0], gate) {
+		t.Errorf("%q should replace %q", ms[0].Text, gate.Text)
+	}
+	b2 := one(t, "we're moving episode audio to backblaze b2, it's S3-compatible so keep the presign flow", true)
+	r2 := one(t, "final call on blob storage: Cloudflare R2. zero egress fees and the CDN sits in front of it anyway", true)
+	if r2.Kind != KindDecision || r2.Subject != "blob storage" || !Supersedes(r2, b2) {
+		t.Errorf("%q (%s about %q) should replace %q", r2.Text, r2.Kind, r2.Subject, b2.Text)
+	}
+	hnsw := one(t, "Replaced FAISS with `hnswlib`, since it publishes arm64 wheels and gets the same recall.", false)
+	pgv := one(t, "Switched to pgvector instead: the compose stack already runs Postgres 16, so the vectors live in a column with an HNSW index.", false)
+	if !Supersedes(pgv, hnsw) {
+		t.Errorf("%q should replace %q", pgv.Text, hnsw.Text)
+	}
+	yjs := one(t, "I went with Yjs over Automerge for the shared document model, because y-prosemirror gives us remote cursors.", false)
+	am := one(t, "moving the doc model to automerge 2. automerge-repo for sync and storage", true)
+	if !reverses(am, yjs) {
+		t.Errorf("%q should reverse %q", am.Text, yjs.Text)
+	}
+	again := one(t, "Switched the editor binding to y-prosemirror 1.2 instead of Automerge's, since it keeps collaborative undo.", false)
+	if reverses(again, yjs) {
+		t.Errorf("%q turns Automerge down again: no reversal of %q", again.Text, yjs.Text)
+	}
+}
