@@ -476,6 +476,10 @@ func paragraphs(text string) []string {
 }
 
 // abbrevRe matches the words whose final dot does not end a sentence.
+// letterLabelRe: a sentence so far that is only a letter labelling what
+// follows ("A.", "**B.").
+var letterLabelRe = regexp.MustCompile(`^(?:\*\*|__)?[A-H]\.$`)
+
 var abbrevRe = regexp.MustCompile(`(?i)(?:^|\s)(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|fig)\.$`)
 
 // maxUnit bounds the bytes of one statement candidate that the cues read:
@@ -524,8 +528,8 @@ func splitSentences(p string, lower bool) []string {
 		if j >= len(p) || !startsSentence(p[j]) && !(lower && p[j] >= 'a' && p[j] <= 'z') && !standingLeadRe.MatchString(p[j:]) {
 			continue // a standing rule typed without its capital starts one too: "… is live. from now on …"
 		}
-		if c == '.' && p[i] != '"' && abbrevRe.MatchString(p[max(start, i-7):i+1]) {
-			continue
+		if c == '.' && p[i] != '"' && (abbrevRe.MatchString(p[max(start, i-7):i+1]) || letterLabelRe.MatchString(p[start:i+1])) {
+			continue // "e.g.", and "**A. SAML SSO**: …": a lettered option's label
 		}
 		if s := strings.TrimSpace(p[start : i+1]); s != "" {
 			out = append(out, headOf(s))

@@ -815,7 +815,7 @@ func askedSubject(prompt string) string {
 // storage that scales", "We need a queue for …").
 var needLeadRe = regexp.MustCompile(`(?i)^(?:(?:we |i )?(?:really |still |now )?(?:need|want|would like)|(?:we|i)'d (?:really )?like) (?:a |an |some |the |to pick (?:a |an )?|to (?:add|have|get|set up) (?:a |an |some |the )?)?`)
 
-var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you|the|our|this|my|its)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -997,7 +997,7 @@ var indexCellRe = regexp.MustCompile(`^\s*(?:\d{1,2}|[A-Ha-h])[.)]?\s*$`)
 
 // optionHeadRe: a paragraph's bold heading naming an option ("**Option
 // A — anyhow everywhere.**", "**Approach 2: a queue**").
-var optionHeadRe = regexp.MustCompile(`(?i)^(?:\*\*|__)(?:option|approach|choice|alternative)\s+(?:[A-H]|\d)\s*[—–:.)-]\s*(.+?)(?:\*\*|__|$)`)
+var optionHeadRe = regexp.MustCompile(`(?i)^(?:\*\*|__)(?:(?:option|approach|choice|alternative)\s+(?:[A-H]|\d)\s*[—–:.)-]|(?-i:[A-H])[.)])\s*(.+?)(?:\*\*|__|$)`)
 
 // proseOffered finds options told as paragraphs after the question that
 // asks to choose ("… which behaviour do you want? / Reject the whole
@@ -1057,7 +1057,7 @@ func eitherOptions(us []unit) []option {
 // couldRe: an option told as a sentence of its own ("We could run
 // Meilisearch next to the app, which …", "Or we could stay on Postgres",
 // "Or we move it to …", "A third path is …").
-var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route) )?(?:is|would be) (?:to )?(.+)$`)
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route) )?(?:is|would be) (?:to )?(.+)$|^(?:the|an|one|another) alternative (?:is|would be) (?:to )?(.+)$`)
 
 // paragraphLeads are the first sentences of us's paragraphs.
 func paragraphLeads(us []unit) []unit {
@@ -1082,7 +1082,7 @@ func couldOptions(us []unit) []option {
 			if m == nil {
 				continue
 			}
-			told := m[1] + m[2] + m[3] // one group matches
+			told := m[1] + m[2] + m[3] + m[4] // one group matches
 			name := strings.TrimRight(strings.TrimSpace(cutAtFirst(told, ", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to ")), ".")
 			if f := strings.Fields(name); len(f) > 8 {
 				name = strings.Join(f[:8], " ")
@@ -1187,6 +1187,9 @@ func waysSubject(label string) string {
 	if m == nil {
 		return ""
 	}
+	if relativeLeadRe.MatchString(m[1]) {
+		return "" // "Options that work well with Avalonia 11": no subject
+	}
 	rest := storeVerbRe.ReplaceAllString(strings.TrimSpace(m[1]), "")
 	if v := verbThenDetRe.FindStringSubmatch(rest); v != nil {
 		rest = v[1] // "to cache the rendered pages" → "rendered pages"
@@ -1194,6 +1197,10 @@ func waysSubject(label string) string {
 	rest = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(rest, "the "), "our "), "a ")
 	return nounPhrase(rest)
 }
+
+// relativeLeadRe: a clause that says what the options are like, not what
+// they are for.
+var relativeLeadRe = regexp.MustCompile(`(?i)^(?:that|which|who|we|you|i|worth|available|here|there|i'?d|we'?d)\b`)
 
 // verbThenDetRe: a verb and its object ("cache the rendered pages").
 var verbThenDetRe = regexp.MustCompile(`(?i)^(?:to\s+)?[a-z]+\s+(?:the|our|a|an|its|their)\s+(.+)$`)

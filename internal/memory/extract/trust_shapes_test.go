@@ -1484,3 +1484,25 @@ func TestChangesThatNameWhatGoes(t *testing.T) {
 		t.Errorf("%q turns Automerge down again: no reversal of %q", again.Text, yjs.Text)
 	}
 }
+
+// Options told in other shapes: bold lettered paragraphs ("**A. Name**:
+// …") picked by letter; "We could …" then "The alternative is …"; a
+// label that says what the options are like names no subject, and the
+// question "Which X should the app use?" does.
+func TestMoreOptionShapes(t *testing.T) {
+	lettered := "Two ways:\n\n**A. Supabase SAML SSO**: a SAML connection per company. Needs the Pro plan.\n\n**B. Google OAuth provider with a domain check**: enable the built-in Google provider.\n\nA or B?"
+	if m, ok := FromChoice("How should users sign in?", lettered, "option B, fewer moving parts"); !ok || !strings.Contains(m.Text, "Google OAuth provider") || strings.Contains(m.Text, "B, not A") {
+		t.Errorf("lettered pick = %q, %v; want the option B names", m.Text, ok)
+	}
+	prose := "We could store each geocoded address in a transient with a 30-day expiry.\n\nThe alternative is the persistent object cache through wp_cache_set, which is faster.\n\nWhich way do you want to go?"
+	if m, ok := FromChoice("How do we cache the geocoding results?", prose, "transients, not the object cache"); !ok || !strings.Contains(m.Text, "transient") {
+		t.Errorf("prose pick = %q, %v; want the transient", m.Text, ok)
+	}
+	list := "Options that work well with Avalonia 11:\n\n1. **CommunityToolkit.Mvvm**: source generators.\n2. **ReactiveUI**: routing built in.\n\nWhich one do you want?"
+	if m, ok := FromChoice("Which MVVM library should the Avalonia app use?", list, "reactivui, the sync view is all observables"); !ok || m.Subject != "mvvm library" || !strings.Contains(m.Text, "ReactiveUI") {
+		t.Errorf("list pick = %q about %q, %v; want ReactiveUI about the MVVM library", m.Text, m.Subject, ok)
+	}
+	if got := sentences("I chose plan B. Then the tests ran."); len(got) != 2 {
+		t.Errorf("a letter ending a sentence still ends it: %q", got)
+	}
+}
