@@ -296,7 +296,7 @@ var (
 	promptLeadRe = regexp.MustCompile(`(?i)^(?:no+\s*[,.!:;—–-][\s,.!:;—–-]*|(?:nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw|(?:a |one )?separate (?:thing|note|topic)|unrelated|another thing|side note|on another note)\b[\s,.!:;—–-]*|(?:(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)\s+)?make sure(?: that)?(?: you)?\s+|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project),?\s+)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
-	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)\s*[:,—–-]|^[\w .-]{2,30} decision:\s*\S|^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) [\w .-]{2,30}:\s*\S|^[\w .-]{2,50}:\s*we(?:'re| are) (?:on|using|going with|moving to|switching to|replacing|dropping|swapping|moving off|switching off)\b|` + promptMove + `|^we(?:'re| are) off (?-i:[A-Z0-9\x60])|^[\w.+-]+(?:'s| is| are) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|^(?:revert|go back|switch back|back) to\b|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^(?:so |and |then |ok,? |okay,? )?we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^(?:[\w ]{1,30}:\s*)?(?:the |our )?[\w -]{1,40}? (?:is|are) now (?-i:[A-Z0-9\x60])|^[\w -]{0,30}\b(?:model|scheme|strategy|approach|design|format|backend|engine|transport|layout|architecture)(?: for [\w -]{1,30})?:\s*\S|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? ` + gone + `\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b|` + weAreOnNow + `|^(?:i |we )?(?:moved|switched|migrated|swapped) (?:[^.;]|\.\S){1,60}? (?:to|onto) [^.;]{1,60}?\b(?:instead|since|because)\b|^(?:every|each|all|the|our) [\w -]{1,30}? (?:logs?|runs?|goes|go|deploys?|lives?|sends?|talks?|builds?) (?:through|via|on|to|in) [^.;]{1,60}? now\b|^(?:` + standingWords + `),? (?:the |our |all |every )?[\w .-]{1,30}? (?:runs?|lives?|is hosted|are hosted|is deployed|are deployed|deploys?) (?:on|in|at|to)\b`)
+	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)\s*[:,—–-]|^[\w .-]{2,30} decision:\s*\S|^(?:we(?:'ve)? )?(?:switched|changed|moved) (?:it |this |that |them )?again\b|^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) [\w .-]{2,30}:\s*\S|^[\w .-]{2,50}:\s*we(?:'re| are) (?:on|using|going with|moving to|switching to|replacing|dropping|swapping|moving off|switching off)\b|` + promptMove + `|^we(?:'re| are) off (?-i:[A-Z0-9\x60])|^[\w.+-]+(?:'s| is| are) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|^(?:revert|go back|switch back|back) to\b|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^(?:so |and |then |ok,? |okay,? )?we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^(?:[\w ]{1,30}:\s*)?(?:the |our )?[\w -]{1,40}? (?:is|are) now (?-i:[A-Z0-9\x60])|^[\w -]{0,30}\b(?:model|scheme|strategy|approach|design|format|backend|engine|transport|layout|architecture)(?: for [\w -]{1,30})?:\s*\S|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? ` + gone + `\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b|` + weAreOnNow + `|^(?:i |we )?(?:moved|switched|migrated|swapped) (?:[^.;]|\.\S){1,60}? (?:to|onto) [^.;]{1,60}?\b(?:instead|since|because)\b|^(?:every|each|all|the|our) [\w -]{1,30}? (?:logs?|runs?|goes|go|deploys?|lives?|sends?|talks?|builds?) (?:through|via|on|to|in) [^.;]{1,60}? now\b|^(?:` + standingWords + `),? (?:the |our |all |every )?[\w .-]{1,30}? (?:runs?|lives?|is hosted|are hosted|is deployed|are deployed|deploys?) (?:on|in|at|to)\b`)
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s,/-]{0,60}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|go(?:es)? out|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
@@ -355,6 +355,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if boundLabelRe.MatchString(body) {
 		return KindConstraint, body, true // "Lowest supported API level: 31."
 	}
+	if labelledTool(body) {
+		return KindDecision, body, true // "Asset pipeline: Vite with vite-plugin-shopify, we want HMR"
+	}
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
 		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"
 	}
@@ -387,6 +390,24 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	}
 	return "", "", false
 }
+
+// toolLabelRe: a label and the first words after it ("Asset pipeline:
+// Vite with …").
+var toolLabelRe = regexp.MustCompile(`^([A-Za-z][\w .-]{1,30}):\s+([\w.@/+-]+(?: [\w.@/+-]+)?)`)
+
+// labelledTool reports whether a prompt's sentence labels a subject with
+// a tool the lexicon knows, named first: a choice for it, told tersely.
+// A label that is a rule's or a report's ("Rule:", "Error:") is not one.
+func labelledTool(body string) bool {
+	m := toolLabelRe.FindStringSubmatch(body)
+	if m == nil || ruleLabelRe.MatchString(body) || standingRe.MatchString(body) || labelWords[strings.ToLower(strings.Fields(m[1])[len(strings.Fields(m[1]))-1])] || failLabelRe.MatchString(m[1]) {
+		return false
+	}
+	return len(toolsIn(m[2])) > 0
+}
+
+// failLabelRe: a label that reports something ("Error", "Output", "Logs").
+var failLabelRe = regexp.MustCompile(`(?i)\b(?:error|errors|output|logs?|trace|stack|warning|failure|crash|result|results|note|notes|question|context|fyi|update|status)$`)
 
 // topicReturnRe: a prompt going back to a topic of the conversation, not
 // to an earlier choice.

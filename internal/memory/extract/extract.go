@@ -298,6 +298,15 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
+			if told != nil && told.Change && bareReplacementRe.MatchString(strings.TrimSpace(s)) {
+				// "Prisma is out too after the cold-start numbers. Drizzle
+				// instead.": what replaces it, named.
+				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {
+					m.Change = true
+					*told = m
+					continue
+				}
+			}
 			k, text, ok := classifyPrompt(s)
 			if told != nil && told.Change && replacesItRe.MatchString(strings.TrimSpace(s)) {
 				// "we no longer use float32 for reflectivity, the store is
@@ -457,6 +466,10 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
 var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
+
+// bareReplacementRe: a sentence that only names what replaces
+// something ("Drizzle instead.", "use Skunk instead").
+var bareReplacementRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?ll |we will )?(?:use|go with|going with|pick|take|switch to|move to) )?[\w.@/+-]+(?: [\w.@/+-]+){0,2} instead[.!]?$`)
 
 // scrapRe: a sentence that only tells to get rid of something ("ok scrap
 // the percentage gate entirely", "drop the nightly job").

@@ -63,6 +63,9 @@ func subjectOf(m Memory, label string) string {
 	return s
 }
 
+// againLabelRe: a change told as the next of several, before a colon.
+var againLabelRe = regexp.MustCompile(`(?i)^(?:we(?:'ve)? )?(?:switched|changed|moved) (?:it |this |that |them )?again\b[^:]{0,50}:\s*`)
+
 // callOnRe: a choice labelled with what it settles ("final call on blob
 // storage: …", "decision on the queue driver: …").
 var callOnRe = regexp.MustCompile(`(?i)^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) (?:the |our )?([\w .-]{2,30}?):\s*\S`)
@@ -91,6 +94,13 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if rc := causeOfRe.FindStringSubmatch(text); rc != nil {
 		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
 			return s, true // "Root cause of the drops: …": what failed
+		}
+	}
+	if loc := againLabelRe.FindStringIndex(text); loc != nil {
+		// "Switched again after the review: API versions are …": what
+		// follows says what changed.
+		if s, strong := subjectAfterLabel(m, text[loc[1]:], label); s != "" {
+			return s, strong
 		}
 	}
 	if rc := callOnRe.FindStringSubmatch(text); rc != nil {

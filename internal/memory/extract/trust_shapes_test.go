@@ -1506,3 +1506,24 @@ func TestMoreOptionShapes(t *testing.T) {
 		t.Errorf("a letter ending a sentence still ends it: %q", got)
 	}
 }
+
+// Terse choices in prompts: a label and a tool the lexicon knows
+// ("Asset pipeline: Vite with …"), not a report's or a rule's label;
+// "Switched again after …: X is Y now" about X; a retirement followed by
+// "Drizzle instead." is one change.
+func TestTerseChoicesInPrompts(t *testing.T) {
+	if m := one(t, "Asset pipeline: Vite with vite-plugin-shopify, we want HMR in the theme editor.", true); m.Kind != KindDecision || m.Subject != "asset pipeline" {
+		t.Errorf("got %s about %q, want a decision about the asset pipeline", m.Kind, m.Subject)
+	}
+	for _, p := range []string{"Error: vite exited with code 1", "Formatting: stylish-haskell from now on, the import alignment matters to Dana."} {
+		if ms := FromPrompt(p); len(ms) == 1 && ms[0].Kind == KindDecision {
+			t.Errorf("%q: a report's or a rule's label is no choice of a tool", p)
+		}
+	}
+	if m := one(t, "Switched again after the gateway review: API versions are a media type parameter now.", true); m.Kind != KindDecision || !m.Change || m.Subject != "api versions" {
+		t.Errorf("got %s (change %v) about %q, want a change about API versions", m.Kind, m.Change, m.Subject)
+	}
+	if m := one(t, "Prisma is out too after the cold-start numbers on Lambda. Drizzle instead.", true); !strings.Contains(m.Text, "Drizzle") || !m.Change {
+		t.Errorf("got %q, want one change naming Drizzle", m.Text)
+	}
+}
