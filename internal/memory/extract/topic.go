@@ -68,7 +68,7 @@ var againLabelRe = regexp.MustCompile(`(?i)^(?:we(?:'ve)? )?(?:switched|changed|
 
 // callOnRe: a choice labelled with what it settles ("final call on blob
 // storage: …", "decision on the queue driver: …").
-var callOnRe = regexp.MustCompile(`(?i)^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) (?:the |our )?([\w .-]{2,30}?):\s*\S`)
+var callOnRe = regexp.MustCompile(`(?i)^(?:(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer)|new plan|change of plan|plan change) (?:on|for|about) (?:the |our )?([\w .-]{2,30}?):\s*\S`)
 
 // backForRe: a return to a choice for something ("Back to SDL2 for audio
 // after all", "switch back to Yarn for the monorepo").
@@ -205,6 +205,7 @@ func subjectStrength(m Memory, label string) (string, bool) {
 func openingIdent(text string) string {
 	tok, _, _ := strings.Cut(text, " ")
 	tok, _, _ = strings.Cut(strings.TrimRight(tok, ",:;"), "(")
+	tok, _, _ = strings.Cut(tok, ":") // "OrderedDataStore:SetAsync", "Foo::bar"
 	if !isIdent(tok) || len(toolsIn(tok)) > 0 {
 		return ""
 	}
@@ -1465,7 +1466,15 @@ func OwnCauseSubject(m Memory) bool {
 	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) || comeFromRe.MatchString(t) {
 		return true
 	}
-	return m.Subject != "" && (slices.ContainsFunc(m.Idents, func(id string) bool { return strings.EqualFold(id, m.Subject) }) ||
+	if _, after, ok := strings.Cut(t, ": "); ok && m.Subject != "" && strings.EqualFold(openingIdent(strings.TrimSpace(after)), m.Subject) ||
+		m.Subject != "" && strings.EqualFold(openingIdent(t), m.Subject) {
+		return true // "Root cause: OrderedDataStore:SetAsync was called …"
+	}
+	return m.Subject != "" && (slices.ContainsFunc(m.Idents, func(id string) bool {
+		// The identifier, or what its member hangs from ("OrderedDataStore:SetAsync").
+		id = strings.ToLower(id)
+		return id == m.Subject || strings.HasPrefix(id, m.Subject+":") || strings.HasPrefix(id, m.Subject+".")
+	}) ||
 		slices.ContainsFunc(m.Files, func(f string) bool { return strings.EqualFold(f, m.Subject) }))
 }
 

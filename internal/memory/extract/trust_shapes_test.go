@@ -1527,3 +1527,16 @@ func TestTerseChoicesInPrompts(t *testing.T) {
 		t.Errorf("got %q, want one change naming Drizzle", m.Text)
 	}
 }
+
+// "New plan for OTA: Peridio" is a change about OTA; a root cause that
+// opens with a member ("OrderedDataStore:SetAsync was called …") keeps
+// the subject it names, over the prompt's topic.
+func TestNewPlanAndMemberCauses(t *testing.T) {
+	if m := one(t, "New plan for OTA: Peridio, they gave us a deal.", true); m.Kind != KindDecision || !m.Change || m.Subject != "ota" {
+		t.Errorf("got %s (change %v) about %q, want a change about OTA", m.Kind, m.Change, m.Subject)
+	}
+	m := one(t, "Root cause: OrderedDataStore:SetAsync was called every 5 seconds per player, so the request budget ran out.", false)
+	if m.Kind != KindCause || m.Subject != "ordereddatastore" || !OwnCauseSubject(m) {
+		t.Errorf("got %s about %q (own %v), want a cause about OrderedDataStore, its own", m.Kind, m.Subject, OwnCauseSubject(m))
+	}
+}
