@@ -208,6 +208,11 @@ var (
 	// outcomeRe: what a result says happened ("passes", "is gone from the
 	// profile", "no longer smears", "is back to", "no drops").
 	outcomeRe = regexp.MustCompile(`(?i)\b(?:pass(?:es)?|passing|green|is back to|are back to|back to where|(?:is|are) gone (?:from|at|in|on)|no longer \w+s\b|no (?:drops|errors|failures|regressions)|runs at|dropped to|down to|up to)\b`)
+	// figureInsteadRe: a figure compared with the one before ("takes 11 s
+	// instead of 3 min"), no alternative chosen.
+	figureInsteadRe = regexp.MustCompile(`(?i)\b(?:instead of|rather than|over|from|down from|up from) ~?\d[\w.,]*(?:\s?\w{1,4})?`)
+	// nowTakesRe: a figure that is what something now measures.
+	nowTakesRe = regexp.MustCompile(`(?i)\bnow (?:takes|runs in|finishes in|costs|uses|weighs|loads in|builds in)\b`)
 	// choiceWordRe: what makes a sentence with a figure a choice still.
 	choiceWordRe = regexp.MustCompile(`(?i)\b(?:because|since|so that|instead|rather than|in favou?r of|over|went with|chose|switched|replaced|from now on|going forward)\b`)
 
@@ -232,7 +237,9 @@ var (
 // measuredOutcome: a sentence that reports what a change achieved, with a
 // figure, and gives no reason or alternative: a result, not a choice.
 func measuredOutcome(t string) bool {
-	return figureRe.MatchString(t) && outcomeRe.MatchString(t) && !choiceWordRe.MatchString(t)
+	outcomes := len(outcomeRe.FindAllStringIndex(t, 3))
+	return (figureRe.MatchString(t) && outcomes > 0 || outcomes > 1 || figureRe.MatchString(t) && nowTakesRe.MatchString(t)) &&
+		!choiceWordRe.MatchString(figureInsteadRe.ReplaceAllString(t, ""))
 }
 
 // notOurDrop is t with the "dropped" that tells no choice of the
@@ -302,13 +309,13 @@ var (
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s,/-]{0,60}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|go(?:es)? out|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
 	ruleWordRe     = regexp.MustCompile(`(?i)\bmust\b|` + standing + `|^(?:please )?(?:never|always|don'?t|do not)\b`)
 	// clauseConstraintRe: a clause that opens as a standing instruction.
-	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
+	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:(?:and |also,? )?(?:nobody|no one) (?:ever )?(?:runs?|merges?|pushes?|deploys?|applies|commits?|touches|edits?|ships?|publishes)\b)|(?:(?:and |also,? )?no (?:new |more |further )?[\w.-]+(?: [\w.-]+){0,2},? (?:period|full stop|ever|at all)\b)|(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
 	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
 	// …", "House style is: …", "Team convention:").
 	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:one|general|important|big) thing|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy|constraint|requirement)|ground rule|new (?:bar|floor|ceiling|threshold|limit|minimum|maximum))(?: for (?:(?:this|the|our|all|every|any) )?[\w./ -]{1,30}?)?(?: here)?(?:,\s*[\w ,]{1,40}?)?(?: is)?\s*:\s*\S`)
 	// turnOnlyRe: an instruction for this turn only ("Don't apply
 	// anything.", "Do not push it yet.").
-	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?[.!]?$`)
+	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|dont|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?(?:,? (?:just |only )?(?:tell|show|explain|ask|give) (?:me|us)\b[^.!]*)?[.!]?$`)
 	// categoryChoiceRe: a tool chosen for a category, from now on
 	// ("Error tracking: AppSignal from here on."): a decision, not a rule.
 	categoryChoiceRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,2}\s+(?:` + standingWords + `)[.!]?$`)

@@ -587,7 +587,7 @@ var (
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
-	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?(?:option |approach |choice |number |#)?(1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
+	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?(?:option |approach |choice |number |#)?(1st|2nd|3rd|4th|1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
 	storeVerbRe = regexp.MustCompile(`(?i)^(?:to |for )?(?:store|storing|keep|keeping|handle|handling|do|doing|implement|implementing|structure|structuring|write|writing|run|running|manage|managing|organize|organizing|format|formatting|represent|representing|pick|choose|choosing|set up|setting up|deploy|deploying)\s+`)
 )
 
@@ -826,7 +826,7 @@ func askedSubject(prompt string) string {
 // storage that scales", "We need a queue for …").
 var needLeadRe = regexp.MustCompile(`(?i)^(?:(?:we |i )?(?:really |still |now )?(?:need|want|would like)|(?:we|i)'d (?:really )?like) (?:a |an |some |the |to pick (?:a |an )?|to (?:add|have|get|set up) (?:a |an |some |the )?)?`)
 
-var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you|the|our|this|my|its)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^which ([\w-]{2,30}(?: [\w-]{2,30})?)\s*\??$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you|the|our|this|my|its)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
@@ -1279,8 +1279,8 @@ func chosen(p string, opts []option) (int, string) {
 		}
 	}
 	if m := ordinalRe.FindStringSubmatchIndex(p); m != nil {
-		n := map[string]int{"1": 0, "one": 0, "first": 0, "former": 0, "2": 1, "two": 1, "second": 1, "latter": len(opts) - 1,
-			"3": 2, "three": 2, "third": 2, "4": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
+		n := map[string]int{"1": 0, "1st": 0, "one": 0, "first": 0, "former": 0, "2": 1, "2nd": 1, "two": 1, "second": 1, "latter": len(opts) - 1,
+			"3": 2, "3rd": 2, "three": 2, "third": 2, "4": 3, "4th": 3, "four": 3, "fourth": 3}[strings.ToLower(p[m[2]:m[3]])]
 		if n < len(opts) {
 			return n, p[m[1]:]
 		}

@@ -1540,3 +1540,38 @@ func TestNewPlanAndMemberCauses(t *testing.T) {
 		t.Errorf("got %s about %q (own %v), want a cause about OrderedDataStore, its own", m.Kind, m.Subject, OwnCauseSubject(m))
 	}
 }
+
+// Shapes from the retired fifth half (hu): "nobody runs X" and "no new X,
+// period" are rules in a prompt; "dont change anything, just tell me" is
+// this turn's; "X passes …, and Y no longer crashes" and "now takes 11 s
+// instead of 3 min" are results; "2nd one" picks the second option;
+// "which driver" asks about the driver; "TLS: aws-lc-rs." chooses a TLS
+// library.
+func TestRetiredFifthHalfShapes(t *testing.T) {
+	for _, p := range []string{
+		"also, nobody runs migrations against the shared staging database from their own machine",
+		"and no new npm dependencies, period.",
+	} {
+		if m := one(t, p, true); m.Kind != KindConstraint {
+			t.Errorf("%q: %s, want a rule", p, m.Kind)
+		}
+	}
+	if ms := FromPrompt("dont change anything, just tell me"); len(ms) != 0 {
+		t.Errorf("this turn's instruction made %q", kinds(ms))
+	}
+	for _, a := range []string{
+		"`make installcheck` passes on 15, 16 and 17, and the repro script no longer crashes.",
+		"A 2,000-employee run now takes 11 s instead of 3 min.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 0 {
+			t.Errorf("FromAnswer(%q) = %q, want nothing: a result", a, kinds(ms))
+		}
+	}
+	table := "| # | Driver | Pros |\n|---|---|---|\n| 1 | database | nothing new to run |\n| 2 | Redis + Horizon | a dashboard |\n\nLet me know which one you want."
+	if m, ok := FromChoice("pdf generation is timing out. need to move it to a queue. which driver", table, "2nd one. the dashboard alone is worth it"); !ok || !strings.Contains(m.Text, "Horizon") || m.Subject != "driver" {
+		t.Errorf("got %q about %q, %v; want Redis + Horizon about the driver", m.Text, m.Subject, ok)
+	}
+	if m := one(t, "TLS: aws-lc-rs. certified module, links statically", true); m.Kind != KindDecision {
+		t.Errorf("got %s, want a choice of TLS library", m.Kind)
+	}
+}
