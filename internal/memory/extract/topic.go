@@ -96,6 +96,13 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			return s, true // "Root cause of the drops: …": what failed
 		}
 	}
+	if m.Kind == KindCause {
+		if id := openingTick(m.Text); id != "" {
+			// "Root cause on our side: `cdpshot` creates every tab …":
+			// the code it opens with, quoted as code.
+			return strings.ToLower(id), true
+		}
+	}
 	if loc := againLabelRe.FindStringIndex(text); loc != nil {
 		// "Switched again after the review: API versions are …": what
 		// follows says what changed.
@@ -211,6 +218,30 @@ func openingIdent(text string) string {
 	}
 	return tok
 }
+
+// openingTick is the code a statement opens with in backticks, after a
+// label if it has one ("Root cause on our side: `cdpshot` creates …"), ""
+// when it opens otherwise, with more than a name, or with a tool's name.
+func openingTick(raw string) string {
+	t := strings.TrimSpace(raw)
+	if loc := tickLabelRe.FindStringIndex(t); loc != nil {
+		t = t[loc[1]:]
+	}
+	if !strings.HasPrefix(t, "`") {
+		return ""
+	}
+	code, _, ok := strings.Cut(t[1:], "`")
+	code, _, _ = strings.Cut(code, "(")
+	if !ok || code == "" || len(code) > 40 || strings.ContainsAny(code, " \t") || !letterRe.MatchString(code) || len(toolsIn(code)) > 0 {
+		return ""
+	}
+	return code
+}
+
+// tickLabelRe: a label that says a cause follows and names no subject
+// ("Root cause on our side:", "The culprit:"); "The culprit was the
+// stack:" names one.
+var tickLabelRe = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying )?(?:root[- ]cause|cause|culprit|problem|issue|bug)(?: (?:on|from|in|at) (?:our|their|the|my|your) (?:side|end|part))?\s*:\s+`)
 
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
@@ -1465,6 +1496,9 @@ func OwnCauseSubject(m Memory) bool {
 	t := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
 	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) || comeFromRe.MatchString(t) {
 		return true
+	}
+	if m.Subject != "" && strings.EqualFold(openingTick(m.Text), m.Subject) {
+		return true // "Root cause on our side: `cdpshot` creates …"
 	}
 	if _, after, ok := strings.Cut(t, ": "); ok && m.Subject != "" && strings.EqualFold(openingIdent(strings.TrimSpace(after)), m.Subject) ||
 		m.Subject != "" && strings.EqualFold(openingIdent(t), m.Subject) {

@@ -1575,3 +1575,18 @@ func TestRetiredFifthHalfShapes(t *testing.T) {
 		t.Errorf("got %s, want a choice of TLS library", m.Kind)
 	}
 }
+
+// A cause that opens, after a label that names no subject, with code in
+// backticks is about that code; a label that names one keeps it.
+func TestCauseOpensWithQuotedCode(t *testing.T) {
+	m := one(t, "Root cause on our side: `cdpshot` creates every tab with `background: true`, so Chrome never schedules a frame for it.", false)
+	if m.Kind != KindCause || m.Subject != "cdpshot" || !OwnCauseSubject(m) {
+		t.Errorf("got %s about %q (own %v), want a cause about cdpshot, its own", m.Kind, m.Subject, OwnCauseSubject(m))
+	}
+	if got := openingTick("The culprit was the stack: `SWI2_IRQHandler` formats floats with %f."); got != "" {
+		t.Errorf("a label that names its subject keeps it, got %q", got)
+	}
+	if got := openingTick("`postgres` ran out of connections"); got != "" {
+		t.Errorf("a tool's name is no code subject, got %q", got)
+	}
+}
