@@ -241,7 +241,7 @@ func openingTick(raw string) string {
 // tickLabelRe: a label that says a cause follows and names no subject
 // ("Root cause on our side:", "The culprit:"); "The culprit was the
 // stack:" names one.
-var tickLabelRe = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying )?(?:root[- ]cause|cause|culprit|problem|issue|bug)(?: (?:on|from|in|at) (?:our|their|the|my|your) (?:side|end|part))?\s*:\s+`)
+var tickLabelRe = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying )?(?:root[- ]cause|cause|culprit|problem|issue|bug)(?: (?:on|from|in|at) (?:our|their|the|my|your) (?:side|end|part))?\s*:\s+|^(?:so,? )?(?:it )?turn(?:s|ed) out(?: that)?,?\s+`)
 
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
@@ -296,11 +296,17 @@ func PromptTopic(prompt string) string {
 	if t == "" {
 		t = askedSubject(p)
 	}
-	if t == "" || genericHeads[head(t)] && len(strings.Fields(t)) == 1 {
+	if t == "" || genericHeads[head(t)] && len(strings.Fields(t)) == 1 || materialNouns[head(t)] || len(t) < 2 {
+		// "log excerpt is in the issue", "Here's the Slack export": what
+		// the user hands over is not what the prompt is about.
 		return ""
 	}
 	return t
 }
+
+// materialNouns name what a prompt hands over to read, not a subject.
+var materialNouns = map[string]bool{"excerpt": true, "export": true, "dump": true, "paste": true, "snippet": true,
+	"transcript": true, "screenshot": true, "attachment": true, "reply": true, "printout": true, "capture": true}
 
 var (
 	// versionRe: a statement about which version of a language or

@@ -1590,3 +1590,22 @@ func TestCauseOpensWithQuotedCode(t *testing.T) {
 		t.Errorf("a tool's name is no code subject, got %q", got)
 	}
 }
+
+// What the user hands over to read ("log excerpt is in the issue",
+// "Here's the Slack export") is no topic of the prompt, nor is a lone
+// letter; "Turns out `handle_event(…)` runs twice …" is a cause about
+// the code it opens with.
+func TestMaterialIsNoTopic(t *testing.T) {
+	for _, p := range []string{
+		"Warpstones wont load on paper 1.21, works on 1.20.4. log excerpt is in the issue",
+		"Here's the Slack export from #payments last week. Anything in there we need to act on?",
+		"The F# API returns options as {\"Case\":\"Some\"}. Make it emit plain JSON.",
+	} {
+		if got := PromptTopic(p); got == "excerpt" || got == "slack export" || got == "f" {
+			t.Errorf("PromptTopic(%q) = %q", p, got)
+		}
+	}
+	if got := openingTick("Turns out `handle_event(\"pay\", ...)` runs twice when the socket reconnects."); got != "handle_event" {
+		t.Errorf("openingTick = %q, want handle_event", got)
+	}
+}
