@@ -272,7 +272,7 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.77, 0.84, "tuned on"},
+		{"tune", tunePoisonGuard, 0.78, 0.84, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.85, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},

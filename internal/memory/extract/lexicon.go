@@ -226,6 +226,19 @@ var shared = map[string]bool{"database": true, "message broker": true, "search e
 // subjects must agree as well.
 func otherTool(newer, older Memory) bool { return otherToolFor(newer, older, false) }
 
+// sameToolNamed reports whether a and b name one tool for one job.
+func sameToolNamed(a, b Memory) bool {
+	at, bt := toolsIn(a.Text), toolsIn(b.Text)
+	for c, as := range at {
+		for _, t := range as {
+			if slices.Contains(bt[c], t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // otherToolFor is otherTool; anyJob counts the jobs a project may have
 // several tools for as well, for a change that says it replaces the
 // choice before it ("Switched to pgvector instead").

@@ -418,7 +418,10 @@ func Carries(done, decided Memory) bool {
 		// "The ksops plugin is removed from Argo CD." after "switch
 		// secrets from SOPS to AWS Secrets Manager": what the change took
 		// away.
-		return sameTopic(done.Subject, decided.Subject) || decided.Change && removalRe.MatchString(done.Text)
+		return sameTopic(done.Subject, decided.Subject) || decided.Change && removalRe.MatchString(done.Text) ||
+			// "Switched the storage endpoint to R2 …" after "moving
+			// uploads to R2": the tool the change chose, put in place.
+			decided.Change && (sameToolNamed(done, decided) || overlap(withParts(done.Terms), withParts(decided.Terms), false) >= 2)
 	case KindConstraint:
 		// "don't import package:http in widgets" — "its fetch now goes
 		// through ApiClient.getBytes()": the rule applied, by name.

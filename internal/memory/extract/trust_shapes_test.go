@@ -1609,3 +1609,19 @@ func TestMaterialIsNoTopic(t *testing.T) {
 		t.Errorf("openingTick = %q, want handle_event", got)
 	}
 }
+
+// An answer that puts in place the tool a prompt's change chose, or names
+// two of its key terms, carries it out; another change in the same
+// answer does not.
+func TestAnswerPutsTheChangeInPlace(t *testing.T) {
+	decided := one(t, "we're moving episode audio to R2 now, the egress bill is brutal", true)
+	if !decided.Change {
+		t.Fatalf("%q: want a change", decided.Text)
+	}
+	if done := one(t, "Switched the storage endpoint to R2 and the bucket to `quill-r2`.", false); !Carries(done, decided) {
+		t.Errorf("%q should carry out %q", done.Text, decided.Text)
+	}
+	if other := one(t, "Switched the logger to zap.", false); Carries(other, decided) {
+		t.Errorf("%q is another change, not %q carried out", other.Text, decided.Text)
+	}
+}
