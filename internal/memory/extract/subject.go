@@ -428,7 +428,11 @@ func Carries(done, decided Memory) bool {
 		// "from now on dBZ values are stored as int16" — "Switched the
 		// encoder to int16 …": a value only the rule names.
 		return overlap(identRoots(done.Idents), identRoots(decided.Idents), true) > 0 || overlap(done.Files, decided.Files, true) > 0 ||
-			overlap(withDigits(done.Terms), withDigits(decided.Terms), false) > 0
+			overlap(withDigits(done.Terms), withDigits(decided.Terms), false) > 0 ||
+			// "Replaced the hook with stylish-haskell …" after
+			// "Formatting: stylish-haskell from now on": the tool the rule
+			// names, put in place.
+			sameToolNamed(done, decided)
 	}
 	return false
 }

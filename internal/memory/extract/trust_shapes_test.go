@@ -1624,4 +1624,8 @@ func TestAnswerPutsTheChangeInPlace(t *testing.T) {
 	if other := one(t, "Switched the logger to zap.", false); Carries(other, decided) {
 		t.Errorf("%q is another change, not %q carried out", other.Text, decided.Text)
 	}
+	rule := one(t, "Formatting: stylish-haskell from now on, the import alignment matters to Dana.", true)
+	if done := one(t, "Replaced the hook with `stylish-haskell --inplace` driven by `.stylish-haskell.yaml`.", false); !Carries(done, rule) {
+		t.Errorf("%q should carry out the rule %q", done.Text, rule.Text)
+	}
 }
