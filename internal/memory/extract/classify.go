@@ -173,6 +173,10 @@ func cue(t string, item bool) (Kind, bool) {
 	switch {
 	case todoLeadRe.MatchString(t):
 		return KindTodo, true // "TODO: …" whatever follows
+	case pronounActRe.MatchString(t) && !rationaleRe.MatchString(t) && !becauseRe.MatchString(t):
+		// "I dropped it there.", "I removed it from that profile; the
+		// wasm is 1.3 MB again": what was done to what was just named.
+		return "", false
 	case becauseRe.MatchString(t) && explainsChangeRe.MatchString(t) && !strongCauseRe.MatchString(t) && (!failRe.MatchString(beforeBecause(t)) || retiredLeadRe.MatchString(t)):
 		// "The cache now lives in Redis instead of in memory, because the
 		// two replicas must share it": a change with its reason.
@@ -203,6 +207,8 @@ func cue(t string, item bool) (Kind, bool) {
 }
 
 var (
+	// pronounActRe: an action on what the sentence before named.
+	pronounActRe = regexp.MustCompile(`(?i)^(?:so |then |and )?(?:i|we)(?:'ve| have)? (?:also |just )?(?:dropped|removed|deleted|reverted|disabled|replaced|moved|switched|fixed|updated|renamed) (?:it|them|that|this|those)\b`)
 	// figureRe: a measured figure, with its unit.
 	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Hz|kHz|MHz|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
 	// outcomeRe: what a result says happened ("passes", "is gone from the

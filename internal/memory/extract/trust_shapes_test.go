@@ -1629,3 +1629,14 @@ func TestAnswerPutsTheChangeInPlace(t *testing.T) {
 		t.Errorf("%q should carry out the rule %q", done.Text, rule.Text)
 	}
 }
+
+// An action on what the sentence before named ("I removed it from that
+// profile") is no memory; with its reason it may be one.
+func TestActionOnItIsNoMemory(t *testing.T) {
+	if ms := FromAnswer("The font plugin came back with the merge. I removed it from that profile; the wasm is 1.3 MB again and the font comes from the CDN."); len(ms) != 0 {
+		t.Errorf("got %q, want nothing", kinds(ms))
+	}
+	if ms := FromAnswer("I replaced it with a per-request pool because the shared one deadlocked under load."); len(ms) != 1 {
+		t.Errorf("got %q, want the change with its reason", kinds(ms))
+	}
+}
