@@ -50,7 +50,7 @@ var (
 	// becauseRe with failRe makes a cause of "X was executed twice because …"
 	// when the sentence does not start with what was done about it.
 	becauseRe = regexp.MustCompile(`(?i)\bbecause\b`)
-	failRe    = newCue(`(?i)\b(?:fail\w*|errors?|crash\w*|time(?:d)? ?outs?|timing out|hang\w*|leak\w*|flaky|broke\w*|twice|double\w*|skipp\w*|5\d\d|panic\w*|deadlock\w*|segfault\w*|oom\w*|wrong|stale|missing|lost|dropp(?:ed|ing))\b`, "fail", "error", "crash", "time", "timing out", "hang", "leak", "flaky", "broke", "twice", "doubl", "skipp", "5", "panic", "deadlock", "segfault", "oom", "wrong", "stale", "missing", "lost", "dropp")
+	failRe    = newCue(`(?i)\b(?:fail\w*|errors?|crash\w*|time(?:d)? ?outs?|timing out|hang\w*|leak\w*|flaky|broke\w*|twice|double\w*|skipp\w*|5\d\d|panic\w*|deadlock\w*|segfault\w*|oom\w*|wrong|stale|missing|lost|dropp(?:ed|ing)|slow|slower|sluggish)\b`, "fail", "error", "crash", "time", "timing out", "hang", "leak", "flaky", "broke", "twice", "doubl", "skipp", "5", "panic", "deadlock", "segfault", "oom", "wrong", "stale", "missing", "lost", "dropp", "slow", "sluggish")
 	// actLeadRe: a statement that opens on what Claude or the team did
 	// ("I relaxed …", "We've pinned …").
 	actLeadRe = regexp.MustCompile(`(?i)^(?:i|we)(?:'ve| have)? (?:also |now |then |just )?(?:\w+ed|went|chose|took|kept|made|built|wrote|put|set)\b`)

@@ -1209,7 +1209,7 @@ func optionName(item string) string {
 var optionVerbRe = regexp.MustCompile(`(?i)^(?:passed|using|via|plus|that|which|where|fired|stored|built|run|called|behind)$`)
 
 // letterLeadRe: an option lettered "A." or "**A. Name**".
-var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?(?:[A-H](?:[.)]|\s+[—–-])|[a-h]\))\s+`)
+var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?(?:[A-H](?:[.)]|\s+[—–-])|[a-h]\)|\([a-hA-H]\))\s+`)
 
 // letterPickRe: a prompt picking a lettered option ("A.", "option b").
 var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H])(?:[.),:!]|\s|$)|([a-h])(?:[.),:!]\s|[.!)]?$))`)

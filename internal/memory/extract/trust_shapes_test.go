@@ -1640,3 +1640,15 @@ func TestActionOnItIsNoMemory(t *testing.T) {
 		t.Errorf("got %q, want the change with its reason", kinds(ms))
 	}
 }
+
+// "It was slow because …" is a cause; options lettered "(a)", "(b)" are
+// a list.
+func TestSlowCauseAndParenthesisedLetters(t *testing.T) {
+	if m := one(t, "It was slow because the reports loader awaits getUser() before it starts getReports(), so every navigation pays two database round trips.", false); m.Kind != KindCause {
+		t.Errorf("got %s, want a cause", m.Kind)
+	}
+	a := "Three routes:\n\n(a) Pickle the metadata into the document: quick, but pickles break.\n(b) Serialise it as a JSON string in a property: readable.\n\nWhich do you prefer?"
+	if m, ok := FromChoice("How should the sketch metadata persist?", a, "b"); !ok || !strings.Contains(m.Text, "JSON string") {
+		t.Errorf("got %q, %v; want the JSON string", m.Text, ok)
+	}
+}
