@@ -115,6 +115,12 @@ func FromAnswer(answer string) []Memory {
 				k, ok = KindDecision, true
 			}
 		}
+		if n := len(out); !ok && !u.item && n > 0 && last == i-1 && us[last].para == u.para && out[n-1].Kind == KindTodo &&
+			todoGoesOnRe.MatchString(cleanInline(u.text)) {
+			// "TODO: the release animation runs client-side only. It needs
+			// a GrappleReleasePayload …": what the todo needs, told on.
+			k, ok = KindTodo, true
+		}
 		if !ok {
 			continue
 		}
@@ -184,6 +190,9 @@ func FromAnswer(answer string) []Memory {
 	}
 	return append(out, notes...)
 }
+
+// todoGoesOnRe: a sentence that says what the thing just named needs.
+var todoGoesOnRe = regexp.MustCompile(`(?i)^(?:it|this|that|they|the fix) (?:still )?(?:needs?|requires?|should (?:get|use|send|have)|has to|have to|must)\b`)
 
 // asksToChoose is a cheap first look at whether answer ends by asking to
 // choose, before offered reads it again.

@@ -94,22 +94,24 @@ var vocabulary = []struct {
 // code is skipped, wrapped lines are joined.
 func units(text string) []unit {
 	var (
-		out      []unit
-		headSec  section
-		labelSec section
-		headText string
-		lblText  string
-		list     int
-		lastItem bool     // the previous block was a list item
-		hasLabel bool     // a label line is waiting for its list or paragraph
-		inList   bool     // the label's list has started
-		cur      []string // lines of the current block
-		para     int
-		curItem  bool
-		curCheck bool
-		curQuote bool   // a line of the block is a block quote
-		lblQuote string // the waiting label introduces quoted text from this source
-		hdQuote  string // the heading introduces quoted text from this source
+		out     []unit
+		headSec section
+		// headFresh: no paragraph yet under the last heading.
+		headFresh bool
+		labelSec  section
+		headText  string
+		lblText   string
+		list      int
+		lastItem  bool     // the previous block was a list item
+		hasLabel  bool     // a label line is waiting for its list or paragraph
+		inList    bool     // the label's list has started
+		cur       []string // lines of the current block
+		para      int
+		curItem   bool
+		curCheck  bool
+		curQuote  bool   // a line of the block is a block quote
+		lblQuote  string // the waiting label introduces quoted text from this source
+		hdQuote   string // the heading introduces quoted text from this source
 	)
 	flush := func() {
 		if len(cur) == 0 {
@@ -131,6 +133,12 @@ func units(text string) []unit {
 		}
 		para++
 		sec, byDefault, label := headSec, false, headText
+		if headFresh && (headSec == secCause || headSec == secTodo) {
+			// "## Root cause" then a paragraph: its first sentence is the
+			// cause, as under a "Root cause:" label.
+			byDefault = true
+		}
+		headFresh = false
 		if hasLabel {
 			sec, byDefault, label = labelSec, true, lblText
 		}
@@ -207,6 +215,7 @@ func units(text string) []unit {
 		if m := headingRe.FindStringSubmatch(line); m != nil {
 			flush()
 			headSec, _ = sectionOf(m[1])
+			headFresh = true
 			hdQuote = ""
 			if src, ok := reportLabel(m[1]); ok && headSec == secUnknown {
 				hdQuote = src

@@ -69,6 +69,9 @@ func reportedBy(s string) (string, bool) {
 		if l[0] > 0 && strings.ContainsRune("-_/.`", rune(t[l[0]-1])) {
 			continue // part of a name: "index-state", "mode_says"
 		}
+		if nounVerbs[strings.ToLower(t[l[0]:l[1]])] && (nounNextRe.MatchString(t[l[1]:]) || nounPrevRe.MatchString(t[:l[0]])) {
+			continue // a noun: "runs from client-side state only", "the release notes are"
+		}
 		loc = l
 		break
 	}
@@ -98,6 +101,17 @@ func reportedBy(s string) (string, bool) {
 	}
 	return sourceName(who), true
 }
+
+// nounVerbs are report verbs that are nouns as often ("state", "notes"):
+// a verb only before what a report goes on with.
+var nounVerbs = map[string]bool{"state": true, "states": true, "note": true, "notes": true, "report": true, "reports": true}
+
+// nounNextRe and nounPrevRe: the words around "state" or "notes" that make
+// it a noun ("state only", "state machine", "the state", "release notes").
+var (
+	nounNextRe = regexp.MustCompile(`(?i)^\s+(?:is|are|was|were|only|machine|machines|management|store|stores|file|files|and|or|of|for|from|with|lives?|changes?|update|updates|gets?|stays?|goes)\b`)
+	nounPrevRe = regexp.MustCompile(`(?i)\b(?:the|a|our|its|their|this|that|of|in|into|client-side|server-side|global|shared|local|app|session|release|ui|component|game|world)\s+$`)
+)
 
 // colonInCode reports whether the first colon of s is inside inline code
 // ("Settled on pinning `index-state: 2024-05-01`"): then it ends no label.

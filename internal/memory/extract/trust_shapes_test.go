@@ -1652,3 +1652,23 @@ func TestSlowCauseAndParenthesisedLetters(t *testing.T) {
 		t.Errorf("got %q, %v; want the JSON string", m.Text, ok)
 	}
 }
+
+// "## Root cause" then a paragraph: its first sentence is the cause; a
+// TODO goes on with "It needs …"; "state" or "notes" as nouns report
+// nothing, as verbs they still do.
+func TestHeadingsTodosAndNounVerbs(t *testing.T) {
+	a := "## Root cause\n\n`InvoiceExporter.ExportCsvAsync` returns `writer.FlushAsync()` without awaiting it, so the writer is disposed mid-flush.\n\n## Fix\n\nAwaited the flush."
+	if ms := FromAnswer(a); len(ms) != 1 || ms[0].Kind != KindCause {
+		t.Errorf("got %q, want the cause under its heading", kinds(ms))
+	}
+	todo := "Fixed the rubber-banding.\n\nTODO: the release animation still runs from client-side state only, so other players never see you let go. It needs a `GrappleReleasePayload` sent over `ServerPlayNetworking`."
+	if ms := FromAnswer(todo); len(ms) != 1 || ms[0].Kind != KindTodo || ms[0].Quoted || !strings.Contains(ms[0].Text, "GrappleReleasePayload") {
+		t.Errorf("got %+v, want one todo of Claude's naming what it needs", ms)
+	}
+	if _, ok := reportedBy("The docs state never to run migrations by hand."); !ok {
+		t.Error("\"the docs state never …\" reports the docs")
+	}
+	if _, ok := reportedBy("The release notes are out of date, so I rewrote them."); ok {
+		t.Error("\"the release notes are\" reports nothing")
+	}
+}
