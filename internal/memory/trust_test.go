@@ -274,7 +274,7 @@ func TestTrustBenchmark(t *testing.T) {
 	}{
 		{"tune", tunePoisonGuard, 0.78, 0.84, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
-		{"heldout2", 0, 0, 0.85, "retired, tuned on"},
+		{"heldout2", 0, 0, 0.89, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},
 		{"heldout4", 0, 0, 0.95, "retired, tuned on"},
 		{"heldout5", 2, 0, 0.78, "retired, tuned on"},

@@ -307,6 +307,16 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
+			if told != nil && told.Kind == KindConstraint && universalLeadRe.MatchString(strings.TrimSpace(s)) {
+				// "Hard rule for the charts repo: no mutable tags. Every image
+				// in every chart is pinned by sha256 digest": the rule, said
+				// for every case.
+				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {
+					m.Change = told.Change
+					*told = m
+					continue
+				}
+			}
 			if told != nil && told.Change && bareReplacementRe.MatchString(strings.TrimSpace(s)) {
 				// "Prisma is out too after the cold-start numbers. Drizzle
 				// instead.": what replaces it, named.
@@ -475,6 +485,10 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
 var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
+
+// universalLeadRe: a sentence said of every case ("Every image …", "All
+// migrations …", "Each service …"), told on after a rule.
+var universalLeadRe = regexp.MustCompile(`(?i)^(?:every|all|each|any) [\w-]+(?: [\w-]+){0,5}? (?:is|are|goes|go|gets?|must|has|have|stays?|uses?|needs?)\b`)
 
 // bareReplacementRe: a sentence that only names what replaces
 // something ("Drizzle instead.", "use Skunk instead").

@@ -1672,3 +1672,15 @@ func TestHeadingsTodosAndNounVerbs(t *testing.T) {
 		t.Error("\"the release notes are\" reports nothing")
 	}
 }
+
+// A rule, then the same said of every case, is one rule; a task after a
+// rule is not part of it.
+func TestRuleSaidOfEveryCase(t *testing.T) {
+	if m := one(t, "Hard rule for the charts repo: no mutable tags. Every image in every chart is pinned by sha256 digest, third-party ones included.", true); !strings.Contains(m.Text, "digest") {
+		t.Errorf("got %q, want the rule with its every-case sentence", m.Text)
+	}
+	ms := FromPrompt("Never log request bodies. Add a redaction middleware to the API.")
+	if len(ms) != 1 || strings.Contains(ms[0].Text, "middleware") {
+		t.Errorf("got %+v, want the rule alone", ms)
+	}
+}
