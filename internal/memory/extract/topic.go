@@ -88,7 +88,7 @@ var repoWords = map[string]bool{"repo": true, "this repo": true, "repository": t
 // verb, what a replacement replaced): a weak subject gives way to the
 // topic of the prompt the statement answers.
 func subjectStrength(m Memory, label string) (string, bool) {
-	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "`", ""))
+	text := strings.TrimSpace(quoteMarks.Replace(m.Text))
 	_, after, colon := strings.Cut(text, ":")
 	sm := labelSubjectRe.FindStringSubmatch(text)
 	if rc := causeOfRe.FindStringSubmatch(text); rc != nil {
@@ -197,6 +197,9 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		return strings.ToLower(m.Idents[0]), false
 	}
 	if general != "" {
+		if cs := copulaSubject(text); cs != "" && !genericHeads[head(cs)] && genericHeads[head(general)] {
+			return cs, false // "sd_task's stack was sized the same way": the stack, not the way
+		}
 		return general, false
 	}
 	if s := nounPhrase(strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))); s != "" && !genericHeads[head(s)] && !clauseVerbRe.MatchString(s+" ") {
@@ -242,6 +245,10 @@ func openingTick(raw string) string {
 // ("Root cause on our side:", "The culprit:"); "The culprit was the
 // stack:" names one.
 var tickLabelRe = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying )?(?:root[- ]cause|cause|culprit|problem|issue|bug)(?: (?:on|from|in|at) (?:our|their|the|my|your) (?:side|end|part))?\s*:\s+|^(?:so,? )?(?:it )?turn(?:s|ed) out(?: that)?,?\s+`)
+
+// quoteMarks are dropped before a subject is read: "The green "Saved"
+// toast" is about the toast.
+var quoteMarks = strings.NewReplacer("`", "", `"`, "", "“", "", "”", "")
 
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
@@ -322,7 +329,7 @@ var (
 	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|modify|alter|mutate|overwrite|activate|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|pinned|lock|locked|vendored|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./-]*\s+){0,2}?[A-Za-z][\w./-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|moves?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./'-]*\s+){0,2}?[A-Za-z][\w./'-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|moves?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the

@@ -1684,3 +1684,20 @@ func TestRuleSaidOfEveryCase(t *testing.T) {
 		t.Errorf("got %+v, want the rule alone", ms)
 	}
 }
+
+// A bug report with "never fires" is no rule, whatever it measures
+// ("after ~2 min"); a thing's own name beats "the same way"; quote marks
+// do not end a subject.
+func TestReportsAndOwnersAndQuoteMarks(t *testing.T) {
+	if ms := FromPrompt("Uart rx on the stm32h7 board drops bytes after ~2 min, dma never fires the half-complete cb."); len(ms) != 0 {
+		t.Errorf("a report made %q", kinds(ms))
+	}
+	m, _ := newMemory(KindTodo, "sd_task's stack was sized the same way and also formats floats; it needs a high-water-mark check under load.", map[string]bool{})
+	if s, _ := subjectStrength(m, ""); s != "stack" {
+		t.Errorf("subject %q, want the stack", s)
+	}
+	q, _ := newMemory(KindDecision, "The \"Retry\" button now waits for the server's ack.", map[string]bool{})
+	if s, _ := subjectStrength(q, ""); s == "" || s == "the" {
+		t.Errorf("subject %q, want one read past the quote marks", s)
+	}
+}
