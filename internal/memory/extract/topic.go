@@ -250,6 +250,13 @@ var tickLabelRe = regexp.MustCompile(`(?i)^(?:the )?(?:real |actual |underlying 
 // toast" is about the toast.
 var quoteMarks = strings.NewReplacer("`", "", `"`, "", "“", "", "”", "")
 
+// whichNounRe: a closing question that names what is chosen ("Which
+// policy do you want …?").
+var whichNounRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? )?which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?) (?:do|would|should|shall|will|did|are) (?:you|we)\b`)
+
+// choiceNouns name a choice itself, not what it is about.
+var choiceNouns = map[string]bool{"way": true, "option": true, "approach": true, "route": true, "path": true, "direction": true, "variant": true, "alternative": true}
+
 // askTaskRe: a task asked as a question ("Can you add …", "Could you
 // please set up …").
 var askTaskRe = regexp.MustCompile(`(?i)^(?:can|could|would|will) (?:you|u) (?:please |pls )?`)
@@ -1263,6 +1270,9 @@ var verbThenDetRe = regexp.MustCompile(`(?i)^(?:to\s+)?[a-z]+\s+(?:the|our|a|an|
 // questionSubject is the subject a choosing question names: "should the
 // rate limiter be per API key or per IP?" → "rate limiter".
 func questionSubject(q string) string {
+	if m := whichNounRe.FindStringSubmatch(q); m != nil && !genericHeads[strings.ToLower(m[1])] && !choiceNouns[strings.ToLower(m[1])] {
+		return strings.ToLower(m[1]) // "Which policy do you want for the new cluster?"
+	}
 	if m := whereLivesRe.FindStringSubmatch(q); m != nil && len(strings.Fields(m[1])) <= 3 {
 		return strings.ToLower(m[1]) // "where should the session store live?"
 	}

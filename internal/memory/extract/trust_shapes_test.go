@@ -1701,3 +1701,14 @@ func TestReportsAndOwnersAndQuoteMarks(t *testing.T) {
 		t.Errorf("subject %q, want one read past the quote marks", s)
 	}
 }
+
+// "Which policy do you want for the new cluster?" asks about the policy;
+// "Which way do you want to go?" names no subject.
+func TestWhichNounQuestion(t *testing.T) {
+	if got := questionSubject("Which policy do you want for the new cluster?"); got != "policy" {
+		t.Errorf("got %q, want policy", got)
+	}
+	if got := questionSubject("Which way do you want to go?"); got == "way" {
+		t.Errorf("got %q, want no subject from the way", got)
+	}
+}
