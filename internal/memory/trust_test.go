@@ -232,7 +232,7 @@ func TestTrustBenchmark(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| half | scenarios | in force | poisoned | decisions+constraints precision | recall | all kinds precision | recall | chains ending in one |\n|---|---|---|---|---|---|---|---|---|\n")
 	halves := map[string]trustScore{}
-	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl"} {
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl"} {
 		var s trustScore
 		for _, sc := range loadScenarios(t, name) {
 			s.add(sc, runScenario(t, store, sc))
@@ -248,7 +248,7 @@ func TestTrustBenchmark(t *testing.T) {
 		// once the fourth (ht) was, and ht once the fifth (hu) was held out
 		// beside it; the sixth (hv) is held out beside hu. See
 		// testdata/trust/README.md.
-		if testing.Verbose() && (half != "heldout6" && half != "heldout7" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
+		if testing.Verbose() && (half != "heldout6" && half != "heldout7" && half != "heldout8" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
 			for _, n := range s.notes {
 				t.Logf("%s %s", half, n)
 			}
@@ -280,6 +280,7 @@ func TestTrustBenchmark(t *testing.T) {
 		{"heldout5", 2, 0, 0.78, "retired, tuned on"},
 		{"heldout6", 3, 0, 0.7, "held out: its first figure (aee8f41)"},
 		{"heldout7", 3, 0, 0.64, "held out: its first figure (c750066)"},
+		{"heldout8", 4, 0, 0.53, "held out: its first figure (db4175e)"},
 	} {
 		s := halves[g.half]
 		p, r := ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels)
