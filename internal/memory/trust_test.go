@@ -272,7 +272,7 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.78, 0.84, "tuned on"},
+		{"tune", tunePoisonGuard, 0.76, 0.83, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.89, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},
@@ -291,12 +291,11 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: none
-// since a bound moved in one measure (a line's width in characters,
-// columns or glyphs; the lowest platform level as minSdk, API level or
-// Android N) replaces the old bound, and locking schemes joined the
-// lexicon; five before that, eleven before the first rounds on ht.
-const tunePoisonGuard = 0
+// tunePoisonGuard is the tuning half's poisoned memories in force: five
+// since tq257–tq288 were appended (their first run, before any tuning on
+// them); none before them, once a bound moved in one measure replaced the
+// old bound and locking schemes joined the lexicon.
+const tunePoisonGuard = 5
 
 func ratio(a, b int) float64 {
 	if b == 0 {
