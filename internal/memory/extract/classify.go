@@ -26,7 +26,7 @@ const (
 	alsoGone = `(?: too| as well| either)(?:(?:,| after| since| because| given| now that)[^.;]{0,80})?`
 	// gone retires the thing named before it: dropped, gone or retired,
 	// or out when it says it is one more ("Prod is out." is an outage).
-	gone = `(?:(?:is|are) (?:dropped|gone|retired)(?:` + alsoGone + `)?|(?:is|are) out` + alsoGone + `)`
+	gone = `(?:(?:is|are) (?:dropped|gone|retired|(?:being )?(?:torn down|shut down|decommissioned|retired))(?:` + alsoGone + `)?|(?:is|are) out` + alsoGone + `)`
 	// promptMove: a prompt moving something ("auth goes to Clerk now",
 	// "popup state is moving to Jotai",
 	// "save games move from PlayerPrefs to …", "moving the jobs to …").
@@ -64,7 +64,7 @@ var (
 
 	constraintRe = newCue(`(?i)\bmust(?: not)?\b|\bmustn'?t\b|\bnever\b|\balways\b|\bis required\b|\bare required\b|`+standing+`|\bfull stop\b|\b(?:nobody|no one) (?:runs?|merges?|pushes?|deploys?|applies|commits?|touches|edits?|ships?)\b|\b(?:repo|project|team|house|code|our)(?:'s)? (?:rule|convention|policy)\b|\b(?:the|our|a|house|repo|team|naming|project) convention (?:is|here|in|for)\b|\bby convention\b|\brule (?:in|from|that)\b|\bpins? (?:\w+ )?(?:\d|v\d|to\b)|\bpinned (?:to|at)\b|\bonly (?:allowed|supported)\b`, "must", "never", "always", "required", "from now on", "going forward", "from here", "from today", "from this point", "full stop", "nobody", "no one", "rule", "convention", "policy", "pin", "only allowed", "only supported")
 
-	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b|\bnow (?:runs?|lives?|goes|sits?) (?:on|through|in (?:a|an|the|our|its))\b|\b(?:is|are) now (?:handled|managed|stored|kept|served|hosted|deployed|tracked|backed|powered|done|built) (?:with|by|in|on|through)\b`, " with", "now", "chose", "picked", "opted", "decided", "settled on", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
+	decisionRe = newCue(`(?i)\b(?:went|go|going|gone) with\b|\bchose\b|\bchosen\b|\bpicked (?:it|them|this|that|\S+) because\b|\bopted (?:for|to)\b|\bdecided (?:to|on|against)\b|\bsettled on\b|\bstandardi[sz]ed on\b|\bswitched\b|\b(?:migrated|moved|converted|changed) (?:[^.;]|\.\S)*?\bfrom\b (?:[^.;]|\.\S)*?\bto\b|\breplaced\b|\bdropped\b|\bno longer\b|\b(?:is|are) (?:now )?(?:gone|removed|dropped|retired)\b|\b(?:is|are) back (?:in|to|on)\b|\b(?:moved|switched|changed|migrated) (?:[^.;]{0,40}?\b)?again\b|\bkept [^.;]*\b(?:for compatibility|so that|so the|so it|because|since|rather|for one release|to avoid)\b|\bnow (?:runs?|lives?|goes|sits?) (?:on|through|in (?:a|an|the|our|its))\b|\b(?:is|are) now (?:handled|managed|stored|kept|served|hosted|deployed|tracked|backed|powered|done|built) (?:with|by|in|on|through)\b`, " with", "now", "chose", "picked", "opted", "decided", "settled on", "standardi", "switched", "from", "replaced", "dropped", "no longer", "kept", "gone", "removed", "retired", "back", "again")
 	// nowStateRe: a state told as the new one ("styling is Tailwind now",
 	// "they're RS256 now"), not a test or build result ("the tests are
 	// green now").
@@ -183,7 +183,7 @@ func cue(t string, item bool) (Kind, bool) {
 		return KindDecision, true
 	case causeRe.MatchString(t):
 		return KindCause, true
-	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t):
+	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t) && !choiceMadeRe.MatchString(beforeBecause(t)):
 		return KindCause, true
 	case todoRe.MatchString(beforeReason(t)) && !keptAsAskedRe.MatchString(t):
 		// "… since the API needs the same protection": the reason's
@@ -209,6 +209,9 @@ func cue(t string, item bool) (Kind, bool) {
 var (
 	// pronounActRe: an action on what the sentence before named.
 	pronounActRe = regexp.MustCompile(`(?i)^(?:so |then |and )?(?:i|we)(?:'ve| have)? (?:also |just )?(?:dropped|removed|deleted|reverted|disabled|replaced|moved|switched|fixed|updated|renamed) (?:it|them|that|this|those)\b`)
+	// choiceMadeRe: a clause that makes a choice ("I went with X rather
+	// than Y"), which its reason does not turn into a cause.
+	choiceMadeRe = regexp.MustCompile(`(?i)\b(?:went with|go with|going with|chose|picked|opted for|settled on|rather than|instead of|in favou?r of)\b`)
 	// figureRe: a measured figure, with its unit.
 	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Hz|kHz|MHz|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
 	// outcomeRe: what a result says happened ("passes", "is gone from the
@@ -309,7 +312,7 @@ var (
 	promptLeadRe = regexp.MustCompile(`(?i)^(?:no+\s*[,.!:;—–-][\s,.!:;—–-]*|(?:nope|nah|actually|ok(?:ay)?|also|and|but|so|hmm+|wait|yes|yeah|sure|right|please|pls|one more thing|btw|(?:a |one )?separate (?:thing|note|topic)|unrelated|another thing|side note|on another note)\b[\s,.!:;—–-]*|(?:(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project)\s+)?make sure(?: that)?(?: you)?\s+|(?:in|for) (?:this|the|our) (?:codebase|code ?base|repo|repository|project),?\s+)+`)
 	askRe        = regexp.MustCompile(`(?i)^(?:can|could|would|will|how|what|why|where|when|which|who|is|are|does|do you|did|should)\b`)
 	// promptDecisionRe: the user picks something for the project.
-	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)(?: (?:for|on) [\w .-]{1,30}?)?\s*[:,—–-]|^[\w .-]{2,30} decision:\s*\S|^(?:we(?:'ve)? )?(?:switched|changed|moved) (?:it |this |that |them )?again\b|^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) [\w .-]{2,30}:\s*\S|^[\w .-]{2,50}:\s*we(?:'re| are) (?:on|using|going with|moving to|switching to|replacing|dropping|swapping|moving off|switching off)\b|` + promptMove + `|^we(?:'re| are) off (?-i:[A-Z0-9\x60])|^[\w.+-]+(?:'s| is| are) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|^(?:revert|go back|switch back|back) to\b|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^(?:so |and |then |ok,? |okay,? )?we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^(?:[\w ]{1,30}:\s*)?(?:the |our )?[\w -]{1,40}? (?:is|are) now (?-i:[A-Z0-9\x60])|^[\w -]{0,30}\b(?:model|scheme|strategy|approach|design|format|backend|engine|transport|layout|architecture)(?: for [\w -]{1,30})?:\s*\S|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? ` + gone + `\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b|` + weAreOnNow + `|^(?:i |we )?(?:moved|switched|migrated|swapped) (?:[^.;]|\.\S){1,60}? (?:to|onto) [^.;]{1,60}?\b(?:instead|since|because)\b|^(?:every|each|all|the|our) [\w -]{1,30}? (?:logs?|runs?|goes|go|deploys?|lives?|sends?|talks?|builds?) (?:through|via|on|to|in) [^.;]{1,60}? now\b|^(?:` + standingWords + `),? (?:the |our |all |every )?[\w .-]{1,30}? (?:runs?|lives?|is hosted|are hosted|is deployed|are deployed|deploys?) (?:on|in|at|to)\b`)
+	promptDecisionRe = regexp.MustCompile(`(?i)^(?:change of plan|new plan|plan change|correction)(?: (?:for|on) [\w .-]{1,30}?)?\s*[:,—–-]|^[\w .-]{2,30} decision:\s*\S|^(?:we(?:'ve)? )?(?:switched|changed|moved) (?:it |this |that |them )?again\b|^(?:(?:final|last|my) )?(?:call|decision|verdict|word|answer) (?:on|for|about) [\w .-]{2,30}:\s*\S|^[\w .-]{2,50}:\s*we(?:'re| are) (?:on|using|going with|moving to|switching to|replacing|dropping|swapping|moving off|switching off|writing|building|rolling)\b|^[\w .-]{2,50}:\s*we(?:'ve)? (?:switched|moved|migrated|replaced|swapped)\b|` + promptMove + `|^we(?:'re| are) off (?-i:[A-Z0-9\x60])|^[\w.+-]+(?:'s| is| are) out,? [\w.+-]+(?: [\w.+-]+)? (?:is|are) in\b|^(?:revert|go back|switch back|back) to\b|^[\w.@/+-]+(?: [\w.@/+-]+)? instead of\b|^(?:so |and |then |ok,? |okay,? )?we(?:'re| are) (?:moving|switching|migrating|deploying|going with|dropping|replacing|ditching|done with)\b|^(?:[\w ]{1,30}:\s*)?(?:the |our )?[\w -]{1,40}? (?:is|are) now (?-i:[A-Z0-9\x60])|^[\w -]{0,30}\b(?:model|scheme|strategy|approach|design|format|backend|engine|transport|layout|architecture)(?: for [\w -]{1,30})?:\s*\S|^we (?:no longer|don'?t) (?:use|need|run|want)\b|^[\w.@/-]+(?: [\w.@/-]+)? ` + gone + `\s*[.!]?$|^we(?:'ll| will) (?:host|deploy|run|store|keep|put)\b|^(?:let'?s|let us|we(?:'ll| will| should)|i(?:'d| would)? (?:want|prefer) (?:to|us to)) (?:go with|use|switch|move|migrate|drop|stick with|adopt|standardi[sz]e on|replace|keep)\b|^(?:go with|stick with|switch|move|migrate) [^.;]*?\b(?:from|to|over)\b|^drop [^.;]*\b(?:entirely|completely|altogether)\b|` + weAreOnNow + `|^(?:i |we )?(?:moved|switched|migrated|swapped) (?:[^.;]|\.\S){1,60}? (?:to|onto) [^.;]{1,60}?\b(?:instead|since|because)\b|^(?:every|each|all|the|our) [\w -]{1,30}? (?:logs?|runs?|goes|go|deploys?|lives?|sends?|talks?|builds?) (?:through|via|on|to|in) [^.;]{1,60}? now\b|^(?:` + standingWords + `),? (?:the |our |all |every )?[\w .-]{1,30}? (?:runs?|lives?|is hosted|are hosted|is deployed|are deployed|deploys?) (?:on|in|at|to)\b`)
 	// neverHappensRe: what something never does, told of a third party
 	// ("the emails never arrive", "the job never finishes").
 	neverHappensRe = regexp.MustCompile(`(?i)^(?:the |our |half (?:of )?the |some (?:of )?the |most (?:of )?the |\w+ )?[\w\s,/~.-]{0,80}?\b(?:never|always) (?:arrives?|works?|loads?|shows? up|appears?|finish(?:es)?|completes?|happens?|fires?|reach(?:es)?|succeeds?|gets? (?:sent|delivered|called)|go(?:es)? out|returns?|responds?|ends?|starts?|crash(?:es)?|fails?|times? out|hangs?)\b`)
@@ -330,7 +333,7 @@ var (
 	// "Credentials: Vault now, through Kubernetes auth"): a decision that
 	// changes an earlier one; so does "Orchestrator: Dagster Cloud,
 	// starting this sprint".
-	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}(?:\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)|,?\s+(?:starting|effective|as of) (?:this|next|today|tomorrow|now|monday|the next)\b)`)
+	labelNowRe = regexp.MustCompile(`(?i)^[\w .-]{2,30}:\s*[\w.@/+-]+(?:\s[\w.@/+-]+){0,3}(?:\s+now\b(?:\s*[.!]?$|\s*[,;—–]|\s+-\s|\s+(?:since|because|as|through|via|with|that|for|on)\b)|,?\s+(?:starting|effective|as of|from) (?:this|next|today|tomorrow|now|monday|the next)\b)`)
 	// boundLabelRe: a bound set as a label and its value ("Lowest
 	// supported API level: 31.", "Max line width: 120 columns.").
 	boundLabelRe = regexp.MustCompile(`(?i)^(?:the |our )?(?:lowest|highest|minimum|maximum|min|max|oldest|newest|smallest|largest) [\w .-]{1,30}:\s*[~≥≤<>=]*\s*\d[\w.%]*(?:\s+[\w%]+)?\s*[.!]?$`)
@@ -356,8 +359,8 @@ func classifyPrompt(s string) (Kind, string, bool) {
 		return "", "", false // pasted output: "must be a string" is the program's rule, not the user's
 	}
 	body := strings.TrimSpace(promptLeadRe.ReplaceAllString(s, ""))
-	if body == "" || askRe.MatchString(body) {
-		return "", "", false
+	if body == "" || askRe.MatchString(body) && !askLabelRe.MatchString(body) {
+		return "", "", false // "Where flows execute: …" is a label, not a question
 	}
 	if turnOnlyRe.MatchString(body) {
 		return "", "", false // "Don't apply anything.": this turn's instruction
@@ -377,7 +380,7 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if topicReturnRe.MatchString(body) {
 		return "", "", false // "back to the witness signing failure": the conversation's topic, not a choice
 	}
-	if promptDecisionRe.MatchString(body) {
+	if promptDecisionRe.MatchString(body) || againChoice(body) {
 		return KindDecision, body, true
 	}
 	if neverHappensRe.MatchString(body) && !ruleWordRe.MatchString(body) {
@@ -402,6 +405,25 @@ func classifyPrompt(s string) (Kind, string, bool) {
 		return KindDecision, body, true
 	}
 	return "", "", false
+}
+
+// askLabelRe: a label that opens with a question word ("Where flows
+// execute: everything on Modal …").
+var askLabelRe = regexp.MustCompile(`^(?i:where|how|what|which|when|who)\b[^?:]{1,40}:\s+\S`)
+
+// againChoiceRe: a choice made again ("savegames are binser again").
+var againChoiceRe = regexp.MustCompile(`(?i)\b(?:is|are|goes|go) (?:back (?:on|to) )?([\w.@/+-]+) again\b`)
+
+// notChoiceAgain are the states a thing is in again, not choices
+// ("TestUploadResumes is flaky again").
+var notChoiceAgain = map[string]bool{"flaky": true, "broken": true, "failing": true, "down": true, "up": true, "slow": true, "red": true,
+	"green": true, "fine": true, "ok": true, "okay": true, "working": true, "stuck": true, "empty": true, "missing": true, "late": true,
+	"live": true, "back": true, "out": true, "wrong": true, "failing,": true, "timing": true, "crashing": true, "hanging": true, "here": true, "there": true}
+
+// againChoice reports whether a prompt's sentence makes a choice again.
+func againChoice(body string) bool {
+	m := againChoiceRe.FindStringSubmatch(body)
+	return m != nil && !notChoiceAgain[strings.ToLower(m[1])] && !strings.HasSuffix(strings.ToLower(m[1]), "ing")
 }
 
 // toolLabelRe: a label and the first words after it ("Asset pipeline:

@@ -65,6 +65,7 @@ var lexicon = map[string]string{
 	"search engine":          "elasticsearch opensearch meilisearch typesense algolia solr vespa",
 	"vector store":           "pinecone weaviate qdrant milvus chroma chromadb pgvector faiss lancedb hnswlib usearch annoy",
 	"crdt":                   "yjs automerge",
+	"physics engine":         "box2d chipmunk rapier jolt physx havok bullet matter matter.js arcade planck avian",
 	"tls library":            "rustls native-tls openssl boringssl aws-lc-rs wolfssl mbedtls libressl",
 	"ci":                     "jenkins circleci buildkite travis github_actions gitlab_ci drone woodpecker teamcity azure_pipelines concourse tekton",
 	"infrastructure as code": "terraform pulumi opentofu cloudformation aws_cdk cdk bicep crossplane",

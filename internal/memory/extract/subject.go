@@ -342,7 +342,7 @@ func reverses(newer, older Memory) bool {
 // replacedRe finds what a change says is replaced: "replaced X with",
 // "instead of X", "switched from X", "moved off X", "no longer X",
 // "dropped X", "rather than X", "X is gone".
-var replacedRe = regexp.MustCompile(`(?i)\breplac(?:ed|ing) (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:—–]{1,40}?)(?:\s+(?:either|too|anymore|as well)\b|[.;,:—–]|\s-\s|$)|\b(?:dropped|dropping|ditch(?:ed|ing)?|scrap(?:ped|ping)?|get rid of) (?:the |our )?([^.;,:]{1,40}?)(?:\s+(?:entirely|completely|altogether|for good))?(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|\bwe(?:'re| are) off (?:the |our )?([^.;,:—–-]{1,40}?)(?:\s+[—–-]|[,.;:]|$)|(?:^|[.;]\s+)([\w.+-]{1,30})(?:'s| is| are) out\b|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now )?(?:gone|removed|dropped|retired|deleted)|(?:goes|go|is going|are going) away)\b`)
+var replacedRe = regexp.MustCompile(`(?i)\breplac(?:ed|ing) (?:the |our |its )?([^.;,:]{1,60}?) (?:with|by)\b|\binstead of (?:the |our )?([^.;,:]{1,50}?)(?:[,.;:]|\s+(?:because|since|so)\b|$)|\b(?:switched|moved|migrated) (?:[^.;]{0,30}?\s)?(?:away )?(?:from|off) (?:the |our )?([^.;,:]{1,40}?)(?:\s+to\b|[,.;:]|$)|\bno longer (?:\w+ )?([^.;,:—–]{1,40}?)(?:\s+(?:either|too|anymore|as well)\b|[.;,:—–]|\s-\s|$)|\b(?:dropped|dropping|ditch(?:ed|ing)?|scrap(?:ped|ping)?|get rid of) (?:the |our )?([^.;,:]{1,40}?)(?:\s+(?:entirely|completely|altogether|for good))?(?:\s+in favou?r of\b|[,.;:]|$)|\brather than (?:the |our )?([^.;,:]{1,40})|\bwe(?:'re| are) off (?:the |our )?([^.;,:—–-]{1,40}?)(?:\s+[—–-]|[,.;:]|$)|(?:^|[.;]\s+)([\w.+-]{1,30})(?:'s| is| are) out\b|(?:^|[.;:]\s+)(?:the |our )?([^.;,:]{1,40}?) (?:(?:is|are|was|were) (?:now |being )?(?:gone|removed|dropped|retired|deleted|torn down|shut down|decommissioned)|(?:goes|go|is going|are going) away)\b`)
 
 // SameTopic reports whether two memories have one subject.
 func SameTopic(a, b Memory) bool { return sameTopic(a.Subject, b.Subject) }
@@ -461,7 +461,7 @@ func Retires(newer, older Memory) bool {
 			if len(ts) == 1 && overlap(ts, older.Idents, true) > 0 {
 				return true // "replaced yup with zod" after "validated with `yup`"
 			}
-			if n := overlap(ts, older.Terms, false); n >= 2 || n == 1 && len(ts) == 1 && !genericHeads[ts[0]] && len(ts[0]) >= 4 {
+			if n := overlap(ts, withParts(older.Terms), false); n >= 2 || n == 1 && len(ts) == 1 && !genericHeads[ts[0]] && len(ts[0]) >= 4 {
 				return true
 			}
 			if len(ts) > 1 && len(ts) <= 3 && !genericHeads[ts[len(ts)-1]] && len(ts[len(ts)-1]) >= 4 && overlap(ts[len(ts)-1:], older.Terms, false) == 1 {

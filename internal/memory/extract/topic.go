@@ -388,6 +388,12 @@ var toLeadRe = regexp.MustCompile(`(?i)^(?:over )?(?:to|onto|into)\s+`)
 // search now runs on …" → "product search"), "" when it opens otherwise.
 func copulaSubject(text string) string {
 	t := strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))
+	if sm := forCopulaRe.FindStringSubmatch(t); sm != nil {
+		// "Input for the engine viewer is standardised on …": the input.
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
+			return s
+		}
+	}
 	if sm := copulaRe.FindStringSubmatch(t); sm != nil && !determiners[strings.ToLower(lastField(sm[1]))] {
 		// Not "Rotate the live Stripe key …": a verb's object is no
 		// subject that "lives".
@@ -397,6 +403,10 @@ func copulaSubject(text string) string {
 	}
 	return ""
 }
+
+// forCopulaRe: a statement about a thing of something ("Input for the
+// engine viewer is …", "Retries in the payment client are …").
+var forCopulaRe = regexp.MustCompile(`(?i)^([A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?) (?:for|of|in|on) (?:the |our |this |all |every )?[\w .-]{1,30}? (?:is|are|was|were|stays?|goes) `)
 
 // determiners end no noun phrase.
 var determiners = map[string]bool{"the": true, "a": true, "an": true, "our": true, "this": true, "that": true, "its": true, "their": true, "your": true, "my": true}
@@ -508,7 +518,7 @@ var categoryDotted = map[string]bool{"fly.io": true, "node.js": true}
 
 // commonWords are tool names that are English words too: they name the
 // tool only capitalised.
-var commonWords = map[string]bool{"fly": true, "render": true, "echo": true, "express": true, "chi": true, "gin": true, "black": true, "parcel": true, "rollup": true, "railway": true, "bun": true}
+var commonWords = map[string]bool{"fly": true, "render": true, "echo": true, "express": true, "chi": true, "gin": true, "black": true, "parcel": true, "rollup": true, "railway": true, "bun": true, "matter": true, "arcade": true, "bullet": true, "avian": true, "jolt": true, "havok": true}
 
 // detLeadRe: a determiner opening a noun phrase.
 var detLeadRe = regexp.MustCompile(`(?i)^(?:the|a|an|our|its|their|this|that|these|those|every|each|all|any|some|your|my)\s+`)

@@ -1712,3 +1712,42 @@ func TestWhichNounQuestion(t *testing.T) {
 		t.Errorf("got %q, want no subject from the way", got)
 	}
 }
+
+// Shapes from tq257–tq288: a choice with a reason that names an error is
+// still a choice; "Analytics: we switched …", "Collision handling: we're
+// writing our own …", "savegames are binser again" (not "X is flaky
+// again"), "Input for the engine viewer is standardised on …" and "Where
+// flows execute: everything on Modal from this sprint" are choices;
+// "The k8s pool is being torn down" retires the pool; Arcade and Matter
+// are physics engines.
+func TestSixthBatchShapes(t *testing.T) {
+	if m := one(t, "For the tracker I went with the built-in tracking rather than a custom beacon, because it already fires the quartile and error events we need.", false); m.Kind != KindDecision {
+		t.Errorf("got %s, want a decision", m.Kind)
+	}
+	for _, p := range []string{
+		"Analytics: we switched playback events to Mux Data, because the old tracker only covers ad playback.",
+		"Collision handling: we're writing our own tile-sweep collider now.",
+		"Scrap the JSON saves; savegames are binser again.",
+		"Where flows execute: everything on Modal from this sprint, through the push pool.",
+	} {
+		if m := one(t, p, true); m.Kind != KindDecision {
+			t.Errorf("%q: %s, want a decision", p, m.Kind)
+		}
+	}
+	if ms := FromPrompt("TestUploadResumes is flaky again, please actually fix it this time."); len(ms) != 0 {
+		t.Errorf("a report made %q", kinds(ms))
+	}
+	if m := one(t, "Input for the engine viewer is standardised on the system's MagnifyGesture and RotateGesture3D now.", false); m.Kind != KindDecision || m.Subject != "input" {
+		t.Errorf("got %s about %q, want a decision about the input", m.Kind, m.Subject)
+	}
+	older := one(t, "Flows can go to the managed pool now, except the PII ones, which stay on k8s-prod.", true)
+	newer := one(t, "Where flows execute: everything on Modal from this sprint. The k8s pool is being torn down.", true)
+	if !Supersedes(newer, older) {
+		t.Errorf("%q should replace %q", newer.Text, older.Text)
+	}
+	arcade := one(t, "I went with Arcade Physics, since every body is an axis-aligned box.", false)
+	matter := one(t, "Switched the physics to Matter.js, the platforms rotate now.", false)
+	if !Supersedes(matter, arcade) {
+		t.Errorf("%q should replace %q", matter.Text, arcade.Text)
+	}
+}
