@@ -272,7 +272,7 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.76, 0.83, "tuned on"},
+		{"tune", tunePoisonGuard, 0.77, 0.85, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.89, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},

@@ -698,10 +698,17 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	if len(opts) < 2 {
 		return Memory{}, false
 	}
+	if w := userAskedWhich(prevPrompt); w != "" {
+		subject = w // "… Which generator?": what the user asked to choose
+	}
 	if subject == "" {
 		subject = askedSubject(prevPrompt)
 	}
 	pick, rest := chosen(p, opts)
+	if pick < 0 && takeAdviceRe.MatchString(p) {
+		// "take your recommendation": the option Claude leaned towards.
+		pick, rest = recommended(prev, opts), ""
+	}
 	if pick < 0 {
 		return Memory{}, false
 	}
@@ -728,6 +735,56 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	}
 	m.Evidence = prompt
 	return m, true
+}
+
+// userWhichRe: a prompt's "Which X?", or "how should … get X?".
+var userWhichRe = regexp.MustCompile(`(?i)(?:^|[.!?]\s+|,\s*)which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?)\s*\?|\bhow (?:should|do|can|will|would) (?:the |our |my )?(?:[\w.-]+ ){1,5}?(?:get|receive|pick up|install|apply) ([a-z][\w -]{2,40}?)(?: in the| in| on| from| over| at)?(?: the field| production| prod)?\s*\?`)
+
+// userAskedWhich is what a prompt asked Claude to choose, "" when it did
+// not ask by name.
+func userAskedWhich(prompt string) string {
+	m := userWhichRe.FindStringSubmatch(strings.Join(strings.Fields(prompt), " "))
+	if m == nil {
+		return ""
+	}
+	w := strings.ToLower(strings.TrimSpace(m[1] + m[2]))
+	if genericHeads[head(w)] || choiceNouns[w] || pronouns[w] {
+		return ""
+	}
+	return nounPhrase(w)
+}
+
+// takeAdviceRe: a pick of what Claude recommended.
+var takeAdviceRe = regexp.MustCompile(`(?i)^(?:ok(?:ay)?,? |sure,? |yes,? )?(?:(?:let'?s |i'?ll |we'?ll )?(?:take|go with|follow|do|use) (?:your|the) (?:recommendation|recommended one|suggestion|suggested one|pick|advice)|whatever you (?:recommend|suggest)(?:ed)?|as you (?:recommend|suggest)(?:ed)?|your recommendation)\b`)
+
+// recommendRe: the sentence of an answer that recommends an option.
+var recommendRe = regexp.MustCompile(`(?i)\b(?:i'?d (?:lean|go|pick|choose|recommend|suggest)|i (?:recommend|suggest|lean)|my (?:recommendation|pick|vote) (?:is|would be)|recommended:)`)
+
+// recommended is the option prev's recommending sentence names first, -1
+// when none does.
+func recommended(prev string, opts []option) int {
+	for _, u := range units(prev) {
+		t := cleanInline(u.text)
+		loc := recommendRe.FindStringIndex(t)
+		if loc == nil {
+			continue
+		}
+		best, at := -1, len(t)+1
+		lt := strings.ToLower(t[loc[1]:])
+		for i, o := range opts {
+			// "TanStack Query for Solid" recommended as "TanStack Query".
+			f := strings.Fields(strings.ToLower(o.name))
+			for _, n := range []string{strings.Join(f, " "), strings.Join(f[:min(2, len(f))], " ")} {
+				if j := indexWord(lt, n); n != "" && len(n) >= 3 && j >= 0 && j < at {
+					best, at = i, j
+				}
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+	}
+	return -1
 }
 
 // assentRe: what follows a pick that gives no reason ("is fine", "please").
@@ -1300,7 +1357,16 @@ var whereLivesRe = regexp.MustCompile(`(?i)\b(?:where|how)\s+(?:should|will|woul
 
 // theOneRe: a pick that names its option by a word of it ("hmm, the
 // Fluent one — …").
-var theOneRe = regexp.MustCompile(`(?i)^(?:\w+,\s+)?(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?the ([\w.+-]{3,30}) (?:one|option|route|approach|way)\b`)
+var theOneRe = regexp.MustCompile(`(?i)^(?:\w+,\s+)?(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?([\w.+-]{3,30}) (?:one|option|route|approach|way)\b`)
+
+// romanPickRe: a pick by a roman numeral alone ("iii", "ii, it rolls
+// back"), never "i think …".
+var romanPickRe = regexp.MustCompile(`^(?:option |number )?(i{1,3}|iv)(?:[.),:;!]|$)`)
+
+// notOptionWords open "… one" without naming an option ("that one", "this
+// one", "either one").
+var notOptionWords = map[string]bool{"that": true, "this": true, "these": true, "those": true, "which": true, "other": true, "same": true,
+	"last": true, "next": true, "either": true, "neither": true, "any": true, "each": true, "every": true, "another": true, "your": true, "our": true}
 
 // chosen finds which option prompt p picks, and the rest of p (the
 // reason): an option named first in p, or an ordinal.
@@ -1349,9 +1415,15 @@ func chosen(p string, opts []option) (int, string) {
 			return n, p[m[1]:]
 		}
 	}
-	if m := theOneRe.FindStringSubmatchIndex(p); m != nil {
-		// "the Fluent one", "the managed option": the one option whose
-		// name, else whose description, has the word.
+	if m := romanPickRe.FindStringSubmatch(strings.ToLower(strings.TrimSpace(p))); m != nil {
+		// "iii": options numbered i., ii., iii.
+		if n := map[string]int{"i": 0, "ii": 1, "iii": 2, "iv": 3}[m[1]]; n < len(opts) {
+			return n, strings.TrimSpace(p)[len(m[0]):]
+		}
+	}
+	if m := theOneRe.FindStringSubmatchIndex(p); m != nil && !notOptionWords[strings.ToLower(p[m[2]:m[3]])] {
+		// "the Fluent one", "the managed option", "hey-api one": the one
+		// option whose name, else whose description, has the word.
 		w := strings.ToLower(p[m[2]:m[3]])
 		for _, whole := range []bool{false, true} {
 			pick, n := -1, 0

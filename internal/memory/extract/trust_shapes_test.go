@@ -1751,3 +1751,29 @@ func TestSixthBatchShapes(t *testing.T) {
 		t.Errorf("%q should replace %q", matter.Text, arcade.Text)
 	}
 }
+
+// Picks in other words: "take your recommendation" takes the option
+// Claude leaned towards; "iii" picks from options numbered i., ii., iii.
+// (but "i think …" picks nothing by numeral); "hey-api one" names an
+// option without "the"; "that one" names none; the user's "Which
+// generator?" is the subject over the det phrase of Claude's question.
+func TestPicksInOtherWords(t *testing.T) {
+	rec := "Three options:\n\n- **createResource per component**: built in, no cache.\n- **TanStack Query for Solid**: cache, dedup, retries.\n\nI'd lean towards TanStack Query, since the cache keys match. Which do you prefer?"
+	if m, ok := FromChoice("What should data fetching standardise on?", rec, "take your recommendation"); !ok || !strings.Contains(m.Text, "TanStack Query") {
+		t.Errorf("got %q, %v; want TanStack Query", m.Text, ok)
+	}
+	roman := "Three ways:\n\ni. **mip at boot**: tiny, but a bad push bricks nodes.\nii. **senko**: needs GitHub.\niii. **A/B app slots**: a bad update rolls back.\n\nWhich one should I build?"
+	if m, ok := FromChoice("How should the Pico W sensor nodes get firmware updates in the field?", roman, "iii"); !ok || !strings.Contains(m.Text, "A/B app slots") || m.Subject != "firmware updates" {
+		t.Errorf("got %q about %q, %v; want A/B app slots about firmware updates", m.Text, m.Subject, ok)
+	}
+	if _, ok := FromChoice("How should the nodes get firmware updates?", roman, "i think we should wait"); ok {
+		t.Error("\"i think …\" picks nothing")
+	}
+	table := "Candidates:\n\n| generator | notes |\n|---|---|\n| openapi-generator | Java CLI |\n| @hey-api/openapi-ts | 3.1 support |\n\nWhich one should I wire into the build?"
+	if m, ok := FromChoice("Generate a TypeScript client from the spec. Which generator?", table, "hey-api one, obviously"); !ok || !strings.Contains(m.Text, "openapi-ts, not") || m.Subject != "generator" {
+		t.Errorf("got %q about %q, %v; want openapi-ts about the generator", m.Text, m.Subject, ok)
+	}
+	if _, ok := FromChoice("Which generator?", table, "that one is fine I guess"); ok {
+		t.Error("\"that one\" names no option")
+	}
+}
