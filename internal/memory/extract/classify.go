@@ -246,6 +246,14 @@ var (
 // measuredOutcome: a sentence that reports what a change achieved, with a
 // figure, and gives no reason or alternative: a result, not a choice.
 func measuredOutcome(t string) bool {
+	if !strings.ContainsAny(t, "0123456789") {
+		// Without a figure only two results make one ("passes …, and …
+		// no longer crashes"): a literal first, most statements have none.
+		lower := strings.ToLower(t)
+		if !strings.Contains(lower, "pass") && !strings.Contains(lower, "no longer") && !strings.Contains(lower, "green") {
+			return false
+		}
+	}
 	outcomes := len(outcomeRe.FindAllStringIndex(t, 3))
 	return (figureRe.MatchString(t) && outcomes > 0 || outcomes > 1 || figureRe.MatchString(t) && nowTakesRe.MatchString(t)) &&
 		!choiceWordRe.MatchString(figureInsteadRe.ReplaceAllString(t, ""))
