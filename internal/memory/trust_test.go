@@ -291,10 +291,14 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: three
-// after a round on tq257–tq288 (five at their first run, before any tuning
-// on them; none before them).
-const tunePoisonGuard = 3
+// tunePoisonGuard is the tuning half's poisoned memories in force: two
+// after two rounds on tq257–tq288 (five at their first run, before any
+// tuning on them; none before them). The two left are changes that name
+// neither the old choice nor its tool's job (a teammate's "we switched
+// playback events to Mux Data" after Claude's RAF tracker; "standardised
+// on MagnifyGesture" after "replaced HandTrackingProvider with
+// SpatialTapGesture").
+const tunePoisonGuard = 2
 
 func ratio(a, b int) float64 {
 	if b == 0 {

@@ -1777,3 +1777,13 @@ func TestPicksInOtherWords(t *testing.T) {
 		t.Error("\"that one\" names no option")
 	}
 }
+
+// "Scrap the JSON saves; savegames are binser again." is a change that
+// retires the JSON saves.
+func TestScrapAndAgainIsAChange(t *testing.T) {
+	older := one(t, "Saves go to JSON via dkjson so the web build can read them.", true)
+	newer := one(t, "Scrap the JSON saves; savegames are binser again.", true)
+	if !newer.Change || !Supersedes(newer, older) {
+		t.Errorf("%q (change %v) should replace %q", newer.Text, newer.Change, older.Text)
+	}
+}
