@@ -1397,9 +1397,9 @@ func TestMovedWidthsAndFloors(t *testing.T) {
 // word keeps the subject it had.
 func TestCauseOpensWithItsCode(t *testing.T) {
 	for text, want := range map[string]string{
-		"Root cause: `WarpstoneRenderer` calls straight into NMS through `CraftWorld.getHandle()`, so that signature no longer exists on 1.21.": "warpstonerenderer",
+		"Root cause: `WarpstoneRenderer` calls straight into NMS through `CraftWorld.getHandle()`, so that signature no longer exists on 1.21.":       "warpstonerenderer",
 		"The root cause: `IntcalcReader` parses the zoned-decimal `ACCT-BAL` field into a `double`, which can't hold most two-place amounts exactly.": "intcalcreader",
-		"Root cause: `MountDriver.after_flip()` reads pier_side before the mount reports it.": "mountdriver.after_flip",
+		"Root cause: `MountDriver.after_flip()` reads pier_side before the mount reports it.":                                                         "mountdriver.after_flip",
 	} {
 		if m := one(t, text, false); m.Kind != KindCause || m.Subject != want {
 			t.Errorf("%q: %s about %q, want a cause about %q", text, m.Kind, m.Subject, want)
@@ -1415,7 +1415,7 @@ func TestCauseOpensWithItsCode(t *testing.T) {
 func TestRuleAboutWhatItForbids(t *testing.T) {
 	for text, want := range map[string]string{
 		"dont ever modify a signed entry in place, signed entries are immutable": "signed entry",
-		"Don't ever alter the audit rows by hand":                                 "audit rows",
+		"Don't ever alter the audit rows by hand":                                "audit rows",
 	} {
 		if m := one(t, text, true); m.Kind != KindConstraint || m.Subject != want {
 			t.Errorf("%q: %s about %q, want a rule about %q", text, m.Kind, m.Subject, want)
