@@ -317,7 +317,8 @@ func FromPrompt(prompt string) []Memory {
 					continue
 				}
 			}
-			if told != nil && told.Change && bareReplacementRe.MatchString(strings.TrimSpace(s)) {
+			if told != nil && told.Change && (bareReplacementRe.MatchString(strings.TrimSpace(s)) ||
+				retirementRe.MatchString(told.Text) && bareInsteadRe.MatchString(s)) {
 				// "Prisma is out too after the cold-start numbers. Drizzle
 				// instead.": what replaces it, named.
 				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {

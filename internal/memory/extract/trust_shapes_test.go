@@ -1787,3 +1787,18 @@ func TestScrapAndAgainIsAChange(t *testing.T) {
 		t.Errorf("%q (change %v) should replace %q", newer.Text, newer.Change, older.Text)
 	}
 }
+
+// From the retired sixth half (hv): "X is dropped too — we moved to …, so
+// … now" is one change; a retirement then "… uses HERE instead" is one
+// change; "Styling goes back to basics: …" is a choice.
+func TestRetiredSixthHalfShapes(t *testing.T) {
+	if m := one(t, "Horizon is dropped too — we moved to Vapor, so queue jobs go to Amazon SQS now.", true); m.Kind != KindDecision || !m.Change {
+		t.Errorf("got %s (change %v), want a change", m.Kind, m.Change)
+	}
+	if m := one(t, "MapLibre is dropped too. The OEM gave us HERE SDK licences, so the nav screen uses HERE instead.", true); !strings.Contains(m.Text, "HERE SDK") {
+		t.Errorf("got %q, want the retirement with what replaces it", m.Text)
+	}
+	if m := one(t, "Styling goes back to basics: one hand-written stylesheet, BEM naming, zero tooling.", true); m.Kind != KindDecision || m.Subject != "styling" {
+		t.Errorf("got %s about %q, want a decision about styling", m.Kind, m.Subject)
+	}
+}
