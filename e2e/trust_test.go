@@ -184,11 +184,30 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	run("the CI box is full every week", Text("Moved the build artifacts to the shared NFS volume instead of the CI box's disk, since the volume has 2 TB."))
 	run("NFS keeps locking up", Text("Switched again: build artifacts now live in the S3 bucket `acme-artifacts`, because NFS locks up under parallel uploads."))
 
+	// 4. A pick that takes Claude's recommendation, named nowhere in the
+	// prompt.
+	sid = run("Data fetching in the dashboard is a mess of effects and fetch calls. What should we standardise on?",
+		Text("Three options:\n\n- **createResource per component**: built in, no cache.\n- **TanStack Query for Solid**: cache, dedup, retries.\n- **SolidStart query + createAsync**: server-first, needs SolidStart's router.\n\nI'd lean towards TanStack Query, since the cache keys would match the admin app's. Which do you prefer?"))
+	m.Resume(t, dir, sid, "take your recommendation", Text("Set up `@tanstack/solid-query` with one `QueryClient`."))
+
+	// 5. A line-width rule moved in other units.
+	run("Always keep lines under 80 characters in this repo.", Text("Understood."))
+	run("Max width: 120 columns, from today onward.", Text("Understood, `printWidth` is 120."))
+
 	ms := m.memoriesOf(t, project)
 	for _, x := range ms {
 		t.Logf("m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
 	}
 	inForce := func(part string) []trustMemory { return inForceWith(ms, part) }
+	if r := inForce("TanStack Query for Solid"); len(r) != 1 || r[0].Speaker != "user" || !strings.Contains(r[0].Text, "not createResource") {
+		t.Errorf("the recommendation taken, in force as the user's choice: %+v", r)
+	}
+	if r := inForce("80 characters"); len(r) != 0 {
+		t.Errorf("the moved width rule is still in force: %+v", r)
+	}
+	if r := inForce("120 columns"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "constraint" {
+		t.Errorf("the new width rule in force: %+v", r)
+	}
 	if r := inForce("Postmark"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "decision" || !strings.Contains(r[0].Subject, "receipt") {
 		t.Errorf("the choice told back as chosen, in force: %+v", r)
 	}
@@ -211,12 +230,12 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	cs := runContextSession(t, m, dir, "Anything I should know before I start?")
 	t.Logf("context:\n%s", cs.Block)
 	mems, _, _ := strings.Cut(cs.Block, "## Recent sessions")
-	for _, want := range []string{"Postmark", "Rollbar", "S3"} {
+	for _, want := range []string{"Postmark", "Rollbar", "S3", "TanStack Query", "120 columns"} {
 		if !strings.Contains(mems, want) {
 			t.Errorf("the next session's memories lack %q", want)
 		}
 	}
-	for _, bad := range []string{"Honeybadger for error reports", "CI box's disk for now", "shared NFS volume instead"} {
+	for _, bad := range []string{"Honeybadger for error reports", "CI box's disk for now", "shared NFS volume instead", "80 characters"} {
 		if strings.Contains(mems, bad) {
 			t.Errorf("the next session's memories in force carry %q", bad)
 		}
