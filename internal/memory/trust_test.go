@@ -272,7 +272,7 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.73, 0.83, "tuned on"},
+		{"tune", tunePoisonGuard, 0.74, 0.83, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.89, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},
@@ -291,10 +291,10 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: eleven
-// once tq289–tq352 were appended (their first run, before any tuning on
-// them: nine of the eleven are theirs); two before them.
-const tunePoisonGuard = 11
+// tunePoisonGuard is the tuning half's poisoned memories in force: seven
+// after a round on tq289–tq352 (eleven at their first run, nine of them
+// theirs; two before them).
+const tunePoisonGuard = 7
 
 func ratio(a, b int) float64 {
 	if b == 0 {

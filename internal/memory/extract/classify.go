@@ -391,6 +391,11 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if promptDecisionRe.MatchString(body) || againChoice(body) {
 		return KindDecision, body, true
 	}
+	if nowStateRe.MatchString(body) && !nowResultRe.MatchString(body) && !failRe.MatchString(body) && !standingRe.MatchString(body) && copulaSubject(body) != "" {
+		// "The handbook is Typst documents now": how a thing is, since a
+		// change the user made.
+		return KindDecision, body, true
+	}
 	if neverHappensRe.MatchString(body) && !ruleWordRe.MatchString(body) {
 		return "", "", false // "Half the emails never arrive": a report, not a rule
 	}

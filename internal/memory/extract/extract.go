@@ -254,7 +254,7 @@ var (
 func FromPrompt(prompt string) []Memory {
 	var out []Memory
 	seen := map[string]bool{}
-	for _, p := range promptParagraphs(bound(prompt)) {
+	for _, p := range promptParagraphs(withoutPasted(bound(prompt))) {
 		prev := -1 // index in out of the previous sentence's memory
 		last := "" // the previous sentence
 		for _, s := range promptSentences(p) {
@@ -318,7 +318,7 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			if told != nil && told.Change && (bareReplacementRe.MatchString(strings.TrimSpace(s)) ||
-				retirementRe.MatchString(told.Text) && bareInsteadRe.MatchString(s)) {
+				retirementRe.MatchString(told.Text) && (bareInsteadRe.MatchString(s) || putThereRe.MatchString(strings.TrimSpace(s)))) {
 				// "Prisma is out too after the cold-start numbers. Drizzle
 				// instead.": what replaces it, named.
 				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {
@@ -485,15 +485,59 @@ var ruleOfLastRe = regexp.MustCompile(`(?i)^(?:that'?s|that is|this is) (?:the|o
 
 // retirementRe: a statement that only retires something ("Vitest is
 // dropped too.", "We no longer use Jest.").
-var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
+var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:'re| are) (?:dropping|ditching|done with)|(?:we )?(?:dropped|ditched|removed)) [\w.@/ -]{1,30}?(?: either)?(?:,[^.;]{1,60})?[.!]?$|^(?:the |our )?[\w.@/-]+(?: [\w.@/-]+)? (?:` + gone + `|(?:goes|go|is going|are going) away(?:` + alsoGone + `)?)[.!]?$`)
 
 // universalLeadRe: a sentence said of every case ("Every image …", "All
 // migrations …", "Each service …"), told on after a rule.
 var universalLeadRe = regexp.MustCompile(`(?i)^(?:every|all|each|any) [\w-]+(?: [\w-]+){0,5}? (?:is|are|goes|go|gets?|must|has|have|stays?|uses?|needs?)\b`)
 
+// putThereRe: where something goes instead, asked right after what it
+// replaces was retired ("Put artifacts in the Ceph RGW bucket …").
+var putThereRe = regexp.MustCompile(`(?i)^(?:please )?(?:put|store|keep|send|move|write|push|host|run|serve) (?:the |our |all |them |it )?(?:[\w-]+ )?(?:in|on|to|into|through|via|with|from) \S`)
+
 // bareReplacementRe: a sentence that only names what replaces
 // something ("Drizzle instead.", "use Skunk instead").
 var bareReplacementRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?ll |we will )?(?:use|go with|going with|pick|take|switch to|move to) )?[\w.@/+-]+(?: [\w.@/+-]+){0,2} instead[.!]?$`)
+
+// pastedIntroRe: a line that says what someone else sent, before it is
+// pasted ("Typesense Cloud support replied about yesterday's 503s:").
+var pastedIntroRe = regexp.MustCompile(`(?i)\b(?:replied|wrote|answered|responded|said|says|sent|posted|commented|forwarded|emailed|messaged)\b[^\n]*:\s*$`)
+
+// delimiterRe: a line that opens or closes a pasted block.
+var delimiterRe = regexp.MustCompile(`^\s*(?:-{3,}|_{3,}|\*{3,}|={3,})\s*$`)
+
+// withoutPasted is prompt without the blocks it pastes from someone else
+// between delimiter lines after a line that introduces them ("… replied:
+// --- … ---"): their "From now on …" is the sender's, never the user's.
+func withoutPasted(prompt string) string {
+	if !strings.Contains(prompt, "---") && !strings.Contains(prompt, "___") && !strings.Contains(prompt, "***") && !strings.Contains(prompt, "===") {
+		return prompt
+	}
+	lines := strings.Split(prompt, "\n")
+	out := lines[:0:0]
+	for i := 0; i < len(lines); i++ {
+		out = append(out, lines[i])
+		if !pastedIntroRe.MatchString(lines[i]) {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j >= len(lines) || !delimiterRe.MatchString(lines[j]) {
+			continue
+		}
+		k := j + 1
+		for k < len(lines) && !delimiterRe.MatchString(lines[k]) {
+			k++
+		}
+		if k >= len(lines) {
+			continue // no closing line: not a block this reads as pasted
+		}
+		i = k // the block, its delimiters included, left out
+	}
+	return strings.Join(out, "\n")
+}
 
 // scrapRe: a sentence that only tells to get rid of something ("ok scrap
 // the percentage gate entirely", "drop the nightly job").

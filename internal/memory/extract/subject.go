@@ -262,6 +262,11 @@ func Supersedes(newer, older Memory) bool {
 		// it changes the last change, naming something of it.
 		return true
 	}
+	if otherCode(newer, older) {
+		// "kept in Lambert-93 (2154)" after "Parcels move to EPSG:3857":
+		// another code for the same kind of thing.
+		return true
+	}
 	if otherBound(newer, older) {
 		// "from now on 85% minimum on the router" after "line coverage
 		// has to stay above 80% on order-router": the same bar, moved.
@@ -571,6 +576,33 @@ func Completes(text string, todo Memory) bool {
 }
 
 var boundRe = regexp.MustCompile(`(?i)\b(?:above|below|under|over|at least|at most|minimum|maximum|min|max|floor|ceiling|up to|no more than|no less than|not below|not above|lowest|highest|capped|cap|limit|(?:wider|longer|shorter|narrower) than|and up)\b|[≥≤]`)
+
+// sridRe names a spatial reference; sridCodeRe its code, after
+// "EPSG:"/"SRID" or in parentheses.
+var (
+	sridRe     = regexp.MustCompile(`(?i)\b(?:epsg|srid|crs|projection|lambert|utm zone|web mercator)\b`)
+	sridCodeRe = regexp.MustCompile(`(?i)(?:\b(?:epsg|srid)\s*[:= ]?\s*|\()(\d{4,5})\b`)
+)
+
+// otherCode: two statements that each set a spatial reference by its
+// code, to other codes.
+func otherCode(newer, older Memory) bool {
+	if family(newer.Kind) != KindDecision || family(older.Kind) != KindDecision || !sridRe.MatchString(newer.Text) || !sridRe.MatchString(older.Text) {
+		return false
+	}
+	nc, oc := sridCodeRe.FindAllStringSubmatch(newer.Text, 4), sridCodeRe.FindAllStringSubmatch(older.Text, 4)
+	if len(nc) == 0 || len(oc) == 0 {
+		return false
+	}
+	for _, n := range nc {
+		for _, o := range oc {
+			if n[1] == o[1] {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // percentRe: a percentage, its figure the first group.
 var percentRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s?%`)

@@ -1802,3 +1802,34 @@ func TestRetiredSixthHalfShapes(t *testing.T) {
 		t.Errorf("got %s about %q, want a decision about styling", m.Kind, m.Subject)
 	}
 }
+
+// From tq289–tq352: "The handbook is Typst documents now" is how a thing
+// is since a change (not with "from now on", which makes a rule); a vendor's
+// email pasted between "---" lines after "… replied:" is the vendor's; a
+// retirement then "Put artifacts in …" is one change; a spatial reference
+// set to another code replaces the old one.
+func TestSeventhBatchShapes(t *testing.T) {
+	if m := one(t, "The handbook is Typst documents now; I deleted the .tex sources.", true); m.Kind != KindDecision || !m.Change {
+		t.Errorf("got %s (change %v), want a change", m.Kind, m.Change)
+	}
+	if m := one(t, "Minimum Python is 3.12 from now on.", true); m.Kind != KindConstraint {
+		t.Errorf("got %s, want a rule", m.Kind)
+	}
+	email := "Support replied about yesterday's 503s:\n\n---\nHi Jonas,\n\nDecision: we have moved your cluster. From now on please keep import batches under 500 documents.\n---\n\nDo we need to change anything? And never bump the client without a changelog entry."
+	ms := FromPrompt(email)
+	if len(ms) != 1 || strings.Contains(ms[0].Text, "500") || !strings.Contains(ms[0].Text, "changelog") {
+		t.Errorf("got %+v, want only the user's own rule", ms)
+	}
+	if m := one(t, "we no longer use MinIO, ops is retiring it. Put artifacts in the Ceph RGW bucket argo-artifacts.", true); !strings.Contains(m.Text, "Ceph") {
+		t.Errorf("got %q, want the retirement with where artifacts go", m.Text)
+	}
+	older := one(t, "Parcels move to EPSG:3857.", true)
+	newer := one(t, "from now on parcel geometry is kept in Lambert-93 (2154).", true)
+	if !Supersedes(newer, older) {
+		t.Errorf("%q should replace %q", newer.Text, older.Text)
+	}
+	year, _ := newMemory(KindDecision, "From now on invoices from before the merger (2019) keep their old numbering.", map[string]bool{})
+	if otherCode(year, older) {
+		t.Error("a year in parentheses is no spatial reference")
+	}
+}
