@@ -491,6 +491,10 @@ var retirementRe = regexp.MustCompile(`(?i)^(?:we (?:no longer|don'?t) use|we(?:
 // migrations …", "Each service …"), told on after a rule.
 var universalLeadRe = regexp.MustCompile(`(?i)^(?:every|all|each|any) [\w-]+(?: [\w-]+){0,5}? (?:is|are|goes|go|gets?|must|has|have|stays?|uses?|needs?)\b`)
 
+// labelMoveRe: a labelled change ("Settings persistence: moving to …",
+// "Analytics: we switched …").
+var labelMoveRe = regexp.MustCompile(`(?i)^[\w .-]{2,50}:\s*(?:we(?:'re| are|'ve)? )?(?:moving|switching|migrating|moved|switched|migrated) `)
+
 // putThereRe: where something goes instead, asked right after what it
 // replaces was retired ("Put artifacts in the Ceph RGW bucket …").
 var putThereRe = regexp.MustCompile(`(?i)^(?:please )?(?:put|store|keep|send|move|write|push|host|run|serve) (?:the |our |all |them |it )?(?:[\w-]+ )?(?:in|on|to|into|through|via|with|from) \S`)
@@ -562,7 +566,7 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	}
 	seen[key] = true
 	// "From now on …" sets a rule where another held: a change too.
-	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text)) ||
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text) || labelMoveRe.MatchString(text)) ||
 		nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))

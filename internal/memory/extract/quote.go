@@ -42,6 +42,9 @@ func reportedBy(s string) (string, bool) {
 	if m := accordingRe.FindStringSubmatch(t); m != nil && !standingLeadRe.MatchString(t) && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true
 	}
+	if m := theirPointRe.FindStringSubmatch(t); m != nil {
+		return m[1], true // "Her second point (indexes declared in …)": the source's point, told
+	}
 	if m := thisIsFromRe.FindStringSubmatch(t); m != nil && (docNounRe.MatchString(m[1]) || looksLikeSource(m[1])) {
 		return sourceName(m[1]), true // "This is from the vendor's setup guide: …"
 	}
@@ -213,6 +216,10 @@ var subordinateRe = regexp.MustCompile(`(?i)\S\s+(?:while|whereas|although|thoug
 
 // thisIsFromRe: "This is from the vendor's guide: …", "Here's a bit
 // copied from X: …".
+// theirPointRe: a sentence about a point someone else made ("Her second
+// point …", "The reviewer's other suggestion …").
+var theirPointRe = regexp.MustCompile(`(?i)^((?:her|his|their|the (?:reviewer|author|commenter|vendor)'s)) (?:first |second |third |other |last |main )?(?:point|suggestion|comment|idea|request|ask|objection)s?\b`)
+
 var thisIsFromRe = regexp.MustCompile(`(?i)^(?:this|that|it|here)(?:'s| is)(?: a (?:bit|part|line|snippet|passage|paragraph))? (?:from|straight from|copied from|taken from|quoted from|pasted from) (.{1,80}?)\s*[:,—]`)
 
 // connectiveRe: what links a sentence to the one before it.

@@ -272,6 +272,13 @@ func Supersedes(newer, older Memory) bool {
 		// has to stay above 80% on order-router": the same bar, moved.
 		return true
 	}
+	if newer.Change && newer.Kind == KindDecision && older.Kind == KindDecision && bareInsteadRe.MatchString(newer.Text) &&
+		overlap(withParts(newer.Terms), withParts(older.Terms), false) >= 2 {
+		// "Instance data now goes through a vertex buffer … instead" after
+		// "Per-instance transforms live in a storage buffer": in place of
+		// the choice before, on what both name.
+		return true
+	}
 	if newer.Change && newer.Kind == KindDecision && otherToolFor(newer, older, bareInsteadRe.MatchString(newer.Text)) {
 		// "Diagnostics: ITM/SWO now" after "Switched the logs to SEGGER
 		// RTT": another tool for the same job.

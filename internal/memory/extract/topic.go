@@ -602,6 +602,11 @@ func sameTopic(a, b string) bool {
 	if ha == hb && !genericHeads[ha] {
 		return true
 	}
+	// "settings persistence" and "app settings": what is persisted is
+	// the subject.
+	if oa, ob := ownerOfProcess(a), ownerOfProcess(b); oa != "" && (oa == hb || oa == ob) || ob != "" && ob == ha {
+		return true
+	}
 	// "hilt" and "koin 3.5": two choices of one category, or a choice and
 	// its category ("dependency injection").
 	if ca, cb := categoryOf(a), categoryOf(b); ca != "" && (ca == cb || ca == b) || cb != "" && cb == a {
@@ -616,6 +621,24 @@ func sameTopic(a, b string) bool {
 		return stem(fb[0]) == stem(fa[0]) && !genericHeads[fb[0]]
 	}
 	return false
+}
+
+// processHeads name what is done to a thing, which a subject names
+// before them ("settings persistence").
+var processHeads = map[string]bool{"persistence": true, "storage": true, "handling": true, "management": true, "format": true,
+	"strategy": true, "setup": true, "pipeline": true, "layer": true}
+
+// ownerOfProcess is the thing a subject ending in a process names
+// ("settings persistence" → "setting"), "" otherwise.
+func ownerOfProcess(s string) string {
+	f := strings.Fields(s)
+	if len(f) < 2 || !processHeads[stem(f[len(f)-1])] && !processHeads[f[len(f)-1]] {
+		return ""
+	}
+	if o := stem(f[len(f)-2]); !genericHeads[o] {
+		return o
+	}
+	return ""
 }
 
 // categoryOf is the category of the tool a subject opens with

@@ -1833,3 +1833,24 @@ func TestSeventhBatchShapes(t *testing.T) {
 		t.Error("a year in parentheses is no spatial reference")
 	}
 }
+
+// "Her second point (…)" tells what a quoted reviewer said; a bare
+// "instead" on what the choice before names replaces it; "Settings
+// persistence: moving to X" is a change about the settings, as "app
+// settings" is.
+func TestTheirPointBareInsteadAndProcessSubjects(t *testing.T) {
+	if src, ok := reportedBy("Her second point (indexes declared in the table objects rather than in migrations) is a style preference."); !ok || src == "" {
+		t.Error("\"Her second point …\" reports her")
+	}
+	older := one(t, "Per-instance transforms live in a storage buffer read with `@builtin(instance_index)`, instead of a uniform array, since uniform buffers cap at 64 KiB.", false)
+	newer := one(t, "Instance data now goes through a vertex buffer with stepMode 'instance' instead, because vertex-stage storage buffers aren't available everywhere.", false)
+	if !Supersedes(newer, older) {
+		t.Errorf("%q should replace %q", newer.Text, older.Text)
+	}
+	if m := one(t, "Settings persistence: moving to Preferences DataStore in the shared KMP module, since Android needs the same code.", true); m.Kind != KindDecision || !m.Change {
+		t.Errorf("got %s (change %v), want a change", m.Kind, m.Change)
+	}
+	if !sameTopic("settings persistence", "app settings") || sameTopic("settings persistence", "log storage") {
+		t.Error("what is persisted is the subject")
+	}
+}
