@@ -145,6 +145,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		// the code the cause opens with, not what the prompt was about.
 		return strings.ToLower(id), true
 	}
+	if sm := noneMayRe.FindStringSubmatch(strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))); sm != nil {
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "No pipeline task may run longer than …": pipeline tasks
+		}
+	}
 	if sm := backForRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
 			return s, true // "Back to SDL2 for audio after all": audio
@@ -336,7 +341,7 @@ var (
 	clauseVerbRe = regexp.MustCompile(`(?i)^(?:settled on|opted for|do|use|add|modify|alter|mutate|overwrite|activate|write|run|deploy|commit|keep|put|call|store|push|merge|edit|touch|change|log|mock|test|build|ship|release|install|import|target|pin|pinned|lock|locked|vendored|wrap|move|moved|switch|switched|replace|replaced|migrate|migrated|drop|dropped|remove|removed|rename|renamed|convert|converted|split|made|make|set up|set|kept|chose|picked|went with|go with|stick with|adopt|adopted|switching|moving|migrating|dropping|replacing|going with|send|sent|return|returned|cache|cached|serve|served|generate|generated|capped|cap|limit|limited|raised|raise|lowered|lower|increased|increase|decreased|decrease|stored|used|added|wrote|ran|upgraded|upgrade|downgraded|bumped|bump|enable|enabled|disable|disabled|turned off|turned on|stop|stopped|start|started|avoid|prefer|need|sign|signed|issue|issued|verify|host|hosted|publish|published|expire|resize|resized|render|rendered|style|styled|validate|validated|parse|parsed|encrypt|encrypted|hash|hashed|queue|queued|schedule|scheduled|index|indexed|route|routed|proxy|bundle|bundled|lint|format|formatted|rewrite|rewrote|rotate|rotated|purge|purged|delete|deleted|implement|implemented|revisit|investigate|document|documented|audit|audited|backfill|backfilled|retry|retried|batch|batched)\s+`)
 	// copulaRe: a statement whose subject opens it ("Resizing is back …",
 	// "Friday deploys are fine …", "Minimum Python is 3.12 …").
-	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./'-]*\s+){0,2}?[A-Za-z][\w./'-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|moves?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
+	copulaRe = regexp.MustCompile(`(?i)^((?:[A-Za-z][\w./'-]*\s+){0,2}?[A-Za-z][\w./'-]*)\s+(?:now\s+)?(?:(?:only|ever|always|all|still)\s+){0,2}(?:is|are|was|were|must|should|will|stays?|lives?|goes|go|runs?|sits?|belongs?|uses?|needs?|has|have|gets?|comes?|reads|returns|moves?|starts?|begins?|isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't)\b`)
 )
 
 // clauseSubject is the subject a clause names itself: what follows the
@@ -349,6 +354,7 @@ func clauseSubject(text string) (string, bool) {
 	if loc := clauseVerbRe.FindStringIndex(t); loc != nil {
 		verb := strings.ToLower(strings.TrimSpace(t[:loc[1]]))
 		rest := strings.TrimSpace(t[loc[1]:])
+		rest = strings.TrimSpace(orVerbRe.ReplaceAllString(rest, "")) // "Never UPDATE or DELETE a posted entry"
 		rest = strings.TrimSpace(toLeadRe.ReplaceAllString(rest, "")) // "Switch to on-demand initialization"
 		rest = strings.TrimSpace(detLeadRe.ReplaceAllString(rest, ""))
 		if sm := anythingUnderRe.FindStringSubmatch(rest); sm != nil {
@@ -356,7 +362,9 @@ func clauseSubject(text string) (string, bool) {
 			// subject, not the verb.
 			return strings.ToLower(strings.Trim(sm[1], ".,;:")), true
 		}
-		if s := nounPhrase(rest); s != "" {
+		if s := nounPhrase(allLeadRe.ReplaceAllString(rest, "")); s != "" {
+			// "Keep everything compatible with R2021b": what is said of
+			// everything.
 			// "Replaced the swag comments with …": what was replaced is
 			// the old choice, not what the statement is about; "went
 			// with temp files" names the choice, not what it is for.
@@ -372,6 +380,16 @@ func clauseSubject(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// allLeadRe: "everything", "anything" before what is said of it.
+var allLeadRe = regexp.MustCompile(`(?i)^(?:everything|anything|all of it|it all)\s+`)
+
+// orVerbRe: a second verb joined to the first ("update or delete …").
+var orVerbRe = regexp.MustCompile(`(?i)^(?:or|and|nor) (?:update|delete|edit|change|modify|drop|remove|rename|move|touch|rewrite|overwrite|truncate|insert|alter|push|merge|deploy|run)\s+`)
+
+// noneMayRe: a rule that no X may do something ("No pipeline task may
+// run longer than …").
+var noneMayRe = regexp.MustCompile(`(?i)^no ([a-z][\w -]{1,30}?) (?:may|can|should|must|will|shall|is allowed to|gets? to|goes|runs?)\b`)
 
 // anythingUnderRe: what a rule covers by place ("anything under
 // src/legacy", "any file in migrations/").
@@ -534,7 +552,8 @@ var labelWords = map[string]bool{"rule": true, "found": true, "note": true, "upd
 var lyNouns = map[string]bool{"family": true, "assembly": true, "supply": true, "anomaly": true, "monopoly": true, "butterfly": true}
 
 // pronouns never name a subject.
-var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "them": true, "these": true, "those": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true}
+var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "them": true, "these": true, "those": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true,
+	"nothing": true, "everything": true, "anything": true, "something": true, "nobody": true, "everyone": true, "anyone": true}
 
 // nounPhrase keeps the words of p up to the first that ends a noun
 // phrase, lowercased; "" when what is left is too general.

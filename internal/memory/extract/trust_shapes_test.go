@@ -1854,3 +1854,23 @@ func TestTheirPointBareInsteadAndProcessSubjects(t *testing.T) {
 		t.Error("what is persisted is the subject")
 	}
 }
+
+// Subjects of rules said in other shapes: "No pipeline task may …" is
+// about pipeline tasks; "nothing new ever goes into the old kv v1 mount"
+// is not about "nothing new"; "pad numbers start at 1" is about pad
+// numbers; "Keep everything compatible with R2021b" about compatibility;
+// "anything under src/legacy" keeps its place.
+func TestRuleSubjectsInOtherShapes(t *testing.T) {
+	for text, want := range map[string]string{
+		"No pipeline task may run longer than a quarter of an hour from now on.":                   "pipeline task",
+		"From now on pad numbers start at 1, never 0.":                                             "pad numbers",
+		"Keep everything compatible with R2021b, no functions newer than that.":                    "compatible",
+		"Don't touch anything under src/legacy without asking me first, it's frozen.":              "src/legacy",
+		"Rule for secrets: nothing new ever goes into the old kv v1 mount, app secrets use kv-v2.": "kv",
+	} {
+		m := one(t, text, true)
+		if !strings.Contains(m.Subject, want) {
+			t.Errorf("%q: subject %q, want one with %q", text, m.Subject, want)
+		}
+	}
+}
