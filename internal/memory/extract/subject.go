@@ -433,7 +433,10 @@ func Carries(done, decided Memory) bool {
 		return sameTopic(done.Subject, decided.Subject) || decided.Change && removalRe.MatchString(done.Text) ||
 			// "Switched the storage endpoint to R2 …" after "moving
 			// uploads to R2": the tool the change chose, put in place.
-			decided.Change && (sameToolNamed(done, decided) || overlap(withParts(done.Terms), withParts(decided.Terms), false) >= 2)
+			decided.Change && (sameToolNamed(done, decided) || overlap(withParts(done.Terms), withParts(decided.Terms), false) >= 2 ||
+				// "Switched: removed Firmware.Updater, added peridiod …":
+				// a report that opens on the change the prompt asked for.
+				doneLabelRe.MatchString(done.Text))
 	case KindConstraint:
 		// "don't import package:http in widgets" — "its fetch now goes
 		// through ApiClient.getBytes()": the rule applied, by name.
@@ -448,6 +451,10 @@ func Carries(done, decided Memory) bool {
 	}
 	return false
 }
+
+// doneLabelRe: an answer's report that opens on a change, done
+// ("Switched: …", "Replaced: …", "Moved: …").
+var doneLabelRe = regexp.MustCompile(`(?i)^(?:switched|replaced|moved|migrated|ported|swapped|converted)\s*:\s`)
 
 // Retires reports whether newer, a change, names as replaced what older
 // states: an identifier of older's, or two of its key terms, or the one

@@ -1874,3 +1874,17 @@ func TestRuleSubjectsInOtherShapes(t *testing.T) {
 		}
 	}
 }
+
+// "Switched: removed X, added Y" carries out the prompt's change of the
+// same turn; without one in the prompt it is no carrying out.
+func TestDoneLabelCarriesTheChange(t *testing.T) {
+	decided := one(t, "New plan for OTA: Peridio, they gave us a deal.", true)
+	done := one(t, "Switched: removed `Firmware.Updater`, added `peridiod` to the rootfs overlay.", false)
+	if !Carries(done, decided) {
+		t.Errorf("%q should carry out %q", done.Text, decided.Text)
+	}
+	rule := one(t, "Never log request bodies.", true)
+	if Carries(done, rule) {
+		t.Errorf("%q carries out no rule %q", done.Text, rule.Text)
+	}
+}
