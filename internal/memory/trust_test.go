@@ -19,23 +19,27 @@ import (
 
 // scenario is one line of testdata/trust/*.jsonl (see its README).
 type scenario struct {
-	ID    string   `json:"id"`
-	Class string   `json:"class"`
-	Trust []string `json:"trust"`
-	Turns []struct {
-		Person   string `json:"person"`
-		Imported bool   `json:"imported"`
-		Session  string `json:"session"`
-		Prompt   string `json:"prompt"`
-		Answer   string `json:"answer"`
-	} `json:"turns"`
-	Want []struct {
+	ID    string         `json:"id"`
+	Class string         `json:"class"`
+	Trust []string       `json:"trust"`
+	Turns []scenarioTurn `json:"turns"`
+	Want  []struct {
 		Kind    string `json:"kind"`
 		Key     string `json:"key"`
 		Speaker string `json:"speaker"`
 		Subject string `json:"subject"`
 	} `json:"want"`
 	Poison []string `json:"poison"`
+}
+
+// scenarioTurn is one prompt and Claude's final answer (see the trust
+// README's format).
+type scenarioTurn struct {
+	Person   string `json:"person"`
+	Imported bool   `json:"imported"`
+	Session  string `json:"session"`
+	Prompt   string `json:"prompt"`
+	Answer   string `json:"answer"`
 }
 
 func loadScenarios(t testing.TB, name string) []scenario {
@@ -311,13 +315,7 @@ func TestAnswerRulesAreNotes(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	var sc scenario
 	sc.ID = "answer-rule"
-	sc.Turns = append(sc.Turns, struct {
-		Person   string `json:"person"`
-		Imported bool   `json:"imported"`
-		Session  string `json:"session"`
-		Prompt   string `json:"prompt"`
-		Answer   string `json:"answer"`
-	}{Session: "s1", Prompt: "Set up the release script.",
+	sc.Turns = append(sc.Turns, scenarioTurn{Session: "s1", Prompt: "Set up the release script.",
 		Answer: "Done. The vendor's position: release builds must never strip debug symbols. I went with goreleaser over a Makefile target, because it signs the archives."})
 	var noted, decision bool
 	for _, m := range runScenario(t, store, sc) {
@@ -336,15 +334,6 @@ func TestAnswerRulesAreNotes(t *testing.T) {
 	}
 }
 
-// turnLine is one turn of a scenario, written inline.
-type turnLine = struct {
-	Person   string `json:"person"`
-	Imported bool   `json:"imported"`
-	Session  string `json:"session"`
-	Prompt   string `json:"prompt"`
-	Answer   string `json:"answer"`
-}
-
 // A choice changed twice, in the ways people write it — by Claude across
 // sessions, by the user from a rule to a switch to a standing rule, and
 // a move told with its reason after one told with "instead of" — leaves
@@ -352,7 +341,7 @@ type turnLine = struct {
 func TestChainsEndInOne(t *testing.T) {
 	store := testutil.OpenStore(t, t.TempDir())
 	t.Cleanup(func() { store.Close() })
-	chains := [][]turnLine{
+	chains := [][]scenarioTurn{
 		{{Session: "s1", Prompt: "Set up logging.", Answer: "I went with zap for logging, because it is fast and structured."},
 			{Session: "s2", Prompt: "zap's API is clunky.", Answer: "Switched logging to zerolog; zap is removed."},
 			{Session: "s3", Prompt: "Let's just use slog from the standard library, no dependency.", Answer: "Done: every logger is now slog, and zerolog is gone from go.mod."}},
@@ -386,13 +375,6 @@ func TestChainsEndInOne(t *testing.T) {
 func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
 	store := testutil.OpenStore(t, t.TempDir())
 	t.Cleanup(func() { store.Close() })
-	type turn = struct {
-		Person   string `json:"person"`
-		Imported bool   `json:"imported"`
-		Session  string `json:"session"`
-		Prompt   string `json:"prompt"`
-		Answer   string `json:"answer"`
-	}
 	offered := "Two ways to cache the catalogue:\n\n1. **In-process LRU** — no new service, but each pod warms its own.\n2. **Memcached** — shared across pods, one more thing to run.\n\nWhich do you want?"
 	for name, c := range map[string]struct {
 		offered string
@@ -404,8 +386,8 @@ func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
 	} {
 		var sc scenario
 		sc.ID = "as-you-chose-" + strings.ReplaceAll(name, " ", "-")
-		sc.Turns = append(sc.Turns, turn{Session: "s1", Prompt: "The catalogue endpoint is slow, cache it.", Answer: c.offered},
-			turn{Session: "s1", Prompt: c.pick, Answer: "The catalogue is cached in Memcached as you chose, keyed by catalogue version with a 10-minute TTL."})
+		sc.Turns = append(sc.Turns, scenarioTurn{Session: "s1", Prompt: "The catalogue endpoint is slow, cache it.", Answer: c.offered},
+			scenarioTurn{Session: "s1", Prompt: c.pick, Answer: "The catalogue is cached in Memcached as you chose, keyed by catalogue version with a 10-minute TTL."})
 		var decisions []models.Memory
 		for _, m := range runScenario(t, store, sc) {
 			if m.Kind == models.MemoryDecision && m.State == models.MemoryCurrent {
@@ -427,15 +409,8 @@ func TestAsYouChoseIsTheUsersChoice(t *testing.T) {
 func TestAsYouChoseKeepsTheUsersRule(t *testing.T) {
 	store := testutil.OpenStore(t, t.TempDir())
 	t.Cleanup(func() { store.Close() })
-	type turn = struct {
-		Person   string `json:"person"`
-		Imported bool   `json:"imported"`
-		Session  string `json:"session"`
-		Prompt   string `json:"prompt"`
-		Answer   string `json:"answer"`
-	}
-	rule := turn{Session: "s1", Prompt: "Always use pnpm in this repo, never npm.", Answer: "Understood."}
-	for name, turns := range map[string][]turn{
+	rule := scenarioTurn{Session: "s1", Prompt: "Always use pnpm in this repo, never npm.", Answer: "Understood."}
+	for name, turns := range map[string][]scenarioTurn{
 		"no options asked": {rule, {Session: "s2", Prompt: "ok", Answer: "Switched the scripts to npm as you chose, since it ships with node."}},
 		"after options": {rule,
 			{Session: "s2", Prompt: "the lockfile keeps conflicting", Answer: "**Plan A, keep pnpm** and regenerate the lockfile.\n\n**Plan B, move to npm**, which CI images ship.\n\nThoughts?"},
