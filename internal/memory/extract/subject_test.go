@@ -17,6 +17,16 @@ func one(t *testing.T, text string, prompt bool) Memory {
 	return got[0]
 }
 
+// allKind checks that each text makes exactly one memory, of kind k.
+func allKind(t *testing.T, prompt bool, k Kind, texts ...string) {
+	t.Helper()
+	for _, text := range texts {
+		if m := one(t, text, prompt); m.Kind != k {
+			t.Errorf("%q: %s, want %s", text, m.Kind, k)
+		}
+	}
+}
+
 // A decision made in session 1, an unrelated one in session 2, and in
 // session 3 the first replaced on the same subject.
 func TestSupersedesAcrossSessions(t *testing.T) {

@@ -552,16 +552,11 @@ func TestFromChoiceShapes(t *testing.T) {
 // does, not a report; a compound "X-only" names X when it is dropped; a
 // decision followed by what "goes away" is one change.
 func TestRulesFromHereAndChangesThatGoAway(t *testing.T) {
-	for _, prompt := range []string{
+	allKind(t, true, KindConstraint,
 		"One rule for the payments service: nobody merges without a second review.",
 		"Releases are cut from the release branch, full stop.",
 		"Everything builds with Java 21 from here, the CLI included.",
-	} {
-		ms := FromPrompt(prompt)
-		if len(ms) != 1 || ms[0].Kind != KindConstraint {
-			t.Errorf("FromPrompt(%q) = %+v, want one constraint", prompt, ms)
-		}
-	}
+	)
 	if ms := FromPrompt("From here, click Save and reload."); len(ms) != 0 && ms[0].Kind == KindConstraint {
 		t.Errorf("\"From here, click …\" is a direction, not a rule: %+v", ms)
 	}
@@ -858,17 +853,12 @@ func TestFromNoteQuotes(t *testing.T) {
 // Y"; a retirement that opens a change ("The sidecar is dropped too: …")
 // is a decision, not a failure's cause.
 func TestMorePromptChoices(t *testing.T) {
-	for _, p := range []string{
+	allKind(t, true, KindDecision,
 		"ok last change: the build cache is now Turborepo remote cache.",
 		"the vendor only takes CSV. so we're switching the exports to CSV, convert at the edge",
 		"legal made it a condition: the signing service is Sigstore. thats what we're on now",
 		"locking strategy for the queue: one writer goroutine, readers take snapshots.",
-	} {
-		ms := FromPrompt(p)
-		if len(ms) != 1 || ms[0].Kind != KindDecision {
-			t.Errorf("FromPrompt(%q) = %+v, want one decision", p, ms)
-		}
-	}
+	)
 	ms := FromAnswer("The cron container is dropped too: the jobs now run as Kubernetes CronJobs, because one scheduler per cluster is simpler to watch.")
 	if len(ms) != 1 || ms[0].Kind != KindDecision {
 		t.Errorf("FromAnswer = %+v, want one decision", ms)
@@ -1170,17 +1160,12 @@ func TestAskedSubjectShapes(t *testing.T) {
 // fails otherwise; a percentage bar moved replaces the old bar on what
 // both name; "responses" is "response".
 func TestRuleShapesAndMovedBars(t *testing.T) {
-	for _, p := range []string{
+	allKind(t, true, KindConstraint,
 		"House rule, put it in the docs: no raw SQL in controllers, ever.",
 		"no sleeps in tests, ever",
 		"every public function gets a doc comment, the PR is blocked otherwise",
 		"p99 latency has to stay under 200ms on checkout or CI fails",
-	} {
-		ms := FromPrompt(p)
-		if len(ms) != 1 || ms[0].Kind != KindConstraint {
-			t.Errorf("FromPrompt(%q) = %+v, want one rule", p, ms)
-		}
-	}
+	)
 	if ms := FromPrompt("House rule, put it in the docs: no raw SQL in controllers, ever."); len(ms) == 1 && !strings.Contains(ms[0].Subject, "sql") {
 		t.Errorf("subject = %q, want what the rule forbids", ms[0].Subject)
 	}
@@ -1208,17 +1193,12 @@ func TestRuleShapesAndMovedBars(t *testing.T) {
 // to what an earlier change replaced goes back on it; "instead of Opera
 // webhooks" retires what named the webhooks.
 func TestPromptReplacementsAndReturns(t *testing.T) {
-	for _, p := range []string{
+	allKind(t, true, KindDecision,
 		"replaced Jest with Vitest, because the ESM config fights us every release.",
 		"switched image hosting from Cloudinary to imgproxy — the bill doubled",
 		"Search now goes through Typesense, since Algolia dropped our plan",
 		"nightly reports: render them with WeasyPrint instead of wkhtmltopdf, since the latter is archived",
-	} {
-		ms := FromPrompt(p)
-		if len(ms) != 1 || ms[0].Kind != KindDecision {
-			t.Errorf("FromPrompt(%q) = %+v, want one decision", p, ms)
-		}
-	}
+	)
 	replaced := FromPrompt("replaced Redis sessions with signed cookies, because the cache node keeps restarting.")
 	back := FromPrompt("back to Redis for sessions after all, the cookies got too large")
 	if len(replaced) != 1 || len(back) != 1 || !reverses(back[0], replaced[0]) {
@@ -1548,14 +1528,10 @@ func TestNewPlanAndMemberCauses(t *testing.T) {
 // "which driver" asks about the driver; "TLS: aws-lc-rs." chooses a TLS
 // library.
 func TestRetiredFifthHalfShapes(t *testing.T) {
-	for _, p := range []string{
+	allKind(t, true, KindConstraint,
 		"also, nobody runs migrations against the shared staging database from their own machine",
 		"and no new npm dependencies, period.",
-	} {
-		if m := one(t, p, true); m.Kind != KindConstraint {
-			t.Errorf("%q: %s, want a rule", p, m.Kind)
-		}
-	}
+	)
 	if ms := FromPrompt("dont change anything, just tell me"); len(ms) != 0 {
 		t.Errorf("this turn's instruction made %q", kinds(ms))
 	}
@@ -1724,16 +1700,12 @@ func TestSixthBatchShapes(t *testing.T) {
 	if m := one(t, "For the tracker I went with the built-in tracking rather than a custom beacon, because it already fires the quartile and error events we need.", false); m.Kind != KindDecision {
 		t.Errorf("got %s, want a decision", m.Kind)
 	}
-	for _, p := range []string{
+	allKind(t, true, KindDecision,
 		"Analytics: we switched playback events to Mux Data, because the old tracker only covers ad playback.",
 		"Collision handling: we're writing our own tile-sweep collider now.",
 		"Scrap the JSON saves; savegames are binser again.",
 		"Where flows execute: everything on Modal from this sprint, through the push pool.",
-	} {
-		if m := one(t, p, true); m.Kind != KindDecision {
-			t.Errorf("%q: %s, want a decision", p, m.Kind)
-		}
-	}
+	)
 	if ms := FromPrompt("TestUploadResumes is flaky again, please actually fix it this time."); len(ms) != 0 {
 		t.Errorf("a report made %q", kinds(ms))
 	}
