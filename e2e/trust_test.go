@@ -115,12 +115,7 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 	if r := inForce("TOML"); len(r) != 1 || r[0].Speaker != "user" || r[0].Kind != "decision" || !strings.Contains(r[0].Subject, "config") || !strings.Contains(r[0].Text, "not YAML") {
 		t.Errorf("the two-turn choice in force: %+v", r)
 	}
-	var cache []trustMemory
-	for _, x := range ms {
-		if x.State == "current" && strings.Contains(strings.ToLower(x.Subject), "cache") {
-			cache = append(cache, x)
-		}
-	}
+	cache := inForceWhere(ms, func(x trustMemory) bool { return strings.Contains(strings.ToLower(x.Subject), "cache") })
 	if len(cache) != 1 || !strings.Contains(cache[0].Text, "Postgres") {
 		t.Errorf("the cache decision changed twice leaves %d in force: %+v", len(cache), cache)
 	}
@@ -217,12 +212,7 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	if r := inForce("Rollbar"); len(r) != 1 || r[0].Speaker != "user" {
 		t.Errorf("the new error tracker in force: %+v", r)
 	}
-	var artifacts []trustMemory
-	for _, x := range ms {
-		if x.State == "current" && strings.Contains(strings.ToLower(x.Text), "artifacts") {
-			artifacts = append(artifacts, x)
-		}
-	}
+	artifacts := inForceWhere(ms, func(x trustMemory) bool { return strings.Contains(strings.ToLower(x.Text), "artifacts") })
 	if len(artifacts) != 1 || !strings.Contains(artifacts[0].Text, "S3") {
 		t.Errorf("the artifacts decision changed twice leaves %d in force: %+v", len(artifacts), artifacts)
 	}
@@ -244,9 +234,14 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 
 // inForceWith are the memories of ms in force whose text holds part.
 func inForceWith(ms []trustMemory, part string) []trustMemory {
+	return inForceWhere(ms, func(x trustMemory) bool { return strings.Contains(x.Text, part) })
+}
+
+// inForceWhere are the memories of ms in force that keep keeps.
+func inForceWhere(ms []trustMemory, keep func(trustMemory) bool) []trustMemory {
 	var out []trustMemory
 	for _, x := range ms {
-		if x.State == "current" && strings.Contains(x.Text, part) {
+		if x.State == "current" && keep(x) {
 			out = append(out, x)
 		}
 	}
