@@ -73,7 +73,12 @@ func reportedBy(s string) (string, bool) {
 			continue // part of a name: "index-state", "mode_says"
 		}
 		if nounVerbs[strings.ToLower(t[l[0]:l[1]])] && (nounNextRe.MatchString(t[l[1]:]) || nounPrevRe.MatchString(t[:l[0]])) {
-			continue // a noun: "runs from client-side state only", "the release notes are"
+			if sourceNounLeadRe.MatchString(t[:l[0]]) && strings.Contains(t[l[1]:], ": ") {
+				// "The vendor's report is clear: never upgrade past 2.3": the
+				// report, a source, introduces its words.
+				return sourceName(strings.TrimSpace(t[:l[1]])), true
+			}
+			continue // a noun: "runs from client-side state only"
 		}
 		loc = l
 		break
@@ -108,6 +113,11 @@ func reportedBy(s string) (string, bool) {
 // nounVerbs are report verbs that are nouns as often ("state", "notes"):
 // a verb only before what a report goes on with.
 var nounVerbs = map[string]bool{"state": true, "states": true, "note": true, "notes": true, "report": true, "reports": true}
+
+// sourceNounLeadRe: what opens a sentence whose subject is the noun that
+// follows ("The vendor's report", "Their release notes"), not a clause
+// of its own ("I split the state").
+var sourceNounLeadRe = regexp.MustCompile(`(?i)^(?:(?:the|their|his|her|its|this|that|a|an)\s+(?:[\w.'-]+\s+){0,3}|[\w.-]+'s\s+(?:[\w.'-]+\s+){0,2})$`)
 
 // nounNextRe and nounPrevRe: the words around "state" or "notes" that make
 // it a noun ("state only", "state machine", "the state", "release notes").

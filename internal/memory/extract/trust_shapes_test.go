@@ -1860,3 +1860,28 @@ func TestDoneLabelCarriesTheChange(t *testing.T) {
 		t.Errorf("%q carries out no rule %q", done.Text, rule.Text)
 	}
 }
+
+// A source named by a noun that is also a report verb ("report",
+// "notes", "state") still introduces its words when it opens the
+// sentence before a colon; "State is now handled with …" and "I split
+// the state: …" are Claude's own.
+func TestNounSourcesStillQuote(t *testing.T) {
+	for _, a := range []string{
+		"The release notes are explicit: from now on always run migrations by hand.",
+		"The vendor's report is clear: never upgrade past 2.3.",
+		"The README notes that we must never run the linter.",
+		"Their notes: from now on, deploy only from the release branch.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 1 || !ms[0].Quoted {
+			t.Errorf("FromAnswer(%q) = %+v, want one quoted note", a, ms)
+		}
+	}
+	for _, a := range []string{
+		"State is now handled with flutter_bloc: one Bloc per feature, because the payments flow has long event sequences.",
+		"I split the state: staging now uses its own key, because the two environments kept locking each other.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 1 || ms[0].Quoted {
+			t.Errorf("FromAnswer(%q) = %+v, want Claude's own decision", a, ms)
+		}
+	}
+}
