@@ -493,7 +493,7 @@ var universalLeadRe = regexp.MustCompile(`(?i)^(?:every|all|each|any) [\w-]+(?: 
 
 // labelMoveRe: a labelled change ("Settings persistence: moving to …",
 // "Analytics: we switched …").
-var labelMoveRe = regexp.MustCompile(`(?i)^[\w .-]{2,50}:\s*(?:we(?:'re| are|'ve)? )?(?:moving|switching|migrating|moved|switched|migrated) `)
+var labelMoveRe = regexp.MustCompile(`(?i)^[\w .-]{2,50}:\s*(?:we(?:'re| are|'ve)? )?(?:moving|switching|migrating|moved|switched|migrated|replaced|swapped)\s(?:[^.;:]{0,50}?\s)?(?:to|onto|with|from|off)\s\S`)
 
 // putThereRe: where something goes instead, asked right after what it
 // replaces was retired ("Put artifacts in the Ceph RGW bucket …").

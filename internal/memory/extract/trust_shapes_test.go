@@ -1822,6 +1822,9 @@ func TestTheirPointBareInsteadAndProcessSubjects(t *testing.T) {
 	if m := one(t, "Settings persistence: moving to Preferences DataStore in the shared KMP module, since Android needs the same code.", true); m.Kind != KindDecision || !m.Change {
 		t.Errorf("got %s (change %v), want a change", m.Kind, m.Change)
 	}
+	if ms := FromPrompt("Status: we're moving slowly on the migration, two more days."); len(ms) != 0 {
+		t.Errorf("a status report made %q", kinds(ms))
+	}
 	if !sameTopic("settings persistence", "app settings") || sameTopic("settings persistence", "log storage") {
 		t.Error("what is persisted is the subject")
 	}
