@@ -97,9 +97,10 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		}
 	}
 	if m.Kind == KindCause {
-		if id := openingTick(m.Text); id != "" {
-			// "Root cause on our side: `cdpshot` creates every tab …":
-			// the code it opens with, quoted as code.
+		if id := openingCode(m.Text); id != "" {
+			// "`WarpstoneRenderer` calls straight into NMS …", "Root cause
+			// on our side: `cdpshot` creates every tab …": what failed is
+			// the code the cause opens with, not what the prompt was about.
 			return strings.ToLower(id), true
 		}
 	}
@@ -139,11 +140,6 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			}
 		}
 		return subjectAfterLabel(m, text[len(sm[1])+1:], label) // "Rule for this repo: never commit …"
-	}
-	if id := openingIdent(text); id != "" && m.Kind == KindCause {
-		// "`WarpstoneRenderer` calls straight into NMS …": what failed is
-		// the code the cause opens with, not what the prompt was about.
-		return strings.ToLower(id), true
 	}
 	if sm := noneMayRe.FindStringSubmatch(strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
@@ -214,33 +210,34 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	return "", false
 }
 
-// openingIdent is the code identifier a statement opens with, as its
-// grammatical subject ("MountDriver.after_flip() reads …"), "" when it
-// opens otherwise or with a tool's name ("PostgreSQL", "GitHub").
-func openingIdent(text string) string {
-	tok, _, _ := strings.Cut(text, " ")
-	tok, _, _ = strings.Cut(strings.TrimRight(tok, ",:;"), "(")
-	tok, _, _ = strings.Cut(tok, ":") // "OrderedDataStore:SetAsync", "Foo::bar"
-	if !isIdent(tok) || len(toolsIn(tok)) > 0 {
-		return ""
-	}
-	return tok
-}
-
-// openingTick is the code a statement opens with in backticks, after a
-// label if it has one ("Root cause on our side: `cdpshot` creates …"), ""
-// when it opens otherwise, with more than a name, or with a tool's name.
-func openingTick(raw string) string {
-	t := strings.TrimSpace(raw)
+// openingCode is the code a statement opens with as its grammatical
+// subject, after a label that names no subject if it has one: in
+// backticks ("Root cause on our side: `cdpshot` creates …") or an
+// identifier ("MountDriver.after_flip() reads …",
+// "OrderedDataStore:SetAsync was called …"); "" when it opens otherwise,
+// with more than a name, or with a tool's name ("PostgreSQL", "GitHub").
+func openingCode(s string) string {
+	t := strings.TrimSpace(s)
 	if loc := tickLabelRe.FindStringIndex(t); loc != nil {
 		t = t[loc[1]:]
 	}
-	if !strings.HasPrefix(t, "`") {
-		return ""
+	var code string
+	if rest, ok := strings.CutPrefix(t, "`"); ok {
+		c, _, closed := strings.Cut(rest, "`")
+		code, _, _ = strings.Cut(c, "(") // "`handle_event(\"pay\", ...)`"
+		if !closed || strings.ContainsAny(code, " \t") || !letterRe.MatchString(code) {
+			return ""
+		}
+	} else {
+		tok, _, _ := strings.Cut(t, " ")
+		tok, _, _ = strings.Cut(strings.TrimRight(tok, ",:;"), "(")
+		tok, _, _ = strings.Cut(tok, ":") // "OrderedDataStore:SetAsync", "Foo::bar"
+		if !isIdent(tok) {
+			return ""
+		}
+		code = tok
 	}
-	code, _, ok := strings.Cut(t[1:], "`")
-	code, _, _ = strings.Cut(code, "(")
-	if !ok || code == "" || len(code) > 40 || strings.ContainsAny(code, " \t") || !letterRe.MatchString(code) || len(toolsIn(code)) > 0 {
+	if code == "" || len(code) > 40 || len(toolsIn(code)) > 0 {
 		return ""
 	}
 	return code
@@ -1644,12 +1641,9 @@ func OwnCauseSubject(m Memory) bool {
 	if causeOfRe.MatchString(t) || failureLabelRe.MatchString(t) || comeFromRe.MatchString(t) {
 		return true
 	}
-	if m.Subject != "" && strings.EqualFold(openingTick(m.Text), m.Subject) {
-		return true // "Root cause on our side: `cdpshot` creates …"
-	}
-	if _, after, ok := strings.Cut(t, ": "); ok && m.Subject != "" && strings.EqualFold(openingIdent(strings.TrimSpace(after)), m.Subject) ||
-		m.Subject != "" && strings.EqualFold(openingIdent(t), m.Subject) {
-		return true // "Root cause: OrderedDataStore:SetAsync was called …"
+	_, after, _ := strings.Cut(t, ": ")
+	if m.Subject != "" && (strings.EqualFold(openingCode(m.Text), m.Subject) || strings.EqualFold(openingCode(after), m.Subject)) {
+		return true // "Root cause on our side: `cdpshot` creates …", "Root cause: OrderedDataStore:SetAsync was called …"
 	}
 	return m.Subject != "" && (slices.ContainsFunc(m.Idents, func(id string) bool {
 		// The identifier, or what its member hangs from ("OrderedDataStore:SetAsync").

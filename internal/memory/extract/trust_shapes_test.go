@@ -1385,7 +1385,7 @@ func TestCauseOpensWithItsCode(t *testing.T) {
 			t.Errorf("%q: %s about %q, want a cause about %q", text, m.Kind, m.Subject, want)
 		}
 	}
-	if openingIdent("PostgreSQL drops the connection when the pool is idle") != "" || openingIdent("The cache was cold") != "" {
+	if openingCode("PostgreSQL drops the connection when the pool is idle") != "" || openingCode("The cache was cold") != "" {
 		t.Error("a tool's name or a word is no identifier a cause opens with")
 	}
 }
@@ -1559,10 +1559,10 @@ func TestCauseOpensWithQuotedCode(t *testing.T) {
 	if m.Kind != KindCause || m.Subject != "cdpshot" || !OwnCauseSubject(m) {
 		t.Errorf("got %s about %q (own %v), want a cause about cdpshot, its own", m.Kind, m.Subject, OwnCauseSubject(m))
 	}
-	if got := openingTick("The culprit was the stack: `SWI2_IRQHandler` formats floats with %f."); got != "" {
+	if got := openingCode("The culprit was the stack: `SWI2_IRQHandler` formats floats with %f."); got != "" {
 		t.Errorf("a label that names its subject keeps it, got %q", got)
 	}
-	if got := openingTick("`postgres` ran out of connections"); got != "" {
+	if got := openingCode("`postgres` ran out of connections"); got != "" {
 		t.Errorf("a tool's name is no code subject, got %q", got)
 	}
 }
@@ -1581,7 +1581,7 @@ func TestMaterialIsNoTopic(t *testing.T) {
 			t.Errorf("PromptTopic(%q) = %q", p, got)
 		}
 	}
-	if got := openingTick("Turns out `handle_event(\"pay\", ...)` runs twice when the socket reconnects."); got != "handle_event" {
+	if got := openingCode("Turns out `handle_event(\"pay\", ...)` runs twice when the socket reconnects."); got != "handle_event" {
 		t.Errorf("openingTick = %q, want handle_event", got)
 	}
 }
