@@ -777,20 +777,28 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 }
 
 // userWhichRe: a prompt's "Which X?", or "how should … get X?".
-var userWhichRe = regexp.MustCompile(`(?i)(?:^|[.!?]\s+|,\s*)which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?)\s*\?|\bhow (?:should|do|can|will|would) (?:the |our |my )?(?:[\w.-]+ ){1,5}?(?:get|receive|pick up|install|apply) ([a-z][\w -]{2,40}?)(?: in the| in| on| from| over| at)?(?: the field| production| prod)?\s*\?`)
+var (
+	// bareWhichRe: a sentence that only asks which X ("Which generator?",
+	// "which driver").
+	bareWhichRe = regexp.MustCompile(`(?i)^which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?)\s*\??$`)
+	// howGetRe: "how should … get X?".
+	howGetRe = regexp.MustCompile(`(?i)\bhow (?:should|do|can|will|would) (?:the |our |my )?(?:[\w.-]+ ){1,5}?(?:get|receive|pick up|install|apply) ([a-z][\w -]{2,40}?)(?: in the| in| on| from| over| at)?(?: the field| production| prod)?\s*\?`)
+)
 
-// userAskedWhich is what a prompt asked Claude to choose, "" when it did
-// not ask by name.
+// userAskedWhich is what a prompt asked Claude to choose by name ("…
+// Which generator?", "how should the nodes get firmware updates?"), ""
+// when it did not.
 func userAskedWhich(prompt string) string {
-	m := userWhichRe.FindStringSubmatch(strings.Join(strings.Fields(prompt), " "))
-	if m == nil {
-		return ""
+	for _, s := range promptSentences(strings.Join(strings.Fields(prompt), " ")) {
+		for _, re := range []*regexp.Regexp{bareWhichRe, howGetRe} {
+			if m := re.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+				if w := strings.ToLower(m[1]); !genericHeads[head(w)] && !choiceNouns[w] && !pronouns[w] {
+					return nounPhrase(w)
+				}
+			}
+		}
 	}
-	w := strings.ToLower(strings.TrimSpace(m[1] + m[2]))
-	if genericHeads[head(w)] || choiceNouns[w] || pronouns[w] {
-		return ""
-	}
-	return nounPhrase(w)
+	return ""
 }
 
 // takeAdviceRe: a pick of what Claude recommended.
@@ -939,6 +947,11 @@ func askedSubject(prompt string) string {
 		}
 		// "Where should the CLI keep its config?": what the question ends
 		// on is what it asks about, not who does it.
+		if m := bareWhichRe.FindStringSubmatch(t); m != nil {
+			if n := nounPhrase(m[1]); n != "" {
+				return n // "… need to move it to a queue. which driver"
+			}
+		}
 		if m := askedObjectRe.FindStringSubmatch(t); m != nil {
 			if n := nounPhrase(strings.Join(m[1:], "")); n != "" {
 				return n
@@ -983,7 +996,7 @@ func askedSubject(prompt string) string {
 // storage that scales", "We need a queue for …").
 var needLeadRe = regexp.MustCompile(`(?i)^(?:(?:we |i )?(?:really |still |now )?(?:need|want|would like)|(?:we|i)'d (?:really )?like) (?:a |an |some |the |to pick (?:a |an )?|to (?:add|have|get|set up) (?:a |an |some |the )?)?`)
 
-var askedObjectRe = regexp.MustCompile(`(?i)^which ([\w-]{2,30}(?: [\w-]{2,30})?)\s*\??$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you|the|our|this|my|its)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
+var askedObjectRe = regexp.MustCompile(`(?i)^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:we|i|you)\s+\w+\s+([\w -]{2,40}?)\s*\?$|^(?:where|how)\s+(?:should|do|does|can|could|will|would|shall)\s+(?:the |our |this )?[\w -]{1,30}?\s+(?:store|keep|put|save|persist|cache|host|run|deploy|send|log|queue|schedule)\s+(?:its |their |the |our )?([\w -]{2,40}?)\s*\??$|^(?:which|what)\s+([\w-]{2,30}(?: [\w-]{2,30})?)\s+(?:do|does|should|will|shall|can|could|would)\s+(?:we|i|you|the|our|this|my|its)\b|^(?:where|how|what|which)\b.*\s(?:its|the|our|their)\s+([\w -]{2,40}?)\s*\?$`)
 
 func capitalize1(s string) string {
 	if s == "" {
