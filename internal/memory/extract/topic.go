@@ -38,7 +38,9 @@ func init() {
 	instead rather because since so and or but not no never always lives gets get got becomes became needs need
 	does do did isn't aren't wasn't doesn't don't didn't won't can't shouldn't mustn't
 	without unless until before after when if than per via across over under about like between through during returns
-	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway as`) {
+	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway as
+	made makes said says rely relies requires fails broke breaks took takes gave gives shows knows knew thinks thought seems became
+	brought wrote writes threw throws lets means meant wants tries expects includes allows happens depends registers pulls refuses sends emits`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs
@@ -134,9 +136,16 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		}
 		return subjectAfterLabel(m, after, label)
 	case sm != nil && len(strings.Fields(sm[1])) <= 4 && !(actLabelRe.MatchString(sm[1]) && len(strings.Fields(sm[1])) > 2):
-		if s := nounPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
+		if s := labelPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
 				return s, !genericHeads[head(s)]
+			}
+		}
+		if alwaysRe.MatchString(sm[1]) {
+			// "Always keep shadow DOM: don't override …": the label is
+			// the rule, and names what it keeps.
+			if s, strong := clauseSubject(sm[1]); strong && !genericHeads[head(s)] {
+				return s, true
 			}
 		}
 		return subjectAfterLabel(m, text[len(sm[1])+1:], label) // "Rule for this repo: never commit …"
@@ -171,6 +180,22 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		// before the category of where it went.
 		return s, true
 	}
+	if sm := everyRe.FindStringSubmatch(strings.TrimSpace(leadWordsRe.ReplaceAllString(text, ""))); sm != nil {
+		// "Every Eloquent model lists $fillable explicitly": Eloquent
+		// models; "every endpoint returns a Pydantic response model": what
+		// every endpoint does, when endpoints are too general.
+		if s := nounPhrase(sm[1]); s != "" && (!genericHeads[head(s)] || !stopwords[strings.Fields(s)[0]] && len(strings.Fields(s)) > 1) {
+			return s, true
+		}
+		if s := nounPhrase(sm[3]); strings.HasSuffix(sm[2], "s") && s != "" && !genericHeads[head(s)] && !pronouns[strings.Fields(s)[0]] {
+			return s, true
+		}
+	}
+	if sm := keptInRe.FindStringSubmatch(text); sm != nil {
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] && len(toolsIn(s)) == 0 {
+			return s, true // "I kept search in Postgres …": search, not the database
+		}
+	}
 	if c := firstClauseCategory(text); c != "" {
 		return c, true
 	}
@@ -194,8 +219,8 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if c := categoryIn(text); c != "" {
 		return c, true
 	}
-	if len(m.Idents) > 0 && (general == "" || len(strings.Fields(general)) == 1 || strings.Contains(general, "cause")) {
-		return strings.ToLower(m.Idents[0]), false
+	if id := firstName(m.Idents); id != "" && (general == "" || len(strings.Fields(general)) == 1 || strings.Contains(general, "cause")) {
+		return strings.ToLower(id), false
 	}
 	if general != "" {
 		if cs := copulaSubject(text); cs != "" && !genericHeads[head(cs)] && genericHeads[head(general)] {
@@ -209,6 +234,23 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	_ = label
 	return "", false
 }
+
+// firstName is the first of idents that names code, not a commit
+// ("e41c9a2") or a number.
+func firstName(idents []string) string {
+	for _, id := range idents {
+		if !isHash(id) {
+			return id
+		}
+	}
+	return ""
+}
+
+// isHash reports whether w is a commit's hash, short or full.
+func isHash(w string) bool { return hashRe.MatchString(w) && strings.ContainsAny(w, "0123456789") }
+
+// hashRe: hex as long as a commit's hash.
+var hashRe = regexp.MustCompile(`^(?:[0-9a-f]{7,40})$`)
 
 // openingCode is the code a statement opens with as its grammatical
 // subject, after a label that names no subject if it has one: in
@@ -282,6 +324,9 @@ func subjectAfterLabel(m Memory, after, label string) (string, bool) {
 	}
 	return "", false
 }
+
+// alwaysRe: a label that is itself a rule ("Always keep shadow DOM:").
+var alwaysRe = regexp.MustCompile(`(?i)^(?:always|never|don'?t|do not)\s`)
 
 // noLeadRe: a rule that opens by forbidding what it is about.
 var noLeadRe = regexp.MustCompile(`(?i)^no (?:more |new |further )?`)
@@ -391,6 +436,14 @@ var noneMayRe = regexp.MustCompile(`(?i)^no ([a-z][\w -]{1,30}?) (?:may|can|shou
 // anythingUnderRe: what a rule covers by place ("anything under
 // src/legacy", "any file in migrations/").
 var anythingUnderRe = regexp.MustCompile(`(?i)^(?:anything|everything|nothing|any (?:files?|code)|files?|code) (?:under|in|inside|within|below) (?:the )?([\w./-]*[/.][\w./-]*|[\w-]+ (?:folder|directory|dir|package|module))`)
+
+// everyRe: a rule for every thing of a kind ("every Eloquent model
+// lists …", "each handler returns …"): the kind, the verb, what follows.
+var everyRe = regexp.MustCompile(`(?i)^(?:every|each|all|any) ((?:[a-z][\w-]* ){0,2}?[a-z][\w-]*) ([a-z]+s|must|should|has to|have to|needs to|need to) (?:(?:only|always|never|explicitly|also) )?(.+)`)
+
+// keptInRe: a thing kept or left where it was ("I kept search in
+// Postgres", "We leave sessions in Redis"): the thing is the subject.
+var keptInRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:kept|keep|left|leave|are keeping|'re keeping) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:in|on|inside) `)
 
 // moveLeadRe: a statement that opens with a move of something.
 var moveLeadRe = regexp.MustCompile(`(?i)^(?:i |we )?(?:moved|migrated|ported)\s`)
@@ -552,6 +605,25 @@ var lyNouns = map[string]bool{"family": true, "assembly": true, "supply": true, 
 var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "them": true, "these": true, "those": true, "we": true, "i": true, "you": true, "there": true, "which": true, "what": true, "here": true,
 	"nothing": true, "everything": true, "anything": true, "something": true, "nobody": true, "everyone": true, "anyone": true}
 
+// labelPhrase is the noun phrase a label is: its last three words when
+// it is all one phrase ("Lowest supported API level" → "supported api
+// level": a participle in a label is an adjective), else nounPhrase.
+func labelPhrase(l string) string {
+	f := strings.Fields(strings.ToLower(detLeadRe.ReplaceAllString(l, "")))
+	for _, w := range f {
+		if phraseStop[w] || pronouns[w] || !letterRe.MatchString(w) || strings.ContainsAny(w, "()—") {
+			return nounPhrase(l)
+		}
+	}
+	if len(f) > 3 {
+		f = f[len(f)-3:]
+	}
+	if len(f) == 0 || len(f) == 1 && (genericHeads[f[0]] || stopwords[f[0]]) {
+		return ""
+	}
+	return strings.Join(f, " ")
+}
+
 // nounPhrase keeps the words of p up to the first that ends a noun
 // phrase, lowercased; "" when what is left is too general.
 func nounPhrase(p string) string {
@@ -573,8 +645,8 @@ func nounPhrase(p string) string {
 			kept = append(kept, w) // "the live Stripe key": an adjective here
 			continue
 		}
-		if w == "" || phraseStop[w] || pronouns[w] {
-			break
+		if w == "" || phraseStop[w] || pronouns[w] || isHash(w) {
+			break // "Commit e41c9a2 added …": a hash names no subject
 		}
 		if len(kept) > 0 && len(w) >= 4 && strings.HasSuffix(w, "ed") && !edNouns[w] {
 			break // "the MLflow box died twice": a verb ends the phrase

@@ -1888,3 +1888,47 @@ func TestNounSourcesStillQuote(t *testing.T) {
 		}
 	}
 }
+
+// subjectIs checks the subject read from each prompt (prompt) or answer.
+func subjectIs(t *testing.T, prompt bool, cases map[string]string) {
+	t.Helper()
+	for text, want := range cases {
+		if m := one(t, text, prompt); m.Subject != want {
+			t.Errorf("%q: subject %q, want %q", text, m.Subject, want)
+		}
+	}
+}
+
+// A rule for every thing of a kind is about that kind, or about what
+// every one of them does when the kind is too general.
+func TestEverySubject(t *testing.T) {
+	subjectIs(t, true, map[string]string{
+		"From now on every Django view declares its permission classes.": "django view",
+		"Going forward, each handler returns a typed problem document.":  "typed problem document",
+		"Every Terraform module must pin its provider versions, always.": "terraform module",
+	})
+}
+
+// A label that is itself a rule names its subject; a participle inside a
+// label is an adjective; a commit's hash names no subject.
+func TestLabelSubjects(t *testing.T) {
+	subjectIs(t, true, map[string]string{"Never mock the clock: tests that sleep are flaky anyway.": "clock"})
+	if s := subjectOf(Memory{Kind: KindConstraint, Text: "Minimum supported Node version: 20."}, ""); s != "supported node version" {
+		t.Errorf("subject %q, want %q", s, "supported node version")
+	}
+	if m := one(t, "Root cause: commit 3fa9c21d changed the retry loop so it never backs off.", false); isHash(m.Subject) {
+		t.Errorf("subject %q is a commit's hash", m.Subject)
+	}
+}
+
+// What is kept where it was is the subject, not the category of where
+// ("kept search in Postgres" is about search, not the database); a verb
+// ends a noun phrase ("the broad collab made it …").
+func TestKeptInSubject(t *testing.T) {
+	subjectIs(t, false, map[string]string{
+		"I kept sessions in Redis rather than moving them to Postgres, because the TTLs are already tuned there.": "sessions",
+	})
+	if s := nounPhrase("partner lab made it a condition"); s != "partner lab" {
+		t.Errorf("nounPhrase: %q, want %q", s, "partner lab")
+	}
+}
