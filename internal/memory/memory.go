@@ -294,6 +294,7 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 			}
 		}
 	}
+	b.replaceLast(t, older, same)
 	// A todo is done when the turn's answer says so in the voice of the
 	// project (Claude, a trusted teammate's Claude), never in a quote.
 	if t.Answer != "" && (t.Person == "" || t.Trusted) {
@@ -309,6 +310,45 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 		b.by = models.SpeakerTeammate + ":" + t.Person
 	}
 	return b, nil
+}
+
+// replaceLast lets the turn's change of design replace what the
+// conversation points at without naming its subject: the last change
+// when it says it changes again ("Switched again: Odoo Online" after
+// "moving the instance to our own Docker host"), and a decision whose
+// thing the turn's answer took out ("… and removed our RAF tracking
+// calls" after "I went with RAF's built-in tracking").
+func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memory) bool) {
+	var removed []string
+	if t.Person == "" || t.Trusted {
+		removed = extract.Removed(extract.Unquoted(t.Answer))
+	}
+	for i := range b.New {
+		m := &b.New[i]
+		if !m.Change || m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
+			continue
+		}
+		may := func(o models.Memory) bool {
+			return !same(o) && o.Kind == models.MemoryDecision && MayReplace(*m, o) && !slices.Contains(b.supersedes[i], o.ID)
+		}
+		if extract.SaysAgain(m.Text) {
+			var last *models.Memory
+			for j := range older {
+				if o := &older[j]; o.Change && may(*o) && (last == nil || o.CreatedAt.After(last.CreatedAt)) {
+					last = o
+				}
+			}
+			if last != nil {
+				b.supersedes[i] = append(b.supersedes[i], last.ID)
+			}
+		}
+		for _, o := range older {
+			if len(removed) > 0 && may(o) && slices.ContainsFunc(removed, func(w string) bool { return slices.Contains(o.Terms, w) }) {
+				b.supersedes[i] = append(b.supersedes[i], o.ID)
+			}
+		}
+		removed = nil // the first change of the turn is the one that took it out
+	}
 }
 
 // fromAnswer reports whether a memory was read from Claude's answer (by

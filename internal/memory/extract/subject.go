@@ -717,3 +717,35 @@ func otherVersion(a, b string) bool {
 	}
 	return true
 }
+
+// SaysAgain reports whether a change says it changes the last change
+// ("Switched again: …", "we moved the cache again").
+func SaysAgain(text string) bool { return againRe.MatchString(text) }
+
+// removedRe: what an answer took out ("removed our RAF tracking calls",
+// "deleted the LRS container"); removedPassiveRe: what is gone, said
+// of it ("The old workers are stopped").
+var (
+	removedRe        = regexp.MustCompile(`(?i)\b(?:removed|dropped|deleted|uninstalled|ripped out|tore down|took out|decommissioned)\s+(?:all\s+)?((?:the|our|its|their|every|each)\s+)?([\w.-]+(?:\s+[\w.-]+){0,3})`)
+	removedPassiveRe = regexp.MustCompile(`(?i)\b((?:[\w.-]+\s+){0,2}[\w.-]+)\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:removed|deleted|stopped|gone|uninstalled|decommissioned|torn down)\b`)
+)
+
+// Removed is the key terms of what text says was taken out: the
+// things an answer removed, deleted or stopped.
+func Removed(text string) []string {
+	var out []string
+	add := func(np string) {
+		for _, w := range terms(nounPhrase(np)) {
+			if !genericHeads[w] && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	for _, m := range removedRe.FindAllStringSubmatch(text, 8) {
+		add(m[2])
+	}
+	for _, m := range removedPassiveRe.FindAllStringSubmatch(text, 8) {
+		add(m[1])
+	}
+	return out
+}

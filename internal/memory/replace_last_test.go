@@ -1,0 +1,93 @@
+package memory_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mneme-dev/mneme/internal/memory"
+	"github.com/mneme-dev/mneme/internal/testutil"
+	"github.com/mneme-dev/mneme/models"
+)
+
+// inForce is the text of each memory of project in force.
+func inForce(t *testing.T, store *models.Store, project string) []string {
+	t.Helper()
+	ms, err := store.Memories(context.Background(), models.MemoryFilter{Project: project, States: []string{models.MemoryCurrent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// turns runs each prompt and answer as the next turn of one session.
+func turns(t *testing.T, store *models.Store, project string, pa ...string) {
+	t.Helper()
+	var sid int64
+	err := store.Writer.Do(context.Background(), func(tx *models.Tx) error {
+		s, err := tx.EnsureSession(&models.Session{ClaudeSessionID: project, Project: project, Cwd: t.TempDir(), StartedAt: time.Now()})
+		sid = s.ID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	prev := ""
+	for i := 0; i+1 < len(pa); i += 2 {
+		prepareWrite(t, store, memory.Turn{Project: project, SessionID: sid, PromptNumber: i/2 + 1, At: at.Add(time.Duration(i) * time.Minute),
+			Prompts: []string{pa[i]}, Answer: pa[i+1], PrevAnswer: prev})
+		prev = pa[i+1]
+	}
+}
+
+func hasText(texts []string, key string) bool {
+	for _, s := range texts {
+		if strings.Contains(s, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// A change that says it changes again replaces the last change, though
+// it names nothing of it; a change whose answer takes out the thing an
+// earlier decision chose replaces that decision. Neither reaches a
+// decision the turn did not touch.
+func TestTheTurnPointsAtWhatItReplaces(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "shop",
+		"Where should product images be served from?",
+		"I went with Cloudinary for product images rather than serving them from the app, since it resizes on the fly.",
+		"Cloudinary's bill is too high. We're moving product images to an S3 bucket behind CloudFront.",
+		"Moved: the upload handler writes to `s3://shop-media` and the templates point at the CloudFront domain.",
+		"Changed again: Bunny CDN with its own storage zone from next week, it is a third of the price.",
+		"Pointed the upload handler at the Bunny storage zone and updated the template helper.",
+	)
+	got := inForce(t, store, "shop")
+	if hasText(got, "S3 bucket") || hasText(got, "Cloudinary for product images") {
+		t.Errorf("in force after a change said to be again: %q", got)
+	}
+	if !hasText(got, "Bunny CDN") {
+		t.Errorf("the last change is not in force: %q", got)
+	}
+
+	turns(t, store, "metrics",
+		"Add request metrics to the API.",
+		"For the metrics I went with StatsD counters through the Datadog agent rather than a Prometheus endpoint, because the hosts already run the agent.\n\nWe settled on pino for the request logs.",
+		"We're switching request metrics to OpenTelemetry, exported over OTLP to the collector.",
+		"Wired the OpenTelemetry meter into the middleware and removed our StatsD counters from the handlers.",
+	)
+	got = inForce(t, store, "metrics")
+	if hasText(got, "StatsD counters through") {
+		t.Errorf("a decision whose thing the answer took out is in force: %q", got)
+	}
+	if !hasText(got, "OpenTelemetry") || !hasText(got, "pino") {
+		t.Errorf("want the change and the untouched logging decision in force: %q", got)
+	}
+}
