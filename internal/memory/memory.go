@@ -319,19 +319,22 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 // thing the turn's answer took out ("… and removed our RAF tracking
 // calls" after "I went with RAF's built-in tracking").
 func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memory) bool) {
-	var removed []string
+	var removed, faulted []string
 	if t.Person == "" || t.Trusted {
 		removed = extract.Removed(extract.Unquoted(t.Answer))
 	}
+	for _, p := range t.Prompts {
+		faulted = append(faulted, extract.Faulted(p)...)
+	}
 	for i := range b.New {
 		m := &b.New[i]
-		if !m.Change || m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
+		if m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
 			continue
 		}
 		may := func(o models.Memory) bool {
 			return !same(o) && o.Kind == models.MemoryDecision && MayReplace(*m, o) && !slices.Contains(b.supersedes[i], o.ID)
 		}
-		if extract.SaysAgain(m.Text) {
+		if m.Change && extract.SaysAgain(m.Text) {
 			var last *models.Memory
 			for j := range older {
 				if o := &older[j]; o.Change && may(*o) && (last == nil || o.CreatedAt.After(last.CreatedAt)) {
@@ -343,11 +346,18 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 			}
 		}
 		for _, o := range older {
-			if len(removed) > 0 && may(o) && slices.ContainsFunc(removed, func(w string) bool { return slices.Contains(o.Terms, w) }) {
+			if m.Change && len(removed) > 0 && may(o) && slices.ContainsFunc(removed, func(w string) bool { return slices.Contains(o.Terms, w) }) {
+				b.supersedes[i] = append(b.supersedes[i], o.ID)
+				continue
+			}
+			if len(faulted) > 0 && may(o) && slices.ContainsFunc(faulted, func(w string) bool { return extract.Names(ExtractForm(o), w) && !extract.Names(ExtractForm(*m), w) }) {
+				// "Testers hate dragging to rotate" — "standardised on
+				// MagnifyGesture and RotateGesture3D": the user found fault
+				// with the choice the new one takes the place of.
 				b.supersedes[i] = append(b.supersedes[i], o.ID)
 			}
 		}
-		removed = nil // the first change of the turn is the one that took it out
+		removed, faulted = nil, nil // the first change of the turn is the one that took it out
 	}
 }
 

@@ -91,3 +91,31 @@ func TestTheTurnPointsAtWhatItReplaces(t *testing.T) {
 		t.Errorf("want the change and the untouched logging decision in force: %q", got)
 	}
 }
+
+// A prompt that finds fault with the choice in place, and the decision
+// the turn makes, replace it, though the new one names neither the old
+// choice nor its subject; a prompt that only mentions it replaces
+// nothing.
+func TestAFaultFoundReplacesTheChoice(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "editor",
+		"The canvas needs undo.",
+		"I went with a CommandStack of inverse operations for undo, since snapshots of the whole document would be 40 MB each.",
+		"Writers hate that the CommandStack forgets everything after a reload.",
+		"I went with an append-only IndexedDB journal of edits that replays on load, because it survives a reload and costs a few bytes per edit.",
+	)
+	got := inForce(t, store, "editor")
+	if hasText(got, "CommandStack") {
+		t.Errorf("the choice found fault with is in force: %q", got)
+	}
+	turns(t, store, "feeds",
+		"Fetch the feeds on a schedule.",
+		"I went with a cron job in the worker for fetching feeds, because the worker already runs every minute.",
+		"Now add retries to the cron job when a feed times out.",
+		"I went with exponential backoff and jitter for the retries rather than a fixed delay, because most feed hosts recover within a minute.",
+	)
+	got = inForce(t, store, "feeds")
+	if !hasText(got, "cron job in the worker") || !hasText(got, "exponential backoff") {
+		t.Errorf("a mention that finds no fault replaced the choice: %q", got)
+	}
+}

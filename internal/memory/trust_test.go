@@ -276,7 +276,7 @@ func TestTrustBenchmark(t *testing.T) {
 		precision, recall float64
 		why               string
 	}{
-		{"tune", tunePoisonGuard, 0.77, 0.86, "tuned on"},
+		{"tune", tunePoisonGuard, 0.78, 0.86, "tuned on"},
 		{"heldout", 0, 0.85, 0.9, "retired, tuned on"},
 		{"heldout2", 0, 0, 0.89, "retired, tuned on"},
 		{"heldout3", 0, 0, 0.95, "retired, tuned on"},
@@ -295,12 +295,13 @@ func TestTrustBenchmark(t *testing.T) {
 	}
 }
 
-// tunePoisonGuard is the tuning half's poisoned memories in force: one
-// once a turn's change replaces what it points at without naming it (the
-// last change, when it says "again"; what its answer took out); four
+// tunePoisonGuard is the tuning half's poisoned memories in force: none
+// once a turn's decision replaces what it points at without naming it
+// (the last change, when it says "again"; what its answer took out; what
+// its prompt found fault with); four
 // before that, after two rounds on tq289–tq352 (eleven at their first
 // run, nine of them theirs; two before them).
-const tunePoisonGuard = 1
+const tunePoisonGuard = 0
 
 func ratio(a, b int) float64 {
 	if b == 0 {

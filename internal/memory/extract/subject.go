@@ -749,3 +749,76 @@ func Removed(text string) []string {
 	}
 	return out
 }
+
+// complaintRe: a sentence of a prompt that finds fault with something in
+// place ("Testers hate dragging to rotate", "Matter's overhead killed
+// frame rates", "sidecars are doubling pod memory, this isn't working").
+var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing)|unusable)\b`)
+
+// Faulted is the key terms a prompt finds fault with: the words of its
+// sentences that complain of something in place, and the stems of their
+// "-ing" forms ("dragging" → "drag").
+func Faulted(prompt string) []string {
+	var out []string
+	for _, s := range splitSentences(cleanInline(prompt), false) {
+		if !complaintRe.MatchString(s) {
+			continue
+		}
+		for _, w := range terms(s) {
+			if genericHeads[w] {
+				continue
+			}
+			if b, ok := strings.CutSuffix(w, "ing"); ok && len(b) >= 4 {
+				if n := len(b); b[n-1] == b[n-2] {
+					b = b[:n-1] // "dragging" → "drag"
+				}
+				w = b
+			}
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// Names reports whether m names term: among its key terms, or a part of
+// one of its identifiers ("DragGesture" names "drag").
+func Names(m Memory, term string) bool {
+	if slices.Contains(m.Terms, term) {
+		return true
+	}
+	for _, id := range m.Idents {
+		for _, p := range identParts(id) {
+			if p == term {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// identParts are the lowercased words of an identifier ("DragGesture" →
+// "drag", "gesture"; "rx_buf" → "rx", "buf").
+func identParts(id string) []string {
+	var out []string
+	start := 0
+	flush := func(i int) {
+		if i > start {
+			out = append(out, strings.ToLower(id[start:i]))
+		}
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'):
+			flush(i)
+			start = i + 1
+		case i > start && c >= 'A' && c <= 'Z' && id[i-1] >= 'a' && id[i-1] <= 'z':
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(id))
+	return out
+}
