@@ -40,7 +40,8 @@ func init() {
 	without unless until before after when if than per via across over under about like between through during returns
 	within against except behind next today tomorrow yesterday soon later here there either too anymore anyway as
 	made makes said says rely relies requires fails broke breaks took takes gave gives shows knows knew thinks thought seems became
-	brought wrote writes threw throws lets means meant wants tries expects includes allows happens depends registers pulls refuses sends emits`) {
+	brought wrote writes threw throws lets means meant wants tries expects includes allows happens depends registers pulls refuses sends emits
+	found saw told`) {
 		phraseStop[w] = true
 	}
 	for _, w := range strings.Fields(`test tests file files code function functions thing things way ways issue issues bug bugs

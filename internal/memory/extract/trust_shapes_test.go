@@ -1928,7 +1928,9 @@ func TestKeptInSubject(t *testing.T) {
 	subjectIs(t, false, map[string]string{
 		"I kept sessions in Redis rather than moving them to Postgres, because the TTLs are already tuned there.": "sessions",
 	})
-	if s := nounPhrase("partner lab made it a condition"); s != "partner lab" {
-		t.Errorf("nounPhrase: %q, want %q", s, "partner lab")
+	for p, want := range map[string]string{"partner lab made it a condition": "partner lab", "the platform team found a leak": "platform team"} {
+		if s := nounPhrase(p); s != want {
+			t.Errorf("nounPhrase(%q) = %q, want %q", p, s, want)
+		}
 	}
 }
