@@ -331,17 +331,32 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 		if m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
 			continue
 		}
-		may := func(o models.Memory) bool {
-			return !same(o) && o.Kind == models.MemoryDecision && MayReplace(*m, o) && !slices.Contains(b.supersedes[i], o.ID)
+		replaceable := func(o models.Memory) bool {
+			return !same(o) && o.Kind == models.MemoryDecision && MayReplace(*m, o)
 		}
+		may := func(o models.Memory) bool { return replaceable(o) && !slices.Contains(b.supersedes[i], o.ID) }
 		if m.Change && extract.SaysAgain(m.Text) {
-			var last *models.Memory
+			// The last change in force — of those that share a word with
+			// m, if any do — whether or not m replaces it on its own
+			// already: never one before it.
+			var last, lastNamed *models.Memory
 			for j := range older {
-				if o := &older[j]; o.Change && may(*o) && (last == nil || o.CreatedAt.After(last.CreatedAt)) {
+				o := &older[j]
+				if !o.Change || !replaceable(*o) {
+					continue
+				}
+				if last == nil || o.CreatedAt.After(last.CreatedAt) {
 					last = o
 				}
+				if slices.ContainsFunc(o.Terms, func(w string) bool { return slices.Contains(m.Terms, w) }) &&
+					(lastNamed == nil || o.CreatedAt.After(lastNamed.CreatedAt)) {
+					lastNamed = o
+				}
 			}
-			if last != nil {
+			if lastNamed != nil {
+				last = lastNamed
+			}
+			if last != nil && may(*last) {
 				b.supersedes[i] = append(b.supersedes[i], last.ID)
 			}
 		}
