@@ -326,6 +326,7 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 	for _, p := range t.Prompts {
 		faulted = append(faulted, extract.Faulted(p)...)
 	}
+	turnText := strings.Join(append(slices.Clone(t.Prompts), extract.Unquoted(t.Answer)), "\n")
 	for i := range b.New {
 		m := &b.New[i]
 		if m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
@@ -373,6 +374,21 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 			}
 		}
 		removed, faulted = nil, nil // the first change of the turn is the one that took it out
+		if m.Change && m.SessionID != 0 {
+			// "the CI box is full every week" — "Moved the build artifacts
+			// to the shared NFS volume": a change in the turn right after
+			// the one that made a single decision, in a turn that speaks
+			// of that decision, replaces it.
+			var prev []models.Memory
+			for _, o := range older {
+				if o.SessionID == m.SessionID && o.PromptNumber == m.PromptNumber-1 && o.Kind == models.MemoryDecision && !same(o) {
+					prev = append(prev, o)
+				}
+			}
+			if len(prev) == 1 && may(prev[0]) && extract.SpeaksOf(turnText, ExtractForm(prev[0])) {
+				b.supersedes[i] = append(b.supersedes[i], prev[0].ID)
+			}
+		}
 	}
 }
 

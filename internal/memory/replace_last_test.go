@@ -121,3 +121,29 @@ func TestAFaultFoundReplacesTheChoice(t *testing.T) {
 		t.Errorf("a mention that finds no fault replaced the choice: %q", got)
 	}
 }
+
+// A change in the turn right after the one that made a single decision
+// replaces it when the turn speaks of it, though the change names
+// another subject; a change of another thing in the next turn, which
+// says nothing of it, replaces nothing.
+func TestTheNextTurnsChangeReplacesTheDecision(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "ledger",
+		"Where should uploaded avatars go?",
+		"I went with bytea columns in Postgres for the avatars, since there are only a few thousand users.",
+		"the nightly postgres backups tripled since then",
+		"Moved the uploads to a Backblaze B2 bucket behind the CDN instead, because backups shouldn't carry image bytes.",
+	)
+	if got := inForce(t, store, "ledger"); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
+		t.Errorf("want only the next turn's change in force: %q", got)
+	}
+	turns(t, store, "gateway",
+		"Add auth to the API.",
+		"I went with JWTs signed with Ed25519 for auth, because the mobile app needs stateless tokens.",
+		"Switch the logging to zap.",
+		"Switched the logging from logrus to zap, because zap allocates less per line.",
+	)
+	if got := inForce(t, store, "gateway"); !hasText(got, "Ed25519") || !hasText(got, "zap allocates less") {
+		t.Errorf("a change of another thing replaced the decision before it: %q", got)
+	}
+}

@@ -822,3 +822,14 @@ func identParts(id string) []string {
 	flush(len(id))
 	return out
 }
+
+// SpeaksOf reports whether text names something of m: one of its key
+// terms that is not too general, or a part of one of its identifiers.
+func SpeaksOf(text string, m Memory) bool {
+	for _, w := range terms(text) {
+		if !genericHeads[w] && len(w) > 2 && Names(m, w) {
+			return true
+		}
+	}
+	return false
+}
