@@ -823,11 +823,28 @@ func identParts(id string) []string {
 	return out
 }
 
-// SpeaksOf reports whether text names something of m: one of its key
-// terms that is not too general, or a part of one of its identifiers.
+// SpeaksOf reports whether text names something of m: two of its key
+// terms that are not too general, or one that m spells as a name
+// ("Postgres", a part of an identifier) — one common word in both
+// ("templates") is no reference.
 func SpeaksOf(text string, m Memory) bool {
+	names := map[string]bool{}
+	for i, w := range words(m.Text, 200) {
+		if i > 0 && w[0] >= 'A' && w[0] <= 'Z' { // not the word a sentence opens with
+			names[stem(strings.ToLower(w))] = true
+		}
+	}
+	for _, id := range m.Idents {
+		for _, p := range identParts(id) {
+			names[p] = true
+		}
+	}
+	shared := 0
 	for _, w := range terms(text) {
-		if !genericHeads[w] && len(w) > 2 && Names(m, w) {
+		if genericHeads[w] || len(w) <= 2 || !Names(m, w) {
+			continue
+		}
+		if shared++; shared >= 2 || names[w] {
 			return true
 		}
 	}
