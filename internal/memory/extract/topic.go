@@ -1112,7 +1112,15 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 		if subject, opts = proseOffered(us); len(opts) >= 2 {
 			return subject, opts
 		}
-		return "", labelledOptions(us)
+		if opts = labelledOptions(us); len(opts) >= 2 {
+			return "", opts
+		}
+		if n := len(us); isQuestion(strings.TrimSpace(cleanInline(us[n-1].text))) {
+			// "- `Oban` — … - `Exq` — … I'd go with Oban. Want me to set
+			// it up?": options named line by line, then a question.
+			return "", ledOptions(us[:n-1])
+		}
+		return "", nil
 	}
 	// The last list before the question.
 	end := q - 1
@@ -1152,6 +1160,9 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 		// "One way is …", "Another is …", "The third option is …": each
 		// opens a paragraph of its own, however long.
 		opts = couldOptions(paragraphLeads(us[:q]))
+	}
+	if len(opts) < 2 {
+		opts = ledOptions(us[:q])
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -1253,6 +1264,64 @@ var indexCellRe = regexp.MustCompile(`^\s*(?:\d{1,2}|[A-Ha-h])[.)]?\s*$`)
 // A — anyhow everywhere.**", "**Approach 2: a queue**").
 var optionHeadRe = regexp.MustCompile(`(?i)^(?:\*\*|__)(?:(?:option|approach|choice|alternative)\s+(?:[A-H]|\d)\s*[—–:.)-]|(?-i:[A-H])[.)])\s*(.+?)(?:\*\*|__|$)`)
 
+// optionLeadRe: a line that opens with an option's name — bold, in
+// backticks, or after "Option B:" / "Plan 2 —" — then what it is.
+var optionLeadRe = regexp.MustCompile(`^(?:(?:[-*+•]|\d{1,2}[.)])\s+)?(?:(?:\*\*|__)([^*_]{1,60}?)(?:\*\*|__)|` + "`" + `([^` + "`" + `]{1,40})` + "`" + `\s*(?:[—–:(]|-\s)|((?i:option|approach|plan|choice|alternative)\s+(?:[A-H]|\d))\s*[—–:.)-]\s*(.{2,}))`)
+
+// ledOptions finds options as lines or paragraphs that each open with a
+// name ("**Docusaurus** gives us …", "` + "`Oban`" + ` — Postgres-backed",
+// "Option B: use Unleash"), two or more in a row, the last such run.
+func ledOptions(us []unit) []option {
+	var run, last []option
+	prev := -2
+	for i, u := range us {
+		if u.quoted {
+			continue
+		}
+		t := strings.TrimSpace(u.text)
+		m := optionLeadRe.FindStringSubmatch(t)
+		if m == nil {
+			if i != prev+1 || u.para != us[max(prev, 0)].para {
+				if len(run) >= 2 {
+					last = run
+				}
+				run = nil
+			}
+			continue
+		}
+		name := strings.TrimSpace(m[1] + m[2])
+		if m[3] != "" {
+			name = optionName(m[4]) // "Option B: use Unleash, self-hosted" → "use Unleash"
+			if n := strings.TrimSpace(optionVerbLeadRe.ReplaceAllString(name, "")); n != "" {
+				name = n
+			}
+		}
+		name = strings.Trim(name, ":.— ")
+		if name == "" || len(strings.Fields(name)) > 6 {
+			continue
+		}
+		text := strings.ReplaceAll(cleanInline(t), "`", "")
+		if !u.item {
+			// "**Docusaurus** gives us versioned docs …": a paragraph
+			// about the option, which its name says.
+			text = name
+		}
+		if m[3] != "" {
+			text = cleanInline(t) // "Option B: …" keeps its letter, for a pick that names it
+		}
+		run = append(run, option{name: name, text: text})
+		prev = i
+	}
+	if len(run) >= 2 {
+		last = run
+	}
+	return last
+}
+
+// optionVerbLeadRe: the verb an option told as a step opens with ("use
+// Unleash", "roll our own table").
+var optionVerbLeadRe = regexp.MustCompile(`(?i)^(?:use|go with|adopt|pick|keep|stay on|switch to|move to)\s+`)
+
 // proseOffered finds options told as paragraphs after the question that
 // asks to choose ("… which behaviour do you want? / Reject the whole
 // file … / Or skip bad rows and list them …").
@@ -1286,24 +1355,27 @@ var eitherRe = regexp.MustCompile(`(?i)^(?:(?:we|you|i) (?:could|can|might) )?ei
 // eitherOptions finds the options of an "Either X or Y" sentence among us.
 func eitherOptions(us []unit) []option {
 	for _, u := range us {
-		m := eitherRe.FindStringSubmatch(strings.TrimSpace(cleanInline(u.text)))
-		if m == nil {
-			continue
-		}
-		var opts []option
-		for _, o := range m[1:] {
-			o = strings.Trim(strings.TrimSpace(o), ",")
-			name := o
-			if len(strings.Fields(o)) > 8 {
-				// A long option is named by its first clause.
-				name, _, _ = strings.Cut(o, ",")
+		for _, sn := range sentences(strings.TrimSpace(cleanInline(u.text))) {
+			m := eitherRe.FindStringSubmatch(strings.TrimSpace(sn))
+			if m == nil {
+				continue
 			}
-			if len(strings.Fields(name)) > 8 {
-				return nil
+			var opts []option
+			for _, o := range m[1:] {
+				o = strings.Trim(strings.TrimSpace(o), ",")
+				name := o
+				if len(strings.Fields(o)) > 8 {
+					// A long option is named by its first clause, and that
+					// by its first eight words.
+					name = strings.TrimSpace(cutAtFirst(o, ", ", " the way ", " which ", " so ", " because ", " since ", " — "))
+					if f := strings.Fields(name); len(f) > 8 {
+						name = strings.Join(f[:8], " ")
+					}
+				}
+				opts = append(opts, option{name: name, text: o})
 			}
-			opts = append(opts, option{name: name, text: o})
+			return opts
 		}
-		return opts
 	}
 	return nil
 }
@@ -1342,6 +1414,23 @@ func couldOptions(us []unit) []option {
 				name = strings.Join(f[:8], " ")
 			}
 			opts = append(opts, option{name: name, text: strings.TrimSpace(sn)})
+		}
+	}
+	if len(opts) == 1 {
+		// "You could version in the URL (…) or with an Accept header
+		// (…)": one sentence, two options.
+		if a, b, ok := strings.Cut(opts[0].text, " or "); ok {
+			if m := couldRe.FindStringSubmatch(a); m != nil {
+				a = m[1] + m[2] + m[3] + m[4]
+			}
+			opts = nil
+			for _, o := range []string{a, b} {
+				name := strings.TrimRight(strings.TrimSpace(cutAtFirst(o, ", ", " which ", " — ", " (", ": ", " so ", " because ", " but ")), ".")
+				if f := strings.Fields(name); len(f) == 0 || len(f) > 8 {
+					return nil
+				}
+				opts = append(opts, option{name: name, text: strings.TrimSpace(o)})
+			}
 		}
 	}
 	if len(opts) < 2 {
@@ -1415,6 +1504,9 @@ func optionName(item string) string {
 var optionVerbRe = regexp.MustCompile(`(?i)^(?:passed|using|via|plus|that|which|where|fired|stored|built|run|called|behind)$`)
 
 // letterLeadRe: an option lettered "A." or "**A. Name**".
+// optionLetterRe: an option told as "Option B: …".
+var optionLetterRe = regexp.MustCompile(`^(?i:option|choice|plan)\s+[A-H]\s*[—–:.)-]`)
+
 var letterLeadRe = regexp.MustCompile(`^(\*\*|__)?(?:[A-H](?:[.)]|\s+[—–-])|[a-h]\)|\([a-hA-H]\))\s+`)
 
 // letterPickRe: a prompt picking a lettered option ("A.", "option b").
@@ -1626,6 +1718,11 @@ func editDistance(a, b string) int {
 // a word of six letters or more, with at most two letters slipped (a
 // swap, a letter missing, added or wrong: "victoriametrcis"); -1 when
 // none or several do. It reads words too short for key terms ("s3.").
+// shortWords are short forms a pick uses for an option's words, stemmed.
+var shortWords = map[string]string{"env": "environment", "var": "variable", "db": "database", "k8": "kubernete", "k8s": "kubernete",
+	"config": "configuration", "auth": "authentication", "repo": "repository", "dep": "dependency", "pg": "postgre", "postgres": "postgre",
+	"mono": "monorepo", "perf": "performance", "msg": "message", "doc": "documentation", "infra": "infrastructure"}
+
 func byName(w string, opts []option) int {
 	if len(strings.Fields(w)) != 1 {
 		return -1
@@ -1653,6 +1750,11 @@ func byName(w string, opts []option) int {
 // none or several do.
 func byWords(p string, opts []option) int {
 	pt := terms(p)
+	for _, w := range pt {
+		if long, ok := shortWords[w]; ok {
+			pt = append(pt, long) // "env vars" is "environment variables"
+		}
+	}
 	for _, whole := range []bool{false, true} {
 		best, tie, most := -1, false, 0
 		for i, o := range opts {
@@ -1680,7 +1782,7 @@ func byWords(p string, opts []option) int {
 // lettered reports whether the options were offered as A., B., ….
 func lettered(opts []option) bool {
 	for _, o := range opts {
-		if !letterLeadRe.MatchString(strings.TrimSpace(o.text)) {
+		if t := strings.TrimSpace(o.text); !letterLeadRe.MatchString(t) && !optionLetterRe.MatchString(t) {
 			return false
 		}
 	}

@@ -1934,3 +1934,27 @@ func TestKeptInSubject(t *testing.T) {
 		}
 	}
 }
+
+// Options in shapes beyond lists under a question: named line by line
+// in backticks before a yes/no question, as "Option B:" lines, as bold
+// paragraph leads, as "either … or …" and "you could … or …" in one
+// sentence; a pick in short words ("env vars") or a letter.
+func TestOptionsInOtherShapes(t *testing.T) {
+	for _, c := range []struct{ ask, answer, pick, want, not string }{
+		{"what should run the nightly reports", "Two reasonable paths:\n\n- `Quartz` — in-process, no new infra.\n- `Airflow` — a scheduler of its own.\n\nI'd go with Quartz. Shall I set it up?", "yes quartz", "Quartz", "Airflow"},
+		{"How do the services find their secrets?", "We could either mount them from a `secrets.yaml` at deploy time, or read everything from environment variables the way the compose file already sets them. Which do you prefer?", "env vars", "environment variables", "secrets.yaml"},
+		{"we need a CMS", "Option A: build a small admin on top of the models.\nOption B: use Strapi, self-hosted.\nOption C: Contentful (paid).\n\nLet me know which way you want to go.", "C", "Contentful", "Strapi"},
+		{"where does the changelog get generated", "I see two ways:\n\n**git-cliff** reads conventional commits and needs no config beyond a template.\n\n**Changesets** asks for a note per PR and handles the version bumps.\n\nWhat's your preference?", "changesets, we want notes per PR", "Changesets", "git-cliff"},
+		{"how do we paginate the list endpoints", "You could paginate with an offset (`?page=3`) or with a cursor (`?after=abc`). Cursors don't skip rows when items are inserted. Which approach do you want?", "cursor", "cursor", "offset"},
+	} {
+		m, ok := FromChoice(c.ask, c.answer, c.pick)
+		if !ok {
+			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
+			continue
+		}
+		lead, rejected, _ := strings.Cut(m.Text, ", not ")
+		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
+			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
+		}
+	}
+}
