@@ -187,9 +187,10 @@ func (j *Job) Start() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	j.cancel, j.done = cancel, done
+	release := sync.OnceFunc(unlock)
 	go func() {
 		defer close(done)
-		defer unlock()
+		defer release()
 		// Counted outside ctx: Stop cancelling it mid-query must not
 		// abort a count (the SQLite driver panics on a row cancelled
 		// while it is read).
@@ -200,6 +201,9 @@ func (j *Job) Start() error {
 			added = &Counts{Sessions: after.Sessions - before.Sessions, Prompts: after.Prompts - before.Prompts,
 				Observations: after.Observations - before.Observations}
 		}
+		// The lock goes before the state says the import is over: whoever
+		// hears that may start the next one at once.
+		release()
 		j.mu.Lock()
 		j.state.Running, j.state.Finished, j.state.Stats = false, time.Now().UTC(), &st
 		if added != nil {
