@@ -379,9 +379,15 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 			// to the shared NFS volume": a change in the turn right after
 			// the one that made a single decision, in a turn that speaks
 			// of that decision, replaces it.
+			last := 0 // the last earlier turn of the session with a decision in force
+			for _, o := range older {
+				if o.SessionID == m.SessionID && o.PromptNumber < m.PromptNumber && o.Kind == models.MemoryDecision && !same(o) {
+					last = max(last, o.PromptNumber)
+				}
+			}
 			var prev []models.Memory
 			for _, o := range older {
-				if o.SessionID == m.SessionID && o.PromptNumber == m.PromptNumber-1 && o.Kind == models.MemoryDecision && !same(o) {
+				if o.SessionID == m.SessionID && o.PromptNumber == last && o.Kind == models.MemoryDecision && !same(o) {
 					prev = append(prev, o)
 				}
 			}

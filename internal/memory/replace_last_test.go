@@ -147,3 +147,21 @@ func TestTheNextTurnsChangeReplacesTheDecision(t *testing.T) {
 		t.Errorf("a change of another thing replaced the decision before it: %q", got)
 	}
 }
+
+
+// A turn between that decides nothing does not stop the next change from
+// replacing the decision before it.
+func TestATurnBetweenThatDecidesNothing(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "ledger2",
+		"Where should uploaded avatars go?",
+		"I went with bytea columns in Postgres for the avatars, since there are only a few thousand users.",
+		"what's eating the disk on the runner?",
+		"Docker's build cache: 61 GB. I pruned it.",
+		"the nightly postgres backups tripled since then",
+		"Moved the uploads to a Backblaze B2 bucket behind the CDN instead, because backups shouldn't carry image bytes.",
+	)
+	if got := inForce(t, store, "ledger2"); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
+		t.Errorf("want only the later change in force: %q", got)
+	}
+}
