@@ -148,7 +148,6 @@ func TestTheNextTurnsChangeReplacesTheDecision(t *testing.T) {
 	}
 }
 
-
 // A turn between that decides nothing does not stop the next change from
 // replacing the decision before it.
 func TestATurnBetweenThatDecidesNothing(t *testing.T) {
