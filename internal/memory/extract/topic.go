@@ -366,6 +366,11 @@ func PromptTopic(prompt string) string {
 	return t
 }
 
+// askedThingRe: a question that names the thing to settle — what to
+// use for it, how it should be done to, where it lives, a kind of thing
+// to pick, or a bare noun phrase asked about.
+var askedThingRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? |hmm,? )?(?:what (?:should|do|would|can|shall) (?:we|i) use for (?:the |our |a |an )?([\w /-]{2,40}?)\s*(?:[?.!]|$)|how (?:should|do|would|will) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:be|get) [a-z]+ed|where (?:should|do|does|will|would) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:live|go|run|sit|be stored|be kept|be hosted)|(?:pick|choose|recommend|suggest) (?:a|an|the|one|our) ([a-z][\w-]*(?: [a-z][\w-]*)?)(?: for\b| to\b|$|[?.])|([a-z][\w-]*(?: [a-z][\w-]*)?) for (?:the|our|this) [\w -]{2,30}\?)\s*(?:[?.!]|$|\s)`)
+
 // materialNouns name what a prompt hands over to read, not a subject.
 var materialNouns = map[string]bool{"excerpt": true, "export": true, "dump": true, "paste": true, "snippet": true,
 	"transcript": true, "screenshot": true, "attachment": true, "reply": true, "printout": true, "capture": true}
@@ -983,6 +988,17 @@ func askedSubject(prompt string) string {
 	// What a sentence asks for or says is needed, in any sentence, before
 	// what the first sentence reports ("prometheus on the ops cluster
 	// OOMs weekly. need long term storage that scales. options?").
+	for _, s := range ss {
+		// "what should we use for background jobs", "How should config be
+		// loaded?", "where do the docs live", "pick a charting lib for
+		// the dashboard", "state management for the svelte app?": what
+		// the question names as the thing to settle.
+		if m := askedThingRe.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+			if n := nounPhrase(m[1] + m[2] + m[3] + m[4] + m[5]); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) && !pronouns[strings.Fields(n)[0]] {
+				return n
+			}
+		}
+	}
 	for i, s := range ss {
 		t := strings.TrimSpace(s)
 		if i > 0 && isQuestion(t) && askedPronounRe.MatchString(t) {

@@ -1958,3 +1958,21 @@ func TestOptionsInOtherShapes(t *testing.T) {
 		}
 	}
 }
+
+// The question before the options names what is chosen in more shapes:
+// what to use for a thing, how a thing should be done to, a kind of
+// thing to pick, a bare noun phrase asked about.
+func TestAskedThingSubjects(t *testing.T) {
+	for p, want := range map[string]string{
+		"what should we use for background jobs":                   "background jobs",
+		"How should config be loaded?":                             "config",
+		"pick a charting lib for the dashboard":                    "charting lib",
+		"state management for the svelte app?":                     "state management",
+		"Where should the thumbnails live?":                        "thumbnails",
+		"ok, recommend a load tester for the checkout flow please": "load tester",
+	} {
+		if got := askedSubject(p); got != want {
+			t.Errorf("askedSubject(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
