@@ -822,9 +822,20 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 		subject = askedSubject(prevPrompt)
 	}
 	pick, rest := chosen(p, opts)
-	if pick < 0 && takeAdviceRe.MatchString(p) {
-		// "take your recommendation": the option Claude leaned towards.
+	if pick < 0 && (takeAdviceRe.MatchString(p) || goAheadRe.MatchString(p)) {
+		// "take your recommendation", "go ahead" after "Want me to
+		// proceed with Varnish?": the option Claude leaned towards.
 		pick, rest = recommended(prev, opts), ""
+	}
+	if pick < 0 && len(opts) == 2 {
+		// "not rabbit, the other one": of two, the one not turned down.
+		if m := otherOneRe.FindStringSubmatch(p); m != nil {
+			for i, o := range opts {
+				if strings.HasPrefix(strings.ToLower(o.name), strings.ToLower(m[1])) {
+					pick = 1 - i
+				}
+			}
+		}
 	}
 	if pick < 0 {
 		return Memory{}, false
@@ -883,7 +894,7 @@ func userAskedWhich(prompt string) string {
 var takeAdviceRe = regexp.MustCompile(`(?i)^(?:ok(?:ay)?,? |sure,? |yes,? )?(?:(?:let'?s |i'?ll |we'?ll )?(?:take|go with|follow|do|use) (?:your|the) (?:recommendation|recommended one|suggestion|suggested one|pick|advice)|whatever you (?:recommend|suggest)(?:ed)?|as you (?:recommend|suggest)(?:ed)?|your recommendation)\b`)
 
 // recommendRe: the sentence of an answer that recommends an option.
-var recommendRe = regexp.MustCompile(`(?i)\b(?:i'?d (?:lean|go|pick|choose|recommend|suggest)|i (?:recommend|suggest|lean)|my (?:recommendation|pick|vote) (?:is|would be)|recommended:)`)
+var recommendRe = regexp.MustCompile(`(?i)\b(?:i'?d (?:lean|go|pick|choose|recommend|suggest)|i (?:recommend|suggest|lean)|my (?:recommendation|pick|vote) (?:is|would be)|recommended:)|^(?:\*\*)?(?:my )?recommendation(?:\*\*)?\s*:|\b(?:want|shall|should) (?:me to|i|we) (?:proceed|go ahead|go|set up|start|continue) (?:with|on)\b`)
 
 // recommended is the option prev's recommending sentence names first, -1
 // when none does.
@@ -911,6 +922,30 @@ func recommended(prev string, opts []option) int {
 	}
 	return -1
 }
+
+// comparativeBase is the adjective a comparative is of ("cheaper" →
+// "cheap", "simpler" → "simple", "easier" → "easy"), "" for another word.
+func comparativeBase(w string) string {
+	switch {
+	case len(w) > 5 && strings.HasSuffix(w, "ier"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 5 && strings.HasSuffix(w, "ler"):
+		return w[:len(w)-1] // "simpler"
+	case len(w) > 5 && strings.HasSuffix(w, "er") && w[len(w)-3] == w[len(w)-4]:
+		return w[:len(w)-3] // "bigger"
+	case len(w) > 4 && strings.HasSuffix(w, "er"):
+		return w[:len(w)-2]
+	}
+	return ""
+}
+
+// goAheadRe: a bare yes to a proposal ("go ahead", "yes please, do
+// it", "sounds good").
+var goAheadRe = regexp.MustCompile(`(?i)^(?:(?:ok(?:ay)?|sure|yes|yep|yeah|sounds good|perfect|great|please)[,.!]*\s*)*(?:go ahead|do it|go for it|proceed|please do|ship it|sounds good|yes|yep|yeah)(?: please)?[.!]*$`)
+
+// otherOneRe: the other of two options, the one named turned down ("not
+// rabbit, the other one").
+var otherOneRe = regexp.MustCompile(`(?i)^(?:no,? )?not (?:the )?([\w.+-]{3,30})\b[^.]{0,20}\b(?:the )?other (?:one|option)\b`)
 
 // assentRe: what follows a pick that gives no reason ("is fine", "please").
 var assentRe = regexp.MustCompile(`(?i)^(?:(?:is|sounds|seems|looks) (?:fine|good|great|ok(?:ay)?|right|best)|works(?: for me)?|please|pls|thanks|ok(?:ay)?|go(?: ahead)?|do it|one|option|that one|then)[.!]*$`)
@@ -1133,8 +1168,12 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 		}
 		if n := len(us); isQuestion(strings.TrimSpace(cleanInline(us[n-1].text))) {
 			// "- `Oban` — … - `Exq` — … I'd go with Oban. Want me to set
-			// it up?": options named line by line, then a question.
-			return "", ledOptions(us[:n-1])
+			// it up?": options named line by line, then a question; or a
+			// recommendation and its alternative, then "proceed with …?".
+			if opts = ledOptions(us[:n-1]); len(opts) >= 2 {
+				return "", opts
+			}
+			return "", adviceOptions(us[:n-1])
 		}
 		return "", nil
 	}
@@ -1179,6 +1218,18 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	}
 	if len(opts) < 2 {
 		opts = ledOptions(us[:q])
+	}
+	if len(opts) < 2 {
+		opts = headingOptions(answer)
+	}
+	if len(opts) < 2 {
+		opts = columnOptions(answer)
+	}
+	if len(opts) < 2 {
+		opts = labelOrOptions(us[:q])
+	}
+	if len(opts) < 2 {
+		opts = adviceOptions(us[:q])
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -1250,6 +1301,7 @@ var closingAskRe = regexp.MustCompile(`(?i)^(?:let me know|tell me|just say|say)
 func tableOptions(answer string) []option {
 	var opts []option
 	rows := 0
+	blankCorner := false // the header's first cell is empty
 	for _, line := range strings.Split(answer, "\n") {
 		l := strings.TrimSpace(line)
 		if !strings.HasPrefix(l, "|") {
@@ -1260,6 +1312,12 @@ func tableOptions(answer string) []option {
 		}
 		rows++
 		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if rows == 1 && strings.TrimSpace(cells[0]) == "" && len(cells) > 2 {
+			blankCorner = true
+		}
+		if rows > 1 && blankCorner && strings.Trim(cells[0], " :-") != "" && !indexCellRe.MatchString(cells[0]) {
+			return nil // "| | zap | zerolog |" over "| allocs | …": the options are the columns
+		}
 		if rows == 1 || strings.Trim(cells[0], " :-") == "" {
 			continue // the header, and the rule under it
 		}
@@ -1332,6 +1390,101 @@ func ledOptions(us []unit) []option {
 		last = run
 	}
 	return last
+}
+
+// headingOptions are options told as sibling headings ("### Option 1:
+// Redis pub/sub", "## Postgres LISTEN/NOTIFY"), two or more of one level.
+func headingOptions(answer string) []option {
+	var opts []option
+	level := ""
+	for _, line := range strings.Split(answer, "\n") {
+		m := headingRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		lv := strings.TrimSpace(line)[:strings.IndexFunc(strings.TrimSpace(line), func(r rune) bool { return r != '#' })]
+		if level != "" && lv != level {
+			continue
+		}
+		t := strings.TrimSpace(m[1])
+		if lm := optionLetterLeadRe.FindStringIndex(t); lm != nil {
+			t = strings.TrimSpace(t[lm[1]:])
+		}
+		n := strings.Trim(optionName(t), "*_`")
+		if n == "" || len(strings.Fields(n)) > 5 {
+			continue
+		}
+		level = lv
+		opts = append(opts, option{name: n, text: strings.TrimSpace(m[1])})
+	}
+	if len(opts) < 2 {
+		return nil
+	}
+	return opts
+}
+
+// optionLetterLeadRe: "Option 1:", "Approach B —" before an option's name.
+var optionLetterLeadRe = regexp.MustCompile(`(?i)^(?:option|approach|plan|choice|alternative)\s+(?:[A-H]|\d)\s*[—–:.)-]\s*`)
+
+// columnOptions are options told as a table's columns ("| | zap |
+// zerolog | slog |"): a header whose first cell names no option.
+func columnOptions(answer string) []option {
+	for _, line := range strings.Split(answer, "\n") {
+		l := strings.TrimSpace(line)
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		if len(cells) < 3 || strings.TrimSpace(cells[0]) != "" {
+			return nil
+		}
+		var opts []option
+		for _, c := range cells[1:] {
+			n := strings.Trim(strings.TrimSpace(c), "*_`")
+			if n == "" || len(strings.Fields(n)) > 4 {
+				return nil
+			}
+			opts = append(opts, option{name: n})
+		}
+		return opts
+	}
+	return nil
+}
+
+// labelOrRe: options listed in one line after a label ("Two options:
+// RabbitMQ or SQS.").
+var labelOrRe = regexp.MustCompile(`(?i)\b(?:two|three|a few|several|some|the)? ?(?:options|choices|candidates|contenders)(?: here| I see)?:\s*([^.;?]{1,40}?),? or ([^.;?]{1,40}?)[.;?]`)
+
+func labelOrOptions(us []unit) []option {
+	for _, u := range us {
+		if m := labelOrRe.FindStringSubmatch(cleanInline(u.text)); m != nil {
+			var opts []option
+			for _, part := range strings.Split(m[1], ",") {
+				if n := strings.TrimSpace(part); n != "" {
+					opts = append(opts, option{name: n})
+				}
+			}
+			return append(opts, option{name: strings.TrimSpace(m[2])})
+		}
+	}
+	return nil
+}
+
+// adviceRe: a recommendation and its alternative told as labels
+// ("Recommendation: cache pages in Varnish …", "Alternative: …").
+var adviceRe = regexp.MustCompile(`(?i)^(?:\*\*)?(?:my )?(recommendation|recommended|suggestion|alternative|other option|fallback)(?:\*\*)?\s*:(?:\*\*)?\s*(.+)`)
+
+func adviceOptions(us []unit) []option {
+	var opts []option
+	for _, u := range us {
+		if m := adviceRe.FindStringSubmatch(strings.TrimSpace(u.text)); m != nil {
+			opts = append(opts, option{name: optionName(m[2]), text: m[2]})
+		}
+	}
+	if len(opts) < 2 {
+		return nil
+	}
+	return opts
 }
 
 // optionVerbLeadRe: the verb an option told as a step opens with ("use
@@ -1658,6 +1811,11 @@ func chosen(p string, opts []option) (int, string) {
 		// "the Fluent one", "the managed option", "hey-api one": the one
 		// option whose name, else whose description, has the word.
 		w := strings.ToLower(p[m[2]:m[3]])
+		if base := comparativeBase(w); base != "" && !slices.ContainsFunc(opts, func(o option) bool {
+			return indexWord(strings.ToLower(o.name+" "+o.text), w) >= 0
+		}) {
+			w = base // "the cheaper one": the one said to be cheap
+		}
 		for _, whole := range []bool{false, true} {
 			pick, n := -1, 0
 			for i, o := range opts {

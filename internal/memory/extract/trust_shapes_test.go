@@ -1976,3 +1976,27 @@ func TestAskedThingSubjects(t *testing.T) {
 		}
 	}
 }
+
+// More ways options are offered and picked: sibling headings, a table
+// whose columns are the options, "Two options: X or Y", a recommendation
+// and its alternative then "go ahead", "the cheaper one", "not X, the
+// other one".
+func TestOptionsAsHeadingsColumnsAndAdvice(t *testing.T) {
+	for _, c := range []struct{ ask, answer, pick, want, not string }{
+		{"how do we ship the desktop builds?", "## Option 1: GitHub Releases\nFree, and the updater already reads it.\n\n## Option 2: an S3 bucket with CloudFront\nFaster downloads in Asia.\n\nWhich do you want?", "option 1", "GitHub Releases", "S3 bucket"},
+		{"test runner?", "| | Vitest | Jest |\n|---|---|---|\n| speed | fast | slower |\n| ESM | native | flags |\n\nWhich one should I set up?", "vitest", "Vitest", "Jest"},
+		{"search backend?", "Two options: Meilisearch or Typesense. Both are single binaries. Which should I use?", "not meili, the other one", "Typesense", "Meilisearch"},
+		{"how should we rate limit the API", "Recommendation: a token bucket per API key in Redis.\n\nAlternative: a fixed window counter in Postgres.\n\nShall I proceed with the token bucket?", "yes please, go ahead", "token bucket", "fixed window"},
+		{"where do the build logs go", "- **Loki**: cheap to keep, slower to search.\n- **Elasticsearch**: fast search, costly disks.\n\nWhich do you prefer?", "the cheaper one", "Loki", "Elasticsearch"},
+	} {
+		m, ok := FromChoice(c.ask, c.answer, c.pick)
+		if !ok {
+			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
+			continue
+		}
+		lead, rejected, _ := strings.Cut(m.Text, ", not ")
+		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
+			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
+		}
+	}
+}
