@@ -16,7 +16,7 @@ var (
 	// document or a program, not a person of the project.
 	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|manager|boss|lead|cto|ceo|client|customer|colleague|coworker|co-worker|someone|somebody|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|points? out|pointed out|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|saying|claiming|insisting|suggesting|arguing|recommending|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?) (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer) is that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|(?:asks?|asked|requests?|requested|requires?|required|demands?|demanded|expects?) that|warns?|puts? it|points? out|pointed out|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|saying|claiming|insisting|suggesting|arguing|recommending|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?|reply|response|verdict|suggestion|answer)(?: (?:on|in|to|from) (?:the |their |our |that |this )?[\w-]+)? (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer|reply|response|verdict|suggestion) (?:is|was) that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
@@ -60,6 +60,9 @@ func reportedBy(s string) (string, bool) {
 			// "Slack thread, summarised: Priya thinks …": a source told in
 			// Claude's words is still the source's.
 			return sourceName(strings.TrimRight(strings.Join(f[:len(f)-1], " "), ",")), true
+		}
+		if theirLabelRe.MatchString(label) {
+			return sourceName(label), true // "Their guidance: never store tokens …": another's words
 		}
 		if len(f) > 0 && len(f) <= 5 && last != "" && docNounRe.FindString(last) == last && !labelWords[strings.ToLower(f[0])] {
 			// A source named by a word ("comment", "ticket"), not a file
@@ -110,6 +113,10 @@ func reportedBy(s string) (string, bool) {
 	return sourceName(who), true
 }
 
+// theirLabelRe: an inline label that is someone else's ("Their
+// guidance", "Upstream's advice", "The vendor's position").
+var theirLabelRe = regexp.MustCompile(`(?i)^(?:their|his|her|upstream'?s|the (?:vendor|maintainers?|authors?|upstream|reviewers?|library|framework|project|team)'?s?)\s+[\w -]{1,30}$`)
+
 // nounVerbs are report verbs that are nouns as often ("state", "notes"):
 // a verb only before what a report goes on with.
 var nounVerbs = map[string]bool{"state": true, "states": true, "note": true, "notes": true, "report": true, "reports": true}
@@ -140,9 +147,10 @@ var summaryWords = map[string]bool{"summarised": true, "summarized": true, "para
 // ("From now on always use pnpm for the scripts in this repo").
 var standingLeadRe = regexp.MustCompile(`(?i)^from (?:now|here) on\b`)
 
-// quotedSpanRe: words in double quotes, long enough to be somebody's
-// sentence rather than a name.
-var quotedSpanRe = regexp.MustCompile(`"[^"]{20,}"|“[^”]{20,}”`)
+// quotedSpanRe: words in double quotes, or in single ones between
+// spaces ("added 'never cache auth responses' in 2021"), long enough to
+// be somebody's sentence rather than a name.
+var quotedSpanRe = regexp.MustCompile(`"[^"]{20,}"|“[^”]{20,}”|‘[^’]{20,}’|(?:^|[\s(])'[^']{20,}'(?:$|[\s.,;:)!?])`)
 
 // codeSpanRe: a span of inline code. Matched left to right, its matches
 // pair the backticks, so the prose between two spans is never one.

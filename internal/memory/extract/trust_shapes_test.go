@@ -2000,3 +2000,30 @@ func TestOptionsAsHeadingsColumnsAndAdvice(t *testing.T) {
 		}
 	}
 }
+
+// Someone else's words in more shapes are notes, never Claude's: "Their
+// guidance: …", "The SECURITY.md asks that …", a rule in single quotes
+// inside a report, "the maintainers' reply on the issue was to …"; what
+// Claude itself asks for or quotes a name in stays Claude's.
+func TestMoreReportedShapes(t *testing.T) {
+	for _, a := range []string{
+		"Their guidance: never put access tokens in query strings.",
+		"The upstream SECURITY.md asks that we never file public issues for vulnerabilities.",
+		"The blame shows Priya added 'always run the migrations by hand on prod' back in 2022.",
+		"The maintainers' reply on the issue was to pin tokio to 1.36 until the fix ships.",
+	} {
+		for _, m := range FromAnswer(a) {
+			if !m.Quoted {
+				t.Errorf("FromAnswer(%q): %s %q is Claude's, want a quoted note", a, m.Kind, m.Text)
+			}
+		}
+	}
+	for _, a := range []string{
+		"I went with the 'strict' preset for the linter rather than 'recommended', because the codebase is new.",
+		"From now on I keep the `Save` button disabled until the form is valid, since half-filled drafts broke the importer.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 1 || ms[0].Quoted {
+			t.Errorf("FromAnswer(%q) = %+v, want Claude's own statement", a, ms)
+		}
+	}
+}
