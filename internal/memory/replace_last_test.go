@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -162,5 +163,37 @@ func TestATurnBetweenThatDecidesNothing(t *testing.T) {
 	)
 	if got := inForce(t, store, "ledger2"); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
 		t.Errorf("want only the later change in force: %q", got)
+	}
+}
+
+// Chains told the way people change their minds across a session — a
+// complaint, then a change that names a new tool and not always the old
+// one; a tool swapped for another with no reason given; "X is gone" —
+// each end with the last memory alone in force.
+func TestChainsToldInOtherWords(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	chains := [][]string{
+		{"Add a cache for the product API.", "I went with an in-process LRU cache for product lookups, since there is one replica.",
+			"we're scaling to three replicas next week", "Product lookups are cached in Redis now instead of in process, because the replicas must share invalidations.",
+			"Redis costs too much on our plan", "Switched the product cache to Postgres unlogged tables; Redis is gone."},
+		{"How should we send push notifications?", "I chose Firebase Cloud Messaging for push, because it covers Android and iOS with one API.",
+			"legal says no Google services in the EU build", "For the EU build, push now goes through our own APNs and a self-hosted ntfy server instead of FCM.",
+			"ntfy keeps dropping connections on Android", "Replaced ntfy with UnifiedPush via a Gotify distributor; APNs stays for iOS."},
+		{"Pick a date library for the frontend.", "Went with Moment.js since the team knows it.",
+			"moment is deprecated and huge", "Swapped Moment.js for date-fns, tree-shaken imports only.",
+			"date-fns formatting is painful for our locales, let's use Luxon", "Done: Luxon replaces date-fns everywhere, with Intl-based formatting."},
+		{"Where do we run CI?", "CI runs on GitHub Actions with the default ubuntu runners.",
+			"the actions minutes bill doubled", "Moved CI to self-hosted runners on our Hetzner box.",
+			"the hetzner box keeps running out of disk, move CI to Buildkite with their hosted agents", "CI is on Buildkite now; the self-hosted runners are decommissioned."},
+	}
+	for i, c := range chains {
+		p := fmt.Sprintf("chain%d", i)
+		turns(t, store, p, c...)
+		got := inForce(t, store, p)
+		// The last turn's: the user's choice, or Claude's when the prompt
+		// only found fault.
+		if len(got) != 1 || !strings.Contains(strings.ToLower(c[len(c)-2]+"\n"+c[len(c)-1]), strings.ToLower(got[0])) {
+			t.Errorf("%s: in force %q, want one memory of the last turn", p, got)
+		}
 	}
 }

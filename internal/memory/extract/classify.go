@@ -193,6 +193,11 @@ func cue(t string, item bool) (Kind, bool) {
 		!(actLeadRe.MatchString(t) && !anyConstraintRe.MatchString(beforeReason(t))):
 		// "I relaxed that pin to 1.38 so …" tells what was done, not a rule.
 		return KindConstraint, true
+	case toolSwap(t):
+		// "Swapped Moment.js for date-fns", "Luxon replaces date-fns
+		// everywhere": one named tool put in place of another is a change
+		// of design, reason or not.
+		return KindDecision, true
 	case measuredOutcome(t):
 		// "Compile time is back to 4.6 s and the lit suite passes": what
 		// a change achieved, measured, is no choice.
@@ -242,6 +247,30 @@ var (
 	// sidecar is dropped"), which is a choice of the project's.
 	passiveLastRe = regexp.MustCompile(`(?i)\b(?:is|are|was|were|been|being|got|gets|be|now)\s$`)
 )
+
+// swapRe and replacesRe: one thing put in place of another ("Swapped
+// Moment.js for date-fns", "Replaced ntfy with UnifiedPush", "Luxon
+// replaces date-fns everywhere").
+var (
+	swapRe     = regexp.MustCompile(`(?i)^(?:done[:,—–-]\s*)?(?:i |we )?(?:swapped|replaced|switched)\s+(?:out\s+)?(?:the\s+|our\s+)?([\w.+#@/-]+(?:\s[\w.+#@/-]+)?)\s+(?:for|with|to)\s+([\w.+#@/-]+(?:\s[\w.+#@/-]+)?)`)
+	replacesRe = regexp.MustCompile(`(?i)^(?:done[:,—–-]\s*)?([\w.+#@/-]+(?:\s[\w.+#@/-]+)?)\s+(?:now\s+)?replaces\s+(?:the\s+|our\s+)?([\w.+#@/-]+(?:\s[\w.+#@/-]+)?)`)
+)
+
+// toolSwap reports whether t puts one named tool in place of another:
+// both sides name a tool (or a product, capitalised), and not the same.
+func toolSwap(t string) bool {
+	m := swapRe.FindStringSubmatch(t)
+	if m == nil {
+		m = replacesRe.FindStringSubmatch(t)
+	}
+	if m == nil || strings.EqualFold(m[1], m[2]) {
+		return false
+	}
+	named := func(s string) bool {
+		return len(toolsIn(s)) > 0 || s != "" && s[0] >= 'A' && s[0] <= 'Z' && !determiners[strings.ToLower(strings.Fields(s)[0])]
+	}
+	return named(m[1]) && named(m[2])
+}
 
 // measuredOutcome: a sentence that reports what a change achieved, with a
 // figure, and gives no reason or alternative: a result, not a choice.

@@ -328,6 +328,20 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			k, text, ok := classifyPrompt(s)
+			clauseSubject, faultFirst := "", false
+			if loc := directiveClauseRe.FindStringIndex(s); !ok && loc != nil {
+				// "moment is deprecated and huge, let's use Luxon": what is
+				// wrong, then the choice, in one sentence — about what the
+				// choice is about, a change when what comes first finds
+				// fault.
+				if k2, text2, ok2 := classifyPrompt(s[loc[0]+1:]); ok2 && k2 == KindDecision {
+					if m2, ok3 := newMemory(k2, text2, map[string]bool{}); ok3 {
+						clauseSubject = subjectOf(m2, "")
+					}
+					faultFirst = complaintRe.MatchString(s[:loc[0]])
+					k, text, ok = k2, capitalize1(strings.TrimSpace(cleanInline(s))), true
+				}
+			}
 			if told != nil && told.Change && replacesItRe.MatchString(strings.TrimSpace(s)) {
 				// "we no longer use float32 for reflectivity, the store is
 				// 4x too big. store it as uint8 with 0.5 dBZ steps": what
@@ -404,6 +418,10 @@ func FromPrompt(prompt string) []Memory {
 				if own != "" {
 					m.Subject = own // what the rule names, however weakly, before what the sentence before it does
 				}
+				if clauseSubject != "" {
+					m.Subject = clauseSubject
+				}
+				m.Change = m.Change || faultFirst
 				out = append(out, m)
 				prev = len(out) - 1
 				if len(out) == MaxPerPrompt {
@@ -414,6 +432,10 @@ func FromPrompt(prompt string) []Memory {
 	}
 	return out
 }
+
+// directiveClauseRe: a clause that sets a choice after a comma ("…, let's
+// use Luxon", "…, switch the jobs to RQ", "…, move CI to Buildkite").
+var directiveClauseRe = regexp.MustCompile(`(?i),\s+(?:so\s+)?(?:let'?s|switch|move|use|go with|we'?ll|we'?re (?:moving|switching|going)|drop|replace)\b`)
 
 // toldOn is the memory last, told on by the next sentence s (text its
 // words as classified), as one memory of kind k with last's subject and
@@ -566,7 +588,7 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	}
 	seen[key] = true
 	// "From now on …" sets a rule where another held: a change too.
-	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text) || labelMoveRe.MatchString(text)) ||
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text) || labelMoveRe.MatchString(text) || toolSwap(text)) ||
 		nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))

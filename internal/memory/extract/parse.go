@@ -38,6 +38,11 @@ type unit struct {
 	raw    string // the unit as written, for a memory's evidence
 }
 
+// ownNarrationRe: a sentence in which Claude tells what it did or chose
+// ("I went with goreleaser …", "So I added …"): its own words, even right
+// after a quote.
+var ownNarrationRe = regexp.MustCompile(`^(?:so |then |and |instead,? )?I (?:went|chose|picked|added|switched|moved|replaced|kept|left|set|wrote|made|changed|decided|opted|used|fixed|removed|updated|configured|installed|settled)\b`)
+
 var (
 	headingRe = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
 	// itemRe: a list item; group 2 its text, or group 3 the whole of an
@@ -169,6 +174,9 @@ func units(text string) []unit {
 		} else {
 			rest := false // a report with a colon quotes the rest of its paragraph
 			for i, s := range sentences(block) {
+				if rest && ownNarrationRe.MatchString(s) {
+					rest, from = false, "" // "… I went with goreleaser …": Claude again, after the quote
+				}
 				// A label's default covers its paragraph's first sentence;
 				// the rest must carry their own cue.
 				u := unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para, label: label, quoted: quoted || rest, from: from, raw: s}

@@ -753,7 +753,7 @@ func Removed(text string) []string {
 // complaintRe: a sentence of a prompt that finds fault with something in
 // place ("Testers hate dragging to rotate", "Matter's overhead killed
 // frame rates", "sidecars are doubling pod memory, this isn't working").
-var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing)|unusable)\b`)
+var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing|running out|timing out|dropping|falling over)|runs? out of|(?:is|are) (?:painful|a pain|flaky|broken|unreliable)|unusable)\b`)
 
 // Faulted is the key terms a prompt finds fault with: the words of its
 // sentences that complain of something in place, and the stems of their
@@ -782,11 +782,18 @@ func Faulted(prompt string) []string {
 	return out
 }
 
-// Names reports whether m names term: among its key terms, or a part of
-// one of its identifiers ("DragGesture" names "drag").
+// Names reports whether m names term: among its key terms, a part of
+// one of its identifiers ("DragGesture" names "drag"), or the stem of a
+// name it spells like a file ("Moment.js" names "moment").
 func Names(m Memory, term string) bool {
 	if slices.Contains(m.Terms, term) {
 		return true
+	}
+	for _, f := range m.Files {
+		base := strings.ToLower(f[strings.LastIndexAny(f, "/\\")+1:])
+		if stem, _, _ := strings.Cut(base, "."); stem == term {
+			return true
+		}
 	}
 	for _, id := range m.Idents {
 		for _, p := range identParts(id) {
@@ -838,6 +845,11 @@ func SpeaksOf(text string, m Memory) bool {
 		for _, p := range identParts(id) {
 			names[p] = true
 		}
+	}
+	for _, f := range m.Files {
+		base := strings.ToLower(f[strings.LastIndexAny(f, "/\\")+1:])
+		stem, _, _ := strings.Cut(base, ".")
+		names[stem] = true
 	}
 	shared := 0
 	for _, w := range terms(text) {

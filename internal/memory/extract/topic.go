@@ -410,6 +410,13 @@ func clauseSubject(text string) (string, bool) {
 			// subject, not the verb.
 			return strings.ToLower(strings.Trim(sm[1], ".,;:")), true
 		}
+		if sm := useForRe.FindStringSubmatch(rest); sm != nil && (choiceVerbs[verb] || verb == "use" || verb == "used") && len(toolsIn(sm[1])) == 0 && !negative(text) && !standingRe.MatchString(text) {
+			// "Let's use Arena for the queue dashboard": what it is used
+			// for, when the tool names no category of its own.
+			if s := nounPhrase(sm[2]); s != "" && (!genericHeads[head(s)] || len(strings.Fields(s)) > 1) && !quantRe.MatchString(sm[2]) {
+				return s, true
+			}
+		}
 		if s := nounPhrase(allLeadRe.ReplaceAllString(rest, "")); s != "" {
 			// "Keep everything compatible with R2021b": what is said of
 			// everything.
@@ -428,6 +435,13 @@ func clauseSubject(text string) (string, bool) {
 	}
 	return "", false
 }
+
+// useForRe: a tool named, then what it is for ("Arena for the queue
+// dashboard").
+var useForRe = regexp.MustCompile(`(?i)^([\w.@/+-]+(?: [\w.@/+-]+){0,2}) for (?:the |our |a |an )?((?:[a-z][\w-]*)(?: [\w-]+){0,3})`)
+
+// quantRe: what makes "use X for all Y" a rule about X everywhere.
+var quantRe = regexp.MustCompile(`(?i)^(?:all|every|any|each|everything|anything|new)\b`)
 
 // allLeadRe: "everything", "anything" before what is said of it.
 var allLeadRe = regexp.MustCompile(`(?i)^(?:everything|anything|all of it|it all)\s+`)

@@ -2027,3 +2027,45 @@ func TestMoreReportedShapes(t *testing.T) {
 		}
 	}
 }
+
+// One named tool put in place of another is a change of design, reason
+// or not; a code edit between two identifiers is none.
+func TestToolSwapIsAChange(t *testing.T) {
+	for _, a := range []string{
+		"Swapped Webpack for Vite, same entry points.",
+		"Done: Biome replaces ESLint and Prettier in the pre-commit hook.",
+	} {
+		if ms := FromAnswer(a); len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("FromAnswer(%q) = %+v, want one change of design", a, ms)
+		}
+	}
+	for _, a := range []string{"Swapped the order of the two checks in the loop.", "Replaced the retry loop with a backoff helper."} {
+		if toolSwap(a) {
+			t.Errorf("toolSwap(%q): no tool is named", a)
+		}
+	}
+}
+
+// A sentence that finds fault, then sets a choice after a comma, is the
+// user's decision about what the choice is about, and a change.
+func TestFaultThenChoiceInOneSentence(t *testing.T) {
+	ms := FromPrompt("the bull board is unusable on mobile, let's use Arena for the queue dashboard")
+	if len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change || !strings.Contains(ms[0].Subject, "dashboard") {
+		t.Errorf("got %+v, want one change about the queue dashboard", ms)
+	}
+}
+
+// Claude telling what it did right after a quoted paragraph speaks again
+// in its own voice.
+func TestOwnNarrationEndsTheQuote(t *testing.T) {
+	ms := FromAnswer("The upstream's stance: plugins must never bundle their own React. I went with a peer dependency on React 18 instead of bundling, because two copies broke hooks.")
+	var own bool
+	for _, m := range ms {
+		if m.Kind == KindDecision && strings.Contains(m.Text, "peer dependency") {
+			own = !m.Quoted
+		}
+	}
+	if !own {
+		t.Errorf("got %+v, want Claude's own decision after the quote", ms)
+	}
+}
