@@ -366,6 +366,18 @@ func PromptTopic(prompt string) string {
 	return t
 }
 
+// submatches are the strings of loc's groups in s, "" for a group that
+// did not take part.
+func submatches(s string, loc []int) []string {
+	out := make([]string, len(loc)/2)
+	for i := range out {
+		if loc[2*i] >= 0 {
+			out[i] = s[loc[2*i]:loc[2*i+1]]
+		}
+	}
+	return out
+}
+
 // askedThingRe: a question that names the thing to settle — what to
 // use for it, how it should be done to, where it lives, a kind of thing
 // to pick, or a bare noun phrase asked about.
@@ -1042,7 +1054,11 @@ func askedSubject(prompt string) string {
 		// loaded?", "where do the docs live", "pick a charting lib for
 		// the dashboard", "state management for the svelte app?": what
 		// the question names as the thing to settle.
-		if m := askedThingRe.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		t := strings.TrimSpace(s)
+		if loc := askedThingRe.FindStringSubmatchIndex(t); loc != nil && !strings.Contains(t[loc[1]:], " and ") {
+			// Not "Pick a job queue for the notifier and enqueue the welcome
+			// email": a second task makes the first no subject of all.
+			m := submatches(t, loc)
 			if n := nounPhrase(m[1] + m[2] + m[3] + m[4] + m[5]); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) && !pronouns[strings.Fields(n)[0]] {
 				return n
 			}

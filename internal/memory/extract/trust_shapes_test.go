@@ -1154,6 +1154,11 @@ func TestAskedSubjectShapes(t *testing.T) {
 			t.Errorf("askedSubject(%q) = %q, want %q", p, got, want)
 		}
 	}
+	// A second task makes the thing to pick no subject of the whole
+	// prompt: "retried at most 3 times" is not about the job queue.
+	if got := PromptTopic("Pick a job queue for the notifier and enqueue the welcome email."); got == "job queue" {
+		t.Errorf("PromptTopic: %q, a prompt with two tasks", got)
+	}
 }
 
 // A rule label with an aside, "no X, ever", enforcement told as what
