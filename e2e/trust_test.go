@@ -154,7 +154,9 @@ func TestClaudeCodeMemoriesTrust(t *testing.T) {
 // layout hides from the reader, told back by Claude "as you chose", is the
 // user's decision about what was asked; another tool for the same job
 // replaces the earlier choice in other words; a "switched again" leaves
-// one in force.
+// one in force; a choice found fault with and swapped in the next turn
+// leaves the swap alone; options under headings, picked by number, are
+// the user's decision.
 func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	ClaudeBin(t)
 	m := NewMneme(t)
@@ -189,6 +191,16 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	run("Always keep lines under 80 characters in this repo.", Text("Understood."))
 	run("Max width: 120 columns, from today onward.", Text("Understood, `printWidth` is 120."))
 
+	// 6. A choice found fault with in the next turn, and swapped for
+	// another tool with no reason given: the swap alone stays in force.
+	sid = run("Pick a date library for the admin app.", Text("Went with Moment.js since the team knows it."))
+	m.Resume(t, dir, sid, "moment is deprecated and huge", Text("Swapped Moment.js for date-fns, tree-shaken imports only."))
+
+	// 7. Options as sibling headings, picked by number.
+	sid = run("How should the workers hear about new jobs?",
+		Text("### Option 1: Redis pub/sub\nFast, but a worker that is down misses messages.\n\n### Option 2: Postgres LISTEN/NOTIFY\nNo new infra; payloads are capped at 8 kB.\n\nWhich way do you want to go?"))
+	m.Resume(t, dir, sid, "option 2", Text("Wired the workers to `LISTEN jobs`."))
+
 	ms := m.memoriesOf(t, project)
 	for _, x := range ms {
 		t.Logf("m%d %s %s/%s [%s] %s", x.ID, x.Kind, x.Speaker, x.State, x.Subject, x.Text)
@@ -212,6 +224,15 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	if r := inForce("Rollbar"); len(r) != 1 || r[0].Speaker != "user" {
 		t.Errorf("the new error tracker in force: %+v", r)
 	}
+	if r := inForce("Moment.js since"); len(r) != 0 {
+		t.Errorf("the date library found fault with and swapped is still in force: %+v", r)
+	}
+	if r := inForce("date-fns"); len(r) != 1 || r[0].Kind != "decision" {
+		t.Errorf("the swap in force: %+v", r)
+	}
+	if r := inForce("LISTEN/NOTIFY"); len(r) != 1 || r[0].Speaker != "user" || !strings.Contains(r[0].Text, "not Redis pub/sub") {
+		t.Errorf("the option picked under headings, in force as the user's: %+v", r)
+	}
 	artifacts := inForceWhere(ms, func(x trustMemory) bool { return strings.Contains(strings.ToLower(x.Text), "artifacts") })
 	if len(artifacts) != 1 || !strings.Contains(artifacts[0].Text, "S3") {
 		t.Errorf("the artifacts decision changed twice leaves %d in force: %+v", len(artifacts), artifacts)
@@ -220,12 +241,12 @@ func TestClaudeCodeChoicesAndJobs(t *testing.T) {
 	cs := runContextSession(t, m, dir, "Anything I should know before I start?")
 	t.Logf("context:\n%s", cs.Block)
 	mems, _, _ := strings.Cut(cs.Block, "## Recent sessions")
-	for _, want := range []string{"Postmark", "Rollbar", "S3", "TanStack Query", "120 columns"} {
+	for _, want := range []string{"Postmark", "Rollbar", "S3", "TanStack Query", "120 columns", "date-fns", "LISTEN/NOTIFY"} {
 		if !strings.Contains(mems, want) {
 			t.Errorf("the next session's memories lack %q", want)
 		}
 	}
-	for _, bad := range []string{"Honeybadger for error reports", "CI box's disk for now", "shared NFS volume instead", "80 characters"} {
+	for _, bad := range []string{"Honeybadger for error reports", "CI box's disk for now", "shared NFS volume instead", "80 characters", "Moment.js since"} {
 		if strings.Contains(mems, bad) {
 			t.Errorf("the next session's memories in force carry %q", bad)
 		}

@@ -366,6 +366,17 @@ func PromptTopic(prompt string) string {
 	return t
 }
 
+// cutPrep is s without the preposition it opens with ("about new jobs"
+// → "new jobs"), and whether it opened with one.
+func cutPrep(s string) (string, bool) {
+	for _, p := range []string{"about ", "of ", "from ", "into ", "onto ", "with ", "to "} {
+		if rest, ok := strings.CutPrefix(strings.ToLower(s), p); ok {
+			return s[len(s)-len(rest):], true
+		}
+	}
+	return s, false
+}
+
 // submatches are the strings of loc's groups in s, "" for a group that
 // did not take part.
 func submatches(s string, loc []int) []string {
@@ -1077,6 +1088,13 @@ func askedSubject(prompt string) string {
 			// "users keep asking how to install quillctl": what is to be
 			// done, to what.
 			obj := strings.TrimSpace(detLeadRe.ReplaceAllString(m[2], ""))
+			if rest, ok := cutPrep(obj); ok {
+				// "how should the workers hear about new jobs?": what they
+				// hear about.
+				if n := nounPhrase(detLeadRe.ReplaceAllString(rest, "")); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) && !pronouns[strings.Fields(n)[0]] {
+					return n
+				}
+			}
 			if f := strings.Fields(obj); len(f) > 0 && pronouns[strings.ToLower(strings.Trim(f[0], ",.;:!?"))] {
 				// "Invoices need to be PDFs now. How should we generate
 				// them?": the verb, and what the sentence before opens on.

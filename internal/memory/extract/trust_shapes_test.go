@@ -1975,6 +1975,7 @@ func TestAskedThingSubjects(t *testing.T) {
 		"state management for the svelte app?":                     "state management",
 		"Where should the thumbnails live?":                        "thumbnails",
 		"ok, recommend a load tester for the checkout flow please": "load tester",
+		"How should the workers hear about new jobs?":              "new jobs",
 	} {
 		if got := askedSubject(p); got != want {
 			t.Errorf("askedSubject(%q) = %q, want %q", p, got, want)
