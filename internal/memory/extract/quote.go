@@ -16,10 +16,16 @@ var (
 	// document or a program, not a person of the project.
 	docNounRe = regexp.MustCompile(`(?i)\b(?:readme|docs?|documentation|adrs?|design doc|runbook|playbook|handbook|style ?guide|guidelines|standard|file|files|comment|comments|docstring|issue|ticket|pr|pull request|commit(?: message)?|changelog|contributing|guide|wiki|page|site|article|post|blog|spec|rfc|manual|man page|section|chapter|appendix|header|banner|output|log|logs|error|message|script|config|template|notes?|instructions|policy|author|authors|maintainers?|manager|boss|lead|cto|ceo|client|customer|colleague|coworker|co-worker|someone|somebody|reporter|commenter|poster|op|original poster|contributors?|upstream|vendor|library|package|tool|command|stack ?overflow|answer|thread|discussion|forum|faq|gist|tweet|video|talk|tutorial|course|book|slides|newsletter|email|slack|description|license|makefile|dockerfile|the text|it|this|that|they)\b`)
 	// reportVerbRe: the verbs that report what a source says.
-	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|(?:asks?|asked|requests?|requested|requires?|required|demands?|demanded|expects?) that|warns?|puts? it|points? out|pointed out|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|saying|claiming|insisting|suggesting|arguing|recommending|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|(?:instructions?|advice|recommendations?|guidance|rules?|reply|response|verdict|suggestion|answer)(?: (?:on|in|to|from) (?:the |their |our |that |this )?[\w-]+)? (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer|reply|response|verdict|suggestion) (?:is|was) that|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
+	reportVerbRe = regexp.MustCompile(`(?i)\b(?:says?|said|states?|stated|claims?|claimed|mentions?|mentioned|notes?|noted|recommends?|recommended|suggests?|suggested|instructs?|instructed|insists?|asserts?|declares?|asks? (?:us|you|me|readers)|warns?|puts? it|points? out|pointed out|tells?|told|wrote|writes|reads|reports?|reported|explains?|explained|specifies|specified|advises?|advised|directs?|directed|answers? (?:it|this|that)(?: \w+)?|has (?:a|an|this|the following) [\w "'-]{0,30}?(?:section|line|note|rule|paragraph|comment|entry|step|checklist)s?|saying|claiming|insisting|suggesting|arguing|recommending|picks?|picked|chooses|chose|mandates?|mandated|prescribes?|prescribed|dictates?|forbids?|bans?|proposes?|proposed|decides?|decided|wants? (?:you|us) to|tells? (?:you|us) to|asks? (?:you|us) to)\b`)
 	// personRe: a sentence whose speaker is Claude or the user speaks
 	// for itself ("I noted", "we wrote", "you said").
 	personRe = regexp.MustCompile(`(?i)^(?:i|we|you|i've|we've|i'd|we'd|i'll|we'll|let me|let's)\b`)
+	// reportThatRe: the report verbs that say what a source wants or
+	// answered ("asks that", "the maintainers' reply on the issue was
+	// to", "their position is that"), kept out of reportVerbRe and looked
+	// for only when one of reportThatWords is in the sentence: its
+	// optional words cost every sentence otherwise.
+	reportThatRe = regexp.MustCompile(`(?i)\b(?:(?:asks?|asked|requests?|requested|requires?|required|demands?|demanded|expects?) that|(?:instructions?|advice|recommendations?|guidance|rules?|reply|response|verdict|suggestion|answer)(?: (?:on|in|to|from) (?:the |their |our |that |this )?[\w-]+)? (?:is|are|was|were) to|(?:position|stance|view|advice|recommendation|guidance|take|answer|reply|response|verdict|suggestion) (?:is|was) that)\b`)
 	// accordingRe: "According to X, …", "Per the issue: …", "Quoting X: …".
 	accordingRe = regexp.MustCompile(`(?i)^(?:according to|per|as per|quoting|quoted from|from|in the words of|as (?:the )?\S+ (?:puts|says) it)\s+(.{1,80}?)(?:[,:;—–]|\s-\s)\s*`)
 	// reportLabelRe: a label line that introduces what a source says
@@ -71,7 +77,7 @@ func reportedBy(s string) (string, bool) {
 		}
 	}
 	var loc []int
-	for _, l := range reportVerbRe.FindAllStringIndex(t, -1) {
+	for _, l := range reportVerbs(t) {
 		if l[0] > 0 && strings.ContainsRune("-_/.`", rune(t[l[0]-1])) {
 			continue // part of a name: "index-state", "mode_says"
 		}
@@ -116,6 +122,25 @@ func reportedBy(s string) (string, bool) {
 // theirLabelRe: an inline label that is someone else's ("Their
 // guidance", "Upstream's advice", "The vendor's position").
 var theirLabelRe = regexp.MustCompile(`(?i)^(?:their|his|her|upstream'?s|the (?:vendor|maintainers?|authors?|upstream|reviewers?|library|framework|project|team)'?s?)\s+[\w -]{1,30}$`)
+
+// reportThatWords are the words one of which every reportThatRe match
+// holds.
+var reportThatWords = []string{"ask", "request", "require", "demand", "expect", "instruction", "advice", "recommendation",
+	"guidance", "rule", "reply", "response", "verdict", "suggestion", "answer", "position", "stance", "view", "take"}
+
+// reportVerbs are where t's report verbs are (reportVerbRe's and
+// reportThatRe's), in order.
+func reportVerbs(t string) [][]int {
+	locs := reportVerbRe.FindAllStringIndex(t, -1)
+	lower := strings.ToLower(t)
+	if slices.ContainsFunc(reportThatWords, func(w string) bool { return strings.Contains(lower, w) }) {
+		if more := reportThatRe.FindAllStringIndex(t, -1); len(more) > 0 {
+			locs = append(locs, more...)
+			slices.SortFunc(locs, func(a, b []int) int { return a[0] - b[0] })
+		}
+	}
+	return locs
+}
 
 // nounVerbs are report verbs that are nouns as often ("state", "notes"):
 // a verb only before what a report goes on with.
@@ -217,7 +242,8 @@ func quoteSource(s string) string {
 	if who == "" {
 		return "a quoted text"
 	}
-	if v := reportVerbRe.FindStringIndex(who); v != nil && v[0] > 0 {
+	if vs := reportVerbs(who); len(vs) > 0 && vs[0][0] > 0 {
+		v := vs[0]
 		who = who[:v[0]]
 	}
 	return sourceName(who)
