@@ -27,6 +27,7 @@ type unit struct {
 	item      bool   // a list item
 	byDefault bool   // the label right above it (or inline) sets its kind
 	checked   bool   // a done checkbox item ("- [x] …")
+	nested    bool   // an item indented under another ("   - Pros: fast")
 	para      int    // which block (paragraph or item) it came from
 	label     string // the heading or label line it sits under, if any
 	list      int    // which list an item belongs to (items of one list share it)
@@ -114,6 +115,7 @@ func units(text string) []unit {
 		para      int
 		curItem   bool
 		curCheck  bool
+		curNested bool // the current item is indented under another
 		curQuote  bool   // a line of the block is a block quote
 		lblQuote  string // the waiting label introduces quoted text from this source
 		hdQuote   string // the heading introduces quoted text from this source
@@ -163,7 +165,7 @@ func units(text string) []unit {
 			}
 		}
 		if curItem {
-			u := unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, para: para, label: label, list: list, quoted: quoted, from: from, raw: headOf(raw)}
+			u := unit{text: headOf(block), sec: sec, item: true, byDefault: byDefault, checked: curCheck, nested: curNested, para: para, label: label, list: list, quoted: quoted, from: from, raw: headOf(raw)}
 			if !quoted {
 				u.from, u.quoted = reportedBy(u.text)
 				if !u.quoted && quotesOnly(u.text) {
@@ -239,6 +241,7 @@ func units(text string) []unit {
 			}
 			cur = append(cur, itemText(m))
 			curItem, curCheck = true, m[1] == "x" || m[1] == "X"
+			curNested = len(line)-len(strings.TrimLeft(line, " \t")) >= 2 && lastItem
 			curQuote = quotes[i]
 			continue
 		}

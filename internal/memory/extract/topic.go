@@ -798,7 +798,7 @@ var sameNoun = map[string]string{"mail": "email", "e-mail": "email", "db": "data
 // Options offered, then one chosen in the next prompt.
 var (
 	// askChoiceRe: the answer's closing question asks the user to choose.
-	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which [\w-]+(?: [\w-]+)? (?:should|do you|would you|shall)\b|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?|^thoughts\?|^what do you think\?|^(?:any )?preference\?)`)
+	askChoiceRe = regexp.MustCompile(`(?i)\b(?:which (?:one\b|option\b|approach\b|way\b|of these\b|behaviou?r\b|do you|would you|should|you'd)|which [\w-]+(?: [\w-]+)? (?:should|do you|would you|shall)\b|which\b.*\b(?:prefer|want|like|pick|choose)|(?:do|would) you (?:prefer|want|like)|should (?:i|we) (?:use|go|pick)|pick one|your (?:call|preference|pick|choice)|let me know which|or\b[^?]*\?|^thoughts\?|^what do you think\?|^(?:any )?preference\?|^which(?: one)?\?$)`)
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
@@ -1237,6 +1237,9 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 			start--
 		}
 		for _, u := range us[start : end+1] {
+			if u.nested {
+				continue // "   - Pros: fast": about the option above, no option
+			}
 			if n := optionName(u.text); n != "" {
 				opts = append(opts, option{name: n, text: u.text})
 			}
@@ -1278,6 +1281,12 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	}
 	if len(opts) < 2 {
 		opts = adviceOptions(us[:q])
+	}
+	if len(opts) < 2 {
+		opts = inlineNumberedOptions(us[max(0, q-2) : q+1])
+	}
+	if len(opts) < 2 {
+		opts = keycapOptions(answer)
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -1535,6 +1544,63 @@ func adviceOptions(us []unit) []option {
 	return opts
 }
 
+// inlineNumberRe: an option numbered inside a sentence ("(1) ship with
+// Vector to Loki, or (2) use the OTel collector's filelog receiver").
+var inlineNumberRe = regexp.MustCompile(`\((\d|[a-h])\)\s*([^()]+?)\s*(?:,?\s+or\s+|[,;.?]\s*|$)`)
+
+// inlineNumberedOptions are options numbered inside one sentence, in the
+// units just before the question or the question itself.
+func inlineNumberedOptions(us []unit) []option {
+	for _, u := range us {
+		ms := inlineNumberRe.FindAllStringSubmatch(cleanInline(u.text), 6)
+		if len(ms) < 2 {
+			continue
+		}
+		var opts []option
+		for _, m := range ms {
+			name := strings.TrimSpace(cutAtFirst(m[2], " — ", " – ", ": ", " because ", " which "))
+			if f := strings.Fields(name); len(f) == 0 || len(f) > 8 {
+				return nil
+			}
+			opts = append(opts, option{name: name, text: name})
+		}
+		return opts
+	}
+	return nil
+}
+
+// keycapRe: a line that opens with a keycap digit ("1️⃣ Sessions in
+// Redis").
+var keycapRe = regexp.MustCompile(`(?m)^\s*([1-9])\x{FE0F}?\x{20E3}\s*(.+)$`)
+
+// keycapOptions are options numbered with keycap digits, line by line.
+func keycapOptions(answer string) []option {
+	var opts []option
+	for _, m := range keycapRe.FindAllStringSubmatch(answer, 8) {
+		if n := optionName(m[2]); n != "" && len(strings.Fields(n)) <= 6 {
+			opts = append(opts, option{name: n, text: cleanInline(m[2])})
+		}
+	}
+	if len(opts) < 2 {
+		return nil
+	}
+	return opts
+}
+
+// trimDangling is s without the determiners and prepositions it ends on
+// once cut ("keep flags in a YAML file in the" → "… in a YAML file").
+func trimDangling(s string) string {
+	f := strings.Fields(s)
+	for len(f) > 1 {
+		w := strings.ToLower(f[len(f)-1])
+		if !determiners[w] && !phraseStop[w] {
+			break
+		}
+		f = f[:len(f)-1]
+	}
+	return strings.Join(f, " ")
+}
+
 // optionVerbLeadRe: the verb an option told as a step opens with ("use
 // Unleash", "roll our own table").
 var optionVerbLeadRe = regexp.MustCompile(`(?i)^(?:use|go with|adopt|pick|keep|stay on|switch to|move to)\s+`)
@@ -1588,6 +1654,7 @@ func eitherOptions(us []unit) []option {
 					if f := strings.Fields(name); len(f) > 8 {
 						name = strings.Join(f[:8], " ")
 					}
+					name = trimDangling(name)
 				}
 				opts = append(opts, option{name: name, text: o})
 			}
@@ -1733,6 +1800,7 @@ var letterPickRe = regexp.MustCompile(`^(?:(?:option|choice) ([a-hA-H])\b|([A-H]
 var orOptionsRe = regexp.MustCompile(`(?i)\b((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?) or ((?:per |a |an |the |with |in |on )?[\w./+-]+(?: [\w./+-]+)?)\s*\??$`)
 
 func orOptions(q string) []option {
+	q = parenRe.ReplaceAllString(q, "") // "sqlc (typed queries) or GORM (an ORM)?"
 	m := orOptionsRe.FindStringSubmatch(strings.TrimRight(q, "?) "))
 	if m == nil {
 		m = orOptionsRe.FindStringSubmatch(q)
@@ -1740,7 +1808,15 @@ func orOptions(q string) []option {
 	if m == nil {
 		return nil
 	}
-	return []option{{name: strings.TrimSpace(m[1])}, {name: strings.TrimSpace(m[2])}}
+	var opts []option
+	for _, n := range m[1:3] {
+		n = strings.TrimSpace(n)
+		if t := strings.TrimSpace(optionVerbLeadRe.ReplaceAllString(n, "")); t != "" {
+			n = t // "use sqlc": sqlc
+		}
+		opts = append(opts, option{name: n})
+	}
+	return opts
 }
 
 // waysSubject is the subject a label before options names: "Two ways to

@@ -2075,3 +2075,26 @@ func TestOwnNarrationEndsTheQuote(t *testing.T) {
 		t.Errorf("got %+v, want Claude's own decision after the quote", ms)
 	}
 }
+
+// Options offered inline as "(1) … or (2) …", in an or-question with
+// parentheticals, as keycap digits, as items with nested pros and cons,
+// and before a bare "Which?".
+func TestOptionsInlineNestedAndKeycaps(t *testing.T) {
+	for _, c := range []struct{ ask, answer, pick, want, not string }{
+		{"how do we send the digests", "Two ways: (1) a cron job in the worker, or (2) a scheduled Cloud Run job. Which do you prefer?", "2", "Cloud Run", "cron job"},
+		{"which test db", "Should I use Testcontainers (a real Postgres per run) or pg-mem (in memory, no Docker)?", "testcontainers", "Testcontainers", "pg-mem"},
+		{"how do we store uploads", "1️⃣ Local disk on the VM\n2️⃣ A Backblaze B2 bucket\n\nWhich one?", "backblaze", "Backblaze B2", "Local disk"},
+		{"state library?", "Options:\n1. **Zustand** — tiny.\n   - Pros: no boilerplate\n   - Cons: no devtools\n2. **Redux Toolkit** — the team knows it.\n   - Pros: devtools\n\nWhich do you want?", "redux toolkit", "Redux Toolkit", "Zustand"},
+		{"where do secrets live", "We can either keep them in a sealed-secrets file in the repo, or read them from Vault at boot. Which?", "vault", "Vault", "sealed-secrets"},
+	} {
+		m, ok := FromChoice(c.ask, c.answer, c.pick)
+		if !ok {
+			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
+			continue
+		}
+		lead, rejected, _ := strings.Cut(m.Text, ", not ")
+		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) || strings.Contains(rejected, "Pros") {
+			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
+		}
+	}
+}
