@@ -115,7 +115,7 @@ func units(text string) []unit {
 		para      int
 		curItem   bool
 		curCheck  bool
-		curNested bool // the current item is indented under another
+		curNested bool   // the current item is indented under another
 		curQuote  bool   // a line of the block is a block quote
 		lblQuote  string // the waiting label introduces quoted text from this source
 		hdQuote   string // the heading introduces quoted text from this source
