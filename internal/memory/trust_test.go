@@ -437,3 +437,38 @@ func TestAsYouChoseKeepsTheUsersRule(t *testing.T) {
 		}
 	}
 }
+
+// Chains across sessions, told in other words: a tool found fault with
+// and replaced by the user twice, a count in a rule moved ("two
+// approvals" → "one approval is enough"), Claude's choice replaced by the
+// user's in other words, a library replaced in the answer: each ends
+// with one memory in force, the last turn's.
+func TestChainsAcrossSessionsInOtherWords(t *testing.T) {
+	store := testutil.OpenStore(t, t.TempDir())
+	chains := [][]scenarioTurn{
+		{{Session: "s1", Prompt: "Set up error tracking.", Answer: "I went with Sentry for error tracking, since the SDK covers both the API and the web app."},
+			{Session: "s2", Prompt: "Sentry's pricing jumped. Move error tracking to GlitchTip, self-hosted.", Answer: "Moved: both apps report to GlitchTip on our box."},
+			{Session: "s3", Prompt: "GlitchTip keeps falling over; we're on Bugsnag from now on.", Answer: "Switched the DSNs to Bugsnag."}},
+		{{Session: "s1", Prompt: "From now on, PRs need two approvals.", Answer: "Noted."},
+			{Session: "s2", Prompt: "One approval is enough from now on, the team is too small.", Answer: "Updated the branch protection to one approval."}},
+		{{Session: "s1", Prompt: "Add the nightly report job.", Answer: "Background jobs run on a cron in the API container, because it's one less service to deploy."},
+			{Session: "s2", Prompt: "The cron in the API container double-fires after deploys. Jobs get their own worker service from now on.", Answer: "Added a `worker` service to the compose file and moved the nightly report there."}},
+		{{Session: "s1", Prompt: "Pick an HTTP client for the Python services.", Answer: "I went with requests because every service already depends on it."},
+			{Session: "s2", Prompt: "We need async now. httpx everywhere please.", Answer: "Replaced requests with httpx.AsyncClient in all four services."}},
+	}
+	for i, turns := range chains {
+		var sc scenario
+		sc.ID = fmt.Sprintf("across%d", i)
+		sc.Turns = turns
+		var force []models.Memory
+		for _, m := range runScenario(t, store, sc) {
+			if m.State == models.MemoryCurrent {
+				force = append(force, m)
+			}
+		}
+		last := strings.ToLower(turns[len(turns)-1].Prompt + "\n" + turns[len(turns)-1].Answer)
+		if len(force) != 1 || !strings.Contains(last, strings.ToLower(force[0].Text)) {
+			t.Errorf("%s: %d in force %+v, want one of the last turn", sc.ID, len(force), force)
+		}
+	}
+}

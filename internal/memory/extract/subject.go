@@ -267,6 +267,11 @@ func Supersedes(newer, older Memory) bool {
 		// another code for the same kind of thing.
 		return true
 	}
+	if otherCount(newer, older) {
+		// "One approval is enough from now on" after "PRs need two
+		// approvals": the same count, moved.
+		return true
+	}
 	if otherBound(newer, older) {
 		// "from now on 85% minimum on the router" after "line coverage
 		// has to stay above 80% on order-router": the same bar, moved.
@@ -637,6 +642,52 @@ var measures = []measure{
 	{"width", regexp.MustCompile(`(?i)\b(\d+)(?:\s?|-)(?:characters?|chars?|columns?|cols?|glyphs?)\b`), true},
 	// "minSdk 29", "API level: 31", "Android 10", "iOS 16".
 	{"platform", regexp.MustCompile(`(?i)\b(?:min ?sdk(?:version)?|api(?: level)?|android|ios|ipados|macos)\s*[:=]?\s*(\d+)\b`), true},
+}
+
+// countRe: a count of things ("two approvals", "3 replicas"): the number
+// and the noun.
+var countRe = regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|a single|\d{1,3})\s+([a-z][a-z-]{2,})\b`)
+
+// countWords are the numbers a count spells.
+var countWords = map[string]string{"one": "1", "a single": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+	"seven": "7", "eight": "8", "nine": "9", "ten": "10"}
+
+// counts are text's counts, noun (stemmed) → number.
+func counts(text string) map[string]string {
+	out := map[string]string{}
+	for _, m := range countRe.FindAllStringSubmatch(text, 8) {
+		n := strings.ToLower(m[1])
+		if w, ok := countWords[n]; ok {
+			n = w
+		}
+		noun := stem(strings.ToLower(m[2]))
+		if stopwords[noun] || genericHeads[noun] || unitWords[noun] {
+			continue
+		}
+		out[noun] = n
+	}
+	return out
+}
+
+// unitWords are measures, not things counted: a figure in them is a
+// bound of its own kind (otherBound), or no count at all.
+var unitWords = map[string]bool{"second": true, "minute": true, "hour": true, "day": true, "week": true, "month": true, "year": true,
+	"ms": true, "sec": true, "min": true, "percent": true, "character": true, "column": true, "line": true, "byte": true, "time": true}
+
+// otherCount reports whether two rules count the same thing and newer
+// sets another number ("One approval is enough" after "PRs need two
+// approvals").
+func otherCount(newer, older Memory) bool {
+	if newer.Kind != KindConstraint || older.Kind != KindConstraint {
+		return false
+	}
+	cn, co := counts(newer.Text), counts(older.Text)
+	for noun, n := range cn {
+		if o, ok := co[noun]; ok && o != n {
+			return true
+		}
+	}
+	return false
 }
 
 // widthOwnerRe: what else than a line of code a width is set for ("commit

@@ -136,6 +136,10 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			}
 		}
 		return subjectAfterLabel(m, after, label)
+	case sm != nil && backLabelRe.MatchString(sm[1]) && !backForRe.MatchString(text):
+		// "Back to something simple: a flags table in Postgres": the label
+		// says a change is coming, what follows what it is about.
+		return subjectAfterLabel(m, text[len(sm[1])+1:], label)
 	case sm != nil && len(strings.Fields(sm[1])) <= 4 && !(actLabelRe.MatchString(sm[1]) && len(strings.Fields(sm[1])) > 2):
 		if s := labelPhrase(strings.TrimSuffix(strings.TrimSpace(sm[1]), " decision")); s != "" && !standingRe.MatchString(sm[1]) && !slices.ContainsFunc(strings.Fields(s), func(w string) bool { return labelWords[w] }) {
 			if _, known := sectionOf(s); !known {
@@ -325,6 +329,11 @@ func subjectAfterLabel(m Memory, after, label string) (string, bool) {
 	}
 	return "", false
 }
+
+// backLabelRe: a label that says the choice goes back or changes ("Back
+// to something simple:", "Reverting to the old setup:", "Change of
+// course:").
+var backLabelRe = regexp.MustCompile(`(?i)^(?:(?:going |so )?back to|revert(?:ing)? to|return(?:ing)? to|change of (?:course|plan))\b`)
 
 // alwaysRe: a label that is itself a rule ("Always keep shadow DOM:").
 var alwaysRe = regexp.MustCompile(`(?i)^(?:always|never|don'?t|do not)\s`)

@@ -2098,3 +2098,14 @@ func TestOptionsInlineNestedAndKeycaps(t *testing.T) {
 		}
 	}
 }
+
+// A label that says the choice goes back names no subject: what follows
+// does; "back to X for Y" still names Y.
+func TestBackLabelNamesNoSubject(t *testing.T) {
+	if s := subjectOf(Memory{Kind: KindDecision, Text: "Back to basics: a cron job in the worker for the digests."}, ""); s == "back" || s == "basics" {
+		t.Errorf("subject %q, want what follows the label", s)
+	}
+	if s := subjectOf(Memory{Kind: KindDecision, Text: "Back to SQLite for the test suite: the containers are too slow."}, ""); s != "test suite" {
+		t.Errorf("subject %q, want %q", s, "test suite")
+	}
+}
