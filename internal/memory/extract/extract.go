@@ -180,6 +180,13 @@ func FromAnswer(answer string) []Memory {
 			m.Evidence = u.raw
 			m.Subject, m.WeakSubject = subjectStrength(m, u.label)
 			m.WeakSubject = !m.WeakSubject
+			if i > 0 && pronounObjectRe.MatchString(cleanInline(u.text)) && !strings.Contains(m.Subject, " ") && clauseVerbRe.MatchString(m.Subject+" ") {
+				// "`package.json` pins `typescript@4.9`. I bumped it to
+				// 5.4 …": what "it" is, the sentence before names.
+				if s := anaphorSubject(us[i-1].text); s != "" {
+					m.Subject, m.WeakSubject = s, true
+				}
+			}
 			m.UsersChoice = k == KindDecision && asYouChoseRe.MatchString(u.text)
 			out = append(out, m)
 			last = i
@@ -189,6 +196,24 @@ func FromAnswer(answer string) []Memory {
 		}
 	}
 	return append(out, notes...)
+}
+
+// pronounObjectRe: an action on what the sentence before named ("I
+// bumped it to 5.4", "we moved them to S3").
+var pronounObjectRe = regexp.MustCompile(`(?i)^(?:so |then |and )?(?:i|we)(?:'ve| have)? (?:also |just )?[a-z]+ (?:it|them|that|this|those)\b`)
+
+// anaphorSubject is what a sentence names that a pronoun after it points
+// at: the last code it names ("pins `typescript@4.9`" → "typescript"),
+// else its subject.
+func anaphorSubject(prev string) string {
+	if ms := codeSpanRe.FindAllString(prev, -1); len(ms) > 0 {
+		c := strings.Trim(ms[len(ms)-1], "`")
+		c, _, _ = strings.Cut(c, "@") // "typescript@4.9"
+		if c != "" && !strings.ContainsAny(c, " /") && len(c) <= 40 {
+			return strings.ToLower(c)
+		}
+	}
+	return subjectOf(Memory{Kind: KindDecision, Text: prev}, "")
 }
 
 // todoGoesOnRe: a sentence that says what the thing just named needs.

@@ -39,6 +39,25 @@ type unit struct {
 	raw    string // the unit as written, for a memory's evidence
 }
 
+// ownClauseRe: where Claude's own clause starts in a sentence that
+// reports a source ("…, so I store them …", "…; I pinned it to 3.8.2
+// because …").
+var ownClauseRe = regexp.MustCompile(`(?:[,;]|\s[—–])\s*(?:so |and so |which is why |that's why |hence |and )?I (?:(?:\w+) ){0,1}?(?:went|chose|picked|store|stored|set|pinned|kept|added|switched|moved|used|made|changed|wrote|configured|settled|opted|capped|raised|lowered|disabled|enabled)\b`)
+
+// withinLead reports whether at is inside or right at the end of the
+// "According to X," that opens s: the source's words follow it, Claude's
+// own clause never does.
+func withinLead(s string, at int) bool {
+	m := accordingRe.FindStringIndex(strings.TrimSpace(s))
+	return m != nil && at <= m[1]+1
+}
+
+// soLeadRe: Claude's clause that follows from what the source says.
+var soLeadRe = regexp.MustCompile(`(?i)^(?:so|and so|which is why|that's why|hence)\b`)
+
+// ownLeadRe: the connective before Claude's own clause.
+var ownLeadRe = regexp.MustCompile(`(?i)^(?:so|and so|which is why|that's why|hence|and),?\s+`)
+
 // ownNarrationRe: a sentence in which Claude tells what it did or chose
 // ("I went with goreleaser …", "So I added …"): its own words, even right
 // after a quote.
@@ -182,10 +201,28 @@ func units(text string) []unit {
 				// A label's default covers its paragraph's first sentence;
 				// the rest must carry their own cue.
 				u := unit{text: s, sec: sec, byDefault: byDefault && i == 0, para: para, label: label, quoted: quoted || rest, from: from, raw: s}
+				var own *unit
 				if !u.quoted {
 					if src, ok := reportedBy(s); ok {
 						u.quoted, u.from = true, src
-						if strings.Contains(s, ":") || strings.HasSuffix(strings.TrimSpace(s), ":") {
+						if loc := ownClauseRe.FindStringIndex(s); loc != nil && !withinLead(s, loc[0]) {
+							// "Per the Stripe docs, keys expire after 24 hours,
+							// so I store them with a 24 h TTL": what the source
+							// says, then what Claude did about it.
+							tail := strings.TrimSpace(s[loc[0]:])
+							tail = strings.TrimSpace(strings.TrimLeft(tail, ",;—– "))
+							if soLeadRe.MatchString(tail) {
+								// "…, so I store them …": the source's fact is
+								// Claude's reason, told with the choice.
+								if m := accordingRe.FindStringIndex(s); m != nil {
+									tail = s[m[1]:]
+								}
+							} else {
+								tail = ownLeadRe.ReplaceAllString(tail, "")
+							}
+							u.text, u.raw = strings.TrimSpace(s[:loc[0]]), strings.TrimSpace(s[:loc[0]])
+							own = &unit{text: capitalize1(strings.TrimSpace(tail)), sec: sec, para: para, label: label, raw: tail}
+						} else if strings.Contains(s, ":") || strings.HasSuffix(strings.TrimSpace(s), ":") {
 							rest, from = true, src
 						}
 					} else if quotesOnly(s) {
@@ -193,6 +230,9 @@ func units(text string) []unit {
 					}
 				}
 				out = append(out, u)
+				if own != nil {
+					out = append(out, *own)
+				}
 			}
 			if hasLabel && !inList {
 				hasLabel = false // a label's paragraph is one paragraph

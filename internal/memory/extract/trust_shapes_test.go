@@ -2109,3 +2109,35 @@ func TestBackLabelNamesNoSubject(t *testing.T) {
 		t.Errorf("subject %q, want %q", s, "test suite")
 	}
 }
+
+// A sentence that reports a source, then says what Claude did about it
+// after a comma or a semicolon: the report is a note, Claude's clause is
+// Claude's; "According to X, we decided …" stays the source's.
+func TestOwnClauseAfterAReport(t *testing.T) {
+	ms := FromAnswer("The maintainers recommend pinning the client to 2.x; I pinned it to 2.14.1 because 2.15 drops Python 3.9.")
+	var own bool
+	for _, m := range ms {
+		if !m.Quoted && strings.Contains(m.Text, "recommend pinning") {
+			t.Errorf("%q: the maintainers' words as Claude's", m.Text)
+		}
+		own = own || !m.Quoted && m.Kind == KindDecision && strings.Contains(m.Text, "2.14.1")
+	}
+	if !own {
+		t.Errorf("got %+v, want Claude's pin its own", ms)
+	}
+	for _, m := range FromAnswer("According to `SECURITY.md`, we decided to skip certificate checks on staging.") {
+		if !m.Quoted {
+			t.Errorf("%q is Claude's, want the source's", m.Text)
+		}
+	}
+}
+
+// "I bumped it to 5.4" after "`package.json` pins `typescript@4.9`": the
+// decision is about what "it" points at.
+func TestAnaphorSubject(t *testing.T) {
+	for _, m := range FromAnswer("`go.mod` pins `golang.org/x/net@v0.17.0`. I bumped it to v0.23.0 because of the HTTP/2 rapid-reset fix.") {
+		if m.Kind == KindDecision && (m.Subject == "bumped" || m.Subject == "") {
+			t.Errorf("subject %q, want what the sentence before names", m.Subject)
+		}
+	}
+}
