@@ -329,14 +329,18 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 	turnText := strings.Join(append(slices.Clone(t.Prompts), extract.Unquoted(t.Answer)), "\n")
 	for i := range b.New {
 		m := &b.New[i]
-		if m.Kind != models.MemoryDecision || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
+		if m.Kind != models.MemoryDecision && m.Kind != models.MemoryConstraint || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
 			continue
 		}
+		// A decision and a user's rule speak of the same choices ("The
+		// floor is now 1.74" — "Minimum supported Rust version from now
+		// on: 1.79"); who may replace whom is MayReplace's.
+		choice := func(k string) bool { return k == models.MemoryDecision || k == models.MemoryConstraint }
 		replaceable := func(o models.Memory) bool {
-			return !same(o) && o.Kind == models.MemoryDecision && MayReplace(*m, o)
+			return !same(o) && choice(o.Kind) && MayReplace(*m, o)
 		}
 		may := func(o models.Memory) bool { return replaceable(o) && !slices.Contains(b.supersedes[i], o.ID) }
-		if m.Change && extract.SaysAgain(m.Text) {
+		if m.Change && m.Kind == models.MemoryDecision && extract.SaysAgain(m.Text) {
 			// The last change in force — of those that share a word with
 			// m, if any do — whether or not m replaces it on its own
 			// already: never one before it.
@@ -366,7 +370,7 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 				b.supersedes[i] = append(b.supersedes[i], o.ID)
 				continue
 			}
-			if len(faulted) > 0 && may(o) && slices.ContainsFunc(faulted, func(w string) bool { return extract.Names(ExtractForm(o), w) && !extract.Names(ExtractForm(*m), w) }) {
+			if len(faulted) > 0 && may(o) && slices.ContainsFunc(faulted, func(w string) bool { return extract.Names(ExtractForm(o), w) }) {
 				// "Testers hate dragging to rotate" — "standardised on
 				// MagnifyGesture and RotateGesture3D": the user found fault
 				// with the choice the new one takes the place of.
@@ -381,18 +385,31 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 			// of that decision, replaces it.
 			last := 0 // the last earlier turn of the session with a decision in force
 			for _, o := range older {
-				if o.SessionID == m.SessionID && o.PromptNumber < m.PromptNumber && o.Kind == models.MemoryDecision && !same(o) {
+				if o.SessionID == m.SessionID && o.PromptNumber < m.PromptNumber && choice(o.Kind) && !same(o) {
 					last = max(last, o.PromptNumber)
 				}
 			}
 			var prev []models.Memory
 			for _, o := range older {
-				if o.SessionID == m.SessionID && o.PromptNumber == last && o.Kind == models.MemoryDecision && !same(o) {
+				if o.SessionID == m.SessionID && o.PromptNumber == last && choice(o.Kind) && !same(o) {
 					prev = append(prev, o)
 				}
 			}
-			if len(prev) == 1 && may(prev[0]) && extract.SpeaksOf(turnText, ExtractForm(prev[0])) {
-				b.supersedes[i] = append(b.supersedes[i], prev[0].ID)
+			// The turn speaks of the decision, or, right after its turn, of
+			// what that turn was about ("Bumped `rust-version` and the
+			// `msrv` job to 1.74" — "Updated `rust-version` … to 1.79").
+			// Several decisions of that turn count as one when they are on
+			// one subject ("Swap it for redpanda" and Claude's "Replaced
+			// Mosquitto with Redpanda: …").
+			one := len(prev) > 0 && !slices.ContainsFunc(prev[1:], func(o models.Memory) bool {
+				return !extract.SameTopic(ExtractForm(o), ExtractForm(prev[0]))
+			})
+			speaks := one && (slices.ContainsFunc(prev, func(o models.Memory) bool { return extract.SpeaksOf(turnText, ExtractForm(o)) }) ||
+				last == m.PromptNumber-1 && extract.SpeaksOfName(turnText, extract.TextMemory(t.PrevPrompt+"\n"+extract.Unquoted(t.PrevAnswer))))
+			for _, o := range prev {
+				if speaks && may(o) {
+					b.supersedes[i] = append(b.supersedes[i], o.ID)
+				}
 			}
 		}
 	}

@@ -197,3 +197,33 @@ func TestChainsToldInOtherWords(t *testing.T) {
 		}
 	}
 }
+
+// A rule and a decision speak of the same choices: a floor set as a
+// decision ("The floor is now 1.81") is replaced by the next turn's rule
+// that speaks of what that turn was about (`rust-version`), though the
+// two share no word; two decisions of one turn on one subject (the
+// user's "swap it for X" and Claude's carrying it out) are replaced
+// together.
+func TestTheNextTurnAcrossKindsAndTwins(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "crate",
+		"We can drop the old CentOS targets. The floor is now 1.81, don't go past that.",
+		"Bumped `rust-version` and the `msrv` job's toolchain to 1.81.",
+		"Minimum supported Rust version from now on: 1.85, so let chains are fine.",
+		"Updated `rust-version` in Cargo.toml and the `msrv` job to 1.85.",
+	)
+	if got := inForce(t, store, "crate"); hasText(got, "1.81") || !hasText(got, "1.85") {
+		t.Errorf("want only the last floor in force: %q", got)
+	}
+	turns(t, store, "fleet",
+		"Ship the robots' telemetry to the cloud.",
+		"I went with NATS for the fleet telemetry, because the robots already speak it on the LAN.",
+		"nats can't replay a day of telemetry, swap it for Kafka",
+		"Replaced NATS with Kafka: the bridge publishes through librdkafka with 72 h retention, so ops can replay any day.",
+		"last change: the robot-to-cloud link is now Zenoh, with a router that keeps 72h of telemetry.",
+		"Done: robots run `rmw_zenoh`, the bridge and the Kafka topics are gone.",
+	)
+	if got := inForce(t, store, "fleet"); hasText(got, "swap it for Kafka") || hasText(got, "Replaced NATS") || hasText(got, "NATS for the fleet") || !hasText(got, "now Zenoh") {
+		t.Errorf("want the Zenoh link in force and neither Kafka decision: %q", got)
+	}
+}

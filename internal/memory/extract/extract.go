@@ -343,11 +343,18 @@ func FromPrompt(prompt string) []Memory {
 				}
 			}
 			if told != nil && told.Change && (bareReplacementRe.MatchString(strings.TrimSpace(s)) ||
-				retirementRe.MatchString(told.Text) && (bareInsteadRe.MatchString(s) || putThereRe.MatchString(strings.TrimSpace(s)))) {
+				retirementRe.MatchString(told.Text) && (bareInsteadRe.MatchString(s) || putThereRe.MatchString(strings.TrimSpace(s)) || nowInPlaceRe.MatchString(s) && !standingRe.MatchString(s))) {
 				// "Prisma is out too after the cold-start numbers. Drizzle
 				// instead.": what replaces it, named.
 				if m, ok := toldOn(told.Kind, *told, strings.TrimSpace(s), s); ok {
 					m.Change = true
+					if nowInPlaceRe.MatchString(s) {
+						// "… Background jobs run as Broadway pipelines … now":
+						// about what is in place now.
+						if sub := copulaSubject(strings.TrimSpace(s)); sub != "" && (!genericHeads[head(sub)] || strings.Contains(sub, " ")) {
+							m.Subject = sub
+						}
+					}
 					*told = m
 					continue
 				}
@@ -460,7 +467,7 @@ func FromPrompt(prompt string) []Memory {
 
 // directiveClauseRe: a clause that sets a choice after a comma ("…, let's
 // use Luxon", "…, switch the jobs to RQ", "…, move CI to Buildkite").
-var directiveClauseRe = regexp.MustCompile(`(?i),\s+(?:so\s+)?(?:let'?s|switch|move|use|go with|we'?ll|we'?re (?:moving|switching|going)|drop|replace)\b`)
+var directiveClauseRe = regexp.MustCompile(`(?i),\s+(?:so\s+)?(?:let'?s|switch|swap|move|migrate|use|go with|we'?ll|we'?re (?:moving|switching|going)|drop|ditch|replace)\b`)
 
 // toldOn is the memory last, told on by the next sentence s (text its
 // words as classified), as one memory of kind k with last's subject and
@@ -544,6 +551,11 @@ var labelMoveRe = regexp.MustCompile(`(?i)^[\w .-]{2,50}:\s*(?:we(?:'re| are|'ve
 
 // putThereRe: where something goes instead, asked right after what it
 // replaces was retired ("Put artifacts in the Ceph RGW bucket …").
+// nowInPlaceRe: what is in place now, told after a retirement ("Exq is
+// dropped too. Background jobs run as Broadway pipelines fed from SQS
+// now").
+var nowInPlaceRe = regexp.MustCompile(`(?i)\b(?:run|runs|go|goes|live|lives|ship|ships|use|uses|is|are|sit|sits)\b[^.?]{0,80}\bnow\b|\bnow (?:run|runs|go|goes|live|lives|ship|ships|use|uses)\b`)
+
 var putThereRe = regexp.MustCompile(`(?i)^(?:please )?(?:put|store|keep|send|move|write|push|host|run|serve) (?:the |our |all |them |it )?(?:[\w-]+ )?(?:in|on|to|into|through|via|with|from) \S`)
 
 // bareReplacementRe: a sentence that only names what replaces

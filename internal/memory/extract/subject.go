@@ -806,12 +806,17 @@ func Removed(text string) []string {
 // frame rates", "sidecars are doubling pod memory, this isn't working").
 var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing|running out|timing out|dropping|falling over)|runs? out of|(?:is|are) (?:painful|a pain|flaky|broken|unreliable)|unusable)\b`)
 
+// faultClauseRe: where a prompt's clauses part.
+var faultClauseRe = regexp.MustCompile(`[.;!?]\s+|,\s+|\s[—–-]\s|\s+but\s+|\n+`)
+
 // Faulted is the key terms a prompt finds fault with: the words of its
 // sentences that complain of something in place, and the stems of their
 // "-ing" forms ("dragging" → "drag").
 func Faulted(prompt string) []string {
 	var out []string
-	for _, s := range splitSentences(cleanInline(prompt), false) {
+	for _, s := range faultClauseRe.Split(cleanInline(prompt), -1) {
+		// The clause that finds fault, not the rest of its sentence:
+		// "promtail is deprecated upstream, swap it for Grafana Alloy".
 		if !complaintRe.MatchString(s) {
 			continue
 		}
@@ -885,7 +890,13 @@ func identParts(id string) []string {
 // terms that are not too general, or one that m spells as a name
 // ("Postgres", a part of an identifier) — one common word in both
 // ("templates") is no reference.
-func SpeaksOf(text string, m Memory) bool {
+func SpeaksOf(text string, m Memory) bool { return speaksOf(text, m, false) }
+
+// SpeaksOfName is SpeaksOf by a name alone: a word m spells as a name
+// or in code, never common words, however many.
+func SpeaksOfName(text string, m Memory) bool { return speaksOf(text, m, true) }
+
+func speaksOf(text string, m Memory, namesOnly bool) bool {
 	names := map[string]bool{}
 	for i, w := range words(m.Text, 200) {
 		if i > 0 && w[0] >= 'A' && w[0] <= 'Z' { // not the word a sentence opens with
@@ -907,9 +918,18 @@ func SpeaksOf(text string, m Memory) bool {
 		if genericHeads[w] || len(w) <= 2 || !Names(m, w) {
 			continue
 		}
-		if shared++; shared >= 2 || names[w] {
+		if shared++; shared >= 2 && !namesOnly || names[w] {
 			return true
 		}
 	}
 	return false
+}
+
+// TextMemory is text read as a memory's words — its files, identifiers
+// and key terms — with no kind: what a turn spoke of.
+func TextMemory(text string) Memory {
+	m := Memory{Text: text}
+	m.Files, m.Idents = names(text)
+	m.Terms = terms(withoutFiles(text, m.Files))
+	return m
 }

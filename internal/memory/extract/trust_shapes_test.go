@@ -2141,3 +2141,18 @@ func TestAnaphorSubject(t *testing.T) {
 		}
 	}
 }
+
+// "Swap X for Y" and "replace X with Y" in a prompt are the user's
+// change; a retirement followed by what is in place now is one change,
+// about what is in place.
+func TestPromptSwapAndRetirementThenNow(t *testing.T) {
+	for _, p := range []string{"Swap Celery for Dramatiq.", "replace the cron job with a Temporal schedule", "the old queue keeps falling over, swap it for SQS"} {
+		if ms := FromPrompt(p); len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("FromPrompt(%q) = %+v, want one change", p, ms)
+		}
+	}
+	ms := FromPrompt("Sidekiq is dropped too. Background work runs as Solid Queue jobs in Postgres now.")
+	if len(ms) != 1 || !strings.Contains(ms[0].Text, "Solid Queue") || !strings.Contains(ms[0].Subject, "background work") {
+		t.Errorf("got %+v, want one change about background work", ms)
+	}
+}
