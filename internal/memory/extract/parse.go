@@ -67,7 +67,7 @@ var (
 	headingRe = regexp.MustCompile(`^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
 	// itemRe: a list item; group 2 its text, or group 3 the whole of an
 	// item lettered "A)" (the letter stays: a pick may name it).
-	itemRe   = regexp.MustCompile(`^\s*(?:(?:[-*+•]|\d{1,3}[.)]|(?:i{1,3}|iv|vi{0,3})[.)])\s+(?:\[([ xX])\]\s+)?(.*)|((?:\*\*)?(?:[A-H](?:\)|\s+[—–])|\([a-hA-H]\))\s+.*))$`)
+	itemRe   = regexp.MustCompile(`^\s*(?:(?:[-*+•]|\d{1,3}[.)]|(?:i{1,3}|iv|vi{0,3})[.)])\s+(?:\[([ xX])\]\s+)?(.*)|((?:\*\*)?(?:[A-H](?:\)|\s+[—–])|[a-h]\)|\([a-hA-H]\))\s+.*))$`)
 	quoteRe  = regexp.MustCompile(`^\s{0,3}(?:>\s?)+`)
 	fenceRe  = regexp.MustCompile("^\\s*(```|~~~)")
 	indentRe = regexp.MustCompile(`^(?: {4}|\t)`)

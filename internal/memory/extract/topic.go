@@ -811,7 +811,7 @@ var (
 	// waysRe: the label before the options names their subject.
 	waysRe = regexp.MustCompile(`(?i)^(?:(?:two|three|four|a few|several|some|\d) )?(?:ways|options|approaches|choices|alternatives|possibilities|candidates)(?: (?:to|for|of))?\s+(.*)$`)
 	// ordinalRe: "option 2", "the second one", "#2", "2".
-	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?(?:option |approach |choice |number |#)?(1st|2nd|3rd|4th|1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
+	ordinalRe   = regexp.MustCompile(`(?i)^(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the |your |my )?(?:option |approach |choice |number |#)?(1st|2nd|3rd|4th|1|2|3|4|one|two|three|four|first|second|third|fourth|former|latter)\b(?:\s+(?:one|option|approach))?`)
 	storeVerbRe = regexp.MustCompile(`(?i)^(?:to |for )?(?:store|storing|keep|keeping|handle|handling|do|doing|implement|implementing|structure|structuring|write|writing|run|running|manage|managing|organize|organizing|format|formatting|represent|representing|pick|choose|choosing|set up|setting up|deploy|deploying)\s+`)
 )
 
@@ -853,6 +853,11 @@ func (o option) what() string {
 // the reason given ("Config: TOML, not YAML — comments matter to us").
 func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	p := strings.TrimSpace(cleanInline(bound(prompt)))
+	if m := leadPickRe.FindString(strings.TrimSpace(prompt)); m != "" {
+		// "3. the dead-letter queue matters more": the number is the pick,
+		// not a list's marker.
+		p = strings.TrimSpace(m) + " " + p
+	}
 	if prevAnswer == "" || p == "" || len(p) > 400 || isQuestion(p) {
 		return Memory{}, false
 	}
@@ -1270,11 +1275,12 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 	}
 	if len(opts) < 2 {
 		opts = couldOptions(us[max(0, q-3):q])
-	}
-	if len(opts) < 2 {
 		// "One way is …", "Another is …", "The third option is …": each
-		// opens a paragraph of its own, however long.
-		opts = couldOptions(paragraphLeads(us[:q]))
+		// opens a paragraph of its own, however long — all of them, when
+		// there are more than the last units hold.
+		if more := couldOptions(paragraphLeads(us[:q])); len(more) > len(opts) {
+			opts = more
+		}
 	}
 	if len(opts) < 2 {
 		opts = ledOptions(us[:q])
@@ -1306,8 +1312,10 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 			subject = questionSubject(t)
 		}
 	}
-	if subject == "" && len(opts) > 0 {
-		if c, ok := categories[strings.ToLower(opts[0].name)]; ok {
+	for _, o := range opts {
+		// The category of the first option that names one ("Redpanda"
+		// after "a bigger Kafka partition count").
+		if c, ok := categories[strings.ToLower(o.name)]; ok && subject == "" {
 			subject = c
 		}
 	}
@@ -1610,6 +1618,9 @@ func trimDangling(s string) string {
 	return strings.Join(f, " ")
 }
 
+// leadPickRe: a pick typed like a list's marker ("3. …", "b) …").
+var leadPickRe = regexp.MustCompile(`^(?:\d|[a-hA-H])[.)]\s`)
+
 // optionVerbLeadRe: the verb an option told as a step opens with ("use
 // Unleash", "roll our own table").
 var optionVerbLeadRe = regexp.MustCompile(`(?i)^(?:use|go with|adopt|pick|keep|stay on|switch to|move to)\s+`)
@@ -1676,7 +1687,7 @@ func eitherOptions(us []unit) []option {
 // couldRe: an option told as a sentence of its own ("We could run
 // Meilisearch next to the app, which …", "Or we could stay on Postgres",
 // "Or we move it to …", "A third path is …").
-var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route) )?(?:is|would be) (?:to )?(.+)$|^(?:the|an|one|another) alternative (?:is|would be) (?:to )?(.+)$`)
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the|my|our) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route|suggestion|idea|proposal|alternative) )?(?:is|would be) (?:to )?(.+)$|^(?:the|an|one|another) alternative (?:is|would be) (?:to )?(.+)$`)
 
 // paragraphLeads are the first sentences of us's paragraphs.
 func paragraphLeads(us []unit) []unit {

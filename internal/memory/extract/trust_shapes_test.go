@@ -2156,3 +2156,25 @@ func TestPromptSwapAndRetirementThenNow(t *testing.T) {
 		t.Errorf("got %+v, want one change about background work", ms)
 	}
 }
+
+// Picks and offers seen in a retired half, told in other words: a
+// number typed like a list marker ("2. …"), lowercase "a)" items picked
+// by "b, the …", and "My first/second suggestion is to …" picked by
+// "your second suggestion".
+func TestMarkerPicksAndSuggestions(t *testing.T) {
+	for _, c := range []struct{ ask, answer, pick, want, not string }{
+		{"how should the app get config?", "1. **Env vars** — simple, but no reloads.\n2. **Consul KV** — live reloads, one more service.\n\nWhich one?", "2. live reloads matter to us", "Consul KV", "Env vars"},
+		{"where do we keep sessions?", "Options:\n\na) **Signed cookies**: no server state, 4 KB cap.\nb) **Redis**: any size, one more box to run.\n\nLet me know which you prefer.", "b, the redis one", "Redis", "Signed cookies"},
+		{"how do we test the payments flow?", "A couple of ideas.\n\nMy first suggestion is to mock the PSP client in unit tests, which is fast but drifts from the real API.\n\nMy second suggestion is to run the PSP's sandbox in CI with recorded fixtures, so the tests see real responses.\n\nWhich do you want?", "your second suggestion", "sandbox", "mock the PSP"},
+	} {
+		m, ok := FromChoice(c.ask, c.answer, c.pick)
+		if !ok {
+			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
+			continue
+		}
+		lead, rejected, _ := strings.Cut(m.Text, ", not ")
+		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
+			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
+		}
+	}
+}
