@@ -435,7 +435,7 @@ func Carries(done, decided Memory) bool {
 		// "The ksops plugin is removed from Argo CD." after "switch
 		// secrets from SOPS to AWS Secrets Manager": what the change took
 		// away.
-		return sameTopic(done.Subject, decided.Subject) || decided.Change && removalRe.MatchString(done.Text) ||
+		return sameTopic(done.Subject, decided.Subject) || decided.Change && removesSomething(done.Text) ||
 			// "Switched the storage endpoint to R2 …" after "moving
 			// uploads to R2": the tool the change chose, put in place.
 			decided.Change && (sameToolNamed(done, decided) || overlap(withParts(done.Terms), withParts(decided.Terms), false) >= 2 ||
@@ -456,6 +456,21 @@ func Carries(done, decided Memory) bool {
 	}
 	return false
 }
+
+// removesSomething reports whether a clause of text says what went ("…,
+// the bridge and the Kafka topics are gone", "…; the Unleash container is
+// removed").
+func removesSomething(text string) bool {
+	for _, c := range removalClauseRe.Split(text, -1) {
+		if removalRe.MatchString(strings.TrimSpace(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// removalClauseRe: where a report's clauses part.
+var removalClauseRe = regexp.MustCompile(`[,;]\s+|\s[—–]\s|\.\s+`)
 
 // doneLabelRe: an answer's report that opens on a change, done
 // ("Switched: …", "Replaced: …", "Moved: …").

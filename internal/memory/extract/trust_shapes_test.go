@@ -2178,3 +2178,13 @@ func TestMarkerPicksAndSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// An answer that reports the prompt's change and, in a later clause,
+// what went only carries the change out.
+func TestCarriesRemovalInALaterClause(t *testing.T) {
+	decided := one(t, "Last change: the telemetry link is now Zenoh, with a router keeping 72h.", true)
+	done := one(t, "Robots run rmw_zenoh_cpp, and the bridge node and the Kafka topics are gone.", false)
+	if !Carries(done, decided) {
+		t.Errorf("%q should carry out %q", done.Text, decided.Text)
+	}
+}
