@@ -236,7 +236,7 @@ func TestTrustBenchmark(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| half | scenarios | in force | poisoned | decisions+constraints precision | recall | all kinds precision | recall | chains ending in one |\n|---|---|---|---|---|---|---|---|---|\n")
 	halves := map[string]trustScore{}
-	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl", "heldout9.jsonl"} {
+	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl", "heldout9.jsonl", "heldout10.jsonl"} {
 		var s trustScore
 		for _, sc := range loadScenarios(t, name) {
 			s.add(sc, runScenario(t, store, sc))
@@ -250,10 +250,10 @@ func TestTrustBenchmark(t *testing.T) {
 		// The first held-out half (hq) was retired into tuning once the
 		// second (hr) was committed, hr once the third (hs) was, and hs
 		// once the fourth (ht) was, and ht once the fifth (hu) was held out
-		// beside it; the sixth (hv) is held out beside hu; hx and hy
-		// are held out now, hu, hv and hw retired. See
+		// beside it; the sixth (hv) is held out beside hu; hx, hy and
+		// hz are held out now, hu, hv and hw retired. See
 		// testdata/trust/README.md.
-		if testing.Verbose() && (half != "heldout8" && half != "heldout9" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
+		if testing.Verbose() && (half != "heldout8" && half != "heldout9" && half != "heldout10" || os.Getenv("MNEME_TRUST_HELDOUT_NOTES") != "") {
 			for _, n := range s.notes {
 				t.Logf("%s %s", half, n)
 			}
@@ -287,6 +287,7 @@ func TestTrustBenchmark(t *testing.T) {
 		{"heldout7", 2, 0, 0.68, "retired, tuned on"},
 		{"heldout8", 4, 0, 0.53, "held out: its first figure (db4175e)"},
 		{"heldout9", 5, 0, 0.38, "held out: its first figure (f9bcf35)"},
+		{"heldout10", 8, 0, 0.64, "held out: its first figure (3b5ae41)"},
 	} {
 		s := halves[g.half]
 		p, r := ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels)
