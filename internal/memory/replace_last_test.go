@@ -227,3 +227,16 @@ func TestTheNextTurnAcrossKindsAndTwins(t *testing.T) {
 		t.Errorf("want the Zenoh link in force and neither Kafka decision: %q", got)
 	}
 }
+
+// A short name in capitals links turns that share no other word: "Drop
+// RQ. Dramatiq from now on" replaces "…, switch the jobs to RQ".
+func TestAShortNameLinksTheTurns(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "rq",
+		"Use Celery for the background jobs.", "Set up Celery with a Redis broker.",
+		"celery is way too heavy for this, switch the jobs to RQ", "Moved the three tasks to RQ workers.",
+		"Drop RQ. Dramatiq from now on, it has retries built in.", "Ported the tasks to Dramatiq actors.")
+	if got := inForce(t, store, "rq"); len(got) != 1 || !hasText(got, "Dramatiq") {
+		t.Errorf("want only the Dramatiq rule in force: %q", got)
+	}
+}

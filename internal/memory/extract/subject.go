@@ -928,6 +928,15 @@ func speaksOf(text string, m Memory, namesOnly bool) bool {
 		stem, _, _ := strings.Cut(base, ".")
 		names[stem] = true
 	}
+	if a := acronyms(m.Text); len(a) > 0 {
+		// "Drop RQ." after "switch the jobs to RQ": a short name in
+		// capitals, which key terms leave out.
+		for _, w := range acronymList(acronyms(text)) {
+			if a[w] {
+				return true
+			}
+		}
+	}
 	shared := 0
 	for _, w := range terms(text) {
 		if genericHeads[w] || len(w) <= 2 || !Names(m, w) {
@@ -939,6 +948,31 @@ func speaksOf(text string, m Memory, namesOnly bool) bool {
 	}
 	return false
 }
+
+// acronyms are the two-letter names in capitals of text ("RQ", "S3"),
+// not the common ones ("CI", "PR", "OK").
+func acronyms(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z') }) {
+		if len(w) == 2 && w[0] >= 'A' && w[0] <= 'Z' && (w[1] >= 'A' && w[1] <= 'Z' || w[1] >= '0' && w[1] <= '9') && !commonAcronyms[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func acronymList(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for w := range m {
+		out = append(out, w)
+	}
+	return out
+}
+
+// commonAcronyms name no choice of their own.
+var commonAcronyms = map[string]bool{"CI": true, "CD": true, "UI": true, "UX": true, "PR": true, "DB": true, "OK": true, "US": true,
+	"EU": true, "IO": true, "ID": true, "IP": true, "OS": true, "QA": true, "VM": true, "AM": true, "PM": true, "TZ": true, "JS": true, "TS": true,
+	"GB": true, "MB": true, "KB": true, "TB": true, "MS": true, "IT": true, "AI": true, "ML": true, "HR": true}
 
 // TextMemory is text read as a memory's words — its files, identifiers
 // and key terms — with no kind: what a turn spoke of.
