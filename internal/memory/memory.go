@@ -315,9 +315,13 @@ func Prepare(ctx context.Context, store *models.Store, t Turn, statements []Stat
 // replaceLast lets the turn's change of design replace what the
 // conversation points at without naming its subject: the last change
 // when it says it changes again ("Switched again: Odoo Online" after
-// "moving the instance to our own Docker host"), and a decision whose
-// thing the turn's answer took out ("… and removed our RAF tracking
-// calls" after "I went with RAF's built-in tracking").
+// "moving the instance to our own Docker host"); a decision whose thing
+// the turn's answer took out ("… and removed our RAF tracking calls") or
+// its prompt found fault with ("testers hate dragging"); and the
+// decision of the session's last turn that had one, when this turn
+// speaks of it. A decision and a user's rule speak of the same choices
+// ("The floor is now 1.74" — "Minimum supported Rust version from now
+// on: 1.79"); who may replace whom is MayReplace's.
 func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memory) bool) {
 	var removed, faulted []string
 	if t.Person == "" || t.Trusted {
@@ -327,92 +331,102 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 		faulted = append(faulted, extract.Faulted(p)...)
 	}
 	turnText := strings.Join(append(slices.Clone(t.Prompts), extract.Unquoted(t.Answer)), "\n")
+	prevTurn := extract.TextMemory(t.PrevPrompt + "\n" + extract.Unquoted(t.PrevAnswer))
+	pointed := false // the turn's first choice took what it points at
 	for i := range b.New {
 		m := &b.New[i]
-		if m.Kind != models.MemoryDecision && m.Kind != models.MemoryConstraint || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
+		if !isChoice(m.Kind) || m.State != models.MemoryCurrent || m.Speaker == models.SpeakerQuoted {
 			continue
 		}
-		// A decision and a user's rule speak of the same choices ("The
-		// floor is now 1.74" — "Minimum supported Rust version from now
-		// on: 1.79"); who may replace whom is MayReplace's.
-		choice := func(k string) bool { return k == models.MemoryDecision || k == models.MemoryConstraint }
-		replaceable := func(o models.Memory) bool {
-			return !same(o) && choice(o.Kind) && MayReplace(*m, o)
+		replaceable := func(o models.Memory) bool { return !same(o) && isChoice(o.Kind) && MayReplace(*m, o) }
+		replace := func(o models.Memory) {
+			if replaceable(o) && !slices.Contains(b.supersedes[i], o.ID) {
+				b.supersedes[i] = append(b.supersedes[i], o.ID)
+			}
 		}
-		may := func(o models.Memory) bool { return replaceable(o) && !slices.Contains(b.supersedes[i], o.ID) }
 		if m.Change && m.Kind == models.MemoryDecision && extract.SaysAgain(m.Text) {
-			// The last change in force — of those that share a word with
-			// m, if any do — whether or not m replaces it on its own
-			// already: never one before it.
-			var last, lastNamed *models.Memory
-			for j := range older {
-				o := &older[j]
-				if !o.Change || !replaceable(*o) {
-					continue
-				}
-				if last == nil || o.CreatedAt.After(last.CreatedAt) {
-					last = o
-				}
-				if slices.ContainsFunc(o.Terms, func(w string) bool { return slices.Contains(m.Terms, w) }) &&
-					(lastNamed == nil || o.CreatedAt.After(lastNamed.CreatedAt)) {
-					lastNamed = o
-				}
-			}
-			if lastNamed != nil {
-				last = lastNamed
-			}
-			if last != nil && may(*last) {
-				b.supersedes[i] = append(b.supersedes[i], last.ID)
+			if o := lastChange(*m, older, replaceable); o != nil {
+				replace(*o)
 			}
 		}
-		for _, o := range older {
-			if m.Change && len(removed) > 0 && may(o) && slices.ContainsFunc(removed, func(w string) bool { return slices.Contains(o.Terms, w) }) {
-				b.supersedes[i] = append(b.supersedes[i], o.ID)
-				continue
-			}
-			if len(faulted) > 0 && may(o) && slices.ContainsFunc(faulted, func(w string) bool { return extract.Names(ExtractForm(o), w) }) {
+		if !pointed {
+			pointed = true
+			for _, o := range older {
+				took := m.Change && slices.ContainsFunc(removed, func(w string) bool { return slices.Contains(o.Terms, w) })
 				// "Testers hate dragging to rotate" — "standardised on
-				// MagnifyGesture and RotateGesture3D": the user found fault
-				// with the choice the new one takes the place of.
-				b.supersedes[i] = append(b.supersedes[i], o.ID)
+				// MagnifyGesture …": the user found fault with the choice
+				// the new one takes the place of.
+				faults := slices.ContainsFunc(faulted, func(w string) bool { return extract.Names(ExtractForm(o), w) })
+				if took || faults {
+					replace(o)
+				}
 			}
 		}
-		removed, faulted = nil, nil // the first change of the turn is the one that took it out
 		if m.Change && m.SessionID != 0 {
-			// "the CI box is full every week" — "Moved the build artifacts
-			// to the shared NFS volume": a change in the turn right after
-			// the one that made a single decision, in a turn that speaks
-			// of that decision, replaces it.
-			last := 0 // the last earlier turn of the session with a decision in force
-			for _, o := range older {
-				if o.SessionID == m.SessionID && o.PromptNumber < m.PromptNumber && choice(o.Kind) && !same(o) {
-					last = max(last, o.PromptNumber)
-				}
-			}
-			var prev []models.Memory
-			for _, o := range older {
-				if o.SessionID == m.SessionID && o.PromptNumber == last && choice(o.Kind) && !same(o) {
-					prev = append(prev, o)
-				}
-			}
-			// The turn speaks of the decision, or, right after its turn, of
-			// what that turn was about ("Bumped `rust-version` and the
-			// `msrv` job to 1.74" — "Updated `rust-version` … to 1.79").
-			// Several decisions of that turn count as one when they are on
-			// one subject ("Swap it for redpanda" and Claude's "Replaced
-			// Mosquitto with Redpanda: …").
-			one := len(prev) > 0 && !slices.ContainsFunc(prev[1:], func(o models.Memory) bool {
-				return !extract.SameTopic(ExtractForm(o), ExtractForm(prev[0]))
-			})
-			speaks := one && (slices.ContainsFunc(prev, func(o models.Memory) bool { return extract.SpeaksOf(turnText, ExtractForm(o)) }) ||
-				last == m.PromptNumber-1 && extract.SpeaksOfName(turnText, extract.TextMemory(t.PrevPrompt+"\n"+extract.Unquoted(t.PrevAnswer))))
-			for _, o := range prev {
-				if speaks && may(o) {
-					b.supersedes[i] = append(b.supersedes[i], o.ID)
-				}
+			for _, o := range lastTurnSpokenOf(*m, older, same, turnText, prevTurn) {
+				replace(o)
 			}
 		}
 	}
+}
+
+// isChoice reports whether kind is a decision or a rule.
+func isChoice(kind string) bool {
+	return kind == models.MemoryDecision || kind == models.MemoryConstraint
+}
+
+// lastChange is the last change in force that m may replace — of those
+// that share a word with m, if any do — whether or not m replaces it on
+// its own already: never one before it.
+func lastChange(m models.Memory, older []models.Memory, replaceable func(models.Memory) bool) *models.Memory {
+	var last, lastNamed *models.Memory
+	for j := range older {
+		o := &older[j]
+		if !o.Change || !replaceable(*o) {
+			continue
+		}
+		if last == nil || o.CreatedAt.After(last.CreatedAt) {
+			last = o
+		}
+		if slices.ContainsFunc(o.Terms, func(w string) bool { return slices.Contains(m.Terms, w) }) &&
+			(lastNamed == nil || o.CreatedAt.After(lastNamed.CreatedAt)) {
+			lastNamed = o
+		}
+	}
+	if lastNamed != nil {
+		return lastNamed
+	}
+	return last
+}
+
+// lastTurnSpokenOf are the choices in force of the session's last turn
+// before m's that made any ("the CI box is full every week" — "Moved the
+// build artifacts to the shared NFS volume"), when they are on one
+// subject ("Swap it for redpanda" and Claude's "Replaced Mosquitto with
+// Redpanda: …") and m's turn speaks of them — or, right after their
+// turn, of what that turn was about by a name it used ("Bumped
+// `rust-version` … to 1.74" — "Updated `rust-version` … to 1.79").
+func lastTurnSpokenOf(m models.Memory, older []models.Memory, same func(models.Memory) bool, turnText string, prevTurn extract.Memory) []models.Memory {
+	last := 0
+	for _, o := range older {
+		if o.SessionID == m.SessionID && o.PromptNumber < m.PromptNumber && isChoice(o.Kind) && !same(o) {
+			last = max(last, o.PromptNumber)
+		}
+	}
+	var prev []models.Memory
+	for _, o := range older {
+		if o.SessionID == m.SessionID && o.PromptNumber == last && isChoice(o.Kind) && !same(o) {
+			prev = append(prev, o)
+		}
+	}
+	if len(prev) == 0 || slices.ContainsFunc(prev[1:], func(o models.Memory) bool { return !extract.SameTopic(ExtractForm(o), ExtractForm(prev[0])) }) {
+		return nil
+	}
+	if slices.ContainsFunc(prev, func(o models.Memory) bool { return extract.SpeaksOf(turnText, ExtractForm(o)) }) ||
+		last == m.PromptNumber-1 && extract.SpeaksOfName(turnText, prevTurn) {
+		return prev
+	}
+	return nil
 }
 
 // fromAnswer reports whether a memory was read from Claude's answer (by
