@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,18 +126,24 @@ func TestAFaultFoundReplacesTheChoice(t *testing.T) {
 
 // A change in the turn right after the one that made a single decision
 // replaces it when the turn speaks of it, though the change names
-// another subject; a change of another thing in the next turn, which
-// says nothing of it, replaces nothing.
+// another subject, and so it does with a turn between that decides
+// nothing; a change of another thing in the next turn, which says
+// nothing of it, replaces nothing.
 func TestTheNextTurnsChangeReplacesTheDecision(t *testing.T) {
 	store := testutil.NewServer(t).Store
-	turns(t, store, "ledger",
-		"Where should uploaded avatars go?",
-		"I went with bytea columns in Postgres for the avatars, since there are only a few thousand users.",
-		"the nightly postgres backups tripled since then",
-		"Moved the uploads to a Backblaze B2 bucket behind the CDN instead, because backups shouldn't carry image bytes.",
-	)
-	if got := inForce(t, store, "ledger"); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
-		t.Errorf("want only the next turn's change in force: %q", got)
+	chose := []string{"Where should uploaded avatars go?",
+		"I went with bytea columns in Postgres for the avatars, since there are only a few thousand users."}
+	between := []string{"what's eating the disk on the runner?", "Docker's build cache: 61 GB. I pruned it."}
+	changed := []string{"the nightly postgres backups tripled since then",
+		"Moved the uploads to a Backblaze B2 bucket behind the CDN instead, because backups shouldn't carry image bytes."}
+	for project, pa := range map[string][]string{
+		"ledger":  slices.Concat(chose, changed),
+		"ledger2": slices.Concat(chose, between, changed),
+	} {
+		turns(t, store, project, pa...)
+		if got := inForce(t, store, project); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
+			t.Errorf("%s: want only the later change in force: %q", project, got)
+		}
 	}
 	turns(t, store, "gateway",
 		"Add auth to the API.",
@@ -146,23 +153,6 @@ func TestTheNextTurnsChangeReplacesTheDecision(t *testing.T) {
 	)
 	if got := inForce(t, store, "gateway"); !hasText(got, "Ed25519") || !hasText(got, "zap allocates less") {
 		t.Errorf("a change of another thing replaced the decision before it: %q", got)
-	}
-}
-
-// A turn between that decides nothing does not stop the next change from
-// replacing the decision before it.
-func TestATurnBetweenThatDecidesNothing(t *testing.T) {
-	store := testutil.NewServer(t).Store
-	turns(t, store, "ledger2",
-		"Where should uploaded avatars go?",
-		"I went with bytea columns in Postgres for the avatars, since there are only a few thousand users.",
-		"what's eating the disk on the runner?",
-		"Docker's build cache: 61 GB. I pruned it.",
-		"the nightly postgres backups tripled since then",
-		"Moved the uploads to a Backblaze B2 bucket behind the CDN instead, because backups shouldn't carry image bytes.",
-	)
-	if got := inForce(t, store, "ledger2"); hasText(got, "bytea columns") || !hasText(got, "Backblaze") {
-		t.Errorf("want only the later change in force: %q", got)
 	}
 }
 

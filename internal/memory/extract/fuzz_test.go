@@ -21,6 +21,11 @@ func FuzzExtract(f *testing.F) {
 		strings.Repeat("- ", 100),
 		"- **A. One** — x\n- **B. Two** — y\n\nWhich one?",
 		"Which behaviour do you want?\n\nKeep it.\n\nOr drop it and log.",
+		"### \n## Option 1: A\n## Option 2: B\n###\n\nWhich one?",
+		"| | A | B |\n|---|---|---|\n| x | 1 | 2 |\n\nWhich one?",
+		"1\ufe0f\u20e3 A\n2\u20e3 B\n\nWhich?",
+		"(1) a, or (2) b. Which?",
+		"Per the docs, x; I pinned it to 2, so",
 	} {
 		f.Add(s)
 	}

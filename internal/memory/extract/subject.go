@@ -931,7 +931,7 @@ func speaksOf(text string, m Memory, namesOnly bool) bool {
 	if a := acronyms(m.Text); len(a) > 0 {
 		// "Drop RQ." after "switch the jobs to RQ": a short name in
 		// capitals, which key terms leave out.
-		for _, w := range acronymList(acronyms(text)) {
+		for w := range acronyms(text) {
 			if a[w] {
 				return true
 			}
@@ -957,14 +957,6 @@ func acronyms(text string) map[string]bool {
 		if len(w) == 2 && w[0] >= 'A' && w[0] <= 'Z' && (w[1] >= 'A' && w[1] <= 'Z' || w[1] >= '0' && w[1] <= '9') && !commonAcronyms[w] {
 			out[w] = true
 		}
-	}
-	return out
-}
-
-func acronymList(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for w := range m {
-		out = append(out, w)
 	}
 	return out
 }

@@ -1261,47 +1261,35 @@ func offered(answer string, us []unit) (subject string, opts []option) {
 		subject = waysSubject(us[start].label)
 	}
 	qt := strings.TrimSpace(cleanInline(us[q].text))
-	if len(opts) < 2 {
-		opts = headedOptions(us[:q])
-	}
-	if len(opts) < 2 {
-		opts = tableOptions(answer)
-	}
-	if len(opts) < 2 {
-		opts = orOptions(qt)
-	}
-	if len(opts) < 2 {
-		opts = eitherOptions(us[max(0, q-3):q])
-	}
-	if len(opts) < 2 {
-		opts = couldOptions(us[max(0, q-3):q])
-		// "One way is …", "Another is …", "The third option is …": each
-		// opens a paragraph of its own, however long — all of them, when
-		// there are more than the last units hold.
-		if more := couldOptions(paragraphLeads(us[:q])); len(more) > len(opts) {
-			opts = more
+	last := us[max(0, q-3):q]
+	// The shapes options come in, tried in turn until one finds two.
+	for _, find := range []func() []option{
+		func() []option { return headedOptions(us[:q]) },
+		func() []option { return tableOptions(answer) },
+		func() []option { return orOptions(qt) },
+		func() []option { return eitherOptions(last) },
+		func() []option {
+			// "One way is …", "Another is …", "The third option is …":
+			// each opens a paragraph of its own, however long — all of
+			// them, when there are more than the last units hold.
+			opts := couldOptions(last)
+			if more := couldOptions(paragraphLeads(us[:q])); len(more) > len(opts) {
+				return more
+			}
+			return opts
+		},
+		func() []option { return ledOptions(us[:q]) },
+		func() []option { return headingOptions(answer) },
+		func() []option { return columnOptions(answer) },
+		func() []option { return labelOrOptions(us[:q]) },
+		func() []option { return adviceOptions(us[:q]) },
+		func() []option { return inlineNumberedOptions(us[max(0, q-2) : q+1]) },
+		func() []option { return keycapOptions(answer) },
+	} {
+		if len(opts) >= 2 {
+			break
 		}
-	}
-	if len(opts) < 2 {
-		opts = ledOptions(us[:q])
-	}
-	if len(opts) < 2 {
-		opts = headingOptions(answer)
-	}
-	if len(opts) < 2 {
-		opts = columnOptions(answer)
-	}
-	if len(opts) < 2 {
-		opts = labelOrOptions(us[:q])
-	}
-	if len(opts) < 2 {
-		opts = adviceOptions(us[:q])
-	}
-	if len(opts) < 2 {
-		opts = inlineNumberedOptions(us[max(0, q-2) : q+1])
-	}
-	if len(opts) < 2 {
-		opts = keycapOptions(answer)
+		opts = find()
 	}
 	if subject == "" {
 		subject = questionSubject(qt)
@@ -1476,7 +1464,8 @@ func headingOptions(answer string) []option {
 		if m == nil {
 			continue
 		}
-		lv := strings.TrimSpace(line)[:strings.IndexFunc(strings.TrimSpace(line), func(r rune) bool { return r != '#' })]
+		hl := strings.TrimSpace(line)
+		lv := hl[:len(hl)-len(strings.TrimLeft(hl, "#"))] // "###": the heading's level
 		if level != "" && lv != level {
 			continue
 		}

@@ -1945,23 +1945,13 @@ func TestKeptInSubject(t *testing.T) {
 // paragraph leads, as "either … or …" and "you could … or …" in one
 // sentence; a pick in short words ("env vars") or a letter.
 func TestOptionsInOtherShapes(t *testing.T) {
-	for _, c := range []struct{ ask, answer, pick, want, not string }{
+	choicesRead(t, []choiceCase{
 		{"what should run the nightly reports", "Two reasonable paths:\n\n- `Quartz` — in-process, no new infra.\n- `Airflow` — a scheduler of its own.\n\nI'd go with Quartz. Shall I set it up?", "yes quartz", "Quartz", "Airflow"},
 		{"How do the services find their secrets?", "We could either mount them from a `secrets.yaml` at deploy time, or read everything from environment variables the way the compose file already sets them. Which do you prefer?", "env vars", "environment variables", "secrets.yaml"},
 		{"we need a CMS", "Option A: build a small admin on top of the models.\nOption B: use Strapi, self-hosted.\nOption C: Contentful (paid).\n\nLet me know which way you want to go.", "C", "Contentful", "Strapi"},
 		{"where does the changelog get generated", "I see two ways:\n\n**git-cliff** reads conventional commits and needs no config beyond a template.\n\n**Changesets** asks for a note per PR and handles the version bumps.\n\nWhat's your preference?", "changesets, we want notes per PR", "Changesets", "git-cliff"},
 		{"how do we paginate the list endpoints", "You could paginate with an offset (`?page=3`) or with a cursor (`?after=abc`). Cursors don't skip rows when items are inserted. Which approach do you want?", "cursor", "cursor", "offset"},
-	} {
-		m, ok := FromChoice(c.ask, c.answer, c.pick)
-		if !ok {
-			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
-			continue
-		}
-		lead, rejected, _ := strings.Cut(m.Text, ", not ")
-		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
-			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
-		}
-	}
+	})
 }
 
 // The question before the options names what is chosen in more shapes:
@@ -1988,23 +1978,13 @@ func TestAskedThingSubjects(t *testing.T) {
 // and its alternative then "go ahead", "the cheaper one", "not X, the
 // other one".
 func TestOptionsAsHeadingsColumnsAndAdvice(t *testing.T) {
-	for _, c := range []struct{ ask, answer, pick, want, not string }{
+	choicesRead(t, []choiceCase{
 		{"how do we ship the desktop builds?", "## Option 1: GitHub Releases\nFree, and the updater already reads it.\n\n## Option 2: an S3 bucket with CloudFront\nFaster downloads in Asia.\n\nWhich do you want?", "option 1", "GitHub Releases", "S3 bucket"},
 		{"test runner?", "| | Vitest | Jest |\n|---|---|---|\n| speed | fast | slower |\n| ESM | native | flags |\n\nWhich one should I set up?", "vitest", "Vitest", "Jest"},
 		{"search backend?", "Two options: Meilisearch or Typesense. Both are single binaries. Which should I use?", "not meili, the other one", "Typesense", "Meilisearch"},
 		{"how should we rate limit the API", "Recommendation: a token bucket per API key in Redis.\n\nAlternative: a fixed window counter in Postgres.\n\nShall I proceed with the token bucket?", "yes please, go ahead", "token bucket", "fixed window"},
 		{"where do the build logs go", "- **Loki**: cheap to keep, slower to search.\n- **Elasticsearch**: fast search, costly disks.\n\nWhich do you prefer?", "the cheaper one", "Loki", "Elasticsearch"},
-	} {
-		m, ok := FromChoice(c.ask, c.answer, c.pick)
-		if !ok {
-			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
-			continue
-		}
-		lead, rejected, _ := strings.Cut(m.Text, ", not ")
-		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
-			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
-		}
-	}
+	})
 }
 
 // Someone else's words in more shapes are notes, never Claude's: "Their
@@ -2080,23 +2060,13 @@ func TestOwnNarrationEndsTheQuote(t *testing.T) {
 // parentheticals, as keycap digits, as items with nested pros and cons,
 // and before a bare "Which?".
 func TestOptionsInlineNestedAndKeycaps(t *testing.T) {
-	for _, c := range []struct{ ask, answer, pick, want, not string }{
+	choicesRead(t, []choiceCase{
 		{"how do we send the digests", "Two ways: (1) a cron job in the worker, or (2) a scheduled Cloud Run job. Which do you prefer?", "2", "Cloud Run", "cron job"},
 		{"which test db", "Should I use Testcontainers (a real Postgres per run) or pg-mem (in memory, no Docker)?", "testcontainers", "Testcontainers", "pg-mem"},
 		{"how do we store uploads", "1️⃣ Local disk on the VM\n2️⃣ A Backblaze B2 bucket\n\nWhich one?", "backblaze", "Backblaze B2", "Local disk"},
 		{"state library?", "Options:\n1. **Zustand** — tiny.\n   - Pros: no boilerplate\n   - Cons: no devtools\n2. **Redux Toolkit** — the team knows it.\n   - Pros: devtools\n\nWhich do you want?", "redux toolkit", "Redux Toolkit", "Zustand"},
 		{"where do secrets live", "We can either keep them in a sealed-secrets file in the repo, or read them from Vault at boot. Which?", "vault", "Vault", "sealed-secrets"},
-	} {
-		m, ok := FromChoice(c.ask, c.answer, c.pick)
-		if !ok {
-			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
-			continue
-		}
-		lead, rejected, _ := strings.Cut(m.Text, ", not ")
-		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) || strings.Contains(rejected, "Pros") {
-			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
-		}
-	}
+	})
 }
 
 // A label that says the choice goes back names no subject: what follows
@@ -2162,21 +2132,11 @@ func TestPromptSwapAndRetirementThenNow(t *testing.T) {
 // by "b, the …", and "My first/second suggestion is to …" picked by
 // "your second suggestion".
 func TestMarkerPicksAndSuggestions(t *testing.T) {
-	for _, c := range []struct{ ask, answer, pick, want, not string }{
+	choicesRead(t, []choiceCase{
 		{"how should the app get config?", "1. **Env vars** — simple, but no reloads.\n2. **Consul KV** — live reloads, one more service.\n\nWhich one?", "2. live reloads matter to us", "Consul KV", "Env vars"},
 		{"where do we keep sessions?", "Options:\n\na) **Signed cookies**: no server state, 4 KB cap.\nb) **Redis**: any size, one more box to run.\n\nLet me know which you prefer.", "b, the redis one", "Redis", "Signed cookies"},
 		{"how do we test the payments flow?", "A couple of ideas.\n\nMy first suggestion is to mock the PSP client in unit tests, which is fast but drifts from the real API.\n\nMy second suggestion is to run the PSP's sandbox in CI with recorded fixtures, so the tests see real responses.\n\nWhich do you want?", "your second suggestion", "sandbox", "mock the PSP"},
-	} {
-		m, ok := FromChoice(c.ask, c.answer, c.pick)
-		if !ok {
-			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
-			continue
-		}
-		lead, rejected, _ := strings.Cut(m.Text, ", not ")
-		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) {
-			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
-		}
-	}
+	})
 }
 
 // An answer that reports the prompt's change and, in a later clause,
@@ -2186,5 +2146,35 @@ func TestCarriesRemovalInALaterClause(t *testing.T) {
 	done := one(t, "Robots run rmw_zenoh_cpp, and the bridge node and the Kafka topics are gone.", false)
 	if !Carries(done, decided) {
 		t.Errorf("%q should carry out %q", done.Text, decided.Text)
+	}
+}
+
+// choiceCase is a question, the options Claude offered, the user's pick,
+// and what the decision must choose and turn down.
+type choiceCase struct{ ask, answer, pick, want, not string }
+
+// choicesRead checks that each pick is read as a choice of want over not,
+// and that no nested pro or con is an option.
+func choicesRead(t *testing.T, cases []choiceCase) {
+	t.Helper()
+	for _, c := range cases {
+		m, ok := FromChoice(c.ask, c.answer, c.pick)
+		if !ok {
+			t.Errorf("%q after %q: no choice read", c.pick, c.answer)
+			continue
+		}
+		lead, rejected, _ := strings.Cut(m.Text, ", not ")
+		if !strings.Contains(lead, c.want) || !strings.Contains(rejected, c.not) || strings.Contains(rejected, "Pros") {
+			t.Errorf("%q: %q, want %q chosen over %q", c.pick, m.Text, c.want, c.not)
+		}
+	}
+}
+
+// A heading with nothing after its hashes among the options ("### ")
+// reads as no option, never as a crash.
+func TestEmptyHeadingAmongOptions(t *testing.T) {
+	answer := "### \n## Option 1: Redis\n## Option 2: Postgres\n###\n\nWhich one?"
+	if m, ok := FromChoice("queue?", answer, "option 2"); !ok || !strings.Contains(m.Text, "Postgres, not Redis") {
+		t.Errorf("FromChoice = %v %q, want Postgres chosen", ok, m.Text)
 	}
 }
