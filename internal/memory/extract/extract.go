@@ -371,7 +371,7 @@ func FromPrompt(prompt string) []Memory {
 						clauseSubject = subjectOf(m2, "")
 					}
 					faultFirst = complaintRe.MatchString(s[:loc[0]])
-					k, text, ok = k2, capitalize1(strings.TrimSpace(cleanInline(s))), true
+					k, text, ok = k2, capitalize(strings.TrimSpace(cleanInline(s))), true
 				}
 			}
 			if told != nil && told.Change && replacesItRe.MatchString(strings.TrimSpace(s)) {

@@ -221,7 +221,7 @@ func units(text string) []unit {
 								tail = ownLeadRe.ReplaceAllString(tail, "")
 							}
 							u.text, u.raw = strings.TrimSpace(s[:loc[0]]), strings.TrimSpace(s[:loc[0]])
-							own = &unit{text: capitalize1(strings.TrimSpace(tail)), sec: sec, para: para, label: label, raw: tail}
+							own = &unit{text: capitalize(strings.TrimSpace(tail)), sec: sec, para: para, label: label, raw: tail}
 						} else if strings.Contains(s, ":") || strings.HasSuffix(strings.TrimSpace(s), ":") {
 							rest, from = true, src
 						}
