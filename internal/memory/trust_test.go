@@ -3,13 +3,15 @@ package memory_test
 import (
 	"context"
 	"fmt"
-	"github.com/mneme-dev/mneme/internal/jsonl"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mneme-dev/mneme/internal/jsonl"
 	"github.com/mneme-dev/mneme/internal/memory"
 	"github.com/mneme-dev/mneme/internal/shape"
 	"github.com/mneme-dev/mneme/internal/testutil"
@@ -236,15 +238,24 @@ func TestTrustBenchmark(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| half | scenarios | in force | poisoned | decisions+constraints precision | recall | all kinds precision | recall | chains ending in one |\n|---|---|---|---|---|---|---|---|---|\n")
 	halves := map[string]trustScore{}
+	var byClass strings.Builder
 	for _, name := range []string{"tune.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl", "heldout9.jsonl", "heldout10.jsonl"} {
 		var s trustScore
+		classes := map[string]*trustScore{}
 		for _, sc := range loadScenarios(t, name) {
-			s.add(sc, runScenario(t, store, sc))
+			ms := runScenario(t, store, sc)
+			s.add(sc, ms)
+			if classes[sc.Class] == nil {
+				classes[sc.Class] = &trustScore{}
+			}
+			classes[sc.Class].add(sc, ms)
 		}
 		half := strings.TrimSuffix(name, ".jsonl")
 		halves[half] = s
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %d/%d |\n", half, s.scenarios, s.inForce, s.poisoned,
-			ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), ratio(s.allCorrect, s.inForce), ratio(s.allFound, s.allLabels), s.chainsOne, s.chains)
+		b.WriteString(s.row(half))
+		for _, c := range slices.Sorted(maps.Keys(classes)) {
+			byClass.WriteString(classes[c].row(half + " " + c))
+		}
 		// The held-out half's misses are not printed: nobody tunes on it
 		// (MNEME_TRUST_HELDOUT_NOTES=1 shows them, for the final report).
 		// The first held-out half (hq) was retired into tuning once the
@@ -260,6 +271,10 @@ func TestTrustBenchmark(t *testing.T) {
 		}
 	}
 	t.Log("\n" + b.String())
+	if os.Getenv("MNEME_TRUST_CLASSES") != "" {
+		// Figures by class, for every half: aggregates only, no misses.
+		t.Log("\n" + byClass.String())
+	}
 	if out := os.Getenv("MNEME_TRUST_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -305,6 +320,12 @@ func TestTrustBenchmark(t *testing.T) {
 // before that, after two rounds on tq289–tq352 (eleven at their first
 // run, nine of them theirs; two before them).
 const tunePoisonGuard = 0
+
+// row is s as a line of the benchmark's table.
+func (s trustScore) row(name string) string {
+	return fmt.Sprintf("| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %d/%d |\n", name, s.scenarios, s.inForce, s.poisoned,
+		ratio(s.dcCorrect, s.dcInForce), ratio(s.dcFound, s.dcLabels), ratio(s.allCorrect, s.inForce), ratio(s.allFound, s.allLabels), s.chainsOne, s.chains)
+}
 
 func ratio(a, b int) float64 {
 	if b == 0 {
