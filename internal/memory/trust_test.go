@@ -131,7 +131,14 @@ type trustScore struct {
 	notes                           []string
 }
 
+// anySubject, set by MNEME_TRUST_ANY_SUBJECT, scores without subjects: a
+// diagnostic of how much the subject costs, never the benchmark.
+var anySubject = os.Getenv("MNEME_TRUST_ANY_SUBJECT") != ""
+
 func matchesWant(m models.Memory, kind, key, speaker, subject string) bool {
+	if anySubject {
+		subject = ""
+	}
 	if m.Kind != kind || m.Speaker != speaker || !strings.Contains(strings.ToLower(m.Text), strings.ToLower(key)) {
 		return false
 	}
