@@ -503,6 +503,6 @@ func TestChainsAcrossSessionsInOtherWords(t *testing.T) {
 	}
 }
 
-// heldOutNow are the halves held out now, and the development half,
+// heldOutNow are the halves held out now,
 // whose misses are not printed (see testdata/trust/README.md).
-var heldOutNow = map[string]bool{"heldout8": true, "heldout9": true, "heldout10": true, "heldout11": true, "dev1": true}
+var heldOutNow = map[string]bool{"heldout8": true, "heldout9": true, "heldout10": true, "heldout11": true}

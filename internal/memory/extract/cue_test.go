@@ -52,9 +52,9 @@ func TestCueLiteralsHideNoMatch(t *testing.T) {
 	}
 }
 
-// heldOut are the trust halves held out now, and the development half
+// heldOut are the trust halves held out now
 // (see ../testdata/trust).
-var heldOut = map[string]bool{"heldout8.jsonl": true, "heldout9.jsonl": true, "heldout10.jsonl": true, "heldout11.jsonl": true, "dev1.jsonl": true}
+var heldOut = map[string]bool{"heldout8.jsonl": true, "heldout9.jsonl": true, "heldout10.jsonl": true, "heldout11.jsonl": true}
 
 func stringsIn(v any) []string {
 	switch x := v.(type) {
