@@ -37,7 +37,7 @@ const (
 )
 
 var (
-	causeRe = newCue(`(?i)\broot[- ]cause\b|^(?:this|it|that) happens (?:when|whenever|because)\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:came|comes|stemmed|stems) from|\b(?:(?:duplicate|double|failed|failing|missing|broken|extra|stale|wrong|empty|slow|dropped|lost|flaky|spurious|random|blank) [\w-]+|errors|failures|crashes|timeouts|\d{3}s|charges|drops|duplicates|dupes|leaks|spikes|exceptions|retries|logouts|stalls|hangs|outages|alerts) come from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)?|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "come from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error", "happen")
+	causeRe = newCue(`(?i)\broot[- ]cause\b|^(?:this|it|that) happens (?:when|whenever|because)\b|\bthe (?:real|actual|underlying) (?:failure|error|reason)\b|\bthe (?:real |actual |underlying )?(?:issue|problem|bug|culprit|cause) (?:was|is|turned out)\b|\b(?:was|were|is|are) caused by\b|\bturned out\b|\b(?:(?:duplicate|double|failed|failing|missing|broken|extra|stale|wrong|empty|slow|dropped|lost|flaky|spurious|random|blank) [\w-]+|errors|failures|crashes|timeouts|\d{3}s|charges|drops|duplicates|dupes|leaks|spikes|exceptions|retries|logouts|stalls|hangs|outages|alerts) come from\b|\b(?:was|were|is|are) (?:failing|crashing|timing out|hanging|flaky|broken|erroring)\b|\b(?:fail(?:ed|s|ing)?|broke|crash(?:ed|es)?|happen(?:ed|s)?|hung|panick?ed|leak(?:ed|s)?|timed out) because\b|\b(?:which|that) is why\b|\bthat'?s why\b|\bthe reason (?:was|is)\b|\b(?:was|were) due to\b|\b(?:deadlock|leak|race|crash|segfault|panic|regression) (?:was|is) in\b|^(?:fixed|found it)\W{1,4}(?:it|this|that) was\b|^fixed\b(?:[^.:;—–]|\.\S)*(?::|\s[—–-])\s+(?:it|this|that|they)\b`, "cause", "issue", "problem", "bug", "culprit", "turned out", "came from", "comes from", "come from", "stemmed from", "stems from", "failing", "crashing", "timing out", "hanging", "flaky", "broken", "erroring", "because", "why", "reason", "due to", "deadlock", "leak", "race", "crash", "segfault", "panic", "regression", "fixed", "found it", "failure", "error", "happen")
 	// todoLeadRe: a statement that opens as a todo.
 	todoLeadRe = regexp.MustCompile(`(?i)^(?:todo|to-do|fixme)\b`)
 	// explainsChangeRe: a change of design, often told with its reason.
@@ -181,7 +181,16 @@ func cue(t string, item bool) (Kind, bool) {
 		// "The cache now lives in Redis instead of in memory, because the
 		// two replicas must share it": a change with its reason.
 		return KindDecision, true
+	case beforeReason(t) != t && choiceMadeRe.MatchString(beforeReason(t)) && !strongCauseRe.MatchString(t) && !becauseRe.MatchString(t) && (causeRe.MatchString(t) || cameFromRe.MatchString(t)):
+		// "Went with anyhow over thiserror, since … when a header is
+		// broken": a choice whose reason speaks of failures, not a cause.
+		return KindDecision, true
 	case causeRe.MatchString(t):
+		return KindCause, true
+	case cameFromRe.MatchString(t) && !whereFromRe.MatchString(t) && (pastFromRe.MatchString(t) || failRe.MatchString(t)):
+		// "The duplicates came from the retry loop", "the 502s come from
+		// the proxy" — not "the Total column comes from a second pass"
+		// nor "shows where each value came from".
 		return KindCause, true
 	case becauseRe.MatchString(t) && failRe.MatchString(t) && !actionRe.MatchString(t) && !todoRe.MatchString(t) && !choiceMadeRe.MatchString(beforeBecause(t)):
 		return KindCause, true
@@ -501,4 +510,12 @@ var (
 	// nowGoesRe: where something goes now ("Checkout now goes through
 	// Stripe, since …").
 	nowGoesRe = regexp.MustCompile(`(?i)^(?:the |our |all )?[\w -]{1,30}? now (?:goes|go|runs|run|lives|live|happens|sits|is handled|are handled) (?:through|via|on|in|at|by) \S`)
+)
+
+var (
+	// cameFromRe: what something came from; a cause when it is past
+	// (pastFromRe) or the sentence speaks of a failure.
+	cameFromRe  = regexp.MustCompile(`(?i)\b(?:came|comes|come|stemmed|stems) from\b`)
+	pastFromRe  = regexp.MustCompile(`(?i)\b(?:came|stemmed) from\b`)
+	whereFromRe = regexp.MustCompile(`(?i)\b(?:where|which) (?:\w+ ){0,3}?(?:came|comes|come) from\b`)
 )

@@ -2178,3 +2178,27 @@ func TestEmptyHeadingAmongOptions(t *testing.T) {
 		t.Errorf("FromChoice = %v %q, want Postgres chosen", ok, m.Text)
 	}
 }
+
+// "X comes from Y" tells where a value is read from — no root cause —
+// unless it speaks of a failure or is told in the past; "where each came
+// from" is no cause either. A choice whose reason speaks of failures is
+// a decision.
+func TestComesFromAndChoicesWithFailingReasons(t *testing.T) {
+	for _, text := range []string{
+		"The `region` field comes from the tenant's billing profile.",
+		"`inventory audit` lists each count and where it came from.",
+		"Tax rates come from the `rates_2026.csv` table shipped with the app.",
+	} {
+		for _, m := range FromAnswer(text) {
+			if m.Kind == KindCause {
+				t.Errorf("%q: read as a cause %q", text, m.Text)
+			}
+		}
+	}
+	allKind(t, false, KindCause,
+		"The stale prices came from the CDN keeping the old JSON for a day.",
+		"The 504s come from the ingress timing out after 30 s.")
+	allKind(t, false, KindDecision,
+		"Parsing: went with `nom` over a hand-rolled lexer, since the grammar will grow and the errors are broken otherwise.",
+		"The plugin now ships unbundled `tsc` output rather than an esbuild bundle, since every crash so far came from the bundler rewriting paths.")
+}
