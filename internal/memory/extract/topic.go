@@ -301,7 +301,7 @@ var quoteMarks = strings.NewReplacer("`", "", `"`, "", "“", "", "”", "")
 
 // whichNounRe: a closing question that names what is chosen ("Which
 // policy do you want …?").
-var whichNounRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? )?which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?) (?:do|would|should|shall|will|did|are) (?:you|we)\b`)
+var whichNounRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? )?which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?) (?:(?:do|would|should|shall|will|did|are) (?:you|we)\b|(?:should|would|will|shall|do|does|can|could) (?:the|our|this|it|they|i)\b)`)
 
 // choiceNouns name a choice itself, not what it is about.
 var choiceNouns = map[string]bool{"way": true, "option": true, "approach": true, "route": true, "path": true, "direction": true, "variant": true, "alternative": true}
@@ -402,6 +402,10 @@ func submatches(s string, loc []int) []string {
 // use for it, how it should be done to, where it lives, a kind of thing
 // to pick, or a bare noun phrase asked about.
 var askedThingRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? |hmm,? )?(?:what (?:should|do|would|can|shall) (?:we|i) use for (?:the |our |a |an )?([\w /-]{2,40}?)\s*(?:[?.!]|$)|how (?:should|do|would|will) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:be|get) [a-z]+ed|where (?:should|do|does|will|would) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:live|go|run|sit|be stored|be kept|be hosted)|(?:pick|choose|recommend|suggest) (?:a|an|the|one|our) ([a-z][\w-]*(?: [a-z][\w-]*)?)(?: for\b| to\b|$|[?.])|([a-z][\w-]*(?: [a-z][\w-]*)?) for (?:the|our|this) [\w -]{2,30}\?)\s*(?:[?.!]|$|\s)`)
+
+// fragmentForRe: a prompt's opening fragment "X for the Y", with no verb
+// ("FOV for the roguelike (c++ …)", "retry policy for our webhooks:").
+var fragmentForRe = regexp.MustCompile(`(?i)^([a-z][\w-]*(?: [a-z][\w-]*)?) for (?:the|our|this|my) [\w -]{2,30}?(?:\s*\(|\s*[.:]|$)`)
 
 // materialNouns name what a prompt hands over to read, not a subject.
 var materialNouns = map[string]bool{"excerpt": true, "export": true, "dump": true, "paste": true, "snippet": true,
@@ -869,8 +873,10 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	if w := userAskedWhich(prevPrompt); w != "" {
 		subject = w // "… Which generator?": what the user asked to choose
 	}
-	if subject == "" {
-		subject = askedSubject(prevPrompt)
+	if asked := askedSubject(prevPrompt); subject == "" || asked != subject && strings.HasSuffix(asked, " "+subject) {
+		// "Which broker should I set up?" after "need a message broker
+		// that scales": the prompt's fuller name for the same thing.
+		subject = asked
 	}
 	pick, rest := chosen(p, opts)
 	if pick < 0 && (takeAdviceRe.MatchString(p) || goAheadRe.MatchString(p)) {
@@ -1080,11 +1086,23 @@ func askedSubject(prompt string) string {
 		// the dashboard", "state management for the svelte app?": what
 		// the question names as the thing to settle.
 		t := strings.TrimSpace(s)
+		if _, after, ok := strings.Cut(t, ": "); ok && askedThingRe.MatchString(after) {
+			t = after // "next piece of the lightwall fpga: where do the frames live?"
+		}
 		if loc := askedThingRe.FindStringSubmatchIndex(t); loc != nil && !strings.Contains(t[loc[1]:], " and ") {
 			// Not "Pick a job queue for the notifier and enqueue the welcome
 			// email": a second task makes the first no subject of all.
 			m := submatches(t, loc)
 			if n := nounPhrase(m[1] + m[2] + m[3] + m[4] + m[5]); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) && !pronouns[strings.Fields(n)[0]] {
+				return n
+			}
+		}
+	}
+	if len(ss) > 0 {
+		// "FOV for the roguelike (c++, 80x50 maps). monsters should …": a
+		// prompt that opens on what it is about, for what.
+		if m := fragmentForRe.FindStringSubmatch(strings.TrimSpace(ss[0])); m != nil && !clauseVerbRe.MatchString(m[1]+" ") && !taskVerbRe.MatchString(m[1]) {
+			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] {
 				return n
 			}
 		}
@@ -1417,7 +1435,9 @@ func ledOptions(us []unit) []option {
 		t := strings.TrimSpace(u.text)
 		m := optionLeadRe.FindStringSubmatch(t)
 		if m == nil {
-			if i != prev+1 || u.para != us[max(prev, 0)].para {
+			if u.para != us[max(prev, 0)].para {
+				// Another paragraph than the last option's: the run ends
+				// (the option's own further sentences do not end it).
 				if len(run) >= 2 {
 					last = run
 				}
@@ -1433,14 +1453,20 @@ func ledOptions(us []unit) []option {
 			}
 		}
 		name = strings.Trim(name, ":.— ")
+		whole := name
+		if short, _, ok := strings.Cut(name, ", "); ok && len(strings.Fields(name)) > 6 {
+			// "**Single buffer, SPI writes gated to vertical blanking**":
+			// the name, then what it does.
+			name = strings.TrimSpace(short)
+		}
 		if name == "" || len(strings.Fields(name)) > 6 {
 			continue
 		}
 		text := strings.ReplaceAll(cleanInline(t), "`", "")
 		if !u.item {
 			// "**Docusaurus** gives us versioned docs …": a paragraph
-			// about the option, which its name says.
-			text = name
+			// about the option, which its bold lead says.
+			text = whole
 		}
 		if m[3] != "" {
 			text = cleanInline(t) // "Option B: …" keeps its letter, for a pick that names it
@@ -1835,8 +1861,11 @@ func waysSubject(label string) string {
 	if m == nil {
 		return ""
 	}
-	if relativeLeadRe.MatchString(m[1]) {
-		return "" // "Options that work well with Avalonia 11": no subject
+	if relativeLeadRe.MatchString(m[1]) || placeLeadRe.MatchString(m[1]) {
+		// "Options that work well with Avalonia 11", "Three options on
+		// the ATmega1284P:", "ways to hold it on the HX8K": no subject
+		// (where, or "it", which the prompt names).
+		return ""
 	}
 	rest := storeVerbRe.ReplaceAllString(strings.TrimSpace(m[1]), "")
 	if v := verbThenDetRe.FindStringSubmatch(rest); v != nil {
@@ -1849,6 +1878,10 @@ func waysSubject(label string) string {
 // relativeLeadRe: a clause that says what the options are like, not what
 // they are for.
 var relativeLeadRe = regexp.MustCompile(`(?i)^(?:that|which|who|we|you|i|worth|available|here|there|i'?d|we'?d)\b`)
+
+// placeLeadRe: options said of where they run, or of a thing named
+// before ("it", "them").
+var placeLeadRe = regexp.MustCompile(`(?i)^(?:on|in|at|inside|within|under|for it|for them|for this|for that)\b|^(?:to\s+)?[a-z]+\s+(?:it|them|this|that|these|those)\b`)
 
 // verbThenDetRe: a verb and its object ("cache the rendered pages").
 var verbThenDetRe = regexp.MustCompile(`(?i)^(?:to\s+)?[a-z]+\s+(?:the|our|a|an|its|their)\s+(.+)$`)
@@ -1877,6 +1910,10 @@ var whereLivesRe = regexp.MustCompile(`(?i)\b(?:where|how)\s+(?:should|will|woul
 // theOneRe: a pick that names its option by a word of it ("hmm, the
 // Fluent one — …").
 var theOneRe = regexp.MustCompile(`(?i)^(?:\w+,\s+)?(?:let'?s (?:go with |do |use )?|go with |i'?d (?:go with|pick|take) |pick |use |take )?(?:the )?([\w.+-]{3,30}) (?:one|option|route|approach|way)\b`)
+
+// oneWhereRe: a pick told by what the option does ("the one where the
+// esp32 only writes during blanking", "the option that keeps the dump").
+var oneWhereRe = regexp.MustCompile(`(?i)^(?:\w+,?\s+)?(?:let'?s (?:go with |do )?|go with |i'?d (?:go with|pick|take) )?the (?:one|option|approach|way|version) (?:where|that|which|with|in which)\s+([^.;,—–]+)`)
 
 // romanPickRe: a pick by a roman numeral alone ("iii", "ii, it rolls
 // back"), never "i think …".
@@ -1907,6 +1944,14 @@ func chosen(p string, opts []option) (int, string) {
 			return -1, ""
 		}
 		return best, p[at+len(opts[best].name):]
+	}
+	if m := oneWhereRe.FindStringSubmatchIndex(p); m != nil {
+		// "the one where the esp32 only writes during blanking. we're
+		// short on block ram": the option its clause describes.
+		clause, rest := p[m[2]:m[3]], p[m[3]:]
+		if pick := byWords(clause, opts); pick >= 0 {
+			return pick, rest
+		}
 	}
 	if lettered(opts) {
 		if t := strings.TrimSpace(strings.Trim(p, ".!")); len(t) == 1 && t[0] >= 'a' && t[0] <= 'h' && int(t[0]-'a') < len(opts) {

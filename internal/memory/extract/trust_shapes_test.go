@@ -2202,3 +2202,34 @@ func TestComesFromAndChoicesWithFailingReasons(t *testing.T) {
 		"Parsing: went with `nom` over a hand-rolled lexer, since the grammar will grow and the errors are broken otherwise.",
 		"The plugin now ships unbundled `tsc` output rather than an esbuild bundle, since every crash so far came from the bundler rewriting paths.")
 }
+
+// Options as paragraphs whose bold lead names the option and then says
+// what it does ("**Row cache, flushed on every commit** — …"), each
+// paragraph of several sentences; a pick told by what the option does
+// ("the one where …"); "Which X should the Y use?" names X, and the
+// question after a label ("next part of the mixer: where do the presets
+// live?") names what it asks about.
+func TestFromChoiceDescribedPicksAndParagraphLeads(t *testing.T) {
+	ask := "next part of the mixer firmware: where do the presets live? the DSP boots in 80 ms and must load one at power-on"
+	answer := "The preset loader runs before the codec is up, so it needs a fast path. Three ways:\n\n" +
+		"**On-chip flash** — 64 KB reserved at the end of the image. Fast, but a firmware update wipes them.\n\n" +
+		"**External EEPROM, written only when the mixer is muted** — a 24LC512 over I2C. Survives updates. Writes are slow, so they wait for mute.\n\n" +
+		"**SD card** — presets as JSON files. Easy to back up, but the card must be present to boot.\n\n" +
+		"Which should I build?"
+	m, ok := FromChoice(ask, answer, "the one that only writes while muted. updates must never wipe presets")
+	if !ok || !strings.HasPrefix(m.Text, "Presets: External EEPROM") || !strings.Contains(m.Text, "not On-chip flash or SD card") {
+		t.Errorf("FromChoice = %v %q [%s], want the EEPROM chosen over both others, about the presets", ok, m.Text, m.Subject)
+	}
+	answer2 := "#### Mapbox GL\nVector maps.\n\n#### Leaflet\nRaster tiles.\n\nWhich map library should the dashboard use?"
+	if m, ok := FromChoice("the fleet dashboard needs a map of the vans", answer2, "leaflet, we have no token budget"); !ok || m.Subject != "map library" {
+		t.Errorf("FromChoice = %v %q [%s], want the subject \"map library\"", ok, m.Text, m.Subject)
+	}
+	for _, label := range []string{"Three options on the STM32F4:", "Two ways to keep it on the device:"} {
+		if s := waysSubject(label); s != "" {
+			t.Errorf("waysSubject(%q) = %q, want none: where, or what the prompt named", label, s)
+		}
+	}
+	if got := PromptTopic("Pathfinding for the tower defense (rust, bevy). creeps should avoid each other"); got != "pathfinding" {
+		t.Errorf("PromptTopic = %q, want the fragment's thing, pathfinding", got)
+	}
+}
