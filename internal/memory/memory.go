@@ -84,7 +84,15 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 	carried := func(m extract.Memory) bool {
 		// "We're dropping Vitest" — "Vitest and its config are removed.":
 		// the answer carries out the user's decision or rule.
-		return !m.Quoted && slices.ContainsFunc(out[:decided], func(d Statement) bool { return extract.Carries(m, d.Memory) })
+		return !m.Quoted && (slices.ContainsFunc(out[:decided], func(d Statement) bool { return extract.Carries(m, d.Memory) }) ||
+			// "`WAKEUP_PERIOD_S` is 300 now." after "every 5 minutes is
+			// the rule": in a turn whose prompt made a choice, Claude's
+			// decision with no reason of its own (why, or over what) that
+			// tells a change or shares a word with the choice is that
+			// choice carried out.
+			m.Kind == extract.KindDecision && !extract.OwnReason(m.Text) && slices.ContainsFunc(out[:decided], func(d Statement) bool {
+				return (d.Kind == extract.KindDecision || d.Kind == extract.KindConstraint) && (m.Change || extract.Near(m, d.Memory))
+			}))
 	}
 	chose := func() bool {
 		return slices.ContainsFunc(out[:decided], func(d Statement) bool { return d.Kind == extract.KindDecision })
@@ -365,6 +373,16 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 		if m.Change && m.SessionID != 0 {
 			for _, o := range lastTurnSpokenOf(*m, older, same, turnText, prevTurn) {
 				replace(o)
+			}
+		}
+		if m.Change && m.Speaker == models.SpeakerUser && m.Source == models.SourcePrompt {
+			// "tolerances going forward: relative 1e-5 … keep it there"
+			// after "reltol must be 1e-6, never looser": the user's own
+			// rule, set again in a turn that speaks of it.
+			for _, o := range older {
+				if o.Speaker == models.SpeakerUser && o.Source == models.SourcePrompt && extract.SpeaksOf(turnText, ExtractForm(o)) {
+					replace(o)
+				}
 			}
 		}
 	}

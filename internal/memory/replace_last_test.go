@@ -230,3 +230,25 @@ func TestAShortNameLinksTheTurns(t *testing.T) {
 		t.Errorf("want only the Dramatiq rule in force: %q", got)
 	}
 }
+
+// In a turn whose prompt makes the choice, Claude's decision that only
+// puts it in place ("`POLL_MS` is 2000 now") is no second memory; one
+// with a reason of its own, or on another thing, stays. A user's rule on
+// how often something happens is replaced by the user's next one at
+// another rate.
+func TestAChoiceCarriedOutAndARuleAtAnotherRate(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "greenhouse",
+		"the controller must poll the humidity sensor every 5 seconds, the fans react too late otherwise",
+		"Set `POLL_MS` to 5000 in `config.h`; the read takes 12 ms, so the loop has room.",
+		"the sensor self-heats at that rate. polling twice a minute is the rule now",
+		"`POLL_MS` is 30000 now.\n\nI also went with a median of three reads over a single read, because the sensor spikes when the mister runs.",
+	)
+	got := inForce(t, store, "greenhouse")
+	if hasText(got, "every 5 seconds") || hasText(got, "POLL_MS` is 30000") || hasText(got, "POLL_MS is 30000") {
+		t.Errorf("the old rate, or the setting that only carries out the new one, is in force: %q", got)
+	}
+	if !hasText(got, "twice a minute") || !hasText(got, "median of three") {
+		t.Errorf("want the user's new rule and Claude's own reasoned decision in force: %q", got)
+	}
+}

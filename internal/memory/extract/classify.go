@@ -15,7 +15,7 @@ import (
 // the one list every rule and change pattern below is built from.
 const (
 	standingWords = `from now on|going forward|from here on|from (?:today|this point) on(?:wards?)?|from today onwards?`
-	standing      = `\b(?:` + standingWords + `)\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)`
+	standing      = `\b(?:` + standingWords + `)\b|\w\s+from here(?:[,;!]|\.(?:\s|$)|$)|^new (?:rule|policy|convention)\b`
 )
 
 // The pieces of the change patterns that the prompt's decision, its
@@ -367,7 +367,10 @@ var (
 	clauseConstraintRe = regexp.MustCompile(`(?i)^(?:(?:and |also,? )?(?:nobody|no one) (?:ever )?(?:runs?|merges?|pushes?|deploys?|applies|commits?|touches|edits?|ships?|publishes)\b)|(?:(?:and |also,? )?no (?:new |more |further )?[\w.-]+(?: [\w.-]+){0,2},? (?:period|full stop|ever|at all)\b)|(?:we|you) (?:don'?t|do not|never|always)\b|^(?:please )?(?:don'?t|do not|never|always|stop|from now on|keep|avoid|no more|only ever)\b|^no (?:new |more |further )?[\w.-]+(?: [\w.-]+)? (?:in|on|for|anywhere in) (?:this|the|our|any) (?:codebase|code ?base|repo|repository|project|code|app|service)\b|^(?:please )?use\b[^.;]*?\b(?:not|instead of|rather than|never|only|over)\b|^(?:please )?use \S+(?: \S+)? for (?:all|every|any)\b`)
 	// ruleLabelRe: a rule announced as one ("Rule of thumb for this repo:
 	// …", "House style is: …", "Team convention:").
-	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:one|general|important|big) thing|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy|constraint|requirement)|ground rule|new (?:bar|floor|ceiling|threshold|limit|minimum|maximum))(?: for (?:(?:this|the|our|all|every|any) )?[\w./ -]{1,30}?)?(?: here)?(?:,\s*[\w ,]{1,40}?)?(?: is)?\s*:\s*\S`)
+	ruleLabelRe = regexp.MustCompile(`(?i)^(?:and |also |plus )?(?:(?:a |one )?rule of thumb|(?:one|general|important|big) thing|(?:our |the )?house (?:style|rules?)|(?:our |the |a )?(?:team|repo|project|code) (?:rule|convention|policy|style)|(?:our |the |one |a )?(?:new |general |hard |firm |golden |strict |simple )?(?:rule|convention|policy|constraint|requirement)|ground rule|new (?:bar|floor|ceiling|threshold|limit|minimum|maximum))(?: for (?:(?:this|the|our|all|every|any) )?[\w./ -]{1,30}?)?(?: (?:after|from|since|following|per) [\w .'-]{1,50}?)?(?: here)?(?:,\s*[\w ,]{1,40}?)?(?: is)?\s*:\s*\S`)
+	// isTheRuleRe: a rule said last ("every 5 minutes is the rule",
+	// "squash merges only, that's the rule now").
+	isTheRuleRe = regexp.MustCompile(`(?i)^\S.{2,80}?(?:,?\s+(?:that'?s|thats|this is)|\s+is)\s+the (?:new )?(?:rule|policy|convention)(?: (?:now|from now on|going forward))?[.!]?$`)
 	// turnOnlyRe: an instruction for this turn only ("Don't apply
 	// anything.", "Do not push it yet.").
 	turnOnlyRe = regexp.MustCompile(`(?i)^(?:please )?(?:don'?t|dont|do not) \w+ (?:anything|it|that|this|them)(?: yet| for now| now| just yet)?(?:,? (?:just |only )?(?:tell|show|explain|ask|give) (?:me|us)\b[^.!]*)?[.!]?$`)
@@ -422,6 +425,9 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	}
 	if loc := ruleLabelRe.FindStringIndex(body); loc != nil && loc[1] < len(body) {
 		return KindConstraint, body, true // "House style is: no :refer :all in ns forms"
+	}
+	if isTheRuleRe.MatchString(body) {
+		return KindConstraint, body, true // "every 5 minutes is the rule"
 	}
 	if topicReturnRe.MatchString(body) {
 		return "", "", false // "back to the witness signing failure": the conversation's topic, not a choice
@@ -519,3 +525,12 @@ var (
 	pastFromRe  = regexp.MustCompile(`(?i)\b(?:came|stemmed) from\b`)
 	whereFromRe = regexp.MustCompile(`(?i)\b(?:where|which) (?:\w+ ){0,3}?(?:came|comes|come) from\b`)
 )
+
+// ownReasonRe: a choice's own reason or what it was chosen over — not a
+// purpose clause ("so the core sleeps"), which any change has.
+var ownReasonRe = regexp.MustCompile(`(?i)\b(?:because|since|instead|rather than|over|in favou?r of|went with|chose|picked|opted)\b`)
+
+// OwnReason reports whether a statement says why it was chosen or over
+// what ("…, because the autosave then writes only …", "rather than
+// polling").
+func OwnReason(text string) bool { return ownReasonRe.MatchString(text) }

@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -265,6 +266,11 @@ func Supersedes(newer, older Memory) bool {
 	if otherCode(newer, older) {
 		// "kept in Lambert-93 (2154)" after "Parcels move to EPSG:3857":
 		// another code for the same kind of thing.
+		return true
+	}
+	if otherRate(newer, older) {
+		// "weigh the hive four times an hour" after "take a weight
+		// reading every 10 seconds": the same rule, at another rate.
 		return true
 	}
 	if otherCount(newer, older) {
@@ -973,4 +979,79 @@ func TextMemory(text string) Memory {
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))
 	return m
+}
+
+// rateRe finds how often: "every 10 seconds", "every 5 min", "every
+// hour", "once a minute", "four times an hour", "twice a day", "hourly".
+var rateRe = regexp.MustCompile(`(?i)\bevery\s+(\d+(?:\.\d+)?\s*|an?\s+|other\s+)?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wk)\b|\b(once|twice|\d+|two|three|four|five|six|ten|twelve) times? (?:a|an|per|each) (second|minute|hour|day|week)\b|\bonce (?:a|an|per|each) (second|minute|hour|day|week)\b|\b(hourly|daily|nightly|weekly)\b`)
+
+// rates are the periods, in seconds, that text says something happens at.
+func rates(text string) []float64 {
+	unit := func(u string) float64 {
+		switch u = strings.ToLower(u); {
+		case strings.HasPrefix(u, "s"):
+			return 1
+		case strings.HasPrefix(u, "m"):
+			return 60
+		case strings.HasPrefix(u, "h"):
+			return 3600
+		case strings.HasPrefix(u, "d"), u == "nightly":
+			return 86400
+		case strings.HasPrefix(u, "w"):
+			return 7 * 86400
+		}
+		return 0
+	}
+	count := map[string]float64{"once": 1, "twice": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "twelve": 12}
+	var out []float64
+	for _, m := range rateRe.FindAllStringSubmatch(text, 4) {
+		switch {
+		case m[2] != "":
+			n := 1.0
+			if f, err := strconv.ParseFloat(strings.TrimSpace(m[1]), 64); err == nil {
+				n = f
+			} else if strings.HasPrefix(strings.ToLower(m[1]), "other") {
+				n = 2
+			}
+			out = append(out, n*unit(m[2]))
+		case m[4] != "":
+			n, ok := count[strings.ToLower(m[3])]
+			if !ok {
+				n, _ = strconv.ParseFloat(m[3], 64)
+			}
+			if n > 0 {
+				out = append(out, unit(m[4])/n)
+			}
+		case m[5] != "":
+			out = append(out, unit(m[5]))
+		case m[6] != "":
+			out = append(out, unit(strings.TrimSuffix(strings.ToLower(m[6]), "ly")))
+		}
+	}
+	return out
+}
+
+// otherRate reports whether two rules say how often one thing happens at
+// different rates: both rules, sharing a key term, and no rate of newer's
+// among older's.
+func otherRate(newer, older Memory) bool {
+	if newer.Kind != KindConstraint || older.Kind != KindConstraint || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+		return false
+	}
+	rn, ro := rates(newer.Text), rates(older.Text)
+	if len(rn) == 0 || len(ro) == 0 {
+		return false
+	}
+	for _, r := range rn {
+		if slices.Contains(ro, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Near reports whether a and b share a key term (a compound's parts
+// counted) or an identifier.
+func Near(a, b Memory) bool {
+	return overlap(withParts(a.Terms), withParts(b.Terms), false) > 0 || overlap(identRoots(a.Idents), identRoots(b.Idents), true) > 0
 }

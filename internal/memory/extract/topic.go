@@ -99,6 +99,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			return s, true // "Root cause of the drops: …": what failed
 		}
 	}
+	if rc := forwardLabelRe.FindStringSubmatch(text); rc != nil {
+		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] {
+			return s, true // "tolerances going forward: relative 1e-5, …"
+		}
+	}
 	if m.Kind == KindCause {
 		if id := openingCode(m.Text); id != "" {
 			// "`WarpstoneRenderer` calls straight into NMS …", "Root cause
@@ -402,6 +407,10 @@ func submatches(s string, loc []int) []string {
 // use for it, how it should be done to, where it lives, a kind of thing
 // to pick, or a bare noun phrase asked about.
 var askedThingRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? |hmm,? )?(?:what (?:should|do|would|can|shall) (?:we|i) use for (?:the |our |a |an )?([\w /-]{2,40}?)\s*(?:[?.!]|$)|how (?:should|do|would|will) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:be|get) [a-z]+ed|where (?:should|do|does|will|would) (?:the |our )?([a-z][\w-]*(?: [a-z][\w-]*)?) (?:live|go|run|sit|be stored|be kept|be hosted)|(?:pick|choose|recommend|suggest) (?:a|an|the|one|our) ([a-z][\w-]*(?: [a-z][\w-]*)?)(?: for\b| to\b|$|[?.])|([a-z][\w-]*(?: [a-z][\w-]*)?) for (?:the|our|this) [\w -]{2,30}\?)\s*(?:[?.!]|$|\s)`)
+
+// forwardLabelRe: a rule labelled by what it covers and when ("…
+// tolerances going forward: relative 1e-5").
+var forwardLabelRe = regexp.MustCompile(`(?i)(?:^|[.!?;]\s+)([a-z][\w -]{1,30}?) (?:going forward|from now on|from here on|from today)\s*:\s*\S`)
 
 // fragmentForRe: a prompt's opening fragment "X for the Y", with no verb
 // ("FOV for the roguelike (c++ …)", "retry policy for our webhooks:").

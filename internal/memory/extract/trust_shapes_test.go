@@ -2233,3 +2233,29 @@ func TestFromChoiceDescribedPicksAndParagraphLeads(t *testing.T) {
 		t.Errorf("PromptTopic = %q, want the fragment's thing, pathfinding", got)
 	}
 }
+
+// A rule said last ("… is the rule"), a "new rule after …:" label, and a
+// rule labelled "X going forward:" (about X); a rule that moves how often
+// something happens replaces the old rate, never a rule on another thing.
+func TestRulesByRateAndLabelledAfter(t *testing.T) {
+	allKind(t, true, KindConstraint,
+		"the pi keeps overheating. polling every 30 seconds is the rule",
+		"new rule after the outage review: rotate the api keys every 90 days")
+	if m := one(t, "spoke to the data team. retries going forward: three attempts with jitter, then the dead-letter queue", true); m.Subject != "retries" || !m.Change {
+		t.Errorf("subject %q change %v, want the rule's label, retries, and a change", m.Subject, m.Change)
+	}
+	old := one(t, "the sensor node must sample the soil moisture every 10 minutes", true)
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"new rule: sample the soil moisture twice an hour, the battery can't keep up", true},
+		{"from now on the node samples moisture hourly", true},
+		{"new rule: sample the soil moisture every 10 minutes, but only in daylight", true}, // a new rule on the same thing
+		{"from now on rotate the logs daily", false},
+	} {
+		if got := Supersedes(one(t, c.text, true), old); got != c.want {
+			t.Errorf("Supersedes(%q, %q) = %v, want %v", c.text, old.Text, got, c.want)
+		}
+	}
+}
