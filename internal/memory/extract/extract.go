@@ -625,7 +625,7 @@ func newMemory(k Kind, text string, seen map[string]bool) (Memory, bool) {
 	}
 	seen[key] = true
 	// "From now on …" sets a rule where another held: a change too.
-	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text) || labelMoveRe.MatchString(text) || toolSwap(text)) ||
+	m := Memory{Kind: k, Text: text, Change: changeRe.MatchString(text) || standingRe.MatchString(text) || planChangeRe.MatchString(text) || k == KindDecision && (movedToRe.MatchString(text) || againChoice(text) || labelMoveRe.MatchString(text) || toolSwap(text)) ||
 		nowStateRe.MatchString(text) && !nowResultRe.MatchString(text)}
 	m.Files, m.Idents = names(text)
 	m.Terms = terms(withoutFiles(text, m.Files))

@@ -306,7 +306,7 @@ func Supersedes(newer, older Memory) bool {
 var bareInsteadRe = regexp.MustCompile(`(?i)\binstead\b(?:\s*[:.,;!—–)-]|\s*$)`)
 
 // againRe: a change that says it is not the first.
-var againRe = regexp.MustCompile(`(?i)\b(?:switched|moved|changed|migrated|swapped|switching|moving)(?: \w+){0,3}? again\b`)
+var againRe = regexp.MustCompile(`(?i)\b(?:switched|moved|changed|migrated|swapped|switching|moving)(?: \w+){0,3}? again\b|^(?:ok,? |so,? )?(?:change of plan|new plan|plan change)\b`)
 
 // rejectedRe finds what a choice turned down: "X instead of Y", "X over
 // Y", "rather than Y", "no more Y".

@@ -338,7 +338,7 @@ func subjectAfterLabel(m Memory, after, label string) (string, bool) {
 // backLabelRe: a label that says the choice goes back or changes ("Back
 // to something simple:", "Reverting to the old setup:", "Change of
 // course:").
-var backLabelRe = regexp.MustCompile(`(?i)^(?:(?:going |so )?back to|revert(?:ing)? to|return(?:ing)? to|change of (?:course|plan))\b`)
+var backLabelRe = regexp.MustCompile(`(?i)^(?:(?:going |so )?back to|revert(?:ing)? to|return(?:ing)? to|change of (?:course|plan)|(?:the )?(?:outcome|result|upshot|conclusion|verdict) of\b|(?:ok,? )?new plan)\b`)
 
 // alwaysRe: a label that is itself a rule ("Always keep shadow DOM:").
 var alwaysRe = regexp.MustCompile(`(?i)^(?:always|never|don'?t|do not)\s`)

@@ -2259,3 +2259,28 @@ func TestRulesByRateAndLabelledAfter(t *testing.T) {
 		}
 	}
 }
+
+// A prompt's change told as a new plan, as "… changed again:", or as how
+// a thing is now after a label that reports where it comes from; the
+// label names no subject.
+func TestPromptChangesAfterLabels(t *testing.T) {
+	for _, c := range []struct{ text, subject string }{
+		{"ok new plan: protobuf over gRPC streams, the dashboards need server push anyway", ""},
+		{"the deploy story changed again: everything ships through the ArgoCD app now", ""},
+		{"result of the design review: the page size is 50 now", "page size"},
+	} {
+		m := one(t, c.text, true)
+		if m.Kind != KindDecision || !m.Change {
+			t.Errorf("%q: %s change=%v, want a decision that changes", c.text, m.Kind, m.Change)
+		}
+		if c.subject != "" && m.Subject != c.subject && m.Subject != "default "+c.subject {
+			t.Errorf("%q: subject %q, want %q", c.text, m.Subject, c.subject)
+		}
+		if strings.Contains(m.Subject, "review") {
+			t.Errorf("%q: the label's report named the subject %q", c.text, m.Subject)
+		}
+	}
+	if !SaysAgain("New plan: tree-sitter for the grammar") {
+		t.Error("a new plan should replace the last change, as \"again\" does")
+	}
+}
