@@ -124,7 +124,25 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 		}
 		out = append(out, Statement{Memory: m, Source: models.SourceAnswer})
 	}
-	return Enabled(QuotedFromTools(out, t.Tools), st)
+	return Enabled(QuotedFromTools(partOfChange(out), t.Tools), st)
+}
+
+// partOfChange drops Claude's statements that only tell what a change of
+// the turn took away ("`tsup` and its config are removed" after "took
+// bundling out: the extension ships plain tsc output"): part of that
+// change, no choice of their own.
+func partOfChange(out []Statement) []Statement {
+	other := slices.ContainsFunc(out, func(s Statement) bool {
+		return isChoice(string(s.Kind)) && !s.Quoted && !extract.RemovalOnly(s.Text)
+	})
+	var keep []Statement
+	for _, s := range out {
+		if other && s.Source == models.SourceAnswer && s.Kind == extract.KindDecision && !s.Quoted && extract.RemovalOnly(s.Text) {
+			continue
+		}
+		keep = append(keep, s)
+	}
+	return keep
 }
 
 // QuotedFromTools marks the answer statements that copy what a tool of

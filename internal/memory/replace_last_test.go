@@ -252,3 +252,17 @@ func TestAChoiceCarriedOutAndARuleAtAnotherRate(t *testing.T) {
 		t.Errorf("want the user's new rule and Claude's own reasoned decision in force: %q", got)
 	}
 }
+
+// What a change took away, told in its own sentence, is part of the
+// change: one memory, not two.
+func TestARemovalIsPartOfItsChange(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "vscode-ext",
+		"the bundle keeps breaking the native module paths",
+		"I took bundling out: the extension now ships plain `tsc` output rather than an esbuild bundle, since vsce packages dependencies itself.\n\n`esbuild` and its config are removed.",
+	)
+	got := inForce(t, store, "vscode-ext")
+	if len(got) != 1 || !hasText(got, "plain `tsc` output") && !hasText(got, "plain tsc output") {
+		t.Errorf("want only the change in force, got %q", got)
+	}
+}

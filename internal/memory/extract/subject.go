@@ -1055,3 +1055,15 @@ func otherRate(newer, older Memory) bool {
 func Near(a, b Memory) bool {
 	return overlap(withParts(a.Terms), withParts(b.Terms), false) > 0 || overlap(identRoots(a.Idents), identRoots(b.Idents), true) > 0
 }
+
+// removalOnlyRe: a statement that only tells what went ("`tsup` and its
+// config are removed", "The hourly check and the MinIO credentials are
+// gone from the installer").
+var removalOnlyRe = regexp.MustCompile(`(?i)^(?:the |our |its )?[^.;:]{1,80}? (?:is|are|was|were|has been|have been) (?:now )?(?:gone|removed|dropped|deleted|retired|ripped out|torn down)\b(?: (?:from|in|out of) [^.;]{1,60})?[.!]?$`)
+
+// RemovalOnly reports whether a decision only tells what a change took
+// away: part of the change it belongs to, no choice of its own.
+func RemovalOnly(text string) bool {
+	t := strings.TrimSpace(strings.ReplaceAll(text, "`", ""))
+	return removalOnlyRe.MatchString(t) && !OwnReason(t)
+}

@@ -2284,3 +2284,18 @@ func TestPromptChangesAfterLabels(t *testing.T) {
 		t.Error("a new plan should replace the last change, as \"again\" does")
 	}
 }
+
+// A sentence that only tells what went is part of a change, not a choice
+// of its own; one that says why, or what replaced it, is more.
+func TestRemovalOnly(t *testing.T) {
+	for text, want := range map[string]bool{
+		"`webpack` and its config are removed":                                 true,
+		"The nightly cron and the S3 credentials are gone from the installer.": true,
+		"The Redis cache is removed, because every pod now reads the view.":    false,
+		"We no longer use Redis; prices come from the materialized view.":      false,
+	} {
+		if got := RemovalOnly(text); got != want {
+			t.Errorf("RemovalOnly(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
