@@ -104,6 +104,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 			return s, true // "tolerances going forward: relative 1e-5, …"
 		}
 	}
+	if rc := dashLabelRe.FindStringSubmatch(text); rc != nil && len(strings.Fields(rc[1])) <= 3 && !clauseVerbRe.MatchString(rc[1]+" ") && !doneLeadRe.MatchString(text) {
+		if s := nounPhrase(rc[1]); s != "" && !genericHeads[head(s)] && !labelWords[head(s)] {
+			return s, true // "Weights — I switched `grossWeightKg` to BigDecimal …"
+		}
+	}
 	if m.Kind == KindCause {
 		if id := openingCode(m.Text); id != "" {
 			// "`WarpstoneRenderer` calls straight into NMS …", "Root cause
@@ -182,8 +187,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 		// Not a package's last path element ("@testing-library/react to 15").
 		return strings.ToLower(text[sm[2]:sm[3]]) + " version", true
 	}
-	if s := copulaSubject(text); s != "" && !genericHeads[head(s)] && len(strings.Fields(s)) > 1 {
-		return s, true // "Product search now runs on Postgres …": what it opens with
+	if s := copulaSubject(text); s != "" && !genericHeads[head(s)] && (len(strings.Fields(s)) > 1 || nowIsRe.MatchString(text) && !stopwords[s] && !pronouns[s]) {
+		// "Product search now runs on Postgres …", "saves are now a
+		// SQLite file per profile": what it opens with, not the tool's
+		// category.
+		return s, true
 	}
 	if s, strong := clauseSubject(text); strong && len(strings.Fields(s)) > 1 && !genericHeads[head(s)] && moveLeadRe.MatchString(text) {
 		// "Moved Pulumi state to a self-managed S3 backend": what moved,
@@ -411,6 +419,13 @@ var askedThingRe = regexp.MustCompile(`(?i)^(?:so,? |ok,? |hmm,? )?(?:what (?:sh
 // forwardLabelRe: a rule labelled by what it covers and when ("…
 // tolerances going forward: relative 1e-5").
 var forwardLabelRe = regexp.MustCompile(`(?i)(?:^|[.!?;]\s+)([a-z][\w -]{1,30}?) (?:going forward|from now on|from here on|from today)\s*:\s*\S`)
+
+// dashLabelRe: a statement led by what it is about and a dash ("Weights
+// — I switched …", "Drive zipper noise — I went with …").
+var dashLabelRe = regexp.MustCompile(`^([A-Za-z][\w -]{1,30}?)\s+[—–]\s+\S`)
+
+// nowIsRe: "X is now …", "X are now …": one word, then how it is now.
+var nowIsRe = regexp.MustCompile(`(?i)^[a-z][\w-]* (?:is|are) now\b`)
 
 // fragmentForRe: a prompt's opening fragment "X for the Y", with no verb
 // ("FOV for the roguelike (c++ …)", "retry policy for our webhooks:").

@@ -2299,3 +2299,16 @@ func TestRemovalOnly(t *testing.T) {
 		}
 	}
 }
+
+// A statement led by what it is about and a dash names that; "X are now
+// <tool>" is about X, not the tool's category.
+func TestSubjectDashLeadAndNowIs(t *testing.T) {
+	for text, want := range map[string]string{
+		"Timestamps — I switched `created_at` from a Unix integer to RFC 3339 strings, since the mobile clients parse them directly.": "timestamps",
+		"Sessions are now a Postgres table, because the two app servers must share them.":                                          "sessions",
+	} {
+		if s := subjectOf(one(t, text, false), ""); s != want {
+			t.Errorf("%q: subject %q, want %q", text, s, want)
+		}
+	}
+}
