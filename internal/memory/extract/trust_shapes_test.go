@@ -2305,7 +2305,7 @@ func TestRemovalOnly(t *testing.T) {
 func TestSubjectDashLeadAndNowIs(t *testing.T) {
 	for text, want := range map[string]string{
 		"Timestamps — I switched `created_at` from a Unix integer to RFC 3339 strings, since the mobile clients parse them directly.": "timestamps",
-		"Sessions are now a Postgres table, because the two app servers must share them.":                                          "sessions",
+		"Sessions are now a Postgres table, because the two app servers must share them.":                                             "sessions",
 	} {
 		if s := subjectOf(one(t, text, false), ""); s != want {
 			t.Errorf("%q: subject %q, want %q", text, s, want)
