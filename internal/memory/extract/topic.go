@@ -427,6 +427,10 @@ var dashLabelRe = regexp.MustCompile(`^([A-Za-z][\w -]{1,30}?)\s+[—–]\s+\S`)
 // nowIsRe: "X is now …", "X are now …": one word, then how it is now.
 var nowIsRe = regexp.MustCompile(`(?i)^[a-z][\w-]* (?:is|are) now\b`)
 
+// storedSomewhereRe: "… needs X stored somewhere", "X has to live
+// somewhere".
+var storedSomewhereRe = regexp.MustCompile(`(?i)\b(?:needs?|want|has to put|have to put) (?:the |a |an |our |its |their |the user's |users' )?([\w' -]{2,50}?) (?:stored|kept|saved|hosted|put|persisted|cached) (?:somewhere|someplace)\b`)
+
 // fragmentForRe: a prompt's opening fragment "X for the Y", with no verb
 // ("FOV for the roguelike (c++ …)", "retry policy for our webhooks:").
 var fragmentForRe = regexp.MustCompile(`(?i)^([a-z][\w-]*(?: [a-z][\w-]*)?) for (?:the|our|this|my) [\w -]{2,30}?(?:\s*\(|\s*[.:]|$)`)
@@ -919,7 +923,7 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 		}
 	}
 	if pick < 0 {
-		return Memory{}, false
+		return ownChoice(p, subject, opts, prompt)
 	}
 	var rejected []string
 	for i, o := range opts {
@@ -946,11 +950,56 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	return m, true
 }
 
+// rejectAllRe: a reply that turns down every option offered ("none of
+// these tbh.", "all overkill, it's me on one laptop.", "neither —").
+var rejectAllRe = regexp.MustCompile(`(?i)^(?:(?:hmm+|nah|no|honestly|tbh|ok)[,.]?\s+)?(?:none of (?:these|them|those|the above|the (?:three|two|four) of them|the options)|neither(?: of (?:them|these|those))?|all (?:of (?:them|these) )?(?:are |seem |sound )?(?:overkill|too \w+|wrong|bad|heavy)|not any of (?:them|these))\b`)
+
+// ownChoice reads a reply that turns down every option and says what to
+// do instead ("none of these tbh. … use atlas with a declarative
+// schema.hcl"): the user's decision, over all of them.
+func ownChoice(p, subject string, opts []option, evidence string) (Memory, bool) {
+	loc := rejectAllRe.FindStringIndex(p)
+	if loc == nil {
+		return Memory{}, false
+	}
+	rest := strings.TrimSpace(p[loc[1]:])
+	// What the turning down says of them ("tbh", ", it's me on one
+	// laptop.") ends at its sentence; the choice follows.
+	if i := strings.IndexAny(rest, ".;"); i >= 0 && i+1 < len(rest) {
+		rest = strings.TrimSpace(rest[i+1:])
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, ",:—– "))
+	if len(strings.Fields(rest)) < 2 || isQuestion(rest) || deferRe.MatchString(rest) {
+		return Memory{}, false
+	}
+	var names []string
+	for _, o := range opts {
+		names = append(names, o.name)
+	}
+	text := rest + " — not " + strings.Join(names, ", ")
+	if subject != "" {
+		text = capitalize1(subject) + ": " + text
+	}
+	m, ok := newMemory(KindDecision, text, map[string]bool{})
+	if !ok {
+		return Memory{}, false
+	}
+	m.Subject = subject
+	if m.Subject == "" {
+		m.Subject = subjectOf(m, "")
+	}
+	m.Evidence = evidence
+	return m, true
+}
+
+// deferRe: a reply that puts the choice off ("let me think", "later").
+var deferRe = regexp.MustCompile(`(?i)^(?:let me (?:think|check|ask)|i'?ll (?:think|get back|check)|later\b|not sure|dunno|no idea)`)
+
 // userWhichRe: a prompt's "Which X?", or "how should … get X?".
 var (
 	// bareWhichRe: a sentence that only asks which X ("Which generator?",
 	// "which driver").
-	bareWhichRe = regexp.MustCompile(`(?i)^which ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?)\s*\??$`)
+	bareWhichRe = regexp.MustCompile(`(?i)^(?:which|what) ([a-z][\w-]{1,29}(?: [a-z][\w-]{1,29})?)\s*\??$`)
 	// howGetRe: "how should … get X?".
 	howGetRe = regexp.MustCompile(`(?i)\bhow (?:should|do|can|will|would) (?:the |our |my )?(?:[\w.-]+ ){1,5}?(?:get|receive|pick up|install|apply) ([a-z][\w -]{2,40}?)(?: in the| in| on| from| over| at)?(?: the field| production| prod)?\s*\?`)
 )
@@ -1118,6 +1167,15 @@ func askedSubject(prompt string) string {
 			// email": a second task makes the first no subject of all.
 			m := submatches(t, loc)
 			if n := nounPhrase(m[1] + m[2] + m[3] + m[4] + m[5]); n != "" && (!genericHeads[head(n)] || len(strings.Fields(n)) > 1) && !pronouns[strings.Fields(n)[0]] {
+				return n
+			}
+		}
+	}
+	for _, s := range ss {
+		// "tidewatch needs the user's api key stored somewhere. where":
+		// what is to be put somewhere.
+		if m := storedSomewhereRe.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+			if n := nounPhrase(m[1]); n != "" && !genericHeads[head(n)] && !pronouns[strings.Fields(n)[0]] {
 				return n
 			}
 		}
@@ -1726,7 +1784,7 @@ func eitherOptions(us []unit) []option {
 // couldRe: an option told as a sentence of its own ("We could run
 // Meilisearch next to the app, which …", "Or we could stay on Postgres",
 // "Or we move it to …", "A third path is …").
-var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the|my|our) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route|suggestion|idea|proposal|alternative) )?(?:is|would be) (?:to )?(.+)$|^(?:the|an|one|another) alternative (?:is|would be) (?:to )?(.+)$`)
+var couldRe = regexp.MustCompile(`(?i)^(?:or |alternatively,? )?(?:we|you|i) could (?:also |instead |just )?(.+)$|^or (?:we|you|i) (?:just )?(.+)$|^(?:(?:a|the|my|our) (?:first|second|third|fourth|other|last|final)|one|another) (?:(?:path|option|way|approach|choice|route|suggestion|idea|proposal|alternative) )?(?:is|would be) (?:to )?(.+)$|^(?:the|an|one|another) alternative (?:is|would be) (?:to )?(.+)$|^the ([\w.+-]+(?: [\w.+-]+)?) (?:route|approach|path|way|option) (?:is|would|will|stores|writes|keeps|means|uses|gives|puts|runs|has|takes|costs|needs|sends|lets|adds|saves|moves)\b`)
 
 // paragraphLeads are the first sentences of us's paragraphs.
 func paragraphLeads(us []unit) []unit {
@@ -1751,12 +1809,21 @@ func couldOptions(us []unit) []option {
 			if m == nil {
 				continue
 			}
+			if m[5] != "" {
+				// "The Keychain route stores it as …": the option is what
+				// names the route.
+				opts = append(opts, option{name: m[5], text: strings.TrimSpace(sn)})
+				continue
+			}
 			told := m[1] + m[2] + m[3] + m[4] // one group matches
 			name := strings.TrimRight(strings.TrimSpace(cutAtFirst(told, ", ", " which ", " — ", " – ", " (", ": ", " so ", " because ", " but ", " with ", " as a ", " as an ", " through ", " next to ")), ".")
 			if f := strings.Fields(name); len(f) > 8 {
 				name = strings.Join(f[:8], " ")
 			}
-			opts = append(opts, option{name: name, text: strings.TrimSpace(sn)})
+			// The text from the option on ("write new tests with
+			// `Test2::V0` …", not "My second suggestion is to …"), so the
+			// decision tells what it does.
+			opts = append(opts, option{name: name, text: strings.TrimSpace(told)})
 		}
 	}
 	if len(opts) == 1 {
@@ -1937,7 +2004,7 @@ var theOneRe = regexp.MustCompile(`(?i)^(?:\w+,\s+)?(?:let'?s (?:go with |do |us
 
 // oneWhereRe: a pick told by what the option does ("the one where the
 // esp32 only writes during blanking", "the option that keeps the dump").
-var oneWhereRe = regexp.MustCompile(`(?i)^(?:\w+,?\s+)?(?:let'?s (?:go with |do )?|go with |i'?d (?:go with|pick|take) )?the (?:one|option|approach|way|version) (?:where|that|which|with|in which)\s+([^.;,—–]+)`)
+var oneWhereRe = regexp.MustCompile(`(?i)^(?:\w+,?\s+)?(?:let'?s (?:go with |do )?|go with |i'?d (?:go with|pick|take) )?the ((?:[\w-]+ ){0,2}?)(?:one|option|approach|way|version) (?:where|that|which|with|in which)\s+([^.;,—–]+)`)
 
 // romanPickRe: a pick by a roman numeral alone ("iii", "ii, it rolls
 // back"), never "i think …".
@@ -1972,7 +2039,7 @@ func chosen(p string, opts []option) (int, string) {
 	if m := oneWhereRe.FindStringSubmatchIndex(p); m != nil {
 		// "the one where the esp32 only writes during blanking. we're
 		// short on block ram": the option its clause describes.
-		clause, rest := p[m[2]:m[3]], p[m[3]:]
+		clause, rest := p[m[2]:m[3]]+p[m[4]:m[5]], p[m[5]:]
 		if pick := byWords(clause, opts); pick >= 0 {
 			return pick, rest
 		}

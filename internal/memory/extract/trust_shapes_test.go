@@ -524,7 +524,7 @@ func TestFromChoiceShapes(t *testing.T) {
 	}{
 		{0, "2 sounds right", "Rails fragment caching in Redis, not Varnish"},
 		{0, "Varnish, we have the ops budget", "Varnish in front of the app, not Rails fragment caching"},
-		{0, "neither, just use a CDN", ""},
+		{0, "neither, just use a CDN", "just use a CDN — not Varnish"}, // the user's own pick, over both
 		{1, "the Postgres one", "GoodJob, not Sidekiq"},
 		{1, "hmm not sure, what about Que?", ""},
 		{2, "vendor it, CI has no network", "Vendor the SDK, not pin it"},
@@ -2310,5 +2310,24 @@ func TestSubjectDashLeadAndNowIs(t *testing.T) {
 		if s := subjectOf(one(t, text, false), ""); s != want {
 			t.Errorf("%q: subject %q, want %q", text, s, want)
 		}
+	}
+}
+
+// A reply that turns every option down and says what to do instead is
+// the user's own decision over all of them; one that puts the choice off
+// is none. "what X" at the end of a prompt names X, and "… needs X
+// stored somewhere" names X.
+func TestFromChoiceOwnPickAndAskedShapes(t *testing.T) {
+	ask := "the sync service needs the user's refresh token stored somewhere. where"
+	answer := "Two places:\n\n1. **The Keychain** — encrypted by the OS.\n2. **A dotfile** — mode 0600, easy to inspect.\n\nWhich one?"
+	m, ok := FromChoice(ask, answer, "none of these tbh. put it in the libsecret store like our other linux tools do")
+	if !ok || !strings.Contains(m.Text, "libsecret store") || !strings.Contains(m.Text, "not The Keychain, A dotfile") || m.Subject != "refresh token" {
+		t.Errorf("FromChoice = %v %q [%s], want the user's own pick over both, about the refresh token", ok, m.Text, m.Subject)
+	}
+	if m, ok := FromChoice(ask, answer, "neither for now. let me think about it"); ok {
+		t.Errorf("a choice put off read as %q", m.Text)
+	}
+	if m, ok := FromChoice("we're adding a queue to the mailer. what broker", "1. **NATS** — light.\n2. **RabbitMQ** — mature.\n\nWhich?", "nats"); !ok || m.Subject != "broker" {
+		t.Errorf("FromChoice = %v %q [%s], want the subject the prompt asked for", ok, m.Text, m.Subject)
 	}
 }
