@@ -435,6 +435,11 @@ func classifyPrompt(s string) (Kind, string, bool) {
 	if promptDecisionRe.MatchString(body) || labelMoveRe.MatchString(body) || againChoice(body) {
 		return KindDecision, body, true
 	}
+	if imperInsteadRe.MatchString(body) && !isQuestion(body) && !turnOnlyRe.MatchString(body) {
+		// "log everything to our mlflow server instead, same rule
+		// otherwise": a change of design the user directs.
+		return KindDecision, body, true
+	}
 	if nowStateRe.MatchString(body) && !nowResultRe.MatchString(body) && !failRe.MatchString(body) && !standingRe.MatchString(body) &&
 		(copulaSubject(body) != "" || copulaSubject(labelLeadRe.ReplaceAllString(body, "")) != "") {
 		// "The handbook is Typst documents now": how a thing is, since a
@@ -543,3 +548,7 @@ var labelLeadRe = regexp.MustCompile(`^[\w .'-]{2,50}:\s+`)
 // planChangeRe: a statement that says it changes the plan ("new plan:",
 // "change of plan —", "the logging story changed again:").
 var planChangeRe = regexp.MustCompile(`(?i)^(?:ok,? |so,? )?(?:change of plan|new plan|plan change)\b|\b(?:changed|switched|moved) again\s*:`)
+
+// imperInsteadRe: an instruction that says it takes the place of what is
+// there ("send the logs to mlflow instead", "target x86-64-v3 instead").
+var imperInsteadRe = regexp.MustCompile(`(?i)^(?:(?:ok|so|then|just|pls|please)[,.]?\s+)*(?:log|send|store|keep|put|run|use|write|ship|host|deploy|target|build|serve|route|push|publish|save|cache|store|move|point|generate|render|call|read|load|sign|encrypt|hash|queue|schedule)\b(?:[^.;?]|\.\S){2,120}?\binstead\b(?:\s*[,.;!—–-]|\s*$)`)

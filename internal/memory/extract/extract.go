@@ -496,7 +496,7 @@ func continues(s string) bool {
 
 // topicShiftRe: a sentence that says it starts another subject
 // ("separate thing: …", "unrelated, but …").
-var topicShiftRe = regexp.MustCompile(`(?i)^(?:(?:a |one )?separate (?:thing|note|topic)|unrelated|another thing|different (?:thing|topic)|on another note|side note|also unrelated)\b`)
+var topicShiftRe = regexp.MustCompile(`(?i)^(?:(?:a |one )?separate (?:thing|note|topic)|unrelated|another thing|different (?:thing|topic)|on another note|side note|also unrelated)\b|^(?:also|and|plus),?\s+(?:[\w-]+ ){1,4}(?:is|are) (?:next|up next|also needed)\b`)
 
 // isRequest reports whether a prompt's sentence asks for work ("now add
 // …", "can u look at …", "bump kotlin").

@@ -825,7 +825,7 @@ func Removed(text string) []string {
 // complaintRe: a sentence of a prompt that finds fault with something in
 // place ("Testers hate dragging to rotate", "Matter's overhead killed
 // frame rates", "sidecars are doubling pod memory, this isn't working").
-var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing|running out|timing out|dropping|falling over)|runs? out of|(?:is|are) (?:painful|a pain|flaky|broken|unreliable)|unusable)\b`)
+var complaintRe = regexp.MustCompile(`(?i)\b(?:hates?|hated|killed|kills|too (?:slow|expensive|heavy|costly|high|big|flaky)|(?:is|are|was|isn'?t|aren'?t) (?:deprecated|archived|unmaintained|abandoned)|(?:isn'?t|aren'?t|is not|are not|doesn'?t|don'?t|does not|do not|won'?t|can'?t|cannot) (?:work|working|scale|cope|keep up|build|run)|doubling|tripling|overhead|no good|keeps? (?:breaking|failing|crashing|running out|timing out|dropping|falling over)|runs? out of|(?:is|are) (?:painful|a pain|flaky|broken|unreliable)|unusable|(?:is|are) (?:being |getting )?(?:decommissioned|shut down|sunset|retired|turned off|discontinued|end-of-life|eol)|(?:won'?t|will not|can'?t|cannot) (?:pay|afford)|is going away)\b`)
 
 // faultClauseRe: where a prompt's clauses part.
 var faultClauseRe = regexp.MustCompile(`[.;!?]\s+|,\s+|\s[—–-]\s|\s+but\s+|\n+`)

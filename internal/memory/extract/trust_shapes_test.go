@@ -2331,3 +2331,26 @@ func TestFromChoiceOwnPickAndAskedShapes(t *testing.T) {
 		t.Errorf("FromChoice = %v %q [%s], want the subject the prompt asked for", ok, m.Text, m.Subject)
 	}
 }
+
+// An instruction that says it takes the place of what is there is the
+// user's change; "also X is next" starts another thing; a prompt that
+// says a thing is being shut down, or that nobody will pay for it, finds
+// fault with it.
+func TestImperativeInsteadAndWhatGoesAway(t *testing.T) {
+	for _, p := range []string{
+		"the team won't pay for datadog. ship the traces to our tempo instance at tempo.infra.local instead, same sampling otherwise",
+		"ok send the audit events to kafka instead",
+	} {
+		if m := one(t, p, true); m.Kind != KindDecision || !m.Change || strings.Contains(m.Text, "won't pay") {
+			t.Errorf("%q: %s change=%v %q, want the user's change alone", p, m.Kind, m.Change, m.Text)
+		}
+	}
+	if m := one(t, "use zstd instead. also the retention job is next, do it however you like", true); strings.Contains(m.Text, "retention") {
+		t.Errorf("the next task joined the change: %q", m.Text)
+	}
+	for _, p := range []string{"the jenkins box is being decommissioned end of month", "finance won't pay for sentry seats anymore"} {
+		if len(Faulted(p)) == 0 {
+			t.Errorf("Faulted(%q) is empty", p)
+		}
+	}
+}
