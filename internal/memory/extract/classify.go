@@ -225,7 +225,7 @@ var (
 	pronounActRe = regexp.MustCompile(`(?i)^(?:so |then |and )?(?:i|we)(?:'ve| have)? (?:also |just )?(?:dropped|removed|deleted|reverted|disabled|replaced|moved|switched|fixed|updated|renamed) (?:it|them|that|this|those)\b`)
 	// choiceMadeRe: a clause that makes a choice ("I went with X rather
 	// than Y"), which its reason does not turn into a cause.
-	choiceMadeRe = regexp.MustCompile(`(?i)\b(?:went with|go with|going with|chose|picked|opted for|settled on|rather than|instead of|in favou?r of)\b`)
+	choiceMadeRe = regexp.MustCompile(`(?i)\b(?:went with|go with|going with|chose|chosen over|picked|opted for|settled on|rather than|instead of|in favou?r of)\b`)
 	// figureRe: a measured figure, with its unit.
 	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Hz|kHz|MHz|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
 	// outcomeRe: what a result says happened ("passes", "is gone from the

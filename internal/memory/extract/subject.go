@@ -268,6 +268,11 @@ func Supersedes(newer, older Memory) bool {
 		// another code for the same kind of thing.
 		return true
 	}
+	if otherDuration(newer, older) {
+		// "slots must be 20 minutes" after "fixed 15-minute slots": the
+		// same thing, another length.
+		return true
+	}
 	if otherRate(newer, older) {
 		// "weigh the hive four times an hour" after "take a weight
 		// reading every 10 seconds": the same rule, at another rate.
@@ -1066,4 +1071,53 @@ var removalOnlyRe = regexp.MustCompile(`(?i)^(?:the |our |its )?[^.;:]{1,80}? (?
 func RemovalOnly(text string) bool {
 	t := strings.TrimSpace(strings.ReplaceAll(text, "`", ""))
 	return removalOnlyRe.MatchString(t) && !OwnReason(t)
+}
+
+// durationRe finds a length of time that is no rate: "20 minutes",
+// "15-minute", "half an hour", "90 s".
+var durationRe = regexp.MustCompile(`(?i)(?:\bevery\s+)?(?:\b(\d+(?:\.\d+)?|half an?|an?|one|two|three|four|five|ten|fifteen|twenty|thirty)[\s-]+(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)\b|\b(\d+(?:\.\d+)?)\s?(s|h|min)\b)`)
+
+// durations are the lengths of time text names, in seconds, rates left
+// out ("every 5 minutes" is how often, not how long).
+func durations(text string) []float64 {
+	words := map[string]float64{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "thirty": 30, "half a": 0.5, "half an": 0.5}
+	var out []float64
+	for _, m := range durationRe.FindAllStringSubmatch(text, 6) {
+		if strings.HasPrefix(strings.ToLower(m[0]), "every") {
+			continue
+		}
+		if m[1] == "" {
+			m[1], m[2] = m[3], m[4] // "90 s", "2h"
+		}
+		n, ok := words[strings.ToLower(m[1])]
+		if !ok {
+			f, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				continue
+			}
+			n = f
+		}
+		unit := 1.0
+		switch u := strings.ToLower(m[2]); {
+		case strings.HasPrefix(u, "m"):
+			unit = 60
+		case strings.HasPrefix(u, "h"):
+			unit = 3600
+		case strings.HasPrefix(u, "d"):
+			unit = 86400
+		}
+		out = append(out, n*unit)
+	}
+	return out
+}
+
+// otherDuration reports whether two choices set one thing to different
+// lengths of time: both choices, sharing a key term, each naming one
+// length, and the lengths differ.
+func otherDuration(newer, older Memory) bool {
+	if family(newer.Kind) != KindDecision || family(older.Kind) != KindDecision || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+		return false
+	}
+	dn, do := durations(newer.Text), durations(older.Text)
+	return len(dn) == 1 && len(do) >= 1 && !slices.Contains(do, dn[0]) && rates(newer.Text) == nil && rates(older.Text) == nil
 }

@@ -2354,3 +2354,18 @@ func TestImperativeInsteadAndWhatGoesAway(t *testing.T) {
 		}
 	}
 }
+
+// A choice that sets one thing to another length of time replaces the
+// old one; a length of another thing, or how often, replaces nothing.
+func TestOtherDuration(t *testing.T) {
+	old := one(t, "Lock timeout: fixed 15-second leases, chosen over renewable ones because the workers are short-lived.", false)
+	for text, want := range map[string]bool{
+		"leases must be 45 seconds, the long imports overrun 15": true,
+		"the nightly export must finish in 20 minutes":           false,
+		"renew leases every 10 seconds from now on":              false,
+	} {
+		if got := Supersedes(one(t, text, true), old); got != want {
+			t.Errorf("Supersedes(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
