@@ -159,7 +159,11 @@ func classifyAnswer(u unit) (Kind, bool) {
 		return k, true
 	}
 	if u.sec == secChange || u.sec == secDecision || u.sec == secNone {
-		if u.item && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t) {
+		// A list item under no label that says what it is for ("… so
+		// the dashboard plots one point per 30 s") is a line of what
+		// changed; one under a decisions label, or that says why or over
+		// what, is a choice.
+		if u.item && rationaleRe.MatchString(t) && !testOnlyRe.MatchString(t) && (u.sec != secNone || OwnReason(t) || guardsRe.MatchString(t)) {
 			return KindDecision, true
 		}
 	}
@@ -531,6 +535,11 @@ var (
 	pastFromRe  = regexp.MustCompile(`(?i)\b(?:came|stemmed) from\b`)
 	whereFromRe = regexp.MustCompile(`(?i)\b(?:where|which) (?:\w+ ){0,3}?(?:came|comes|come) from\b`)
 )
+
+// guardsRe: a purpose that guards against something or leaves the user a
+// way ("so it doesn't lock products during deploy", "so you can pipe it
+// to psql"): a trade-off chosen, not a line of what changed.
+var guardsRe = regexp.MustCompile(`(?i)\bso (?:that )?(?:it|they|we|nothing|no one|nobody|the \w+) (?:doesn'?t|don'?t|can'?t|won'?t|never|isn'?t|aren'?t|cannot|will never)\b|\bso (?:that )?you can\b`)
 
 // ownReasonRe: a choice's own reason or what it was chosen over — not a
 // purpose clause ("so the core sleeps"), which any change has.

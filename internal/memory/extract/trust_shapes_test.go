@@ -2369,3 +2369,26 @@ func TestOtherDuration(t *testing.T) {
 		}
 	}
 }
+
+// A list item under no label that only says what a change is for is a
+// line of what changed; one that says why or over what, or what it
+// guards against, is a choice, and so is any item under a decisions
+// label.
+func TestPurposeItemsAreChangeLines(t *testing.T) {
+	plain := "The exporter is in.\n\n- rows carry `bucket_end` so the chart plots one point per minute\n- the histogram uses 12 buckets so p99 stays readable"
+	if ms := FromAnswer(plain); len(ms) != 0 {
+		t.Errorf("lines of what changed read as %q", kinds(ms))
+	}
+	reasoned := "The exporter is in.\n\n- rows carry `bucket_end` rather than a start time, because the chart library keys on the end"
+	if ms := FromAnswer(reasoned); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("an item with its reason: %q, want one decision", kinds(ms))
+	}
+	guarded := "The exporter is in.\n\n- the exporter batches writes so it doesn't hold a connection per sample"
+	if ms := FromAnswer(guarded); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("an item that guards against something: %q, want one decision", kinds(ms))
+	}
+	labelled := "## Key decisions\n\n- rows carry `bucket_end` so the chart plots one point per minute"
+	if ms := FromAnswer(labelled); len(ms) != 1 || ms[0].Kind != KindDecision {
+		t.Errorf("an item under a decisions label: %q, want one decision", kinds(ms))
+	}
+}
