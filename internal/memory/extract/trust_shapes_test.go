@@ -2392,3 +2392,19 @@ func TestPurposeItemsAreChangeLines(t *testing.T) {
 		t.Errorf("an item under a decisions label: %q, want one decision", kinds(ms))
 	}
 }
+
+// More shapes of a prompt's change: any instruction verb with "instead",
+// "we're doing X instead", and "… is the rule now, and …".
+func TestPromptChangesMoreVerbs(t *testing.T) {
+	for _, p := range []string{
+		"group the readings by device instead, the per-minute buckets hide outliers",
+		"we're doing server-side rendering for the docs instead: one less build step",
+	} {
+		if ms := FromPrompt(p); len(ms) != 1 || ms[0].Kind != KindDecision || !ms[0].Change {
+			t.Errorf("%q: %q, want one change", p, kinds(ms))
+		}
+	}
+	if ms := FromPrompt("3 replicas cost too much. 2 replicas is the rule now, and drop the canary from the pipeline"); len(ms) != 1 || ms[0].Kind != KindConstraint {
+		t.Errorf("a rule said last before another task: %q", kinds(ms))
+	}
+}
