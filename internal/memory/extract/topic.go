@@ -77,6 +77,10 @@ var callOnRe = regexp.MustCompile(`(?i)^(?:(?:(?:final|last|my) )?(?:call|decisi
 // after all", "switch back to Yarn for the monorepo").
 var backForRe = regexp.MustCompile(`(?i)^(?:(?:let'?s |we'?re )?(?:go(?:ing)? )?back to|revert(?:ed|ing)? to|switch(?:ed|ing)? back to) \S+(?: \S+)? for (?:the |our |all )?([\w -]{2,30})`)
 
+// backToRe: a return to a kind of thing, named first ("Back to UUIDs
+// after all — v7 …").
+var backToRe = regexp.MustCompile(`(?i)^(?:(?:ok|so),? )?(?:(?:let'?s |we'?re )?(?:go(?:ing)? )?back to|revert(?:ed|ing)? to) ([a-z][\w-]*s)\b(?: after all)?\s*(?:[—–,:;.]|$)`)
+
 // ruleForRe: what a rule label says the rule is for, a kind of thing
 // ("Rule for all subgraphs:", "Convention for new endpoints:").
 var ruleForRe = regexp.MustCompile(`(?i)^[^:]{0,40}?\bfor (?:all|every|any|new) ([\w./ -]{2,30}?)(?: here)?\s*:`)
@@ -173,6 +177,11 @@ func subjectStrength(m Memory, label string) (string, bool) {
 	if sm := backForRe.FindStringSubmatch(text); sm != nil {
 		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] {
 			return s, true // "Back to SDL2 for audio after all": audio
+		}
+	}
+	if sm := backToRe.FindStringSubmatch(text); sm != nil && !backForRe.MatchString(text) {
+		if s := nounPhrase(sm[1]); s != "" && !genericHeads[head(s)] && len(toolsIn(s)) == 0 {
+			return s, true // "Back to UUIDs after all — v7, …": UUIDs, not what the rest names
 		}
 	}
 	if sm := frontedTopicRe.FindStringSubmatch(text); sm != nil {

@@ -2408,3 +2408,10 @@ func TestPromptChangesMoreVerbs(t *testing.T) {
 		t.Errorf("a rule said last before another task: %q", kinds(ms))
 	}
 }
+
+// "Back to Xs after all" is about the Xs, not what the rest names.
+func TestBackToAKindOfThing(t *testing.T) {
+	if s := subjectOf(one(t, "Back to webhooks after all — signed with HMAC-SHA256, drop the polling worker", true), ""); s != "webhooks" {
+		t.Errorf("subject %q, want webhooks", s)
+	}
+}
