@@ -185,7 +185,7 @@ func cue(t string, item bool) (Kind, bool) {
 		// "The cache now lives in Redis instead of in memory, because the
 		// two replicas must share it": a change with its reason.
 		return KindDecision, true
-	case beforeReason(t) != t && choiceMadeRe.MatchString(beforeReason(t)) && !strongCauseRe.MatchString(t) && !becauseRe.MatchString(t) && (causeRe.MatchString(t) || cameFromRe.MatchString(t)):
+	case choiceMadeRe.MatchString(t) && beforeReason(t) != t && choiceMadeRe.MatchString(beforeReason(t)) && !strongCauseRe.MatchString(t) && !becauseRe.MatchString(t) && (causeRe.MatchString(t) || cameFromRe.MatchString(t)):
 		// "Went with anyhow over thiserror, since … when a header is
 		// broken": a choice whose reason speaks of failures, not a cause.
 		return KindDecision, true
@@ -229,7 +229,7 @@ var (
 	pronounActRe = regexp.MustCompile(`(?i)^(?:so |then |and )?(?:i|we)(?:'ve| have)? (?:also |just )?(?:dropped|removed|deleted|reverted|disabled|replaced|moved|switched|fixed|updated|renamed) (?:it|them|that|this|those)\b`)
 	// choiceMadeRe: a clause that makes a choice ("I went with X rather
 	// than Y"), which its reason does not turn into a cause.
-	choiceMadeRe = regexp.MustCompile(`(?i)\b(?:went with|go with|going with|chose|chosen over|picked|opted for|settled on|rather than|instead of|in favou?r of)\b`)
+	choiceMadeRe = newCue(`(?i)\b(?:went with|go with|going with|chose|chosen over|picked|opted for|settled on|rather than|instead of|in favou?r of)\b`, "went with", "go with", "going with", "chose", "picked", "opted", "settled on", "rather than", "instead of", "in favo")
 	// figureRe: a measured figure, with its unit.
 	figureRe = regexp.MustCompile(`\b\d+(?:[.,]\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hours|KB|kB|MB|GB|MiB|GiB|Mpps|Kpps|pps|rps|qps|req/s|ops/s|fps|Hz|kHz|MHz|Gb/s|Mb/s|MB/s|GB/s|x|×|%)(?:\s|[.,;:)]|$)|\(\d+/\d+\)`)
 	// outcomeRe: what a result says happened ("passes", "is gone from the
@@ -531,7 +531,7 @@ var (
 var (
 	// cameFromRe: what something came from; a cause when it is past
 	// (pastFromRe) or the sentence speaks of a failure.
-	cameFromRe  = regexp.MustCompile(`(?i)\b(?:came|comes|come|stemmed|stems) from\b`)
+	cameFromRe  = newCue(`(?i)\b(?:came|comes|come|stemmed|stems) from\b`, " from")
 	pastFromRe  = regexp.MustCompile(`(?i)\b(?:came|stemmed) from\b`)
 	whereFromRe = regexp.MustCompile(`(?i)\b(?:where|which) (?:\w+ ){0,3}?(?:came|comes|come) from\b`)
 )
