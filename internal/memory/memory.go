@@ -393,16 +393,6 @@ func (b *Batch) replaceLast(t Turn, older []models.Memory, same func(models.Memo
 				replace(o)
 			}
 		}
-		if m.Change && m.Speaker == models.SpeakerUser && m.Source == models.SourcePrompt {
-			// "tolerances going forward: relative 1e-5 … keep it there"
-			// after "reltol must be 1e-6, never looser": the user's own
-			// rule, set again in a turn that speaks of it.
-			for _, o := range older {
-				if o.Speaker == models.SpeakerUser && o.Source == models.SourcePrompt && extract.SpeaksOf(turnText, ExtractForm(o)) {
-					replace(o)
-				}
-			}
-		}
 	}
 }
 

@@ -266,3 +266,23 @@ func TestARemovalIsPartOfItsChange(t *testing.T) {
 		t.Errorf("want only the change in force, got %q", got)
 	}
 }
+
+// A user's new rule on one thing leaves the user's rule on another that
+// its turn only mentions ("… the FRAM fills up" does not retire
+// "calibration offsets go in the FRAM"), and replaces the old rule on
+// its own thing (another rate).
+func TestAUsersRuleLeavesTheRuleItMentions(t *testing.T) {
+	store := testutil.NewServer(t).Store
+	turns(t, store, "kiln",
+		"from now on calibration offsets go in the external FRAM chip, it doesn't wear out",
+		"Calibration now lives in the FM24CL16 FRAM at 0x000, with a CRC-16.",
+		"the controller must log the chamber temperature every 10 seconds",
+		"Set `LOG_PERIOD_S` to 10.",
+		"new rule after the firing test: log the chamber temperature four times a minute, the FRAM fills up on long firings",
+		"`LOG_PERIOD_S` is 15 now.",
+	)
+	got := inForce(t, store, "kiln")
+	if !hasText(got, "alibration") || !hasText(got, "four times a minute") || hasText(got, "every 10 seconds") {
+		t.Errorf("want the calibration rule and the new rule in force, the old rule replaced: %q", got)
+	}
+}
