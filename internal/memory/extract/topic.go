@@ -738,8 +738,8 @@ func nounPhrase(p string) string {
 			kept = append(kept, w) // "the live Stripe key": an adjective here
 			continue
 		}
-		if w == "" || phraseStop[w] || pronouns[w] || isHash(w) {
-			break // "Commit e41c9a2 added …": a hash names no subject
+		if w == "" || phraseStop[w] || pronouns[w] || isHash(w) || len(kept) > 0 && (countWords[w] != "" || w == "twice" || w == "once" || w == "half") {
+			break // "Commit e41c9a2 added …": a hash names no subject; "the chamber temperature four times a minute": a count ends it
 		}
 		if len(kept) > 0 && len(w) >= 4 && strings.HasSuffix(w, "ed") && !edNouns[w] {
 			break // "the MLflow box died twice": a verb ends the phrase

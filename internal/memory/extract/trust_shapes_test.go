@@ -2415,3 +2415,10 @@ func TestBackToAKindOfThing(t *testing.T) {
 		t.Errorf("subject %q, want webhooks", s)
 	}
 }
+
+// A count said in words ends a noun phrase.
+func TestNounPhraseEndsAtACount(t *testing.T) {
+	if s := nounPhrase("the chamber temperature four times a minute"); s != "chamber temperature" {
+		t.Errorf("nounPhrase = %q, want chamber temperature", s)
+	}
+}
