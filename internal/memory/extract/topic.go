@@ -937,7 +937,7 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	var rejected []string
 	for i, o := range opts {
 		if i != pick {
-			rejected = append(rejected, o.name)
+			rejected = append(rejected, midSentence(o.name))
 		}
 	}
 	text := opts[pick].what() + ", not " + strings.Join(rejected, " or ")
@@ -957,6 +957,18 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	}
 	m.Evidence = prompt
 	return m, true
+}
+
+// midSentence is an option's name as it reads inside a sentence: an
+// article that opened it as a heading lower-cased ("A const table in
+// flash" → "a const table in flash"), a name left as written.
+func midSentence(name string) string {
+	for _, a := range []string{"A ", "An ", "The ", "One "} {
+		if rest, ok := strings.CutPrefix(name, a); ok {
+			return strings.ToLower(a) + rest
+		}
+	}
+	return name
 }
 
 // rejectAllRe: a reply that turns down every option offered ("none of
@@ -983,7 +995,7 @@ func ownChoice(p, subject string, opts []option, evidence string) (Memory, bool)
 	}
 	var names []string
 	for _, o := range opts {
-		names = append(names, o.name)
+		names = append(names, midSentence(o.name))
 	}
 	text := rest + " — not " + strings.Join(names, ", ")
 	if subject != "" {

@@ -2321,7 +2321,7 @@ func TestFromChoiceOwnPickAndAskedShapes(t *testing.T) {
 	ask := "the sync service needs the user's refresh token stored somewhere. where"
 	answer := "Two places:\n\n1. **The Keychain** — encrypted by the OS.\n2. **A dotfile** — mode 0600, easy to inspect.\n\nWhich one?"
 	m, ok := FromChoice(ask, answer, "none of these tbh. put it in the libsecret store like our other linux tools do")
-	if !ok || !strings.Contains(m.Text, "libsecret store") || !strings.Contains(m.Text, "not The Keychain, A dotfile") || m.Subject != "refresh token" {
+	if !ok || !strings.Contains(m.Text, "libsecret store") || !strings.Contains(m.Text, "not the Keychain, a dotfile") || m.Subject != "refresh token" {
 		t.Errorf("FromChoice = %v %q [%s], want the user's own pick over both, about the refresh token", ok, m.Text, m.Subject)
 	}
 	if m, ok := FromChoice(ask, answer, "neither for now. let me think about it"); ok {
@@ -2420,5 +2420,15 @@ func TestBackToAKindOfThing(t *testing.T) {
 func TestNounPhraseEndsAtACount(t *testing.T) {
 	if s := nounPhrase("the chamber temperature four times a minute"); s != "chamber temperature" {
 		t.Errorf("nounPhrase = %q, want chamber temperature", s)
+	}
+}
+
+// Options turned down read as part of the sentence: an article that
+// opened a heading is lower-cased, a name stays as written.
+func TestRejectedOptionsMidSentence(t *testing.T) {
+	answer := "Three ways:\n\n1. **EEPROM** — on chip.\n2. **A const table in flash** — per build.\n3. **The SD card** — easy to edit.\n\nWhich one?"
+	m, ok := FromChoice("where do the offsets live", answer, "EEPROM")
+	if !ok || !strings.Contains(m.Text, "not a const table in flash or the SD card") {
+		t.Errorf("FromChoice = %v %q", ok, m.Text)
 	}
 }
