@@ -91,7 +91,7 @@ func Extract(t Turn, st models.MemorySettings) []Statement {
 			// tells a change or shares a word with the choice is that
 			// choice carried out.
 			m.Kind == extract.KindDecision && !extract.OwnReason(m.Text) && slices.ContainsFunc(out[:decided], func(d Statement) bool {
-				return (d.Kind == extract.KindDecision || d.Kind == extract.KindConstraint) && (m.Change || extract.Near(m, d.Memory))
+				return !d.Quoted && isChoice(string(d.Kind)) && (m.Change || extract.Near(m, d.Memory))
 			}))
 	}
 	chose := func() bool {

@@ -941,11 +941,18 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 		}
 	}
 	text := opts[pick].what() + ", not " + strings.Join(rejected, " or ")
-	if subject != "" {
-		text = capitalize1(subject) + ": " + text
-	}
 	if reason := strings.TrimSpace(strings.Trim(rest, ",.;:—–- ")); len(reason) >= 3 && !assentRe.MatchString(reason) {
 		text += " — " + reason
+	}
+	return choiceMemory(subject, text, prompt)
+}
+
+// choiceMemory is the user's decision of a dialogue: text, after its
+// subject when the conversation named one, read from evidence (the
+// prompt that chose).
+func choiceMemory(subject, text, evidence string) (Memory, bool) {
+	if subject != "" {
+		text = capitalize1(subject) + ": " + text
 	}
 	m, ok := newMemory(KindDecision, text, map[string]bool{})
 	if !ok {
@@ -955,7 +962,7 @@ func FromChoice(prevPrompt, prevAnswer, prompt string) (Memory, bool) {
 	if m.Subject == "" {
 		m.Subject = subjectOf(m, "")
 	}
-	m.Evidence = prompt
+	m.Evidence = evidence
 	return m, true
 }
 
@@ -997,20 +1004,7 @@ func ownChoice(p, subject string, opts []option, evidence string) (Memory, bool)
 	for _, o := range opts {
 		names = append(names, midSentence(o.name))
 	}
-	text := rest + " — not " + strings.Join(names, ", ")
-	if subject != "" {
-		text = capitalize1(subject) + ": " + text
-	}
-	m, ok := newMemory(KindDecision, text, map[string]bool{})
-	if !ok {
-		return Memory{}, false
-	}
-	m.Subject = subject
-	if m.Subject == "" {
-		m.Subject = subjectOf(m, "")
-	}
-	m.Evidence = evidence
-	return m, true
+	return choiceMemory(subject, rest+" — not "+strings.Join(names, ", "), evidence)
 }
 
 // deferRe: a reply that puts the choice off ("let me think", "later").
