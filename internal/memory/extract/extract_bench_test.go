@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,30 @@ func BenchmarkFromPrompt(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		FromPrompt(p)
+	}
+}
+
+// BenchmarkSupersedesInForce compares one new rule with 5,000 decisions
+// in force that share its words, as Prepare does after a turn: "timed"
+// when every one of them names a length of time (the worst case for
+// otherDuration), "plain" when none does.
+func BenchmarkSupersedesInForce(b *testing.B) {
+	for _, c := range []struct{ name, older string }{
+		{"timed", "The export worker %d retries the upload every %d minutes because the bucket rate-limits bursts of %d files"},
+		{"plain", "The export worker %d writes batches to bucket v%d because the bucket rate-limits bursts of %d files"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			older := make([]Memory, 5000)
+			for i := range older {
+				older[i], _ = Stated(KindDecision, fmt.Sprintf(c.older, i, i%7+1, i))
+			}
+			newer, _ := Stated(KindConstraint, "Uploads from the export worker must hold 30-second leases on the bucket")
+			b.ResetTimer()
+			for b.Loop() {
+				for _, o := range older {
+					Supersedes(newer, o)
+				}
+			}
+		})
 	}
 }

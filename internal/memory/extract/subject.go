@@ -992,6 +992,9 @@ var rateRe = regexp.MustCompile(`(?i)\bevery\s+(\d+(?:\.\d+)?\s*|an?\s+|other\s+
 
 // rates are the periods, in seconds, that text says something happens at.
 func rates(text string) []float64 {
+	if !mayName(text, rateHints) {
+		return nil
+	}
 	unit := func(u string) float64 {
 		switch u = strings.ToLower(u); {
 		case strings.HasPrefix(u, "s"):
@@ -1040,11 +1043,15 @@ func rates(text string) []float64 {
 // different rates: both rules, sharing a key term, and no rate of newer's
 // among older's.
 func otherRate(newer, older Memory) bool {
-	if newer.Kind != KindConstraint || older.Kind != KindConstraint || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+	if newer.Kind != KindConstraint || older.Kind != KindConstraint || !mayName(older.Text, rateHints) {
 		return false
 	}
-	rn, ro := rates(newer.Text), rates(older.Text)
-	if len(rn) == 0 || len(ro) == 0 {
+	rn := rates(newer.Text)
+	if len(rn) == 0 || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+		return false
+	}
+	ro := rates(older.Text)
+	if len(ro) == 0 {
 		return false
 	}
 	for _, r := range rn {
@@ -1080,6 +1087,9 @@ var durationRe = regexp.MustCompile(`(?i)(?:\bevery\s+)?(?:\b(\d+(?:\.\d+)?|half
 // durations are the lengths of time text names, in seconds, rates left
 // out ("every 5 minutes" is how often, not how long).
 func durations(text string) []float64 {
+	if !namesTime(text) {
+		return nil // most statements name no time: no regexp
+	}
 	words := map[string]float64{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "thirty": 30, "half a": 0.5, "half an": 0.5}
 	var out []float64
 	for _, m := range durationRe.FindAllStringSubmatch(text, 6) {
@@ -1115,9 +1125,56 @@ func durations(text string) []float64 {
 // lengths of time: both choices, sharing a key term, each naming one
 // length, and the lengths differ.
 func otherDuration(newer, older Memory) bool {
-	if family(newer.Kind) != KindDecision || family(older.Kind) != KindDecision || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+	if family(newer.Kind) != KindDecision || family(older.Kind) != KindDecision || !namesTime(older.Text) {
 		return false
 	}
-	dn, do := durations(newer.Text), durations(older.Text)
-	return len(dn) == 1 && len(do) >= 1 && !slices.Contains(do, dn[0]) && rates(newer.Text) == nil && rates(older.Text) == nil
+	dn := durations(newer.Text)
+	if len(dn) != 1 || rates(newer.Text) != nil || overlap(withParts(newer.Terms), withParts(older.Terms), false) == 0 {
+		return false
+	}
+	do := durations(older.Text)
+	return len(do) >= 1 && !slices.Contains(do, dn[0]) && rates(older.Text) == nil
+}
+
+// Words one of which a time (durationHints) or a rate (rateHints) needs,
+// looked for before the regexp: Supersedes runs for each pair of a new
+// memory and the thousands in force.
+var (
+	durationHints = []string{"sec", "min", "hour", "hr", "day"}
+	rateHints     = []string{"every", "once", "twice", "times", "hourly", "daily", "nightly", "weekly"}
+)
+
+// digitUnit reports whether text has a figure with "s" or "h" right
+// after it ("90 s", "2h"), the short units durationHints leave out.
+func digitUnit(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if j < len(text) && (text[j] == 's' || text[j] == 'h') && (j+1 == len(text) || !isLetter(text[j+1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// namesTime reports whether text may name a length of time: a unit's
+// word, or a figure with "s" or "h".
+func namesTime(text string) bool { return mayName(text, durationHints) || digitUnit(text) }
+
+// mayName reports whether text holds one of hints, case folded.
+func mayName(text string, hints []string) bool {
+	lower := strings.ToLower(text)
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }

@@ -2358,6 +2358,11 @@ func TestImperativeInsteadAndWhatGoesAway(t *testing.T) {
 // A choice that sets one thing to another length of time replaces the
 // old one; a length of another thing, or how often, replaces nothing.
 func TestOtherDuration(t *testing.T) {
+	for text, want := range map[string]float64{"a 90 s timeout": 90, "the 2h window": 7200, "half an hour slots": 1800, "v2 of the client": 0} {
+		if d := durations(text); want == 0 && d != nil || want != 0 && (len(d) != 1 || d[0] != want) {
+			t.Errorf("durations(%q) = %v, want %v", text, d, want)
+		}
+	}
 	old := one(t, "Lock timeout: fixed 15-second leases, chosen over renewable ones because the workers are short-lived.", false)
 	for text, want := range map[string]bool{
 		"leases must be 45 seconds, the long imports overrun 15": true,
